@@ -1,0 +1,234 @@
+"""Random sources, dice and the immutable roll record every system returns.
+
+A roll is a pure function of its parameters and a random source. The source is
+anything with ``randint(a, b)`` — ``random.Random(seed)`` in play, ``FixedDice`` in
+tests and worked examples. Nothing in gmdesk calls the module-level ``random``
+functions.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Protocol
+
+#: Every role a die can play in a record.
+ROLES = (
+    "positive",  # 4d2 positive pair
+    "negative",  # 4d2 negative pair
+    "hot",  # torg hot (red) die
+    "cold",  # torg cold (blue) die
+    "kept",  # 4d6 die kept
+    "dropped",  # 4d6 die dropped (advantage / disadvantage)
+    "reroll",  # torg maxing reroll, fudge d20 second roll
+    "up",  # torg Up die
+    "possibility",  # torg Possibility die
+    "die",  # a plain die (fudge, 1d6x4, d4 of generation, vitality adjustment)
+)
+
+
+class RandomSource(Protocol):
+    def randint(self, a: int, b: int) -> int:  # pragma: no cover - protocol
+        ...
+
+
+def make_rng(seed: int | None = None) -> random.Random:
+    """A seedable source for play: ``make_rng(7)`` replays the same dice."""
+    return random.Random(seed)
+
+
+class DiceExhausted(AssertionError):
+    """A FixedDice script ran out: the test scripted too few dice."""
+
+
+class FixedDice:
+    """Scripted dice: returns the given faces in order, checking each fits the die.
+
+    >>> d = FixedDice([6, 1]); d.randint(1, 6), d.randint(1, 6)
+    (6, 1)
+    """
+
+    def __init__(self, faces: Iterable[int]):
+        self._faces = list(faces)
+        self._i = 0
+
+    def randint(self, a: int, b: int) -> int:
+        if self._i >= len(self._faces):
+            raise DiceExhausted(f"scripted dice exhausted after {self._i} dice")
+        v = self._faces[self._i]
+        self._i += 1
+        if not a <= v <= b:
+            raise ValueError(f"scripted die {v} does not fit d{b} (range {a}..{b})")
+        return v
+
+    @property
+    def used(self) -> int:
+        return self._i
+
+    @property
+    def remaining(self) -> int:
+        return len(self._faces) - self._i
+
+
+def roll_die(rng: RandomSource, sides: int) -> int:
+    return rng.randint(1, sides)
+
+
+def freeze(value: Any) -> Any:
+    """Deep-freeze JSON-like data: dicts become read-only mappings, lists tuples."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(freeze(v) for v in value)
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """Inverse of :func:`freeze`: plain dicts and lists, ready for ``json.dumps``."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [thaw(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class Die:
+    """One die as rolled: its face, its role in the roll and how many sides it had."""
+
+    value: int
+    role: str
+    sides: int = 6
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"unknown die role {self.role!r}")
+
+    def to_json(self) -> dict:
+        return {"value": self.value, "role": self.role, "sides": self.sides}
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "Die":
+        return cls(int(data["value"]), str(data["role"]), int(data.get("sides", 6)))
+
+
+@dataclass(frozen=True)
+class Descriptor:
+    """What a combat (or maneuver) roll did: the table text and who receives it.
+
+    ``row`` is the row of the table read (e.g. the 4d2 Outcome value), ``table`` and
+    ``column`` say which table and column (``organic`` / ``inorganic``) gave the text.
+    ``amount`` carries a numeric effect where the system has one (1d6x4 Vitality
+    Adjustment, fudge damage). ``wound`` is False for results that leave no mark on
+    the receiver (4d2 "Nil", "Ongoing combat story", a miss, a maneuver result):
+    the session piles up only descriptors with ``wound`` True.
+    """
+
+    text: str
+    applies_to: str  # "target" | "attacker"
+    row: int | None = None
+    table: str = ""
+    column: str = ""
+    amount: int | None = None
+    wound: bool = True
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {"text": self.text, "applies_to": self.applies_to, "row": self.row,
+                               "wound": self.wound}
+        if self.table:
+            out["table"] = self.table
+        if self.column:
+            out["column"] = self.column
+        if self.amount is not None:
+            out["amount"] = self.amount
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "Descriptor":
+        return cls(
+            text=str(data["text"]),
+            applies_to=str(data["applies_to"]),
+            row=data.get("row"),
+            table=str(data.get("table", "")),
+            column=str(data.get("column", "")),
+            amount=data.get("amount"),
+            wound=bool(data.get("wound", True)),
+        )
+
+
+_CORE_KEYS = ("system", "params", "dice", "value", "outcome", "descriptor", "descriptors")
+
+
+@dataclass(frozen=True)
+class RollRecord:
+    """The complete, immutable result of one roll.
+
+    ``extra`` holds the system's own fields, flattened into the JSON object:
+    ``number`` and ``shift`` (4d2), ``skill_chance``, ``margin``, ``success``,
+    ``disconnection``, ``total``, ``opponent`` (a nested record dict for contests)…
+    ``descriptors`` lists every descriptor the roll produced (a 4d6 Partial Success
+    in combat gives one to the target and one to the attacker); the JSON field
+    ``descriptor`` is the first of them.
+    """
+
+    system: str
+    params: Mapping[str, Any]
+    dice: tuple[Die, ...]
+    value: int
+    outcome: str
+    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    descriptors: tuple[Descriptor, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "params", freeze(dict(self.params)))
+        object.__setattr__(self, "extra", freeze(dict(self.extra)))
+        object.__setattr__(self, "dice", tuple(self.dice))
+        object.__setattr__(self, "descriptors", tuple(self.descriptors))
+        clash = set(self.extra) & set(_CORE_KEYS)
+        if clash:
+            raise ValueError(f"extra fields clash with record fields: {sorted(clash)}")
+
+    @property
+    def descriptor(self) -> Descriptor | None:
+        return self.descriptors[0] if self.descriptors else None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.extra.get(key, default)
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {
+            "system": self.system,
+            "params": thaw(self.params),
+            "dice": [d.to_json() for d in self.dice],
+            "value": self.value,
+            "outcome": self.outcome,
+        }
+        out.update(thaw(self.extra))
+        if self.descriptors:
+            out["descriptor"] = self.descriptors[0].to_json()
+            out["descriptors"] = [d.to_json() for d in self.descriptors]
+        return out
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), ensure_ascii=False, sort_keys=False)
+
+    @classmethod
+    def from_json(cls, data: Mapping) -> "RollRecord":
+        descs: list[Descriptor] = []
+        if "descriptors" in data:
+            descs = [Descriptor.from_json(d) for d in data["descriptors"]]
+        elif data.get("descriptor"):
+            descs = [Descriptor.from_json(data["descriptor"])]
+        extra = {k: v for k, v in data.items() if k not in _CORE_KEYS}
+        return cls(
+            system=str(data["system"]),
+            params=dict(data.get("params", {})),
+            dice=tuple(Die.from_json(d) for d in data.get("dice", ())),
+            value=int(data["value"]),
+            outcome=str(data["outcome"]),
+            extra=extra,
+            descriptors=tuple(descs),
+        )

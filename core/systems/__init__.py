@@ -1,0 +1,28 @@
+"""The five dice systems, one module each, looked up by their RULES.md identifier."""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from core.errors import ParamError
+
+#: identifier -> module name under core.systems, in the order the CLI lists them.
+SYSTEM_MODULES = {
+    "4d2": "four_d_two",
+    "fudge": "fudge",
+    "1d6x4": "one_d6_x4",
+    "torg-2d10": "torg_2d10",
+    "4d6": "core_4d6",
+}
+
+SYSTEM_IDS = tuple(SYSTEM_MODULES)
+
+
+def get_system(system_id: str) -> ModuleType:
+    """The module implementing ``system_id``; ParamError for an unknown id."""
+    try:
+        name = SYSTEM_MODULES[system_id]
+    except KeyError:
+        raise ParamError("SYSTEM", f"unknown system {system_id!r}; choose one of {', '.join(SYSTEM_IDS)}") from None
+    return importlib.import_module(f"core.systems.{name}")

@@ -1,0 +1,132 @@
+"""What every dice-system module provides, and small shared helpers.
+
+Each system lives in its own module under ``core/systems`` and exposes:
+
+``ID`` / ``NAME``
+    the identifier used by the CLI and the saves (``"4d2"``…) and a display name.
+``Params``
+    a frozen dataclass of everything a roll needs, validated in ``__post_init__``
+    (raise :class:`core.errors.ParamError` naming the CLI option and the allowed
+    values). It includes the combat fields of :class:`CombatFields`.
+``params_to_json(params) -> dict`` / ``params_from_json(dict) -> Params``
+    lossless, used by records and saves.
+``add_arguments(parser)`` / ``params_from_args(namespace) -> Params``
+    the system's own CLI options (the common ``--combat``, ``--target-kind``,
+    ``--attacker-kind``, ``--seed``, ``--count``, ``--json`` are added by the CLI).
+    Parse with ``type=str`` and convert in ``params_from_args`` so that bad input
+    becomes a ParamError, never an argparse traceback.
+``roll(params, rng, tables=DEFAULT_TABLES) -> RollRecord``
+    pure: the same params and dice give the same record.
+``odds(params, tables=DEFAULT_TABLES) -> Odds``
+    exact distribution of the headline value and of the named outcomes.
+``initiative(rng, modifier=0) -> RollRecord``
+    the system's initiative roll (RULES.md "Initiative"); ``record.value`` is the
+    initiative.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from core.dice import Descriptor, RandomSource, RollRecord
+from core.errors import ParamError
+from core.odds import Odds
+from core.tables import DEFAULT_TABLES, TableSet
+
+KINDS = ("organic", "inorganic")
+
+
+class System(Protocol):  # pragma: no cover - typing only
+    ID: str
+    NAME: str
+    Params: type
+
+    def params_to_json(self, params: Any) -> dict: ...
+    def params_from_json(self, data: Mapping[str, Any]) -> Any: ...
+    def add_arguments(self, parser: Any) -> None: ...
+    def params_from_args(self, ns: Any) -> Any: ...
+    def roll(self, params: Any, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -> RollRecord: ...
+    def odds(self, params: Any, tables: TableSet = DEFAULT_TABLES) -> Odds: ...
+    def initiative(self, rng: RandomSource, modifier: int = 0) -> RollRecord: ...
+
+
+def check_kind(option: str, value: str) -> str:
+    if value not in KINDS:
+        raise ParamError(option, f"must be one of {', '.join(KINDS)} (got {value!r})")
+    return value
+
+
+def parse_int(option: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
+    """An integer option (accepts ``"+2"``), checked against inclusive bounds."""
+    if isinstance(value, bool):
+        raise ParamError(option, f"must be a whole number (got {value!r})")
+    if isinstance(value, int):
+        n = value
+    else:
+        try:
+            n = int(str(value).strip().replace("−", "-"))
+        except ValueError:
+            raise ParamError(option, f"must be a whole number{_range(lo, hi)} (got {value!r})") from None
+    if (lo is not None and n < lo) or (hi is not None and n > hi):
+        raise ParamError(option, f"must be a whole number{_range(lo, hi)} (got {n})")
+    return n
+
+
+def parse_choice(option: str, value: Any, choices: tuple[str, ...] | list[str]) -> str:
+    if value not in choices:
+        raise ParamError(option, f"must be one of {', '.join(choices)} (got {value!r})")
+    return value
+
+
+def _range(lo: int | None, hi: int | None) -> str:
+    if lo is not None and hi is not None:
+        return f" from {lo} to {hi}"
+    if lo is not None:
+        return f" ≥ {lo}"
+    if hi is not None:
+        return f" ≤ {hi}"
+    return ""
+
+
+@dataclasses.dataclass(frozen=True)
+class CombatFields:
+    """Fields every Params has. Subclass and add the system's own (with defaults)."""
+
+    combat: bool = False
+    target_kind: str = "organic"
+    attacker_kind: str = "organic"
+
+    def _check_combat(self) -> None:
+        check_kind("--target-kind", self.target_kind)
+        check_kind("--attacker-kind", self.attacker_kind)
+
+
+def dataclass_to_json(params: Any) -> dict:
+    return dataclasses.asdict(params)
+
+
+def dataclass_from_json(cls: type, data: Mapping[str, Any]) -> Any:
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = set(data) - names
+    if unknown:
+        raise ParamError(sorted(unknown)[0], f"unknown parameter for this system")
+    kwargs = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data.items()}
+    return cls(**kwargs)
+
+
+def combat_descriptor(tables: TableSet, row: int, *, applies_to: str, receiver_kind: str,
+                      role: str = "combat") -> Descriptor:
+    """Read a row of the (4d2) Combat table in the receiver's kind column.
+
+    Rows 0 ("Ongoing combat story") and -1 ("Nil") are not wounds."""
+    table = tables.descriptor_table(role)
+    return Descriptor(
+        text=table.lookup(row, receiver_kind),
+        applies_to=applies_to,
+        row=row,
+        table=table.name,
+        column=receiver_kind if len(table.columns) > 1 else table.columns[0],
+        wound=row not in (0, -1),
+    )
