@@ -1,0 +1,1 @@
+"""gmdesk benchmarks: `python -m benchmarks` runs them all and prints tables."""

@@ -1,0 +1,11 @@
+"""Run every gmdesk benchmark in turn: `python -m benchmarks [odds|store|tui ...]`."""
+
+import importlib
+import sys
+
+ALL = ("odds", "store", "tui")
+
+names = sys.argv[1:] or list(ALL)
+for name in names:
+    print(f"\n=== {name} ===", flush=True)
+    importlib.import_module(f"benchmarks.bench_{name}").main()

@@ -1,0 +1,212 @@
+"""Rendering of roll records and odds, separate from the rules (the CLI and the TUI
+share it). Plain-text forms never rely on colour: roles are spelled out or marked
+(dropped dice in parentheses, negative dice with a minus sign), so a GM on a
+``NO_COLOR`` or ``TERM=linux`` terminal reads the same facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from core.dice import RollRecord
+from core.odds import Odds
+
+ROLE_STYLE = {
+    "positive": "bold green",
+    "negative": "bold red",
+    "hot": "bold red",
+    "cold": "bold blue",
+    "kept": "bold",
+    "dropped": "dim strike",
+    "reroll": "bold yellow",
+    "up": "bold magenta",
+    "possibility": "bold cyan",
+    "die": "bold",
+}
+
+#: roles whose dice count against the roller: shown with a minus sign
+NEGATIVE_ROLES = {"negative", "cold"}
+
+#: extra fields that are the GM's secret (never shown in the player view)
+SECRET_PARAMS = {"1d6x4": ("target",)}
+
+#: extra fields shown in the breakdown, in this order, with their labels
+EXTRA_LABELS = (
+    ("number", "Number"),
+    ("raw_number", "Number before fold"),
+    ("shift", "Shift"),
+    ("fold", "Fold"),
+    ("skill_chance", "Skill chance"),
+    ("bonus", "Bonus Number"),
+    ("maxed", "Maxed die"),
+    ("possibilities", "Possibilities spent"),
+    ("cancelled", "Possibilities cancelled"),
+    ("result", "Dice result"),
+    ("level", "Level"),
+    ("level_name", "Level name"),
+    ("relative_degree", "Relative degree"),
+    ("damage", "Damage"),
+    ("total", "Total"),
+    ("dc", "DC"),
+    ("target", "Target number"),
+    ("margin", "Margin"),
+    ("result_points", "Result points"),
+    ("advantage", "Advantage level"),
+    ("position", "Position"),
+    ("effect", "Effect"),
+    ("clock", "Clock progress (half segments)"),
+    ("contest", "Contest"),
+    ("winner", "Winner"),
+    ("prevails", "Prevails"),
+    ("success", "Success"),
+    ("disconnection", "Disconnection"),
+    ("auto_fail", "Automatic failure"),
+)
+
+
+def public_json(record: RollRecord | Mapping[str, Any]) -> dict:
+    """The record as JSON with the GM's secrets removed (for the player view)."""
+    data = record.to_json() if isinstance(record, RollRecord) else dict(record)
+    secrets = SECRET_PARAMS.get(data.get("system", ""), ())
+    if secrets:
+        data = dict(data)
+        data["params"] = {k: v for k, v in dict(data.get("params", {})).items() if k not in secrets}
+        for key in secrets:
+            data.pop(key, None)
+    return data
+
+
+def _signed(n: Any) -> str:
+    if isinstance(n, bool) or not isinstance(n, int):
+        return str(n)
+    return f"{n:+d}"
+
+
+def dice_text(record: RollRecord) -> Text:
+    """Dice in the order rolled, grouped by role: ``pos 6 1 | neg −4 −2``."""
+    text = Text()
+    last_role = None
+    for die in record.dice:
+        if die.role != last_role:
+            if last_role is not None:
+                text.append(" | ")
+            text.append(f"{die.role} ", style="dim")
+            last_role = die.role
+        else:
+            text.append(" ")
+        face = f"−{die.value}" if die.role in NEGATIVE_ROLES else str(die.value)
+        if die.role == "dropped":
+            face = f"({face})"
+        text.append(face, style=ROLE_STYLE.get(die.role, ""))
+    return text
+
+
+def dice_plain(record: RollRecord) -> str:
+    return dice_text(record).plain
+
+
+def descriptor_plain(record: RollRecord) -> str:
+    parts = []
+    for d in record.descriptors:
+        who = "target" if d.applies_to == "target" else "roller"
+        parts.append(f"{d.text} ({who})" if d.wound else d.text)
+    return "; ".join(parts)
+
+
+def record_line(record: RollRecord, hide_secrets: bool = False) -> str:
+    """One plain line: ``4d2 [positive 6 1 | negative −4 −2] = +1 Barely Successful → Backfoot (target)``."""
+    line = f"{record.system} [{dice_plain(record)}] = {_signed(record.value)} {record.outcome}"
+    if not hide_secrets and record.system in SECRET_PARAMS:
+        secret = [f"{k} {record.params[k]}" for k in SECRET_PARAMS[record.system] if record.params.get(k) is not None]
+        if secret:
+            line += f" (vs {', '.join(secret)})"
+    desc = descriptor_plain(record)
+    if desc:
+        line += f" → {desc}"
+    return line
+
+
+def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
+    """The full breakdown: dice by role, the system's numbers, outcome, descriptors."""
+    head = Text()
+    head.append(f"{record.system}  ", style="dim")
+    head.append(_signed(record.value), style="bold")
+    head.append("  ")
+    head.append(record.outcome, style="bold underline")
+    lines: list[Any] = [head, Text("dice: ") + dice_text(record)]
+    secrets = SECRET_PARAMS.get(record.system, ()) if hide_secrets else ()
+    for key, label in EXTRA_LABELS:
+        if key in record.extra and key not in secrets and record.extra[key] is not None:
+            value = record.extra[key]
+            shown = "yes" if value is True else "no" if value is False else _signed(value) if key in (
+                "number", "raw_number", "shift", "bonus", "margin", "result", "result_points", "relative_degree",
+                "advantage") else str(value)
+            lines.append(Text(f"{label}: {shown}"))
+    opponent = record.extra.get("opponent")
+    if isinstance(opponent, Mapping):
+        dice = " ".join(str(d.get("value")) for d in opponent.get("dice", ()))
+        total = opponent.get("total", opponent.get("level", ""))
+        lines.append(Text(f"Opponent: [{dice}] → {total}"))
+    for d in record.descriptors:
+        who = "target" if d.applies_to == "target" else "roller"
+        t = Text("→ ")
+        t.append(d.text, style="bold" if d.wound else "")
+        extra = f" ({who}" + (f", {d.column}" if d.column and d.column not in ("descriptor",) else "") + (
+            f", row {d.row:+d}" if isinstance(d.row, int) else "") + ")"
+        t.append(extra, style="dim")
+        lines.append(t)
+    return Group(*lines)
+
+
+def _bar(p: float, width: int = 30) -> str:
+    full = p * width
+    n = int(full)
+    frac = full - n
+    partial = " ▏▎▍▌▋▊▉"[int(frac * 8)] if n < width else ""
+    return ("█" * n + partial).rstrip()
+
+
+def _pct(p: float) -> str:
+    if p == 0:
+        return "0"
+    if p < 0.0001:
+        return f"{p * 100:.2e}%"
+    return f"{p * 100:.2f}%"
+
+
+def render_odds(odds: Odds, width: int = 30) -> Group:
+    """Odds as tables with bars: the distribution, then the named outcomes."""
+    dist = Table(title=f"{odds.system} — distribution", show_edge=False, box=None, pad_edge=False)
+    dist.add_column("value", justify="right")
+    dist.add_column("p", justify="right")
+    dist.add_column("≥", justify="right")
+    dist.add_column("", no_wrap=True)
+    peak = max((float(p) for _, p in odds.distribution), default=1.0) or 1.0
+    at_least = 1.0 - float(odds.tail)
+    for value, p in odds.distribution:
+        pf = float(p)
+        dist.add_row(_signed(value), _pct(pf), _pct(max(at_least, 0.0)), _bar(pf / peak, width))
+        at_least -= pf
+    parts: list[Any] = [dist]
+    if odds.outcomes:
+        out = Table(title="outcomes", show_edge=False, box=None, pad_edge=False)
+        out.add_column("outcome")
+        out.add_column("p", justify="right")
+        out.add_column("", no_wrap=True)
+        for label, p in odds.outcomes:
+            out.add_row(label, _pct(float(p)), _bar(float(p), width))
+        parts.append(Text(""))
+        parts.append(out)
+    if odds.tail:
+        parts.append(Text(f"tail (rerolls beyond the table): {float(odds.tail):.3e}", style="dim"))
+    return Group(*parts)
+
+
+def odds_lines(odds: Odds) -> list[str]:
+    """Compact plain lines of the outcomes (for small previews)."""
+    return [f"{label}: {_pct(float(p))}" for label, p in odds.outcomes]

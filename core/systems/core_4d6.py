@@ -1,0 +1,511 @@
+"""Core 4d6 vs DC (``4d6``): roll 4d6 + bonus against a DC and read the margin.
+
+* **Dice**: 4d6; advantage level +1 / +2 rolls 5d6 / 6d6 and keeps the best 4,
+  −1 / −2 keeps the worst 4. Every die is on the record in the order rolled, with
+  role ``kept`` or ``dropped``. Among equal faces the later die is the one dropped.
+* **Advantage sources** each carry +1, +2, −1 or −2; each side caps at 2, then they
+  net: ``min(2, Σ advantage) − min(2, Σ |disadvantage|)`` (:func:`net_advantage`).
+* **Tiers** (margin = total − DC, from the band table :data:`TIER_BANDS`): ≥ +5
+  Critical Success, ≥ 0 Full Success, −1..−2 Partial Success, −3..−6 Failure,
+  ≤ −7 Critical Failure; all kept dice showing 1 is a Critical Failure whatever the
+  margin. The DC ladder is :data:`DC_LADDER` (12 Simple … 22 Exceptional); DC 16 is
+  used where a DC is needed and none was given (combat).
+* **Contests** (``vs_bonus`` set): the opponent rolls too; the higher total wins;
+  by 1–3 Narrow, 4–6 Clear, 7+ Decisive (:data:`CONTEST_BANDS`); a tie is a Partial
+  for both.
+* **Clocks**: progress in half segments by effect (Great 4, Standard 2, Limited 1),
+  moved by the tier (:data:`EFFECT_LADDER`, :data:`TIER_EFFECT_STEP`).
+* **Combat**: the tier picks rows of the Combat table through the band table in
+  role ``4d6-combat-rows`` (``core/data/4d6-combat-rows.json``, keyed by tier rank
+  2 Critical Success … −2 Critical Failure); each row is read in the receiver's
+  kind column.
+
+Decisions where the rules are silent:
+
+* ``success`` is True for Critical, Full **and Partial** Success (a Partial is "you
+  succeed, but at a cost"), False for Failure and Critical Failure, None for a plain
+  total with no DC and no contest.
+* A Critical Success raises Great effect to a level beyond it ("extreme"): 3
+  segments (6 halves) — the spectacular extra benefit a GM expects, one segment more
+  than Great. A Partial lowers Limited to none (0).
+* A plain total (no DC, no contest, not combat) has no tier: ``clock`` and
+  ``success`` are None and the outcome reads "Total 17".
+* A contest is decided by the totals alone; the all-1s rule belongs to checks against
+  a DC. For clocks, ``success`` and combat the roller's contest result reads as a
+  tier through :data:`CONTEST_TIERS`: Decisive victory → Critical Success, Clear or
+  Narrow victory → Full Success, tie → Partial Success, Narrow or Clear defeat →
+  Failure, Decisive defeat → Critical Failure. ``margin`` in a contest is the
+  roller's total minus the opponent's.
+* A contest takes no DC (``--dc`` with ``--vs-bonus`` is refused) and ``--vs-adv``
+  needs ``--vs-bonus``.
+* ``--dc`` accepts a number ≥ 1 or a ladder name (``--dc difficult`` = 18).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from core import odds as odds_mod
+from core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
+from core.errors import ParamError, TableError
+from core.odds import Odds
+from core.systems.base import (
+    CombatFields,
+    combat_descriptor,
+    dataclass_from_json,
+    dataclass_to_json,
+    parse_choice,
+    parse_int,
+)
+from core.tables import DEFAULT_TABLES, BandTable, TableSet, parse_table
+
+ID = "4d6"
+NAME = "Core 4d6 vs DC"
+
+# --------------------------------------------------------------------------- data
+
+#: The DC ladder, easiest first.
+DC_LADDER: tuple[tuple[int, str], ...] = (
+    (12, "Simple"),
+    (14, "Routine"),
+    (16, "Standard"),
+    (18, "Difficult"),
+    (20, "Very Difficult"),
+    (22, "Exceptional"),
+)
+DEFAULT_DC = 16
+
+#: Tier names, best first (the order odds() lists them).
+TIERS = ("Critical Success", "Full Success", "Partial Success", "Failure", "Critical Failure")
+#: Tier rank, the key of the 4d6-combat-rows table: 2 Critical Success … −2 Critical Failure.
+TIER_RANK = {name: 2 - i for i, name in enumerate(TIERS)}
+#: The tier an all-1s roll gets, whatever its margin.
+ALL_ONES_TIER = "Critical Failure"
+
+#: Margin -> tier.
+TIER_BANDS: BandTable = parse_table({
+    "name": "4d6-tiers", "kind": "bands", "title": "4d6 margin tiers",
+    "bands": [
+        {"lo": 5, "hi": None, "value": "Critical Success"},
+        {"lo": 0, "hi": 4, "value": "Full Success"},
+        {"lo": -2, "hi": -1, "value": "Partial Success"},
+        {"lo": -6, "hi": -3, "value": "Failure"},
+        {"lo": None, "hi": -7, "value": "Critical Failure"},
+    ],
+}, "4d6 tiers")
+
+#: |total difference| -> degree of a contest.
+CONTEST_BANDS: BandTable = parse_table({
+    "name": "4d6-contest", "kind": "bands", "title": "4d6 contest degrees",
+    "bands": [
+        {"lo": 0, "hi": 0, "value": "Tie"},
+        {"lo": 1, "hi": 3, "value": "Narrow"},
+        {"lo": 4, "hi": 6, "value": "Clear"},
+        {"lo": 7, "hi": None, "value": "Decisive"},
+    ],
+}, "4d6 contest")
+TIE_LABEL = "Tie — Partial for both"
+#: Contest outcome labels, best first for the roller.
+CONTEST_OUTCOMES = ("Decisive victory", "Clear victory", "Narrow victory", TIE_LABEL,
+                    "Narrow defeat", "Clear defeat", "Decisive defeat")
+#: The roller's contest result read as a tier (clocks, success, combat).
+CONTEST_TIERS = {
+    "Decisive victory": "Critical Success",
+    "Clear victory": "Full Success",
+    "Narrow victory": "Full Success",
+    TIE_LABEL: "Partial Success",
+    "Narrow defeat": "Failure",
+    "Clear defeat": "Failure",
+    "Decisive defeat": "Critical Failure",
+}
+
+POSITIONS = ("high", "standard", "low")
+EFFECTS = ("great", "standard", "limited")
+#: Effect levels, lowest first, with clock progress in half segments.
+EFFECT_LADDER: tuple[tuple[str, int], ...] = (
+    ("none", 0),
+    ("limited", 1),
+    ("standard", 2),
+    ("great", 4),
+    ("extreme", 6),
+)
+#: How a tier moves the effect level (None: no progress at all).
+TIER_EFFECT_STEP: dict[str, int | None] = {
+    "Critical Success": +1,
+    "Full Success": 0,
+    "Partial Success": -1,
+    "Failure": None,
+    "Critical Failure": None,
+}
+
+ADVANTAGE_LEVELS = (1, 2, -1, -2)
+ADV_CAP = 2
+KEEP = 4
+
+# --------------------------------------------------------------------------- helpers
+
+
+def parse_sources(option: str, value: Any) -> tuple[int, ...]:
+    """Advantage sources from ``"+1,+2,-1"``, an int or a sequence; each ±1 or ±2."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        tokens = [t for t in value.replace(";", ",").replace(" ", ",").split(",") if t.strip()]
+    elif isinstance(value, int) and not isinstance(value, bool):
+        tokens = [value]
+    elif isinstance(value, Iterable):
+        tokens = list(value)
+    else:
+        tokens = [value]
+    out = []
+    for t in tokens:
+        try:
+            n = parse_int(option, t)
+        except ParamError:
+            n = None
+        if n not in ADVANTAGE_LEVELS:
+            raise ParamError(option, "each source must be one of +1, +2, -1, -2, comma-separated like "
+                                     f"+1,+2,-1 (got {t!r})")
+        out.append(n)
+    return tuple(out)
+
+
+def net_advantage(levels: Iterable[int]) -> int:
+    """Net advantage level of the sources: each side caps at 2, then they net (−2..+2).
+
+    >>> net_advantage([2, -1]), net_advantage([1, -2]), net_advantage([2, 2, -2])
+    (1, -1, 0)
+    """
+    levels = parse_sources("--adv", tuple(levels))
+    up = sum(v for v in levels if v > 0)
+    down = sum(-v for v in levels if v < 0)
+    return min(ADV_CAP, up) - min(ADV_CAP, down)
+
+
+def kept_indices(values: Iterable[int], level: int) -> frozenset[int]:
+    """Indices of the 4 dice kept: the best for advantage, the worst for disadvantage.
+
+    Among equal faces the later die is dropped.
+    """
+    vals = list(values)
+    n_drop = len(vals) - KEEP
+    if n_drop <= 0:
+        return frozenset(range(len(vals)))
+    sign = 1 if level > 0 else -1  # advantage drops the lowest, disadvantage the highest
+    order = sorted(range(len(vals)), key=lambda i: (sign * vals[i], -i))
+    return frozenset(range(len(vals))) - frozenset(order[:n_drop])
+
+
+def tier_for(margin: int, all_ones: bool = False) -> str:
+    """The tier of a check: all kept dice 1s is a Critical Failure, else the margin band."""
+    if all_ones:
+        return ALL_ONES_TIER
+    return TIER_BANDS.lookup(margin)
+
+
+def contest_result(difference: int) -> tuple[str, str, str | None]:
+    """``(label, degree, winner)`` for roller total − opponent total."""
+    degree = CONTEST_BANDS.lookup(abs(difference))
+    if difference == 0:
+        return TIE_LABEL, degree, None
+    if difference > 0:
+        return f"{degree} victory", degree, "roller"
+    return f"{degree} defeat", degree, "opponent"
+
+
+def clock_progress(effect: str, tier: str | None) -> tuple[int | None, str | None]:
+    """Clock progress in half segments and the effect level it came from."""
+    if tier is None:
+        return None, None
+    step = TIER_EFFECT_STEP[tier]
+    if step is None:
+        return 0, "none"
+    names = [name for name, _ in EFFECT_LADDER]
+    i = max(0, min(len(EFFECT_LADDER) - 1, names.index(effect) + step))
+    return EFFECT_LADDER[i][1], EFFECT_LADDER[i][0]
+
+
+def success_of(tier: str | None) -> bool | None:
+    if tier is None:
+        return None
+    return TIER_RANK[tier] >= TIER_RANK["Partial Success"]
+
+
+def dc_name(dc: int | None) -> str | None:
+    return dict(DC_LADDER).get(dc) if dc is not None else None
+
+
+def _parse_dc(value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        key = value.strip().lower().replace("-", " ").replace("_", " ")
+        for n, name in DC_LADDER:
+            if key == name.lower():
+                return n
+    try:
+        return parse_int("--dc", value, 1)
+    except ParamError:
+        ladder = ", ".join(f"{n} {name}" for n, name in DC_LADDER)
+        raise ParamError("--dc", f"must be a whole number ≥ 1 or a ladder name ({ladder}) (got {value!r})") from None
+
+
+def _parse_optional_int(option: str, value: Any) -> int | None:
+    return None if value is None else parse_int(option, value)
+
+
+# --------------------------------------------------------------------------- params
+
+
+@dataclasses.dataclass(frozen=True)
+class Params(CombatFields):
+    """Everything a 4d6 roll needs.
+
+    ``adv`` / ``vs_adv`` are the advantage sources (each +1, +2, −1 or −2) of the
+    roller and of the opponent; ``vs_bonus`` set makes the roll a contest.
+    """
+
+    bonus: int = 0
+    dc: int | None = None
+    adv: tuple[int, ...] = ()
+    vs_bonus: int | None = None
+    vs_adv: tuple[int, ...] = ()
+    position: str = "standard"
+    effect: str = "standard"
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "bonus", parse_int("--bonus", self.bonus))
+        set_(self, "dc", _parse_dc(self.dc))
+        set_(self, "adv", parse_sources("--adv", self.adv))
+        set_(self, "vs_bonus", _parse_optional_int("--vs-bonus", self.vs_bonus))
+        set_(self, "vs_adv", parse_sources("--vs-adv", self.vs_adv))
+        set_(self, "position", parse_choice("--position", str(self.position).strip().lower(), POSITIONS))
+        set_(self, "effect", parse_choice("--effect", str(self.effect).strip().lower(), EFFECTS))
+        if not isinstance(self.combat, bool):
+            raise ParamError("--combat", f"must be true or false (got {self.combat!r})")
+        self._check_combat()
+        if self.vs_bonus is not None and self.dc is not None:
+            raise ParamError("--vs-bonus", "a contest compares totals and takes no --dc; drop one of them")
+        if self.vs_adv and self.vs_bonus is None:
+            raise ParamError("--vs-adv", "needs --vs-bonus (the opponent's bonus in a contest)")
+
+    @property
+    def advantage(self) -> int:
+        return net_advantage(self.adv)
+
+    @property
+    def vs_advantage(self) -> int:
+        return net_advantage(self.vs_adv)
+
+    @property
+    def contest(self) -> bool:
+        return self.vs_bonus is not None
+
+    @property
+    def effective_dc(self) -> int | None:
+        """The DC the roll is read against: the given one, or 16 in combat."""
+        if self.dc is not None:
+            return self.dc
+        if self.combat and not self.contest:
+            return DEFAULT_DC
+        return None
+
+
+def params_to_json(params: Params) -> dict:
+    return dataclass_to_json(params)
+
+
+def params_from_json(data: Mapping[str, Any]) -> Params:
+    return dataclass_from_json(Params, data)
+
+
+def add_arguments(parser: Any) -> None:
+    """The 4d6 options (the CLI adds --combat, --target-kind, --attacker-kind itself)."""
+    parser.add_argument("--bonus", type=str, default=None, metavar="N", help="bonus added to the 4 kept dice")
+    parser.add_argument("--dc", type=str, default=None, metavar="N",
+                        help="DC: a number or a ladder name (12 Simple, 14 Routine, 16 Standard, "
+                             "18 Difficult, 20 Very Difficult, 22 Exceptional)")
+    parser.add_argument("--adv", type=str, default=None, metavar="SOURCES",
+                        help="advantage sources, each +1, +2, -1 or -2, e.g. +1,+2,-1")
+    parser.add_argument("--vs-bonus", type=str, default=None, metavar="N",
+                        help="contest: the opponent's bonus")
+    parser.add_argument("--vs-adv", type=str, default=None, metavar="SOURCES",
+                        help="contest: the opponent's advantage sources")
+    parser.add_argument("--position", type=str, default=None, metavar="high|standard|low",
+                        help="position (default standard)")
+    parser.add_argument("--effect", type=str, default=None, metavar="great|standard|limited",
+                        help="effect (default standard)")
+
+
+def params_from_args(ns: Any) -> Params:
+    bonus = getattr(ns, "bonus", None)
+    return Params(
+        bonus=0 if bonus is None else parse_int("--bonus", bonus),
+        dc=getattr(ns, "dc", None),
+        adv=parse_sources("--adv", getattr(ns, "adv", None)),
+        vs_bonus=_parse_optional_int("--vs-bonus", getattr(ns, "vs_bonus", None)),
+        vs_adv=parse_sources("--vs-adv", getattr(ns, "vs_adv", None)),
+        position=getattr(ns, "position", None) or "standard",
+        effect=getattr(ns, "effect", None) or "standard",
+        combat=bool(getattr(ns, "combat", False)),
+        target_kind=getattr(ns, "target_kind", None) or "organic",
+        attacker_kind=getattr(ns, "attacker_kind", None) or "organic",
+    )
+
+
+# --------------------------------------------------------------------------- rolls
+
+
+def roll_dice(rng: RandomSource, level: int) -> tuple[Die, ...]:
+    """4 + |level| d6 in the order rolled, each marked kept or dropped."""
+    faces = [roll_die(rng, 6) for _ in range(KEEP + abs(level))]
+    kept = kept_indices(faces, level)
+    return tuple(Die(v, "kept" if i in kept else "dropped") for i, v in enumerate(faces))
+
+
+def _kept_sum(dice: Iterable[Die]) -> int:
+    return sum(d.value for d in dice if d.role == "kept")
+
+
+def _all_ones(dice: Iterable[Die]) -> bool:
+    return all(d.value == 1 for d in dice if d.role == "kept")
+
+
+def combat_rows(tier: str, tables: TableSet = DEFAULT_TABLES) -> list[tuple[int, str]]:
+    """``[(row, applies_to), …]`` of the Combat table for a tier, from the table in force."""
+    table = tables.band_table("4d6-combat-rows")
+    value = table.lookup(TIER_RANK[tier])
+    rows = value.get("rows") if isinstance(value, Mapping) else value
+    if not isinstance(rows, (list, tuple)):
+        raise TableError(f"table {table.name!r}: the {tier} band must list rows")
+    out = []
+    for r in rows:
+        row = r.get("row") if isinstance(r, Mapping) else None
+        to = r.get("applies_to") if isinstance(r, Mapping) else None
+        if not isinstance(row, int) or isinstance(row, bool) or to not in ("target", "attacker"):
+            raise TableError(f"table {table.name!r}: the {tier} band's rows need an integer 'row' and "
+                             f"'applies_to' target or attacker")
+        out.append((row, to))
+    return out
+
+
+def combat_descriptors(tier: str, params: Params, tables: TableSet = DEFAULT_TABLES) -> tuple[Descriptor, ...]:
+    """The descriptors a combat roll of this tier deals, each in its receiver's kind column."""
+    out = []
+    for row, to in combat_rows(tier, tables):
+        kind = params.target_kind if to == "target" else params.attacker_kind
+        out.append(combat_descriptor(tables, row, applies_to=to, receiver_kind=kind))
+    return tuple(out)
+
+
+def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -> RollRecord:
+    """Roll the dice (then the opponent's, in a contest) and read the tier."""
+    level = params.advantage
+    dice = roll_dice(rng, level)
+    kept = _kept_sum(dice)
+    total = kept + params.bonus
+    all_ones = _all_ones(dice)
+    dc = params.effective_dc
+    extra: dict[str, Any] = {
+        "total": total,
+        "kept": kept,
+        "dc": dc,
+        "dc_name": dc_name(dc),
+        "margin": None,
+        "advantage": level,
+        "all_ones": all_ones,
+        "position": params.position,
+        "effect": params.effect,
+    }
+    tier: str | None = None
+    if params.contest:
+        vs_level = params.vs_advantage
+        opp_dice = roll_dice(rng, vs_level)
+        opp_kept = _kept_sum(opp_dice)
+        opp_total = opp_kept + params.vs_bonus
+        label, degree, winner = contest_result(total - opp_total)
+        tier = CONTEST_TIERS[label]
+        outcome = label
+        extra.update(
+            margin=total - opp_total,
+            contest=degree,
+            winner=winner,
+            opponent={"dice": [d.to_json() for d in opp_dice], "kept": opp_kept, "bonus": params.vs_bonus,
+                      "advantage": vs_level, "total": opp_total},
+        )
+    elif dc is not None:
+        margin = total - dc
+        tier = tier_for(margin, all_ones)
+        outcome = tier
+        extra["margin"] = margin
+    else:
+        outcome = f"Total {total}"
+    clock, clock_effect = clock_progress(params.effect, tier)
+    extra.update(tier=tier, success=success_of(tier), clock=clock, clock_effect=clock_effect)
+    descriptors = combat_descriptors(tier, params, tables) if params.combat and tier is not None else ()
+    return RollRecord(
+        system=ID,
+        params=params_to_json(params),
+        dice=dice,
+        value=total,
+        outcome=outcome,
+        extra=extra,
+        descriptors=descriptors,
+    )
+
+
+def initiative(rng: RandomSource, modifier: int = 0) -> RollRecord:
+    """Initiative: 4d6 + the actor's bonus."""
+    modifier = parse_int("--modifier", modifier)
+    dice = roll_dice(rng, 0)
+    total = _kept_sum(dice) + modifier
+    return RollRecord(system=ID, params={"modifier": modifier}, dice=dice, value=total,
+                      outcome=f"Initiative {total}", extra={"total": total, "modifier": modifier})
+
+
+# --------------------------------------------------------------------------- odds
+
+
+@lru_cache(maxsize=None)
+def kept_distribution(level: int) -> dict[int, Fraction]:
+    """Exact distribution of the 4 kept dice at an advantage level (−2..+2).
+
+    Enumerates all 6^(4+|level|) rolls once per level (46656 at ±2) and caches.
+    A kept sum of 4 is exactly the all-1s roll.
+    """
+    level = max(-ADV_CAP, min(ADV_CAP, int(level)))
+    n = KEEP + abs(level)
+    counts: Counter[int] = Counter()
+    for faces in itertools.product(range(1, 7), repeat=n):
+        s = sorted(faces)
+        counts[sum(s[-KEEP:]) if level > 0 else sum(s[:KEEP])] += 1
+    total = 6 ** n
+    return {k: Fraction(c, total) for k, c in sorted(counts.items())}
+
+
+def total_distribution(bonus: int, level: int) -> dict[int, Fraction]:
+    return odds_mod.shift(kept_distribution(level), bonus)
+
+
+def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
+    """Exact distribution of the total; tiers with a DC (all-1s rule included), the
+    contest outcomes with ``vs_bonus``, none for a plain total."""
+    kept = kept_distribution(params.advantage)
+    dist = odds_mod.shift(kept, params.bonus)
+    dc = params.effective_dc
+    outcomes: list[tuple[str, Fraction]] = []
+    if params.contest:
+        opp = total_distribution(params.vs_bonus, params.vs_advantage)
+        diff = odds_mod.sub(dist, opp)
+        outcomes = odds_mod.outcomes_by(diff, lambda d: contest_result(d)[0], CONTEST_OUTCOMES)
+    elif dc is not None:
+        outcomes = odds_mod.outcomes_by(
+            kept, lambda k: tier_for(k + params.bonus - dc, all_ones=(k == KEEP)), TIERS)
+    return Odds.from_dist(ID, params_to_json(params), dist, outcomes)

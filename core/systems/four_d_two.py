@@ -1,0 +1,289 @@
+"""Four D Two (``4d2``): 2d6 − 2d6 read as an Outcome, moved by shifts.
+
+A roll is four d6: the positive pair, then the negative pair. The **Number** is the
+positive sum minus the negative sum (−10..+10). A **fold** turns the Number into
+``|Number|`` (positive) or ``−|Number|`` (negative). The **net shift** (−3..+3: the
+roller's own shift total minus the opponent's) then moves the Outcome, never the
+Number: ``value = clamp(Number + shift, −10, +10)``, and a folded roll never crosses
+Detent (a positive fold stays ≥ 0, a negative fold ≤ 0).
+
+The Outcome names come from the Outcome table in force (role ``outcomes``, shipped
+as ``core/data/4d2-outcomes.json``); that table is canonical for every label gmdesk
+shows, including on maneuvers, whose descriptor table is read by value only.
+
+A roll whose unshifted, unfolded Number reaches the session's skill threshold (9 by
+default) carries a skill chance; shifts never grant one and folded rolls never do.
+
+Combat reads the Combat table (role ``combat``): a positive Outcome is what the roller
+inflicts on the target (the target's kind picks the column); a negative Outcome is
+what the roller suffers (the roller's own kind); 0 is "Ongoing combat story" and −1
+is Nil, neither of which leaves a mark. A maneuver reads the Maneuver table (role
+``maneuver``) and the result belongs to the roller.
+
+Decisions where the rules are silent:
+
+* Detent (0) in combat is recorded against the target (the fight goes on around
+  them); it is never a wound either way.
+* ``--skill-threshold`` accepts 1..11; 11 switches skill chances off for a session
+  that does not use them.
+* Combat and maneuver are different tables, so a roll is one or the other: asking for
+  both is refused rather than guessing.
+* Initiative is the Number of a plain (unfolded) roll plus the actor's own shift
+  total, unclamped — initiative is an ordering, not an Outcome.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from fractions import Fraction
+from typing import Any
+
+from core import odds as odds_mod
+from core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
+from core.errors import ParamError
+from core.odds import Odds
+from core.systems.base import (
+    CombatFields,
+    combat_descriptor,
+    dataclass_from_json,
+    dataclass_to_json,
+    parse_choice,
+    parse_int,
+)
+from core.tables import DEFAULT_TABLES, TableSet
+
+ID = "4d2"
+NAME = "Four D Two"
+
+#: The Outcome scale, best first.
+VALUE_MIN, VALUE_MAX = -10, 10
+#: Net shift range (own total − opponent's total).
+SHIFT_MIN, SHIFT_MAX = -3, 3
+#: A character's own shift total range.
+OWN_SHIFT_MAX = 3
+FOLDS = ("positive", "negative")
+DEFAULT_SKILL_THRESHOLD = 9
+SKILL_THRESHOLD_MIN, SKILL_THRESHOLD_MAX = 1, 11
+
+
+def _clamp(x: int, lo: int, hi: int) -> int:
+    return max(lo, min(hi, x))
+
+
+def _check_bool(option: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ParamError(option, f"must be true or false (got {value!r})")
+    return value
+
+
+@dataclasses.dataclass(frozen=True)
+class Params(CombatFields):
+    """Everything a 4d2 roll needs.
+
+    ``shift`` is the net shift (−3..+3), ``fold`` is None, ``"positive"`` or
+    ``"negative"``, ``maneuver`` reads the Maneuver table, ``skill_threshold`` is the
+    session setting (default 9).
+    """
+
+    shift: int = 0
+    fold: str | None = None
+    maneuver: bool = False
+    skill_threshold: int = DEFAULT_SKILL_THRESHOLD
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "shift", parse_int("--shift", self.shift, SHIFT_MIN, SHIFT_MAX))
+        if self.fold is not None:
+            set_(self, "fold", parse_choice("--fold", self.fold, FOLDS))
+        _check_bool("--maneuver", self.maneuver)
+        _check_bool("--combat", self.combat)
+        set_(self, "skill_threshold",
+             parse_int("--skill-threshold", self.skill_threshold, SKILL_THRESHOLD_MIN, SKILL_THRESHOLD_MAX))
+        self._check_combat()
+        if self.combat and self.maneuver:
+            raise ParamError("--maneuver", "cannot be combined with --combat (a roll reads either the "
+                                           "Combat or the Maneuver table)")
+
+
+# --------------------------------------------------------------------------- helpers
+
+def own_shift(values: Iterable[int]) -> int:
+    """A character's own shift total: the sum of its active shift sources, 0..3.
+
+    Penalties only take sources away, so the total never goes below 0; more than
+    three shifts count as three.
+    """
+    return _clamp(sum(int(v) for v in values), 0, OWN_SHIFT_MAX)
+
+
+def net_shift(own: int, opponent: int = 0) -> int:
+    """The shift applied to an opposed roll: own total − opponent's total, −3..+3.
+
+    Each total is first held to 0..3 (a character's own total never leaves that range).
+    """
+    own = _clamp(int(own), 0, OWN_SHIFT_MAX)
+    opponent = _clamp(int(opponent), 0, OWN_SHIFT_MAX)
+    return _clamp(own - opponent, SHIFT_MIN, SHIFT_MAX)
+
+
+def fold_number(number: int, fold: str | None) -> int:
+    """The Number after a fold: ``|n|`` for positive, ``−|n|`` for negative."""
+    if fold == "positive":
+        return abs(number)
+    if fold == "negative":
+        return -abs(number)
+    return number
+
+
+def outcome_value(number: int, shift: int = 0, fold: str | None = None) -> int:
+    """Outcome value from the raw (unfolded) Number: fold, shift, clamp, keep the fold's side."""
+    value = _clamp(fold_number(number, fold) + shift, VALUE_MIN, VALUE_MAX)
+    if fold == "positive":
+        value = max(0, value)
+    elif fold == "negative":
+        value = min(0, value)
+    return value
+
+
+def outcome_label(value: int, tables: TableSet = DEFAULT_TABLES) -> str:
+    """The Outcome name of a value, from the Outcome table in force."""
+    return tables.descriptor_table("outcomes").lookup(value)
+
+
+def skill_chance(raw_number: int, fold: str | None, threshold: int = DEFAULT_SKILL_THRESHOLD) -> bool:
+    """True when the unshifted, unfolded Number reaches the threshold (folded rolls never)."""
+    return fold is None and raw_number >= threshold
+
+
+# --------------------------------------------------------------------------- params
+
+def params_to_json(params: Params) -> dict:
+    return dataclass_to_json(params)
+
+
+def params_from_json(data: Mapping[str, Any]) -> Params:
+    return dataclass_from_json(Params, data)
+
+
+def add_arguments(parser: Any) -> None:
+    """The 4d2 options (the CLI adds --combat, --target-kind, --attacker-kind itself)."""
+    parser.add_argument("--shift", type=str, default=None, metavar="N",
+                        help="net shift, -3..3 (own shifts minus the opponent's)")
+    parser.add_argument("--fold", type=str, default=None, metavar="positive|negative",
+                        help="folded roll: only Detent and good things, or only Detent and bad things")
+    parser.add_argument("--maneuver", action="store_true", default=False,
+                        help="read the Maneuver descriptor table")
+    parser.add_argument("--skill-threshold", type=str, default=None, metavar="N",
+                        help=f"unshifted Number that gives a skill chance (default {DEFAULT_SKILL_THRESHOLD})")
+
+
+def params_from_args(ns: Any) -> Params:
+    shift = getattr(ns, "shift", None)
+    fold = getattr(ns, "fold", None)
+    if isinstance(fold, str):
+        fold = fold.strip().lower()
+        if fold in ("", "none"):
+            fold = None
+    threshold = getattr(ns, "skill_threshold", None)
+    return Params(
+        shift=0 if shift is None else parse_int("--shift", shift, SHIFT_MIN, SHIFT_MAX),
+        fold=fold,
+        maneuver=bool(getattr(ns, "maneuver", False)),
+        skill_threshold=DEFAULT_SKILL_THRESHOLD if threshold is None else parse_int(
+            "--skill-threshold", threshold, SKILL_THRESHOLD_MIN, SKILL_THRESHOLD_MAX),
+        combat=bool(getattr(ns, "combat", False)),
+        target_kind=getattr(ns, "target_kind", None) or "organic",
+        attacker_kind=getattr(ns, "attacker_kind", None) or "organic",
+    )
+
+
+# --------------------------------------------------------------------------- rolls
+
+def _roll_pairs(rng: RandomSource) -> tuple[Die, ...]:
+    return tuple(Die(roll_die(rng, 6), role) for role in ("positive", "positive", "negative", "negative"))
+
+
+def _number(dice: tuple[Die, ...]) -> int:
+    return sum(d.value for d in dice if d.role == "positive") - sum(d.value for d in dice if d.role == "negative")
+
+
+def descriptors_for(value: int, params: Params, tables: TableSet = DEFAULT_TABLES) -> tuple[Descriptor, ...]:
+    """What a combat or maneuver roll with this Outcome value did (empty for a plain roll)."""
+    if params.maneuver:
+        table = tables.descriptor_table("maneuver")
+        return (Descriptor(text=table.lookup(value), applies_to="attacker", row=value, table=table.name,
+                           column=table.columns[0], wound=False),)
+    if params.combat:
+        if value >= 0:
+            return (combat_descriptor(tables, value, applies_to="target", receiver_kind=params.target_kind),)
+        return (combat_descriptor(tables, value, applies_to="attacker", receiver_kind=params.attacker_kind),)
+    return ()
+
+
+def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -> RollRecord:
+    """Roll the positive pair, then the negative pair, and read the Outcome."""
+    dice = _roll_pairs(rng)
+    raw = _number(dice)
+    number = fold_number(raw, params.fold)
+    value = outcome_value(raw, params.shift, params.fold)
+    return RollRecord(
+        system=ID,
+        params=params_to_json(params),
+        dice=dice,
+        value=value,
+        outcome=outcome_label(value, tables),
+        extra={
+            "number": number,
+            "raw_number": raw,
+            "shift": params.shift,
+            "fold": params.fold,
+            "skill_chance": skill_chance(raw, params.fold, params.skill_threshold),
+            "maneuver": params.maneuver,
+        },
+        descriptors=descriptors_for(value, params, tables),
+    )
+
+
+def initiative(rng: RandomSource, modifier: int = 0) -> RollRecord:
+    """A plain 4d2 roll: initiative = Number + the actor's own shift total."""
+    modifier = parse_int("--modifier", modifier)
+    dice = _roll_pairs(rng)
+    number = _number(dice)
+    total = number + modifier
+    return RollRecord(
+        system=ID,
+        params={"modifier": modifier},
+        dice=dice,
+        value=total,
+        outcome=f"Initiative {total:+d}",
+        extra={"number": number, "modifier": modifier},
+    )
+
+
+# --------------------------------------------------------------------------- odds
+
+@lru_cache(maxsize=1)
+def number_distribution() -> dict[int, Fraction]:
+    """Exact distribution of the raw Number, 2d6 − 2d6 (P(0) = 146/1296)."""
+    two_d6 = odds_mod.repeat(odds_mod.die(6), 2)
+    return odds_mod.sub(two_d6, two_d6)
+
+
+def skill_chance_probability(params: Params) -> Fraction:
+    """Exact chance that a roll with these params gives a skill chance."""
+    if params.fold is not None:
+        return Fraction(0)
+    return odds_mod.prob(number_distribution(), lambda n: n >= params.skill_threshold)
+
+
+def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
+    """Exact distribution of the Outcome value (after fold, shift and clamp).
+
+    ``outcomes`` lists every Outcome name from +10 down to −10 with its chance.
+    """
+    dist = odds_mod.remap(number_distribution(), lambda n: outcome_value(n, params.shift, params.fold))
+    order = range(VALUE_MAX, VALUE_MIN - 1, -1)
+    outcomes = [(outcome_label(v, tables), dist.get(v, Fraction(0))) for v in order]
+    return Odds.from_dist(ID, params_to_json(params), dist, outcomes)

@@ -1,0 +1,124 @@
+"""The `gmdesk roll` / `gmdesk odds` contract: JSON shapes, bad input (exit 2, one
+line, no traceback), and seeded samples that agree with the exact odds."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+
+def gmdesk(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "core.cli", *args], capture_output=True, text=True, timeout=120)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"gmdesk {' '.join(args)} exited {proc.returncode}: {proc.stderr}")
+    return proc
+
+
+# (system, options) pairs covering every system, with and without its main options
+SAMPLED = [
+    ("4d2", []),
+    ("4d2", ["--shift", "2", "--fold", "negative"]),
+    ("fudge", ["--method", "d20-open"]),
+    ("fudge", ["--method", "d12"]),
+    ("1d6x4", ["--bonus", "3", "--target", "15"]),
+    ("torg-2d10", ["--up", "--possibilities", "1"]),
+    ("torg-2d10", ["--stymied"]),
+    ("4d6", ["--bonus", "2", "--dc", "16", "--adv", "+2,-1"]),
+    ("4d6", ["--adv", "-2"]),
+]
+
+
+@pytest.mark.parametrize("system,opts", SAMPLED, ids=[f"{s} {' '.join(o)}" for s, o in SAMPLED])
+def test_seeded_rolls_match_exact_odds(system, opts):
+    n = 20000
+    odds = json.loads(gmdesk("odds", system, *opts, "--json").stdout)
+    assert odds["system"] == system
+    dist = {d["value"]: d["p"] for d in odds["distribution"]}
+    assert abs(sum(dist.values()) + odds["tail"] - 1) < 1e-9
+    lines = gmdesk("roll", system, *opts, "--seed", "20261121", "--count", str(n), "--json").stdout.splitlines()
+    assert len(lines) == n
+    seen = Counter(json.loads(line)["value"] for line in lines)
+    assert set(seen) <= set(dist) | {v for v in seen if dist.get(v, 0) == 0 and odds["tail"] > 0}
+    # chi-square over bins with an expected count of at least 5 (the rest pooled)
+    chi2, bins, pooled_e, pooled_o = 0.0, 0, 0.0, 0
+    for value, p in dist.items():
+        e = p * n
+        if e >= 5:
+            chi2 += (seen.get(value, 0) - e) ** 2 / e
+            bins += 1
+        else:
+            pooled_e += e
+            pooled_o += seen.get(value, 0)
+    pooled_o += sum(c for v, c in seen.items() if v not in dist)
+    if pooled_e >= 5:
+        chi2 += (pooled_o - pooled_e) ** 2 / pooled_e
+        bins += 1
+    df = max(bins - 1, 1)
+    assert chi2 < df + 6 * math.sqrt(2 * df), f"chi2 {chi2:.1f} on {df} df"
+    # the named outcomes agree too (within 4 standard errors)
+    for outcome in odds["outcomes"]:
+        p = outcome["p"]
+        got = sum(1 for line in lines if json.loads(line)["outcome"] == outcome["label"]) / n
+        se = math.sqrt(max(p * (1 - p), 1e-9) / n)
+        assert abs(got - p) < 4 * se + 1e-3, (outcome["label"], got, p)
+
+
+def test_roll_json_shape_4d2_combat():
+    rec = json.loads(gmdesk("roll", "4d2", "--combat", "--target-kind", "inorganic", "--seed", "3", "--json").stdout)
+    assert {"system", "params", "dice", "value", "outcome", "number", "shift"} <= set(rec)
+    assert rec["system"] == "4d2"
+    assert [d["role"] for d in rec["dice"]] == ["positive", "positive", "negative", "negative"]
+    assert rec["number"] == sum(d["value"] for d in rec["dice"][:2]) - sum(d["value"] for d in rec["dice"][2:])
+    assert set(rec["descriptor"]) >= {"text", "applies_to", "row"}
+    assert rec["descriptor"]["applies_to"] in ("target", "attacker")
+
+
+def test_seed_replays_exactly():
+    a = gmdesk("roll", "torg-2d10", "--seed", "99", "--count", "50", "--json").stdout
+    b = gmdesk("roll", "torg-2d10", "--seed", "99", "--count", "50", "--json").stdout
+    assert a == b
+
+
+def test_odds_json_shape():
+    odds = json.loads(gmdesk("odds", "4d6", "--dc", "16", "--json").stdout)
+    assert set(odds) == {"system", "params", "distribution", "outcomes", "tail"}
+    values = [d["value"] for d in odds["distribution"]]
+    assert values == sorted(values)
+    assert {o["label"] for o in odds["outcomes"]} >= {"Critical Success", "Full Success", "Partial Success",
+                                                        "Failure", "Critical Failure"}
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["roll", "5d6"], "unknown system"),
+    (["odds", "fudge", "--method", "d7"], "--method"),
+    (["roll", "4d2", "--shift", "4"], "--shift"),
+    (["roll", "4d6", "--adv", "+3"], "--adv"),
+    (["roll", "4d2", "--fold", "sideways"], "--fold"),
+    (["roll", "4d6", "--bonus", "lots"], "--bonus"),
+    (["roll", "4d2", "--count", "0"], "--count"),
+    (["roll", "4d2", "--seed", "x"], "--seed"),
+    (["roll", "4d2", "--target-kind", "ghost", "--combat"], "--target-kind"),
+    (["roll", "4d2", "--method", "d20"], "unrecognized"),
+    (["roll", "4d2", "--shift"], "--shift"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, needle):
+    proc = gmdesk(*args, check=False)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    err = proc.stderr.strip()
+    assert len(err.splitlines()) == 1, err
+    assert needle in err
+    assert "Traceback" not in err
+
+
+def test_human_output_readable_without_colour():
+    proc = subprocess.run([sys.executable, "-m", "core.cli", "roll", "4d6", "--adv", "+1", "--seed", "1"],
+                          capture_output=True, text=True, env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0
+    assert "\x1b[" not in proc.stdout
+    assert "dropped" in proc.stdout and "kept" in proc.stdout
