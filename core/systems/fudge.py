@@ -1,0 +1,405 @@
+"""FUDGE alternate dice (``fudge``): a result r added to a trait on the FUDGE ladder.
+
+Methods (``--method``), each giving r:
+
+``2d3``       2d3 − 2d3 (dice ``positive``, ``positive``, ``negative``, ``negative``), −4..+4
+``custom``    two six-sided dice faced −2, −1, 0, 0, +1, +2, summed (role ``die``), −4..+4
+``d20``       one d20 read on a table; a 1 or a 20 is rolled again (role ``reroll``) and a
+              second result of the same sign pushes it one step further (−4 / +4)
+``d20-open``  the same table; after a 1 or a 20 the second result is *added* when it has
+              the same sign as the first (−6..+6); a 20 then a 1 stays +3
+``d30``       one d30 read on a table, −4..+4
+``d12``       d12 − d12 (``positive`` − ``negative``) read on a table, −4..+4
+
+The lookup tables (d20, d30, d12, the custom faces) and the ladder are data:
+``core/data/fudge-*.json``. The ladder runs Terrible −3 … Superb +3; beyond the ends
+a level reads "Superb +1", "Terrible −1"…
+
+Opposed rolls (``vs_trait``): the opponent rolls the same method; relative degree =
+own level − opponent's level. Combat is an opposed roll: a hit needs a relative
+degree of 1 or more and deals damage = relative degree + offense − defense, read on
+the editable wound track (TableSet role ``fudge-wounds``). A wound band's value is a
+string (that wound), ``null`` (no wound) or ``{"text": …, "wound": bool}``.
+
+Decisions where the rules are silent (what a GM at the table would expect):
+
+* the default method is ``2d3``, the seed's first method;
+* in an opposed or combat roll a missing ``trait`` counts as Fair (0); a combat roll
+  without ``vs_trait`` is against a Fair (0) opponent, who still rolls;
+* ``offense`` / ``defense`` only count in combat;
+* the custom dice are recorded as d6 rolls (face position 1..6); the printed faces
+  (−2..+2) are in the extra field ``faces``; d12 records its ``difference``;
+* a miss gives the descriptor "Miss" (no amount) and ``damage`` 0; a hit whose
+  damage is 0 or less gives "No wound" with that amount; neither is a wound;
+* outcome labels: opposed "Wins by 2" / "Loses by 1" / "Tie"; with a trait the
+  level's name ("Great"); else the signed result ("+1", "−2", "0");
+* odds ``outcomes``: with a trait alone, the levels reachable, best first; opposed,
+  "Wins", "Tie", "Loses"; in combat "Hit" and "Miss", then the wound track from the
+  worst wound down to "No wound" (those split the chance of a hit).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from core.dice import Descriptor, Die, RandomSource, RollRecord
+from core.errors import ParamError, TableError
+from core.odds import Dist, Odds, die, mix, outcomes_by, remap, repeat, shift, sub
+from core.systems.base import (
+    CombatFields,
+    dataclass_from_json,
+    dataclass_to_json,
+    parse_choice,
+    parse_int,
+)
+from core.tables import DEFAULT_TABLES, BandTable, TableSet, load_builtin
+
+ID = "fudge"
+NAME = "FUDGE alternate dice"
+
+METHODS = ("2d3", "custom", "d20", "d20-open", "d30", "d12")
+DEFAULT_METHOD = "2d3"
+#: The level an opposed or combat roll assumes for a trait nobody gave: Fair.
+FAIR = 0
+
+_MINUS = "\u2212"
+
+
+def signed(n: int) -> str:
+    """``+3``, ``−2`` (typographic minus) or ``0``."""
+    if n > 0:
+        return f"+{n}"
+    if n < 0:
+        return f"{_MINUS}{-n}"
+    return "0"
+
+
+def _sign(n: int) -> int:
+    return (n > 0) - (n < 0)
+
+
+# --------------------------------------------------------------------------- ladder
+
+
+def _ladder() -> BandTable:
+    t = load_builtin("fudge-ladder")
+    if not isinstance(t, BandTable):  # pragma: no cover - shipped data
+        raise TableError("fudge-ladder must be a band table")
+    return t
+
+
+@lru_cache(maxsize=None)
+def _ladder_levels() -> tuple[tuple[int, str], ...]:
+    """(level, name) for every named rung, lowest first."""
+    return tuple(sorted((lo, str(name)) for lo, hi, name in _ladder().bands if lo is not None and lo == hi))
+
+
+def ladder_name(level: int) -> str:
+    """The ladder's name for a level: "Fair", "Great"; beyond the ends "Superb +1", "Terrible −2"."""
+    rungs = _ladder_levels()
+    (bottom, bottom_name), (top, top_name) = rungs[0], rungs[-1]
+    if level > top:
+        return f"{top_name} +{level - top}"
+    if level < bottom:
+        return f"{bottom_name} {_MINUS}{bottom - level}"
+    return str(_ladder().lookup(level))
+
+
+_NUMBER = re.compile(r"^[+\-\u2212]?\s*\d+$")
+_NAMED = re.compile(r"^([A-Za-z]+)\s*(?:([+\-\u2212])\s*(\d+))?$")
+
+
+def parse_level(option: str, text: Any) -> int:
+    """A ladder level from a name ("great", "Superb +1", "Terrible −1") or a number ("+2")."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        return text
+    s = str(text).strip() if isinstance(text, str) else ""
+    if _NUMBER.match(s):
+        return int(s.replace(_MINUS, "-").replace(" ", ""))
+    m = _NAMED.match(s)
+    if m:
+        names = {name.lower(): level for level, name in _ladder_levels()}
+        level = names.get(m.group(1).lower())
+        if level is not None:
+            if m.group(3) is not None:
+                offset = int(m.group(3))
+                level += -offset if m.group(2) in ("-", _MINUS) else offset
+            return level
+    names = ", ".join(name for _, name in _ladder_levels())
+    raise ParamError(option, f"must be a ladder level ({names}; beyond the ends e.g. 'Superb +1') "
+                             f"or a whole number (got {text!r})")
+
+
+# --------------------------------------------------------------------------- methods
+
+
+def _table(name: str) -> BandTable:
+    t = load_builtin(name)
+    if not isinstance(t, BandTable):  # pragma: no cover - shipped data
+        raise TableError(f"{name} must be a band table")
+    return t
+
+
+def _read(name: str, x: int) -> int:
+    return int(_table(name).lookup(x))
+
+
+Rolled = tuple[list[Die], int, dict[str, Any]]  # dice, r, extra fields of the method
+
+
+def _roll_2d3(rng: RandomSource) -> Rolled:
+    dice = [Die(rng.randint(1, 3), role, 3) for role in ("positive", "positive", "negative", "negative")]
+    r = sum(d.value if d.role == "positive" else -d.value for d in dice)
+    return dice, r, {}
+
+
+def _roll_custom(rng: RandomSource) -> Rolled:
+    dice = [Die(rng.randint(1, 6), "die", 6) for _ in range(2)]
+    faces = [_read("fudge-custom", d.value) for d in dice]
+    return dice, sum(faces), {"faces": faces}
+
+
+def _d20_second(first: int, second: int, open_ended: bool) -> int:
+    """After a 1 or a 20: a second result of the same sign adds (open) or pushes one step."""
+    if _sign(second) != _sign(first):
+        return first
+    return first + second if open_ended else first + _sign(first)
+
+
+_D20_AGAIN = (1, 20)  # the faces that are rolled again: the die's lowest and highest
+
+
+def _roll_d20(rng: RandomSource, open_ended: bool) -> Rolled:
+    face = rng.randint(1, 20)
+    dice = [Die(face, "die", 20)]
+    r = _read("fudge-d20", face)
+    if face in _D20_AGAIN:
+        again = rng.randint(1, 20)
+        dice.append(Die(again, "reroll", 20))
+        r = _d20_second(r, _read("fudge-d20", again), open_ended)
+    return dice, r, {}
+
+
+def _roll_d30(rng: RandomSource) -> Rolled:
+    face = rng.randint(1, 30)
+    return [Die(face, "die", 30)], _read("fudge-d30", face), {}
+
+
+def _roll_d12(rng: RandomSource) -> Rolled:
+    a, b = rng.randint(1, 12), rng.randint(1, 12)
+    return [Die(a, "positive", 12), Die(b, "negative", 12)], _read("fudge-d12", a - b), {"difference": a - b}
+
+
+def _dist_d20(open_ended: bool) -> Dist:
+    parts = []
+    for face in range(1, 21):
+        first = _read("fudge-d20", face)
+        if face in _D20_AGAIN:
+            parts.append((Fraction(1, 20), remap(die(20), lambda s: _d20_second(first, _read("fudge-d20", s),
+                                                                               open_ended))))
+        else:
+            parts.append((Fraction(1, 20), {first: Fraction(1)}))
+    return mix(parts)
+
+
+#: method -> (roll, exact distribution of r)
+_METHODS: dict[str, tuple[Callable[[RandomSource], Rolled], Callable[[], Dist]]] = {
+    "2d3": (_roll_2d3, lambda: sub(repeat(die(3), 2), repeat(die(3), 2))),
+    "custom": (_roll_custom, lambda: repeat(remap(die(6), lambda f: _read("fudge-custom", f)), 2)),
+    "d20": (lambda rng: _roll_d20(rng, False), lambda: _dist_d20(False)),
+    "d20-open": (lambda rng: _roll_d20(rng, True), lambda: _dist_d20(True)),
+    "d30": (_roll_d30, lambda: remap(die(30), lambda f: _read("fudge-d30", f))),
+    "d12": (_roll_d12, lambda: remap(sub(die(12), die(12)), lambda x: _read("fudge-d12", x))),
+}
+assert tuple(_METHODS) == METHODS
+
+
+@lru_cache(maxsize=None)
+def _dist(method: str) -> tuple[tuple[int, Fraction], ...]:
+    return tuple(sorted(_METHODS[method][1]().items()))
+
+
+def distribution(method: str) -> dict[int, Fraction]:
+    """Exact distribution of r for a method."""
+    parse_choice("--method", method, METHODS)
+    return dict(_dist(method))
+
+
+def result_range(method: str) -> tuple[int, int]:
+    """The lowest and highest r a method can give."""
+    d = _dist(parse_choice("--method", method, METHODS))
+    return d[0][0], d[-1][0]
+
+
+# --------------------------------------------------------------------------- params
+
+
+@dataclasses.dataclass(frozen=True)
+class Params(CombatFields):
+    """Everything a fudge roll needs; levels may be given as ladder names."""
+
+    method: str = DEFAULT_METHOD
+    trait: int | None = None
+    vs_trait: int | None = None
+    offense: int = 0
+    defense: int = 0
+
+    def __post_init__(self) -> None:
+        parse_choice("--method", self.method, METHODS)
+        for name, option in (("trait", "--trait"), ("vs_trait", "--vs-trait")):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, parse_level(option, value))
+        object.__setattr__(self, "offense", parse_int("--offense", self.offense))
+        object.__setattr__(self, "defense", parse_int("--defense", self.defense))
+        if not isinstance(self.combat, bool):
+            raise ParamError("--combat", f"must be true or false (got {self.combat!r})")
+        self._check_combat()
+
+    @property
+    def opposed(self) -> bool:
+        return self.vs_trait is not None or self.combat
+
+
+def params_to_json(params: Params) -> dict:
+    return dataclass_to_json(params)
+
+
+def params_from_json(data: Mapping[str, Any]) -> Params:
+    return dataclass_from_json(Params, data)
+
+
+def add_arguments(parser: Any) -> None:
+    parser.add_argument("--method", type=str, default=None, metavar="M",
+                        help=f"dice method: {', '.join(METHODS)} (default {DEFAULT_METHOD})")
+    parser.add_argument("--trait", type=str, default=None, metavar="LEVEL",
+                        help="trait level: a ladder name (Terrible..Superb) or a number")
+    parser.add_argument("--vs-trait", type=str, default=None, metavar="LEVEL",
+                        help="opposed roll: the opponent's trait level (the opponent rolls too)")
+    parser.add_argument("--offense", type=str, default=None, metavar="N", help="combat: attacker's offensive factor")
+    parser.add_argument("--defense", type=str, default=None, metavar="N", help="combat: defender's defensive factor")
+
+
+def params_from_args(ns: Any) -> Params:
+    return Params(
+        combat=bool(getattr(ns, "combat", False)),
+        target_kind=getattr(ns, "target_kind", None) or "organic",
+        attacker_kind=getattr(ns, "attacker_kind", None) or "organic",
+        method=getattr(ns, "method", None) or DEFAULT_METHOD,
+        trait=getattr(ns, "trait", None),
+        vs_trait=getattr(ns, "vs_trait", None),
+        offense=getattr(ns, "offense", None) or 0,
+        defense=getattr(ns, "defense", None) or 0,
+    )
+
+
+# --------------------------------------------------------------------------- rolls
+
+
+def _wound(tables: TableSet, damage: int) -> tuple[str, bool]:
+    """(text, is a wound) for a hit's damage on the wound track in force."""
+    table = tables.band_table("fudge-wounds")
+    value = table.lookup(damage)
+    if value is None:
+        return "No wound", False
+    if isinstance(value, Mapping):
+        return str(value.get("text", "No wound")), bool(value.get("wound", True))
+    return str(value), True
+
+
+def wound_descriptor(tables: TableSet, damage: int) -> Descriptor:
+    """The descriptor a hit dealing ``damage`` gives the target."""
+    text, wound = _wound(tables, damage)
+    return Descriptor(text, "target", row=damage, table=tables.band_table("fudge-wounds").name,
+                      amount=damage, wound=wound)
+
+
+def _opposed_label(degree: int) -> str:
+    if degree > 0:
+        return f"Wins by {degree}"
+    if degree < 0:
+        return f"Loses by {-degree}"
+    return "Tie"
+
+
+def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -> RollRecord:
+    """Roll the method; in an opposed or combat roll the opponent then rolls the same method."""
+    roll_method = _METHODS[params.method][0]
+    dice, r, extra = roll_method(rng)
+    extra = {"result": r, **extra}
+    trait = params.trait if params.trait is not None or not params.opposed else FAIR
+    label = signed(r)
+    if trait is not None:
+        extra["level"] = trait + r
+        extra["level_name"] = ladder_name(trait + r)
+        label = extra["level_name"]
+    descriptors: list[Descriptor] = []
+    if params.opposed:
+        vs = params.vs_trait if params.vs_trait is not None else FAIR
+        odice, orr, oextra = roll_method(rng)
+        opp_level = vs + orr
+        extra["opponent"] = {"dice": [d.to_json() for d in odice], "result": orr, **oextra,
+                             "trait": vs, "level": opp_level, "level_name": ladder_name(opp_level)}
+        degree = extra["level"] - opp_level
+        extra["relative_degree"] = degree
+        label = _opposed_label(degree)
+        if params.combat:
+            hit = degree >= 1
+            damage = degree + params.offense - params.defense if hit else 0
+            extra["hit"] = hit
+            extra["damage"] = damage
+            if hit:
+                descriptors.append(wound_descriptor(tables, damage))
+            else:
+                descriptors.append(Descriptor("Miss", "target", table=tables.band_table("fudge-wounds").name,
+                                              wound=False))
+    return RollRecord(ID, params_to_json(params), tuple(dice), r, label, extra, tuple(descriptors))
+
+
+def initiative(rng: RandomSource, modifier: int = 0, method: str = DEFAULT_METHOD) -> RollRecord:
+    """Initiative: the method's result + the trait (``modifier``)."""
+    modifier = parse_int("modifier", modifier)
+    rec = roll(Params(method=method, trait=modifier), rng)
+    level = int(rec.get("level"))
+    return dataclasses.replace(rec, value=level, outcome=f"Initiative {signed(level)} ({ladder_name(level)})")
+
+
+# --------------------------------------------------------------------------- odds
+
+
+def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
+    """Exact distribution of r; outcomes as the module docstring says."""
+    dist = dict(_dist(params.method))
+    outcomes: list[tuple[str, Fraction]] = []
+    if not params.opposed:
+        if params.trait is not None:
+            levels = sorted({params.trait + r for r in dist}, reverse=True)
+            outcomes = outcomes_by(dist, lambda r: ladder_name(params.trait + r), [ladder_name(lv) for lv in levels])
+    else:
+        trait = params.trait if params.trait is not None else FAIR
+        vs = params.vs_trait if params.vs_trait is not None else FAIR
+        degree = shift(sub(dist, dist), trait - vs)
+        if not params.combat:
+            outcomes = outcomes_by(degree, lambda d: "Wins" if d > 0 else "Loses" if d < 0 else "Tie",
+                                   ["Wins", "Tie", "Loses"])
+        else:
+            hit = sum((p for d, p in degree.items() if d >= 1), Fraction(0))
+            outcomes = [("Hit", hit), ("Miss", 1 - hit)]
+            table = tables.band_table("fudge-wounds")
+            order = []  # wound labels, worst first, as the track lists them from the top
+            for lo, hi, _ in reversed(table.bands):
+                text = _wound(tables, hi if hi is not None else lo if lo is not None else 0)[0]
+                if text not in order:
+                    order.append(text)
+            hits = {d + params.offense - params.defense: p for d, p in degree.items() if d >= 1}
+            by_label: dict[str, Fraction] = {}
+            for dmg, p in hits.items():
+                text = _wound(tables, dmg)[0]
+                by_label[text] = by_label.get(text, Fraction(0)) + p
+            outcomes += [(text, by_label.get(text, Fraction(0))) for text in order]
+    return Odds.from_dist(ID, params_to_json(params), dist, outcomes)
