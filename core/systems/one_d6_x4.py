@@ -1,0 +1,540 @@
+"""OneDeeSixTimesFour (``1d6x4``): Tests of 4 × d6 + descriptors against a secret number.
+
+* **Test**: total = 4 × d6 + ``bonus`` (the Current Values of the descriptors the GM
+  names, summed by :func:`test_bonus` from the character's sheet; missing ones count
+  +0). With a ``target`` (the GM's secret number) the Test succeeds iff total ≥ target;
+  without one the outcome is just the total ("Total 17").
+* **Automatic failure** (``auto_fail``, the reason): a descriptor at or below −5, at
+  (0) uses, or a Physical Item / Ability / Use the character lacks. The player is not
+  allowed to perform the Test, so **no die is rolled**: the record has no dice, value
+  0, ``total`` None and the outcome "Automatic failure: Slingshot is missing".
+* **Two-way Test** (``vs_bonus`` set): the defender rolls too, or takes 14
+  (``defender_takes_14``: total 14 + vs_bonus, no die); the higher total prevails and
+  a tie keeps the status quo: the defender prevails. ``vs_auto_fail`` is a defender who
+  cannot perform its Test: it rolls nothing and the attacker prevails (unless the
+  attacker fails automatically too, then the status quo holds).
+* **Fighting** (``combat``): the attacker's Test against the defender's Defense Test
+  (``vs_bonus``; without one, the GM's ``target`` number stands for the defense and a
+  total ≥ target hits). If the attacker prevails, the Vitality Adjustment (``damage``,
+  d6 unless the item, use or ability says otherwise: ``dN``, ``NdM``, ``NdM+K``,
+  ``NdM-K`` or a plain number) is rolled after the Test dice and the target receives
+  the descriptor "Wound −4 Vitality" (amount 4). If the defender prevails the attack
+  missed: a "Miss" that leaves no mark. In a **mutual** melee both sides attack: the
+  winner hurts the loser (``applies_to`` "attacker" when the defender wins) and a tie
+  hurts nobody (outcome "Tie: nobody hurt"). A Vitality Adjustment below 0 (``d6-3``)
+  counts as 0 and leaves no mark.
+* The texts ("Wound −{amount} Vitality", "Miss", …) are data: table
+  ``1d6x4-combat`` (``core/data/1d6x4-combat.json``), which a session may override
+  under the same role name.
+* **Vitality** (:func:`vitality_after`): at −5 or lower Unconscious; any injury after
+  that is Dead. **Healing Ability** (:func:`heal`): d6 back, never above the Default.
+  The session applies both (and keeps the Dead dead through a new day); this module
+  only computes.
+* The target number is the GM's secret: :func:`public_view` strips it.
+* Initiative is a Reflex Test: 4 × d6 + Reflex.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import re
+from collections.abc import Iterable, Mapping
+from fractions import Fraction
+from typing import Any
+
+from core import odds as odds_mod
+from core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
+from core.errors import ParamError, TableError
+from core.odds import Odds
+from core.systems.base import CombatFields, dataclass_from_json, dataclass_to_json, parse_int
+from core.tables import DEFAULT_TABLES, DescriptorTable, TableSet, load_builtin
+
+ID = "1d6x4"
+NAME = "OneDeeSixTimesFour"
+
+#: the d6 is multiplied by this
+MULTIPLIER = 4
+#: what a defender who does not roll adds to its descriptors
+TAKES = 14
+#: Vitality at or below this: Unconscious
+UNCONSCIOUS_AT = -5
+#: the table role (and built-in table name) of the combat / healing texts
+TEXT_ROLE = "1d6x4-combat"
+
+BONUS_RANGE = (-999, 999)
+
+ATTACKER = "attacker"
+DEFENDER = "defender"
+OUTCOME_SUCCESS = "Success"
+OUTCOME_FAILURE = "Failure"
+OUTCOME_ATTACKER = "Attacker prevails"
+OUTCOME_DEFENDER = "Defender prevails"
+OUTCOME_TIE = "Tie: nobody hurt"
+AUTO_FAIL_PREFIX = "Automatic failure: "
+
+# --------------------------------------------------------------------------- damage formulas
+
+_FORMULA = re.compile(r"(?:(\d*)d(\d+))?\s*(?:([+\-\u2212])\s*(\d+))?")
+
+
+def parse_damage(formula: Any) -> tuple[int, int, int]:
+    """``"d6"`` → (1, 6, 0); ``"2d4+1"`` → (2, 4, 1); ``"3"`` → (0, 0, 3)."""
+    text = str(formula).strip().lower().replace(" ", "")
+    err = ParamError("--damage", f"must be a dice formula like d6, 2d6, d6+2, 2d4-1 or a number (got {formula!r})")
+    if not text:
+        raise err
+    if text.isdigit():
+        return 0, 0, int(text)
+    m = _FORMULA.fullmatch(text)
+    if not m or m.group(2) is None:
+        raise err
+    count = int(m.group(1)) if m.group(1) else 1
+    sides = int(m.group(2))
+    mod = int(m.group(4)) if m.group(4) else 0
+    if m.group(3) in ("-", "\u2212"):
+        mod = -mod
+    if not 1 <= count <= 20 or not 2 <= sides <= 100 or abs(mod) > 100:
+        raise ParamError("--damage", f"dice 1..20 of 2..100 sides, modifier within ±100 (got {formula!r})")
+    return count, sides, mod
+
+
+def format_damage(count: int, sides: int, mod: int) -> str:
+    if not count:
+        return str(mod)
+    dice = f"{'' if count == 1 else count}d{sides}"
+    return dice + (f"{mod:+d}" if mod else "")
+
+
+def damage_distribution(formula: str) -> dict[int, Fraction]:
+    """Exact distribution of a Vitality Adjustment (below 0 counts as 0)."""
+    count, sides, mod = parse_damage(formula)
+    d = odds_mod.shift(odds_mod.repeat(odds_mod.die(sides), count), mod) if count else {mod: Fraction(1)}
+    return odds_mod.remap(d, lambda x: max(0, x))
+
+
+# --------------------------------------------------------------------------- params
+
+
+def _opt_int(option: str, value: Any) -> int | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return parse_int(option, value, *BONUS_RANGE)
+
+
+def _opt_reason(option: str, value: Any) -> str | None:
+    if value is None or value is False:
+        return None
+    text = " ".join(str(value).split())
+    return text or None
+
+
+def _flag(option: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "yes", "1", "on"):
+        return True
+    if isinstance(value, str) and value.strip().lower() in ("false", "no", "0", "off", ""):
+        return False
+    raise ParamError(option, f"must be true or false (got {value!r})")
+
+
+@dataclasses.dataclass(frozen=True)
+class Params(CombatFields):
+    """Everything a 1d6x4 Test needs.
+
+    ``bonus`` is the sum of the attacker's descriptors; ``target`` the GM's secret
+    number (or None); ``vs_bonus`` makes a two-way Test (the defender's descriptors);
+    ``defender_takes_14`` has the defender take 14 instead of rolling; ``auto_fail`` /
+    ``vs_auto_fail`` say why a side cannot perform its Test; ``mutual`` makes a combat
+    roll a mutual melee; ``damage`` is the Vitality Adjustment formula; ``test`` /
+    ``vs_test`` name the descriptors added, for the log.
+    """
+
+    bonus: int = 0
+    target: int | None = None
+    vs_bonus: int | None = None
+    defender_takes_14: bool = False
+    auto_fail: str | None = None
+    vs_auto_fail: str | None = None
+    mutual: bool = False
+    damage: str = "d6"
+    test: str = ""
+    vs_test: str = ""
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "bonus", parse_int("--bonus", 0 if self.bonus in (None, "") else self.bonus, *BONUS_RANGE))
+        set_(self, "target", _opt_int("--target", self.target))
+        set_(self, "vs_bonus", _opt_int("--vs-bonus", self.vs_bonus))
+        set_(self, "defender_takes_14", _flag("--defender-takes-14", self.defender_takes_14))
+        set_(self, "mutual", _flag("--mutual", self.mutual))
+        set_(self, "combat", _flag("--combat", self.combat))
+        set_(self, "auto_fail", _opt_reason("--auto-fail", self.auto_fail))
+        set_(self, "vs_auto_fail", _opt_reason("--vs-auto-fail", self.vs_auto_fail))
+        set_(self, "damage", format_damage(*parse_damage(self.damage if self.damage not in (None, "") else "d6")))
+        set_(self, "test", " ".join(str(self.test or "").split()))
+        set_(self, "vs_test", " ".join(str(self.vs_test or "").split()))
+        self._check_combat()
+        if self.vs_bonus is not None and self.target is not None:
+            raise ParamError("--target", "a two-way Test compares the two totals; give --target or --vs-bonus, "
+                                         "not both")
+        if self.defender_takes_14 and self.vs_bonus is None:
+            raise ParamError("--defender-takes-14", "needs --vs-bonus (the defender's descriptors; 0 for none)")
+        if self.vs_auto_fail and self.vs_bonus is None:
+            raise ParamError("--vs-auto-fail", "needs --vs-bonus (only a two-way Test has a defender)")
+        if self.mutual and not self.combat:
+            raise ParamError("--mutual", "is for a fight: add --combat")
+        if self.mutual and self.vs_bonus is None:
+            raise ParamError("--mutual", "a mutual melee is a two-way Test: give --vs-bonus (the other side's "
+                                         "descriptors)")
+        if self.combat and self.vs_bonus is None and self.target is None:
+            raise ParamError("--vs-bonus", "a combat roll needs the defender's Defense: give --vs-bonus N "
+                                           "(or the GM's --target N)")
+
+    @property
+    def two_way(self) -> bool:
+        return self.vs_bonus is not None
+
+
+def params_to_json(params: Params) -> dict:
+    return dataclass_to_json(params)
+
+
+def params_from_json(data: Mapping[str, Any]) -> Params:
+    return dataclass_from_json(Params, data)
+
+
+def add_arguments(parser: Any) -> None:
+    """The 1d6x4 options (the CLI adds --combat, --target-kind, --attacker-kind itself)."""
+    parser.add_argument("--bonus", type=str, default=None, metavar="N",
+                        help="the Current Values of the descriptors tested, summed (default 0)")
+    parser.add_argument("--target", dest="target_number", type=str, default=None, metavar="N",
+                        help="the GM's secret target number: success iff total >= N")
+    parser.add_argument("--vs-bonus", type=str, default=None, metavar="N",
+                        help="two-way Test: the defender's descriptors (in combat: its Defense)")
+    parser.add_argument("--defender-takes-14", action="store_true",
+                        help="the defender takes 14 + its descriptors instead of rolling")
+    parser.add_argument("--mutual", action="store_true",
+                        help="combat: a mutual melee, the winner hurts the loser")
+    parser.add_argument("--damage", type=str, default=None, metavar="FORMULA",
+                        help="the Vitality Adjustment: d6 (default), 2d6, d6+2, …")
+    parser.add_argument("--auto-fail", type=str, default=None, metavar="REASON",
+                        help="the Test fails automatically (e.g. 'Slingshot is missing'); no die is rolled")
+    parser.add_argument("--vs-auto-fail", type=str, default=None, metavar="REASON",
+                        help="the defender cannot perform its Test")
+
+
+def params_from_args(ns: Any) -> Params:
+    return Params(
+        bonus=getattr(ns, "bonus", None) or 0,
+        target=getattr(ns, "target_number", None),
+        vs_bonus=getattr(ns, "vs_bonus", None),
+        defender_takes_14=bool(getattr(ns, "defender_takes_14", False)),
+        mutual=bool(getattr(ns, "mutual", False)),
+        damage=getattr(ns, "damage", None) or "d6",
+        auto_fail=getattr(ns, "auto_fail", None),
+        vs_auto_fail=getattr(ns, "vs_auto_fail", None),
+        combat=bool(getattr(ns, "combat", False)),
+        target_kind=getattr(ns, "target_kind", None) or "organic",
+        attacker_kind=getattr(ns, "attacker_kind", None) or "organic",
+    )
+
+
+# --------------------------------------------------------------------------- texts
+
+
+def text_table(tables: TableSet = DEFAULT_TABLES) -> DescriptorTable:
+    """The combat / healing texts in force (a session may override role ``1d6x4-combat``)."""
+    t = tables.overrides.get(TEXT_ROLE) if tables is not None else None
+    if t is None:
+        t = load_builtin(TEXT_ROLE)
+    if not isinstance(t, DescriptorTable) or len(t.columns) < 2:
+        raise TableError(f"table {getattr(t, 'name', TEXT_ROLE)!r} for {TEXT_ROLE!r} must have columns key, text")
+    return t
+
+
+def text_for(key: str, tables: TableSet = DEFAULT_TABLES, **fmt: Any) -> tuple[int, str, str]:
+    """``(row, text, table name)`` of a key (hit, graze, miss, stalemate, heal,
+    unconscious, dead), with ``{amount}`` filled in."""
+    t = text_table(tables)
+    for row in sorted(t.rows, reverse=True):
+        k, text = t.rows[row][0], t.rows[row][1]
+        if k == key:
+            try:
+                return row, text.format(**fmt), t.name
+            except (KeyError, IndexError, ValueError):
+                raise TableError(f"table {t.name!r}: text {text!r} for {key!r} is not a valid format") from None
+    raise TableError(f"table {t.name!r} has no {key!r} row")
+
+
+def status_text(status: str, tables: TableSet = DEFAULT_TABLES) -> str:
+    """"Unconscious" / "Dead" from the table ("" for "ok")."""
+    if status == "ok":
+        return ""
+    return text_for(status, tables)[1]
+
+
+# --------------------------------------------------------------------------- rolls
+
+
+def _die(rng: RandomSource, sides: int = 6) -> Die:
+    return Die(roll_die(rng, sides), "die", sides)
+
+
+def roll_damage(formula: str, rng: RandomSource) -> tuple[tuple[Die, ...], int]:
+    """The Vitality Adjustment dice and amount (never below 0)."""
+    count, sides, mod = parse_damage(formula)
+    dice = tuple(_die(rng, sides) for _ in range(count))
+    return dice, max(0, sum(d.value for d in dice) + mod)
+
+
+def _hurt(applies_to: str, formula: str, rng: RandomSource, tables: TableSet) -> tuple[tuple[Die, ...], int, Descriptor]:
+    dice, amount = roll_damage(formula, rng)
+    key = "hit" if amount > 0 else "graze"
+    _, text, table = text_for(key, tables, amount=amount)
+    return dice, amount, Descriptor(text=text, applies_to=applies_to, table=table, amount=amount,
+                                    wound=amount > 0)
+
+
+def _no_hurt(key: str, tables: TableSet) -> Descriptor:
+    _, text, table = text_for(key, tables, amount=0)
+    return Descriptor(text=text, applies_to="target", table=table, amount=0, wound=False)
+
+
+def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -> RollRecord:
+    """One Test (or two-way Test, or attack): every die in order, role ``die``."""
+    dice: list[Die] = []
+    extra: dict[str, Any] = {}
+    total: int | None = None
+    if not params.auto_fail:
+        d = _die(rng)
+        dice.append(d)
+        total = MULTIPLIER * d.value + params.bonus
+    extra["total"] = total
+    if params.target is not None:
+        extra["target"] = params.target
+    if params.auto_fail:
+        extra["auto_fail"] = params.auto_fail
+
+    prevails: str | None = None
+    tie = False
+    if params.two_way:
+        assert params.vs_bonus is not None
+        opp: dict[str, Any] = {"dice": [], "total": None, "took_14": False}
+        if params.auto_fail:
+            prevails = DEFENDER  # nothing is attempted: the status quo holds
+            if params.defender_takes_14:
+                opp.update(total=TAKES + params.vs_bonus, took_14=True)
+        elif params.vs_auto_fail:
+            prevails = ATTACKER
+            opp["auto_fail"] = params.vs_auto_fail
+        else:
+            if params.defender_takes_14:
+                opp_total = TAKES + params.vs_bonus
+                opp.update(total=opp_total, took_14=True)
+            else:
+                od = _die(rng)
+                dice.append(od)
+                opp_total = MULTIPLIER * od.value + params.vs_bonus
+                opp.update(dice=[od.to_json()], total=opp_total)
+            assert total is not None
+            tie = total == opp_total
+            prevails = ATTACKER if total > opp_total else DEFENDER
+        extra["opponent"] = opp
+        extra["prevails"] = prevails
+        extra["success"] = prevails == ATTACKER
+        if tie:
+            extra["tie"] = True
+    elif params.target is not None or params.auto_fail:
+        extra["success"] = bool(total is not None and params.target is not None and total >= params.target)
+
+    # outcome
+    if params.auto_fail:
+        outcome = AUTO_FAIL_PREFIX + params.auto_fail
+    elif params.two_way:
+        if params.combat and params.mutual and tie:
+            outcome = OUTCOME_TIE
+        else:
+            outcome = OUTCOME_ATTACKER if prevails == ATTACKER else OUTCOME_DEFENDER
+    elif params.target is not None:
+        outcome = OUTCOME_SUCCESS if extra["success"] else OUTCOME_FAILURE
+    else:
+        outcome = f"Total {total}"
+
+    descriptors: list[Descriptor] = []
+    if params.combat:
+        hit = bool(extra.get("success"))
+        if hit:
+            ddice, amount, desc = _hurt("target", params.damage, rng, tables)
+        elif params.mutual and params.two_way and prevails == DEFENDER and not tie and not params.auto_fail:
+            ddice, amount, desc = _hurt("attacker", params.damage, rng, tables)
+        else:
+            ddice, amount = (), None
+            desc = _no_hurt("stalemate" if (params.mutual and tie) else "miss", tables)
+        dice.extend(ddice)
+        if amount is not None:
+            extra["damage"] = amount
+            extra["damage_dice"] = [d.to_json() for d in ddice]
+        descriptors.append(desc)
+
+    return RollRecord(system=ID, params=params_to_json(params), dice=tuple(dice),
+                      value=total if total is not None else 0, outcome=outcome, extra=extra,
+                      descriptors=tuple(descriptors))
+
+
+def initiative(rng: RandomSource, modifier: int = 0) -> RollRecord:
+    """A Reflex Test: 4 × d6 + Reflex (``modifier``); ``value`` is the initiative."""
+    return roll(Params(bonus=parse_int("--modifier", modifier, *BONUS_RANGE), test="Reflex"), rng)
+
+
+# --------------------------------------------------------------------------- odds
+
+
+def _test_dist(bonus: int) -> odds_mod.Dist:
+    return odds_mod.shift(odds_mod.remap(odds_mod.die(6), lambda x: MULTIPLIER * x), bonus)
+
+
+def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
+    """Exact odds of the total (bonus + 4, + 8, … + 24, each 1/6) and of the outcomes:
+    Success / Failure against a target; Attacker / Defender prevails in a two-way Test
+    (and "Tie: nobody hurt" in a mutual melee)."""
+    pj = params_to_json(params)
+    if params.auto_fail:
+        label = AUTO_FAIL_PREFIX + params.auto_fail
+        return Odds.from_dist(ID, pj, {0: Fraction(1)}, [(label, Fraction(1))])
+    dist = _test_dist(params.bonus)
+    outcomes: list[tuple[str, Fraction]] = []
+    if params.two_way:
+        assert params.vs_bonus is not None
+        if params.vs_auto_fail:
+            outcomes = [(OUTCOME_ATTACKER, Fraction(1)), (OUTCOME_DEFENDER, Fraction(0))]
+        else:
+            opp = ({TAKES + params.vs_bonus: Fraction(1)} if params.defender_takes_14
+                   else _test_dist(params.vs_bonus))
+            diff = odds_mod.sub(dist, opp)
+            win = odds_mod.prob(diff, lambda x: x > 0)
+            tie = odds_mod.prob(diff, lambda x: x == 0)
+            if params.combat and params.mutual:
+                outcomes = [(OUTCOME_ATTACKER, win), (OUTCOME_DEFENDER, 1 - win - tie), (OUTCOME_TIE, tie)]
+            else:
+                outcomes = [(OUTCOME_ATTACKER, win), (OUTCOME_DEFENDER, 1 - win)]
+    elif params.target is not None:
+        t = params.target
+        outcomes = odds_mod.outcomes_by(dist, lambda x: OUTCOME_SUCCESS if x >= t else OUTCOME_FAILURE,
+                                        (OUTCOME_SUCCESS, OUTCOME_FAILURE))
+    return Odds.from_dist(ID, pj, dist, outcomes)
+
+
+# --------------------------------------------------------------------------- sheets and Vitality
+
+
+def split_names(names: "str | Iterable[str]", sheet: Any = None) -> list[str]:
+    """Descriptor names of a Test: a list, or one string joined with ``+`` or ``,``
+    (``"Precision+Slingshot Expertise+Slingshot"``). A string naming a row of the
+    sheet as a whole (``Precision+Slingshot Expertise+Slingshot Test``) stays whole."""
+    if isinstance(names, str):
+        whole = " ".join(names.split())
+        if not whole:
+            return []
+        if sheet is not None and "+" in whole and sheet.find(whole) is not None:
+            return [whole]
+        parts = re.split(r"[+,]", whole)
+    else:
+        parts = list(names)
+    return [" ".join(str(p).split()) for p in parts if str(p).strip()]
+
+
+def test_bonus(sheet: Any, names: "str | Iterable[str]", items: Iterable[str] = ()) -> tuple[int, str | None]:
+    """The bonus a Test adds (the Current Values of ``names``, missing ones +0) and why
+    it fails automatically (None if it does not).
+
+    It fails automatically when a named descriptor is at or below −5, or at (0) uses
+    (for a Sub-Ability: its own or its parent's), or is a Physical Item, an Ability or
+    a Use the character lacks. A missing name counts as lacking such a thing when it
+    contains the word Ability, is a nested path (``Slingshot/Attack``), is listed in
+    ``items``, or is what another name of the Test is the Expertise of (``Slingshot``
+    beside ``Slingshot Expertise``: the rules' example). Other missing names —
+    Expertise, Core Descriptors, plain descriptors — count +0. Nothing is spent here
+    (the session spends uses with the ``use`` event). ``sheet`` None is an empty sheet.
+    """
+    from core.sheet import is_ability_name, is_core_name, is_expertise_name
+
+    parts = split_names(names, sheet)
+    keys = {" ".join(p.casefold().split()) for p in parts}
+    item_keys = {" ".join(str(x).casefold().split()) for x in items}
+    bonus = 0
+    reasons: list[str] = []
+    for name in parts:
+        row = sheet.find(name) if sheet is not None else None
+        key = " ".join(name.casefold().split())
+        if row is None:
+            lacks = (is_ability_name(name) or "/" in name or key in item_keys
+                     or (not is_expertise_name(name) and not is_core_name(name) and f"{key} expertise" in keys))
+            if lacks:
+                reasons.append(f"{name} is missing")
+            continue
+        bonus += row.value
+        why = sheet.blocked(name)
+        if why:
+            reasons.append(why)
+    return bonus, ("; ".join(dict.fromkeys(reasons)) or None)
+
+
+def order_by_total(entries: Iterable[tuple[Any, int]]) -> list[tuple[Any, int]]:
+    """Several characters racing (a Test each): placements, highest total first; equal
+    totals keep the order given (the GM may reorder them)."""
+    return sorted(entries, key=lambda e: -e[1])
+
+
+def vitality_after(current: int, amount: int, already_unconscious: bool = False) -> tuple[int, str]:
+    """Vitality after an injury of ``amount``: ``(new_current, status)``, status ``ok``,
+    ``unconscious`` (at −5 or lower) or ``dead`` (any further injury — amount > 0 —
+    to a character already Unconscious, or already at −5 or lower)."""
+    current = parse_int("vitality", current)
+    amount = parse_int("amount", amount, 0)
+    was_out = already_unconscious or current <= UNCONSCIOUS_AT
+    new = current - amount
+    if was_out and amount > 0:
+        return new, "dead"
+    if was_out or new <= UNCONSCIOUS_AT:
+        return new, "unconscious"
+    return new, "ok"
+
+
+def heal(rng: RandomSource, current: int, default: int,
+         tables: TableSet = DEFAULT_TABLES) -> tuple[RollRecord, int]:
+    """Healing Ability: a d6 Vitality Adjustment back to ``current``, never above
+    ``default`` (a Vitality already at or above its Default stays as it is). Returns the
+    record (value: the die; ``restored``: what was actually gained) and the new
+    current. The healer's use is spent by the session (``Sheet.spend_use``)."""
+    current = parse_int("vitality", current)
+    default = parse_int("vitality default", default)
+    d = _die(rng)
+    new = max(current, min(default, current + d.value))
+    restored = new - current
+    _, text, table = text_for("heal", tables, amount=restored)
+    desc = Descriptor(text=text, applies_to="target", table=table, amount=restored, wound=False)
+    extra = {"heal": True, "vitality_before": current, "vitality_after": new, "vitality_default": default,
+             "restored": restored, "capped": restored < d.value}
+    record = RollRecord(system=ID, params={}, dice=(d,), value=d.value, outcome=text, extra=extra,
+                        descriptors=(desc,))
+    return record, new
+
+
+def public_view(record_json: Mapping[str, Any]) -> dict:
+    """The record as players may see it: the GM's target number removed."""
+    out = copy.deepcopy(dict(record_json))
+    params = out.get("params")
+    if isinstance(params, Mapping):
+        out["params"] = {k: v for k, v in params.items() if k != "target"}
+    out.pop("target", None)
+    return out
+
+
+__all__ = [
+    "ID", "NAME", "Params", "add_arguments", "damage_distribution", "heal", "initiative", "odds", "order_by_total",
+    "params_from_args",
+    "params_from_json", "params_to_json", "parse_damage", "public_view", "roll", "roll_damage", "split_names",
+    "status_text", "test_bonus", "text_for", "vitality_after",
+]
