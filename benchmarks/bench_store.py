@@ -1,0 +1,256 @@
+"""Session store benchmark: append latency, compaction and open time.
+
+    python -m benchmarks.bench_store [--dir DIR] [--samples N] [--quick] [--stock-50k-budget S]
+
+For histories of 500, 5,000 and 50,000 events it measures the latency of one
+``EventLog.append`` (durable: write + fsync) beside a bare 300-byte write + fsync on
+the same disk, interleaved sample by sample so both see the same conditions, and
+beside stock TinyDB (``JSONStorage``: rewrites the whole file on every insert). Then
+the cost of a compaction and the time to open a 50,000-event session in a fresh
+process. Events are realistic roll events (~500 bytes of JSON). Stdlib ``json``.
+
+Files go to a temporary directory under ``--dir`` (default ``benchmarks/out``, on
+the repository's disk) and are removed afterwards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tinydb import TinyDB
+from tinydb.storages import JSONStorage
+
+from core.dice import Descriptor, Die, RollRecord
+from core.session.store import EventLog, peek
+
+REPO = Path(__file__).resolve().parent.parent
+SIZES = (500, 5_000, 50_000)
+TARGET_RATIO_BARE = 3.0
+TARGET_RATIO_HISTORY = 1.3
+TARGET_OPEN_S = 1.0
+
+
+def make_event(i: int) -> dict:
+    """A roll event as the session stores it: every third one a 4d2 combat roll with its
+    descriptor (~620 bytes of JSON), the others plain rolls (~450 bytes)."""
+    combat = i % 3 == 0
+    rec = RollRecord(
+        system="4d2",
+        params={"shift": i % 3, "combat": combat, "target_kind": "organic", "attacker_kind": "organic"},
+        dice=(Die(1 + i % 2, "positive", 2), Die(1 + (i // 2) % 2, "positive", 2),
+              Die(1 + (i // 3) % 2, "negative", 2), Die(1 + (i // 5) % 2, "negative", 2)),
+        value=i % 7 - 3,
+        outcome=("Failure", "Partial Success", "Success")[i % 3],
+        extra={"number": i % 7 - 3, "shift": i % 3},
+        descriptors=(Descriptor("Light Wound", "target", row=3),) if combat else (),
+    )
+    return {"type": "roll", "time": f"2026-11-21T22:{i % 60:02d}:{i % 59:02d}", "actor": f"c{i % 6}",
+            "target": f"c{(i + 3) % 6}", "combat": combat, "record": rec.to_json(),
+            "summary": f"Brannoc → guard: {('Failure', 'Partial Success', 'Success')[i % 3]}"}
+
+
+def pct(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+
+
+def ms(x: float) -> str:
+    return f"{x * 1e3:8.3f}"
+
+
+def build_session(path: Path, n: int) -> None:
+    with EventLog.create(path, {"name": f"bench {n}", "system": "4d2"}, compact_at=10**9) as log:
+        for start in range(0, n, 1000):
+            log.append_many([make_event(i) for i in range(start, min(n, start + 1000))])
+        log.compact()
+
+
+def bench_appends(paths: dict[int, Path], bare: Path, samples: int) -> dict:
+    """Round robin, sample by sample: a bare 300-byte write+fsync, then one durable
+    append to each session, so that every history size and the bare write see the
+    same disk conditions. Then the time of the first and of a later compaction."""
+    fd = os.open(bare, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    payload = b"x" * 299 + b"\n"
+    logs = {n: EventLog.open(p) for n, p in paths.items()}
+    out: dict = {"bare": [], **{n: {"store": []} for n in paths}}
+    try:
+        for i in range(samples):
+            t = time.perf_counter()
+            os.write(fd, payload)
+            os.fsync(fd)
+            out["bare"].append(time.perf_counter() - t)
+            for n, log in logs.items():
+                doc = make_event(n + i)
+                t = time.perf_counter()
+                log.append(doc)
+                out[n]["store"].append(time.perf_counter() - t)
+        for n, log in logs.items():
+            t = time.perf_counter()
+            log.compact()
+            out[n]["compact_first"] = time.perf_counter() - t
+            log.append(make_event(0))
+            t = time.perf_counter()
+            log.compact()
+            out[n]["compact_later"] = time.perf_counter() - t
+    finally:
+        for log in logs.values():
+            log.close()
+        os.close(fd)
+    return out
+
+
+def bench_stock(path: Path, n: int, samples: int, budget: float) -> list[float]:
+    db = TinyDB(path, storage=JSONStorage)
+    db.table("events").insert_multiple(make_event(i) for i in range(n))
+    lat: list[float] = []
+    spent = 0.0
+    for i in range(samples):
+        doc = make_event(n + i)
+        t = time.perf_counter()
+        db.table("events").insert(doc)
+        d = time.perf_counter() - t
+        lat.append(d)
+        spent += d
+        if spent > budget and len(lat) >= 3:
+            break
+    db.close()
+    return lat
+
+
+OPEN_PROBE = """
+import json, sys, time
+t = time.perf_counter()
+from core.session.store import EventLog
+t_import = time.perf_counter() - t
+t = time.perf_counter()
+log = EventLog.open(sys.argv[1], readonly=sys.argv[2] == "ro")
+t_open = time.perf_counter() - t
+t = time.perf_counter()
+n = len(log.events())
+t_events = time.perf_counter() - t
+log.close()
+print(json.dumps({"import": t_import, "open": t_open, "events": t_events, "n": n}))
+"""
+
+
+def bench_open(path: Path, mode: str, repeats: int) -> dict:
+    runs = []
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    for _ in range(repeats):
+        out = subprocess.run([sys.executable, "-c", OPEN_PROBE, str(path), mode], env=env, cwd=REPO,
+                             capture_output=True, text=True, check=True).stdout
+        runs.append(json.loads(out))
+    return {k: statistics.median(r[k] for r in runs) for k in ("open", "events")} | {"n": runs[0]["n"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_store", description=__doc__.splitlines()[0])
+    ap.add_argument("--dir", default=str(REPO / "benchmarks" / "out"), help="where to put the temporary files")
+    ap.add_argument("--samples", type=int, default=500, help="appends timed per history size (default 500)")
+    ap.add_argument("--quick", action="store_true", help="fewer samples, no stock TinyDB at 50,000")
+    ap.add_argument("--stock-50k-budget", type=float, default=20.0,
+                    help="seconds allowed for stock TinyDB inserts at 50,000 events (0 to skip)")
+    if argv is None:  # called by `python -m benchmarks store`: sys.argv is the runner's
+        args, _rest = ap.parse_known_args()
+    else:
+        args = ap.parse_args(argv)
+    samples = 100 if args.quick else args.samples
+    Path(args.dir).mkdir(parents=True, exist_ok=True)
+    rows: dict[int, dict] = {}
+    with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench-store-") as tmp:
+        d = Path(tmp)
+        print(f"gmdesk session store benchmark — files in {d} — python {sys.version.split()[0]}, stdlib json")
+        sizes = [len(json.dumps(make_event(i), ensure_ascii=False, separators=(",", ":"))) for i in range(300)]
+        print(f"event size: {min(sizes)}–{max(sizes)} bytes of JSON, mean {statistics.mean(sizes):.0f}")
+        paths = {n: d / f"s{n}.gmdesk" for n in SIZES}
+        for n, path in paths.items():
+            t = time.perf_counter()
+            build_session(path, n)
+            rows[n] = {"build": time.perf_counter() - t, "size": path.stat().st_size}
+            print(f"  built {n:>6} events ({rows[n]['size'] / 1e6:.1f} MB snapshot) in {rows[n]['build']:.1f} s",
+                  flush=True)
+        measured = bench_appends(paths, d / "bare", samples)
+        bare_lat = measured["bare"]
+        for n in SIZES:
+            rows[n].update(measured[n])
+            stock_n = {500: 100, 5_000: 40, 50_000: 10}[n]
+            budget = {500: 30.0, 5_000: 30.0, 50_000: args.stock_50k_budget}[n]
+            if n == 50_000 and (args.quick or budget <= 0):
+                rows[n]["stock"] = None
+            else:
+                rows[n]["stock"] = bench_stock(d / f"stock{n}.json", n, stock_n, budget)
+            if rows[n]["stock"] is not None:
+                print(f"  stock TinyDB at {n:>6} events: {len(rows[n]['stock'])} inserts timed", flush=True)
+
+        # open: compacted 50k, and 45k snapshot + 5k journal records (just before auto-compaction)
+        big = d / "s50000.gmdesk"
+        open_ro = bench_open(big, "ro", 5)
+        open_rw = bench_open(big, "rw", 5)
+        mixed = d / "mixed.gmdesk"
+        with EventLog.create(mixed, {"name": "mixed"}, compact_at=10**9, compact_on_close=False) as log:
+            for start in range(0, 45_000, 1000):
+                log.append_many([make_event(i) for i in range(start, start + 1000)])
+            log.compact()
+            for start in range(45_000, 50_000, 1000):
+                log.append_many([make_event(i) for i in range(start, start + 1000)])
+        open_mixed = bench_open(mixed, "ro", 5)
+        peeks = []
+        for _ in range(5):
+            t = time.perf_counter()
+            peek(mixed)
+            peeks.append(time.perf_counter() - t)
+        peek_s = statistics.median(peeks)
+
+    print()
+    print("Append latency, ms (one durable event; all sizes and the bare 300-byte write+fsync interleaved)")
+    print(f"{'history':>8} | {'store med':>9} {'p99':>8} {'max':>8} | {'ratio to bare':>13} | "
+          f"{'stock TinyDB med':>16} {'p99':>8} {'n':>3}")
+    bm = statistics.median(bare_lat)
+    print(f"{'bare':>8} | {ms(bm):>9} {ms(pct(bare_lat, 0.99))} {ms(max(bare_lat))} | {'1.00':>13} |")
+    for n, r in rows.items():
+        sm = statistics.median(r["store"])
+        stock = r["stock"]
+        stock_txt = (f"{ms(statistics.median(stock)):>16} {ms(pct(stock, 0.99))} {len(stock):>3}"
+                     if stock else f"{'(skipped)':>16} {'':>8} {'':>3}")
+        print(f"{n:>8} | {ms(sm):>9} {ms(pct(r['store'], 0.99))} {ms(max(r['store']))} | {sm / bm:13.2f} | "
+              f"{stock_txt}")
+    if rows[50_000]["stock"] is not None:
+        print(f"  (stock TinyDB at 50,000: {len(rows[50_000]['stock'])} inserts within the "
+              f"{args.stock_50k_budget:.0f} s budget — every insert rewrites the whole file)")
+    print()
+    print("Compaction, ms (whole snapshot rewritten + new journal; first after open / later ones)")
+    for n, r in rows.items():
+        print(f"{n:>8} | {ms(r['compact_first'])} / {ms(r['compact_later'])}")
+    print()
+    print("Open (fresh process, median of 5), s")
+    print(f"  50,000 compacted, read-only : open {open_ro['open']:.3f}  + events() {open_ro['events']:.3f}")
+    print(f"  50,000 compacted, writer    : open {open_rw['open']:.3f}  + events() {open_rw['events']:.3f}")
+    print(f"  45,000 + 5,000 in journal   : open {open_mixed['open']:.3f}  + events() {open_mixed['events']:.3f}")
+    print(f"  peek (header + count) of the 45,000 + 5,000 session: {peek_s:.3f}")
+
+    med = {n: statistics.median(r["store"]) for n, r in rows.items()}
+    bare_all = statistics.median(bare_lat)
+    worst_ratio = max(med.values()) / bare_all
+    hist_ratio = med[50_000] / med[500]
+    print()
+    print("Targets")
+    print(f"  append median ≤ {TARGET_RATIO_BARE}× bare write+fsync : worst {worst_ratio:.2f}× "
+          f"(bare median {bare_all * 1e3:.3f} ms)  {'ok' if worst_ratio <= TARGET_RATIO_BARE else 'MISSED'}")
+    print(f"  median at 50,000 / at 500 ≤ {TARGET_RATIO_HISTORY}       : {hist_ratio:.2f}  "
+          f"{'ok' if hist_ratio <= TARGET_RATIO_HISTORY else 'MISSED'}")
+    print(f"  open 50,000 events ≤ {TARGET_OPEN_S:.0f} s             : {open_rw['open']:.3f} s (writer), "
+          f"{open_ro['open']:.3f} s (read-only)  "
+          f"{'ok' if max(open_rw['open'], open_ro['open']) <= TARGET_OPEN_S else 'MISSED'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
