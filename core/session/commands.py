@@ -1,0 +1,344 @@
+"""The session subcommands of ``gmdesk``: new, list, log, export, import-sheet,
+export-sheet, and ``record_rolls`` behind ``gmdesk roll … --save SAVE``.
+
+``SAVE`` is a session name (looked up in the saves directory) or a path. ``log``,
+``export`` and ``export-sheet`` open the session read-only: they work while the GM
+has it open. Every error is one line on stderr and exit status 2, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from functools import wraps
+from pathlib import Path
+from typing import Any
+
+from core.errors import GmdeskError, ParamError
+
+EXIT_ERROR = 2
+
+
+def _store(ns: Any):
+    from core.session.saves import SessionStore, default_saves_dir
+
+    saves = getattr(ns, "saves", None)
+    return SessionStore(Path(saves).expanduser() if saves else default_saves_dir())
+
+
+def _fail(message: str) -> int:
+    message = " ".join(str(message).split())
+    print(message if message.startswith("gmdesk") else f"gmdesk: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def _guard(fn: Callable[[Any], int]) -> Callable[[Any], int]:
+    """Every failure becomes one line on stderr and exit status 2."""
+
+    @wraps(fn)
+    def run(ns: Any) -> int:
+        try:
+            return int(fn(ns) or 0)
+        except GmdeskError as e:
+            return _fail(str(e))
+        except BrokenPipeError:
+            return 0
+        except KeyboardInterrupt:
+            return 130
+        except OSError as e:
+            where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+            return _fail(f"{where}{e.strerror or e}")
+    return run
+
+
+def register(subparsers: Any) -> None:
+    """Add the session subcommands to ``gmdesk``'s subparsers; each sets ``func``."""
+    p = subparsers.add_parser("new", help="create a new session")
+    p.add_argument("name", metavar="NAME", help="the session's name (any text)")
+    p.add_argument("--system", default="4d2", metavar="SYSTEM", help="default dice system (default 4d2)")
+    p.set_defaults(func=cmd_new)
+
+    p = subparsers.add_parser("list", help="list the sessions in the saves directory")
+    p.add_argument("--json", action="store_true", help="one JSON object per session per line")
+    p.set_defaults(func=cmd_list)
+
+    p = subparsers.add_parser("log", help="print a session's event log (read-only)")
+    p.add_argument("save", metavar="SAVE", help="session name or path")
+    p.add_argument("--json", action="store_true", help="one JSON object per event per line, oldest first")
+    p.add_argument("--follow", action="store_true", help="keep printing events as they are saved (Ctrl-C stops)")
+    p.add_argument("--interval", default="0.5", help=argparse_suppress())
+    p.set_defaults(func=cmd_log)
+
+    p = subparsers.add_parser("export", help="write the session's chronicle (md, html or json)")
+    p.add_argument("save", metavar="SAVE", help="session name or path")
+    p.add_argument("--format", dest="format", default=None, metavar="md|html|json", help="chronicle format")
+    p.add_argument("-o", "--output", default=None, metavar="FILE", help="write to FILE instead of stdout")
+    p.add_argument("--public", action="store_true", help="leave out the GM's secrets and notes")
+    p.set_defaults(func=cmd_export)
+
+    p = subparsers.add_parser("import-sheet", help="add a 1d6x4 descriptor sheet to a session")
+    p.add_argument("save", metavar="SAVE", help="session name or path")
+    p.add_argument("sheet", metavar="SHEET.txt", help="the sheet file")
+    p.add_argument("--as", dest="name", default=None, metavar="NAME",
+                   help="the character (default: the name in the sheet's header)")
+    p.set_defaults(func=cmd_import_sheet)
+
+    p = subparsers.add_parser("export-sheet", help="print a character's descriptor sheet")
+    p.add_argument("save", metavar="SAVE", help="session name or path")
+    p.add_argument("character", metavar="CHARACTER", help="character name or id")
+    p.set_defaults(func=cmd_export_sheet)
+
+
+def argparse_suppress() -> str:
+    import argparse
+
+    return argparse.SUPPRESS
+
+
+# --------------------------------------------------------------------------- commands
+
+@_guard
+def cmd_new(ns: Any) -> int:
+    from core.systems import get_system
+
+    get_system(ns.system)
+    store = _store(ns)
+    path = store.create(ns.name, ns.system)
+    print(f"Created {ns.name.strip()} ({ns.system}): {path}")
+    return 0
+
+
+def _short_time(iso: str) -> str:
+    import datetime as _dt
+
+    if not iso:
+        return "never"
+    try:
+        when = _dt.datetime.fromisoformat(iso)
+    except ValueError:
+        return iso[:16]
+    if when.tzinfo is not None:
+        when = when.astimezone()
+    return when.strftime("%Y-%m-%d %H:%M")
+
+
+@_guard
+def cmd_list(ns: Any) -> int:
+    store = _store(ns)
+    summaries = store.list()
+    if ns.json:
+        for s in summaries:
+            print(json.dumps(s.to_json(), ensure_ascii=False))
+        return 0
+    if not summaries:
+        print(f"No sessions in {store.dir} (`gmdesk new NAME` makes one)")
+        return 0
+    rows = [("Session", "System", "Last played", "Round", "Rolls")]
+    for s in summaries:
+        if s.error:
+            rows.append((s.name, "DAMAGED", s.error, "", ""))
+        else:
+            rows.append((s.name, s.system, _short_time(s.last_played), str(s.round), str(s.rolls)))
+    widths = [max(len(r[i]) for r in rows if not (r[1] == "DAMAGED" and i == 2)) for i in range(5)]
+    for r in rows:
+        if r[1] == "DAMAGED":
+            print(f"{r[0]:<{widths[0]}}  DAMAGED  {r[2]}")
+        else:
+            print("  ".join(f"{c:<{widths[i]}}" if i < 3 else f"{c:>{widths[i]}}" for i, c in enumerate(r)).rstrip())
+    return 0
+
+
+def event_json(event: Any) -> dict:
+    """One event as ``gmdesk log --json`` prints it: seq, type, time, summary, the
+    payload; a roll event's record (what ``gmdesk roll --json`` prints) under ``roll``."""
+    d = event.to_json()
+    if d.get("type") == "roll" and "record" in d:
+        d["roll"] = d.pop("record")
+    return d
+
+
+def _event_text(event: Any) -> list[str]:
+    when = event.time[11:16] if len(event.time) >= 16 else event.time
+    lines = [f"#{event.seq:<4} {when:5}  {event.summary or event.type}"]
+    for ch in event.changes:
+        if ch != event.summary:
+            lines.append(f"{'':13}· {ch}")
+    return lines
+
+
+def _print_events(events: Sequence[Any], as_json: bool) -> None:
+    out = sys.stdout
+    for e in events:
+        if as_json:
+            out.write(json.dumps(event_json(e), ensure_ascii=False) + "\n")
+        else:
+            out.write("\n".join(_event_text(e)) + "\n")
+    out.flush()
+
+
+@_guard
+def cmd_log(ns: Any) -> int:
+    from core.session.session import Session
+
+    try:
+        interval = float(ns.interval)
+        if not 0.01 <= interval <= 60:
+            raise ValueError
+    except ValueError:
+        raise ParamError("--interval", f"must be a number of seconds from 0.01 to 60 (got {ns.interval!r})") from None
+    path = _store(ns).resolve(ns.save)
+    session = Session.open(path, readonly=True)
+    try:
+        for w in session.warnings:
+            print(f"gmdesk: warning: {w}", file=sys.stderr)
+        shown = len(session.events)
+        _print_events(session.events, ns.json)
+        if not ns.follow:
+            return 0
+        try:
+            while True:
+                time.sleep(interval)
+                if session.refresh():
+                    _print_events(session.events[shown:], ns.json)
+                    shown = len(session.events)
+        except KeyboardInterrupt:
+            return 0
+    finally:
+        session.close()
+
+
+@_guard
+def cmd_export(ns: Any) -> int:
+    from core.session.export import FORMATS, export
+    from core.session.session import Session
+
+    fmt = ns.format
+    if fmt is None and ns.output:
+        fmt = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".json": "json"}.get(
+            Path(ns.output).suffix.lower())
+    if fmt not in FORMATS:
+        raise ParamError("--format", f"must be one of {', '.join(FORMATS)} (got {fmt!r})")
+    path = _store(ns).resolve(ns.save)
+    with Session.open(path, readonly=True) as session:
+        text = export(session.state, fmt, session.events, public=ns.public)
+    if ns.output:
+        out = Path(ns.output).expanduser()
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(out)
+        print(f"Wrote {out}")
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return 0
+
+
+def sheet_character_name(sheet: Any, fallback: str) -> str:
+    """The character's name from a sheet's header: its first line up to a comma
+    ("Mark, 25 year old Human" → "Mark"), else ``fallback``."""
+    header = (getattr(sheet, "header", "") or "").strip()
+    first = header.splitlines()[0] if header else ""
+    name = first.split(",")[0].strip().rstrip(":").strip()
+    return name or fallback
+
+
+@_guard
+def cmd_import_sheet(ns: Any) -> int:
+    from core.session.session import Session
+
+    sheet_path = Path(ns.sheet).expanduser()
+    try:
+        text = sheet_path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise GmdeskError(f"{sheet_path}: not UTF-8 text") from None
+    except OSError as e:
+        raise GmdeskError(f"{sheet_path}: cannot read ({e.strerror or e})") from None
+    from core.sheet import parse_sheet
+
+    sheet = parse_sheet(text, str(sheet_path))  # SheetError names the file and line
+    name = ns.name or sheet_character_name(sheet, sheet_path.stem)
+    path = _store(ns).resolve(ns.save)
+    with Session.open(path) as session:
+        existing = [c for c in session.state.characters.values() if c.name.casefold() == name.casefold()]
+        if ns.name and ns.name in session.state.characters:
+            existing = [session.state.characters[ns.name]]
+        if len(existing) > 1:
+            raise GmdeskError(f"{len(existing)} characters are named {name!r}; use --as with the id "
+                              f"({', '.join(c.id for c in existing)})")
+        if existing:
+            c = existing[0]
+            session.apply({"type": "sheet.import", "id": c.id, "text": text})
+            print(f"Updated {c.name}'s sheet ({c.id}) in {session.state.info.name}")
+        else:
+            ev = session.apply({"type": "character.add", "character": {"name": name, "sheet": text}})
+            print(f"Added {name} ({ev.data['id']}) with the sheet to {session.state.info.name}")
+    return 0
+
+
+@_guard
+def cmd_export_sheet(ns: Any) -> int:
+    from core.session.events import sheet_new
+    from core.session.session import Session
+    from core.sheet import write_sheet
+
+    path = _store(ns).resolve(ns.save)
+    with Session.open(path, readonly=True) as session:
+        c = session.character(ns.character)
+        sheet = c.sheet
+        if sheet is None:
+            sheet = sheet_new(c.name)
+            if c.vitality_default or c.vitality_current:
+                sheet = sheet.set_values("Vitality", default=c.vitality_default,
+                                         current=None if c.vitality_current == c.vitality_default
+                                         else c.vitality_current)
+        text = write_sheet(sheet)
+    sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+# --------------------------------------------------------------------------- gmdesk roll --save
+
+def record_rolls(ns: Any, system_module: Any, params: Any, records: Sequence[Any]) -> None:
+    """``gmdesk roll SYSTEM … --save SAVE [--as CHARACTER] [--at TARGET]``: append each
+    roll to the session and print it only once it is durable (its JSON line with
+    ``--json``, else the logged summary and what it changed).
+
+    ``--as`` / ``--at`` name characters of the session (name or id); a combat roll
+    applies its descriptors to them. Raises GmdeskError (one line) on any problem;
+    rolls printed before an error are saved."""
+    from core.session.session import Session
+
+    path = _store(ns).resolve(ns.save)
+    with Session.open(path) as session:
+        actor = session.character(ns.actor).id if getattr(ns, "actor", None) else None
+        target = session.character(ns.target).id if getattr(ns, "target", None) else None
+        combat = bool(getattr(params, "combat", False))
+        as_json = bool(getattr(ns, "json", False))
+        out = sys.stdout
+        for record in records:
+            event = session.apply({"type": "roll", "record": record.to_json(), "actor": actor, "target": target,
+                                   "combat": combat})
+            if as_json:
+                out.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+            else:
+                out.write("\n".join(_event_text(event)) + "\n")
+            out.flush()
+
+
+def session_params(ns: Any, system_module: Any, params: Any) -> Any:
+    """The roll parameters with what the session knows filled in, for ``gmdesk roll
+    … --save SAVE --as A --at T`` *before* the dice are rolled: the tracked
+    characters' kinds pick the descriptor columns, the session's settings (4d2 skill
+    threshold, torg ords' reroll) and the roller's Stymied / Up conditions apply (see
+    :meth:`core.session.session.Session.fill_params`). Reads the session only."""
+    from core.session.session import Session
+
+    path = _store(ns).resolve(ns.save)
+    with Session.open(path, readonly=True) as session:
+        actor = session.character(ns.actor) if getattr(ns, "actor", None) else None
+        target = session.character(ns.target) if getattr(ns, "target", None) else None
+        return session.fill_params(system_module, params, actor, target, bool(getattr(params, "combat", False)))

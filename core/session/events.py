@@ -1,0 +1,1614 @@
+"""Events: validate, fold into the state, undo and redo.
+
+Every change to a session is an event ``{"type": …, **payload}``. :class:`Fold` owns a
+:class:`~core.session.model.State` and applies events to it one by one. Applying an
+event first validates it against the current state (an :class:`EventError` with a
+one-line reason changes nothing), then mutates the state through a :class:`Txn`
+that remembers the prior value of everything the event touched. That record is the
+event's *inverse*: undo restores it, in O(size of the event), never by replaying.
+:func:`replay` folds a whole log from scratch (opening a save, and the tests' check
+that the live state equals a replay).
+
+Undo and redo are events too (``{"type": "undo", "target": seq}``). Every other event
+is undoable. A new ordinary event clears the redo stack. Redo re-applies the
+original event's stored payload (its dice included), so it gives exactly the state
+the event gave the first time.
+
+Decisions where the rules are silent (what a GM at the table expects):
+
+* **Durations** are counted in rounds and tick when their owner's *turn ends*:
+  ``turn.next`` ends the acting combatant's turn; ``round.new`` ends the turns of the
+  acting combatant and of everyone after it in the order who had not acted yet.
+  Each source or condition with ``rounds`` N loses one; at 0 it is removed (the
+  roll log says so). Characters outside the encounter never tick. ``turn.prev``
+  only moves the marker back; to take a turn back with its ticks, undo it.
+* The **Dead** have no turns: ``turn.next`` skips dead combatants (unless everyone
+  is dead).
+* **Combat**: each descriptor with ``wound`` goes to the target (``applies_to``
+  "target") or the roller ("attacker"); an untracked receiver gets nothing but the
+  roll is logged. 1d6x4 descriptors lower Vitality (Unconscious at −5 or lower;
+  injured again while Unconscious: Dead, for good). Other systems pile the
+  descriptor up as a wound; ``core/data/wound-status.json`` says which descriptors
+  change the status (organic "Fatal Wound" → dead, organic "Mortal Wound", FUDGE
+  "Incapacitated" and "Near Death" → unconscious). A session may point the
+  ``wound-status`` table role at its own table.
+* A torg roll with ``disconnection`` marks a tracked roller Disconnected.
+* **Possibilities**: spent at roll time (torg ``possibilities``) or after
+  (``possibility.spend``), only by a reality-rated character who has them; an
+  untracked roller pays nothing. A cancel costs the canceller one (the spender's
+  one is already gone: "both lose one") and must come from someone other than the
+  spender. A spend or cancel re-reads a combat roll: its old wounds come off and the
+  new record's descriptors go on. Buy-off removes any wound the character carries
+  (the GM decides what "just taken" means) and notes it on the roll that caused it.
+* A character added with a descriptor sheet takes its Vitality from the sheet's
+  Vitality descriptor when there is one (the ``vitality`` field otherwise); Vitality
+  changes are written back onto the sheet (a missing Vitality descriptor is written
+  with its Default and new Current, the rule for missing descriptors).
+* **New day** (``day.new``): every living character's Vitality and sheet Current
+  Values return to their Defaults and its 1d6x4 Vitality Adjustment wounds are
+  cleared; the Dead stay exactly as they are.
+* ``encounter.delay`` moves a combatant to just after the next one; delaying the
+  acting combatant passes the turn to the next one without ending any turn.
+"""
+
+from __future__ import annotations
+
+import copy
+import gc
+from collections.abc import Callable, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from core.dice import RollRecord
+from core.errors import GmdeskError
+from core.session.model import (
+    DEFAULT_SETTINGS, KINDS, SIDES, SOURCE_KINDS, Character, Clock, Combatant, Condition, Note, RollEntry,
+    Source, State, Wound,
+)
+
+#: every event type, in the order the design lists them
+EVENT_TYPES = (
+    "session.settings", "character.add", "character.edit", "character.remove",
+    "source.add", "source.remove", "source.toggle", "condition.add", "condition.remove",
+    "sheet.set", "sheet.import", "encounter.add", "encounter.remove", "encounter.move", "encounter.delay",
+    "encounter.end",
+    "initiative.set", "turn.next", "turn.prev", "round.new", "day.new",
+    "clock.add", "clock.tick", "clock.remove", "roll", "use", "heal",
+    "possibility.spend", "possibility.cancel", "damage.buyoff", "wound.remove", "note", "undo", "redo",
+)
+#: fields gmdesk adds to a stored event (never part of what is validated)
+#: (``effects``: the human-readable changes the event made, e.g. "Kara takes Severe Wound")
+META_FIELDS = ("type", "time", "summary", "effects")
+
+MAX_NAME = 200
+MAX_TEXT = 20_000
+MAX_VITALITY = 999
+MAX_POSSIBILITIES = 999
+MAX_ROUNDS = 9999
+MAX_SEGMENTS = 100
+MAX_INITIATIVE = 10_000
+
+
+class EventError(GmdeskError):
+    """An event was refused; ``str(err)`` is one line: the event type and the reason."""
+
+    def __init__(self, reason: str, event_type: str | None = None):
+        self.reason = reason
+        self.event_type = event_type
+        super().__init__(f"{event_type}: {reason}" if event_type else reason)
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event of the log as the UI sees it. ``data`` is the payload (with the
+    fields gmdesk filled in, e.g. a new character's ``id``, and ``effects``: the
+    human-readable changes, also as :attr:`changes`)."""
+
+    seq: int
+    type: str
+    data: Mapping[str, Any]
+    time: str
+    summary: str
+
+    @property
+    def changes(self) -> list[str]:
+        """What the event changed, one line each ("Bruno: Vitality 3 → −1 (Unconscious)")."""
+        return list(self.data.get("effects", ()))
+
+    def to_json(self) -> dict:
+        out = {"seq": self.seq, "type": self.type, "time": self.time, "summary": self.summary}
+        out.update(copy.deepcopy(dict(self.data)))
+        return out
+
+    @classmethod
+    def from_doc(cls, seq: int, doc: Mapping[str, Any]) -> "Event":
+        data = {k: v for k, v in doc.items() if k not in ("type", "time", "summary")}
+        return cls(seq, str(doc.get("type", "")), data, str(doc.get("time", "")), str(doc.get("summary", "")))
+
+
+# --------------------------------------------------------------------------- formatting
+
+def num(n: int) -> str:
+    """A number as the GM reads it: 3, 0, −1 (a real minus sign)."""
+    return f"−{-n}" if n < 0 else str(n)
+
+
+def signed(n: int) -> str:
+    return f"−{-n}" if n < 0 else f"+{n}"
+
+
+def status_word(status: str) -> str:
+    return {"ok": "OK", "unconscious": "Unconscious", "dead": "Dead"}.get(status, status)
+
+
+# --------------------------------------------------------------------------- tables
+
+def session_tables(settings: Mapping[str, Any]):
+    """The TableSet a session's settings put in force: ``settings["tables"]`` maps a role
+    to a built-in table name or the path of a GM's table file."""
+    from core.tables import TableSet
+
+    overrides = {role: resolve_table(name) for role, name in dict(settings.get("tables") or {}).items()}
+    return TableSet(overrides=overrides)
+
+
+def resolve_table(name: str):
+    from core.tables import builtin_names, load_builtin, load_table
+
+    if name in builtin_names():
+        return load_builtin(name)
+    return load_table(Path(name).expanduser())
+
+
+@lru_cache(maxsize=8)
+def _status_rules(table_name: str) -> tuple[tuple[str, str, str], ...]:
+    table = resolve_table(table_name)
+    rules = []
+    for row in sorted(getattr(table, "rows", {})):
+        texts = table.rows[row]
+        if len(texts) >= 3:
+            rules.append((texts[0].casefold(), texts[1].casefold(), texts[2].casefold()))
+    return tuple(rules)
+
+
+def wound_status(settings: Mapping[str, Any], text: str, column: str) -> str | None:
+    """The status a descriptor imposes (``dead`` / ``unconscious``) or None, read from the
+    ``wound-status`` table (a session can point that role at its own table)."""
+    name = dict(settings.get("tables") or {}).get("wound-status", "wound-status")
+    t, c = text.casefold(), (column or "").casefold()
+    for d_text, d_col, status in _status_rules(name):
+        if d_text == t and (d_col in ("*", "") or d_col == c):
+            return status if status in ("dead", "unconscious") else None
+    return None
+
+
+# --------------------------------------------------------------------------- sheets
+# Thin adapters over core.sheet (imported lazily so this module loads without it).
+
+def sheet_parse(text: str):
+    from core.sheet import parse_sheet
+
+    return parse_sheet(text)
+
+
+def sheet_new(header: str = ""):
+    from core.sheet import new_sheet
+
+    return new_sheet(header)
+
+
+def sheet_vitality(sheet) -> tuple[int, int] | None:
+    """(default, current) of the sheet's Vitality descriptor, or None if it has none."""
+    if sheet is None:
+        return None
+    row = sheet.find("Vitality")
+    if row is None or not row.has_value:
+        return None
+    default = row.default if row.default is not None else 0
+    return default, row.value
+
+
+def sheet_set_current(sheet, name: str, value: int):
+    """Write a Current Value (erased when it equals the Default: the sheet reads cleaner)."""
+    row = sheet.find(name)
+    if row is not None and row.default is not None and row.default == value:
+        return sheet.set_values(name, current=None)
+    return sheet.set_values(name, current=value)
+
+
+def sheet_spend_use(sheet, name: str, amount: int):
+    return sheet.spend_use(name, amount)
+
+
+def sheet_new_day(sheet):
+    return sheet.new_day()
+
+
+def sheet_set(sheet, name: str, values: dict):
+    return sheet.set_values(name, **values)
+
+
+# --------------------------------------------------------------------------- transactions
+
+_MISSING = object()
+
+
+class Txn:
+    """Mutations of one event, with the prior value of everything touched (its inverse).
+
+    Touch before mutating: :meth:`char` (a character's own fields and lists: lists
+    are replaced, never changed in place, except wounds, which only grow in place
+    and are cut back to their length on revert),
+    :meth:`sheet` (its sheet), :meth:`encounter`, :meth:`clocks`,
+    :meth:`info`, :meth:`counter`, :meth:`roll` (one roll entry); appends to
+    ``rolls`` / ``notes`` go through :meth:`add_roll` / :meth:`add_note`.
+    """
+
+    def __init__(self, state: State):
+        self.state = state
+        self.ops: list[tuple] = []
+        self._seen: set = set()
+        self._rolls_base: int | None = None
+
+    def _once(self, key, op_factory: Callable[[], tuple]) -> None:
+        if key not in self._seen:
+            self._seen.add(key)
+            self.ops.append(op_factory())
+
+    def char(self, cid: str) -> Character:
+        def op() -> tuple:
+            c = self.state.characters[cid]
+            return ("char", cid, c.snapshot(), len(c.wounds))
+        self._once(("char", cid), op)
+        return self.state.characters[cid]
+
+    def new_char(self, c: Character) -> None:
+        self._once(("char", c.id), lambda: ("char", c.id, _MISSING, 0))
+        self.state.characters[c.id] = c
+
+    def remove_char(self, cid: str) -> None:
+        self._once(("order",), lambda: ("order", list(self.state.characters)))
+        self.char(cid)
+        del self.state.characters[cid]
+
+    def sheet(self, cid: str):
+        """The character's sheet, ready to change. Sheets are immutable (a change returns
+        a new Sheet): assigning the new one to the touched character is enough."""
+        return self.char(cid).sheet
+
+    def encounter(self):
+        self._once(("encounter",), lambda: ("encounter", self.state.encounter.snapshot()))
+        return self.state.encounter
+
+    def clocks(self) -> dict[str, Clock]:
+        self._once(("clocks",), lambda: ("clocks", dict(self.state.clocks)))
+        return self.state.clocks
+
+    def info(self):
+        self._once(("info",), lambda: ("info", self.state.info.snapshot()))
+        return self.state.info
+
+    def counter(self) -> None:
+        self._once(("next_id",), lambda: ("next_id", self.state.next_id))
+
+    def roll(self, index: int) -> RollEntry:
+        if self._rolls_base is None or index < self._rolls_base:  # entries added by this event need no copy
+            self._once(("roll", index), lambda: ("roll", index, self.state.rolls[index].snapshot()))
+        return self.state.rolls[index]
+
+    def add_roll(self, entry: RollEntry) -> None:
+        if self._rolls_base is None:
+            self._rolls_base = len(self.state.rolls)
+            self._once(("rolls",), lambda: ("rolls", self._rolls_base))
+        self.state.rolls.append(entry)
+
+    def add_note(self, note: Note) -> None:
+        self._once(("notes",), lambda: ("notes", len(self.state.notes)))
+        self.state.notes.append(note)
+
+
+def revert(state: State, ops: list[tuple]) -> None:
+    """Undo a transaction: restore every touched value, newest first."""
+    for op in reversed(ops):
+        kind = op[0]
+        if kind == "char":
+            _, cid, snap, n_wounds = op
+            if snap is _MISSING:
+                state.characters.pop(cid, None)
+            else:
+                # wounds are appended in place (Character.add_wound): cut them back
+                del snap.wounds[n_wounds:]
+                state.characters[cid] = snap.snapshot()
+        elif kind == "order":
+            chars = state.characters
+            state.characters = {k: chars[k] for k in op[1] if k in chars}
+        elif kind == "encounter":
+            state.encounter = op[1].snapshot()
+        elif kind == "clocks":
+            state.clocks = dict(op[1])
+        elif kind == "info":
+            state.info = op[1].snapshot()
+        elif kind == "next_id":
+            state.next_id = op[1]
+        elif kind == "roll":
+            state.rolls[op[1]] = op[2].snapshot()
+        elif kind == "rolls":
+            del state.rolls[op[1]:]
+        elif kind == "notes":
+            del state.notes[op[1]:]
+        else:  # pragma: no cover - programming error
+            raise AssertionError(f"unknown inverse op {kind}")
+
+
+# --------------------------------------------------------------------------- context
+
+class Ctx:
+    """What a handler gets: the state, the transaction, the event's seq and time, a
+    list of human-readable ``changes`` and ``extra`` fields stored with the event."""
+
+    def __init__(self, state: State, etype: str, seq: int, time: str):
+        self.state = state
+        self.type = etype
+        self.seq = seq
+        self.time = time
+        self.tx = Txn(state)
+        self.changes: list[str] = []
+        self.extra: dict[str, Any] = {}
+        #: the stored summary when replaying (handlers may skip formatting their own)
+        self.summary: str | None = None
+
+    def fail(self, reason: str) -> EventError:
+        return EventError(reason, self.type)
+
+    # ---- payload checks (each raises EventError naming the field)
+
+    def fields(self, p: Mapping[str, Any], required: tuple[str, ...] = (), optional: tuple[str, ...] = ()) -> None:
+        for k in required:
+            if k not in p:
+                raise self.fail(f"missing field {k!r}")
+        allowed = set(required) | set(optional)
+        for k in p:
+            if k not in allowed:
+                names = ", ".join(sorted(allowed)) or "none"
+                raise self.fail(f"unknown field {k!r} (allowed: {names})")
+
+    def char(self, cid: Any, what: str = "id") -> Character:
+        if not isinstance(cid, str) or cid not in self.state.characters:
+            raise self.fail(f"{what}: no character {cid!r} in this session")
+        return self.state.characters[cid]
+
+    def opt_char(self, cid: Any, what: str) -> Character | None:
+        return None if cid is None else self.char(cid, what)
+
+    def text(self, value: Any, what: str, maxlen: int = MAX_NAME, empty: bool = False,
+             multiline: bool = False) -> str:
+        """Stripped text; names are one line, notes may have several."""
+        if not isinstance(value, str):
+            raise self.fail(f"{what}: must be text (got {value!r})")
+        value = value.strip()
+        if not value and not empty:
+            raise self.fail(f"{what}: must not be empty")
+        if len(value) > maxlen:
+            raise self.fail(f"{what}: at most {maxlen} characters (got {len(value)})")
+        allowed = "\n\t" if multiline else ""
+        if any((ord(ch) < 32 or ord(ch) == 127) and ch not in allowed for ch in value):
+            raise self.fail(f"{what}: control characters{'' if multiline else ' and line breaks'} are not allowed")
+        return value
+
+    def integer(self, value: Any, what: str, lo: int | None = None, hi: int | None = None) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(f"{what}: must be a whole number (got {value!r})")
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            rng = f" from {lo} to {hi}" if lo is not None and hi is not None else (
+                f" ≥ {lo}" if lo is not None else f" ≤ {hi}")
+            raise self.fail(f"{what}: must be a whole number{rng} (got {value})")
+        return value
+
+    def boolean(self, value: Any, what: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(f"{what}: must be true or false (got {value!r})")
+        return value
+
+    def choice(self, value: Any, what: str, choices: tuple[str, ...]) -> str:
+        if value not in choices:
+            raise self.fail(f"{what}: must be one of {', '.join(choices)} (got {value!r})")
+        return value
+
+    def rounds(self, value: Any) -> int | None:
+        return None if value is None else self.integer(value, "rounds", 1, MAX_ROUNDS)
+
+    def record(self, value: Any, what: str = "record") -> RollRecord:
+        if isinstance(value, RollRecord):
+            return value
+        if not isinstance(value, Mapping):
+            raise self.fail(f"{what}: must be a roll record object")
+        try:
+            return RollRecord.from_json(value)
+        except (KeyError, TypeError, ValueError) as e:
+            raise self.fail(f"{what}: not a roll record ({e})") from None
+
+    # ---- shared mutations
+
+    def set_possibilities(self, c: Character, new: int, why: str = "") -> None:
+        old = c.possibilities
+        self.tx.char(c.id).possibilities = new
+        self.changes.append(f"{c.name}: Possibilities {old} → {new}{why}")
+
+    def set_vitality(self, c: Character, new: int) -> None:
+        """Vitality current, mirrored onto the sheet's Vitality descriptor when it has one."""
+        live = self.tx.char(c.id)
+        live.vitality_current = new
+        if live.sheet is None:
+            return
+        if sheet_vitality(live.sheet) is not None:
+            live.sheet = sheet_set_current(self.tx.sheet(c.id), "Vitality", new)
+        elif new != live.vitality_default:
+            # a missing descriptor that changes is written with its Default and new Current
+            live.sheet = self.tx.sheet(c.id).set_values("Vitality", default=live.vitality_default, current=new)
+
+    def roll_position(self) -> tuple[int, int]:
+        enc = self.state.encounter
+        return enc.round, enc.turn
+
+
+# --------------------------------------------------------------------------- handlers
+
+Handler = Callable[[Ctx, dict], str]
+HANDLERS: dict[str, Handler] = {}
+
+
+def handler(etype: str):
+    def deco(fn: Handler) -> Handler:
+        HANDLERS[etype] = fn
+        return fn
+    return deco
+
+
+SETTING_KEYS = ("system", "skill_threshold", "ord_positive_reroll", "tie_rule", "tables")
+#: 1d6x4 two-way Test ties: the defender prevails (the status quo holds); the only rule gmdesk rolls
+TIE_RULES = ("defender",)
+
+
+@handler("session.settings")
+def _settings(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("changes",))
+    changes = p["changes"]
+    if not isinstance(changes, Mapping) or not changes:
+        raise ctx.fail("changes: must be a non-empty object of setting -> value")
+    clean: dict[str, Any] = {}
+    for key, value in changes.items():
+        if key not in SETTING_KEYS:
+            raise ctx.fail(f"unknown setting {key!r} (settings: {', '.join(SETTING_KEYS)})")
+        if key == "system":
+            from core.systems import SYSTEM_IDS
+
+            clean[key] = ctx.choice(value, "system", SYSTEM_IDS)
+        elif key == "skill_threshold":
+            try:
+                from core.systems.four_d_two import SKILL_THRESHOLD_MAX as hi, SKILL_THRESHOLD_MIN as lo
+            except ImportError:  # pragma: no cover
+                lo, hi = 1, 11
+            clean[key] = ctx.integer(value, "skill_threshold", lo, hi)
+        elif key == "ord_positive_reroll":
+            clean[key] = ctx.boolean(value, "ord_positive_reroll")
+        elif key == "tie_rule":
+            clean[key] = ctx.choice(value, "tie_rule", TIE_RULES)
+        elif key == "tables":
+            if not isinstance(value, Mapping):
+                raise ctx.fail("tables: must be an object of role -> table name or file")
+            tables = {}
+            for role, name in value.items():
+                if not isinstance(role, str) or not role or not isinstance(name, str) or not name:
+                    raise ctx.fail("tables: each role must name a table (built-in name or file path)")
+                try:
+                    resolve_table(name)
+                except GmdeskError as e:
+                    raise ctx.fail(f"tables: {role}: {e}") from None
+                tables[role] = name
+            clean[key] = tables
+    info = ctx.tx.info()
+    parts = []
+    for key, value in clean.items():
+        if key == "system":
+            old = info.system
+            info.system = value
+        else:
+            old = info.settings.get(key, DEFAULT_SETTINGS.get(key))
+            info.settings[key] = copy.deepcopy(value)
+        ctx.changes.append(f"{key}: {old!r} → {value!r}" if key != "system" else f"system: {old} → {value}")
+        parts.append(key)
+    return f"Settings changed: {', '.join(parts)}"
+
+
+def _character_fields(ctx: Ctx, d: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if "name" in d:
+        out["name"] = ctx.text(d["name"], "name")
+    if "side" in d:
+        out["side"] = ctx.choice(d["side"], "side", SIDES)
+    if "kind" in d:
+        out["kind"] = ctx.choice(d["kind"], "kind", KINDS)
+    if "reality_rated" in d:
+        out["reality_rated"] = ctx.boolean(d["reality_rated"], "reality_rated")
+    if "possibilities" in d:
+        out["possibilities"] = ctx.integer(d["possibilities"], "possibilities", 0, MAX_POSSIBILITIES)
+    for key in ("vitality", "vitality_default", "vitality_current"):
+        if key in d:
+            out[key] = ctx.integer(d[key], key, -MAX_VITALITY, MAX_VITALITY)
+    if "notes" in d:
+        out["notes"] = ctx.text(d["notes"], "notes", MAX_TEXT, empty=True, multiline=True)
+    if "dead" in d:
+        out["dead"] = ctx.boolean(d["dead"], "dead")
+    return out
+
+
+@handler("character.add")
+def _character_add(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("character",), ("id",))
+    d = p["character"]
+    if not isinstance(d, Mapping):
+        raise ctx.fail("character: must be an object with name, side, kind, …")
+    allowed = ("name", "side", "kind", "reality_rated", "vitality", "possibilities", "sheet", "notes")
+    for k in d:
+        if k not in allowed:
+            raise ctx.fail(f"character: unknown field {k!r} (allowed: {', '.join(allowed)})")
+    if "name" not in d:
+        raise ctx.fail("character: missing field 'name'")
+    f = _character_fields(ctx, d)
+    sheet = None
+    if d.get("sheet") is not None:
+        text = d["sheet"]
+        if not isinstance(text, str):
+            raise ctx.fail("sheet: must be the text of a descriptor sheet")
+        sheet = sheet_parse(text)  # SheetError (a GmdeskError) names the problem
+    reality = f.get("reality_rated", False)
+    poss = f.get("possibilities", 0)
+    if poss and not reality:
+        raise ctx.fail("possibilities: only a reality-rated character has Possibilities")
+    vit = sheet_vitality(sheet)
+    if vit is not None:  # the sheet's Vitality descriptor is the truth when it has one
+        v_default, v_current = vit
+    elif "vitality" in f:
+        v_default = v_current = f["vitality"]
+    else:
+        v_default = v_current = 0
+    ctx.tx.counter()
+    cid = f"c{ctx.state.next_id}"
+    ctx.state.next_id += 1
+    c = Character(id=cid, name=f["name"], side=f.get("side", "PC"), kind=f.get("kind", "organic"),
+                  reality_rated=reality, vitality_default=v_default, vitality_current=v_current,
+                  possibilities=poss, sheet=sheet, notes=f.get("notes", ""))
+    ctx.tx.new_char(c)
+    ctx.extra["id"] = cid
+    return f"{c.name} joins ({c.side}, {c.kind}{', reality-rated' if reality else ''})"
+
+
+@handler("character.edit")
+def _character_edit(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "fields"))
+    c = ctx.char(p["id"])
+    d = p["fields"]
+    allowed = ("name", "side", "kind", "reality_rated", "possibilities", "vitality_default", "vitality_current",
+               "notes", "dead")
+    if not isinstance(d, Mapping) or not d:
+        raise ctx.fail(f"fields: must be a non-empty object of {', '.join(allowed)}")
+    for k in d:
+        if k not in allowed:
+            raise ctx.fail(f"fields: unknown field {k!r} (allowed: {', '.join(allowed)})")
+    f = _character_fields(ctx, d)
+    reality = f.get("reality_rated", c.reality_rated)
+    poss = f.get("possibilities", c.possibilities)
+    if not reality and "possibilities" in f and poss:
+        raise ctx.fail("possibilities: only a reality-rated character has Possibilities")
+    name = c.name
+    live = ctx.tx.char(c.id)
+    for key, value in f.items():
+        old = getattr(live, key)
+        if old == value:
+            continue
+        if key == "vitality_current":
+            ctx.set_vitality(live, value)
+        elif key == "vitality_default":
+            live.vitality_default = value
+            if live.sheet is not None and sheet_vitality(live.sheet) is not None:
+                current = None if live.vitality_current == value else live.vitality_current
+                live.sheet = sheet_set(ctx.tx.sheet(c.id), "Vitality", {"default": value, "current": current})
+        else:
+            setattr(live, key, value)
+        shown = (lambda v: num(v) if isinstance(v, int) and not isinstance(v, bool) else repr(v))
+        ctx.changes.append(f"{name}: {key} {shown(old)} → {shown(value)}" if key != "notes" else f"{name}: notes")
+    if not reality and live.possibilities:
+        ctx.changes.append(f"{name}: Possibilities {live.possibilities} → 0 (not reality-rated)")
+        live.possibilities = 0
+    return f"{name} edited" if ctx.changes else f"{name} edited (no change)"
+
+
+@handler("character.remove")
+def _character_remove(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id",))
+    c = ctx.char(p["id"])
+    if ctx.state.encounter.index_of(c.id) is not None:
+        _encounter_drop(ctx, c.id)
+    ctx.tx.remove_char(c.id)
+    return f"{c.name} leaves the session"
+
+
+def _source_list(ctx: Ctx, p: dict) -> tuple[Character, str, str]:
+    c = ctx.char(p["id"])
+    kind = ctx.choice(p["kind"], "kind", SOURCE_KINDS)
+    name = ctx.text(p["name"], "name")
+    return c, kind, name
+
+
+def _find_source(sources: list[Source], name: str) -> int | None:
+    key = name.casefold()
+    for i, s in enumerate(sources):
+        if s.name.casefold() == key:
+            return i
+    return None
+
+
+@handler("source.add")
+def _source_add(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "kind", "name", "value"), ("rounds", "active"))
+    c, kind, name = _source_list(ctx, p)
+    if kind == "advantage":
+        value = ctx.integer(p["value"], "value", -2, 2)
+        if value == 0:
+            raise ctx.fail("value: an advantage source is +1 or +2, a disadvantage −1 or −2 (got 0)")
+    else:
+        value = ctx.integer(p["value"], "value", 1, 9)
+    rounds = ctx.rounds(p.get("rounds"))
+    active = ctx.boolean(p.get("active", True), "active")
+    if _find_source(c.sources(kind), name) is not None:
+        raise ctx.fail(f"{c.name} already has the {kind} source {name!r}")
+    live = ctx.tx.char(c.id)
+    src = Source(name, value, rounds, active)
+    if kind == "advantage":
+        live.advantage = [*live.advantage, src]
+    else:
+        live.shifts = [*live.shifts, src]
+    dur = f" for {rounds} round{'s' if rounds != 1 else ''}" if rounds else ""
+    return f"{c.name} gains {kind} {name} {signed(value)}{dur}"
+
+
+@handler("source.remove")
+def _source_remove(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "kind", "name"), ("value", "rounds"))
+    c, kind, name = _source_list(ctx, p)
+    i = _find_source(c.sources(kind), name)
+    if i is None:
+        raise ctx.fail(f"{c.name} has no {kind} source {name!r}")
+    live = ctx.tx.char(c.id)
+    lst = list(live.sources(kind))
+    removed = lst.pop(i)
+    setattr(live, "advantage" if kind == "advantage" else "shifts", lst)
+    return f"{c.name} loses {kind} {removed.name}"
+
+
+@handler("source.toggle")
+def _source_toggle(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "kind", "name"), ("value", "rounds"))
+    c, kind, name = _source_list(ctx, p)
+    i = _find_source(c.sources(kind), name)
+    if i is None:
+        raise ctx.fail(f"{c.name} has no {kind} source {name!r}")
+    live = ctx.tx.char(c.id)
+    lst = list(live.sources(kind))
+    s = lst[i]
+    lst[i] = Source(s.name, s.value, s.rounds, not s.active)
+    setattr(live, "advantage" if kind == "advantage" else "shifts", lst)
+    return f"{c.name}: {kind} {s.name} {'off' if s.active else 'on'}"
+
+
+def _find_condition(c: Character, name: str) -> int | None:
+    key = name.casefold()
+    for i, cond in enumerate(c.conditions):
+        if cond.name.casefold() == key:
+            return i
+    return None
+
+
+@handler("condition.add")
+def _condition_add(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "name"), ("rounds",))
+    c = ctx.char(p["id"])
+    name = ctx.text(p["name"], "name")
+    rounds = ctx.rounds(p.get("rounds"))
+    if _find_condition(c, name) is not None:
+        raise ctx.fail(f"{c.name} is already {name}")
+    live = ctx.tx.char(c.id)
+    live.conditions = [*live.conditions, Condition(name, rounds)]
+    dur = f" for {rounds} round{'s' if rounds != 1 else ''}" if rounds else ""
+    return f"{c.name} is {name}{dur}"
+
+
+@handler("condition.remove")
+def _condition_remove(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "name"), ("rounds",))
+    c = ctx.char(p["id"])
+    name = ctx.text(p["name"], "name")
+    i = _find_condition(c, name)
+    if i is None:
+        raise ctx.fail(f"{c.name} is not {name}")
+    live = ctx.tx.char(c.id)
+    lst = list(live.conditions)
+    gone = lst.pop(i)
+    live.conditions = lst
+    return f"{c.name} is no longer {gone.name}"
+
+
+SHEET_VALUE_FIELDS = ("default", "current", "uses_default", "uses_current")
+
+
+@handler("sheet.set")
+def _sheet_set(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "descriptor"), SHEET_VALUE_FIELDS)
+    c = ctx.char(p["id"])
+    name = ctx.text(p["descriptor"], "descriptor")
+    values: dict[str, Any] = {}
+    for key in SHEET_VALUE_FIELDS:
+        if key in p:
+            v = p[key]
+            if v is None or v == "inf" and key.startswith("uses"):
+                values[key] = v
+            else:
+                values[key] = ctx.integer(v, key, -MAX_VITALITY, 10**6)
+    if not values:
+        raise ctx.fail(f"give at least one of {', '.join(SHEET_VALUE_FIELDS)}")
+    if c.sheet is None:
+        ctx.tx.char(c.id).sheet = sheet_new(c.name)
+    sheet = ctx.tx.sheet(c.id)
+    live = ctx.tx.char(c.id)
+    live.sheet = sheet_set(sheet, name, values)
+    if name.casefold() == "vitality":
+        vit = sheet_vitality(live.sheet)
+        if vit is not None:
+            if live.vitality_default != vit[0] or live.vitality_current != vit[1]:
+                ctx.changes.append(f"{c.name}: Vitality {num(live.vitality_current)} → {num(vit[1])}")
+            live.vitality_default, live.vitality_current = vit
+    shown = ", ".join(f"{k} {v}" for k, v in values.items())
+    return f"{c.name}: {name} set ({shown})"
+
+
+@handler("sheet.import")
+def _sheet_import(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "text"))
+    c = ctx.char(p["id"])
+    if not isinstance(p["text"], str):
+        raise ctx.fail("text: must be the text of a descriptor sheet")
+    sheet = sheet_parse(p["text"])
+    live = ctx.tx.char(c.id)
+    live.sheet = sheet
+    vit = sheet_vitality(sheet)
+    if vit is not None:
+        live.vitality_default, live.vitality_current = vit
+    return f"{c.name}: sheet imported"
+
+
+# ---- encounter
+
+def _insert_position(order: list[Combatant], initiative: int) -> int:
+    """After every combatant whose initiative is at least this one (ties: earlier first)."""
+    i = 0
+    for k, c in enumerate(order):
+        if c.initiative >= initiative:
+            i = k + 1
+    return i
+
+
+@handler("encounter.add")
+def _encounter_add(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id",), ("initiative",))
+    c = ctx.char(p["id"])
+    ini = ctx.integer(p.get("initiative", 0), "initiative", -MAX_INITIATIVE, MAX_INITIATIVE)
+    if ctx.state.encounter.index_of(c.id) is not None:
+        raise ctx.fail(f"{c.name} is already in the encounter")
+    enc = ctx.tx.encounter()
+    i = _insert_position(enc.order, ini)
+    enc.order.insert(i, Combatant(c.id, ini))
+    if enc.round > 0 and i <= enc.turn and len(enc.order) > 1:
+        enc.turn += 1
+    return f"{c.name} joins the encounter (initiative {num(ini)})"
+
+
+def _encounter_drop(ctx: Ctx, cid: str) -> None:
+    enc = ctx.tx.encounter()
+    i = enc.index_of(cid)
+    del enc.order[i]
+    if i < enc.turn:
+        enc.turn -= 1
+    if enc.turn >= len(enc.order):
+        enc.turn = 0
+        if enc.order and enc.round > 0:
+            enc.round += 1
+
+
+@handler("encounter.remove")
+def _encounter_remove(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id",), ("initiative",))
+    c = ctx.char(p["id"])
+    if ctx.state.encounter.index_of(c.id) is None:
+        raise ctx.fail(f"{c.name} is not in the encounter")
+    _encounter_drop(ctx, c.id)
+    return f"{c.name} leaves the encounter"
+
+
+def _move(enc, i: int, j: int) -> None:
+    """Move order[i] to index j, keeping whoever is acting the one acting."""
+    current = enc.order[enc.turn].char_id if enc.order and enc.turn < len(enc.order) else None
+    item = enc.order.pop(i)
+    enc.order.insert(j, item)
+    if current is not None:
+        enc.turn = enc.index_of(current)
+
+
+@handler("encounter.move")
+def _encounter_move(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "index"))
+    c = ctx.char(p["id"])
+    i = ctx.state.encounter.index_of(c.id)
+    if i is None:
+        raise ctx.fail(f"{c.name} is not in the encounter")
+    j = ctx.integer(p["index"], "index", 0, len(ctx.state.encounter.order) - 1)
+    enc = ctx.tx.encounter()
+    _move(enc, i, j)
+    return f"{c.name} moves to place {j + 1} in the order"
+
+
+@handler("encounter.delay")
+def _encounter_delay(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id",))
+    c = ctx.char(p["id"])
+    enc0 = ctx.state.encounter
+    i = enc0.index_of(c.id)
+    if i is None:
+        raise ctx.fail(f"{c.name} is not in the encounter")
+    if i == len(enc0.order) - 1:
+        raise ctx.fail(f"{c.name} is last in the order; there is nobody to wait for this round")
+    enc = ctx.tx.encounter()
+    acting = enc.round > 0 and enc.turn == i
+    item = enc.order.pop(i)
+    enc.order.insert(i + 1, item)
+    if not acting and enc.round > 0 and enc.turn == i + 1:
+        enc.turn = i  # the one who was acting moved up one place
+    # when the delayer was acting, index i now holds the next combatant: their turn now
+    nxt = ctx.state.characters[enc.order[i].char_id].name
+    return f"{c.name} delays until after {nxt}"
+
+
+@handler("encounter.end")
+def _encounter_end(ctx: Ctx, p: dict) -> str:
+    """The fight is over: the order empties and the round count goes back to 0
+    (durations in rounds stay as they are)."""
+    ctx.fields(p)
+    enc0 = ctx.state.encounter
+    if not enc0.order and enc0.round == 0:
+        raise ctx.fail("there is no encounter to end")
+    rounds = enc0.round
+    enc = ctx.tx.encounter()
+    enc.order[:] = []
+    enc.round = 0
+    enc.turn = 0
+    return f"The encounter ends after round {rounds}" if rounds else "The encounter ends"
+
+
+@handler("initiative.set")
+def _initiative_set(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("entries",))
+    entries = p["entries"]
+    if not isinstance(entries, list) or not entries:
+        raise ctx.fail("entries: must be a non-empty list of {id, value, record?}")
+    seen: set[str] = set()
+    parsed = []
+    for k, e in enumerate(entries):
+        if not isinstance(e, Mapping):
+            raise ctx.fail(f"entries[{k}]: must be an object with id and value")
+        for key in e:
+            if key not in ("id", "value", "record"):
+                raise ctx.fail(f"entries[{k}]: unknown field {key!r} (allowed: id, record, value)")
+        if "id" not in e or "value" not in e:
+            raise ctx.fail(f"entries[{k}]: needs id and value")
+        c = ctx.char(e["id"], f"entries[{k}].id")
+        if c.id in seen:
+            raise ctx.fail(f"{c.name} appears twice in entries")
+        seen.add(c.id)
+        value = ctx.integer(e["value"], f"entries[{k}].value", -MAX_INITIATIVE, MAX_INITIATIVE)
+        record = ctx.record(e["record"], f"entries[{k}].record") if e.get("record") is not None else None
+        parsed.append((c, value, record))
+    enc = ctx.tx.encounter()
+    current = enc.order[enc.turn].char_id if enc.round > 0 and enc.order else None
+    values = {c.id: v for c, v, _ in parsed}
+    order = [Combatant(x.char_id, values.get(x.char_id, x.initiative)) for x in enc.order]
+    present = {x.char_id for x in order}
+    order += [Combatant(c.id, v) for c, v, _ in parsed if c.id not in present]
+    order.sort(key=lambda x: -x.initiative)  # stable: ties keep their earlier place
+    enc.order[:] = order
+    if current is not None:
+        enc.turn = enc.index_of(current)
+    rnd, turn = ctx.roll_position()
+    for c, v, record in parsed:
+        change = f"{c.name}: initiative {num(v)}"
+        ctx.changes.append(change)
+        if record is not None:
+            ctx.tx.add_roll(RollEntry(ctx.seq, record, c.id, None, rnd, turn, [change], kind="initiative",
+                                      actor_name=c.name))
+    names = ", ".join(f"{c.name} {num(v)}" for c, v, _ in parsed)
+    return f"Initiative: {names}"
+
+
+def _tick(ctx: Ctx, cid: str) -> None:
+    """The end of ``cid``'s turn: every duration it carries loses a round; at 0 it ends."""
+    c = ctx.state.characters.get(cid)
+    if c is None:
+        return
+    timed = any(x.rounds is not None for x in (*c.advantage, *c.shifts, *c.conditions))
+    if not timed:
+        return
+    live = ctx.tx.char(cid)
+
+    def tick_sources(lst: list[Source], kind: str) -> list[Source]:
+        out = []
+        for s in lst:
+            if s.rounds is None:
+                out.append(s)
+            elif s.rounds > 1:
+                out.append(Source(s.name, s.value, s.rounds - 1, s.active))
+            else:
+                ctx.changes.append(f"{live.name}: {kind} {s.name} ends")
+        return out
+
+    live.advantage = tick_sources(live.advantage, "advantage")
+    live.shifts = tick_sources(live.shifts, "shift")
+    conds = []
+    for cond in live.conditions:
+        if cond.rounds is None:
+            conds.append(cond)
+        elif cond.rounds > 1:
+            conds.append(Condition(cond.name, cond.rounds - 1, cond.roll_seq))
+        else:
+            ctx.changes.append(f"{live.name}: {cond.name} ends")
+    live.conditions = conds
+
+
+def _acting_name(ctx: Ctx) -> str:
+    enc = ctx.state.encounter
+    cur = enc.current
+    if cur is None:
+        return "nobody"
+    c = ctx.state.characters.get(cur.char_id)
+    return c.name if c else cur.char_id
+
+
+def _dead(ctx: Ctx, cid: str) -> bool:
+    c = ctx.state.characters.get(cid)
+    return c is not None and c.status == "dead"
+
+
+def _skip_dead(ctx: Ctx) -> None:
+    """Move the turn forward past the Dead (unless every combatant is dead)."""
+    enc = ctx.state.encounter
+    if all(_dead(ctx, x.char_id) for x in enc.order):
+        return
+    while _dead(ctx, enc.order[enc.turn].char_id):
+        enc.turn += 1
+        if enc.turn >= len(enc.order):
+            enc.turn = 0
+            enc.round += 1
+
+
+def _need_combatants(ctx: Ctx) -> None:
+    if not ctx.state.encounter.order:
+        raise ctx.fail("the encounter has no combatants")
+
+
+@handler("turn.next")
+def _turn_next(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p)
+    _need_combatants(ctx)
+    enc = ctx.tx.encounter()
+    if enc.round == 0:
+        enc.round, enc.turn = 1, 0
+    else:
+        _tick(ctx, enc.order[enc.turn].char_id)
+        enc.turn += 1
+        if enc.turn >= len(enc.order):
+            enc.round += 1
+            enc.turn = 0
+    _skip_dead(ctx)
+    return f"Round {enc.round}: {_acting_name(ctx)}'s turn"
+
+
+@handler("turn.prev")
+def _turn_prev(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p)
+    _need_combatants(ctx)
+    enc0 = ctx.state.encounter
+    if enc0.round == 0:
+        raise ctx.fail("the encounter has not started")
+    if enc0.round == 1 and enc0.turn == 0:
+        raise ctx.fail("already at the first turn of round 1")
+    enc = ctx.tx.encounter()
+    enc.turn -= 1
+    if enc.turn < 0:
+        enc.round -= 1
+        enc.turn = len(enc.order) - 1
+    return f"Back to round {enc.round}: {_acting_name(ctx)}'s turn"
+
+
+@handler("round.new")
+def _round_new(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p)
+    _need_combatants(ctx)
+    enc = ctx.tx.encounter()
+    if enc.round == 0:
+        enc.round, enc.turn = 1, 0
+    else:
+        for x in enc.order[enc.turn:]:
+            if not _dead(ctx, x.char_id):
+                _tick(ctx, x.char_id)
+        enc.round += 1
+        enc.turn = 0
+    _skip_dead(ctx)
+    return f"Round {enc.round} begins: {_acting_name(ctx)}'s turn"
+
+
+@handler("day.new")
+def _day_new(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p)
+    for c in list(ctx.state.characters.values()):
+        if c.status == "dead":
+            continue
+        if c.vitality_current != c.vitality_default:
+            ctx.changes.append(f"{c.name}: Vitality {num(c.vitality_current)} → {num(c.vitality_default)}")
+        live = ctx.tx.char(c.id)
+        if live.sheet is not None:
+            sheet = ctx.tx.sheet(c.id)
+            live.sheet = sheet_new_day(sheet)
+        live.vitality_current = live.vitality_default
+        if live.sheet is not None and sheet_vitality(live.sheet) is not None:
+            live.sheet = sheet_set_current(live.sheet, "Vitality", live.vitality_default)
+        kept = [w for w in live.wounds if not (w.system == "1d6x4" and w.amount is not None)]
+        if len(kept) != len(live.wounds):
+            live.wounds = kept
+    return "A new day: Current Values return to their Defaults"
+
+
+# ---- clocks
+
+@handler("clock.add")
+def _clock_add(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("name", "segments"), ("halves",))
+    name = ctx.text(p["name"], "name")
+    segments = ctx.integer(p["segments"], "segments", 1, MAX_SEGMENTS)
+    halves = ctx.integer(p.get("halves", 0), "halves", 0, 2 * segments)
+    if any(k.casefold() == name.casefold() for k in ctx.state.clocks):
+        raise ctx.fail(f"there is already a clock named {name!r}")
+    ctx.tx.clocks()[name] = Clock(name, segments, halves)
+    return f"Clock {name} ({segments} segments)"
+
+
+def _clock(ctx: Ctx, name: Any) -> Clock:
+    name = ctx.text(name, "name")
+    for k, clock in ctx.state.clocks.items():
+        if k.casefold() == name.casefold():
+            return clock
+    raise ctx.fail(f"no clock named {name!r}" + (f" (clocks: {', '.join(ctx.state.clocks)})"
+                                                 if ctx.state.clocks else ""))
+
+
+def _halves_text(h: int) -> str:
+    whole, half = divmod(h, 2)
+    return f"{whole}½" if half and whole else ("½" if half else str(whole))
+
+
+@handler("clock.tick")
+def _clock_tick(ctx: Ctx, p: dict) -> str:
+    """Progress in half segments (negative takes progress back), kept within 0..full."""
+    ctx.fields(p, ("name", "halves"))
+    clock = _clock(ctx, p["name"])
+    step = ctx.integer(p["halves"], "halves", -2 * MAX_SEGMENTS, 2 * MAX_SEGMENTS)
+    if step == 0:
+        raise ctx.fail("halves: must not be 0")
+    full = 2 * clock.segments
+    if step > 0 and clock.halves >= full:
+        raise ctx.fail(f"clock {clock.name} is already full ({clock.segments}/{clock.segments})")
+    if step < 0 and clock.halves <= 0:
+        raise ctx.fail(f"clock {clock.name} is already empty")
+    new = max(0, min(full, clock.halves + step))
+    ctx.tx.clocks()[clock.name] = Clock(clock.name, clock.segments, new)
+    msg = f"Clock {clock.name}: {_halves_text(clock.halves)} → {_halves_text(new)} of {clock.segments}"
+    ctx.changes.append(msg + (" (full)" if new >= full else ""))
+    return msg
+
+
+@handler("clock.remove")
+def _clock_remove(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("name",), ("segments", "halves"))
+    clock = _clock(ctx, p["name"])
+    del ctx.tx.clocks()[clock.name]
+    return f"Clock {clock.name} removed"
+
+
+# ---- rolls and what they do
+
+def _apply_descriptors(ctx: Ctx, entry_index: int) -> None:
+    """Apply a combat roll's descriptors to whoever receives them; log each change on
+    the roll entry and in the event's changes."""
+    entry = ctx.tx.roll(entry_index)
+    record = entry.record
+    settings = ctx.state.info.settings
+    for d in record.descriptors:
+        if not d.wound:
+            continue
+        cid = entry.target if d.applies_to == "target" else entry.actor if d.applies_to == "attacker" else None
+        if cid is None or cid not in ctx.state.characters:
+            continue
+        c = ctx.state.characters[cid]
+        before = c.status
+        live = ctx.tx.char(cid)
+        if record.system == "1d6x4" and d.amount is not None:
+            from core.systems.one_d6_x4 import vitality_after
+
+            old = live.vitality_current
+            new, status = vitality_after(old, d.amount, before == "unconscious")
+            live.add_wound(Wound(d.text, entry.seq, record.system, d.row, None, d.amount, d.column))
+            ctx.set_vitality(live, new)
+            if status == "dead":
+                live.dead = True
+            after = live.status
+            tail = f" ({status_word(after)})" if after != "ok" else ""
+            change = f"{c.name}: Vitality {num(old)} → {num(new)}{tail}"
+        else:
+            st = wound_status(settings, d.text, d.column)
+            live.add_wound(Wound(d.text, entry.seq, record.system, d.row, st, d.amount, d.column))
+            after = live.status
+            tail = f" ({status_word(after)})" if after != before and after != "ok" else ""
+            change = f"{c.name} takes {d.text}{tail}"
+        entry.changes = [*entry.changes, change]
+        ctx.changes.append(change)
+
+
+def _apply_disconnection(ctx: Ctx, entry_index: int) -> None:
+    entry = ctx.state.rolls[entry_index]
+    if entry.actor is None or entry.actor not in ctx.state.characters:
+        return
+    if not entry.record.get("disconnection"):
+        return
+    c = ctx.state.characters[entry.actor]
+    if c.has_condition("Disconnected"):
+        return
+    live = ctx.tx.char(c.id)
+    live.conditions = [*live.conditions, Condition("Disconnected", None, entry.seq)]
+    change = f"{c.name} is Disconnected"
+    entry = ctx.tx.roll(entry_index)
+    entry.changes = [*entry.changes, change]
+    ctx.changes.append(change)
+
+
+def _unapply_roll(ctx: Ctx, entry_index: int) -> None:
+    """Take off what a roll put on: wounds and conditions it caused (before re-reading it)."""
+    entry = ctx.state.rolls[entry_index]
+    for cid in dict.fromkeys(x for x in (entry.actor, entry.target) if x is not None):
+        c = ctx.state.characters.get(cid)
+        if c is None:
+            continue
+        if any(w.roll_seq == entry.seq for w in c.wounds) or any(x.roll_seq == entry.seq for x in c.conditions):
+            live = ctx.tx.char(cid)
+            gone = [w for w in live.wounds if w.roll_seq == entry.seq]
+            live.wounds = [w for w in live.wounds if w.roll_seq != entry.seq]
+            live.conditions = [x for x in live.conditions if x.roll_seq != entry.seq]
+            for w in gone:
+                if w.system == "1d6x4" and w.amount is not None:
+                    continue  # torg/4d2/4d6/fudge rolls only: 1d6x4 has no Possibilities
+                ctx.changes.append(f"{c.name}: {w.text} comes off")
+
+
+def _reread(ctx: Ctx, entry_index: int, record: RollRecord) -> None:
+    entry = ctx.tx.roll(entry_index)
+    entry.record = record
+    if entry.combat:
+        _unapply_roll(ctx, entry_index)
+        _apply_descriptors(ctx, entry_index)
+    _apply_disconnection(ctx, entry_index)
+
+
+def _torg_cost(record: RollRecord) -> int:
+    if record.system != "torg-2d10":
+        return 0
+    try:
+        return int(record.params.get("possibilities", 0) or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _check_spender(ctx: Ctx, c: Character, n: int = 1) -> None:
+    if not c.reality_rated:
+        raise ctx.fail(f"{c.name} is not reality-rated and has no Possibilities")
+    if c.possibilities < n:
+        raise ctx.fail(f"{c.name} has {c.possibilities} Possibilit{'y' if c.possibilities == 1 else 'ies'}, "
+                       f"needs {n}")
+
+
+@handler("roll")
+def _roll(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("record",), ("actor", "target", "combat", "actor_name", "target_name"))
+    record = ctx.record(p["record"])
+    from core.systems import SYSTEM_IDS
+
+    if record.system not in SYSTEM_IDS:
+        raise ctx.fail(f"record: unknown system {record.system!r}")
+    actor = ctx.opt_char(p.get("actor"), "actor")
+    target = ctx.opt_char(p.get("target"), "target")
+    combat = ctx.boolean(p.get("combat", False), "combat")
+    cost = _torg_cost(record)
+    if cost and actor is not None:
+        _check_spender(ctx, actor, cost)
+    rnd, turn = ctx.roll_position()
+    entry = RollEntry(ctx.seq, record, actor.id if actor else None, target.id if target else None, rnd, turn, [],
+                      kind="roll", combat=combat, spends=[actor.id if actor else None] * cost,
+                      actor_name=actor.name if actor else str(p.get("actor_name") or ""),
+                      target_name=target.name if target else str(p.get("target_name") or ""))
+    ctx.tx.add_roll(entry)
+    index = len(ctx.state.rolls) - 1
+    if cost and actor is not None:
+        ctx.set_possibilities(actor, actor.possibilities - cost, " (spent on the roll)")
+        ctx.tx.roll(index).changes = [ctx.changes[-1]]
+    if combat:
+        _apply_descriptors(ctx, index)
+    _apply_disconnection(ctx, index)
+    if ctx.summary is not None:
+        return ctx.summary
+    from core.render import record_line
+
+    who = actor.name if actor else (entry.actor_name or "GM")
+    at = f" at {target.name}" if target else (f" at {entry.target_name}" if entry.target_name else "")
+    return f"{who} rolls{at}: {record_line(record, hide_secrets=True)}"
+
+
+@handler("use")
+def _use(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "descriptor"), ("amount",))
+    c = ctx.char(p["id"])
+    name = ctx.text(p["descriptor"], "descriptor")
+    amount = ctx.integer(p.get("amount", 1), "amount", 1, 10**6)
+    if c.sheet is None:
+        raise ctx.fail(f"{c.name} has no descriptor sheet")
+    if c.status == "dead":
+        raise ctx.fail(f"{c.name} is dead")
+    sheet = ctx.tx.sheet(c.id)
+    live = ctx.tx.char(c.id)
+    live.sheet = sheet_spend_use(sheet, name, amount)
+    ctx.changes.append(f"{c.name} uses {name}" + (f" ×{amount}" if amount != 1 else ""))
+    return ctx.changes[-1]
+
+
+@handler("heal")
+def _heal(ctx: Ctx, p: dict) -> str:
+    """1d6x4 Healing Ability: the record's d6 back onto the target's Vitality, never
+    above its Default (a Vitality already above Default is left alone); the healer
+    spends a use of Healing Ability. The Dead cannot be healed."""
+    ctx.fields(p, ("healer", "target", "record"), ("vitality",))
+    healer = ctx.char(p["healer"], "healer")
+    target = ctx.char(p["target"], "target")
+    record = ctx.record(p["record"])
+    if target.status == "dead":
+        raise ctx.fail(f"{target.name} is dead; the Dead stay dead")
+    if healer.status != "ok":
+        raise ctx.fail(f"{healer.name} is {status_word(healer.status)} and cannot heal")
+    if healer.sheet is None:
+        raise ctx.fail(f"{healer.name} has no Healing Ability (no descriptor sheet)")
+    old = target.vitality_current
+    if "vitality" in p:
+        new = ctx.integer(p["vitality"], "vitality", -MAX_VITALITY, MAX_VITALITY)
+    else:
+        new = max(old, min(target.vitality_default, old + record.value))
+    sheet = ctx.tx.sheet(healer.id)
+    ctx.tx.char(healer.id).sheet = sheet_spend_use(sheet, "Healing Ability", 1)
+    before = target.status
+    ctx.set_vitality(target, new)
+    after = ctx.state.characters[target.id].status
+    tail = f" ({status_word(after)})" if after != before else ""
+    change = f"{target.name}: Vitality {num(old)} → {num(new)}{tail}"
+    ctx.changes.append(change)
+    rnd, turn = ctx.roll_position()
+    ctx.tx.add_roll(RollEntry(ctx.seq, record, healer.id, target.id, rnd, turn, [change], kind="heal",
+                              actor_name=healer.name, target_name=target.name))
+    return f"{healer.name} heals {target.name}: {change}"
+
+
+def _roll_index(ctx: Ctx, seq: Any) -> int:
+    seq = ctx.integer(seq, "roll", 1)
+    i = ctx.state.roll_index(seq, "roll")
+    if i is None:
+        raise ctx.fail(f"roll: no roll #{seq} in the log (or it was undone)")
+    return i
+
+
+@handler("possibility.spend")
+def _possibility_spend(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "roll", "record"))
+    c = ctx.char(p["id"])
+    i = _roll_index(ctx, p["roll"])
+    entry = ctx.state.rolls[i]
+    if entry.record.system != "torg-2d10":
+        raise ctx.fail(f"roll #{entry.seq} is a {entry.record.system} roll; Possibilities are for torg-2d10 rolls")
+    _check_spender(ctx, c)
+    record = ctx.record(p["record"])
+    if record.system != entry.record.system:
+        raise ctx.fail("record: must be the same roll with the Possibility die added")
+    old_value = entry.record.value
+    ctx.set_possibilities(c, c.possibilities - 1)
+    spend_change = f"{c.name} spends a Possibility on roll #{entry.seq}: {signed(old_value)} → {signed(record.value)}"
+    live = ctx.tx.roll(i)
+    live.spends = [*live.spends, c.id]
+    live.changes = [*live.changes, spend_change]
+    _reread(ctx, i, record)
+    return spend_change
+
+
+@handler("possibility.cancel")
+def _possibility_cancel(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "roll"), ("record",))
+    c = ctx.char(p["id"])
+    i = _roll_index(ctx, p["roll"])
+    entry = ctx.state.rolls[i]
+    live_spends = entry.spends[:len(entry.spends) - len(entry.cancels)]
+    if not live_spends:
+        raise ctx.fail(f"roll #{entry.seq} has no Possibility spend left to cancel")
+    if live_spends[-1] == c.id:
+        raise ctx.fail(f"{c.name} cannot cancel their own Possibility")
+    _check_spender(ctx, c)
+    if p.get("record") is not None:
+        record = ctx.record(p["record"])
+    else:
+        from core.systems.torg_2d10 import cancel_possibility
+
+        record = cancel_possibility(entry.record, session_tables(ctx.state.info.settings))
+        ctx.extra["record"] = record.to_json()
+    old_value = entry.record.value
+    ctx.set_possibilities(c, c.possibilities - 1)
+    change = f"{c.name} cancels a Possibility on roll #{entry.seq}: {signed(old_value)} → {signed(record.value)}"
+    live = ctx.tx.roll(i)
+    live.cancels = [*live.cancels, c.id]
+    live.changes = [*live.changes, change]
+    _reread(ctx, i, record)
+    return change
+
+
+def _wound_index(ctx: Ctx, c: Character, value: Any) -> int:
+    if not c.wounds:
+        raise ctx.fail(f"{c.name} has no wounds")
+    return ctx.integer(value, "wound", 0, len(c.wounds) - 1)
+
+
+@handler("damage.buyoff")
+def _buyoff(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "wound"))
+    c = ctx.char(p["id"])
+    k = _wound_index(ctx, c, p["wound"])
+    _check_spender(ctx, c)
+    w = c.wounds[k]
+    before = c.status
+    ctx.set_possibilities(c, c.possibilities - 1, " (buy-off)")
+    live = ctx.tx.char(c.id)
+    live.wounds = live.wounds[:k] + live.wounds[k + 1:]
+    after = live.status
+    change = f"{c.name} buys off {w.text}" + (f" ({status_word(after)})" if after != before else "")
+    ctx.changes.append(change)
+    if w.roll_seq is not None:
+        i = ctx.state.roll_index(w.roll_seq, "roll")
+        if i is not None:
+            entry = ctx.tx.roll(i)
+            entry.changes = [*entry.changes, change]
+    return change
+
+
+@handler("wound.remove")
+def _wound_remove(ctx: Ctx, p: dict) -> str:
+    """The GM takes a wound off (healing, story): no cost."""
+    ctx.fields(p, ("id", "wound"))
+    c = ctx.char(p["id"])
+    k = _wound_index(ctx, c, p["wound"])
+    w = c.wounds[k]
+    live = ctx.tx.char(c.id)
+    live.wounds = live.wounds[:k] + live.wounds[k + 1:]
+    return f"{c.name}: {w.text} removed"
+
+
+@handler("note")
+def _note(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("text",))
+    text = ctx.text(p["text"], "text", MAX_TEXT, multiline=True)
+    rnd, turn = ctx.roll_position()
+    ctx.tx.add_note(Note(ctx.seq, text, rnd, turn, ctx.time))
+    first = text.splitlines()[0]
+    more = "…" if len(first) > 80 or "\n" in text else ""
+    return f"Note: {first[:80]}{more}"
+
+
+# --------------------------------------------------------------------------- the fold
+
+@dataclass
+class Applied:
+    seq: int
+    type: str
+    summary: str
+    changes: list[str]
+    extra: dict[str, Any]
+    ops: list[tuple] = field(default_factory=list)
+
+
+def _payload(doc: Mapping[str, Any]) -> dict:
+    return {k: v for k, v in doc.items() if k not in META_FIELDS}
+
+
+class Fold:
+    """A state plus the undo/redo stacks, folded one event at a time.
+
+    ``docs`` keeps each undoable event's payload (for redo), ``times`` and
+    ``summaries`` its time and summary, and ``inverses`` the prior values it
+    overwrote (for undo). :meth:`apply` validates and applies; on
+    :class:`EventError` nothing has changed. :meth:`revert_last` takes the last
+    applied event back (used when the store refuses to write it).
+    """
+
+    def __init__(self, state: State):
+        self.state = state
+        self.docs: dict[int, dict] = {}
+        self.times: dict[int, str] = {}
+        self.summaries: dict[int, str] = {}
+        self.inverses: dict[int, list[tuple]] = {}
+        self.done: list[int] = []
+        self.undone: list[int] = []
+        self.last_seq = 0
+        self._last: tuple | None = None
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self.done)
+
+    @property
+    def can_redo(self) -> bool:
+        return bool(self.undone)
+
+    def apply(self, seq: int, doc: Mapping[str, Any], time: str = "", summary: str | None = None) -> Applied:
+        """Validate and apply one event. ``summary``: the stored summary of an event
+        being replayed (saves formatting it again)."""
+        etype = doc.get("type")
+        if etype not in HANDLERS and etype not in ("undo", "redo"):
+            raise EventError(f"unknown event type {etype!r}; known: {', '.join(EVENT_TYPES)}", None)
+        if seq <= self.last_seq:
+            raise EventError(f"event #{seq} is not after #{self.last_seq}", etype)
+        prev = (self.last_seq, self.state.info.last_played)
+        if etype == "undo":
+            applied = self._undo(seq, doc)
+            stacks = None
+        elif etype == "redo":
+            applied = self._redo(seq, doc, summary)
+            stacks = None
+        else:
+            applied = self._run(seq, seq, etype, _payload(doc), time, summary)
+            self.docs[seq] = {"type": etype, **_payload(doc), **applied.extra}
+            self.times[seq] = time
+            self.summaries[seq] = applied.summary
+            self.inverses[seq] = applied.ops
+            self.done.append(seq)
+            stacks = self.undone
+            self.undone = []
+        self.last_seq = seq
+        if time:
+            self.state.info.last_played = time
+        self._last = (applied, prev, stacks)
+        return applied
+
+    def _run(self, seq: int, data_seq: int, etype: str, payload: dict, time: str,
+             summary: str | None = None) -> Applied:
+        ctx = Ctx(self.state, etype, data_seq, time)
+        ctx.summary = summary
+        try:
+            summary = HANDLERS[etype](ctx, payload)
+        except GmdeskError as e:
+            revert(self.state, ctx.tx.ops)
+            if isinstance(e, EventError):
+                raise
+            raise EventError(str(e), etype) from None
+        except BaseException:
+            revert(self.state, ctx.tx.ops)
+            raise
+        return Applied(seq, etype, summary if ctx.summary is None else ctx.summary, ctx.changes, ctx.extra,
+                       ctx.tx.ops)
+
+    def _target(self, doc: Mapping[str, Any], stack: list[int], what: str) -> int:
+        if not stack:
+            raise EventError(f"nothing to {what}", what)
+        target = doc.get("target", stack[-1])
+        if target != stack[-1]:
+            raise EventError(f"can only {what} #{stack[-1]} next (asked for #{target})", what)
+        return target
+
+    def _reapply(self, target: int) -> Applied:
+        """Apply an undone event again from its stored payload (same seq, same time)."""
+        original = self.docs[target]
+        payload = {k: v for k, v in original.items() if k != "type"}
+        applied = self._run(target, target, original["type"], payload, self.times.get(target, ""),
+                            self.summaries.get(target))
+        self.inverses[target] = applied.ops
+        return applied
+
+    def _undo(self, seq: int, doc: Mapping[str, Any]) -> Applied:
+        target = self._target(doc, self.done, "undo")
+        ops = self.inverses.pop(target, None)
+        if ops is None:
+            raise EventError(f"cannot undo #{target}: its inverse is not known", "undo")
+        revert(self.state, ops)
+        self.done.pop()
+        self.undone.append(target)
+        what = self.summaries.get(target) or self.docs[target]["type"]
+        return Applied(seq, "undo", f"Undo #{target}: {what}", [], {"target": target}, [("undo", target)])
+
+    def _redo(self, seq: int, doc: Mapping[str, Any], summary: str | None = None) -> Applied:
+        target = self._target(doc, self.undone, "redo")
+        applied = self._reapply(target)
+        self.undone.pop()
+        self.done.append(target)
+        return Applied(seq, "redo", f"Redo #{target}: {applied.summary}", applied.changes,
+                       {"target": target}, [("redo", target, applied.ops)])
+
+    def revert_last(self) -> None:
+        """Take back the last :meth:`apply` (the store could not write it)."""
+        if self._last is None:
+            raise AssertionError("nothing to revert")
+        applied, (last_seq, last_played), stacks = self._last
+        self._last = None
+        if applied.type == "undo":
+            target = applied.ops[0][1]
+            self._reapply(target)
+            self.undone.pop()
+            self.done.append(target)
+        elif applied.type == "redo":
+            _, target, ops = applied.ops[0]
+            revert(self.state, ops)
+            self.inverses.pop(target, None)
+            self.done.pop()
+            self.undone.append(target)
+        else:
+            revert(self.state, applied.ops)
+            for d in (self.docs, self.times, self.summaries, self.inverses):
+                d.pop(applied.seq, None)
+            self.done.pop()
+            self.undone = stacks
+        self.last_seq = last_seq
+        self.state.info.last_played = last_played
+
+
+def replay(header: Mapping[str, Any], events, warnings: list[str] | None = None) -> Fold:
+    """Fold a whole log from scratch: ``events`` is ``[(seq, doc), …]`` oldest first.
+
+    An event the fold refuses (a damaged or hand-edited log) is skipped with a
+    warning instead of making the session unopenable."""
+    fold = Fold(State.from_header(dict(header)))
+    with no_gc():
+        for seq, doc in events:
+            try:
+                fold.apply(seq, doc, str(doc.get("time", "")), doc.get("summary") or None)
+            except GmdeskError as e:
+                if warnings is not None:
+                    warnings.append(f"event #{seq} ({doc.get('type')}) skipped: {e}")
+    return fold
+
+
+@contextmanager
+def no_gc():
+    """The fold builds no reference cycles: while a long log is replayed the cyclic
+    GC would only rescan an ever larger heap (quadratic), so it rests meanwhile."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()

@@ -1,0 +1,292 @@
+"""The chronicle of a session: Markdown, HTML or JSON.
+
+A chronicle tells the session as it stands (undone events are gone from it): the
+cast with who was hurt and how, the clocks, then every roll and note in order,
+under a heading for each stretch of play in one round ("Round 2"; "Outside the
+encounter" for round 0). Each roll shows who rolled at whom, the dice, the outcome,
+the descriptors and every change it made.
+
+``public=True`` leaves out what the GM keeps secret (the 1d6x4 target number) and
+the GM's notes; the default is the GM's full chronicle. HTML escapes every piece of
+text that came from the table; Markdown backslash-escapes the characters that
+would change its formatting.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from core.session.events import Event, num, status_word
+from core.session.model import Character, Note, RollEntry, State
+
+FORMATS = ("md", "html", "json")
+
+
+def _line(record, public: bool) -> str:
+    from core.render import record_line
+
+    return record_line(record, hide_secrets=public)
+
+
+def _dice(record) -> str:
+    from core.render import dice_plain
+
+    return dice_plain(record)
+
+
+def _when(iso: str) -> str:
+    return (iso or "")[:16].replace("T", " ") or "never"
+
+
+def _times(events: Iterable[Event]) -> dict[int, str]:
+    return {e.seq: e.time for e in events}
+
+
+def _chronicle(state: State, public: bool) -> list[tuple[str, Any]]:
+    """Rolls and notes in log order, as ("roll", RollEntry) / ("note", Note)."""
+    items: list[tuple[int, int, str, Any]] = []
+    for i, r in enumerate(state.rolls):
+        items.append((r.seq, i, "roll", r))
+    if not public:
+        for i, n in enumerate(state.notes):
+            items.append((n.seq, i, "note", n))
+    items.sort(key=lambda x: (x[0], x[1]))
+    return [(kind, obj) for _, _, kind, obj in items]
+
+
+def _stretches(entries: list[tuple[str, Any]]) -> list[tuple[int, list[tuple[str, Any]]]]:
+    out: list[tuple[int, list[tuple[str, Any]]]] = []
+    for kind, obj in entries:
+        rnd = obj.round
+        if not out or out[-1][0] != rnd:
+            out.append((rnd, []))
+        out[-1][1].append((kind, obj))
+    return out
+
+
+def _round_title(rnd: int) -> str:
+    return f"Round {rnd}" if rnd > 0 else "Outside the encounter"
+
+
+def _who(state: State, cid: str | None, fallback: str) -> str:
+    if cid is not None and cid in state.characters:
+        return state.characters[cid].name
+    return fallback or (cid or "")
+
+
+def _roll_head(state: State, r: RollEntry) -> str:
+    actor = _who(state, r.actor, r.actor_name) or "GM"
+    target = _who(state, r.target, r.target_name)
+    kind = {"initiative": "initiative", "heal": "heals"}.get(r.kind, "rolls")
+    if r.kind == "heal":
+        return f"{actor} heals {target}" if target else f"{actor} heals"
+    return f"{actor} {kind}" + (f" at {target}" if target else "")
+
+
+def _char_facts(c: Character, system: str) -> list[str]:
+    facts = [f"{c.side}", c.kind]
+    if c.reality_rated:
+        facts.append(f"Possibilities {c.possibilities}")
+    if system == "1d6x4" or c.vitality_default or c.vitality_current:
+        facts.append(f"Vitality {num(c.vitality_current)}/{num(c.vitality_default)}")
+    facts.append(status_word(c.status))
+    return facts
+
+
+def _wound_text(c: Character) -> list[str]:
+    return [w.text + (f" (roll #{w.roll_seq})" if w.roll_seq is not None else "") for w in c.wounds]
+
+
+def _hurt(state: State) -> list[Character]:
+    return [c for c in state.characters.values() if c.wounds or c.status != "ok"]
+
+
+# --------------------------------------------------------------------------- markdown
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
+
+
+def md_escape(text: str) -> str:
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+
+
+def to_markdown(state: State, events: Sequence[Event] = (), public: bool = False) -> str:
+    info = state.info
+    times = _times(events)
+    out = [f"# {md_escape(info.name or 'Session')}", ""]
+    out.append(f"System: {md_escape(info.system)} · created {md_escape(_when(info.created))} · "
+               f"last played {md_escape(_when(info.last_played))}")
+    out.append("")
+    out.append("## Cast")
+    out.append("")
+    if not state.characters:
+        out.append("Nobody yet.")
+    for c in state.characters.values():
+        out.append(f"- **{md_escape(c.name)}** — {md_escape(', '.join(_char_facts(c, info.system)))}")
+        for w in _wound_text(c):
+            out.append(f"  - {md_escape(w)}")
+    out.append("")
+    hurt = _hurt(state)
+    out.append("## Who was hurt")
+    out.append("")
+    if not hurt:
+        out.append("Nobody.")
+    for c in hurt:
+        wounds = "; ".join(w.text for w in c.wounds) or "no wounds on record"
+        out.append(f"- **{md_escape(c.name)}** ({md_escape(status_word(c.status))}): {md_escape(wounds)}")
+    out.append("")
+    if state.clocks:
+        out.append("## Clocks")
+        out.append("")
+        for clock in state.clocks.values():
+            out.append(f"- {md_escape(clock.name)}: {clock.filled:g} of {clock.segments}")
+        out.append("")
+    out.append("## Chronicle")
+    out.append("")
+    entries = _chronicle(state, public)
+    if not entries:
+        out.append("No rolls yet.")
+    for rnd, items in _stretches(entries):
+        out.append(f"### {_round_title(rnd)}")
+        out.append("")
+        for kind, obj in items:
+            when = times.get(obj.seq, "")[11:16]
+            stamp = f"#{obj.seq}" + (f" {when}" if when else "")
+            if kind == "note":
+                out.append(f"- {stamp} *Note:* {md_escape(obj.text)}")
+                continue
+            r: RollEntry = obj
+            out.append(f"- {stamp} **{md_escape(_roll_head(state, r))}**: {md_escape(_line(r.record, public))}")
+            out.append(f"  - dice: {md_escape(_dice(r.record))}")
+            for ch in r.changes:
+                out.append(f"  - {md_escape(ch)}")
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+# --------------------------------------------------------------------------- html
+
+_CSS = """body{font-family:system-ui,sans-serif;max-width:52em;margin:2em auto;padding:0 1em;line-height:1.4}
+h1{margin-bottom:.2em}.meta{color:#555}.dice{font-family:monospace}.changes{color:#8a1f11}
+li{margin:.2em 0}.status-dead{font-weight:bold}.status-unconscious{font-style:italic}"""
+
+
+def _h(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def to_html(state: State, events: Sequence[Event] = (), public: bool = False) -> str:
+    info = state.info
+    times = _times(events)
+    title = info.name or "Session"
+    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+           f"<title>{_h(title)}</title>", f"<style>{_CSS}</style>", "</head>", "<body>",
+           f"<h1>{_h(title)}</h1>",
+           f'<p class="meta">System {_h(info.system)} · created {_h(_when(info.created))} · '
+           f"last played {_h(_when(info.last_played))}</p>", "<h2>Cast</h2>"]
+    if state.characters:
+        out.append("<ul>")
+        for c in state.characters.values():
+            out.append(f'<li class="status-{_h(c.status)}"><strong>{_h(c.name)}</strong> — '
+                       f"{_h(', '.join(_char_facts(c, info.system)))}")
+            wounds = _wound_text(c)
+            if wounds:
+                out.append("<ul>" + "".join(f"<li>{_h(w)}</li>" for w in wounds) + "</ul>")
+            out.append("</li>")
+        out.append("</ul>")
+    else:
+        out.append("<p>Nobody yet.</p>")
+    out.append("<h2>Who was hurt</h2>")
+    hurt = _hurt(state)
+    if hurt:
+        out.append("<ul>")
+        for c in hurt:
+            wounds = "; ".join(w.text for w in c.wounds) or "no wounds on record"
+            out.append(f"<li><strong>{_h(c.name)}</strong> ({_h(status_word(c.status))}): {_h(wounds)}</li>")
+        out.append("</ul>")
+    else:
+        out.append("<p>Nobody.</p>")
+    if state.clocks:
+        out.append("<h2>Clocks</h2><ul>")
+        for clock in state.clocks.values():
+            out.append(f"<li>{_h(clock.name)}: {clock.filled:g} of {clock.segments}</li>")
+        out.append("</ul>")
+    out.append("<h2>Chronicle</h2>")
+    entries = _chronicle(state, public)
+    if not entries:
+        out.append("<p>No rolls yet.</p>")
+    for rnd, items in _stretches(entries):
+        out.append(f"<h3>{_h(_round_title(rnd))}</h3>")
+        out.append("<ul>")
+        for kind, obj in items:
+            when = times.get(obj.seq, "")[11:16]
+            stamp = f"#{obj.seq}" + (f" {when}" if when else "")
+            if kind == "note":
+                out.append(f"<li>{_h(stamp)} <em>Note:</em> {_h(obj.text)}</li>")
+                continue
+            r: RollEntry = obj
+            out.append(f"<li>{_h(stamp)} <strong>{_h(_roll_head(state, r))}</strong>: {_h(_line(r.record, public))}"
+                       f'<br><span class="dice">dice: {_h(_dice(r.record))}</span>')
+            if r.changes:
+                out.append('<ul class="changes">' + "".join(f"<li>{_h(ch)}</li>" for ch in r.changes) + "</ul>")
+            out.append("</li>")
+        out.append("</ul>")
+    out += ["</body>", "</html>"]
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- json
+
+def to_json(state: State, events: Sequence[Event] = (), public: bool = False) -> dict:
+    from core.render import public_json
+
+    times = _times(events)
+    info = state.info.to_json()
+    chronicle = []
+    for kind, obj in _chronicle(state, public):
+        if kind == "note":
+            n: Note = obj
+            chronicle.append({"seq": n.seq, "type": "note", "round": n.round, "turn": n.turn, "time": n.time,
+                              "text": n.text})
+            continue
+        r: RollEntry = obj
+        record = public_json(r.record) if public else r.record.to_json()
+        chronicle.append({
+            "seq": r.seq, "type": r.kind, "round": r.round, "turn": r.turn, "time": times.get(r.seq, ""),
+            "actor": r.actor, "actor_name": _who(state, r.actor, r.actor_name) or None,
+            "target": r.target, "target_name": _who(state, r.target, r.target_name) or None,
+            "combat": r.combat, "line": _line(r.record, public), "roll": record, "changes": list(r.changes),
+        })
+    characters = []
+    for c in state.characters.values():
+        d = c.to_json()
+        if public:
+            d.pop("notes", None)
+        characters.append(d)
+    return {
+        "format": "gmdesk-chronicle",
+        "session": info,
+        "characters": characters,
+        "hurt": [{"id": c.id, "name": c.name, "status": c.status, "wounds": [w.text for w in c.wounds]}
+                 for c in _hurt(state)],
+        "clocks": [c.to_json() for c in state.clocks.values()],
+        "encounter": state.encounter.to_json(),
+        "chronicle": chronicle,
+    }
+
+
+def export(state: State, fmt: str, events: Sequence[Event] = (), public: bool = False) -> str:
+    """The chronicle as text in ``fmt`` (md, html or json)."""
+    from core.errors import ParamError
+
+    if fmt == "md":
+        return to_markdown(state, events, public)
+    if fmt == "html":
+        return to_html(state, events, public)
+    if fmt == "json":
+        return json.dumps(to_json(state, events, public), ensure_ascii=False, indent=1) + "\n"
+    raise ParamError("--format", f"must be one of {', '.join(FORMATS)} (got {fmt!r})")

@@ -1,0 +1,347 @@
+"""A directory of sessions: list, create, duplicate, delete, new from an example.
+
+A session named ``name`` lives in ``<saves>/<file stem>.gmdesk`` (plus the store's
+journal and lock files beside it, see :mod:`core.session.store`). The file stem is
+the name made safe for any file system (:func:`safe_file_stem`): no path separators
+or characters Windows forbids, no control or format characters, no leading or
+trailing dots and spaces, at most 120 bytes; any other Unicode is kept. The real
+name is kept in the session header. Two names that give the same stem get
+``name 2``, ``name 3``… as file stems.
+
+The saves directory is ``--saves DIR``, else the ``GMDESK_SAVES`` environment
+variable, else ``platformdirs.user_data_dir("gmdesk")/saves``
+(:func:`default_saves_dir`).
+
+Listing reads only each file's header, where an open session keeps its summary
+(round, rolls, characters, last played) current: it never replays the events.
+A damaged file is listed with its error instead of breaking the listing.
+"""
+
+from __future__ import annotations
+
+import os
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.errors import GmdeskError, ParamError
+
+SUFFIX = ".gmdesk"
+MAX_STEM_BYTES = 120
+_FORBIDDEN = set('/\\:*?"<>|')
+_RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(1, 10)), *(f"LPT{i}" for i in range(1, 10))}
+
+
+def default_saves_dir() -> Path:
+    """``$GMDESK_SAVES`` if set, else ``platformdirs.user_data_dir("gmdesk")/saves``."""
+    env = os.environ.get("GMDESK_SAVES")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("gmdesk")) / "saves"
+
+
+def clean_name(name: str) -> str:
+    """A session name as kept in the header: control and format characters dropped,
+    runs of white space made one space, stripped. Any other Unicode is kept."""
+    if not isinstance(name, str):
+        raise ParamError("name", f"must be text (got {type(name).__name__})")
+    name = unicodedata.normalize("NFC", name)
+    kept = []
+    for ch in name:
+        cat = unicodedata.category(ch)
+        if cat in ("Cc", "Cf", "Cs"):
+            kept.append(" " if ch in "\t\n\r\v\f" else "")
+        elif cat.startswith("Z"):
+            kept.append(" ")
+        else:
+            kept.append(ch)
+    return " ".join("".join(kept).split())
+
+
+def safe_file_stem(name: str) -> str:
+    """The file stem for a session name: safe on every file system, never a path.
+
+    ``"Ünïcode ☃ / ../../etc"`` → ``"Ünïcode ☃ _ .._.._etc"``."""
+    stem = "".join("_" if ch in _FORBIDDEN else ch for ch in clean_name(name))
+    stem = stem.strip(" .")
+    if stem.split(".")[0].upper() in _RESERVED:
+        stem = "_" + stem
+    while len(stem.encode("utf-8")) > MAX_STEM_BYTES:
+        stem = stem[:-1]
+    stem = stem.rstrip(" .")
+    return stem or "session"
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """One line of the session list. ``error`` is None, or one line saying why the
+    file cannot be opened (it is still listed)."""
+
+    name: str
+    path: Path
+    system: str = ""
+    last_played: str = ""
+    round: int = 0
+    rolls: int = 0
+    error: str | None = None
+    characters: int = 0
+    created: str = ""
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "path": str(self.path), "system": self.system, "last_played": self.last_played,
+                "round": self.round, "rolls": self.rolls, "characters": self.characters, "created": self.created,
+                "error": self.error}
+
+
+#: files at least this big are listed from their header line (see SessionStore.summary)
+QUICK_BYTES = 1 << 20
+
+
+def _quick_header(path: Path) -> dict | None:
+    """The header of a big session without parsing its events: the snapshot's first
+    line holds the store's record (format, schema, position, header) and the journal's
+    ``hdr`` lines the header changes since. None when anything looks unusual (the
+    caller then opens the file through the store, which says what is wrong)."""
+    import json
+
+    try:
+        from core.session.store import FORMAT_TAG, SCHEMA_VERSION, SYSTEM_KEY, sidecar_paths
+
+        if path.stat().st_size < QUICK_BYTES:
+            return None
+        with open(path, "rb") as f:
+            first = f.readline(1 << 20)
+            f.seek(-16, os.SEEK_END)
+            tail = f.read()
+        prefix = b'{"' + SYSTEM_KEY.encode() + b'":'
+        if not first.startswith(prefix) or not tail.rstrip().endswith(b"}"):
+            return None
+        body = first[len(prefix):].rstrip()
+        body = body[:-1] if body.endswith(b",") else body
+        rec = json.loads(body)
+        if rec.get("format") != FORMAT_TAG or rec.get("schema") != SCHEMA_VERSION:
+            return None
+        header, lsn = dict(rec["header"]), int(rec["lsn"])
+        journal = sidecar_paths(path)["journal"]
+        if journal.exists():
+            for line in journal.read_bytes().split(b"\n")[1:]:
+                if b'"op":"hdr"' not in line:
+                    continue
+                try:
+                    change = json.loads(line)
+                except ValueError:
+                    continue  # a torn last line: the store drops it too
+                if isinstance(change, dict) and int(change.get("n", 0)) > lsn and isinstance(change.get("set"), dict):
+                    header.update(change["set"])
+        return header
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, ImportError):
+        return None
+
+
+def _int(v: Any) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+
+def _examples_dir() -> Path | None:
+    try:
+        from importlib import resources
+
+        return Path(str(resources.files("saves"))).resolve()
+    except Exception:  # pragma: no cover - the package is always there when installed
+        return None
+
+
+class SessionStore:
+    """The sessions in one directory (created on the first write)."""
+
+    def __init__(self, saves_dir: str | os.PathLike | None = None):
+        self.dir = Path(saves_dir).expanduser() if saves_dir is not None else default_saves_dir()
+
+    # ---- names and paths
+
+    def path_for(self, name_or_path: str | os.PathLike) -> Path:
+        """Where a session is. A path (with a directory part, ``~``, or ending in
+        ``.gmdesk``) that exists is taken as it is; otherwise the text is a session
+        name: its file in the saves directory, else the session whose header carries
+        that name. When nothing matches: the path as given, or the file the name would
+        have in the saves directory."""
+        if isinstance(name_or_path, os.PathLike):
+            return Path(name_or_path).expanduser()
+        text = str(name_or_path)
+        p = Path(text).expanduser()
+        pathish = os.sep in text or bool(os.altsep and os.altsep in text) or text.startswith("~") \
+            or text.endswith(SUFFIX)
+        if pathish and p.is_file():
+            return p
+        if text.endswith(SUFFIX) and "/" not in text and (self.dir / text).is_file():
+            return self.dir / text
+        own = self.dir / (safe_file_stem(text) + SUFFIX)
+        if own.is_file():
+            return own
+        key = clean_name(text).casefold()
+        if key and self.dir.is_dir():
+            for s in self.list():
+                if s.error is None and s.name.casefold() == key:
+                    return s.path
+        return p if pathish else own
+
+    def resolve(self, name_or_path: str | os.PathLike) -> Path:
+        """Like :meth:`path_for`, but the session must exist (GmdeskError otherwise)."""
+        p = self.path_for(name_or_path)
+        if not p.is_file():
+            raise GmdeskError(f"no session {str(name_or_path)!r} (looked for {p}); `gmdesk list` shows them")
+        return p
+
+    def _new_path(self, name: str) -> Path:
+        """A free file for a new session called ``name``; refuses a name already used."""
+        stem = safe_file_stem(name)
+        key = name.casefold()
+        for s in self.list():
+            if s.error is None and s.name.casefold() == key:
+                raise GmdeskError(f"a session named {name!r} already exists ({s.path}); choose another name")
+        n = 1
+        while True:
+            p = self.dir / (f"{stem}{'' if n == 1 else f' {n}'}{SUFFIX}")
+            from core.session.store import session_files
+
+            if not p.exists() and not session_files(p):
+                return p
+            n += 1
+
+    @staticmethod
+    def _check_name(name: Any) -> str:
+        clean = clean_name(name)
+        if not clean:
+            raise ParamError("name", "a session needs a name (any text, Unicode welcome)")
+        if len(clean) > 200:
+            raise ParamError("name", f"at most 200 characters (got {len(clean)})")
+        return clean
+
+    # ---- listing
+
+    def list(self) -> list["SessionSummary"]:
+        """Every session in the directory, by file name. Never raises for one bad file."""
+        if not self.dir.is_dir():
+            return []
+        try:
+            paths = sorted(p for p in self.dir.iterdir() if p.name.endswith(SUFFIX) and not p.name.startswith("."))
+        except OSError as e:
+            raise GmdeskError(f"{self.dir}: cannot list sessions ({e.strerror or e})") from None
+        return [self.summary(p) for p in paths]
+
+    def summary(self, path: str | os.PathLike) -> SessionSummary:
+        """One session's summary from its header (never replays; never raises).
+
+        A small file is opened read-only through the store (any damage shows as the
+        error). A big one (``QUICK_BYTES`` or more) is summarised from its header line
+        and the header changes in its journal only, so that a list of long campaigns
+        stays quick; damage inside its events shows when it is opened."""
+        path = Path(path)
+        h = _quick_header(path)
+        if h is None:
+            try:
+                from core.session.store import EventLog
+
+                log = EventLog.open(path, readonly=True)
+            except GmdeskError as e:
+                return SessionSummary(name=path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.name,
+                                      path=path, error=str(e))
+            except Exception as e:  # a listing must survive anything one file does
+                return SessionSummary(name=path.stem, path=path, error=f"{path}: cannot read ({e})")
+            try:
+                h = log.header
+            finally:
+                log.close()
+        name = h.get("name") if isinstance(h.get("name"), str) and h.get("name") else path.stem
+        return SessionSummary(name=name, path=path, system=str(h.get("system", "")),
+                              last_played=str(h.get("last_played") or h.get("created") or ""),
+                              round=_int(h.get("round")), rolls=_int(h.get("rolls")), error=None,
+                              characters=_int(h.get("characters")), created=str(h.get("created", "")))
+
+    # ---- creating, copying, deleting
+
+    def create(self, name: str, system: str, settings: dict | None = None) -> Path:
+        """A new empty session; returns its path. GmdeskError if the name is empty or taken."""
+        from core.session.session import Session
+
+        name = self._check_name(name)
+        from core.systems import get_system
+
+        get_system(system)
+        path = self._new_path(name)
+        Session.create(path, name, system, settings).close()
+        return path
+
+    def open(self, name_or_path: str | os.PathLike, readonly: bool = False):
+        from core.session.session import Session
+
+        return Session.open(self.resolve(name_or_path), readonly=readonly)
+
+    def duplicate(self, src: str | os.PathLike, new_name: str) -> Path:
+        """A copy of a session (its whole log and view state) under a new name."""
+        return self._copy(self.resolve(src), new_name)
+
+    def create_from_example(self, example_path: str | os.PathLike, name: str) -> Path:
+        """A new session copied from an example (the example is only read, never written)."""
+        p = Path(example_path)
+        if not p.is_file():
+            raise GmdeskError(f"no example session at {p}")
+        return self._copy(p, name)
+
+    def _copy(self, src: Path, new_name: str) -> Path:
+        from core.session.session import now_iso
+        from core.session.store import EventLog
+
+        new_name = self._check_name(new_name)
+        log = EventLog.open(src, readonly=True)
+        try:
+            header = {k: v for k, v in log.header.items() if k != "schema"}
+            docs = [doc for _, doc in log.events()]
+            meta = [(d.get("key"), d.get("value")) for d in log.db.table("meta").all()]
+        finally:
+            log.close()
+        when = now_iso()
+        header.update(name=new_name, created=when)
+        header.setdefault("last_played", when)
+        dst = self._new_path(new_name)
+        out = EventLog.create(dst, header)
+        try:
+            if docs:
+                out.append_many(docs)
+            for key, value in meta:
+                if isinstance(key, str) and key:
+                    out.meta_set(key, value)
+        except BaseException:
+            out.close()
+            from core.session.store import session_files
+
+            for f in session_files(dst):
+                f.unlink(missing_ok=True)
+            raise
+        out.close()
+        return dst
+
+    def delete(self, path: str | os.PathLike) -> None:
+        """Delete a session and every file that belongs to it. Refuses a session open
+        for writing elsewhere (LockedError) and the shipped examples."""
+        from core.session.lock import WriterLock
+        from core.session.store import SessionMissingError, session_files, sidecar_paths
+
+        p = Path(path)
+        if not p.is_file():
+            raise SessionMissingError(f"{p}: no such session")
+        examples = _examples_dir()
+        if examples is not None and p.resolve().parent == examples:
+            raise GmdeskError(f"{p} is a shipped example; examples are never changed")
+        lock = WriterLock(sidecar_paths(p)["lock"], p)
+        lock.acquire()
+        try:
+            for f in session_files(p):
+                if f != sidecar_paths(p)["lock"]:
+                    f.unlink(missing_ok=True)
+            sidecar_paths(p)["lock"].unlink(missing_ok=True)
+        finally:
+            lock.release()

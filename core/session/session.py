@@ -1,0 +1,484 @@
+"""The open session: the event log is the truth, the state a fold of it.
+
+``Session.open(path)`` replays the log into a :class:`~core.session.events.Fold`;
+``apply`` validates an event against the live state, writes it durably, and keeps
+the fold (the live state equals a replay of the log). ``roll`` rolls with the
+session's tables and logs the roll event. ``undo`` / ``redo`` append undo/redo
+events. A read-only session (the player view, ``gmdesk log``) never takes the writer
+lock and picks up what the writer appends with ``refresh``.
+
+What ``roll`` fills in on the parameters, when the parameters have the field and
+it is still at its default (what a GM at the table would expect):
+
+* ``combat=True`` when the roll is a combat roll; ``target_kind`` / ``attacker_kind``
+  from the tracked target's / roller's kind (the descriptor column follows them);
+* 4d2 ``skill_threshold`` from the session setting;
+* torg ``stymied`` / ``up`` from the roller's Stymied / Up conditions, and
+  ``ord_no_reroll`` for an ord (not reality-rated) when the session setting
+  ``ord_positive_reroll`` is off.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import datetime as _dt
+import json
+import random
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from core.dice import RollRecord
+from core.errors import GmdeskError
+from core.session.events import Event, EventError, Fold, no_gc, replay, session_tables
+from core.session.model import DEFAULT_SETTINGS, State
+
+#: the header's ``format`` value: marks a file as a gmdesk session
+FORMAT = "gmdesk-session"
+
+
+def now_iso() -> str:
+    return _dt.datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+def _store():
+    from core.session import store
+
+    return store
+
+
+def new_header(name: str, system: str, settings: Mapping[str, Any] | None = None,
+               created: str | None = None) -> dict:
+    when = created or now_iso()
+    merged = copy.deepcopy(DEFAULT_SETTINGS)
+    merged.update(copy.deepcopy(dict(settings or {})))
+    return {"format": FORMAT, "name": name, "system": system, "settings": merged, "created": when,
+            "last_played": when, "round": 0, "rolls": 0, "characters": 0, "events": 0}
+
+
+def _jsonable(doc: Mapping[str, Any], etype: Any) -> dict:
+    """A plain-JSON copy of an event (records become their JSON), exactly what the log
+    will give back on replay: live state and replay see the same data."""
+
+    def conv(v: Any) -> Any:
+        if isinstance(v, RollRecord):
+            return v.to_json()
+        if isinstance(v, Mapping):
+            return {str(k): conv(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [conv(x) for x in v]
+        return v
+
+    try:
+        return json.loads(json.dumps(conv(doc), ensure_ascii=False, allow_nan=False))
+    except (TypeError, ValueError) as e:
+        raise EventError(f"the event is not plain data ({e})", etype if isinstance(etype, str) else None) from None
+
+
+class Session:
+    """One open session. Use :meth:`open` (or :meth:`create`); see docs/DESIGN.md."""
+
+    def __init__(self, log: Any, *, readonly: bool = False, path: str | Path | None = None):
+        self._log = log
+        self._mutex = threading.RLock()  # the UI may write from a worker thread
+        self.readonly = readonly
+        self.path = Path(path) if path is not None else None
+        self.warnings: list[str] = list(getattr(log, "warnings", []) or [])
+        self._ui: dict[str, Any] = {}
+        self._events: list[Event] = []
+        self._log_seq = 0
+        self._closed = False
+        header = dict(log.header)
+        pairs = log.events()
+        self._fold: Fold = replay(header, pairs, self.warnings)
+        with no_gc():
+            self._events = [Event.from_doc(seq, doc) for seq, doc in pairs]
+        self._log_seq = pairs[-1][0] if pairs else 0
+        self._header_seq = self._log_seq
+        if not readonly:
+            self._maybe_update_header(force=True)  # a crash may have left it behind
+
+    # ---- opening
+
+    @classmethod
+    def open(cls, path: str | Path, readonly: bool = False) -> "Session":
+        """Replay the save at ``path``. The writer takes the lock (LockedError names who
+        holds it); ``readonly=True`` never writes anything."""
+        log = _store().EventLog.open(Path(path), readonly=readonly)
+        try:
+            return cls(log, readonly=readonly, path=path)
+        except BaseException:
+            log.close()
+            raise
+
+    @classmethod
+    def create(cls, path: str | Path, name: str, system: str, settings: Mapping[str, Any] | None = None
+               ) -> "Session":
+        """A new, empty session file (refuses to overwrite), open for writing."""
+        from core.systems import get_system
+
+        get_system(system)  # ParamError for an unknown system
+        log = _store().EventLog.create(Path(path), new_header(name, system, settings))
+        return cls(log, readonly=False, path=path)
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # ---- reading
+
+    @property
+    def state(self) -> State:
+        return self._fold.state
+
+    @property
+    def events(self) -> Sequence[Event]:
+        return self._events
+
+    @property
+    def header(self) -> dict:
+        return dict(self._log.header)
+
+    @property
+    def can_undo(self) -> bool:
+        return not self.readonly and self._fold.can_undo
+
+    @property
+    def can_redo(self) -> bool:
+        return not self.readonly and self._fold.can_redo
+
+    @property
+    def undo_target(self) -> Event | None:
+        """The event ``undo`` would revert (for an "Undo: …" label)."""
+        return self._event(self._fold.done[-1]) if self._fold.done else None
+
+    @property
+    def redo_target(self) -> Event | None:
+        return self._event(self._fold.undone[-1]) if self._fold.undone else None
+
+    def _event(self, seq: int) -> Event | None:
+        lo, hi = 0, len(self._events)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._events[mid].seq < seq:
+                lo = mid + 1
+            else:
+                hi = mid
+        return self._events[lo] if lo < len(self._events) and self._events[lo].seq == seq else None
+
+    def event(self, seq: int) -> Event | None:
+        return self._event(seq)
+
+    def tables(self):
+        """The TableSet in force (the session's ``tables`` setting over the built-ins)."""
+        return session_tables(self.state.info.settings)
+
+    def character(self, id_or_name: str):
+        """A character by id or by name (case-insensitive); GmdeskError if unknown or ambiguous."""
+        st = self.state
+        if id_or_name in st.characters:
+            return st.characters[id_or_name]
+        key = id_or_name.strip().casefold()
+        found = [c for c in st.characters.values() if c.name.casefold() == key]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            ids = ", ".join(c.id for c in found)
+            raise GmdeskError(f"{len(found)} characters are named {id_or_name!r} ({ids}); use the id")
+        names = ", ".join(c.name for c in st.characters.values()) or "none yet"
+        raise GmdeskError(f"no character {id_or_name!r} in {st.info.name or 'this session'} (characters: {names})")
+
+    # ---- writing
+
+    def apply(self, doc: Mapping[str, Any]) -> Event:
+        """Validate ``doc`` against the live state, write it durably, fold it.
+
+        EventError (one line) when refused: nothing is written, nothing changes.
+        Thread-safe (one event at a time)."""
+        with self._mutex:
+            return self._apply(doc)
+
+    def _apply(self, doc: Mapping[str, Any]) -> Event:
+        if self._closed:
+            raise EventError("the session is closed", doc.get("type") if isinstance(doc, Mapping) else None)
+        if not isinstance(doc, Mapping):
+            raise EventError("an event must be an object with a 'type'")
+        etype = doc.get("type")
+        if self.readonly:
+            raise EventError("this session is open read-only", etype if isinstance(etype, str) else None)
+        data = _jsonable(doc, etype)
+        time = now_iso()
+        predicted = self._log_seq + 1
+        applied = self._fold.apply(predicted, data, time)
+        stored = {k: v for k, v in data.items() if k not in ("time", "summary", "effects")}
+        stored.update(applied.extra)
+        stored.update({"type": etype, "time": time, "summary": applied.summary, "effects": list(applied.changes)})
+        try:
+            seq = self._log.append(stored)
+        except BaseException:
+            self._fold.revert_last()
+            raise
+        if seq != predicted:
+            # the store numbered it differently: fold it again under its real number
+            self._fold.revert_last()
+            self._fold.last_seq = max(self._fold.last_seq, self._log_seq)
+            applied = self._fold.apply(seq, data, time)
+        self._log_seq = seq
+        event = Event.from_doc(seq, stored)
+        self._events.append(event)
+        self._maybe_update_header()
+        return event
+
+    def roll(self, system: str, params: Any, actor: str | None = None, target: str | None = None,
+             combat: bool = False, rng: Any = None) -> Event:
+        """Roll ``system`` with the session's tables and log it (a ``roll`` event).
+
+        ``params`` is the system's Params (or its JSON). ``rng`` defaults to a fresh
+        ``random.Random()``. Possibilities spent at roll time (torg ``possibilities``)
+        cost the roller; refused before any die is rolled if it lacks them."""
+        from core.systems import get_system
+
+        if self.readonly:
+            raise EventError("this session is open read-only", "roll")
+        module = get_system(system)
+        if isinstance(params, Mapping):
+            data = dict(params)
+            if combat:  # before validation: some combat-only options need it (1d6x4 --mutual)
+                data.setdefault("combat", True)
+            params = module.params_from_json(data)
+        st = self.state
+        a = st.characters.get(actor) if actor is not None else None
+        t = st.characters.get(target) if target is not None else None
+        if actor is not None and a is None:
+            raise EventError(f"actor: no character {actor!r} in this session", "roll")
+        if target is not None and t is None:
+            raise EventError(f"target: no character {target!r} in this session", "roll")
+        params = self.fill_params(module, params, a, t, combat)
+        cost = int(getattr(params, "possibilities", 0) or 0) if module.ID == "torg-2d10" else 0
+        if cost and a is not None:
+            if not a.reality_rated:
+                raise EventError(f"{a.name} is not reality-rated and has no Possibilities", "roll")
+            if a.possibilities < cost:
+                raise EventError(f"{a.name} has {a.possibilities} Possibilities, needs {cost}", "roll")
+        record = module.roll(params, rng if rng is not None else random.Random(), self.tables())
+        return self.apply({"type": "roll", "record": record.to_json(), "actor": actor, "target": target,
+                           "combat": bool(combat or getattr(params, "combat", False))})
+
+    def fill_params(self, module: Any, params: Any, actor=None, target=None, combat: bool = False) -> Any:
+        """The parameters with what the session knows filled in (see the module docstring)."""
+        if not dataclasses.is_dataclass(params):
+            return params
+        defaults = {f.name: f.default for f in dataclasses.fields(params)}
+        have = set(defaults)
+        changes: dict[str, Any] = {}
+
+        def at_default(name: str) -> bool:
+            return name in have and getattr(params, name) == defaults[name]
+
+        if combat and "combat" in have and not params.combat:
+            changes["combat"] = True
+        if target is not None and "target_kind" in have:
+            changes["target_kind"] = target.kind
+        if actor is not None and "attacker_kind" in have:
+            changes["attacker_kind"] = actor.kind
+        settings = self.state.info.settings
+        if at_default("skill_threshold"):
+            changes["skill_threshold"] = settings.get("skill_threshold", DEFAULT_SETTINGS["skill_threshold"])
+        if actor is not None and module.ID == "torg-2d10":
+            if at_default("stymied") and actor.has_condition("Stymied"):
+                changes["stymied"] = True
+            if at_default("up") and actor.has_condition("Up"):
+                changes["up"] = True
+            if at_default("ord_no_reroll") and not actor.reality_rated and not settings.get("ord_positive_reroll", True):
+                changes["ord_no_reroll"] = True
+        changes = {k: v for k, v in changes.items() if getattr(params, k) != v}
+        return dataclasses.replace(params, **changes) if changes else params
+
+    def undo(self) -> Event | None:
+        """Revert the latest undoable event (with every change it made); None if nothing to undo."""
+        with self._mutex:
+            if not self.can_undo:
+                return None
+            return self._apply({"type": "undo", "target": self._fold.done[-1]})
+
+    def redo(self) -> Event | None:
+        with self._mutex:
+            if not self.can_redo:
+                return None
+            return self._apply({"type": "redo", "target": self._fold.undone[-1]})
+
+    # ---- conveniences over apply (each rolls what it needs, then appends one event)
+
+    def spend_possibility(self, char_id: str, roll_seq: int, rng: Any = None) -> Event:
+        """``char_id`` spends a Possibility on torg roll ``roll_seq``: a positive progressive d10."""
+        entry = self.state.roll_entry(roll_seq)
+        if entry is None:
+            raise EventError(f"roll: no roll #{roll_seq} in the log (or it was undone)", "possibility.spend")
+        if entry.record.system != "torg-2d10":
+            raise EventError(f"roll #{roll_seq} is a {entry.record.system} roll; Possibilities are for torg-2d10",
+                             "possibility.spend")
+        c = self.state.characters.get(char_id)
+        if c is None:
+            raise EventError(f"id: no character {char_id!r} in this session", "possibility.spend")
+        if not c.reality_rated or c.possibilities < 1:
+            raise EventError(f"{c.name} has no Possibility to spend" if c.reality_rated
+                             else f"{c.name} is not reality-rated and has no Possibilities", "possibility.spend")
+        from core.systems.torg_2d10 import spend_possibility
+
+        record = spend_possibility(entry.record, rng if rng is not None else random.Random(), self.tables())
+        return self.apply({"type": "possibility.spend", "id": char_id, "roll": roll_seq, "record": record.to_json()})
+
+    def cancel_possibility(self, char_id: str, roll_seq: int) -> Event:
+        """``char_id`` cancels the latest Possibility spent on roll ``roll_seq``."""
+        return self.apply({"type": "possibility.cancel", "id": char_id, "roll": roll_seq})
+
+    def heal(self, healer: str, target: str, rng: Any = None) -> Event:
+        """1d6x4 Healing Ability: d6 back onto ``target``'s Vitality (capped at its Default)."""
+        st = self.state
+        t = st.characters.get(target)
+        if t is None:
+            raise EventError(f"target: no character {target!r} in this session", "heal")
+        if healer not in st.characters:
+            raise EventError(f"healer: no character {healer!r} in this session", "heal")
+        if t.status == "dead":
+            raise EventError(f"{t.name} is dead; the Dead stay dead", "heal")
+        from core.systems.one_d6_x4 import heal
+
+        record, new = heal(rng if rng is not None else random.Random(), t.vitality_current, t.vitality_default)
+        return self.apply({"type": "heal", "healer": healer, "target": target, "record": record.to_json(),
+                           "vitality": new})
+
+    def initiative_modifier(self, char_id: str, system: str | None = None) -> int:
+        """The character's own initiative modifier where gmdesk knows it: 4d2 its own
+        active shift total (0..3), 1d6x4 its Reflex Current Value; else 0."""
+        c = self.state.characters[char_id]
+        system = system or self.state.info.system
+        if system == "4d2":
+            from core.systems.four_d_two import own_shift
+
+            return own_shift([s.value for s in c.shifts if s.active])
+        if system == "1d6x4" and c.sheet is not None:
+            value = getattr(c.sheet, "value", None)
+            if value is not None:
+                try:
+                    return int(value("Reflex") or 0)
+                except GmdeskError:
+                    return 0
+        return 0
+
+    def roll_initiative(self, ids: Sequence[str], rng: Any = None, modifiers: Mapping[str, int] | None = None,
+                        system: str | None = None) -> Event:
+        """Roll initiative for ``ids`` with the session's system and set it (one event)."""
+        from core.systems import get_system
+
+        system = system or self.state.info.system
+        module = get_system(system)
+        rng = rng if rng is not None else random.Random()
+        entries = []
+        for cid in ids:
+            if cid not in self.state.characters:
+                raise EventError(f"no character {cid!r} in this session", "initiative.set")
+            mod = (modifiers or {}).get(cid)
+            if mod is None:
+                mod = self.initiative_modifier(cid, system)
+            record = module.initiative(rng, mod)
+            entries.append({"id": cid, "value": record.value, "record": record.to_json()})
+        return self.apply({"type": "initiative.set", "entries": entries})
+
+    # ---- view state
+
+    def ui_get(self, key: str, default: Any = None) -> Any:
+        if key in self._ui:
+            return self._ui[key]
+        try:
+            return self._log.meta_get(key, default)
+        except Exception:  # view state is a convenience: never fail a screen over it
+            return default
+
+    def ui_set(self, key: str, value: Any) -> None:
+        """Remember view state (selected character…): not an event, never undone."""
+        self._ui[key] = value
+        if not self.readonly and not self._closed:
+            self._log.meta_set(key, value)
+            self._ui.pop(key, None)
+
+    # ---- followers
+
+    def refresh(self) -> bool:
+        """Read-only followers: fold what the writer appended since; True if anything changed."""
+        with self._mutex:
+            return self._refresh()
+
+    def _refresh(self) -> bool:
+        if self._closed:
+            return False
+        new = self._log.since(self._log_seq)
+        changed = False
+        for seq, doc in new:
+            if seq <= self._log_seq:
+                continue
+            try:
+                self._fold.apply(seq, doc, str(doc.get("time", "")))
+            except GmdeskError as e:
+                self.warnings.append(f"event #{seq} ({doc.get('type')}) skipped: {e}")
+            self._events.append(Event.from_doc(seq, doc))
+            self._log_seq = seq
+            changed = True
+        return changed
+
+    # ---- header summary (fast listing)
+
+    def _roll_count(self) -> int:
+        """How many ``roll`` entries the roll log holds (initiative and healing rolls
+        aside), kept as running prefix counts: O(new entries) per event."""
+        rolls = self.state.rolls
+        prefix = self.__dict__.setdefault("_roll_prefix", [0])
+        if len(prefix) - 1 > len(rolls):
+            del prefix[len(rolls) + 1:]
+        for r in rolls[len(prefix) - 1:]:
+            prefix.append(prefix[-1] + (r.kind == "roll"))
+        return prefix[-1]
+
+    def _summary(self) -> dict:
+        st = self.state
+        return {"name": st.info.name, "system": st.info.system, "last_played": st.info.last_played,
+                "round": st.encounter.round, "rolls": self._roll_count(),
+                "characters": len(st.characters), "events": self._log_seq}
+
+    #: the header summary is rewritten at least every this many events
+    HEADER_EVERY = 25
+
+    def _maybe_update_header(self, force: bool = False) -> None:
+        """Keep the header's summary fields (what ``SessionStore.list`` shows) current:
+        at once when the round, the cast or the system changes, else every
+        ``HEADER_EVERY`` events, on open and on close (one small write, not one per roll)."""
+        if self.readonly or self._closed:
+            return
+        summary = self._summary()
+        header = self._log.header
+        changed = {k: v for k, v in summary.items() if k != "name" and header.get(k) != v}
+        if not changed:
+            return
+        due = self._log_seq - self.__dict__.get("_header_seq", 0) >= self.HEADER_EVERY
+        if force or due or {"round", "characters", "system"} & set(changed):
+            self._log.set_header(**changed)
+            self._header_seq = self._log_seq
+
+    def close(self) -> None:
+        """Write the header summary (writer), release the lock. Idempotent."""
+        with self._mutex:
+            self._close()
+
+    def _close(self) -> None:
+        if self._closed:
+            return
+        try:
+            if not self.readonly:
+                self._maybe_update_header(force=True)
+        finally:
+            self._closed = True
+            self._log.close()

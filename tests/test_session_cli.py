@@ -1,0 +1,223 @@
+"""The session subcommands as a GM types them: new, list, log, export, import-sheet,
+export-sheet, and ``gmdesk roll … --save``."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from core.cli import main
+from core.dice import FixedDice
+from core.session import Session, SessionStore
+from core.systems import get_system
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SHEET = """Mark, 25 year old Human, green shirt
+Descriptor        Default    Current      Notes
+Vitality           +5
+Speed              +2
+Stick              +3                     (oak)
+Dollars            (8)
+Magic Ability      +2 (5)
+  *Turn Invisible     (1)                 (Lasts 3 minutes)
+"""
+
+
+@pytest.fixture
+def saves(tmp_path, monkeypatch):
+    monkeypatch.delenv("GMDESK_SAVES", raising=False)
+    return tmp_path / "saves"
+
+
+def run(capsys, saves, *args):
+    rc = main(["--saves", str(saves), *args])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def one_error_line(err: str, *words: str) -> None:
+    assert err.count("\n") == 1 and err.startswith("gmdesk"), err
+    assert "Traceback" not in err
+    for w in words:
+        assert w in err, err
+
+
+def make_session(saves: Path, name: str = "Docks", system: str = "4d2") -> Path:
+    path = SessionStore(saves).create(name, system)
+    with Session.open(path) as s:
+        s.apply({"type": "character.add", "character": {"name": "Bruno"}})
+        s.apply({"type": "character.add", "character": {"name": "Kara", "kind": "inorganic"}})
+    return path
+
+
+def test_new_and_list(capsys, saves):
+    rc, out, err = run(capsys, saves, "list")
+    assert rc == 0 and "No sessions" in out
+    rc, out, err = run(capsys, saves, "new", "Night at the docks", "--system", "torg-2d10")
+    assert rc == 0 and "Night at the docks" in out and err == ""
+    rc, out, err = run(capsys, saves, "new", "Night at the docks")
+    assert rc == 2
+    one_error_line(err, "already exists")
+    rc, out, err = run(capsys, saves, "new", "Other", "--system", "d20")
+    assert rc == 2
+    one_error_line(err, "unknown system 'd20'", "4d2")
+    (saves / "Wrecked.gmdesk").write_text("{ not json")
+    rc, out, err = run(capsys, saves, "list")
+    assert rc == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["Session", "System", "Last", "played", "Round", "Rolls"]
+    assert any(line.startswith("Night at the docks") and "torg-2d10" in line for line in lines)
+    assert any(line.startswith("Wrecked") and "DAMAGED" in line for line in lines)
+    rc, out, err = run(capsys, saves, "list", "--json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert {r["name"]: r["error"] is None for r in rows} == {"Night at the docks": True, "Wrecked": False}
+
+
+def test_roll_save_then_log(capsys, saves):
+    make_session(saves)
+    rc, out, err = run(capsys, saves, "roll", "4d2", "--seed", "7", "--count", "3", "--combat",
+                       "--save", "Docks", "--as", "bruno", "--at", "Kara", "--json")
+    assert rc == 0, err
+    printed = [json.loads(line) for line in out.splitlines()]
+    assert len(printed) == 3
+    # the same seed without --save prints the same records
+    rc, plain, _ = run(capsys, saves, "roll", "4d2", "--seed", "7", "--count", "3", "--combat", "--json")
+    assert [json.loads(x) for x in plain.splitlines()] == printed
+    rc, out, err = run(capsys, saves, "log", "Docks", "--json")
+    assert rc == 0
+    events = [json.loads(line) for line in out.splitlines()]
+    assert [e["seq"] for e in events] == [1, 2, 3, 4, 5]
+    rolls = [e for e in events if e["type"] == "roll"]
+    assert [e["roll"] for e in rolls] == printed
+    assert all(e["actor"] == "c1" and e["target"] == "c2" for e in rolls)
+    with Session.open(SessionStore(saves).resolve("Docks"), readonly=True) as s:
+        assert len(s.state.characters["c2"].wounds) == sum(
+            1 for r in printed for d in r.get("descriptors", ()) if d["wound"] and d["applies_to"] == "target")
+    rc, out, err = run(capsys, saves, "log", "Docks")
+    assert rc == 0 and out.splitlines()[0].startswith("#1") and "Bruno joins" in out
+    assert "Bruno rolls at Kara" in out
+
+
+def test_roll_save_text_and_refusals(capsys, saves):
+    make_session(saves)
+    rc, out, err = run(capsys, saves, "roll", "4d2", "--seed", "1", "--save", "Docks")
+    assert rc == 0 and out.startswith("#3") and "GM rolls" in out
+    rc, out, err = run(capsys, saves, "roll", "4d2", "--save", "Docks", "--as", "Nobody")
+    assert rc == 2
+    one_error_line(err, "no character 'Nobody'", "Bruno, Kara")
+    rc, out, err = run(capsys, saves, "roll", "4d2", "--save", "Elsewhere")
+    assert rc == 2
+    one_error_line(err, "no session 'Elsewhere'")
+    # the GM has the session open: a second writer is refused, readers are fine
+    with Session.open(SessionStore(saves).resolve("Docks")):
+        rc, out, err = run(capsys, saves, "roll", "4d2", "--save", "Docks")
+        assert rc == 2
+        one_error_line(err, "is open in gmdesk", "pid")
+        rc, out, err = run(capsys, saves, "log", "Docks")
+        assert rc == 0 and "#3" in out
+
+
+def test_export_formats(capsys, saves, tmp_path):
+    path = make_session(saves, name="<Docks>")
+    with Session.open(path) as s:
+        s.roll("4d2", get_system("4d2").Params(), actor="c1", target="c2", combat=True, rng=FixedDice([6, 4, 1, 1]))
+    rc, out, err = run(capsys, saves, "export", "<Docks>", "--format", "md")
+    assert rc == 0 and out.startswith("# \\<Docks\\>") and "Kara takes Attribute Damage" in out
+    target = tmp_path / "chronicle.html"
+    rc, out, err = run(capsys, saves, "export", str(path), "--format", "html", "-o", str(target))
+    assert rc == 0 and str(target) in out
+    page = target.read_text(encoding="utf-8")
+    assert "&lt;Docks&gt;" in page and "<Docks>" not in page
+    rc, out, err = run(capsys, saves, "export", "<Docks>", "-o", str(tmp_path / "c.json"))  # format from suffix
+    assert rc == 0 and json.loads((tmp_path / "c.json").read_text())["format"] == "gmdesk-chronicle"
+    rc, out, err = run(capsys, saves, "export", "<Docks>", "--format", "pdf")
+    assert rc == 2
+    one_error_line(err, "--format", "md, html, json")
+    rc, out, err = run(capsys, saves, "export", "<Docks>", "--format", "md", "-o", str(tmp_path / "no" / "x.md"))
+    assert rc == 2
+    one_error_line(err)
+
+
+def test_import_and_export_sheet(capsys, saves, tmp_path):
+    make_session(saves, system="1d6x4")
+    sheet = tmp_path / "mark.txt"
+    sheet.write_text(SHEET, encoding="utf-8")
+    rc, out, err = run(capsys, saves, "import-sheet", "Docks", str(sheet))
+    assert rc == 0 and "Added Mark (c3)" in out
+    rc, out, err = run(capsys, saves, "export-sheet", "Docks", "Mark")
+    assert rc == 0 and out == SHEET  # read then written: the same sheet
+    with Session.open(SessionStore(saves).resolve("Docks"), readonly=True) as s:
+        assert s.state.characters["c3"].vitality_default == 5
+    rc, out, err = run(capsys, saves, "import-sheet", "Docks", str(sheet), "--as", "Bruno")
+    assert rc == 0 and "Updated Bruno's sheet" in out
+    rc, out, err = run(capsys, saves, "export-sheet", "Docks", "c1")
+    assert out == SHEET
+    rc, out, err = run(capsys, saves, "export-sheet", "Docks", "Kara")  # no sheet: a fresh one
+    assert rc == 0 and "Kara" in out and "Descriptor" in out
+    rc, out, err = run(capsys, saves, "import-sheet", "Docks", str(tmp_path / "missing.txt"))
+    assert rc == 2
+    one_error_line(err, "missing.txt", "cannot read")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("Zed\nDescriptor  Default  Current\nVitality  +3 (2\n", encoding="utf-8")
+    rc, out, err = run(capsys, saves, "import-sheet", "Docks", str(bad))
+    assert rc == 2
+    one_error_line(err, "bad.txt")
+    rc, out, err = run(capsys, saves, "export-sheet", "Docks", "Nobody")
+    assert rc == 2
+    one_error_line(err, "no character 'Nobody'")
+
+
+def test_errors_are_one_line_in_a_real_process(saves):
+    env = {**os.environ, "GMDESK_SAVES": str(saves), "PYTHONPATH": str(ROOT)}
+    for args in (["log", "nosuch"], ["export", "nosuch", "--format", "md"], ["export-sheet", "nosuch", "X"]):
+        p = subprocess.run([sys.executable, "-m", "core.cli", *args], capture_output=True, text=True, env=env,
+                           cwd=ROOT, timeout=60)
+        assert p.returncode == 2 and p.stdout == ""
+        one_error_line(p.stderr, "nosuch")
+
+
+def test_log_follow_prints_what_the_writer_saves(saves):
+    path = make_session(saves)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "core.cli", "--saves", str(saves), "log", "Docks", "--follow",
+                             "--json", "--interval", "0.05"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=ROOT, env=env)
+    try:
+        def next_line(timeout: float = 20.0) -> dict:
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                ready, _, _ = select.select([proc.stdout], [], [], 0.1)
+                if ready:
+                    line = proc.stdout.readline()
+                    if line:
+                        return json.loads(line)
+            raise AssertionError("no line from gmdesk log --follow")
+
+        assert next_line()["seq"] == 1 and next_line()["seq"] == 2
+        with Session.open(path) as s:
+            s.apply({"type": "note", "text": "the tide turns"})
+        event = next_line()
+        assert (event["seq"], event["type"], event["text"]) == (3, "note", "the tide turns")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_session_params_fill_in_what_the_session_knows(saves):
+    import argparse
+
+    from core.session.commands import session_params
+
+    make_session(saves)
+    ns = argparse.Namespace(saves=str(saves), save="Docks", actor="Bruno", target="Kara")
+    four = get_system("4d2")
+    params = session_params(ns, four, four.Params(combat=True))
+    assert (params.target_kind, params.attacker_kind, params.skill_threshold) == ("inorganic", "organic", 9)
