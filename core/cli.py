@@ -105,14 +105,18 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
     rng = make_rng(seed)
     if ns.save is None and (ns.actor or ns.target):
         raise ParamError("--as/--at", "need --save SAVE (the session the roll is recorded in)")
-    records = [module.roll(params, rng) for _ in range(count)]
     if ns.save is not None:
-        from core.session.commands import record_rolls
+        from core.session.commands import record_rolls, session_params
 
         ns.saves = saves
+        # the tracked characters' kinds, the session's settings and the roller's
+        # conditions apply before the dice are rolled
+        params = session_params(ns, module, params)
+        records = [module.roll(params, rng) for _ in range(count)]
         # appends each roll to the session and prints its JSON line once it is durable
         record_rolls(ns, module, params, records)
         return 0
+    records = [module.roll(params, rng) for _ in range(count)]
     if ns.json:
         out = sys.stdout
         for r in records:

@@ -32,6 +32,13 @@ ROLE_STYLE = {
 #: roles whose dice count against the roller: shown with a minus sign
 NEGATIVE_ROLES = {"negative", "cold"}
 
+#: systems whose headline value is a signed number (a bonus, a result); the others
+#: (1d6x4 and 4d6 totals) read as plain totals
+SIGNED_SYSTEMS = {"4d2", "fudge", "torg-2d10"}
+
+#: roles shown without a label: kept dice plain, dropped dice in parentheses
+UNLABELLED_ROLES = {"kept", "dropped", "die"}
+
 #: extra fields that are the GM's secret (never shown in the player view)
 SECRET_PARAMS = {"1d6x4": ("target",)}
 
@@ -87,16 +94,24 @@ def _signed(n: Any) -> str:
     return f"{n:+d}"
 
 
+def headline(record: RollRecord) -> str:
+    """The record's value as a GM reads it: ``+3`` for a bonus, ``17`` for a total."""
+    return _signed(record.value) if record.system in SIGNED_SYSTEMS else str(record.value)
+
+
 def dice_text(record: RollRecord) -> Text:
-    """Dice in the order rolled, grouped by role: ``pos 6 1 | neg −4 −2``."""
+    """Dice in the order rolled, grouped by role: ``positive 6 1 | negative −4 −2``;
+    kept and plain dice unlabelled, dropped dice in parentheses: ``5 (2) 4 3 6``."""
     text = Text()
-    last_role = None
+    last_group = None
     for die in record.dice:
-        if die.role != last_role:
-            if last_role is not None:
-                text.append(" | ")
-            text.append(f"{die.role} ", style="dim")
-            last_role = die.role
+        group = "" if die.role in UNLABELLED_ROLES else die.role
+        if last_group is None or group != last_group:
+            if last_group is not None:
+                text.append(" | " if (group or last_group) else " ")
+            if group:
+                text.append(f"{die.role} ", style="dim")
+            last_group = group
         else:
             text.append(" ")
         face = f"−{die.value}" if die.role in NEGATIVE_ROLES else str(die.value)
@@ -120,7 +135,7 @@ def descriptor_plain(record: RollRecord) -> str:
 
 def record_line(record: RollRecord, hide_secrets: bool = False) -> str:
     """One plain line: ``4d2 [positive 6 1 | negative −4 −2] = +1 Barely Successful → Backfoot (target)``."""
-    line = f"{record.system} [{dice_plain(record)}] = {_signed(record.value)} {record.outcome}"
+    line = f"{record.system} [{dice_plain(record)}] = {headline(record)} {record.outcome}"
     if not hide_secrets and record.system in SECRET_PARAMS:
         secret = [f"{k} {record.params[k]}" for k in SECRET_PARAMS[record.system] if record.params.get(k) is not None]
         if secret:
@@ -135,7 +150,7 @@ def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
     """The full breakdown: dice by role, the system's numbers, outcome, descriptors."""
     head = Text()
     head.append(f"{record.system}  ", style="dim")
-    head.append(_signed(record.value), style="bold")
+    head.append(headline(record), style="bold")
     head.append("  ")
     head.append(record.outcome, style="bold underline")
     lines: list[Any] = [head, Text("dice: ") + dice_text(record)]

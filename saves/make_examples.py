@@ -1,0 +1,197 @@
+"""Build the shipped example sessions, one per dice system, with fixed dice.
+
+    python -m saves.make_examples [DIR]      (default: this folder)
+
+Each example is a living table: a few characters, an encounter in progress (round 2),
+a short roll log with combat descriptors applied. gmdesk opens them only as
+templates ("new from example" copies them); re-running this script rebuilds them
+byte for byte except for timestamps.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+from core.session import Session, SessionStore
+
+MARK_SHEET = """Mark, 25 year old Human, green shirt, black pantaloons
+Descriptor          Default    Current    Notes
+Vitality             +5
+Speed                +2
+Precision            +1
+Defense              +1
+Reflex               +2
+Slingshot Expertise  +2
+Slingshot            +4
+Healing Ability      +1 (1)
+Medical Kit
+Dollars              (8)
+"""
+
+WITCH_SHEET = """Agatha, the Witch of Hollow Fen
+Descriptor          Default    Current    Notes
+Vitality             +3
+Fitness              -1
+Reflex               +1
+Defense              +2
+Broomstick
+Cauldron
+Magic Ability        +5 (inf)
+ *Fly on Broomstick     (inf)
+ *Turn Person to Frog   (inf)
+"""
+
+GOBLIN_SHEET = """Bog goblin, sharp teeth, rusty knife
+Descriptor          Default    Current
+Vitality             +0
+Speed                +2
+Fitness              +1
+Defense              +0
+Knife Expertise      +1
+Knife                +1
+"""
+
+
+def _add(s: Session, **fields) -> str:
+    ev = s.apply({"type": "character.add", "character": fields})
+    return s.character(fields["name"]).id if ev else ""
+
+
+def _start(s: Session, ids: list[str], rng: random.Random) -> None:
+    for cid in ids:
+        s.apply({"type": "encounter.add", "id": cid})
+    s.roll_initiative(ids, rng=rng)
+    s.apply({"type": "round.new"})
+
+
+def _fight(s: Session, rng: random.Random, attacks: dict[str, dict], turns: int) -> None:
+    """Play ``turns`` turns in initiative order: each combatant attacks the first
+    standing character of the other side with its own parameters."""
+    for _ in range(turns):
+        cur = s.state.encounter.current
+        if cur is None:
+            break
+        actor = s.state.characters[cur.char_id]
+        foes = [c for c in s.state.characters.values() if c.side != actor.side and c.status != "dead"]
+        params = attacks.get(actor.name)
+        if foes and params is not None:
+            s.roll(s.state.info.system, params, actor=actor.id, target=foes[0].id, combat=True, rng=rng)
+        s.apply({"type": "turn.next"})
+
+
+def build_4d2(s: Session, rng: random.Random) -> None:
+    vex = _add(s, name="Vex", side="PC", kind="organic", vitality=10, notes="Pistol 2, DEX")
+    kes = _add(s, name="Kestrel", side="PC", kind="organic", vitality=10, notes="Engine skill 1, INT")
+    drone = _add(s, name="Scrap-7", side="NPC", kind="inorganic", vitality=8, notes="Security drone")
+    thug = _add(s, name="Bar Thug", side="NPC", kind="organic", vitality=8)
+    s.apply({"type": "source.add", "id": vex, "kind": "shift", "name": "Pistol", "value": 2})
+    s.apply({"type": "source.add", "id": vex, "kind": "shift", "name": "DEX", "value": 1})
+    s.apply({"type": "source.add", "id": kes, "kind": "shift", "name": "Engine skill", "value": 1})
+    s.apply({"type": "source.add", "id": kes, "kind": "shift", "name": "INT", "value": 1})
+    s.apply({"type": "source.add", "id": thug, "kind": "shift", "name": "PSTR", "value": 1})
+    _start(s, [vex, kes, drone, thug], rng)
+    s.roll("4d2", {"shift": 2, "maneuver": True}, actor=kes, rng=rng)
+    _fight(s, rng, {"Vex": {"shift": 3}, "Kestrel": {"shift": 1}, "Scrap-7": {}, "Bar Thug": {"shift": 1}}, 5)
+
+
+def build_fudge(s: Session, rng: random.Random) -> None:
+    ald = _add(s, name="Aldric", side="PC", kind="organic", notes="Sword: Great; Dodge: Good")
+    mir = _add(s, name="Mirela", side="PC", kind="organic", notes="Bow: Good")
+    cap = _add(s, name="Bandit Captain", side="NPC", kind="organic", notes="Axe: Good")
+    ban = _add(s, name="Bandit", side="NPC", kind="organic", notes="Club: Fair")
+    s.apply({"type": "condition.add", "id": ban, "name": "Frightened", "rounds": 2})
+    _start(s, [ald, mir, cap, ban], rng)
+    _fight(s, rng, {
+        "Aldric": {"method": "d20-open", "trait": 2, "vs_trait": 1, "offense": 2, "defense": 1},
+        "Mirela": {"method": "d20-open", "trait": 1, "vs_trait": 1, "offense": 1, "defense": 1},
+        "Bandit Captain": {"method": "d20-open", "trait": 1, "vs_trait": 1, "offense": 2, "defense": 1},
+        "Bandit": {"method": "d20-open", "trait": 0, "vs_trait": 1, "offense": 1, "defense": 1},
+    }, 5)
+
+
+def build_1d6x4(s: Session, rng: random.Random) -> None:
+    mark = _add(s, name="Mark", side="PC", kind="organic", sheet=MARK_SHEET)
+    witch = _add(s, name="Agatha", side="PC", kind="organic", sheet=WITCH_SHEET)
+    gob = _add(s, name="Bog Goblin", side="NPC", kind="organic", sheet=GOBLIN_SHEET)
+    gob2 = _add(s, name="Goblin Scout", side="NPC", kind="organic", sheet=GOBLIN_SHEET.replace(
+        "Bog goblin, sharp teeth, rusty knife", "Goblin scout, quick and nervous"))
+    _start(s, [mark, witch, gob, gob2], rng)
+    knife = {"bonus": 3, "vs_bonus": 1, "test": "Fitness+Knife Expertise+Knife", "vs_test": "Defense"}
+    _fight(s, rng, {
+        # Precision + Slingshot Expertise + Slingshot against the target's Defense Test
+        "Mark": {"bonus": 7, "vs_bonus": 0, "test": "Precision+Slingshot Expertise+Slingshot", "vs_test": "Defense"},
+        "Agatha": {"bonus": 5, "vs_bonus": 0, "test": "Magic Ability", "vs_test": "Defense"},
+        "Bog Goblin": knife, "Goblin Scout": knife,
+    }, 5)
+
+
+def build_torg(s: Session, rng: random.Random) -> None:
+    kn = _add(s, name="Quin Sebastian", side="PC", kind="organic", reality_rated=True, possibilities=10,
+              vitality=10, notes="Storm Knight; fire combat 13, dodge 11")
+    tal = _add(s, name="Tal Vorn", side="PC", kind="organic", reality_rated=True, possibilities=8, vitality=9,
+               notes="Storm Knight; melee 12")
+    edn = _add(s, name="Edeinos Hunter", side="NPC", kind="organic", vitality=9, notes="ord; lance 11, dodge 9")
+    gos = _add(s, name="Gospog Sergeant", side="NPC", kind="organic", reality_rated=True, possibilities=3,
+               vitality=10, notes="reality-rated stormer; fire combat 11, dodge 9")
+    s.apply({"type": "condition.add", "id": tal, "name": "Up", "rounds": 1})
+    s.apply({"type": "condition.add", "id": edn, "name": "Stymied"})
+    _start(s, [kn, tal, edn, gos], rng)
+    _fight(s, rng, {
+        "Quin Sebastian": {"skill": 13, "difficulty": 9, "possibilities": 1},
+        "Tal Vorn": {"skill": 12, "difficulty": 9},
+        "Edeinos Hunter": {"skill": 11, "difficulty": 11},
+        "Gospog Sergeant": {"skill": 11, "difficulty": 11},
+    }, 5)
+
+
+def build_4d6(s: Session, rng: random.Random) -> None:
+    ren = _add(s, name="Renna", side="PC", kind="organic", vitality=12, notes="Stealth +3, Blades +2")
+    ost = _add(s, name="Osric", side="PC", kind="organic", vitality=14, notes="Athletics +3, Persuasion +1")
+    guard = _add(s, name="Castle Guard", side="NPC", kind="organic", vitality=10, notes="Spear +2, Alert")
+    golem = _add(s, name="Bronze Sentinel", side="NPC", kind="inorganic", vitality=16, notes="Slam +3")
+    s.apply({"type": "source.add", "id": ren, "kind": "advantage", "name": "Dim", "value": 1})
+    s.apply({"type": "source.add", "id": ren, "kind": "advantage", "name": "Crowded", "value": 1})
+    s.apply({"type": "source.add", "id": ost, "kind": "advantage", "name": "Exhausted", "value": -1, "rounds": 3})
+    s.apply({"type": "clock.add", "name": "Suspicion", "segments": 6})
+    s.apply({"type": "clock.add", "name": "Reach the vault", "segments": 4})
+    s.roll("4d6", {"bonus": 3, "dc": 16, "adv": [1, 1]}, actor=ren, rng=rng)
+    s.apply({"type": "clock.tick", "name": "Reach the vault", "halves": 2})
+    s.apply({"type": "clock.tick", "name": "Suspicion", "halves": 2})
+    _start(s, [ren, ost, guard, golem], rng)
+    _fight(s, rng, {
+        "Renna": {"bonus": 2, "dc": 16, "adv": [1]},
+        "Osric": {"bonus": 3, "dc": 16, "adv": [-1]},
+        "Castle Guard": {"bonus": 2, "dc": 14},
+        "Bronze Sentinel": {"bonus": 3, "dc": 16},
+    }, 5)
+
+
+EXAMPLES = [
+    ("Skimmer Bike Heist", "4d2", build_4d2),
+    ("The Crooked Mile", "fudge", build_fudge),
+    ("Witch of Hollow Fen", "1d6x4", build_1d6x4),
+    ("Storm over Core Earth", "torg-2d10", build_torg),
+    ("Festival Infiltration", "4d6", build_4d6),
+]
+
+
+def build(out_dir: Path) -> list[Path]:
+    store = SessionStore(out_dir)
+    paths = []
+    for i, (name, system, builder) in enumerate(EXAMPLES):
+        path = store.path_for(name)
+        if path.exists():
+            store.delete(path)
+        path = store.create(name, system)
+        with Session.open(path) as s:
+            builder(s, random.Random(1000 + i))
+        paths.append(path)
+    return paths
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent
+    for p in build(target):
+        print(p)
