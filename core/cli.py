@@ -51,6 +51,8 @@ def _common_roll_options(parser: argparse.ArgumentParser, *, rolling: bool) -> N
     parser.add_argument("--attacker-kind", default="organic", metavar="organic|inorganic",
                         help="kind of the attacker (receives negative results)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--table", action="append", default=[], metavar="ROLE=FILE",
+                        help="use a GM's own table (JSON) for a role, e.g. combat=my-combat.json")
     if rolling:
         parser.add_argument("--seed", default=None, help="seed the dice (replayable rolls)")
         parser.add_argument("--count", default="1", help="how many rolls (default 1)")
@@ -85,9 +87,10 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
     module = get_system(system_id)
     ns = _system_parser(command, system_id, module).parse_args(rest)
     params = module.params_from_args(ns)
+    tables = _tables_from_args(ns.table)
 
     if command == "odds":
-        odds = module.odds(params)
+        odds = module.odds(params, tables)
         if ns.json:
             print(json.dumps(odds.to_json(), ensure_ascii=False))
         else:
@@ -112,11 +115,11 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
         # the tracked characters' kinds, the session's settings and the roller's
         # conditions apply before the dice are rolled
         params = session_params(ns, module, params)
-        records = [module.roll(params, rng) for _ in range(count)]
+        records = [module.roll(params, rng, tables) for _ in range(count)]
         # appends each roll to the session and prints its JSON line once it is durable
         record_rolls(ns, module, params, records)
         return 0
-    records = [module.roll(params, rng) for _ in range(count)]
+    records = [module.roll(params, rng, tables) for _ in range(count)]
     if ns.json:
         out = sys.stdout
         for r in records:
@@ -133,6 +136,23 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
                 console.print()
             console.print(render_record(r))
     return 0
+
+
+def _tables_from_args(specs: list[str]):
+    """``--table ROLE=FILE`` options as a TableSet over the built-in tables."""
+    from core.tables import DEFAULT_TABLES, TableSet, load_table
+
+    if not specs:
+        return DEFAULT_TABLES
+    overrides = {}
+    for spec in specs:
+        role, sep, path = spec.partition("=")
+        if not sep or not role or not path:
+            raise ParamError("--table", f"must be ROLE=FILE, e.g. combat=my-combat.json (got {spec!r})")
+        if role not in TableSet.DEFAULTS:
+            raise ParamError("--table", f"unknown role {role!r}; roles: {', '.join(TableSet.DEFAULTS)}")
+        overrides[role] = load_table(path)
+    return TableSet(overrides)
 
 
 def _resolve_saves(saves: str | None) -> Path:

@@ -32,3 +32,16 @@ def test_no_core_module_imports_textual_in_source():
         if any(line.lstrip().startswith(("import textual", "from textual")) for line in p.read_text().splitlines())
     ]
     assert offenders == []
+
+
+def test_roll_and_odds_commands_do_not_load_textual():
+    mods = _loaded_after(
+        "import contextlib, io\n"
+        "from core.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['roll', '4d2', '--seed', '1', '--json']) == 0\n"
+        "    assert main(['odds', 'torg-2d10', '--up']) == 0\n"
+        "    assert main(['roll', '4d6', '--adv', '+1']) == 0\n"
+    )
+    assert "core.systems.four_d_two" in mods
+    assert not any(m == "textual" or m.startswith("textual.") for m in mods)
