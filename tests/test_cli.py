@@ -121,4 +121,6 @@ def test_human_output_readable_without_colour():
                           capture_output=True, text=True, env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0
     assert "\x1b[" not in proc.stdout
-    assert "dropped" in proc.stdout and "kept" in proc.stdout
+    dice_line = next(line for line in proc.stdout.splitlines() if line.startswith("dice:"))
+    # five dice, the dropped one in parentheses: no colour needed to tell them apart
+    assert dice_line.count("(") == 1 and len(dice_line.split()) == 6

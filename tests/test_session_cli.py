@@ -88,8 +88,11 @@ def test_roll_save_then_log(capsys, saves):
     assert rc == 0, err
     printed = [json.loads(line) for line in out.splitlines()]
     assert len(printed) == 3
-    # the same seed without --save prints the same records
-    rc, plain, _ = run(capsys, saves, "roll", "4d2", "--seed", "7", "--count", "3", "--combat", "--json")
+    # the session filled in what it knows before rolling: Kara is inorganic
+    assert all(r["params"]["target_kind"] == "inorganic" for r in printed)
+    # the same seed and parameters without --save print the same records
+    rc, plain, _ = run(capsys, saves, "roll", "4d2", "--seed", "7", "--count", "3", "--combat", "--json",
+                       "--target-kind", "inorganic")
     assert [json.loads(x) for x in plain.splitlines()] == printed
     rc, out, err = run(capsys, saves, "log", "Docks", "--json")
     assert rc == 0
