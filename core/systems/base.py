@@ -37,6 +37,17 @@ from core.tables import DEFAULT_TABLES, TableSet
 
 KINDS = ("organic", "inorganic")
 
+MINUS = "\u2212"
+
+
+def signed(n: int) -> str:
+    """``+3``, ``−2`` (typographic minus) or ``0``, as outcome labels print numbers."""
+    if n > 0:
+        return f"+{n}"
+    if n < 0:
+        return f"{MINUS}{-n}"
+    return "0"
+
 
 class System(Protocol):  # pragma: no cover - typing only
     ID: str

@@ -51,6 +51,8 @@ from core.dice import Descriptor, Die, RandomSource, RollRecord
 from core.errors import ParamError, TableError
 from core.odds import Dist, Odds, die, mix, outcomes_by, remap, repeat, shift, sub
 from core.systems.base import (
+    MINUS,
+    signed,
     CombatFields,
     dataclass_from_json,
     dataclass_to_json,
@@ -67,16 +69,7 @@ DEFAULT_METHOD = "2d3"
 #: The level an opposed or combat roll assumes for a trait nobody gave: Fair.
 FAIR = 0
 
-_MINUS = "\u2212"
-
-
-def signed(n: int) -> str:
-    """``+3``, ``−2`` (typographic minus) or ``0``."""
-    if n > 0:
-        return f"+{n}"
-    if n < 0:
-        return f"{_MINUS}{-n}"
-    return "0"
+_MINUS = MINUS
 
 
 def _sign(n: int) -> int:

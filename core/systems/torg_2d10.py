@@ -59,6 +59,8 @@ from core.dice import Die, RandomSource, RollRecord, thaw
 from core.errors import ParamError
 from core.odds import Odds
 from core.systems.base import (
+    MINUS,
+    signed,
     CombatFields,
     combat_descriptor,
     dataclass_from_json,
@@ -81,16 +83,7 @@ MAXED = SIDES - 1
 #: Odds cut the progressive chains once less than this much probability is left out.
 TAIL_LIMIT = Fraction(1, 10**12)
 
-_MINUS = "\u2212"
-
-
-def signed(n: int) -> str:
-    """``+3``, ``−2`` (typographic minus) or ``0``."""
-    if n > 0:
-        return f"+{n}"
-    if n < 0:
-        return f"{_MINUS}{-n}"
-    return "0"
+_MINUS = MINUS
 
 
 @dataclasses.dataclass(frozen=True)
