@@ -1,0 +1,29 @@
+"""gmdesk's Textual front end. ``core.cli`` calls :func:`run` (the GM's app: the
+picker, or a save opened where play stopped) and :func:`run_player_view` (the
+read-only players' view of a save)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def run(saves_dir: str | Path, path: str | Path | None = None, *, readonly: bool = False, rng: Any = None) -> int:
+    """Run the GM's app until the GM quits; returns the exit status."""
+    from tui.app import GmdeskApp
+
+    app = GmdeskApp(saves_dir, path, readonly=readonly, rng=rng)
+    try:
+        app.run()
+    finally:
+        app.close_session()
+    return int(app.return_code or 0)
+
+
+def run_player_view(saves_dir: str | Path, path: str | Path) -> int:
+    """Run the read-only player view of ``path`` (a session file)."""
+    from tui.screens.player import PlayerApp
+
+    app = PlayerApp(path)
+    app.run()
+    return int(app.return_code or 0)

@@ -1,0 +1,213 @@
+"""The gmdesk Textual app: the picker when started without a save, the main screen
+for a session.
+
+``GmdeskApp(saves_dir, open_path=None, readonly=False, rng=None)``. Opening a save
+runs in a worker (a save held by another gmdesk is refused with the holder's pid,
+host and since — shown on the picker, which stays usable). The session is closed
+(its lock released) whenever the app ends: ``q``, SIGHUP / SIGTERM, end of input
+(:class:`tui.screens.player.TerminalGuard`). Quitting never asks "save?": every
+change is already durable when it shows.
+
+Every binding has an id (``App.set_keymap`` remaps them) and every move of the
+current screen is in the command palette (ctrl+p). ``rng`` is the random source of
+every roll (tests pass a seeded one; play uses a fresh ``random.Random``).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from core.dice import make_rng
+from core.errors import GmdeskError
+from tui.screens.help import HelpScreen
+from tui.screens.main import MainScreen
+from tui.screens.player import TerminalGuard, TooSmallScreen
+
+
+class GmdeskCommands(Provider):
+    """The command palette's gmdesk moves: those of the screen it was opened from."""
+
+    def _commands(self) -> list[tuple[str, str, Any]]:
+        screen = self.screen
+        out = list(screen.commands()) if hasattr(screen, "commands") else []
+        app = self.app
+        if isinstance(app, GmdeskApp):
+            out.extend(app.app_commands())
+        return out
+
+    async def discover(self) -> Hits:
+        for title, help_text, callback in self._commands():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, help_text, callback in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)
+
+
+class GmdeskApp(TerminalGuard, App):
+    """See the module docstring."""
+
+    CSS_PATH = "gmdesk.tcss"
+    TITLE = "gmdesk"
+    CURSOR_BLINK = False
+    COMMANDS = App.COMMANDS | {GmdeskCommands}
+    COMMAND_PALETTE_BINDING = "ctrl+p"
+
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("ctrl+q", "quit", "Quit", show=False, id="app.quit_ctrl"),
+        Binding("question_mark", "help", "Help", id="app.help"),
+    ]
+
+    def __init__(self, saves_dir: str | Path, open_path: str | Path | None = None, readonly: bool = False,
+                 *, rng: Any = None, examples_dir: str | Path | None = None) -> None:
+        super().__init__()
+        self.saves_dir = Path(saves_dir)
+        self.open_path = Path(open_path) if open_path is not None else None
+        self.readonly = readonly
+        self.rng = rng if rng is not None else make_rng()
+        self.examples_dir = Path(examples_dir) if examples_dir is not None else None
+        self.session: Any = None
+        self.session_lock = threading.Lock()
+        self._store: Any = None
+
+    # -- start ---------------------------------------------------------------------------
+
+    @property
+    def store(self) -> Any:
+        if self._store is None:
+            from core.session import SessionStore
+
+            self._store = SessionStore(self.saves_dir)
+        return self._store
+
+    def on_mount(self) -> None:
+        if self.open_path is not None:
+            self.open_session(self.open_path)
+        else:
+            self.show_picker()
+
+    def show_picker(self, error: str | None = None) -> None:
+        from tui.screens.picker import PickerScreen
+
+        picker = PickerScreen(self.store, self.examples_dir)
+        self._lift_notice()
+        if isinstance(self.screen, (MainScreen, PickerScreen)):
+            self.switch_screen(picker)
+        else:
+            self.push_screen(picker)
+        if error:
+            self.call_after_refresh(picker.show_error, error)
+
+    def _lift_notice(self) -> None:
+        """Take the "terminal too small" notice off before changing screens (it comes
+        back on top of the new screen by itself while the terminal is still small)."""
+        if isinstance(self.screen, TooSmallScreen):
+            self.pop_screen()
+
+    def on_picker_screen_open(self, message: Any) -> None:
+        self.open_session(message.path)
+
+    def open_session(self, path: str | Path) -> None:
+        """Open ``path`` in a worker, then show it (or say why not)."""
+        path = Path(path)
+        readonly = self.readonly
+
+        def work() -> None:
+            from core.session import Session
+
+            try:
+                session = Session.open(path, readonly=readonly)
+            except GmdeskError as e:
+                error = str(e)
+            except OSError as e:
+                error = f"{path}: {e.strerror or e}"
+            else:
+                self.call_from_thread(self._opened, session)
+                return
+            self.call_from_thread(self._open_failed, error)
+
+        self.run_worker(work, thread=True, group="open", exit_on_error=False)
+
+    def _opened(self, session: Any) -> None:
+        old = self.session
+        self.session = session
+        if old is not None and old is not session:
+            self._close(old)
+        screen = MainScreen(session, rng=self.rng, readonly=self.readonly, lock=self.session_lock)
+        self._lift_notice()
+        if isinstance(self.screen, MainScreen) or type(self.screen).__name__ == "PickerScreen":
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
+
+    def _open_failed(self, error: str) -> None:
+        screen = self.screen
+        if hasattr(screen, "show_error"):
+            screen.show_error(error)
+        else:
+            self.show_picker(error)
+        self.notify(error, severity="error", timeout=8)
+
+    # -- end -----------------------------------------------------------------------------
+
+    def _close(self, session: Any) -> None:
+        with self.session_lock:
+            try:
+                session.close()
+            except GmdeskError as e:  # pragma: no cover - closing is best effort
+                self.log.error(f"closing the session: {e}")
+
+    def close_session(self) -> None:
+        """Release the session (and its lock); idempotent."""
+        session, self.session = self.session, None
+        if session is not None:
+            self._close(session)
+
+    def on_unmount(self) -> None:
+        self.close_session()
+
+    async def action_quit(self) -> None:
+        """Quit at once — after the session calls already under way (a few ms) are written."""
+        screen = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
+        if screen is not None and screen.busy:
+            screen.when_idle(self.exit)
+        else:
+            self.exit()
+
+    def action_back_to_picker(self) -> None:
+        """Close the session and show the list of sessions."""
+        self.close_session()
+        self.show_picker()
+
+    # -- help and commands -----------------------------------------------------------------
+
+    def action_help(self) -> None:
+        """The keys of the current screen (and the app's), as bound now."""
+        screen = self.screen
+        if isinstance(screen, HelpScreen):
+            return
+        keys: dict[tuple[str, str], list[str]] = {}
+        for _key, active in screen.active_bindings.items():
+            b = active.binding
+            if active.node not in (screen, self) or not b.description or b.system:
+                continue
+            keys.setdefault((b.action, b.tooltip or b.description), []).append(self.get_key_display(b))
+        self.push_screen(HelpScreen([(" / ".join(shown), what) for (_, what), shown in keys.items()]))
+
+    def app_commands(self) -> list[tuple[str, str, Any]]:
+        out = [("Quit", "leave gmdesk (everything is already saved) (q)", self.action_quit),
+               ("Keys (help)", "every key of this screen (?)", self.action_help)]
+        if isinstance(self.screen, MainScreen) or self.session is not None:
+            out.append(("Open another session…", "close this one and show the list of sessions",
+                        self.action_back_to_picker))
+        return out

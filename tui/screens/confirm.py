@@ -1,0 +1,247 @@
+"""Small modal dialogs: a yes/no confirmation, a one-line input, a choice list and a
+short form. They hold no rules: a ``validate`` callback (usually a core call that
+raises ``GmdeskError``) decides whether the value is acceptable; its message is shown
+inline and the dialog stays open, so a bad value changes nothing.
+
+Enter confirms, Escape cancels (cancelling is never destructive).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, Input, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from core.errors import GmdeskError
+from tui.widgets.controls import EnterCheckbox, SteadyInput
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    """Ask a yes/no question; ``True`` when confirmed (Enter or ``y``)."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+        Binding("y", "confirm", "Yes", show=False, id="dialog.yes"),
+        Binding("n", "cancel", "No", show=False, id="dialog.no"),
+    ]
+
+    def __init__(self, question: str, *, yes: str = "Yes", no: str = "No", title: str = "Confirm") -> None:
+        super().__init__(classes="dialog-screen")
+        self.question = question
+        self.yes_label = yes
+        self.no_label = no
+        self.dialog_title = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="confirm-dialog") as box:
+            box.border_title = self.dialog_title
+            yield Static(self.question, classes="dialog-text")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(f"{self.yes_label} (y)", id="yes", variant="primary")
+                yield Button(f"{self.no_label} (n)", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#yes", Button).focus()
+
+    @on(Button.Pressed, "#yes")
+    def action_confirm(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#no")
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class InputDialog(ModalScreen[str | None]):
+    """Ask for one line of text. ``validate(text)`` may raise ``GmdeskError``/``ValueError``:
+    its message is shown under the input and the dialog stays open."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
+
+    def __init__(self, prompt: str, value: str = "", *, placeholder: str = "", title: str = "",
+                 validate: Callable[[str], Any] | None = None) -> None:
+        super().__init__(classes="dialog-screen")
+        self.prompt = prompt
+        self.value = value
+        self.placeholder = placeholder
+        self.dialog_title = title
+        self.validate = validate
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="input-dialog") as box:
+            box.border_title = self.dialog_title or "Input"
+            yield Label(self.prompt, classes="dialog-text")
+            yield SteadyInput(self.value, placeholder=self.placeholder, id="dialog-input")
+            yield Static("", id="dialog-error", classes="inline-error")
+            yield Static("Enter accept · Esc cancel", classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value
+        if self.validate is not None:
+            try:
+                self.validate(text)
+            except (GmdeskError, ValueError) as e:
+                self.query_one("#dialog-error", Static).update(f"✗ {e}")
+                return
+        self.dismiss(text)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ChoiceDialog(ModalScreen[Any]):
+    """Pick one of ``choices`` (``(value, label)`` pairs); the value, or None on Escape."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
+
+    def __init__(self, prompt: str, choices: Sequence[tuple[Any, str]], *, title: str = "",
+                 selected: Any = None) -> None:
+        super().__init__(classes="dialog-screen")
+        self.prompt = prompt
+        self.choices = list(choices)
+        self.dialog_title = title
+        self.selected = selected
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="choice-dialog") as box:
+            box.border_title = self.dialog_title or "Choose"
+            yield Label(self.prompt, classes="dialog-text")
+            yield OptionList(*[Option(label, id=str(i)) for i, (_, label) in enumerate(self.choices)],
+                             id="dialog-options")
+            yield Static("Enter choose · Esc cancel", classes="dialog-hint")
+
+    def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        options.focus()
+        for i, (value, _) in enumerate(self.choices):
+            if value == self.selected:
+                options.highlighted = i
+                break
+        else:
+            if self.choices:
+                options.highlighted = 0
+
+    @on(OptionList.OptionSelected)
+    def chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(self.choices[int(event.option.id or 0)][0])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+@dataclass
+class FormField:
+    """One field of a :class:`FormDialog`: ``kind`` is "text", "choice" or "bool"."""
+
+    key: str
+    label: str
+    kind: str = "text"
+    value: Any = ""
+    choices: Sequence[tuple[Any, str]] = field(default_factory=tuple)
+    placeholder: str = ""
+    same_row: bool = False  # placed beside the previous field (e.g. "modifier | or value")
+
+
+class FormDialog(ModalScreen[dict | None]):
+    """A few labelled fields. On Enter, ``validate(values)`` may raise ``GmdeskError``
+    (or ValueError): the message shows inline, nothing is returned. Otherwise the dialog
+    returns ``{key: value}`` (text as typed, choice values, booleans)."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+        Binding("ctrl+j", "submit", "Accept", show=False, id="dialog.accept"),
+    ]
+
+    def __init__(self, title: str, fields: Sequence[FormField], *,
+                 validate: Callable[[dict], Any] | None = None, hint: str = "") -> None:
+        super().__init__(classes="dialog-screen")
+        self.dialog_title = title
+        self.fields = list(fields)
+        self.validate = validate
+        self.hint = hint
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="form-dialog") as box:
+            box.border_title = self.dialog_title
+            with VerticalScroll(id="form-fields"):
+                rows: list[list[FormField]] = []
+                for f in self.fields:
+                    if f.same_row and rows:
+                        rows[-1].append(f)
+                    else:
+                        rows.append([f])
+                for row in rows:
+                    if len(row) == 1 and row[0].kind == "bool":
+                        f = row[0]
+                        yield EnterCheckbox(f.label, bool(f.value), id=f"form-{f.key}", classes="form-check")
+                        continue
+                    with Horizontal(classes="form-row"):
+                        for f in row:
+                            yield from self._field(f)
+
+            yield Static("", id="dialog-error", classes="inline-error")
+            yield Static(self.hint or "Enter accept · Tab next field · Esc cancel", classes="dialog-hint")
+
+    def _field(self, f: FormField) -> ComposeResult:
+        wid = f"form-{f.key}"
+        if f.kind == "bool":
+            yield EnterCheckbox(f.label, bool(f.value), id=wid, classes="form-check")
+            return
+        yield Label(f.label, classes="form-label" if not f.same_row else "form-label-inline")
+        if f.kind == "choice":
+            yield Select([(label, value) for value, label in f.choices], value=f.value,
+                         allow_blank=False, id=wid, classes="form-input")
+        else:
+            yield SteadyInput(str(f.value), placeholder=f.placeholder, id=wid, classes="form-input")
+
+    def on_mount(self) -> None:
+        for f in self.fields:
+            if f.kind == "text":
+                self.query_one(f"#form-{f.key}", Input).focus()
+                return
+        if self.fields:
+            self.query_one(f"#form-{self.fields[0].key}").focus()
+
+    def values(self) -> dict:
+        out: dict[str, Any] = {}
+        for f in self.fields:
+            w = self.query_one(f"#form-{f.key}")
+            if isinstance(w, Checkbox):
+                out[f.key] = w.value
+            elif isinstance(w, Select):
+                out[f.key] = w.value
+            else:
+                out[f.key] = w.value  # type: ignore[attr-defined]
+        return out
+
+    @on(Input.Submitted)
+    def submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_submit()
+
+    def action_submit(self) -> None:
+        values = self.values()
+        if self.validate is not None:
+            try:
+                self.validate(values)
+            except (GmdeskError, ValueError) as e:
+                self.query_one("#dialog-error", Static).update(f"✗ {e}")
+                return
+        self.dismiss(values)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

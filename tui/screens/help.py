@@ -1,0 +1,66 @@
+"""The help screen (``?``): every key of the screen it was opened from, as currently
+bound (so a remapped key shows its new key), grouped, plus where the rest lives."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+INTRO = (
+    "Everything is also in the command palette (ctrl+p): type a few letters of a move.\n"
+    "Tab moves between the initiative list, the character pane and the roll log."
+)
+
+PANE_KEYS: Sequence[tuple[str, str]] = (
+    ("Character pane", ""),
+    ("enter / e", "edit the row (or toggle a source, or add on a '+ add' row)"),
+    ("space", "switch a source on / off"),
+    ("delete / x", "remove a source, a condition or a wound (free)"),
+    ("b", "buy off the wound under the cursor (spends a Possibility)"),
+    ("s", "spend one use of the sheet row under the cursor"),
+    ("Roll log", ""),
+    ("enter", "the roll's full breakdown"),
+    ("y", "copy the roll's line (OSC 52 clipboard)"),
+)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys: ``keys`` is a list of (key display, description) of the calling screen."""
+
+    BINDINGS = [Binding("escape,q,question_mark", "close", "Close", id="help.close")]
+
+    def __init__(self, keys: Sequence[tuple[str, str]]) -> None:
+        super().__init__(classes="dialog-screen")
+        self.keys = list(keys)
+
+    def compose(self) -> ComposeResult:
+        table = Table(box=None, show_header=False, pad_edge=False, expand=True)
+        table.add_column("key", style="bold", no_wrap=True)
+        table.add_column("what")
+        for key, what in self.keys:
+            table.add_row(key, what)
+        panes = Table(box=None, show_header=False, pad_edge=False, expand=True)
+        panes.add_column("key", style="bold", no_wrap=True)
+        panes.add_column("what")
+        for key, what in PANE_KEYS:
+            if what:
+                panes.add_row(key, what)
+            else:
+                panes.add_row(Text(key, style="bold underline"), "")
+        with Vertical(classes="dialog", id="help-dialog") as box:
+            box.border_title = "Keys"
+            with VerticalScroll(id="help-body"):
+                yield Static(INTRO, classes="dialog-text")
+                yield Static(table, id="help-keys")
+                yield Static(panes, id="help-panes")
+            yield Static("Esc close", classes="dialog-hint")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,127 @@
+"""Display helpers shared by the widgets: status markers, the Vitality gauge, names,
+and the plain sentences the app says after an attack. No rules live here: these only
+turn state the session computed into text.
+
+Nothing is carried by colour alone: every status has a marker word (UP, STY, UNC,
+DEAD…), the current turn has "▶", inactive sources a "☐".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.text import Text
+
+#: character status (derived by the session) -> marker shown wherever the character is listed
+STATUS_MARKERS: Mapping[str, str] = {"unconscious": "UNC", "dead": "DEAD"}
+
+#: well-known condition names (case-insensitive) -> short marker; others show their own name
+CONDITION_MARKERS: Mapping[str, str] = {
+    "up": "UP",
+    "stymied": "STY",
+    "disconnected": "DISC",
+    "unconscious": "UNC",
+    "dead": "DEAD",
+}
+
+STATUS_STYLE: Mapping[str, str] = {"UNC": "bold yellow", "DEAD": "bold red", "UP": "bold green",
+                                   "STY": "bold magenta", "DISC": "bold magenta"}
+
+TURN_MARKER = "▶"
+
+
+def names_of(state: Any) -> dict[Any, str]:
+    return {cid: c.name for cid, c in state.characters.items()}
+
+
+def name_of(state: Any, cid: Any, default: str = "—") -> str:
+    if cid is None:
+        return default
+    c = state.characters.get(cid)
+    return c.name if c is not None else str(cid)
+
+
+def condition_marker(name: str) -> str:
+    return CONDITION_MARKERS.get(name.strip().lower(), name.strip()[:6])
+
+
+def markers(character: Any) -> list[str]:
+    """Status first (UNC/DEAD), then one marker per condition (Up, Stymied, …)."""
+    out: list[str] = []
+    status = STATUS_MARKERS.get(getattr(character, "status", "ok"))
+    if status:
+        out.append(status)
+    for cond in getattr(character, "conditions", ()):
+        m = condition_marker(cond.name)
+        if m not in out:
+            out.append(m)
+    return out
+
+
+def markers_text(character: Any) -> Text:
+    text = Text()
+    for i, m in enumerate(markers(character)):
+        if i:
+            text.append(" ")
+        text.append(m, style=STATUS_STYLE.get(m, "bold"))
+    return text
+
+
+def signed(n: Any) -> str:
+    if isinstance(n, bool) or not isinstance(n, int):
+        return str(n)
+    return f"{n:+d}"
+
+
+def gauge(current: int | None, default: int | None, width: int = 10) -> Text:
+    """``████████░░ 4/5``: a bar of current over default (empty at or below 0)."""
+    text = Text()
+    if current is None or default is None:
+        text.append("—")
+        return text
+    top = max(default, 1)
+    filled = max(0, min(width, round(width * current / top))) if current > 0 else 0
+    text.append("█" * filled, style="green" if current * 2 > default else "yellow" if current > 0 else "red")
+    text.append("░" * (width - filled), style="dim")
+    text.append(f" {current}/{default}")
+    return text
+
+
+def health_summary(character: Any, system: str) -> str:
+    """The compact health cell of the initiative list: Vitality for 1d6x4 sessions (and
+    whenever a character has taken no descriptor wounds), else the number of wounds."""
+    wounds = len(getattr(character, "wounds", ()) or ())
+    vit_c = getattr(character, "vitality_current", None)
+    vit_d = getattr(character, "vitality_default", None)
+    if system == "1d6x4" and vit_c is not None:
+        return f"V{vit_c}/{vit_d}"
+    if wounds:
+        return f"{wounds} wd"
+    if vit_c is not None and vit_d:
+        return f"V{vit_c}/{vit_d}"
+    return "ok"
+
+
+def source_label(source: Any) -> str:
+    rounds = getattr(source, "rounds", None)
+    dur = "" if rounds is None else f" ({rounds} rd)"
+    return f"{source.name} {signed(source.value)}{dur}"
+
+
+def attack_sentence(entry: Any, state: Any) -> str:
+    """What a combat roll did, in plain words: "Kara hits Bruno: Severe Wound"."""
+    actor = name_of(state, entry.actor, "Someone")
+    target = name_of(state, entry.target, "the target")
+    record = entry.record
+    parts = []
+    for d in record.descriptors:
+        if d.wound and d.applies_to == "target":
+            parts.append(f"{actor} hits {target}: {d.text}")
+        elif d.wound:
+            parts.append(f"{actor} suffers {d.text}")
+        else:
+            parts.append(f"{actor} attacks {target}: {d.text}")
+    if not parts:
+        parts.append(f"{actor} attacks {target}: {record.outcome}")
+    return "; ".join(parts)

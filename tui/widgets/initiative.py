@@ -1,0 +1,184 @@
+"""The initiative / combat pane: the round, whose turn it is, the combatants in order
+with initiative, side, a compact health cell and status markers; characters not (yet)
+in the encounter are listed below them so any character can be selected. Clocks
+(4d6) are listed at the bottom.
+
+The pane is dumb: ``set_state`` draws, moving the cursor posts
+:class:`InitiativePane.Selected`. The current turn is marked "▶" (not by colour
+alone); characters outside the encounter show "·" instead of an initiative.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from tui.widgets.common import TURN_MARKER, health_summary, markers_text
+
+#: fixed column widths (the name takes what is left); a narrow pane uses the compact set
+COLUMNS = (("init", "  Init ", 7), ("name", "Name", 0), ("side", "Side", 5),
+           ("health", "Health", 7), ("status", "Status", 6))
+COMPACT = (("init", " Ini ", 5), ("name", "Name", 0), ("side", "Sd ", 4),
+           ("health", "Hlth ", 6), ("status", "St", 5))
+MIN_NAME = 6
+MAX_NAME = 24
+
+
+def _clock_text(clock: Any) -> str:
+    halves = getattr(clock, "halves", 0)
+    whole, half = divmod(halves, 2)
+    filled = f"{whole}½" if half else str(whole)
+    return f"{clock.name} {filled}/{clock.segments}"
+
+
+class InitiativeTable(DataTable):
+    """The combatant list (row cursor)."""
+
+
+class InitiativePane(Vertical):
+    """Round, turn order and the roster."""
+
+    class Selected(Message):
+        """The GM moved to a character in the list."""
+
+        def __init__(self, char_id: Any) -> None:
+            super().__init__()
+            self.char_id = char_id
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._ids: list[Any] = []
+        self._selected: Any = None
+        self._quiet = False
+        self._name_width = 0
+        self._columns = COLUMNS
+        self._state: Any = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="round-line")
+        table = InitiativeTable(id="initiative-table", cursor_type="row", zebra_stripes=False)
+        yield table
+        yield Static("", id="clocks-line")
+
+    def on_mount(self) -> None:
+        self.border_title = "Initiative"
+        self.table.cell_padding = 0
+
+    def _layout_columns(self) -> None:
+        """(Re)build the columns so that the name takes the room the pane has."""
+        table = self.table
+        inner = (table.size.width or max(0, self.size.width - 2) or 38) - 1  # scrollbar slack
+        columns = COLUMNS if inner >= 36 else COMPACT
+        fixed = sum(w for key, _, w in columns if key != "name")
+        width = max(MIN_NAME, min(MAX_NAME, inner - fixed - 1))
+        if (width, columns) == (self._name_width, self._columns) and table.columns:
+            return
+        self._name_width, self._columns = width, columns
+        table.clear(columns=True)
+        for key, label, w in columns:
+            table.add_column(label, key=key, width=width + 1 if key == "name" else w)
+
+    def on_resize(self) -> None:
+        if self._state is not None:
+            self.set_state(self._state, self._selected)
+
+    @property
+    def table(self) -> InitiativeTable:
+        return self.query_one(InitiativeTable)
+
+    @property
+    def row_ids(self) -> list[Any]:
+        """Character ids in the order listed (combatants first)."""
+        return list(self._ids)
+
+    def set_state(self, state: Any, selected: Any = None) -> None:
+        self._state = state
+        self._layout_columns()
+        enc = state.encounter
+        system = state.info.system
+        order = list(enc.order)
+        current = order[enc.turn].char_id if enc.round and 0 <= enc.turn < len(order) else None
+        round_line = self.query_one("#round-line", Static)
+        if enc.round:
+            who = state.characters[current].name if current in state.characters else "—"
+            round_line.update(Text.assemble(("Round ", "bold"), (str(enc.round), "bold"), f" · {TURN_MARKER} {who}"))
+        elif order:
+            round_line.update("Not started · n starts round 1")
+        else:
+            round_line.update("No encounter · + joins the selected")
+        table = self.table
+        self._quiet = True
+        try:
+            table.clear()
+            ids: list[Any] = []
+            in_order = set()
+            for c in order:
+                ch = state.characters.get(c.char_id)
+                if ch is None:
+                    continue
+                in_order.add(c.char_id)
+                ids.append(c.char_id)
+                is_turn = c.char_id == current
+                table.add_row(*self._cells(ch, str(c.initiative), is_turn, system), key=str(len(ids) - 1))
+            for cid, ch in state.characters.items():
+                if cid in in_order:
+                    continue
+                ids.append(cid)
+                table.add_row(*self._cells(ch, "·", False, system, dim=True), key=str(len(ids) - 1))
+            self._ids = ids
+            target = selected if selected in ids else self._selected if self._selected in ids else None
+            if target is not None:
+                table.move_cursor(row=ids.index(target), animate=False)
+            self._selected = target
+        finally:
+            self._quiet = False
+        clocks = getattr(state, "clocks", {}) or {}
+        clocks_line = self.query_one("#clocks-line", Static)
+        clocks_line.update("Clocks: " + " · ".join(_clock_text(c) for c in clocks.values()) if clocks else "")
+        clocks_line.display = bool(clocks)
+        n = len(order)
+        self.border_title = f"Initiative ({n})" if n else "Initiative"
+
+    def _cells(self, ch: Any, init: str, is_turn: bool, system: str, dim: bool = False) -> list[Text]:
+        style = "bold reverse" if is_turn else "dim" if dim else ""
+        if ch.status == "dead":
+            style += " strike"
+        w = self._name_width
+        name = ch.name if len(ch.name) <= w else ch.name[: w - 1] + "…"
+        init_cell = Text(TURN_MARKER if is_turn else " ", style="bold")
+        init_cell.append(f"{init:>{self._columns[0][2] - 2}} ", style=style)
+        return [
+            init_cell,
+            Text(name, style=style),
+            Text(ch.side, style=style),
+            Text(health_summary(ch, system), style=style),
+            markers_text(ch),
+        ]
+
+    def select(self, char_id: Any) -> None:
+        """Move the cursor to ``char_id`` without announcing it."""
+        if char_id in self._ids:
+            self._selected = char_id
+            self._quiet = True
+            try:
+                self.table.move_cursor(row=self._ids.index(char_id), animate=False)
+            finally:
+                self._quiet = False
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        row = self.table.cursor_row  # the current row: highlight messages may be stale
+        if self._quiet or not (0 <= row < len(self._ids)):
+            return
+        cid = self._ids[row]
+        if cid != self._selected:
+            self._selected = cid
+            self.post_message(self.Selected(cid))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()

@@ -1,0 +1,87 @@
+"""The live odds preview of the roll dialog: every named outcome with its exact
+probability (as a percentage) and a bar (scaled to the likeliest line); without named
+outcomes, the distribution of the headline value. It only draws an ``Odds`` it is given — computing them is the
+dialog's worker's job.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from tui.widgets.common import signed
+
+BAR_WIDTH = 12
+
+
+def pct(p: float) -> str:
+    if p == 0:
+        return "0%"
+    if p < 0.0001:
+        return "<0.01%"
+    return f"{p * 100:.2f}%"
+
+
+def bar(p: float, width: int = BAR_WIDTH) -> str:
+    eighths = round(p * width * 8)
+    full, part = divmod(eighths, 8)
+    return "█" * full + (" ▏▎▍▌▋▊▉"[part] if part else "")
+
+
+def odds_text(odds: Any, width: int = BAR_WIDTH, line_width: int | None = None) -> Text:
+    """Outcomes (or the distribution) as lines ``label  12.50% ███``; with
+    ``line_width`` the labels and bars shrink so that no line wraps."""
+    text = Text()
+    rows: list[tuple[str, float]]
+    if odds.outcomes:
+        rows = [(label, float(p)) for label, p in odds.outcomes]
+    else:
+        rows = [(signed(v), float(p)) for v, p in odds.distribution]
+    label_w = min(20, max((len(label) for label, _ in rows), default=1))
+    if line_width is not None:
+        label_w = max(6, min(label_w, line_width - 9 - 3))
+        width = max(0, min(width, line_width - label_w - 9))
+    peak = max((p for _, p in rows), default=0.0) or 1.0
+    for i, (label, p) in enumerate(rows):
+        if i:
+            text.append("\n")
+        shown = label if len(label) <= label_w else label[: label_w - 1] + "…"
+        text.append(f"{shown:<{label_w}} ")
+        text.append(f"{pct(p):>7} ", style="bold")
+        text.append(bar(p / peak, width), style="cyan")
+    if odds.tail:
+        text.append(f"\n(tail {float(odds.tail):.1e})", style="dim")
+    return text
+
+
+class OddsPreview(Static):
+    """Shows the odds of the parameters being edited, or why there are none."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.odds: Any = None
+
+    def on_mount(self) -> None:
+        self.border_title = "Odds"
+
+    def _draw(self) -> None:
+        if self.odds is not None:
+            width = self.content_size.width - 1  # room for a scrollbar
+            self.update(odds_text(self.odds, line_width=width if width > 0 else None))
+
+    def show_odds(self, odds: Any) -> None:
+        self.odds = odds
+        self._draw()
+
+    def on_resize(self) -> None:
+        self._draw()
+
+    def show_pending(self) -> None:
+        self.odds = None
+        self.update(Text("computing…", style="dim"))
+
+    def show_none(self, reason: str) -> None:
+        self.odds = None
+        self.update(Text(reason, style="dim"))

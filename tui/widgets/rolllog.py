@@ -1,0 +1,271 @@
+"""The roll log: one line per roll, newest at the bottom, as a virtual list.
+
+Only the visible window is rendered (``render_line``), lines are cached per entry,
+and a new roll only extends the index of visible entries — the log never mounts a
+widget per roll and never re-renders its whole history on an append, so it stays
+fast with tens of thousands of rolls.
+
+Enter on a line asks for the full breakdown (:class:`RollLog.Details`); ``y``
+copies the line's text (:class:`RollLog.Copy`). With ``hide_secrets`` (the players'
+view) the GM's hidden values — the 1d6x4 target number — never reach the screen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.segment import Segment
+from rich.text import Text
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from core.dice import RollRecord
+from core.render import SECRET_PARAMS, descriptor_plain, dice_plain
+
+
+def public_record(record: RollRecord) -> RollRecord:
+    """The record as players may see it (the 1d6x4 target number removed)."""
+    if record.system != "1d6x4":
+        return record
+    from core.systems import one_d6_x4
+
+    return RollRecord.from_json(one_d6_x4.public_view(record.to_json()))
+
+
+def entry_line(entry: Any, names: dict, hide_secrets: bool = False) -> str:
+    """One plain line, most important first so that a narrow window still shows the
+    result: ``#12 R2 Kara → Bruno: 4d2 +1 Barely Successful → Backfoot (target) [positive 6 1 | negative −4 −2]``."""
+    record = public_record(entry.record) if hide_secrets else entry.record
+    who = names.get(entry.actor, "GM") if entry.actor is not None else "GM"
+    if entry.target is not None:
+        who += f" → {names.get(entry.target, entry.target)}"
+    rnd = f"R{entry.round} " if getattr(entry, "round", 0) else ""
+    value = f"{record.value:+d}" if isinstance(record.value, int) else str(record.value)
+    line = f"#{entry.seq} {rnd}{who}: {record.system} {value} {record.outcome}"
+    if not hide_secrets:
+        secret = [f"{k} {record.params[k]}" for k in SECRET_PARAMS.get(record.system, ())
+                  if record.params.get(k) is not None]
+        if secret:
+            line += f" (vs {', '.join(secret)})"
+    desc = descriptor_plain(record)
+    if desc:
+        line += f" → {desc}"
+    return f"{line} [{dice_plain(record)}]"
+
+
+class RollLog(ScrollView, can_focus=True):
+    """Virtual list of roll entries (``state.rolls``), filterable by character or system."""
+
+    BINDINGS = [
+        Binding("up", "cursor(-1)", "Up", show=False, id="log.up"),
+        Binding("down", "cursor(1)", "Down", show=False, id="log.down"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="log.page_up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="log.page_down"),
+        Binding("home", "first", "First", show=False, id="log.first"),
+        Binding("end", "last", "Last", show=False, id="log.last"),
+        Binding("enter", "details", "Details", id="log.details"),
+        Binding("y", "copy", "Copy roll", id="log.copy"),
+    ]
+
+    COMPONENT_CLASSES = {"rolllog--cursor"}
+
+    cursor: reactive[int] = reactive(-1, init=False)
+
+    class Details(Message):
+        """The GM asked for a roll's full breakdown."""
+
+        def __init__(self, entry: Any) -> None:
+            super().__init__()
+            self.entry = entry
+
+    class Copy(Message):
+        """The GM asked to copy a roll's line."""
+
+        def __init__(self, entry: Any, text: str) -> None:
+            super().__init__()
+            self.entry = entry
+            self.text = text
+
+    def __init__(self, *, hide_secrets: bool = False, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.hide_secrets = hide_secrets
+        self._rolls: Any = ()
+        self._view: list[int] = []  # indices into self._rolls that pass the filter
+        self._known = 0
+        self._last: Any = None
+        self._names: dict = {}
+        self._line_cache: LRUCache[tuple[int, int, bool], tuple[Any, Any, Strip]] = LRUCache(512)
+        self.filter_actor: Any = None
+        self.filter_system: str | None = None
+
+    # -- data in ---------------------------------------------------------------------
+
+    def set_state(self, state: Any) -> None:
+        """Take the session's rolls; only entries added since the last call are indexed
+        unless the history changed underneath (undo, a Possibility spend…)."""
+        names = {cid: c.name for cid, c in state.characters.items()}
+        if names != self._names:
+            self._names = names
+            self._line_cache.clear()
+        rolls = state.rolls
+        n = len(rolls)
+        following = self.cursor < 0 or self.cursor >= len(self._view) - 1
+        if n >= self._known and (self._known == 0 or rolls[self._known - 1] is self._last):
+            start = self._known
+            self._rolls = rolls
+            self._view.extend(i for i in range(start, n) if self._passes(rolls[i]))
+        else:
+            self._rolls = rolls
+            self._rebuild()
+        self._known = n
+        self._last = rolls[n - 1] if n else None
+        self._update_size(following)
+
+    def set_filter(self, actor: Any = None, system: str | None = None) -> None:
+        self.filter_actor = actor
+        self.filter_system = system
+        self._rebuild()
+        self._update_size(True)
+
+    def _passes(self, entry: Any) -> bool:
+        if self.filter_actor is not None and self.filter_actor not in (entry.actor, entry.target):
+            return False
+        if self.filter_system is not None and entry.record.system != self.filter_system:
+            return False
+        return True
+
+    def _rebuild(self) -> None:
+        rolls = self._rolls
+        if self.filter_actor is None and self.filter_system is None:
+            self._view = list(range(len(rolls)))
+        else:
+            self._view = [i for i in range(len(rolls)) if self._passes(rolls[i])]
+        self._line_cache.clear()
+
+    def _update_size(self, follow: bool) -> None:
+        self.virtual_size = Size(self.size.width, len(self._view))
+        if follow or self.cursor >= len(self._view):
+            self.cursor = len(self._view) - 1
+            self._follow()
+            self.call_after_refresh(self._follow)
+        self._update_title()
+        self.refresh()
+
+    def _update_title(self) -> None:
+        parts = []
+        if self.filter_actor is not None:
+            parts.append(self._names.get(self.filter_actor, str(self.filter_actor)))
+        if self.filter_system is not None:
+            parts.append(self.filter_system)
+        flt = f" [{', '.join(parts)}]" if parts else ""
+        self.border_title = f"Rolls{flt} {len(self._view)}" + (f"/{len(self._rolls)}" if parts else "")
+
+    # -- queries -----------------------------------------------------------------------
+
+    @property
+    def count(self) -> int:
+        """How many entries pass the filter."""
+        return len(self._view)
+
+    def entry_at(self, index: int) -> Any:
+        return self._rolls[self._view[index]]
+
+    @property
+    def current_entry(self) -> Any:
+        if 0 <= self.cursor < len(self._view):
+            return self.entry_at(self.cursor)
+        return None
+
+    def line_text(self, index: int) -> str:
+        return entry_line(self.entry_at(index), self._names, self.hide_secrets)
+
+    def visible_lines(self) -> list[str]:
+        """The plain text of the lines in the window (for tests and copying)."""
+        top = self.scroll_offset.y
+        return [self.line_text(i) for i in range(top, min(top + self.size.height, len(self._view)))]
+
+    # -- rendering ---------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        index = self.scroll_offset.y + y
+        width = self.size.width
+        base = self.rich_style
+        if index >= len(self._view) or width <= 0:
+            return Strip.blank(width, base)
+        entry = self.entry_at(index)
+        selected = index == self.cursor
+        key = (index, width, selected)
+        cached = self._line_cache.get(key)
+        if cached is not None and cached[0] is entry and cached[1] is entry.record:
+            return cached[2]
+        text = Text(("▶ " if selected else "  ") + entry_line(entry, self._names, self.hide_secrets),
+                    no_wrap=True, overflow="ellipsis", end="")
+        if selected:
+            text.stylize(self.get_component_rich_style("rolllog--cursor", partial=True))
+        text.truncate(width, overflow="ellipsis", pad=True)
+        segments = [Segment(s.text, base + s.style if s.style else base, s.control)
+                    for s in text.render(self.app.console)]
+        strip = Strip(segments, width)
+        self._line_cache[key] = (entry, entry.record, strip)
+        return strip
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self.virtual_size = Size(self.size.width, len(self._view))
+        self._line_cache.clear()
+        if self.cursor >= len(self._view) - 1:
+            self.call_after_refresh(self._follow)
+        else:
+            self.call_after_refresh(self._show_cursor)
+
+    def _follow(self) -> None:
+        self.scroll_end(animate=False, immediate=True)
+
+    # -- actions -------------------------------------------------------------------------
+
+    def _show_cursor(self) -> None:
+        top = self.scroll_offset.y
+        h = max(1, self.size.height)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + h:
+            self.scroll_to(y=self.cursor - h + 1, animate=False, immediate=True)
+
+    def action_cursor(self, delta: int) -> None:
+        if not self._view:
+            return
+        self.cursor = max(0, min(len(self._view) - 1, self.cursor + delta))
+        self._show_cursor()
+
+    def action_page(self, direction: int) -> None:
+        self.action_cursor(direction * max(1, self.size.height - 1))
+
+    def action_first(self) -> None:
+        self.action_cursor(-len(self._view))
+
+    def action_last(self) -> None:
+        self.action_cursor(len(self._view))
+
+    def action_details(self) -> None:
+        entry = self.current_entry
+        if entry is not None:
+            self.post_message(self.Details(entry))
+
+    def action_copy(self) -> None:
+        entry = self.current_entry
+        if entry is not None:
+            self.post_message(self.Copy(entry, self.line_text(self.cursor)))
+
+    def on_click(self, event: Any) -> None:
+        index = self.scroll_offset.y + event.y
+        if 0 <= index < len(self._view):
+            self.cursor = index
+            if getattr(event, "chain", 1) >= 2:
+                self.action_details()
