@@ -278,7 +278,7 @@ async def until(pilot, predicate, timeout: float = 5.0) -> None:
 async def test_too_small_notice_comes_and_goes(saves):
     from tui.app import GmdeskApp
     from tui.screens.main import MainScreen
-    from tui.screens.player import TooSmallScreen
+    from tui.terminal import TooSmallScreen
 
     saves_dir, path = saves
     app = GmdeskApp(saves_dir, path)
@@ -301,7 +301,8 @@ async def test_too_small_notice_comes_and_goes(saves):
 
 
 async def test_player_view_too_small(saves):
-    from tui.screens.player import PlayerApp, TooSmallScreen
+    from tui.screens.player import PlayerApp
+    from tui.terminal import TooSmallScreen
 
     saves_dir, path = saves
     app = PlayerApp(path)

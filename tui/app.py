@@ -27,7 +27,7 @@ from core.dice import make_rng
 from core.errors import GmdeskError
 from tui.screens.help import HelpScreen
 from tui.screens.main import MainScreen
-from tui.screens.player import TerminalGuard, TooSmallScreen
+from tui.terminal import TerminalGuard, TooSmallScreen
 
 
 class GmdeskCommands(Provider):
