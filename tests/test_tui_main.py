@@ -750,4 +750,4 @@ async def test_log_hides_the_gm_secret_target_number(tmp_path: Path) -> None:
         await pilot.pause()
         assert "target 17" in gm.visible_lines()[0]
         assert "17" not in players.visible_lines()[0]
-        assert players.visible_lines()[0].startswith("#2 Kara: 1d6x4 +18 Success")
+        assert players.visible_lines()[0].startswith("#2 Kara: 1d6x4 18 Success")

@@ -41,6 +41,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from core.errors import GmdeskError, ParamError
+from core.render import headline
 from core.systems import SYSTEM_IDS, get_system
 from core.systems.base import parse_int
 from tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog, FormField, InputDialog
@@ -388,7 +389,7 @@ class MainScreen(Screen):
                 lines = [attack_sentence(entry, self.state), *entry.changes]
             else:
                 who = name_of(self.state, entry.actor, "GM")
-                lines = [f"{who}: {signed(entry.record.value)} {entry.record.outcome}", *entry.changes]
+                lines = [f"{who}: {headline(entry.record)} {entry.record.outcome}", *entry.changes]
             self.say("\n".join(lines))
 
         self.submit(fn, done)
@@ -700,7 +701,7 @@ class MainScreen(Screen):
         def done(_ev: Any) -> None:
             new = self.state.roll_entry(seq)
             rec = new.record if new is not None else None
-            self.say(f"{name} spends a Possibility on #{seq}: now {signed(rec.value)} {rec.outcome}"
+            self.say(f"{name} spends a Possibility on #{seq}: now {headline(rec)} {rec.outcome}"
                      if rec is not None else f"{name} spends a Possibility")
 
         self.submit(fn, done)

@@ -11,6 +11,8 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from core.render import SIGNED_SYSTEMS
+
 from tui.widgets.common import signed
 
 BAR_WIDTH = 12
@@ -38,7 +40,8 @@ def odds_text(odds: Any, width: int = BAR_WIDTH, line_width: int | None = None) 
     if odds.outcomes:
         rows = [(label, float(p)) for label, p in odds.outcomes]
     else:
-        rows = [(signed(v), float(p)) for v, p in odds.distribution]
+        fmt = signed if odds.system in SIGNED_SYSTEMS else str
+        rows = [(fmt(v), float(p)) for v, p in odds.distribution]
     label_w = min(20, max((len(label) for label, _ in rows), default=1))
     if line_width is not None:
         label_w = max(6, min(label_w, line_width - 9 - 3))

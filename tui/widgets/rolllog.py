@@ -25,7 +25,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from core.dice import RollRecord
-from core.render import SECRET_PARAMS, descriptor_plain, dice_plain
+from core.render import SECRET_PARAMS, descriptor_plain, dice_plain, headline
 
 
 def public_record(record: RollRecord) -> RollRecord:
@@ -45,8 +45,7 @@ def entry_line(entry: Any, names: dict, hide_secrets: bool = False) -> str:
     if entry.target is not None:
         who += f" → {names.get(entry.target, entry.target)}"
     rnd = f"R{entry.round} " if getattr(entry, "round", 0) else ""
-    value = f"{record.value:+d}" if isinstance(record.value, int) else str(record.value)
-    line = f"#{entry.seq} {rnd}{who}: {record.system} {value} {record.outcome}"
+    line = f"#{entry.seq} {rnd}{who}: {record.system} {headline(record)} {record.outcome}"
     if not hide_secrets:
         secret = [f"{k} {record.params[k]}" for k in SECRET_PARAMS.get(record.system, ())
                   if record.params.get(k) is not None]
