@@ -1,6 +1,7 @@
 """Session store benchmark: append latency, compaction and open time.
 
     python -m benchmarks.bench_store [--dir DIR] [--samples N] [--quick] [--stock-50k-budget S]
+                                     [--session-open-only] [--repeats N]
 
 For histories of 500, 5,000 and 50,000 events it measures the latency of one
 ``EventLog.append`` (durable: write + fsync) beside a bare 300-byte write + fsync on
@@ -8,6 +9,13 @@ the same disk, interleaved sample by sample so both see the same conditions, and
 beside stock TinyDB (``JSONStorage``: rewrites the whole file on every insert). Then
 the cost of a compaction and the time to open a 50,000-event session in a fresh
 process. Events are realistic roll events (~500 bytes of JSON). Stdlib ``json``.
+
+Last, ``Session.open`` (read-only and writer) of sessions of 500, 5,000 and 50,000
+events that fold (four characters in an encounter rolling 4d2 at each other, a
+third of the rolls combat): from the checkpoint a writer left at close, and — for
+reference — by replaying the whole log (no checkpoint). Each open runs in a fresh
+process; the time to the first look (event count, last event, last roll's record)
+is shown apart. ``--session-open-only`` runs just this section.
 
 Files go to a temporary directory under ``--dir`` (default ``benchmarks/out``, on
 the repository's disk) and are removed afterwards.
@@ -29,13 +37,14 @@ from tinydb import TinyDB
 from tinydb.storages import JSONStorage
 
 from core.dice import Descriptor, Die, RollRecord
-from core.session.store import EventLog, peek
+from core.session.store import EventLog, peek, sidecar_paths
 
 REPO = Path(__file__).resolve().parent.parent
 SIZES = (500, 5_000, 50_000)
 TARGET_RATIO_BARE = 3.0
 TARGET_RATIO_HISTORY = 1.3
 TARGET_OPEN_S = 1.0
+TARGET_SESSION_OPEN_S = 0.5
 
 
 def make_event(i: int) -> dict:
@@ -151,6 +160,131 @@ def bench_open(path: Path, mode: str, repeats: int) -> dict:
     return {k: statistics.median(r[k] for r in runs) for k in ("open", "events")} | {"n": runs[0]["n"]}
 
 
+# --------------------------------------------------------------------------- Session.open
+
+
+def session_docs(n: int, seed: int = 1) -> list[dict]:
+    """``n`` stored events of a session that folds: four characters join and fight in
+    an encounter (4d2 rolls at each other, every third one combat, a turn.next every
+    fifth event) — what ``Session.roll`` / ``apply`` would have stored."""
+    import random
+
+    from core.systems import get_system
+
+    four_d_two = get_system("4d2")
+    rng = random.Random(seed)
+    when = "2026-11-21T22:00:00+01:00"
+    names = ["Kara", "Bruno", "Ivo", "Mags"]
+    docs: list[dict] = []
+    for i, name in enumerate(names, 1):
+        docs.append({"type": "character.add", "character": {"name": name, "vitality": 10}, "id": f"c{i}",
+                     "time": when, "summary": f"{name} joins (PC, organic)", "effects": []})
+    for i in range(1, 5):
+        docs.append({"type": "encounter.add", "id": f"c{i}", "time": when,
+                     "summary": f"{names[i - 1]} joins the encounter (initiative 0)", "effects": []})
+    docs.append({"type": "round.new", "time": when, "summary": "Round 1 begins: Kara's turn", "effects": []})
+    while len(docs) < n:
+        k = len(docs)
+        if k % 5 == 4:
+            docs.append({"type": "turn.next", "time": when, "summary": "next turn", "effects": []})
+            continue
+        combat = k % 3 == 0
+        rec = four_d_two.roll(four_d_two.Params(combat=combat), rng)
+        a, t = k % 4, (k + 1) % 4
+        docs.append({"type": "roll", "record": rec.to_json(), "actor": f"c{a + 1}", "target": f"c{t + 1}",
+                     "combat": combat, "time": when, "summary": f"{names[a]} rolls at {names[t]}: {rec.outcome}",
+                     "effects": []})
+    return docs[:n]
+
+
+def build_folding_session(path: Path, n: int) -> float:
+    """Write the session straight through the store, then open and close it once as
+    gmdesk does (a full replay; closing leaves the checkpoint). Returns that first
+    open's time."""
+    from core.session import Session
+
+    docs = session_docs(n)
+    with EventLog.create(path, {"format": "gmdesk-session", "name": f"bench {n}", "system": "4d2",
+                                "created": "2026-11-21T22:00:00+01:00"}, compact_at=10**9) as log:
+        for start in range(0, n, 2000):
+            log.append_many(docs[start:start + 2000])
+        log.compact()
+    t = time.perf_counter()
+    s = Session.open(path)
+    first = time.perf_counter() - t
+    s.close()
+    return first
+
+
+SESSION_PROBE = """
+import json, sys, time
+t = time.perf_counter()
+from core.session import Session
+from core.session.store import EventLog
+t_import = time.perf_counter() - t
+path, mode = sys.argv[1], sys.argv[2]
+if mode == "store":
+    t = time.perf_counter()
+    log = EventLog.open(path, readonly=True)
+    out = {"open": time.perf_counter() - t, "n": log.count}
+    log.close()
+    print(json.dumps(out))
+    raise SystemExit
+Session.CHECKPOINTS = mode != "replay"
+t = time.perf_counter()
+s = Session.open(path, readonly=mode != "rw")
+t_open = time.perf_counter() - t
+t = time.perf_counter()
+n = len(s.events)
+last = s.events[-1].summary
+rec = s.state.rolls[-1].record.to_json() if s.state.rolls else None
+t_look = time.perf_counter() - t
+out = {"import": t_import, "open": t_open, "look": t_look, "n": n, "checkpoint": s._ckpt_seq > 0}
+s.close()
+print(json.dumps(out))
+"""
+
+
+def bench_session_open(path: Path, mode: str, repeats: int) -> dict:
+    """Median over fresh processes; ``mode``: store (EventLog.open, read-only), ro, rw,
+    replay (read-only, checkpoint not used)."""
+    runs = []
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    for _ in range(repeats):
+        out = subprocess.run([sys.executable, "-c", SESSION_PROBE, str(path), mode], env=env, cwd=REPO,
+                             capture_output=True, text=True, check=True).stdout
+        runs.append(json.loads(out))
+    keys = [k for k in ("open", "look") if k in runs[0]]
+    return {k: statistics.median(r[k] for r in runs) for k in keys} | {
+        "n": runs[0]["n"], "checkpoint": all(r.get("checkpoint", False) for r in runs)}
+
+
+def session_open_section(directory: Path, repeats: int) -> bool:
+    """Print the Session.open table; True when the targets are met."""
+    print()
+    print(f"Session.open (fresh process, median of {repeats}), s — target ≤ {TARGET_SESSION_OPEN_S} s at 50,000")
+    print(f"{'events':>7} | {'store open':>10} | {'read-only':>9} {'writer':>7} | {'first look ms':>13} | "
+          f"{'replay (no checkpoint)':>22} | {'first open + close':>18} | checkpoint file")
+    ok = True
+    for n in SIZES:
+        path = directory / f"session{n}.gmdesk"
+        first = build_folding_session(path, n)
+        ckpt = sidecar_paths(path)["checkpoint"]
+        store_open = bench_session_open(path, "store", repeats)
+        ro = bench_session_open(path, "ro", repeats)
+        rw = bench_session_open(path, "rw", repeats)
+        rp = bench_session_open(path, "replay", max(1, min(repeats, 3)))
+        used = ro["checkpoint"] and rw["checkpoint"]
+        print(f"{n:>7} | {store_open['open']:10.3f} | {ro['open']:9.3f} {rw['open']:7.3f} | {ro['look'] * 1e3:13.1f} | "
+              f"{rp['open']:22.3f} | {first:18.3f} | {ckpt.stat().st_size / 1e6:.1f} MB"
+              f"{'' if used else '  (NOT USED)'}", flush=True)
+        if n == 50_000:
+            ok = used and max(ro["open"], rw["open"]) <= TARGET_SESSION_OPEN_S and store_open["open"] <= TARGET_OPEN_S
+    print(f"  Session.open of 50,000 events ≤ {TARGET_SESSION_OPEN_S} s (read-only and writer, from the "
+          f"checkpoint): {'ok' if ok else 'MISSED'}")
+    return ok
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_store", description=__doc__.splitlines()[0])
     ap.add_argument("--dir", default=str(REPO / "benchmarks" / "out"), help="where to put the temporary files")
@@ -158,12 +292,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="fewer samples, no stock TinyDB at 50,000")
     ap.add_argument("--stock-50k-budget", type=float, default=20.0,
                     help="seconds allowed for stock TinyDB inserts at 50,000 events (0 to skip)")
+    ap.add_argument("--session-open-only", action="store_true",
+                    help="only the Session.open section (500 / 5,000 / 50,000 events)")
+    ap.add_argument("--repeats", type=int, default=5, help="fresh-process opens per Session.open figure")
     if argv is None:  # called by `python -m benchmarks store`: sys.argv is the runner's
         args, _rest = ap.parse_known_args()
     else:
         args = ap.parse_args(argv)
     samples = 100 if args.quick else args.samples
     Path(args.dir).mkdir(parents=True, exist_ok=True)
+    if args.session_open_only:
+        with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench-open-") as tmp:
+            print(f"gmdesk Session.open benchmark — files in {tmp} — python {sys.version.split()[0]}")
+            session_open_section(Path(tmp), args.repeats)
+        return 0
     rows: dict[int, dict] = {}
     with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench-store-") as tmp:
         d = Path(tmp)
@@ -236,6 +378,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  45,000 + 5,000 in journal   : open {open_mixed['open']:.3f}  + events() {open_mixed['events']:.3f}")
     print(f"  peek (header + count) of the 45,000 + 5,000 session: {peek_s:.3f}")
 
+    with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench-open-") as tmp:
+        session_ok = session_open_section(Path(tmp), args.repeats)
+
     med = {n: statistics.median(r["store"]) for n, r in rows.items()}
     bare_all = statistics.median(bare_lat)
     worst_ratio = max(med.values()) / bare_all
@@ -249,6 +394,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  open 50,000 events ≤ {TARGET_OPEN_S:.0f} s             : {open_rw['open']:.3f} s (writer), "
           f"{open_ro['open']:.3f} s (read-only)  "
           f"{'ok' if max(open_rw['open'], open_ro['open']) <= TARGET_OPEN_S else 'MISSED'}")
+    print(f"  Session.open 50,000 events ≤ {TARGET_SESSION_OPEN_S} s  : {'ok' if session_ok else 'MISSED'}"
+          f" (table above)")
     return 0
 
 

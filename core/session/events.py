@@ -7,7 +7,9 @@ one-line reason changes nothing), then mutates the state through a :class:`Txn`
 that remembers the prior value of everything the event touched. That record is the
 event's *inverse*: undo restores it, in O(size of the event), never by replaying.
 :func:`replay` folds a whole log from scratch (opening a save, and the tests' check
-that the live state equals a replay).
+that the live state equals a replay). :func:`fold_checkpoint` /
+:func:`fold_from_checkpoint` save and restore a fold so that a long save opens
+without replaying it all; a replay from scratch stays the reference.
 
 Undo and redo are events too (``{"type": "undo", "target": seq}``). Every other event
 is undoable. A new ordinary event clears the redo stack. Redo re-applies the
@@ -343,6 +345,26 @@ def revert(state: State, ops: list[tuple]) -> None:
             raise AssertionError(f"unknown inverse op {kind}")
 
 
+def detached_copy(state: State) -> State:
+    """A copy of ``state`` that :func:`revert_detached` may change without touching
+    ``state`` (containers copied, the objects in them shared)."""
+    return State(info=state.info, characters=dict(state.characters), encounter=state.encounter,
+                 clocks=dict(state.clocks), rolls=list(state.rolls), notes=list(state.notes), next_id=state.next_id)
+
+
+def revert_detached(state: State, ops: list[tuple]) -> None:
+    """:func:`revert` on a :func:`detached_copy`: the same values, but nothing shared with
+    the live state is changed in place (a character's wounds are cut back as a copy)."""
+    for op in reversed(ops):
+        if op[0] == "char" and op[2] is not _MISSING:
+            _, cid, snap, n_wounds = op
+            c = snap.snapshot()
+            c.wounds = snap.wounds[:n_wounds]
+            state.characters[cid] = c
+        else:
+            revert(state, [op])
+
+
 # --------------------------------------------------------------------------- context
 
 class Ctx:
@@ -426,7 +448,7 @@ class Ctx:
         if not isinstance(value, Mapping):
             raise self.fail(f"{what}: must be a roll record object")
         try:
-            return RollRecord.from_json(value)
+            return RollRecord.from_trusted_json(value)
         except (KeyError, TypeError, ValueError) as e:
             raise self.fail(f"{what}: not a roll record ({e})") from None
 
@@ -1466,6 +1488,33 @@ class Fold:
         self.undone: list[int] = []
         self.last_seq = 0
         self._last: tuple | None = None
+        #: seq -> the stored event: where a fold restored from a checkpoint finds the
+        #: payload, time and summary of events it did not apply itself
+        self.source: Callable[[int], Mapping[str, Any]] | None = None
+        #: ``rebuild(n)``: a full replay of the same log's events 1..n, for an undo that
+        #: reaches past the inverses a checkpoint kept (see :meth:`_undo`)
+        self.rebuild: Callable[[int], "Fold"] | None = None
+
+    # ---- what the fold keeps about each undoable event (or finds in the log)
+
+    def _doc(self, seq: int) -> dict:
+        doc = self.docs.get(seq)
+        if doc is None and self.source is not None:
+            stored = self.source(seq)
+            doc = {"type": stored.get("type"), **_payload(stored)}
+        if doc is None:
+            raise EventError(f"event #{seq} is not known", None)
+        return doc
+
+    def _time(self, seq: int) -> str:
+        if seq in self.times or self.source is None:
+            return self.times.get(seq, "")
+        return str(self.source(seq).get("time", ""))
+
+    def _summary(self, seq: int) -> str | None:
+        if seq in self.summaries or self.source is None:
+            return self.summaries.get(seq)
+        return self.source(seq).get("summary") or None
 
     @property
     def can_undo(self) -> bool:
@@ -1532,23 +1581,39 @@ class Fold:
 
     def _reapply(self, target: int) -> Applied:
         """Apply an undone event again from its stored payload (same seq, same time)."""
-        original = self.docs[target]
+        original = self._doc(target)
         payload = {k: v for k, v in original.items() if k != "type"}
-        applied = self._run(target, target, original["type"], payload, self.times.get(target, ""),
-                            self.summaries.get(target))
+        applied = self._run(target, target, original["type"], payload, self._time(target), self._summary(target))
         self.inverses[target] = applied.ops
         return applied
 
     def _undo(self, seq: int, doc: Mapping[str, Any]) -> Applied:
         target = self._target(doc, self.done, "undo")
         ops = self.inverses.pop(target, None)
+        if ops is None and self.rebuild is not None:
+            # restored from a checkpoint that kept the inverses of the latest events
+            # only: replay the log from scratch (once) for all of them
+            self._adopt(self.rebuild(self.last_seq))
+            ops = self.inverses.pop(target, None)
         if ops is None:
             raise EventError(f"cannot undo #{target}: its inverse is not known", "undo")
         revert(self.state, ops)
         self.done.pop()
         self.undone.append(target)
-        what = self.summaries.get(target) or self.docs[target]["type"]
+        what = self._summary(target) or self._doc(target)["type"]
         return Applied(seq, "undo", f"Undo #{target}: {what}", [], {"target": target}, [("undo", target)])
+
+    def _adopt(self, other: "Fold") -> None:
+        """Take over a full replay of the same log (same state, every inverse known).
+        The State object stays the one the UI holds; its contents are the replay's."""
+        if (other.done, other.undone, other.last_seq) != (self.done, self.undone, self.last_seq):
+            raise EventError("the log replays differently from the session in memory; reopen the session",
+                             "undo")
+        self.state.__dict__.update(other.state.__dict__)
+        other.state = self.state
+        self.docs, self.times, self.summaries = other.docs, other.times, other.summaries
+        self.inverses = other.inverses
+        self.rebuild = None
 
     def _redo(self, seq: int, doc: Mapping[str, Any], summary: str | None = None) -> Applied:
         target = self._target(doc, self.undone, "redo")
@@ -1602,13 +1667,127 @@ def replay(header: Mapping[str, Any], events, warnings: list[str] | None = None)
 
 
 @contextmanager
-def no_gc():
+def no_gc(promote: bool = False):
     """The fold builds no reference cycles: while a long log is replayed the cyclic
-    GC would only rescan an ever larger heap (quadratic), so it rests meanwhile."""
+    GC would only rescan an ever larger heap (quadratic), so it rests meanwhile.
+
+    ``promote``: on the way out, move every object the GC tracks to its oldest
+    generation (``gc.freeze()`` then ``gc.unfreeze()``). Without it the first young
+    collections after opening a long session scan the whole new state (tens of
+    milliseconds each, right when the UI draws its first frame); with it only a
+    full collection ever looks at them, as it would sooner or later anyway. Nothing
+    stays frozen."""
     was = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was:
+            if promote:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+#: Version of the checkpoint form (:func:`fold_checkpoint`); bump it when it changes.
+CHECKPOINT_VERSION = 1
+
+
+@lru_cache(maxsize=1)
+def fold_fingerprint() -> str:
+    """What the fold's result depends on: the checkpoint version and the source of
+    the code and data that fold a log (this module, the model, records, sheets,
+    tables, the systems). A checkpoint written by any other gmdesk is not used:
+    a fix to a rule takes effect at the next open, by replaying the log."""
+    import hashlib
+
+    core = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256(f"gmdesk-fold {CHECKPOINT_VERSION}".encode())
+    files = [core / "session" / "events.py", core / "session" / "model.py", core / "dice.py", core / "sheet.py",
+             core / "tables.py"]
+    files += sorted((core / "systems").glob("*.py")) + sorted((core / "data").glob("*.json"))
+    for f in files:
+        try:
+            h.update(f.name.encode() + b"\0" + f.read_bytes())
+        except OSError:
+            h.update(f.name.encode() + b"\0?")
+    return h.hexdigest()
+
+
+def _runs(seqs: list[int]) -> list[list[int]]:
+    """[1, 2, 3, 7, 8] -> [[1, 3], [7, 8]] (the done stack is mostly runs)."""
+    out: list[list[int]] = []
+    for s in seqs:
+        if out and s == out[-1][1] + 1:
+            out[-1][1] = s
+        else:
+            out.append([s, s])
+    return out
+
+
+def _unruns(runs: list) -> list[int]:
+    out: list[int] = []
+    for a, b in runs:
+        if type(a) is not int or type(b) is not int or b < a:
+            raise ValueError(f"bad run {a!r}..{b!r}")
+        out.extend(range(a, b + 1))
+    return out
+
+
+def fold_checkpoint(fold: Fold, keep: int, skipped: list[str] | None = None, seq: int | None = None) -> dict:
+    """What a fold must remember to be rebuilt without replaying its whole log.
+
+    The state is written as it was *before* the latest ``keep`` undoable events (their
+    inverses are taken back on a detached copy); reopening applies those events again
+    from the log, which gives the state, and their inverses, exactly: undo and redo
+    right after reopening behave as if the session had never been closed. An undo
+    that goes further back makes the session replay its log once (see Fold._undo).
+    ``skipped``: the warnings of events the fold refused when it replayed the log;
+    ``seq``: the last event of the log the fold has seen (default: its last applied)."""
+    from core.session.model import checkpoint_json
+
+    done = fold.done
+    k = 0
+    while k < min(keep, len(done)) and done[-1 - k] in fold.inverses:
+        k += 1
+    state = fold.state
+    if k:
+        state = detached_copy(state)
+        for undoable in reversed(done[len(done) - k:]):
+            revert_detached(state, fold.inverses[undoable])
+    return {"seq": fold.last_seq if seq is None else seq, "last_seq": fold.last_seq,
+            "state": checkpoint_json(state), "done": _runs(done), "reapply": k,
+            "undone": list(fold.undone), "last_played": fold.state.info.last_played,
+            "skipped": list(skipped or ())}
+
+
+def fold_from_checkpoint(d: Mapping[str, Any], source: Callable[[int], Mapping[str, Any]],
+                         load_record: Callable[[int, str, Any], RollRecord],
+                         header: Mapping[str, Any] | None = None) -> Fold:
+    """The fold :func:`fold_checkpoint` described, as of its ``seq``. ``source(seq)`` gives
+    a stored event; ``load_record(seq, kind, j)`` the record a roll entry refers to;
+    ``header`` the log's header (the session's name and creation time come from it,
+    as in a replay). Raises (EventError, KeyError, TypeError, ValueError, IndexError)
+    when the checkpoint does not fit the log; the caller then replays the log instead."""
+    from core.session.model import state_from_checkpoint
+
+    fold = Fold(state_from_checkpoint(d["state"], load_record))
+    if header is not None:
+        fold.state.info.name = str(header.get("name", ""))
+        fold.state.info.created = str(header.get("created", ""))
+    fold.source = source
+    done = _unruns(d["done"])
+    k = d["reapply"]
+    undone = d["undone"]
+    if type(k) is not int or not 0 <= k <= len(done) or not all(type(x) is int for x in undone):
+        raise ValueError("bad undo stacks")
+    fold.done = done[:len(done) - k]
+    for seq in done[len(done) - k:]:
+        fold._reapply(seq)
+        fold.done.append(seq)
+    fold.undone = list(undone)
+    fold.last_seq = int(d["last_seq"])
+    fold.state.info.last_played = str(d["last_played"])
+    return fold

@@ -1,6 +1,9 @@
 """The open session: the event log is the truth, the state a fold of it.
 
-``Session.open(path)`` replays the log into a :class:`~core.session.events.Fold`;
+``Session.open(path)`` replays the log into a :class:`~core.session.events.Fold`
+(or, for a save with a checkpoint that fits its log, restores the fold the writer
+saved at close and replays only the events after it — the same state, undo and
+redo as a replay; see :meth:`Session._fold_from_checkpoint`);
 ``apply`` validates an event against the live state, writes it durably, and keeps
 the fold (the live state equals a replay of the log). ``roll`` rolls with the
 session's tables and logs the roll event. ``undo`` / ``redo`` append undo/redo
@@ -26,13 +29,16 @@ import datetime as _dt
 import json
 import random
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from core.dice import RollRecord
 from core.errors import GmdeskError
-from core.session.events import Event, EventError, Fold, no_gc, replay, session_tables
+from core.session.events import (
+    CHECKPOINT_VERSION, Event, EventError, Fold, fold_checkpoint, fold_fingerprint, fold_from_checkpoint, no_gc,
+    replay, session_tables,
+)
 from core.session.model import DEFAULT_SETTINGS, State
 
 #: the header's ``format`` value: marks a file as a gmdesk session
@@ -77,8 +83,99 @@ def _jsonable(doc: Mapping[str, Any], etype: Any) -> dict:
         raise EventError(f"the event is not plain data ({e})", etype if isinstance(etype, str) else None) from None
 
 
+# The session's lazy parts read the log through these (closures over the log only:
+# no reference back to the Session, so nothing keeps a closed session alive).
+
+def _event_loader(log: Any) -> Callable[[int], Event]:
+    return lambda seq: Event.from_doc(seq, log.event(seq, copy=False))
+
+
+def _stored_event(log: Any) -> Callable[[int], Mapping[str, Any]]:
+    return lambda seq: log.event(seq, copy=False)
+
+
+def _record_loader(log: Any) -> Callable[[int, str, Any], RollRecord]:
+    def load(seq: int, kind: str, j: Any) -> RollRecord:
+        """The record a roll entry restored from a checkpoint refers to: the event's
+        ``record``, or the j-th recorded entry of an ``initiative.set``."""
+        doc = log.event(seq, copy=False)
+        if kind == "initiative":
+            data = [e["record"] for e in doc["entries"] if e.get("record") is not None][j]
+        else:
+            data = doc["record"]
+        return RollRecord.from_trusted_json(data)
+    return load
+
+
+def _replayer(log: Any) -> Callable[[int], Fold]:
+    def rebuild(last_seq: int) -> Fold:
+        """The fold of the log's events 1..last_seq from scratch."""
+        with no_gc(promote=last_seq >= PROMOTE_AT):
+            return replay(dict(log.header), log.events(copy=False)[:last_seq], [])
+    return rebuild
+
+
+#: from this many events on, opening moves what it built to the GC's oldest
+#: generation (see events.no_gc): worth it for a long session, pointless for a short one
+PROMOTE_AT = 20_000
+
+
+class EventList(Sequence):
+    """``Session.events``: the log's events, oldest first (``events[i].seq == i + 1``).
+
+    A sequence like a list (len, index, slices, iteration, ``==`` with a list); each
+    :class:`Event` is made from the log when first looked at and kept, so opening a
+    long session does not build tens of thousands of them up front."""
+
+    __slots__ = ("_items", "_load")
+
+    def __init__(self, load: Callable[[int], Event], count: int = 0):
+        self._items: list[Event | None] = [None] * count
+        self._load = load
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._items)))]
+        items = self._items
+        e = items[index]
+        if e is None:
+            i = index if index >= 0 else index + len(items)
+            e = items[i] = self._load(i + 1)
+        return e
+
+    def __iter__(self):
+        for i in range(len(self._items)):
+            yield self[i]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (EventList, list, tuple)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"EventList({len(self._items)} events)"
+
+    def append(self, event: Event) -> None:
+        self._items.append(event)
+
+
 class Session:
-    """One open session. Use :meth:`open` (or :meth:`create`); see docs/DESIGN.md."""
+    """One open session. Use :meth:`open` (or :meth:`create`); see docs/DESIGN.md.
+
+    Opening replays the log, or — when the save has a checkpoint that fits it (see
+    :meth:`_fold_from_checkpoint`) — loads the state the log folded to when it was
+    last closed and replays only what came after; the result is the same state,
+    with the same undo and redo."""
+
+    #: write a checkpoint when the writer closes (and when the store compacts)
+    CHECKPOINTS = True
+    #: undoable events whose undo needs no replay right after reopening
+    UNDO_KEPT = 200
 
     def __init__(self, log: Any, *, readonly: bool = False, path: str | Path | None = None):
         self._log = log
@@ -87,18 +184,85 @@ class Session:
         self.path = Path(path) if path is not None else None
         self.warnings: list[str] = list(getattr(log, "warnings", []) or [])
         self._ui: dict[str, Any] = {}
-        self._events: list[Event] = []
         self._log_seq = 0
         self._closed = False
-        header = dict(log.header)
-        pairs = log.events()
-        self._fold: Fold = replay(header, pairs, self.warnings)
-        with no_gc():
-            self._events = [Event.from_doc(seq, doc) for seq, doc in pairs]
-        self._log_seq = pairs[-1][0] if pairs else 0
+        #: warnings of events the fold refused (kept with the checkpoint)
+        self._skipped: list[str] = []
+        self._ckpt_seq = -1  # the seq the checkpoint on disk covers, when known
+        count = log.count
+        with no_gc(promote=count >= PROMOTE_AT):
+            header = dict(log.header)
+            self._events = EventList(_event_loader(log), count)
+            fold = self._fold_from_checkpoint(header, count) if self.CHECKPOINTS else None
+            if fold is None:
+                self._skipped = []
+                fold = replay(header, log.events(copy=False), self._skipped)
+        fold.rebuild = _replayer(log)
+        self._fold: Fold = fold
+        self.warnings.extend(self._skipped)
+        self._log_seq = count
         self._header_seq = self._log_seq
+        self._journal_lines = getattr(log, "journal_lines", 0)
         if not readonly:
             self._maybe_update_header(force=True)  # a crash may have left it behind
+
+    # ---- checkpoint
+
+    def _fold_from_checkpoint(self, header: dict, count: int) -> Fold | None:
+        """The fold restored from the save's checkpoint plus the events after it, or None
+        (no checkpoint, or one that does not fit: another gmdesk version or log, a
+        damaged file, a seq beyond the log, a different digest of the events it
+        covers). Reading it never fails the open: the log is replayed instead."""
+        log = self._log
+        read = getattr(log, "read_checkpoint", None)
+        got = read() if read is not None else None
+        if got is None:
+            return None
+        head, body = got
+        seq = head.get("seq")
+        if (head.get("version") != CHECKPOINT_VERSION or head.get("fingerprint") != fold_fingerprint()
+                or type(seq) is not int or not 0 < seq <= count or head.get("digest") != log.digest(seq)):
+            return None
+        try:
+            data = json.loads(body)
+            if data.get("seq") != seq:
+                return None
+            fold = fold_from_checkpoint(data, _stored_event(log), _record_loader(log), header)
+            skipped = [str(w) for w in data.get("skipped", ())]
+        except Exception:  # noqa: BLE001 - a cache that does not fit is not an error: replay instead
+            return None
+        fold.rebuild = _replayer(log)  # an undo in the tail may reach past the kept inverses
+        for n in range(seq + 1, count + 1):  # what was saved after the checkpoint
+            doc = log.event(n, copy=False)
+            try:
+                fold.apply(n, doc, str(doc.get("time", "")), doc.get("summary") or None)
+            except GmdeskError as e:
+                skipped.append(f"event #{n} ({doc.get('type')}) skipped: {e}")
+        self._skipped = skipped
+        self._ckpt_seq = seq
+        return fold
+
+    def _save_checkpoint(self) -> None:
+        """Writers: save the fold as the checkpoint (when it covers the whole log and the
+        one on disk does not already say the same). A failure costs only speed at the
+        next open, so it is noted in ``warnings`` and otherwise ignored."""
+        if self.readonly or self._closed or not self.CHECKPOINTS:
+            return
+        fold = self._fold
+        n = self._log_seq  # every event up to here is folded (applied, or refused and skipped)
+        if n == 0 or n == self._ckpt_seq or n != self._log.count or fold.last_seq > n:
+            return
+        try:
+            with no_gc():
+                body = json.dumps(fold_checkpoint(fold, self.UNDO_KEPT, self._skipped, n), ensure_ascii=False,
+                                  separators=(",", ":"), allow_nan=False).encode("utf-8")
+            head = {"version": CHECKPOINT_VERSION, "fingerprint": fold_fingerprint(), "seq": n,
+                    "digest": self._log.digest(n)}
+            self._log.write_checkpoint(head, body)
+        except (GmdeskError, OSError, TypeError, ValueError) as e:
+            self.warnings.append(f"could not save the checkpoint (the next open replays the log): {e}")
+            return
+        self._ckpt_seq = n
 
     # ---- opening
 
@@ -161,6 +325,8 @@ class Session:
         return self._event(self._fold.undone[-1]) if self._fold.undone else None
 
     def _event(self, seq: int) -> Event | None:
+        if type(seq) is int and 0 < seq <= len(self._events) and self._events[seq - 1].seq == seq:
+            return self._events[seq - 1]  # the log is numbered 1..n without gaps
         lo, hi = 0, len(self._events)
         while lo < hi:
             mid = (lo + hi) // 2
@@ -231,6 +397,10 @@ class Session:
         event = Event.from_doc(seq, stored)
         self._events.append(event)
         self._maybe_update_header()
+        lines = self._log.journal_lines
+        if lines < self._journal_lines:  # the store just compacted: a good moment for a checkpoint
+            self._save_checkpoint()
+        self._journal_lines = lines
         return event
 
     def roll(self, system: str, params: Any, actor: str | None = None, target: str | None = None,
@@ -425,6 +595,7 @@ class Session:
                 self._fold.apply(seq, doc, str(doc.get("time", "")))
             except GmdeskError as e:
                 self.warnings.append(f"event #{seq} ({doc.get('type')}) skipped: {e}")
+                self._skipped.append(self.warnings[-1])
             self._events.append(Event.from_doc(seq, doc))
             self._log_seq = seq
             changed = True
@@ -479,6 +650,7 @@ class Session:
         try:
             if not self.readonly:
                 self._maybe_update_header(force=True)
+                self._save_checkpoint()
         finally:
             self._closed = True
             self._log.close()
