@@ -4,11 +4,11 @@ export-sheet, and ``gmdesk roll … --save``."""
 from __future__ import annotations
 
 import json
+import queue
+import threading
 import os
-import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -193,16 +193,14 @@ def test_log_follow_prints_what_the_writer_saves(saves):
     proc = subprocess.Popen([sys.executable, "-m", "core.cli", "--saves", str(saves), "log", "Docks", "--follow",
                              "--json", "--interval", "0.05"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=ROOT, env=env)
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
     try:
         def next_line(timeout: float = 20.0) -> dict:
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline:
-                ready, _, _ = select.select([proc.stdout], [], [], 0.1)
-                if ready:
-                    line = proc.stdout.readline()
-                    if line:
-                        return json.loads(line)
-            raise AssertionError("no line from gmdesk log --follow")
+            try:
+                return json.loads(lines.get(timeout=timeout))
+            except queue.Empty:
+                raise AssertionError("no line from gmdesk log --follow") from None
 
         assert next_line()["seq"] == 1 and next_line()["seq"] == 2
         with Session.open(path) as s:
