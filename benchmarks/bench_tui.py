@@ -114,6 +114,8 @@ def build_session(saves: Path, name: str, events: int, seed: int = 1) -> tuple[P
         if batch:
             log.append_many(batch)
         log.set_header(rolls=rolls, events=seq)  # what the picker lists
+    # As after an evening of play: gmdesk closed the session, which leaves its checkpoint.
+    Session.open(path).close()
     return path, time.perf_counter() - t0, last_roll
 
 

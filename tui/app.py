@@ -101,7 +101,7 @@ class GmdeskApp(TerminalGuard, App):
 
         picker = PickerScreen(self.store, self.examples_dir)
         self._lift_notice()
-        if isinstance(self.screen, (MainScreen, PickerScreen)):
+        if isinstance(self.screen, (MainScreen, PickerScreen)) or type(self.screen).__name__ == "OpeningScreen":
             self.switch_screen(picker)
         else:
             self.push_screen(picker)
@@ -121,6 +121,11 @@ class GmdeskApp(TerminalGuard, App):
         """Open ``path`` in a worker, then show it (or say why not)."""
         path = Path(path)
         readonly = self.readonly
+        if self.session is None and not self.screen_stack[1:]:
+            # gmdesk SAVE: the first frame already names the table while it is read
+            from tui.screens.opening import OpeningScreen
+
+            self.push_screen(OpeningScreen(path.stem))
 
         def work() -> None:
             from core.session import Session
@@ -132,9 +137,16 @@ class GmdeskApp(TerminalGuard, App):
             except OSError as e:
                 error = f"{path}: {e.strerror or e}"
             else:
-                self.call_from_thread(self._opened, session)
+                try:
+                    self.call_from_thread(self._opened, session)
+                except Exception:
+                    # the app ended while the session was opening: release it here
+                    self._close(session)
                 return
-            self.call_from_thread(self._open_failed, error)
+            try:
+                self.call_from_thread(self._open_failed, error)
+            except Exception:
+                pass
 
         self.run_worker(work, thread=True, group="open", exit_on_error=False)
 
@@ -145,12 +157,16 @@ class GmdeskApp(TerminalGuard, App):
             self._close(old)
         screen = MainScreen(session, rng=self.rng, readonly=self.readonly, lock=self.session_lock)
         self._lift_notice()
-        if isinstance(self.screen, MainScreen) or type(self.screen).__name__ == "PickerScreen":
+        if isinstance(self.screen, MainScreen) or type(self.screen).__name__ in ("PickerScreen", "OpeningScreen"):
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
 
     def _open_failed(self, error: str) -> None:
+        if type(self.screen).__name__ == "OpeningScreen":
+            self.show_picker(error)
+            self.notify(error, severity="error", timeout=8)
+            return
         screen = self.screen
         if hasattr(screen, "show_error"):
             screen.show_error(error)

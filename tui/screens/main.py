@@ -74,6 +74,10 @@ MOVE_TITLES = {
 }
 
 
+#: how far back in the log P / C look for the torg roll to spend on or cancel
+TORG_LOOKBACK = 500
+
+
 @dataclass
 class Op:
     """One session call waiting for (or running in) the worker."""
@@ -674,8 +678,11 @@ class MainScreen(Screen):
         entry = self.rolllog.current_entry
         if entry is not None and entry.record.system == "torg-2d10" and getattr(entry, "kind", "roll") == "roll":
             return entry
-        for e in reversed(self.state.rolls):
-            if e.record.system == "torg-2d10" and getattr(e, "kind", "roll") == "roll":
+        # A Possibility goes on a recent roll: look back over the last few hundred
+        # entries only (reading an entry's record parses it; the history can be long).
+        rolls = self.state.rolls
+        for e in reversed(rolls[-TORG_LOOKBACK:] if len(rolls) > TORG_LOOKBACK else rolls):
+            if getattr(e, "kind", "roll") == "roll" and e.record.system == "torg-2d10":
                 return e
         return None
 
