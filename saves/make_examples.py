@@ -10,8 +10,11 @@ byte for byte except for timestamps.
 
 from __future__ import annotations
 
+import glob
 import random
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from core.session import Session, SessionStore
@@ -74,7 +77,8 @@ def _fight(s: Session, rng: random.Random, attacks: dict[str, dict], turns: int)
         if cur is None:
             break
         actor = s.state.characters[cur.char_id]
-        foes = [c for c in s.state.characters.values() if c.side != actor.side and c.status != "dead"]
+        foes = sorted((c for c in s.state.characters.values() if c.side != actor.side and c.status != "dead"),
+                      key=lambda c: c.status != "ok")  # standing foes first
         params = attacks.get(actor.name)
         if foes and params is not None:
             s.roll(s.state.info.system, params, actor=actor.id, target=foes[0].id, combat=True, rng=rng)
@@ -178,16 +182,21 @@ EXAMPLES = [
 
 
 def build(out_dir: Path) -> list[Path]:
-    store = SessionStore(out_dir)
+    """Build every example in a scratch folder, then move its files into ``out_dir``
+    (gmdesk itself refuses to change a shipped example; this script is how they change)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
-    for i, (name, system, builder) in enumerate(EXAMPLES):
-        path = store.path_for(name)
-        if path.exists():
-            store.delete(path)
-        path = store.create(name, system)
-        with Session.open(path) as s:
-            builder(s, random.Random(1000 + i))
-        paths.append(path)
+    with tempfile.TemporaryDirectory() as scratch:
+        store = SessionStore(Path(scratch))
+        for i, (name, system, builder) in enumerate(EXAMPLES):
+            path = store.create(name, system)
+            with Session.open(path) as s:
+                builder(s, random.Random(1000 + i))
+            for f in Path(scratch).glob(glob.escape(path.name) + "*"):
+                if f.suffix in (".lock", ".ckpt"):
+                    continue  # the lock and the checkpoint are made afresh wherever it is opened
+                shutil.copyfile(f, out_dir / f.name)
+            paths.append(out_dir / path.name)
     return paths
 
 
