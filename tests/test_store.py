@@ -837,7 +837,7 @@ def test_a_crash_at_any_step_of_compaction_loses_nothing(tmp_path, monkeypatch):
         log.append_many([roll_event(i) for i in range(6, 9)])
         log.meta_set("selected", "c3")
         log.set_header(name="renamed")
-        calls = _crash_at(monkeypatch, k)
+        _crash_at(monkeypatch, k)
         try:
             log.compact()
             finished = True

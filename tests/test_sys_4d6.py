@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 from fractions import Fraction
 
 import pytest

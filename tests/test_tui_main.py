@@ -472,7 +472,7 @@ async def test_log_breakdown_copy_and_filter(tmp_path: Path) -> None:
         await press(pilot, "up")
         assert log.current_entry.record.system == "fudge"
         await press(pilot, "enter")
-        details = await dialog(pilot, RollDetails)
+        await dialog(pilot, RollDetails)
         body = screen_text(app)
         assert "Bruno" in body and "fudge" in body and "dice:" in body
         await press(pilot, "y")

@@ -497,7 +497,7 @@ class _EventTable(Mapping):
         nl = self._nl
         if nl is None:
             nl = []
-            find, buf, end = self._buf.find, self._buf, self._end
+            find, end = self._buf.find, self._end
             p = find(b"\n", self._start, end)
             while p >= 0:
                 nl.append(p)

@@ -122,7 +122,7 @@ def dataclass_from_json(cls: type, data: Mapping[str, Any]) -> Any:
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = set(data) - names
     if unknown:
-        raise ParamError(sorted(unknown)[0], f"unknown parameter for this system")
+        raise ParamError(sorted(unknown)[0], "unknown parameter for this system")
     kwargs = {k: (tuple(v) if isinstance(v, list) else v) for k, v in data.items()}
     return cls(**kwargs)
 

@@ -47,7 +47,7 @@ from core.systems.base import parse_int
 from tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog, FormField, InputDialog
 from tui.screens.roll import RollDetails, RollDialog, RollRequest
 from tui.widgets.character import CharacterPane
-from tui.widgets.common import TURN_MARKER, attack_sentence, name_of, signed
+from tui.widgets.common import TURN_MARKER, attack_sentence, name_of
 from tui.widgets.initiative import InitiativePane
 from tui.widgets.rolllog import RollLog
 

@@ -61,7 +61,7 @@ def _forms() -> dict[str, tuple[FormField, ...]]:
     return {
         "4d2": (
             FormField("shift", "Net shift", "text", "0", placeholder="-3..3"),
-            FormField("fold", "Fold", "choice", NONE, ((f"no fold", NONE),) + tuple((f, f) for f in four_d_two.FOLDS)),
+            FormField("fold", "Fold", "choice", NONE, (("no fold", NONE),) + tuple((f, f) for f in four_d_two.FOLDS)),
             FormField("maneuver", "Maneuver table", "bool", False),
         ),
         "fudge": (
