@@ -157,8 +157,8 @@ async def odds_ready(pilot: Any, dlg: RollDialog) -> Any:
         await pilot.pause(0)
         try:
             wanted = thaw(freeze(get_system(dlg.system).params_to_json(dlg.build_params())))
-        except GmdeskError:
-            if dlg.last_error:
+        except GmdeskError as e:
+            if dlg.last_error and "still loading" not in str(e):
                 return None
         else:
             odds = dlg.last_odds

@@ -92,7 +92,7 @@ class GmdeskApp(TerminalGuard, App):
 
     def on_mount(self) -> None:
         if self.open_path is not None:
-            self.open_session(self.open_path)
+            self.open_session(self.open_path, first=True)
         else:
             self.show_picker()
 
@@ -117,11 +117,12 @@ class GmdeskApp(TerminalGuard, App):
     def on_picker_screen_open(self, message: Any) -> None:
         self.open_session(message.path)
 
-    def open_session(self, path: str | Path) -> None:
-        """Open ``path`` in a worker, then show it (or say why not)."""
+    def open_session(self, path: str | Path, first: bool = False) -> None:
+        """Open ``path`` in a worker, then show it (or say why not). ``first``: the
+        app was started on this save (``gmdesk SAVE``), nothing is on screen yet."""
         path = Path(path)
         readonly = self.readonly
-        if self.session is None and not self.screen_stack[1:]:
+        if first:
             # gmdesk SAVE: the first frame already names the table while it is read
             from tui.screens.opening import OpeningScreen
 

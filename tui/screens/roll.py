@@ -24,12 +24,13 @@ from rich.console import Group
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.css.query import NoMatches
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
-from core.errors import GmdeskError
+from core.errors import GmdeskError, ParamError
 from core.render import render_record
 from core.systems import SYSTEM_IDS, get_system
 from tui.widgets.controls import EnterCheckbox, SteadyInput
@@ -303,7 +304,11 @@ class RollDialog(ModalScreen[RollRequest | None]):
     def form_values(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for f in forms()[self.system]:
-            w = self.query_one(f"#p-{f.name}")
+            try:
+                w = self.query_one(f"#p-{f.name}")
+            except NoMatches:
+                # the form of a newly chosen system is still being mounted
+                raise ParamError(f.label, "the form is still loading") from None
             out[f.name] = w.value  # type: ignore[attr-defined]
         return out
 
