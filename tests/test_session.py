@@ -761,3 +761,21 @@ def test_big_sessions_are_listed_from_their_header_line(store, monkeypatch):
     (store.dir / "Torn.gmdesk").write_bytes(b'{"_gmdesk":{"format":"gmdesk-session"')  # cut short
     torn = {x.name: x for x in store.list()}["Torn"]
     assert torn.error
+
+
+def test_a_condition_switched_off_for_one_roll_stays_off(tmp_path):
+    """The roll dialog may switch Up off for one roll: ``fill=False`` rolls exactly the
+    parameters given; by default the session fills the roller's conditions in."""
+    from core.session import Session, SessionStore
+    from core.systems import torg_2d10
+
+    path = SessionStore(tmp_path).create("Up test", "torg-2d10")
+    with Session.open(path) as s:
+        s.apply({"type": "character.add", "character": {"name": "Quin", "reality_rated": True, "possibilities": 3}})
+        quin = s.character("Quin").id
+        s.apply({"type": "condition.add", "id": quin, "name": "Up"})
+        filled = s.roll("torg-2d10", torg_2d10.Params(), actor=quin, rng=FixedDice([3, 5, 4]))
+        as_given = s.roll("torg-2d10", torg_2d10.Params(), actor=quin, rng=FixedDice([3, 5]), fill=False)
+        rolls = {e.seq: e.record for e in s.state.rolls}
+    assert rolls[filled.seq].params["up"] is True and [d.role for d in rolls[filled.seq].dice][-1] == "up"
+    assert rolls[as_given.seq].params["up"] is False and all(d.role != "up" for d in rolls[as_given.seq].dice)

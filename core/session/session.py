@@ -404,7 +404,7 @@ class Session:
         return event
 
     def roll(self, system: str, params: Any, actor: str | None = None, target: str | None = None,
-             combat: bool = False, rng: Any = None) -> Event:
+             combat: bool = False, rng: Any = None, fill: bool = True) -> Event:
         """Roll ``system`` with the session's tables and log it (a ``roll`` event).
 
         ``params`` is the system's Params (or its JSON). ``rng`` defaults to a fresh
@@ -427,7 +427,10 @@ class Session:
             raise EventError(f"actor: no character {actor!r} in this session", "roll")
         if target is not None and t is None:
             raise EventError(f"target: no character {target!r} in this session", "roll")
-        params = self.fill_params(module, params, a, t, combat)
+        if fill:
+            params = self.fill_params(module, params, a, t, combat)
+        # fill=False: the caller already settled every parameter (the roll dialog lets
+        # the GM switch a condition such as Up or Stymied off for this one roll)
         cost = int(getattr(params, "possibilities", 0) or 0) if module.ID == "torg-2d10" else 0
         if cost and a is not None:
             if not a.reality_rated:

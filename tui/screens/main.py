@@ -378,11 +378,9 @@ class MainScreen(Screen):
                 return s.roll(req.system, req.params, actor=req.actor, target=req.target, combat=req.combat,
                               rng=rng)
             # The GM switched a condition off for this roll (e.g. Up, Stymied): the session
-            # would fill it back in, so roll exactly what the dialog says (the roll event
-            # is validated by the session all the same).
-            record = module.roll(req.params, rng, s.tables())
-            return s.apply({"type": "roll", "record": record.to_json(), "actor": req.actor,
-                            "target": req.target, "combat": req.combat})
+            # would fill it back in, so roll exactly what the dialog says.
+            return s.roll(req.system, req.params, actor=req.actor, target=req.target, combat=req.combat,
+                          rng=rng, fill=False)
 
         def done(event: Any) -> None:
             entry = self.state.roll_entry(event.seq)
