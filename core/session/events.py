@@ -697,32 +697,36 @@ def _source_add(ctx: Ctx, p: dict) -> str:
     return f"{c.name} gains {kind} {name} {signed(value)}{dur}"
 
 
-@handler("source.remove")
-def _source_remove(ctx: Ctx, p: dict) -> str:
+def _source_at(ctx: Ctx, p: dict) -> tuple[Character, str, int, Any, list]:
+    """The character, kind, index of the named source, the live character and a copy
+    of its list of that kind (for source.remove / source.toggle)."""
     ctx.fields(p, ("id", "kind", "name"), ("value", "rounds"))
     c, kind, name = _source_list(ctx, p)
     i = _find_source(c.sources(kind), name)
     if i is None:
         raise ctx.fail(f"{c.name} has no {kind} source {name!r}")
     live = ctx.tx.char(c.id)
-    lst = list(live.sources(kind))
+    return c, kind, i, live, list(live.sources(kind))
+
+
+def _set_sources(live: Any, kind: str, sources: list) -> None:
+    setattr(live, "advantage" if kind == "advantage" else "shifts", sources)
+
+
+@handler("source.remove")
+def _source_remove(ctx: Ctx, p: dict) -> str:
+    c, kind, i, live, lst = _source_at(ctx, p)
     removed = lst.pop(i)
-    setattr(live, "advantage" if kind == "advantage" else "shifts", lst)
+    _set_sources(live, kind, lst)
     return f"{c.name} loses {kind} {removed.name}"
 
 
 @handler("source.toggle")
 def _source_toggle(ctx: Ctx, p: dict) -> str:
-    ctx.fields(p, ("id", "kind", "name"), ("value", "rounds"))
-    c, kind, name = _source_list(ctx, p)
-    i = _find_source(c.sources(kind), name)
-    if i is None:
-        raise ctx.fail(f"{c.name} has no {kind} source {name!r}")
-    live = ctx.tx.char(c.id)
-    lst = list(live.sources(kind))
+    c, kind, i, live, lst = _source_at(ctx, p)
     s = lst[i]
     lst[i] = Source(s.name, s.value, s.rounds, not s.active)
-    setattr(live, "advantage" if kind == "advantage" else "shifts", lst)
+    _set_sources(live, kind, lst)
     return f"{c.name}: {kind} {s.name} {'off' if s.active else 'on'}"
 
 
