@@ -427,3 +427,18 @@ def test_odds_sum_to_one(params, vs_bonus, vs_adv):
     assert sum(p for _, p in d.distribution) == 1
     if d.outcomes:
         assert sum(p for _, p in d.outcomes) == 1
+
+
+@pytest.mark.parametrize("level", [-2, -1, 0, 1, 2])
+def test_kept_distribution_equals_enumerating_every_roll(level):
+    """The odds count sorted rolls with their orderings; every ordered roll agrees."""
+    import itertools
+    from collections import Counter
+    from fractions import Fraction
+
+    n = 4 + abs(level)
+    counts = Counter()
+    for faces in itertools.product(range(1, 7), repeat=n):
+        s = sorted(faces)
+        counts[sum(s[-4:]) if level > 0 else sum(s[:4])] += 1
+    assert m.kept_distribution(level) == {k: Fraction(c, 6 ** n) for k, c in counts.items()}

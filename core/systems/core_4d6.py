@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
@@ -477,15 +478,18 @@ def initiative(rng: RandomSource, modifier: int = 0) -> RollRecord:
 def kept_distribution(level: int) -> dict[int, Fraction]:
     """Exact distribution of the 4 kept dice at an advantage level (−2..+2).
 
-    Enumerates all 6^(4+|level|) rolls once per level (46656 at ±2) and caches.
-    A kept sum of 4 is exactly the all-1s roll.
+    Enumerates the sorted rolls (multisets: 462 at ±2) once per level, each weighted
+    by how many orders give it (n! / Π count!), and caches. A kept sum of 4 is
+    exactly the all-1s roll.
     """
     level = max(-ADV_CAP, min(ADV_CAP, int(level)))
     n = KEEP + abs(level)
     counts: Counter[int] = Counter()
-    for faces in itertools.product(range(1, 7), repeat=n):
-        s = sorted(faces)
-        counts[sum(s[-KEEP:]) if level > 0 else sum(s[:KEEP])] += 1
+    for s in itertools.combinations_with_replacement(range(1, 7), n):
+        orders = math.factorial(n)
+        for c in Counter(s).values():
+            orders //= math.factorial(c)
+        counts[sum(s[-KEEP:]) if level > 0 else sum(s[:KEEP])] += orders
     total = 6 ** n
     return {k: Fraction(c, total) for k, c in sorted(counts.items())}
 
