@@ -8,7 +8,8 @@ host and since — shown on the picker, which stays usable). The session is clos
 (:class:`tui.screens.player.TerminalGuard`). Quitting never asks "save?": every
 change is already durable when it shows.
 
-Every binding has an id (``App.set_keymap`` remaps them) and every move of the
+Every binding has an id; the GM's keymap file remaps them (:mod:`tui.keymap`,
+applied with ``App.set_keymap``) and every move of the
 current screen is in the command palette (ctrl+p). ``rng`` is the random source of
 every roll (tests pass a seeded one; play uses a fresh ``random.Random``).
 """
@@ -69,8 +70,10 @@ class GmdeskApp(TerminalGuard, App):
     ]
 
     def __init__(self, saves_dir: str | Path, open_path: str | Path | None = None, readonly: bool = False,
-                 *, rng: Any = None, examples_dir: str | Path | None = None) -> None:
+                 *, rng: Any = None, examples_dir: str | Path | None = None,
+                 keymap_file: str | Path | None = None) -> None:
         super().__init__()
+        self.keymap_file = Path(keymap_file) if keymap_file is not None else None
         self.saves_dir = Path(saves_dir)
         self.open_path = Path(open_path) if open_path is not None else None
         self.readonly = readonly
@@ -91,10 +94,24 @@ class GmdeskApp(TerminalGuard, App):
         return self._store
 
     def on_mount(self) -> None:
+        self._apply_keymap()
         if self.open_path is not None:
             self.open_session(self.open_path, first=True)
         else:
             self.show_picker()
+
+    def _apply_keymap(self) -> None:
+        """The GM's own keys (tui/keymap.py); a bad file is said once, defaults stay."""
+        from tui.keymap import binding_ids, keymap_path, load_keymap
+
+        path = self.keymap_file if self.keymap_file is not None else keymap_path()
+        try:
+            keymap = load_keymap(path, binding_ids())
+        except GmdeskError as e:
+            self.notify(str(e), severity="error", timeout=10)
+            return
+        if keymap:
+            self.set_keymap(keymap)
 
     def show_picker(self, error: str | None = None) -> None:
         from tui.screens.picker import PickerScreen
