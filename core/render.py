@@ -99,21 +99,51 @@ def headline(record: RollRecord) -> str:
     return _signed(record.value) if record.system in SIGNED_SYSTEMS else str(record.value)
 
 
+def _tail_groups(record: RollRecord) -> list[tuple[str, int]]:
+    """Named groups at the end of the dice list: the opponent's dice (``vs``) and the
+    damage dice of a two-way Test, when the record lists them there too."""
+    groups = []
+    opponent = record.extra.get("opponent")
+    opp = list(opponent.get("dice", ())) if isinstance(opponent, Mapping) else []
+    dmg = list(record.extra.get("damage_dice", ()) or ())
+    faces = [d.value for d in record.dice]
+    n = len(faces)
+    tail = [int(d.get("value", -1)) for d in opp] + [int(d.get("value", -1)) for d in dmg]
+    if tail and len(tail) < n and faces[n - len(tail):] == tail:
+        if opp:
+            groups.append(("vs", len(opp)))
+        if dmg:
+            groups.append(("damage", len(dmg)))
+    return groups
+
+
 def dice_text(record: RollRecord) -> Text:
     """Dice in the order rolled, grouped by role: ``positive 6 1 | negative −4 −2``;
-    kept and plain dice unlabelled, dropped dice in parentheses: ``5 (2) 4 3 6``."""
+    kept and plain dice unlabelled, dropped dice in parentheses: ``5 (2) 4 3 6``; a
+    two-way Test's opponent and damage dice named: ``2 | vs 5 | damage 4``."""
     text = Text()
+    groups = _tail_groups(record)
+    own = len(record.dice) - sum(n for _, n in groups)
+    labels: list[str | None] = [None] * own
+    for name, n in groups:
+        labels += [name] + [None] * (n - 1)
     last_group = None
-    for die in record.dice:
-        group = "" if die.role in UNLABELLED_ROLES else die.role
-        if last_group is None or group != last_group:
-            if last_group is not None:
-                text.append(" | " if (group or last_group) else " ")
-            if group:
-                text.append(f"{die.role} ", style="dim")
-            last_group = group
-        else:
-            text.append(" ")
+    for die, label in zip(record.dice, labels):
+        if label is not None:
+            text.append(" | ")
+            text.append(f"{label} ", style="dim")
+            last_group = label
+        group = last_group if last_group in ("vs", "damage") else (
+            "" if die.role in UNLABELLED_ROLES else die.role)
+        if label is None:
+            if last_group is None or group != last_group:
+                if last_group is not None:
+                    text.append(" | " if (group or last_group) else " ")
+                if group:
+                    text.append(f"{die.role} ", style="dim")
+                last_group = group
+            else:
+                text.append(" ")
         face = f"−{die.value}" if die.role in NEGATIVE_ROLES else str(die.value)
         if die.role == "dropped":
             face = f"({face})"
