@@ -321,3 +321,15 @@ def test_picker_snapshot(snap_compare, tmp_path):
         await loaded_picker(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+async def test_a_first_run_offers_the_examples_and_one_enter_opens_a_living_table(tmp_path, dirs):
+    from tui.screens.picker import ExampleDialog
+
+    app = GmdeskApp(tmp_path / "fresh", examples_dir=dirs["examples"], rng=random.Random(7))
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, ExampleDialog))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert app.session is not None and app.session.state.characters
+    assert len(list((tmp_path / "fresh").glob("*.gmdesk"))) == 1

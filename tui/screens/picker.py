@@ -369,6 +369,7 @@ class PickerScreen(Screen):
         self._select_after_load: Path | None = None
         self._picker_notice: str | None = None
         self._generation = 0
+        self._offered_examples = False  # a first run offers the examples once
         self._in_dialog = False
 
     # -- layout ----------------------------------------------------------------
@@ -475,6 +476,10 @@ class PickerScreen(Screen):
             self.show_message(pending)
         elif not summaries:
             self.show_message("No sessions yet — n: new session · e: start from an example.")
+            if self.examples and not self._offered_examples and not self._in_dialog:
+                # A first run: a living table is one Enter away.
+                self._offered_examples = True
+                self.action_from_example()
         else:
             more = f", {damaged} damaged" if damaged else ""
             self.show_message(f"{len(summaries)} session{'s' if len(summaries) != 1 else ''}{more}. "
