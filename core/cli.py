@@ -61,7 +61,8 @@ def _common_roll_options(parser: argparse.ArgumentParser, *, rolling: bool) -> N
         parser.add_argument("--at", dest="target", default=None, metavar="TARGET", help="at whom (with --save)")
 
 
-def _system_parser(command: str, system_id: str, module) -> Parser:
+def system_parser(command: str, system_id: str, module) -> Parser:
+    """The parser of ``gmdesk roll|odds SYSTEM``: the common options and the system's own."""
     parser = Parser(prog=f"gmdesk {command} {system_id}", add_help=True)
     _common_roll_options(parser, rolling=(command == "roll"))
     module.add_arguments(parser)
@@ -85,7 +86,7 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
         return 0 if argv else EXIT_USAGE
     system_id, rest = argv[0], argv[1:]
     module = get_system(system_id)
-    ns = _system_parser(command, system_id, module).parse_args(rest)
+    ns = system_parser(command, system_id, module).parse_args(rest)
     params = module.params_from_args(ns)
     tables = _tables_from_args(ns.table)
 

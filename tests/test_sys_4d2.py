@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from core.cli import system_parser
 from core.dice import Descriptor, FixedDice, RollRecord
 from core.errors import ParamError
 from core.systems import four_d_two as m
@@ -265,12 +266,8 @@ def test_bad_kind_is_refused():
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser()
-    p.add_argument("--combat", action="store_true")
-    p.add_argument("--target-kind", default="organic")
-    p.add_argument("--attacker-kind", default="organic")
-    m.add_arguments(p)
-    return p
+    """The real ``gmdesk roll`` parser of this system."""
+    return system_parser("roll", m.ID, m)
 
 
 def test_cli_options_become_params():

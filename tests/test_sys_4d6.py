@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from core.cli import system_parser
 from core.dice import FixedDice, RollRecord
 from core.errors import ParamError
 from core.systems import core_4d6 as m
@@ -292,12 +293,8 @@ def test_dc_accepts_ladder_names():
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser()
-    p.add_argument("--combat", action="store_true")
-    p.add_argument("--target-kind", default="organic")
-    p.add_argument("--attacker-kind", default="organic")
-    m.add_arguments(p)
-    return p
+    """The real ``gmdesk roll`` parser of this system."""
+    return system_parser("roll", m.ID, m)
 
 
 def test_cli_options_become_params():

@@ -6,13 +6,13 @@ import json
 from fractions import Fraction
 
 import pytest
+from helpers import DrawnDice
 from hypothesis import given
 from hypothesis import strategies as st
 
 from core.dice import FixedDice, RollRecord
 from core.errors import ParamError
-from core.systems import fudge
-from core.systems import get_system
+from core.systems import fudge, get_system
 from core.tables import TableSet, parse_table
 
 P = fudge.Params
@@ -38,13 +38,6 @@ def roll(dice, **kw):
     assert rng.remaining == 0, "the roll used fewer dice than scripted"
     return rec
 
-
-class DrawnDice:
-    def __init__(self, data):
-        self.data = data
-
-    def randint(self, a, b):
-        return self.data.draw(st.integers(a, b))
 
 
 def test_registered_under_its_rules_id():

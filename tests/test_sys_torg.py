@@ -8,6 +8,7 @@ import time
 from fractions import Fraction
 
 import pytest
+from helpers import DrawnDice
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -30,15 +31,6 @@ def roll(dice, **kw):
 def roles(rec):
     return [d.role for d in rec.dice]
 
-
-class DrawnDice:
-    """Dice drawn by hypothesis, one draw per die."""
-
-    def __init__(self, data):
-        self.data = data
-
-    def randint(self, a, b):
-        return self.data.draw(st.integers(a, b))
 
 
 # --------------------------------------------------------------------------- the pair
