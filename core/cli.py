@@ -3,9 +3,12 @@
     gmdesk [--saves DIR]                 the session picker (Textual)
     gmdesk [--saves DIR] SAVE            open a session where play stopped
     gmdesk view SAVE                     the read-only player view, following live
+    gmdesk serve SAVE [--host H] [--port P] [--max-viewers N]
+                                         the player view in the players' browsers
     gmdesk roll SYSTEM [options]         roll (Rich, or --json one object per line)
     gmdesk odds SYSTEM [options]         exact odds (Rich table, or --json)
     gmdesk new | list | log | export | import-sheet | export-sheet   (sessions)
+    gmdesk check SAVE | repair SAVE      what is wrong with a session; a new one from what can be trusted
 
 ``roll`` and ``odds`` never import Textual, so they answer at once. Every error is one
 line on stderr and exit status 2, never a traceback.
@@ -24,8 +27,8 @@ from core.errors import GmdeskError, ParamError
 
 EXIT_USAGE = 2
 
-SESSION_COMMANDS = ("new", "list", "log", "export", "import-sheet", "export-sheet")
-COMMANDS = ("roll", "odds", "view", *SESSION_COMMANDS)
+SESSION_COMMANDS = ("new", "list", "log", "export", "import-sheet", "export-sheet", "check", "repair")
+COMMANDS = ("roll", "odds", "view", "serve", *SESSION_COMMANDS)
 
 
 class UsageError(GmdeskError):
@@ -80,13 +83,18 @@ def _int_option(option: str, value: str | None, lo: int, hi: int | None = None) 
 def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
     from core.systems import SYSTEM_IDS, get_system
 
-    if not argv or argv[0] in ("-h", "--help"):
+    if argv and argv[0] in ("-h", "--help"):
         print(f"usage: gmdesk {command} SYSTEM [options]   (SYSTEM: {', '.join(SYSTEM_IDS)}; "
               f"`gmdesk {command} SYSTEM --help` lists its options)")
-        return 0 if argv else EXIT_USAGE
+        return 0
+    if not argv or argv[0].startswith("-"):
+        # usage is asked for with --help; a missing system is an error: one line, exit 2
+        raise UsageError(f"gmdesk {command}: missing SYSTEM, one of {', '.join(SYSTEM_IDS)} "
+                         f"(`gmdesk {command} SYSTEM --help` lists its options)")
     system_id, rest = argv[0], argv[1:]
     module = get_system(system_id)
-    ns = system_parser(command, system_id, module).parse_args(rest)
+    parser = system_parser(command, system_id, module)
+    ns = parser.parse_args(rest)
     params = module.params_from_args(ns)
     tables = _tables_from_args(ns.table)
 
@@ -110,32 +118,35 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
     if ns.save is None and (ns.actor or ns.target):
         raise ParamError("--as/--at", "need --save SAVE (the session the roll is recorded in)")
     if ns.save is not None:
-        from core.session.commands import record_rolls, session_params
+        from core.session.commands import stream_rolls
+        from core.session.params import explicit_options
 
         ns.saves = saves
-        # the tracked characters' kinds, the session's settings and the roller's
-        # conditions apply before the dice are rolled
-        params = session_params(ns, module, params)
-        records = [module.roll(params, rng, tables) for _ in range(count)]
-        # appends each roll to the session and prints its JSON line once it is durable
-        record_rolls(ns, module, params, records)
+        # the session is held as writer from before the first roll; the roller's
+        # sources and conditions and the session's settings fill what was not typed
+        stream_rolls(ns, module, params, rng, count, tables=tables if ns.table else None,
+                     given=explicit_options(parser, ns))
         return 0
-    records = [module.roll(params, rng, tables) for _ in range(count)]
+    # one roll at a time, printed as it is made: the first line is out at once
+    # whatever --count says, and nothing piles up in memory
+    out = sys.stdout
     if ns.json:
-        out = sys.stdout
-        for r in records:
-            out.write(json.dumps(r.to_json(), ensure_ascii=False))
+        for _ in range(count):
+            out.write(json.dumps(module.roll(params, rng, tables).to_json(), ensure_ascii=False))
             out.write("\n")
+            out.flush()
     else:
         from rich.console import Console
 
         from core.render import render_record
 
         console = Console()
-        for i, r in enumerate(records):
+        for i in range(count):
+            record = module.roll(params, rng, tables)
             if i:
                 console.print()
-            console.print(render_record(r))
+            console.print(render_record(record))
+            out.flush()
     return 0
 
 
@@ -165,7 +176,9 @@ def _resolve_saves(saves: str | None) -> Path:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        return _main(args)
+        code = _main(args)
+        sys.stdout.flush()  # a full disk under stdout shows here, not as a traceback at exit
+        return code
     except UsageError as e:
         print(str(e), file=sys.stderr)
         return EXIT_USAGE
@@ -175,33 +188,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # `gmdesk roll … | head`: the reader left; not an error worth a traceback.
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
+        _drop_stdout()
         return 0
+    except OSError as e:
+        # stdout on a full disk (`gmdesk roll … > /dev/full`), an unwritable file…
+        _drop_stdout()
+        where = f"{e.filename}: " if getattr(e, "filename", None) else "output: "
+        return _fail(f"{where}{e.strerror or e}")
+
+
+def _drop_stdout() -> None:
+    """Stop writing to a stdout that failed (no second error when Python exits)."""
+    try:
+        sys.stdout = open(os.devnull, "w")
+    except OSError:
+        pass
 
 
 def _split_global(args: list[str]) -> tuple[str | None, list[str]]:
-    """Take ``--saves DIR`` (or ``--saves=DIR``) from anywhere before the command."""
+    """Take ``--saves DIR`` (or ``--saves=DIR``) from the front of the arguments only:
+    everything from the first argument that is not ``--saves`` on belongs to the
+    command (``gmdesk new "--saves" --system 4d6`` names a session, it does not
+    point the saves directory at ``--system``)."""
     saves = os.environ.get("GMDESK_SAVES") or None
-    rest: list[str] = []
     i = 0
     while i < len(args):
         a = args[i]
         if a == "--saves":
-            if i + 1 >= len(args):
+            if i + 1 >= len(args) or not args[i + 1]:
                 raise UsageError("gmdesk: --saves: expected a directory")
             saves = args[i + 1]
             i += 2
             continue
         if a.startswith("--saves="):
             saves = a.split("=", 1)[1]
+            if not saves:
+                raise UsageError("gmdesk: --saves: expected a directory")
             i += 1
             continue
-        rest.append(a)
-        i += 1
-    return saves, rest
+        break
+    return saves, args[i:]
 
 
 def _main(args: list[str]) -> int:
@@ -228,13 +254,15 @@ def _main(args: list[str]) -> int:
         return int(ns.func(ns) or 0)
     if command == "view":
         parser = Parser(prog="gmdesk view")
-        parser.add_argument("save")
+        parser.add_argument("save", metavar="SAVE", help="session name or path")
         ns = parser.parse_args(args[1:])
         path = _open_path(saves, ns.save)
         import tui
 
         tui.run_player_view(_resolve_saves(saves), path)
         return 0
+    if command == "serve":
+        return cmd_serve(args[1:], saves)
     if command is not None and command.startswith("-"):
         raise UsageError(f"gmdesk: unknown option {command} (try gmdesk --help)")
     if len(args) > 1:
@@ -243,6 +271,25 @@ def _main(args: list[str]) -> int:
     import tui
 
     return int(tui.run(_resolve_saves(saves), path) or 0)
+
+
+def cmd_serve(argv: list[str], saves: str | None) -> int:
+    """``gmdesk serve SAVE``: the read-only player view for browsers (tui.serve)."""
+    parser = Parser(prog="gmdesk serve")
+    parser.add_argument("save")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default 127.0.0.1; 0.0.0.0 for the table's network)")
+    parser.add_argument("--port", default="8000", help="port (default 8000; 0 picks a free one)")
+    parser.add_argument("--max-viewers", default="12", help="most player views at once (default 12)")
+    ns = parser.parse_args(argv)
+    port = _int_option("--port", ns.port, 0, 65535)
+    max_viewers = _int_option("--max-viewers", ns.max_viewers, 1, 1000)
+    if not ns.host.strip():
+        raise UsageError("gmdesk serve: --host: expected an address such as 127.0.0.1 or 0.0.0.0")
+    path = _open_path(saves, ns.save)
+    from tui.serve import run_server
+
+    return int(run_server(path, host=ns.host.strip(), port=int(port or 0), max_viewers=int(max_viewers or 1)) or 0)
 
 
 def _open_path(saves: str | None, save: str) -> Path:

@@ -99,6 +99,40 @@ def headline(record: RollRecord) -> str:
     return _signed(record.value) if record.system in SIGNED_SYSTEMS else str(record.value)
 
 
+def _face(n: Any) -> str:
+    """A printed die face: ``+2``, ``0``, ``−1``."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        return str(n)
+    return f"+{n}" if n > 0 else f"\u2212{-n}" if n < 0 else "0"
+
+
+def printed_faces(record: RollRecord) -> list[str] | None:
+    """The faces as printed on dice whose faces are not their positions (fudge
+    ``custom``: a d6 faced −2 −1 0 0 +1 +2, recorded as positions 1..6 with the
+    printed faces in ``extra["faces"]``); None for ordinary dice."""
+    faces = record.extra.get("faces")
+    if isinstance(faces, (list, tuple)) and len(faces) == len(record.dice):
+        return [_face(f) for f in faces]
+    return None
+
+
+def opponent_dice_plain(record: RollRecord) -> str:
+    """The opponent's dice of an opposed roll as a GM reads them (printed faces for
+    fudge ``custom``, the negative dice with a minus), or ``""``."""
+    opponent = record.extra.get("opponent")
+    if not isinstance(opponent, Mapping):
+        return ""
+    dice = list(opponent.get("dice", ()) or ())
+    faces = opponent.get("faces")
+    if isinstance(faces, (list, tuple)) and len(faces) == len(dice):
+        return " ".join(_face(f) for f in faces)
+    out = []
+    for d in dice:
+        value = d.get("value") if isinstance(d, Mapping) else d
+        out.append(f"\u2212{value}" if isinstance(d, Mapping) and d.get("role") in NEGATIVE_ROLES else str(value))
+    return " ".join(out)
+
+
 def _tail_groups(record: RollRecord) -> list[tuple[str, int]]:
     """Named groups at the end of the dice list: the opponent's dice (``vs``) and the
     damage dice of a two-way Test, when the record lists them there too."""
@@ -128,7 +162,8 @@ def dice_text(record: RollRecord) -> Text:
     for name, n in groups:
         labels += [name] + [None] * (n - 1)
     last_group = None
-    for die, label in zip(record.dice, labels):
+    printed = printed_faces(record)
+    for i, (die, label) in enumerate(zip(record.dice, labels)):
         if label is not None:
             text.append(" | ")
             text.append(f"{label} ", style="dim")
@@ -145,6 +180,8 @@ def dice_text(record: RollRecord) -> Text:
             else:
                 text.append(" ")
         face = f"−{die.value}" if die.role in NEGATIVE_ROLES else str(die.value)
+        if printed is not None:
+            face = printed[i]
         if die.role == "dropped":
             face = f"({face})"
         text.append(face, style=ROLE_STYLE.get(die.role, ""))
@@ -183,7 +220,10 @@ def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
     head.append(headline(record), style="bold")
     head.append("  ")
     head.append(record.outcome, style="bold underline")
-    lines: list[Any] = [head, Text("dice: ") + dice_text(record)]
+    lines: list[Any] = [head, Text("dice: ") + log_dice_text(record)]
+    for key, label in (("test", "Tested"), ("vs_test", "Opponent tested")):
+        if record.params.get(key):  # the descriptors a 1d6x4 Test added up
+            lines.append(Text(f"{label}: {record.params[key]}"))
     secrets = SECRET_PARAMS.get(record.system, ()) if hide_secrets else ()
     for key, label in EXTRA_LABELS:
         if key in record.extra and key not in secrets and record.extra[key] is not None:
@@ -194,8 +234,10 @@ def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
             lines.append(Text(f"{label}: {shown}"))
     opponent = record.extra.get("opponent")
     if isinstance(opponent, Mapping):
-        dice = " ".join(str(d.get("value")) for d in opponent.get("dice", ()))
+        dice = opponent_dice_plain(record)
         total = opponent.get("total", opponent.get("level", ""))
+        if opponent.get("level_name"):
+            total = f"{total} ({opponent['level_name']})"
         lines.append(Text(f"Opponent: [{dice}] → {total}"))
     for d in record.descriptors:
         who = "target" if d.applies_to == "target" else "roller"
@@ -224,6 +266,45 @@ def _pct(p: float) -> str:
     return f"{p * 100:.2f}%"
 
 
+#: distributions read as a curve between these values, each tail folded into one row
+#: ("≤ −20", "≥ +20"): torg-2d10's open-ended rerolls reach Bonus Numbers past ±100
+#: that no GM needs one row each
+FOLD_AT: Mapping[str, tuple[int, int]] = {"torg-2d10": (-20, 20)}
+
+
+def _minus(n: int) -> str:
+    return f"+{n}" if n > 0 else f"\u2212{-n}" if n < 0 else "0"
+
+
+def distribution_rows(odds: Odds) -> list[tuple[str, Any]]:
+    """The distribution as (label, p) rows a GM reads: one row per value, except
+    that the far tails of an open-ended roll (:data:`FOLD_AT`) are summed into
+    "≤ −20" and "≥ +20" rows."""
+    limits = FOLD_AT.get(odds.system)
+    if limits is None:
+        fmt = _signed if odds.system in SIGNED_SYSTEMS else str
+        return [(fmt(v), p) for v, p in odds.distribution]
+    lo, hi = limits
+    low = sum((p for v, p in odds.distribution if v <= lo), start=0 * odds.tail)
+    high = sum((p for v, p in odds.distribution if v >= hi), start=0 * odds.tail)
+    rows: list[tuple[str, Any]] = []
+    if low:
+        rows.append((f"≤ {_minus(lo)}", low))
+    rows += [(_minus(v), p) for v, p in odds.distribution if lo < v < hi]
+    if high:
+        rows.append((f"≥ {_minus(hi)}", high))
+    return rows
+
+
+def tail_note(odds: Odds) -> str:
+    """What ``odds.tail`` is, in words (empty when there is none): the chance of
+    reroll chains longer than the exact count follows."""
+    if not odds.tail:
+        return ""
+    return (f"Not counted: reroll chains longer than these odds follow, "
+            f"{float(odds.tail):.1e} of all rolls together.")
+
+
 def render_odds(odds: Odds, width: int = 30) -> Group:
     """Odds as tables with bars: the distribution, then the named outcomes."""
     dist = Table(title=f"{odds.system} — distribution", show_edge=False, box=None, pad_edge=False)
@@ -231,11 +312,12 @@ def render_odds(odds: Odds, width: int = 30) -> Group:
     dist.add_column("p", justify="right")
     dist.add_column("≥", justify="right")
     dist.add_column("", no_wrap=True)
-    peak = max((float(p) for _, p in odds.distribution), default=1.0) or 1.0
+    rows = distribution_rows(odds)
+    peak = max((float(p) for _, p in rows), default=1.0) or 1.0
     at_least = 1.0 - float(odds.tail)
-    for value, p in odds.distribution:
+    for label, p in rows:
         pf = float(p)
-        dist.add_row(_signed(value), _pct(pf), _pct(max(at_least, 0.0)), _bar(pf / peak, width))
+        dist.add_row(label, _pct(pf), _pct(max(at_least, 0.0)), _bar(pf / peak, width))
         at_least -= pf
     parts: list[Any] = [dist]
     if odds.outcomes:
@@ -248,10 +330,78 @@ def render_odds(odds: Odds, width: int = 30) -> Group:
         parts.append(Text(""))
         parts.append(out)
     if odds.tail:
-        parts.append(Text(f"tail (rerolls beyond the table): {float(odds.tail):.3e}", style="dim"))
+        parts.append(Text(tail_note(odds), style="dim"))
     return Group(*parts)
 
 
 def odds_lines(odds: Odds) -> list[str]:
     """Compact plain lines of the outcomes (for small previews)."""
     return [f"{label}: {_pct(float(p))}" for label, p in odds.outcomes]
+
+
+# ------------------------------------------------------------------ the roll log line
+
+def opponent_brief(record: RollRecord) -> str:
+    """The other side of an opposed roll in a few words, for the one-line log: fudge
+    ``(Good vs Superb +1)`` (both levels), a 4d6 contest or a 1d6x4 two-way Test
+    ``vs 11`` (the opponent's total; ``vs 14, took 14``); "" for a roll without one."""
+    opp = record.extra.get("opponent")
+    if not isinstance(opp, Mapping):
+        return ""
+    if opp.get("level_name"):
+        mine = record.extra.get("level_name")
+        return f"({mine} vs {opp['level_name']})" if mine else f"vs {opp['level_name']}"
+    total = opp.get("total")
+    if total is None:
+        return ""
+    return f"vs {total}" + (", took 14" if opp.get("took_14") else "")
+
+
+def _dice_run(dice: Any, faces: Any = None) -> Text:
+    """Some dice as :func:`dice_text` shows them (``faces``: their printed faces)."""
+    from types import SimpleNamespace
+
+    extra = {"faces": faces} if isinstance(faces, (list, tuple)) and len(faces) == len(dice) else {}
+    return dice_text(SimpleNamespace(dice=tuple(dice), extra=extra))  # type: ignore[arg-type]
+
+
+def log_dice_text(record: RollRecord) -> Text:
+    """Every die of a roll, each group named by what it did: a 1d6x4 attack
+    ``attack 4 | defense 2 | damage 6`` (a mutual melee ``attack 4 | vs 2 | damage 6``,
+    a two-way Test outside combat ``4 | vs 2``), the opponent's dice of a fudge opposed
+    roll or a 4d6 contest after ``vs``; any other roll as :func:`dice_text`."""
+    from core.dice import Die
+
+    groups = _tail_groups(record)
+    opp = record.extra.get("opponent")
+    opp_dice = [Die.from_json(d) for d in opp.get("dice", ())] if isinstance(opp, Mapping) else []
+    attack = record.system == "1d6x4" and bool(record.params.get("combat"))
+    if not groups and not opp_dice and not attack:
+        return dice_text(record)
+    dice = list(record.dice)
+    own = len(dice) - sum(n for _, n in groups)
+    text = Text()
+    if attack:
+        text.append("attack ", style="dim")
+    text.append_text(_dice_run(dice[:own], record.extra.get("faces")))
+    at = own
+    for name, n in groups:
+        label = "defense" if name == "vs" and attack and not record.params.get("mutual") else name
+        text.append(" | ")
+        text.append(f"{label} ", style="dim")
+        text.append_text(_dice_run(dice[at:at + n]))
+        at += n
+    if opp_dice and not any(name == "vs" for name, _ in groups):
+        text.append(" | ")
+        text.append("vs ", style="dim")
+        text.append_text(_dice_run(opp_dice, opp.get("faces") if isinstance(opp, Mapping) else None))
+    return text
+
+
+def log_descriptors(record: RollRecord, targeted: bool) -> str:
+    """The descriptors for a log line that already says ``roller → target``: what lands
+    on the target needs no "(target)"; a wound the roller takes says "(roller)"."""
+    if not targeted:
+        return descriptor_plain(record)
+    return "; ".join(f"{d.text} (roller)" if d.applies_to != "target" and d.wound else d.text
+                     for d in record.descriptors)

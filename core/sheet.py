@@ -168,6 +168,16 @@ def is_core_name(name: str) -> bool:
     return _norm(name) in _core_keys()
 
 
+def is_item_or_ability_name(name: str) -> bool:
+    """gmdesk's rule for what a descriptor is, by its name: the rules know Core
+    Descriptors, Expertise (last word "Expertise"), Test Descriptors (last word
+    "Test"), Abilities (the word "Ability") with their Uses, and Physical Items. So a
+    name that is neither a Core Descriptor, nor an Expertise, nor a Test Descriptor
+    names an Ability, a Use or a Physical Item: something a character has or lacks
+    (missing, a Test that needs it fails automatically), never a +0 descriptor."""
+    return not (is_core_name(name) or is_expertise_name(name) or is_test_name(name))
+
+
 def fmt_value(v: int | None) -> str:
     return "" if v is None else f"{v:+d}"
 
@@ -848,23 +858,16 @@ class Sheet:
         """Whether a row is a Physical Item, an Ability or a Use — things a character
         either has or lacks, which cannot be used once they are missing.
 
-        Abilities contain the word Ability; Uses are Sub-Abilities. The rules give no
-        marker for Items, so gmdesk reads as a Physical Item a row that is none of
-        a Core Descriptor, an Expertise or a Test Descriptor and that is nested in
-        another row (``Backpack/Book``), has a quantity (``2 shovels``), counts uses
-        (``Dollars (300)``), has no ``+N`` value at all (``Medical Kit``), or is the
-        thing an Expertise on the sheet is about (``Slingshot +4`` beside
-        ``Slingshot Expertise``). A plain ``Sneak +1`` is a descriptor (missing → +0).
+        Abilities contain the word Ability; Uses are Sub-Abilities. For the rest gmdesk
+        uses one rule (:func:`is_item_or_ability_name`): a descriptor that is neither a
+        Core Descriptor, nor an Expertise, nor a Test Descriptor is a Physical Item
+        (``Slingshot +4``, ``Medical Kit``, ``2 shovels``, ``Sneak +1``).
         """
         i = name_or_index if isinstance(name_or_index, int) else self.index(name_or_index)
         r = self.rows[i]
         if is_ability_name(r.name) or self.is_sub_ability(i):
             return True
-        if is_core_name(r.name) or is_expertise_name(r.name) or is_test_name(r.name):
-            return False
-        if self._parents[i] is not None or r.quantity or r.uses_default is not None or not r.has_value:
-            return True
-        return self.find(f"{r.name} Expertise") is not None
+        return is_item_or_ability_name(r.name)
 
     def blocked(self, name: str) -> str | None:
         """Why ``name`` cannot be used in a Test now (None if it can): at or below −5,
@@ -957,17 +960,18 @@ class Sheet:
     def lower(self, name: str, amount: int) -> "Sheet":
         """Lower a descriptor's Current Value by ``amount`` (negative raises it).
 
-        A missing descriptor counts +0 and is written as Default +0 with its new
-        Current Value; an Ability or a Use the character lacks is not written
-        (ParamError)."""
+        A missing descriptor (a Core Descriptor, an Expertise, a Test Descriptor)
+        counts +0 and is written as Default +0 with its new Current Value; a Physical
+        Item, Ability or Use the character lacks is not written (ParamError; see
+        :func:`is_item_or_ability_name`)."""
         amount = _check_value("amount", amount)
         if not amount:
             return self
         i = self._find_index(name)
         if i is None:
-            if is_ability_name(name) or "/" in name:
-                raise ParamError("descriptor", f"{name!r} is not on the sheet: an Ability or Use the character "
-                                 "lacks cannot be lowered")
+            if "/" in name or is_item_or_ability_name(name):
+                raise ParamError("descriptor", f"{name!r} is not on the sheet: a Physical Item, Ability or Use "
+                                 "the character lacks cannot be lowered")
             return self.set_values(name, default=0, current=-amount)
         r = self.rows[i]
         return self._replace_at(i, dataclasses.replace(
@@ -1185,16 +1189,12 @@ def new_sheet(header: str = "", rows: Iterable[Row] = (), *, has_notes_column: b
 
 def is_item_or_ability(row: Row, sheet: Sheet | None = None) -> bool:
     """See :meth:`Sheet.is_item_or_ability`; without the sheet a row is judged alone
-    (a nested row is taken as contained or a Use)."""
+    (a starred row is a Use)."""
     if sheet is not None:
         for i, r in enumerate(sheet.rows):
             if r is row:
                 return sheet.is_item_or_ability(i)
-    if is_ability_name(row.name) or row.sub:
-        return True
-    if is_core_name(row.name) or is_expertise_name(row.name) or is_test_name(row.name):
-        return False
-    return row.depth > 0 or bool(row.quantity) or row.uses_default is not None or not row.has_value
+    return row.sub or is_item_or_ability_name(row.name)
 
 
 def generate_core(rng: RandomSource, all_zero: bool = False,
@@ -1220,6 +1220,6 @@ def generate_core(rng: RandomSource, all_zero: bool = False,
 __all__ = [
     "CannotUse", "INF", "KEEP", "Row", "Sheet", "TAB", "UNUSABLE_AT", "core_descriptions", "core_descriptors",
     "core_value_distribution", "fmt_uses", "fmt_value", "generate_core", "is_ability_name", "is_core_name",
-    "is_expertise_name", "is_item_or_ability", "is_test_name", "new_sheet", "parse_sheet", "parse_template",
+    "is_expertise_name", "is_item_or_ability", "is_item_or_ability_name", "is_test_name", "new_sheet", "parse_sheet", "parse_template",
     "template", "templates", "write_sheet",
 ]

@@ -3,7 +3,15 @@
     python -m saves.make_examples [DIR]      (default: this folder)
 
 Each example is a living table: a few characters, an encounter in progress (round 2),
-a short roll log with combat descriptors applied. gmdesk opens them only as
+a short roll log with combat descriptors applied. The examples play by the rules they
+show, as the session enforces them for a GM: only those who can act take turns and
+attack (the Unconscious and the Dead are passed over), nobody attacks the Dead, each
+attacker goes for its last target while that one is not Dead, else its next standing
+foe (as the attack dialog does); the fudge example plays its session's method
+(``fudge_method`` d20-open, initiative included); 4d6 progress clocks move by each
+roll's own progress (the record's ``clock`` field, never a number worked out here)
+and the danger clock is ticked only on a Partial Success or a Failure (a Critical
+Failure counts as a Failure). gmdesk opens them only as
 templates ("new from example" copies them); re-running this script rebuilds them
 byte for byte except for timestamps.
 """
@@ -63,26 +71,36 @@ def _add(s: Session, **fields) -> str:
 
 
 def _start(s: Session, ids: list[str], rng: random.Random) -> None:
-    for cid in ids:
-        s.apply({"type": "encounter.add", "id": cid})
-    s.roll_initiative(ids, rng=rng)
+    s.roll_initiative(ids, rng=rng)  # everyone joins, each roll logged with its dice
     s.apply({"type": "round.new"})
 
 
 def _fight(s: Session, rng: random.Random, attacks: dict[str, dict], turns: int) -> None:
-    """Play ``turns`` turns in initiative order: each combatant attacks the first
-    standing character of the other side with its own parameters."""
+    """Play ``turns`` turns in initiative order: each combatant who can act attacks the
+    target the attack dialog offers first (``State.default_target``: its last target
+    unless Dead, else its next standing foe) with its own parameters."""
     for _ in range(turns):
         cur = s.state.encounter.current
         if cur is None:
             break
         actor = s.state.characters[cur.char_id]
-        foes = sorted((c for c in s.state.characters.values() if c.side != actor.side and c.status != "dead"),
-                      key=lambda c: c.status != "ok")  # standing foes first
+        target = s.state.default_target(actor.id)
         params = attacks.get(actor.name)
-        if foes and params is not None:
-            s.roll(s.state.info.system, params, actor=actor.id, target=foes[0].id, combat=True, rng=rng)
+        if actor.can_act and target is not None and params is not None:
+            s.roll(s.state.info.system, params, actor=actor.id, target=target, combat=True, rng=rng)
         s.apply({"type": "turn.next"})
+
+
+#: 4d6 tiers on which the GM may tick a danger clock (RULES.md: a Partial Success or a Failure)
+DANGER_TIERS = ("Partial Success", "Failure", "Critical Failure")
+
+
+def _danger(s: Session, event, clock: str, halves: int = 2) -> None:
+    """Tick the danger clock ``clock`` (+1 segment) if the roll ``event`` logged was a
+    Partial Success or a Failure; a success leaves it alone."""
+    entry = s.state.roll_entry(event.seq)
+    if entry is not None and entry.record.get("tier") in DANGER_TIERS:
+        s.apply({"type": "clock.tick", "name": clock, "halves": halves})
 
 
 def build_4d2(s: Session, rng: random.Random) -> None:
@@ -106,6 +124,7 @@ def build_fudge(s: Session, rng: random.Random) -> None:
     cap = _add(s, name="Bandit Captain", side="NPC", kind="organic", notes="Axe: Good")
     ban = _add(s, name="Bandit", side="NPC", kind="organic", notes="Club: Fair")
     s.apply({"type": "condition.add", "id": ban, "name": "Frightened", "rounds": 2})
+    s.apply({"type": "session.settings", "changes": {"fudge_method": "d20-open"}})  # initiative too
     _start(s, [ald, mir, cap, ban], rng)
     _fight(s, rng, {
         "Aldric": {"method": "d20-open", "trait": 2, "vs_trait": 1, "offense": 2, "defense": 1},
@@ -160,9 +179,13 @@ def build_4d6(s: Session, rng: random.Random) -> None:
     s.apply({"type": "source.add", "id": ost, "kind": "advantage", "name": "Exhausted", "value": -1, "rounds": 3})
     s.apply({"type": "clock.add", "name": "Suspicion", "segments": 6})
     s.apply({"type": "clock.add", "name": "Reach the vault", "segments": 4})
-    s.roll("4d6", {"bonus": 3, "dc": 16, "adv": [1, 1]}, actor=ren, rng=rng)
-    s.apply({"type": "clock.tick", "name": "Reach the vault", "halves": 2})
-    s.apply({"type": "clock.tick", "name": "Suspicion", "halves": 2})
+    # Renna slips through the crowd, Osric talks his way past the gate: each roll's own
+    # progress goes to the vault clock; a Partial Success or a Failure raises Suspicion
+    sneak = s.roll("4d6", {"bonus": 3, "dc": 16, "adv": [1, 1]}, actor=ren, rng=rng, clock="Reach the vault")
+    _danger(s, sneak, "Suspicion")
+    talk = s.roll("4d6", {"bonus": 1, "dc": 18, "adv": [-1], "position": "low"}, actor=ost, rng=rng,
+                  clock="Reach the vault")
+    _danger(s, talk, "Suspicion")
     _start(s, [ren, ost, guard, golem], rng)
     _fight(s, rng, {
         "Renna": {"bonus": 2, "dc": 16, "adv": [1]},

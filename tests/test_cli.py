@@ -124,3 +124,42 @@ def test_human_output_readable_without_colour():
     dice_line = next(line for line in proc.stdout.splitlines() if line.startswith("dice:"))
     # five dice, the dropped one in parentheses: no colour needed to tell them apart
     assert dice_line.count("(") == 1 and len(dice_line.split()) == 6
+
+
+def _missing_argument_cases():
+    """Every subcommand typed without what it needs (and options without their value)."""
+    from core.cli import COMMANDS
+
+    no_required = {"list"}
+    cases = [[c] for c in COMMANDS if c not in no_required]
+    cases += [
+        ["roll", "--seed", "1"], ["odds", "--json"],
+        ["roll", "4d6", "--count"], ["roll", "4d6", "--save"], ["roll", "4d6", "--as"],
+        ["new", "X", "--system"], ["export", "X", "--format"], ["export", "X", "-o"],
+        ["log", "X", "--interval"], ["import-sheet", "X"], ["import-sheet", "X", "Y", "--as"],
+        ["export-sheet", "X"], ["list", "--bogus"],
+    ]
+    return cases
+
+
+@pytest.mark.parametrize("args", _missing_argument_cases(), ids=lambda a: " ".join(a))
+def test_missing_argument_is_one_line_and_exit_2(args, tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "core.cli", "--saves", str(tmp_path), *args],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2, proc
+    assert proc.stdout == ""
+    err = proc.stderr.strip()
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith("gmdesk"), err
+    assert "Traceback" not in err and "None" not in err
+
+
+@pytest.mark.parametrize("command", ["roll", "odds"])
+def test_missing_system_names_the_systems(command):
+    proc = gmdesk(command, check=False)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip() == (f"gmdesk {command}: missing SYSTEM, one of 4d2, fudge, 1d6x4, torg-2d10, 4d6 "
+                                   f"(`gmdesk {command} SYSTEM --help` lists its options)")
+    # asked for, usage is no error
+    help_proc = gmdesk(command, "--help")
+    assert "usage: gmdesk" in help_proc.stdout and help_proc.stderr == ""

@@ -26,7 +26,9 @@ from crash_writer import event_doc  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 WRITER = Path(__file__).resolve().parent / "crash_writer.py"
-TRIALS = 120
+#: kills in the CI run; ``GMDESK_CRASH_KILLS=1000`` for the long run (or ``python -m
+#: benchmarks faults``, which also mutates the files and prints outcomes by class)
+TRIALS = int(os.environ.get("GMDESK_CRASH_KILLS", "120"))
 FRESH_EVERY = 20  # start a new session file every so often to keep them small
 
 

@@ -21,6 +21,7 @@ def test_importing_core_leaves_textual_out():
         "import core.cli"
     )
     assert not any(m == "textual" or m.startswith("textual.") for m in mods)
+    assert not {"aiohttp", "textual_serve", "segno"} & mods  # `gmdesk serve` loads them itself
 
 
 def test_no_core_module_imports_textual_in_source():

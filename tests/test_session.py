@@ -255,7 +255,8 @@ def test_clocks_in_half_segments(s):
     s.apply({"type": "clock.tick", "name": "Suspicion", "halves": 1})
     e = s.apply({"type": "clock.tick", "name": "suspicion", "halves": 2})
     assert s.state.clocks["Suspicion"].halves == 3 and s.state.clocks["Suspicion"].filled == 1.5
-    assert e.summary == "Clock Suspicion: ½ → 1½ of 4"
+    assert e.summary == "Clock Suspicion: ½ → 1½ of 4 (+1 segment)"
+    assert e.changes == ["Clock Suspicion: ½ → 1½ of 4 (+1 segment)"]
     s.apply({"type": "clock.tick", "name": "Suspicion", "halves": 20})  # fills, no further
     assert s.state.clocks["Suspicion"].full
     refused(s, {"type": "clock.tick", "name": "Suspicion", "halves": 1}, "already full")
@@ -382,7 +383,7 @@ def test_1d6x4_unconscious_then_dead_and_undo(store):
         # a heal brings the Unconscious back above −5
         healer = add(s, "Medic", sheet="Medic\nDescriptor  Default  Current\nHealing Ability  (2)\n")
         e = s.heal(healer, bruno, rng=FixedDice([3]))
-        assert e.changes == ["Bruno: Vitality −6 → −3 (OK)"]
+        assert e.changes == ["Medic: Healing Ability (2) → (1)", "Bruno: Vitality −6 → −3 (OK)"]
         assert s.state.characters[healer].sheet.find("Healing Ability").uses_current == 1
     finally:
         s.close()
@@ -689,7 +690,7 @@ def test_duplicate_delete_and_examples(store, tmp_path):
         assert c.ui_get("selected") == "c1"
     # an example is only read
     example = tmp_path / "example.gmdesk"
-    with EventLog.create(example, {"name": "Example", "system": "4d6"}) as log:
+    with EventLog.create(example, {"name": "Example", "system": "4d6", "settings": {}}) as log:
         log.append({"type": "character.add", "character": {"name": "Guide"}})
     before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in tmp_path.iterdir() if p.is_file()}
     made = store.create_from_example(example, "From the example")
@@ -725,13 +726,13 @@ def test_export_chronicle(store):
     s.apply({"type": "turn.next"})
     s.roll("4d2", FOUR_D_TWO.Params(), actor=a, target=b, combat=True, rng=FixedDice([6, 4, 1, 1]))
     s.apply({"type": "note", "text": "Kara *falls* [into] the water"})
-    md = export(s.state, "md", s.events)
+    md = export(s.state, "md", s.events, public=False)
     assert "### Round 1" in md and "Kara & Co takes Mortal Wound" in md
     assert "Kara \\*falls\\* \\[into\\] the water" in md and "positive 6 4" in md
-    page = export(s.state, "html", s.events)
+    page = export(s.state, "html", s.events, public=False)
     assert "<script>" not in page and "&lt;script&gt;" in page and "&lt;b&gt;Docks" in page
     assert "Kara &amp; Co takes Mortal Wound" in page
-    data = json.loads(export(s.state, "json", s.events))
+    data = json.loads(export(s.state, "json", s.events, public=False))
     roll = [x for x in data["chronicle"] if x["type"] == "roll"][0]
     assert roll["roll"]["dice"][1] == {"value": 4, "role": "positive", "sides": 6}
     assert roll["changes"] == ["Kara & Co takes Mortal Wound (Unconscious)"]

@@ -222,3 +222,148 @@ def test_session_params_fill_in_what_the_session_knows(saves):
     four = get_system("4d2")
     params = session_params(ns, four, four.Params(combat=True))
     assert (params.target_kind, params.attacker_kind, params.skill_threshold) == ("inorganic", "organic", 9)
+
+
+@pytest.mark.parametrize("ending,final", [("\r\n", True), ("\r\n", False), ("\n", False), ("\n", True)])
+def test_import_then_export_sheet_is_byte_exact(saves, tmp_path, ending, final):
+    make_session(saves, "Docks", "1d6x4")
+    body = ending.join(SHEET.rstrip("\n").split("\n"))
+    data = (body + (ending if final else "")).encode("utf-8")
+    sheet_file = tmp_path / "mark.txt"
+    sheet_file.write_bytes(data)
+    env = {**os.environ, "GMDESK_SAVES": str(saves)}
+    cli = [sys.executable, "-m", "core.cli"]
+    done = subprocess.run([*cli, "import-sheet", "Docks", str(sheet_file)], cwd=ROOT, env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    done = subprocess.run([*cli, "export-sheet", "Docks", "Mark"], cwd=ROOT, env=env, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == data
+
+
+def test_export_defaults_to_markdown_on_stdout(capsys, saves):
+    make_session(saves)
+    rc, out, err = run(capsys, saves, "export", "Docks")
+    assert rc == 0 and err == ""
+    assert out.startswith("# Docks\n") and "## Chronicle" in out
+
+
+def _first_line(proc: subprocess.Popen, timeout: float = 60.0) -> str:
+    """The first line the process prints (waiting on it, not on a clock's threshold)."""
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: lines.put(proc.stdout.readline()), daemon=True).start()
+    try:
+        return lines.get(timeout=timeout)
+    except queue.Empty:
+        raise AssertionError("no line from gmdesk roll") from None
+
+
+def _rss_mb(pid: int) -> float:
+    """The resident memory of a running process (Linux /proc), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def _popen(*args: str, saves: Path | None = None) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("GMDESK_SAVES", None)
+    pre = ["--saves", str(saves)] if saves is not None else []
+    return subprocess.Popen([sys.executable, "-m", "core.cli", *pre, *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+
+
+@pytest.mark.parametrize("opts", [["--json"], []], ids=["json", "text"])
+def test_roll_count_streams_without_save(opts):
+    # a million rolls: the first is printed while the rest are still to be made
+    proc = _popen("roll", "4d2", "--count", "1000000", "--seed", "7", *opts)
+    try:
+        line = _first_line(proc)
+        assert proc.poll() is None, "gmdesk roll finished before its first line was read"
+        # nothing piles up: a million rolls made before the first is printed would not fit here
+        assert _rss_mb(proc.pid) < 200
+        if opts:
+            assert json.loads(line)["system"] == "4d2"
+        else:
+            assert line.startswith("4d2")
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+
+
+def test_roll_count_save_streams_and_holds_the_session(capsys, saves):
+    from core.session.lock import LockedError
+
+    path = make_session(saves)
+    proc = _popen("roll", "4d2", "--count", "1000000", "--save", "Docks", "--as", "Bruno", "--json", saves=saves)
+    try:
+        first = json.loads(_first_line(proc))
+        assert proc.poll() is None, "gmdesk roll --save finished before its first line was read"
+        assert first["system"] == "4d2"
+        assert _rss_mb(proc.pid) < 200
+        # from the first roll on the session has its writer: nobody else may write
+        with pytest.raises(LockedError):
+            Session.open(path)
+        rc, out, err = run(capsys, saves, "roll", "4d2", "--save", "Docks")
+        assert rc == 2
+        one_error_line(err, "is open in gmdesk", "pid")
+        # readers are welcome, and the printed roll is already in the log
+        with Session.open(path, readonly=True) as s:
+            rolls = [e for e in s.events if e.type == "roll"]
+            assert rolls and rolls[0].data["record"] == first and rolls[0].data["actor"] == "c1"
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    # killed mid-stream: what was printed stays saved and the session opens again
+    with Session.open(path) as s:
+        assert any(e.type == "roll" for e in s.events)
+
+
+def test_export_tells_the_whole_evening_and_keeps_the_gms_secrets(capsys, saves):
+    path = SessionStore(saves).create("Fen", "1d6x4")
+    one = get_system("1d6x4")
+    with Session.open(path) as s:
+        mark = s.apply({"type": "character.add", "character": {"name": "Mark", "sheet": SHEET}}).data["id"]
+        s.apply({"type": "character.add", "character": {
+            "name": "Agatha", "sheet": SHEET.replace("Mark", "Agatha") + "Healing Ability    +1 (2)\n"}})
+        # a Test against the GM's secret target number 77 (a number no clock time or date
+        # in the chronicle can show, so its absence proves the secret is kept)
+        s.roll("1d6x4", one.Params(bonus=2, target=77), actor=mark, rng=FixedDice([4]))
+        s.apply({"type": "condition.add", "id": mark, "name": "Soaked", "rounds": 2})
+        s.apply({"type": "use", "id": mark, "descriptor": "Magic Ability/Turn Invisible", "amount": 1})
+        s.apply({"type": "character.edit", "id": mark, "fields": {"vitality_current": 2}})
+        s.heal("c2", mark, rng=FixedDice([2]))
+        s.apply({"type": "day.new"})
+        s.apply({"type": "note", "text": "the bridge is a trap"})
+        s.apply({"type": "condition.add", "id": mark, "name": "Undone", "rounds": None})
+        s.undo()
+    rc, out, err = run(capsys, saves, "export", "Fen")
+    assert rc == 0 and err == ""
+    for told in ("Soaked", "Turn Invisible", "heals Mark", "A new day", "Vitality 2 → 4"):
+        assert told in out, (told, out)
+    assert "Undone" not in out  # undone: gone from the chronicle
+    # the GM's secrets stay out of the players' chronicle, in every format
+    assert "77" not in out and "Target number" not in out and "the bridge is a trap" not in out
+    for fmt in ("html", "json"):
+        rc, text, err = run(capsys, saves, "export", "Fen", "--format", fmt)
+        assert rc == 0 and "77" not in text and "the bridge is a trap" not in text, fmt
+    rc, out, err = run(capsys, saves, "export", "Fen", "--gm")
+    assert rc == 0 and "(vs target 77)" in out and "Target number 77" in out and "the bridge is a trap" in out
+    rc, out, err = run(capsys, saves, "export", "Fen", "--gm", "--public")
+    assert rc == 2
+    one_error_line(err, "--gm")
+
+
+def test_export_tells_4d6_numbers_and_clock_ticks(capsys, saves):
+    path = SessionStore(saves).create("Festival", "4d6")
+    four = get_system("4d6")
+    with Session.open(path) as s:
+        ren = s.apply({"type": "character.add", "character": {"name": "Renna"}}).data["id"]
+        s.apply({"type": "clock.add", "name": "Suspicion", "segments": 6})
+        s.roll("4d6", four.Params(bonus=3, dc=14, position="high", effect="limited"), actor=ren,
+               rng=FixedDice([6, 5, 4, 3]))
+        s.apply({"type": "clock.tick", "name": "Suspicion", "halves": 2})
+    rc, out, err = run(capsys, saves, "export", "Festival")
+    assert rc == 0
+    assert "DC 14" in out and "Margin +7" in out and "Position high" in out and "Effect limited" in out
+    assert "Clock Suspicion" in out and "Suspicion: 0 → 1 of 6" in out

@@ -124,6 +124,8 @@ def step(s: Session, rng: random.Random, notes: bool = True) -> None:
                       "kind": rng.choice(["organic", "inorganic"])}
             if rng.random() < 0.3:
                 fields["sheet"] = SHEET
+            if s.state.name_clash(fields["name"]) is not None:  # names are unique in a session
+                fields["name"] = s.state.free_name(fields["name"])
             s.apply({"type": "character.add", "character": fields})
         elif roll < 0.40:
             system = rng.choice(["4d2", "4d6", "fudge", "torg-2d10", "1d6x4"])
@@ -214,19 +216,20 @@ def test_a_snapshot_gmdesk_wrote_opens_without_parsing_its_events(tmp_path, monk
         assert [d["text"] for _, d in log.events()[-2:]] == ["more", "in the journal"]
 
 
-def test_a_hand_edited_snapshot_is_parsed_whole_as_before(tmp_path):
+def test_a_hand_edited_snapshot_is_reported_never_recertified(tmp_path):
     path = tmp_path / "s.gmdesk"
     with EventLog.create(path, {"name": "x"}) as log:
         log.append_many([{"type": "note", "text": f"n{i}"} for i in range(5)])
         log.compact()
     raw = path.read_bytes()
-    path.write_bytes(raw.replace(b'"text":"n3"', b'"text":"changed by hand"'))
-    with EventLog.open(path, readonly=True) as log:  # checksum differs: read the slow, checked way
-        assert log.event(4)["text"] == "changed by hand"
-    path.write_bytes(raw.replace(b'"text":"n3"', b'"text":n3"'))
-    with pytest.raises(CorruptSaveError) as err:
-        EventLog.open(path, readonly=True)
-    assert err.value.record.startswith("line 6") and "not valid JSON" in err.value.problem
+    for edited in (raw.replace(b'"text":"n3"', b'"text":"changed by hand"'), raw.replace(b'"text":"n3"', b'"text":"n4"'),
+                   raw.replace(b'"text":"n3"', b'"text":n3"')):
+        path.write_bytes(edited)
+        for readonly in (True, False):
+            with pytest.raises(CorruptSaveError) as err:
+                EventLog.open(path, readonly=readonly)
+            assert "changed since gmdesk saved them" in err.value.problem
+        assert path.read_bytes() == edited  # nobody stamped a new checksum over it
 
 
 def test_the_digest_follows_the_event_texts_not_the_files(tmp_path):
@@ -505,7 +508,7 @@ def _long_session(path: Path, n: int) -> None:
         docs.append({"type": "roll", "record": rec.to_json(), "actor": f"c{k % 4 + 1}",
                      "target": f"c{(k + 1) % 4 + 1}", "combat": combat, "summary": "a roll",
                      "time": "2026-11-21T22:00:00"})
-    with EventLog.create(path, {"name": "Long", "system": "4d2"}, compact_at=10**9) as log:
+    with EventLog.create(path, {"name": "Long", "system": "4d2", "settings": {}}, compact_at=10**9) as log:
         for start in range(0, n, 2000):
             log.append_many(docs[start:start + 2000])
         log.compact()

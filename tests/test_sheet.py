@@ -260,7 +260,8 @@ def test_items_and_abilities_are_told_apart():
         "  Book\n"
         "Slingshot Attack Test +3\n")
     kinds = {r.name: s.is_item_or_ability(i) for i, r in enumerate(s.rows)}
-    assert kinds == {"Precision": False, "Slingshot Expertise": False, "Slingshot": True, "Sneak": False,
+    # one rule: neither a Core Descriptor, nor an Expertise, nor a Test Descriptor → an Item
+    assert kinds == {"Precision": False, "Slingshot Expertise": False, "Slingshot": True, "Sneak": True,
                      "Healing Ability": True, "Medical Kit": True, "shovels": True, "Dollars": True,
                      "Backpack": True, "Book": True, "Slingshot Attack Test": False}
     assert is_item_or_ability(Row("Magic Ability", 2)) and not is_item_or_ability(Row("Fitness", 1))
@@ -306,6 +307,9 @@ def test_lowering_a_missing_descriptor_writes_default_plus_zero():
     assert s.lower("Stealth", 1).value("Stealth") == -3
     with pytest.raises(ParamError, match="Ability"):
         s.lower("Healing Ability", 1)
+    with pytest.raises(ParamError, match="Physical Item"):  # never written when lacking
+        s.lower("Slingshot", 1)
+    assert s.lower("Slingshot Expertise", 1).value("Slingshot Expertise") == -1
     assert s.lower("Stealth", 0) is s
 
 

@@ -94,11 +94,50 @@ def test_missing_slingshot_fails_automatically():
 
 def test_missing_items_abilities_and_uses_block_but_plain_descriptors_do_not():
     empty = parse_sheet("")
-    assert x4.test_bonus(empty, ["Fitness", "Sneak", "Knife Expertise"]) == (0, None)
+    assert x4.test_bonus(empty, ["Fitness", "Knife Expertise", "Precision+Knife Expertise+Knife Test"]) == (0, None)
+    # any other missing name is an Item (or Ability, or Use) the character lacks
+    assert x4.test_bonus(empty, ["Fitness", "Sneak"]) == (0, "Sneak is missing")
     assert x4.test_bonus(empty, ["Magic Ability"]) == (0, "Magic Ability is missing")
     assert x4.test_bonus(empty, ["Slingshot/Attack"]) == (0, "Slingshot/Attack is missing")
     assert x4.test_bonus(empty, ["Fitness", "Knife"], items=["knife"]) == (0, "Knife is missing")
     assert x4.test_bonus(None, ["Fitness", "Knife Expertise", "Knife"]) == (0, "Knife is missing")
+
+
+def test_a_missing_item_fails_without_its_expertise_being_named():
+    # the seed's Slingshot, named alone: Pip without it cannot fire
+    no_sling = SLINGER.remove("Slingshot")
+    assert x4.test_bonus(no_sling, "Precision+Slingshot") == (1, "Slingshot is missing")
+    assert x4.test_bonus(no_sling, ["Precision"]) == (1, None)
+    # a quantity, nested items and items without a value are found as they are written
+    pack = parse_sheet((SHEETS / "backpack.txt").read_text())
+    assert x4.test_bonus(pack, ["Quill"]) == (0, None)
+
+
+def test_naming_a_use_finds_it_under_its_item_or_ability():
+    use = parse_sheet((SHEETS / "test_descriptor_use.txt").read_text())
+    # "The GM could then simply call for a Slingshot Attack Test."
+    for name in ("Slingshot Attack", "Slingshot Attack Test", "Slingshot/Attack", "Attack"):
+        reading = x4.read_test(use, name)
+        assert (reading.bonus, reading.auto_fail, reading.found) == (3, None, ((name, "Slingshot/Attack"),))
+    magic = parse_sheet((SHEETS / "sub_abilities_simple.txt").read_text())
+    reading = x4.read_test(magic, "Magic Ability/Turn Invisible")
+    assert (reading.bonus, reading.auto_fail, reading.uses) == (0, None, ("Magic Ability/Turn Invisible",))
+    assert x4.read_test(magic, "Magic Ability Open Lock").found == (("Magic Ability Open Lock",
+                                                                     "Magic Ability/Open Lock"),)
+    # "a Magic Test": the Magic Ability, which is used (one of its uses)
+    reading = x4.read_test(magic, "Magic")
+    assert (reading.bonus, reading.uses) == (2, ("Magic Ability",))
+    # a Use the character lacks fails
+    assert x4.read_test(magic, "Magic Ability/Fly").auto_fail == "Magic Ability/Fly is missing"
+
+
+def test_fill_from_sheets_reads_both_sides():
+    defender = parse_sheet("Descriptor  Default  Current\nDefense     +2\n")
+    p = x4.fill_from_sheets(Params(bonus=1, test="Precision+Slingshot", vs_bonus=0, vs_test="Defense", combat=True),
+                            SLINGER, defender)
+    assert (p.bonus, p.auto_fail, p.vs_bonus, p.vs_auto_fail) == (1 + 1 + 4, None, 2, None)
+    p = x4.fill_from_sheets(Params(test="Precision+Slingshot", target=10), SLINGER.remove("Slingshot"))
+    assert (p.bonus, p.auto_fail) == (1, "Slingshot is missing")
 
 
 def test_test_descriptor_names_a_whole_row():
@@ -191,6 +230,21 @@ def test_combat_against_the_gms_number_when_the_defense_is_not_rolled():
     assert r.outcome == "Success" and r.descriptor.text == "Wound −6 Vitality"
     with pytest.raises(ParamError, match="--vs-bonus"):
         Params(combat=True)
+
+
+def test_mutual_melee_a_side_that_fails_automatically_is_hurt_either_way():
+    # the attacker lacks its Knife: no Test die; the defender prevails and hurts it (d6 = 4)
+    lose = roll([4], bonus=1, vs_bonus=1, combat=True, mutual=True, auto_fail="Knife is missing")
+    assert lose.get("prevails") == "defender"
+    assert [(d.text, d.applies_to, d.amount) for d in lose.descriptors] == [("Wound −4 Vitality", "attacker", 4)]
+    # the mirror: the defender lacks its Knife; the attacker prevails and hurts it
+    win = roll([2, 4], bonus=1, vs_bonus=1, combat=True, mutual=True, vs_auto_fail="Knife is missing")
+    assert win.get("prevails") == "attacker"
+    assert [(d.text, d.applies_to, d.amount) for d in win.descriptors] == [("Wound −4 Vitality", "target", 4)]
+    # neither can: nobody attempted anything, nobody is hurt
+    both = roll([], bonus=1, vs_bonus=1, combat=True, mutual=True, auto_fail="Knife is missing",
+                vs_auto_fail="Knife is missing")
+    assert [(d.wound, d.applies_to) for d in both.descriptors] == [(False, "target")]
 
 
 def test_mutual_melee_the_winner_hurts_the_loser():

@@ -185,7 +185,7 @@ def test_opponent_rolls_with_its_own_advantage():
     ([4, 4, 4, 4], "great", 4),  # margin 0 Full
     ([4, 4, 4, 4], "standard", 2),
     ([4, 4, 4, 4], "limited", 1),
-    ([6, 6, 5, 4], "great", 6),  # margin +5 Critical: Great raised to 3 segments
+    ([6, 6, 5, 4], "great", 4),  # margin +5 Critical: Great is the top, 2 segments
     ([6, 6, 5, 4], "standard", 4),
     ([6, 6, 5, 4], "limited", 2),
     ([4, 4, 4, 2], "great", 2),  # margin -2 Partial
@@ -199,10 +199,75 @@ def test_clock_progress_in_half_segments(faces, effect, halves):
     assert r.get("clock") == halves
 
 
-def test_plain_total_has_no_tier():
-    r = roll([3, 4, 5, 6], bonus=2)
-    assert (r.outcome, r.value, r.get("clock"), r.get("success"), r.get("tier")) == ("Total 20", 20, None, None,
-                                                                                       None)
+def test_critical_success_never_rises_above_great():
+    r = roll([6, 6, 5, 4], dc=16, effect="great")
+    assert (r.outcome, r.get("clock"), r.get("clock_effect")) == ("Critical Success", 4, "great")
+    assert [name for name, _ in m.EFFECT_LADDER] == ["none", "limited", "standard", "great"]
+    r = roll([6, 6, 5, 4], dc=16, effect="standard")
+    assert (r.get("clock"), r.get("clock_effect")) == (4, "great")
+
+
+def test_dc_16_is_the_default_out_of_combat_too():
+    # the seed's rough wall (3 5 2 4 + 3 = 17) read against the Standard DC without naming it
+    r = roll([3, 5, 2, 4], bonus=3)
+    assert (r.value, r.get("dc"), r.get("dc_name"), r.get("margin"), r.outcome) == (17, 16, "Standard", 1,
+                                                                                       "Full Success")
+    assert (r.get("success"), r.get("clock"), r.to_json()["params"]["dc"]) == (True, 2, None)
+
+
+def test_a_contest_has_no_dc():
+    r = roll([3, 3, 3, 3, 3, 3, 3, 3], vs_bonus=0)
+    assert (r.get("dc"), r.get("dc_name")) == (None, None)
+    with pytest.raises(ParamError):
+        m.Params(dc=16, vs_bonus=0)
+
+
+def test_cli_roll_and_odds_default_to_dc_16(capsys):
+    from core.cli import main
+
+    assert main(["roll", "4d6", "--bonus", "3", "--seed", "1", "--json"]) == 0
+    import json
+    rec = json.loads(capsys.readouterr().out)
+    assert rec["dc"] == 16 and rec["outcome"] in TIERS and rec["margin"] == rec["total"] - 16
+    assert main(["odds", "4d6", "--json"]) == 0
+    odds = json.loads(capsys.readouterr().out)
+    assert [o["label"] if isinstance(o, dict) else o[0] for o in odds["outcomes"]] == TIERS
+    assert main(["odds", "4d6", "--vs-bonus", "0", "--json"]) == 0
+    assert "Critical Failure (all 1s)" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- contests: all 1s
+
+def test_contest_all_ones_is_a_critical_failure_whatever_the_margin():
+    # four 1s + 20 = 24 against 2 2 2 2 + 0 = 8: the totals say Decisive victory, the dice say Critical Failure
+    r = roll([1, 1, 1, 1, 2, 2, 2, 2], bonus=20, vs_bonus=0, effect="great")
+    assert (r.value, r.get("opponent")["total"], r.get("margin")) == (24, 8, 16)
+    assert (r.outcome, r.get("tier"), r.get("winner"), r.get("contest")) == (
+        "Critical Failure (all 1s)", "Critical Failure", "opponent", "All 1s")
+    assert (r.get("success"), r.get("clock")) == (False, 0)
+
+
+def test_contest_opponent_all_ones_is_its_critical_failure():
+    r = roll([2, 2, 2, 2, 1, 1, 1, 1], bonus=0, vs_bonus=20)
+    assert (r.outcome, r.get("tier"), r.get("winner")) == (
+        "Victory — opponent's Critical Failure (all 1s)", "Critical Success", "roller")
+    r = roll([1, 1, 1, 1, 1, 1, 1, 1], vs_bonus=0)
+    assert (r.outcome, r.get("tier"), r.get("winner")) == (
+        "Critical Failure for both (all 1s)", "Critical Failure", None)
+
+
+def test_contest_all_ones_in_combat_knocks_the_attacker_back():
+    d = roll([1, 1, 1, 1, 1, 2, 1, 1], combat=True, bonus=30, vs_bonus=0).descriptor
+    assert (d.text, d.applies_to) == ("Knockback", "attacker")
+
+
+def test_contest_odds_count_all_ones():
+    o = dict(m.odds(m.Params(bonus=30, vs_bonus=0)).outcomes)
+    one = Fraction(1, 1296)
+    assert o["Critical Failure (all 1s)"] == one * (1 - one)
+    assert o["Critical Failure for both (all 1s)"] == one * one
+    assert o["Victory — opponent's Critical Failure (all 1s)"] == (1 - one) * one
+    assert o["Decisive victory"] == (1 - one) * (1 - one)
 
 
 def test_position_and_effect_are_kept_on_the_record():
@@ -334,7 +399,7 @@ def test_plain_4d6_distribution():
     d = m.odds(m.Params())
     assert d.p(4) == d.p(24) == Fraction(1, 1296)
     assert d.p(14) == Fraction(146, 1296)
-    assert d.outcomes == ()
+    assert d.outcomes == m.odds(m.Params(dc=16)).outcomes  # DC 16 unless named
 
 
 def test_all_ones_chance_by_level():
@@ -367,8 +432,10 @@ def test_symmetric_contest_odds():
     assert [label for label, _ in d.outcomes] == list(m.CONTEST_OUTCOMES)
     assert o["Decisive victory"] == o["Decisive defeat"] and o["Narrow victory"] == o["Narrow defeat"]
     assert sum(o.values()) == 1
-    # a tie: both 4d6 totals equal = sum of squared 4d6 probabilities
-    assert o["Tie — Partial for both"] == sum(p * p for _, p in m.odds(m.Params()).distribution)
+    # a tie: both 4d6 totals equal = sum of squared 4d6 probabilities, but for both all 1s
+    ties = sum(p * p for _, p in m.odds(m.Params()).distribution)
+    assert o["Tie — Partial for both"] == ties - Fraction(1, 1296 ** 2)
+    assert o["Critical Failure for both (all 1s)"] == Fraction(1, 1296 ** 2)
 
 
 # ---------------------------------------------------------------- properties

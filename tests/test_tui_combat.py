@@ -70,7 +70,7 @@ async def test_attack_4d2_applies_the_descriptor_and_undoes_in_one_step(tmp_path
         await settle(pilot)
         assert "Kara hits Bruno: Severe Wound" in notes(app)[-1]
         text = screen_text(app)
-        assert "Kara → Bruno: 4d2 +6 Masterful Success → Severe Wound (target)" in text
+        assert "Kara → Bruno: 4d2 +6 Masterful Success → Severe Wound [" in text
         assert "1 wd" in text  # Bruno's health cell
         bruno = saved(path).characters[ids["Bruno"]]
         assert [w.text for w in bruno.wounds] == ["Severe Wound"]
@@ -106,7 +106,7 @@ async def test_attack_fudge(tmp_path: Path) -> None:
         await main_screen(pilot)
         await attack(pilot, trait="Good", vs_trait="Fair")
         assert "Kara hits Bruno: Very Hurt" in notes(app)[-1]
-        assert "Wins by 5 → Very Hurt (target)" in screen_text(app)
+        assert "Wins by 5 (Superb +2 vs Fair) → Very Hurt [" in screen_text(app)
     bruno = saved(path).characters[ids["Bruno"]]
     assert [(w.text, w.amount) for w in bruno.wounds] == [("Very Hurt", 5)]
 

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from core.errors import GmdeskError
-from test_tui_main import main_screen, make_app, make_save, press, saved
+from test_tui_main import dialog, main_screen, make_app, make_save, press, saved
+from tui.screens.confirm import ChoiceDialog
+from tui.screens.roll import RollDialog
 from tui.keymap import binding_ids, load_keymap
 
 PCS = [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}]
@@ -50,3 +52,82 @@ def test_keymap_file_errors_name_the_file(tmp_path: Path) -> None:
         load_keymap(f)
     assert {"main.roll", "main.attack", "main.next_turn", "main.undo", "main.redo", "app.quit",
             "app.help"} <= binding_ids()
+
+
+# ---------------------------------------------------------- issue 7 point 23
+
+async def test_a_key_bound_twice_is_reported_once_and_the_defaults_stay(tmp_path: Path) -> None:
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('"main.roll" = "n"\n"main.undo" = "ctlr+z"\n"main.filter_log" = "F"\n')
+    path, _ = make_save(tmp_path, "4d2", PCS, initiative={"Kara": 12, "Bruno": 8}, start=True)
+    app = make_app(path, keymap_file=keymap)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await main_screen(pilot)
+        said = [n.message for n in app._notifications]
+        assert len(said) == 1, said
+        assert "'n' is bound twice (main.next_turn and main.roll)" in said[0]
+        assert "main.undo: unknown modifier 'ctlr'" in said[0]
+        await press(pilot, "n")  # still next turn, and no second report
+        assert saved(path).encounter.turn == 1
+        assert len([n for n in app._notifications if n.severity == "error"]) == 1
+        await press(pilot, "F")  # the valid entry of the same file applies
+        await dialog(pilot, ChoiceDialog)
+        await press(pilot, "escape")
+        await main_screen(pilot)
+        await press(pilot, "r")  # roll keeps its default key
+        await dialog(pilot, RollDialog)
+
+
+async def test_an_unknown_key_name_is_reported_and_the_default_stays(tmp_path: Path) -> None:
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('"main.next_turn" = "spcae"\n')
+    path, _ = make_save(tmp_path, "4d2", PCS, initiative={"Kara": 12, "Bruno": 8}, start=True)
+    app = make_app(path, keymap_file=keymap)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await main_screen(pilot)
+        said = [n.message for n in app._notifications]
+        assert len(said) == 1 and "unknown key 'spcae'" in said[0]
+        await press(pilot, "n")
+        assert saved(path).encounter.turn == 1
+
+
+async def test_a_missing_keymap_named_by_the_environment_is_reported(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    missing = tmp_path / "nowhere" / "keys.toml"
+    monkeypatch.setenv("GMDESK_KEYMAP", str(missing))
+    path, _ = make_save(tmp_path, "4d2", PCS, initiative={"Kara": 12, "Bruno": 8}, start=True)
+    app = make_app(path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await main_screen(pilot)
+        said = [n.message for n in app._notifications]
+        assert len(said) == 1 and "$GMDESK_KEYMAP" in said[0] and str(missing) in said[0]
+        await press(pilot, "n")
+        assert saved(path).encounter.turn == 1
+
+
+async def test_the_palette_shows_the_keys_actually_bound(tmp_path: Path) -> None:
+    from textual.command import CommandPalette
+
+    from test_tui_main import screen_text, settle
+
+    keymap = tmp_path / "keymap.toml"
+    keymap.write_text('"main.roll" = "g"\n"main.opposed" = "O"\n')
+    path, _ = make_save(tmp_path, "4d2", PCS, initiative={"Kara": 12, "Bruno": 8}, start=True)
+    app = make_app(path, keymap_file=keymap)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await main_screen(pilot)
+        for title, key in (("Roll…", "(g)"), ("Opposed roll", "(O)"), ("Next turn", "(n)")):
+            await press(pilot, "ctrl+p")
+            palette = await dialog(pilot, CommandPalette)
+            palette.query_one("Input").value = title
+            for _ in range(200):
+                await settle(pilot)
+                if key in screen_text(app):
+                    break
+            assert key in screen_text(app), screen_text(app)
+            await press(pilot, "escape")
+        await press(pilot, "ctrl+p")
+        palette = await dialog(pilot, CommandPalette)
+        palette.query_one("Input").value = "Roll…"
+        await settle(pilot)
+        assert "(r)" not in screen_text(app)

@@ -224,7 +224,7 @@ async def test_new_character_refuses_an_empty_name(tmp_path: Path) -> None:
         form = await dialog(pilot, FormDialog)
         await press(pilot, "enter")
         await pilot.pause()
-        assert "name: must not be empty" in str(form.query_one("#dialog-error").render())
+        assert "Name: must not be empty" in str(form.query_one("#dialog-error").render())
         assert isinstance(app.screen, FormDialog)
         await press(pilot, "escape")
         await settle(pilot)
@@ -411,7 +411,7 @@ async def test_roll_dialog_validates_and_previews_odds(tmp_path: Path) -> None:
         # a bad value is named inline and nothing is rolled
         shift.value = "7"
         await pilot.pause()
-        assert "✗ --shift: must be a whole number from -3 to 3 (got 7)" in str(dlg.query_one("#rd-error").render())
+        assert "✗ Net shift: must be a whole number from -3 to 3 (got 7)" in str(dlg.query_one("#rd-error").render())
         await press(pilot, "enter")
         await pilot.pause()
         assert isinstance(app.screen, RollDialog)
@@ -686,14 +686,15 @@ async def test_encounter_order_edits(tmp_path: Path) -> None:
         await press(pilot, "minus")
         await settle(pilot)
         assert order() == ["Cid 7", "Kara 12"]
-        # typed initiative for everyone in the order
+        # typed initiative for everyone: those in the order, then Bruno, who joins again
         await press(pilot, "i")
         form = await dialog(pilot, FormDialog)
         form.query_one("#form-v0", Input).value = "3"
         form.query_one("#form-v1", Input).value = "15"
+        form.query_one("#form-v2", Input).value = "9"
         await press(pilot, "enter")
         await settle(pilot)
-        assert order() == ["Kara 15", "Cid 3"]
+        assert order() == ["Kara 15", "Bruno 9", "Cid 3"]
 
 
 async def test_sheet_values_and_uses_from_the_character_pane(tmp_path: Path) -> None:
@@ -719,7 +720,7 @@ async def test_sheet_values_and_uses_from_the_character_pane(tmp_path: Path) -> 
         table.move_cursor(row=kinds.index(("sheet", 1)))
         await press(pilot, "s")  # spend a use of the Knife
         await settle(pilot)
-        assert "uses 1/2" in screen_text(app)
+        assert "(1/2)" in screen_text(app)  # uses: current/default
     kara = saved(path).characters[ids["Kara"]]
     assert kara.sheet.value("Fitness") == -2
     assert kara.sheet.uses("Knife") == 1

@@ -105,9 +105,44 @@ async def test_lists_sessions_and_a_damaged_file_with_its_error(dirs):
         # the damaged one cannot be opened; the picker says why and stays
         pk.query_one("DataTable").move_cursor(row=2)
         await pilot.press("enter")
-        await pilot.pause()
-        assert isinstance(app.screen, PickerScreen)
+        await until(pilot, lambda: "Damaged session" in screen_text(app))  # the check, and a repair offered
         assert "is damaged and cannot be opened" in pk.status_text
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen))
+        assert "Nothing repaired" in pk.status_text
+
+
+async def test_a_damaged_session_is_checked_and_repaired_beside_itself(dirs):
+    from core.session.store import sidecar_paths
+
+    s = Session.open(dirs["docks"])  # leave changes in the journal (as a crash would), then damage one
+    s.apply({"type": "note", "text": "kept"})
+    s.apply({"type": "note", "text": "damaged"})
+    s._log._storage.abandon()
+    journal = sidecar_paths(dirs["docks"])["journal"]
+    journal.write_bytes(journal.read_bytes().replace(b'"text":"damaged"', b'"text":"dam4ged"'))
+    before = snapshot_files(dirs["saves"])
+    app = app_for(dirs)
+    async with app.run_test(size=SIZE) as pilot:
+        pk = await loaded_picker(pilot)
+        assert "2 damaged" in screen_text(app)
+        table = pk.query_one("DataTable")
+        row = next(i for i, s in enumerate(pk.summaries) if Path(s.path) == dirs["docks"])
+        table.move_cursor(row=row)
+        await pilot.press("enter")
+        await until(pilot, lambda: "Damaged session" in screen_text(app))
+        text = screen_text(app)
+        assert "checksum" in text and "would keep" in text
+        await pilot.press("y")
+        await until(pilot, lambda: "Repaired into" in pk.status_text)
+        await until(pilot, lambda: "(repaired)" in screen_text(app))
+    repaired = SessionStore(dirs["saves"]).resolve("Night at the docks (repaired)")
+    with Session.open(repaired, readonly=True) as s:
+        texts = [e.data.get("text") for e in s.events if e.type == "note"]
+        assert texts == ["kept"] and len(s.state.rolls) == 3
+    after = snapshot_files(dirs["saves"])
+    assert {k: v for k, v in after.items() if k in before and not k.endswith(".lock")} == \
+        {k: v for k, v in before.items() if not k.endswith(".lock")}  # the damaged files are unchanged
 
 
 async def test_most_recently_played_first_and_empty_directory_hint(tmp_path):

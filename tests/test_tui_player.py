@@ -4,6 +4,7 @@ shows only what players may see, and never writes anything or takes the lock."""
 from __future__ import annotations
 
 import random
+import re
 import time
 from pathlib import Path
 
@@ -53,6 +54,7 @@ def make_docks(saves: Path) -> Path:
 async def shown(pilot) -> PlayerScreen:
     app = pilot.app
     await until(pilot, lambda: app.pictures_shown > 0)
+    await pilot.pause()  # the new picture is laid out and painted before anyone reads it
     return next(s for s in app.screen_stack if isinstance(s, PlayerScreen))
 
 
@@ -171,3 +173,74 @@ def test_player_view_snapshot(snap_compare, tmp_path):
         await shown(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=ready)
+
+
+# ---------------------------------------------------------------------------
+# the narrow layout (phones through `gmdesk serve`)
+# ---------------------------------------------------------------------------
+
+
+def _joined(text: str) -> str:
+    """The screen's words with box edges and wrapping taken out."""
+    return " ".join(text.replace("│", " ").split())
+
+
+async def test_narrow_layout_is_readable_at_40_columns(tmp_path):
+    from tui.widgets.rolllog import entry_line
+
+    path = make_docks(tmp_path)
+    app = PlayerApp(path, clock=lambda: CLOCK)
+    async with app.run_test(size=(40, 30)) as pilot:
+        screen = await shown(pilot)
+        await pilot.pause()
+        text = screen_text(app)
+        assert screen.has_class("-narrow")
+    lines = text.splitlines()
+    assert "too small" not in text
+    assert "PLAYER VIEW" in lines[0] and "Night at the docks" in lines[0]
+    assert "▶ Kara" in " ".join(lines[:2])  # whose turn, in the (wrapped) title
+    top = next(i for i, line in enumerate(lines) if "Initiative" in line)
+    order = lines[top + 1:next(i for i in range(top, len(lines)) if lines[i].startswith("╰"))]
+    assert [re.sub(r"\s+", " ", ln.strip("│ ")) for ln in order] == ["▶ 12 Kara", "8 Bruno STY", "3 Old Sal"]
+    assert "Kara (PC) Vitality 5/5" in _joined(text)  # each PC's state
+    assert "Old Sal (PC)" in text
+    with Session.open(path, readonly=True) as s:
+        names = {cid: c.name for cid, c in s.state.characters.items()}
+        public = entry_line(s.state.rolls[-1], names, hide_secrets=True)
+    assert "Last rolls" in text
+    assert public in _joined(text)  # the last roll whole, wrapped, not cut at the edge
+    assert "GM only" not in text and "Lurker" not in text and "Vitality 7" not in text
+
+
+async def test_the_layout_follows_the_width(tmp_path):
+    path = make_docks(tmp_path)
+    app = PlayerApp(path, clock=lambda: CLOCK)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await shown(pilot)
+        assert screen.has_class("-wide") and "Last rolls" not in screen_text(app)
+        await pilot.resize_terminal(44, 24)
+        await until(pilot, lambda: screen.has_class("-narrow") and "Last rolls" in screen_text(app))
+        await pilot.resize_terminal(39, 24)  # below 40 columns: the notice, as everywhere
+        await until(pilot, lambda: "Terminal too small" in screen_text(app))
+        assert "40×12" in screen_text(app)
+        await pilot.resize_terminal(80, 24)
+        await until(pilot, lambda: screen.has_class("-wide") and "Rolls" in screen_text(app))
+
+
+async def test_an_idle_table_costs_the_ui_nothing(tmp_path, monkeypatch):
+    """While nothing changes the follower keeps looking, but the UI hears nothing:
+    no message, no repaint (ten served viewers stay under 2 % of a core)."""
+    path = make_docks(tmp_path)
+    app = PlayerApp(path, clock=lambda: CLOCK, poll_interval=0.02)
+    applied = []
+    original = PlayerApp._apply
+    monkeypatch.setattr(PlayerApp, "_apply", lambda self, *a: (applied.append(a), original(self, *a)))
+    async with app.run_test(size=SIZE) as pilot:
+        await shown(pilot)
+        looks = app.looks
+        await until(pilot, lambda: app.looks >= looks + 10)
+        assert len(applied) == 1 and app.pictures_shown == 1
+        with Session.open(path) as writer:
+            writer.roll("4d2", {}, actor="c1", rng=random.Random(1))
+        await until(pilot, lambda: app.pictures_shown == 2)
+        assert len(applied) == 2

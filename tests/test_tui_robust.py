@@ -113,8 +113,8 @@ def make_save(directory: Path) -> Path:
         s.apply({"type": "character.add", "character": {"name": "Bruno", "side": "NPC"}})
         s.apply({"type": "initiative.set", "entries": [{"id": "c1", "value": 12}, {"id": "c2", "value": 8}]})
         s.apply({"type": "round.new"})
-        s.apply({"type": "character.edit", "id": "c2", "fields": {"dead": True}})
         s.roll("4d2", {}, actor="c1", target="c2", rng=random.Random(5))
+        s.apply({"type": "character.edit", "id": "c2", "fields": {"dead": True}})  # the Dead are no target
     return path
 
 
@@ -220,7 +220,7 @@ def test_player_view_keeps_following_with_no_input_and_an_idle_cpu(saves):
         start_cpu, start = term.cpu_seconds(), time.monotonic()
         with Session.open(path) as writer:  # it takes no lock
             writer.apply({"type": "turn.next"})
-            writer.roll("4d2", {}, actor="c1", target="c2", rng=random.Random(8))
+            writer.roll("4d2", {}, actor="c1", rng=random.Random(8))  # Bruno is Dead: no target
         term.wait_for("#8 R2", timeout=3)
         time.sleep(max(0.0, 1.5 - (time.monotonic() - start)))
         used = term.cpu_seconds() - start_cpu

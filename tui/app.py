@@ -35,12 +35,16 @@ class GmdeskCommands(Provider):
     """The command palette's gmdesk moves: those of the screen it was opened from."""
 
     def _commands(self) -> list[tuple[str, str, Any]]:
+        """The moves, each with the keys bound to it now (after the GM's keymap)."""
+        from tui.keymap import with_current_keys
+
         screen = self.screen
         out = list(screen.commands()) if hasattr(screen, "commands") else []
         app = self.app
         if isinstance(app, GmdeskApp):
             out.extend(app.app_commands())
-        return out
+        return [(title, with_current_keys([screen, app], help_text, callback), callback)
+                for title, help_text, callback in out]
 
     async def discover(self) -> Hits:
         for title, help_text, callback in self._commands():
@@ -101,17 +105,32 @@ class GmdeskApp(TerminalGuard, App):
             self.show_picker()
 
     def _apply_keymap(self) -> None:
-        """The GM's own keys (tui/keymap.py); a bad file is said once, defaults stay."""
-        from tui.keymap import binding_ids, keymap_path, load_keymap
+        """The GM's own keys (tui/keymap.py). What is wrong with the file is said once,
+        here, in one notice; the default keys stay for what it concerns."""
+        import os
+
+        from tui.keymap import check_keymap, keymap_path, load_keymap
 
         path = self.keymap_file if self.keymap_file is not None else keymap_path()
+        named = self.keymap_file is not None or bool(os.environ.get("GMDESK_KEYMAP"))
+        if named and not path.exists():
+            source = "$GMDESK_KEYMAP" if self.keymap_file is None else "the keymap"
+            self.notify(f"{source} names {path}, which does not exist: the default keys stay",
+                        severity="error", timeout=10)
+            return
         try:
-            keymap = load_keymap(path, binding_ids())
+            keymap = load_keymap(path)
         except GmdeskError as e:
             self.notify(str(e), severity="error", timeout=10)
             return
+        keymap, problems = check_keymap(keymap)
+        if problems:
+            self.notify(f"{path}: " + "; ".join(problems), severity="error", timeout=10)
         if keymap:
             self.set_keymap(keymap)
+
+    def handle_bindings_clash(self, clashed_bindings: set[Binding], node: Any) -> None:
+        """Clashes are found (and their keymap entries left out) once at start."""
 
     def show_picker(self, error: str | None = None) -> None:
         from tui.screens.picker import PickerScreen
@@ -236,7 +255,18 @@ class GmdeskApp(TerminalGuard, App):
             if active.node not in (screen, self) or not b.description or b.system:
                 continue
             keys.setdefault((b.action, b.tooltip or b.description), []).append(self.get_key_display(b))
-        self.push_screen(HelpScreen([(" / ".join(shown), what) for (_, what), shown in keys.items()]))
+        shown_keys = [(" / ".join(shown), what) for (_, what), shown in keys.items()]
+        if isinstance(screen, MainScreen):
+            settings = None
+            if self.session is not None:  # the open session's settings and their values
+                from core.session.settings import current
+
+                settings = [(s.title, s.show(v), s.help) for s, v in current(self.session.state.info.settings)]
+            self.push_screen(HelpScreen(shown_keys, settings=settings))
+        else:  # the picker (or another screen): its own keys, no pane keys of the desk
+            from tui.screens.help import PALETTE_INTRO
+
+            self.push_screen(HelpScreen(shown_keys, intro=PALETTE_INTRO, panes=()))
 
     def app_commands(self) -> list[tuple[str, str, Any]]:
         out = [("Quit", "leave gmdesk (everything is already saved) (q)", self.action_quit),

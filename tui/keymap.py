@@ -4,16 +4,23 @@
     "main.next_turn" = "space,n"
     "main.roll" = "R"
 
-Every gmdesk binding has an id (shown by :func:`binding_ids`). A file that cannot be
-read, or that names an unknown id, is reported in one line and the default keys stay.
+Every gmdesk binding has an id (shown by :func:`binding_ids`). What is wrong in the
+file is reported once, at start, in one notice, and the default keys stay for what it
+concerns: a file that cannot be read (or a ``$GMDESK_KEYMAP`` that names a missing
+file) keeps every default; an unknown id, an unknown key name ("ctlr+r") or a key bound
+twice on one screen (two moves on "r", or a move on the app's "q") drops those entries
+only — the rest of the file applies. The command palette and the help show the keys
+as bound after the keymap (:func:`current_keys`).
 """
 
 from __future__ import annotations
 
 import os
+import string
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from core.errors import GmdeskError
 
@@ -27,26 +34,142 @@ def keymap_path() -> Path:
     return Path(user_config_dir("gmdesk")) / "keymap.toml"
 
 
-def binding_ids() -> set[str]:
-    """Every binding id of the desk's screens and widgets."""
+def binding_classes() -> list[type]:
+    """The desk's app, screens and widgets that declare bindings."""
+    import importlib
+    import pkgutil
+
+    import tui.screens
+    import tui.widgets
     from tui.app import GmdeskApp
-    from tui.screens import confirm, help, main, picker, player, roll
-    from tui.widgets import character, controls, rolllog
 
     classes: list[type] = [GmdeskApp]
-    for module in (confirm, help, main, picker, player, roll, character, controls, rolllog):
-        classes.extend(v for v in vars(module).values() if isinstance(v, type) and "BINDINGS" in vars(v))
+    for package in (tui.screens, tui.widgets):
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            classes.extend(v for v in vars(module).values() if isinstance(v, type) and "BINDINGS" in vars(v)
+                           and v.__module__ == module.__name__)
+    return classes
+
+
+def binding_ids() -> set[str]:
+    """Every binding id of the desk's screens and widgets."""
     ids = set()
-    for cls in classes:
+    for cls in binding_classes():
         for b in vars(cls)["BINDINGS"]:
             if getattr(b, "id", None):
                 ids.add(b.id)
     return ids
 
 
-def load_keymap(path: Path, known: Iterable[str] | None = None) -> dict[str, str]:
-    """The keymap in ``path`` ({} when there is no file); GmdeskError naming the file
-    and the problem otherwise."""
+MODIFIERS = {"ctrl", "shift", "alt", "meta", "super", "hyper"}
+
+
+def _key_names() -> set[str]:
+    from textual.keys import Keys, _character_to_key
+
+    names = {k.value for k in Keys if not k.value.startswith("<")}
+    names |= {_character_to_key(c) for c in string.printable if c.isprintable()}
+    names |= set(string.printable.strip())
+    return names
+
+
+def key_problem(key: str) -> str | None:
+    """Why ``key`` is not a key name Textual can bind, or None."""
+    if not key:
+        return "an empty key name"
+    if len(key) == 1 and key.isprintable():
+        return None
+    *mods, base = key.split("+")
+    bad = [m for m in mods if m not in MODIFIERS]
+    if bad:
+        return f"unknown modifier {bad[0]!r} in {key!r} (modifiers: ctrl, shift, alt)"
+    names = _key_names()
+    if base in names or f"ctrl+{base}" in names:
+        return None
+    return f"unknown key {key!r} (key names look like r, R, space, enter, f5, ctrl+r, question_mark)"
+
+
+def _groups(classes: Iterable[type]) -> list[tuple[str, list[Any]]]:
+    """The bindings that are active together: each class's own (inherited ones
+    included), plus the app's for a screen that is not modal (the app's keys reach it)."""
+    from textual.app import App
+    from textual.screen import ModalScreen, Screen
+
+    from tui.app import GmdeskApp
+
+    classes = list(classes)
+    # the keymap is the desk's (GmdeskApp): its keys reach the desk's full screens
+    app_bindings = [b for bs in GmdeskApp._merge_bindings().key_to_bindings.values() for b in bs]
+    out = []
+    for cls in classes:
+        if issubclass(cls, App) and cls is not GmdeskApp:
+            continue
+        bindings = [b for bs in cls._merge_bindings().key_to_bindings.values() for b in bs]
+        if issubclass(cls, Screen) and not issubclass(cls, ModalScreen):
+            bindings = bindings + app_bindings
+        out.append((cls.__name__, bindings))
+    return out
+
+
+def clashes(keymap: Mapping[str, str], classes: Iterable[type] | None = None) -> list[tuple[str, str, list[str]]]:
+    """Keys the keymap binds twice where they are active together: (where, key, ids).
+    A key the defaults already share (a dialog's Escape and the app's) is no clash."""
+    from textual.keys import _normalize_key_list
+
+    keymap = {k: _normalize_key_list(v) for k, v in keymap.items()}
+    found = []
+    for where, bindings in _groups(binding_classes() if classes is None else classes):
+        default: dict[str, set[str]] = {}
+        now: dict[str, set[str]] = {}
+        for b in bindings:
+            ident = b.id or f"{where}:{b.action}"
+            default.setdefault(b.key, set()).add(ident)
+            keys = keymap[b.id].split(",") if b.id in keymap else [b.key]
+            for key in keys:
+                now.setdefault(key.strip(), set()).add(ident)
+        for key, ids in now.items():
+            if len(ids) > 1 and not ids <= default.get(key, set()) and any(i in keymap for i in ids):
+                found.append((where, key, sorted(ids)))
+    return found
+
+
+def check_keymap(keymap: Mapping[str, str], known: Iterable[str] | None = None,
+                 classes: Iterable[type] | None = None) -> tuple[dict[str, str], list[str]]:
+    """The entries of ``keymap`` that can be applied, and one sentence per problem
+    (unknown id, unknown key name, a key bound twice); the entries with a problem are
+    left out, so their default keys stay."""
+    known = set(binding_ids() if known is None else known)
+    good: dict[str, str] = {}
+    problems: list[str] = []
+    for ident, keys in keymap.items():
+        if ident not in known:
+            problems.append(f"unknown binding id {ident!r} (ids look like main.next_turn; see the README)")
+            continue
+        bad = next((p for p in (key_problem(k.strip()) for k in keys.split(",")) if p), None)
+        if bad:
+            problems.append(f"{ident}: {bad}")
+            continue
+        good[ident] = keys
+    for _ in range(len(good) + 1):
+        found = clashes(good, classes)
+        if not found:
+            break
+        for where, key, ids in found:
+            mine = [i for i in ids if i in good]
+            if not mine:
+                continue
+            problems.append(f"{key!r} is bound twice ({' and '.join(ids)}); "
+                            f"kept the default keys of {', '.join(mine)}")
+            for i in mine:
+                good.pop(i, None)
+    return good, problems
+
+
+def load_keymap(path: Path) -> dict[str, str]:
+    """The keymap in ``path`` as written ({} when there is no file); GmdeskError naming
+    the file when it cannot be read as a keymap. :func:`check_keymap` says which
+    entries can be applied."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -60,9 +183,57 @@ def load_keymap(path: Path, known: Iterable[str] | None = None) -> dict[str, str
         if not isinstance(value, str) or not value.strip():
             raise GmdeskError(f'{path}: "{key}" must be a string of keys, e.g. "space,n"')
         keymap[key] = value.strip()
-    if known is not None:
-        unknown = sorted(set(keymap) - set(known))
-        if unknown:
-            raise GmdeskError(f"{path}: unknown binding id {unknown[0]!r} (ids look like main.next_turn; "
-                              "see the README)")
     return keymap
+
+
+def _norm(key: str) -> str:
+    from textual.keys import _character_to_key
+
+    key = key.strip()
+    if len(key) == 1:
+        return key if key.isalnum() else _character_to_key(key)
+    return key.lower()
+
+
+def current_keys(nodes: Iterable[Any], action: str | None = None, default_keys: Iterable[str] = ()) -> list[str] | None:
+    """The keys bound now (the GM's keymap applied) to the bindings of ``nodes`` whose
+    action is ``action`` or whose default keys include ``default_keys``; None when no
+    binding matches."""
+    wanted = {_norm(k) for k in default_keys}
+    found: list[str] = []
+    matched = False
+    for node in nodes:
+        keymap = getattr(node.app, "_keymap", {}) or {}
+        for key, bindings in type(node)._merge_bindings().key_to_bindings.items():
+            for b in bindings:
+                if not ((action and b.action == action) or (wanted and _norm(key) in wanted)):
+                    continue
+                matched = True
+                keys = keymap[b.id].split(",") if b.id and b.id in keymap else [key]
+                for k in keys:
+                    if k.strip() and k.strip() not in found:
+                        found.append(k.strip())
+    return found if matched else None
+
+
+def with_current_keys(nodes: Sequence[Any], help_text: str, callback: Any) -> str:
+    """A palette entry's help with the keys bound now: its trailing "(r)" note is
+    read as the default keys of a binding (or the callback's action names it) and
+    rewritten with the keys the GM's keymap gives that binding."""
+    import re
+
+    from tui.screens.dialog import key_name
+
+    name = getattr(callback, "__name__", "")
+    action = name[len("action_"):] if name.startswith("action_") else None
+    m = re.search(r"\s*\(([^()]*)\)\s*$", help_text)
+    tokens = [t for t in re.split(r"\s*[,/]\s*", m.group(1).strip())] if m else []
+    if tokens and any(not t or " " in t for t in tokens):
+        tokens = []  # a note in words, not keys
+    keys = current_keys(nodes, action, tokens) if (action or tokens) else None
+    if not keys:
+        return help_text
+    app = nodes[0].app
+    shown = " / ".join(key_name(app, k) for k in keys)
+    base = help_text[: m.start()] if m and tokens else help_text
+    return f"{base} ({shown})".strip() if base else f"({shown})"

@@ -184,14 +184,18 @@ class TooSmallScreen(ModalScreen[None]):
         self._update()
 
     def on_screen_resume(self) -> None:
-        if not is_too_small(self.app.size):
+        if not is_too_small(self.app.size, self._minimum()):
             self.call_later(self.dismiss)
         else:
             self._update()
 
+    def _minimum(self) -> tuple[int, int]:
+        """The app's own minimum (the player view reflows down to 40 columns)."""
+        return tuple(getattr(self.app, "MIN_SIZE", MIN_SIZE))  # type: ignore[return-value]
+
     def _update(self) -> None:
         w, h = self.app.size
-        self.query_one(Static).update(too_small_message(w, h))
+        self.query_one(Static).update(too_small_message(w, h, self._minimum()))
 
 
 def is_too_small(size: tuple[int, int], minimum: tuple[int, int] = MIN_SIZE) -> bool:

@@ -1,5 +1,5 @@
 """The session subcommands of ``gmdesk``: new, list, log, export, import-sheet,
-export-sheet, and ``record_rolls`` behind ``gmdesk roll … --save SAVE``.
+export-sheet, and ``stream_rolls`` behind ``gmdesk roll … --save SAVE``.
 
 ``SAVE`` is a session name (looked up in the saves directory) or a path. ``log``,
 ``export`` and ``export-sheet`` open the session read-only: they work while the GM
@@ -59,6 +59,9 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("new", help="create a new session")
     p.add_argument("name", metavar="NAME", help="the session's name (any text)")
     p.add_argument("--system", default="4d2", metavar="SYSTEM", help="default dice system (default 4d2)")
+    p.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE",
+                   help="a session setting, e.g. skill_threshold=8, ord_positive_reroll=off, "
+                        "fudge_method=d20-open (repeatable)")
     p.set_defaults(func=cmd_new)
 
     p = subparsers.add_parser("list", help="list the sessions in the saves directory")
@@ -74,9 +77,13 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser("export", help="write the session's chronicle (md, html or json)")
     p.add_argument("save", metavar="SAVE", help="session name or path")
-    p.add_argument("--format", dest="format", default=None, metavar="md|html|json", help="chronicle format")
+    p.add_argument("--format", dest="format", default=None, metavar="md|html|json",
+                   help="chronicle format (default: from the -o suffix, else md)")
     p.add_argument("-o", "--output", default=None, metavar="FILE", help="write to FILE instead of stdout")
-    p.add_argument("--public", action="store_true", help="leave out the GM's secrets and notes")
+    p.add_argument("--gm", action="store_true",
+                   help="the GM's chronicle: with the secrets (1d6x4 target numbers) and the GM's notes")
+    p.add_argument("--public", action="store_true",
+                   help="the players' chronicle, without the GM's secrets and notes (the default)")
     p.set_defaults(func=cmd_export)
 
     p = subparsers.add_parser("import-sheet", help="add a 1d6x4 descriptor sheet to a session")
@@ -85,6 +92,14 @@ def register(subparsers: Any) -> None:
     p.add_argument("--as", dest="name", default=None, metavar="NAME",
                    help="the character (default: the name in the sheet's header)")
     p.set_defaults(func=cmd_import_sheet)
+
+    p = subparsers.add_parser("check", help="say what is wrong with a session (reads only)")
+    p.add_argument("save", metavar="SAVE", help="session name or path")
+    p.set_defaults(func=cmd_check)
+
+    p = subparsers.add_parser("repair", help="write a new session beside a damaged one from what can be trusted")
+    p.add_argument("save", metavar="SAVE", help="session name or path")
+    p.set_defaults(func=cmd_repair)
 
     p = subparsers.add_parser("export-sheet", help="print a character's descriptor sheet")
     p.add_argument("save", metavar="SAVE", help="session name or path")
@@ -104,10 +119,15 @@ def argparse_suppress() -> str:
 def cmd_new(ns: Any) -> int:
     from core.systems import get_system
 
+    from core.session.settings import BY_KEY, parse_assignment
+
     get_system(ns.system)
+    # every setting is checked before anything is written (a bad one names its label)
+    settings = dict(parse_assignment(text) for text in ns.setting)
     store = _store(ns)
-    path = store.create(ns.name, ns.system)
-    print(f"Created {ns.name.strip()} ({ns.system}): {path}")
+    path = store.create(ns.name, ns.system, settings or None)
+    shown = ", ".join(f"{BY_KEY[k].title} {BY_KEY[k].show(v)}" for k, v in settings.items())
+    print(f"Created {ns.name.strip()} ({ns.system}{'; ' + shown if shown else ''}): {path}")
     return 0
 
 
@@ -219,11 +239,15 @@ def cmd_export(ns: Any) -> int:
     if fmt is None and ns.output:
         fmt = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".json": "json"}.get(
             Path(ns.output).suffix.lower())
+    if fmt is None:
+        fmt = "md"  # no --format and no telling suffix: the Markdown chronicle
     if fmt not in FORMATS:
         raise ParamError("--format", f"must be one of {', '.join(FORMATS)} (got {fmt!r})")
     path = _store(ns).resolve(ns.save)
     with Session.open(path, readonly=True) as session:
-        text = export(session.state, fmt, session.events, public=ns.public)
+        if ns.gm and ns.public:
+            raise ParamError("--gm", "is the GM's chronicle, --public the players': choose one")
+        text = export(session.state, fmt, session.events, public=not ns.gm, header=session.header)
     if ns.output:
         out = Path(ns.output).expanduser()
         tmp = out.with_name(out.name + ".tmp")
@@ -251,7 +275,9 @@ def cmd_import_sheet(ns: Any) -> int:
 
     sheet_path = Path(ns.sheet).expanduser()
     try:
-        text = sheet_path.read_text(encoding="utf-8")
+        # bytes as they are: CRLF line endings and a missing final newline are kept, so
+        # export-sheet gives the file back byte for byte
+        text = sheet_path.read_bytes().decode("utf-8")
     except UnicodeDecodeError:
         raise GmdeskError(f"{sheet_path}: not UTF-8 text") from None
     except OSError as e:
@@ -295,17 +321,79 @@ def cmd_export_sheet(ns: Any) -> int:
                                          current=None if c.vitality_current == c.vitality_default
                                          else c.vitality_current)
         text = write_sheet(sheet)
-    sys.stdout.write(text if text.endswith("\n") or not text else text + "\n")
+    # the sheet byte for byte (CRLF, no final newline: as imported); a terminal gets a
+    # final newline after a sheet without one, so the prompt starts on its own line
+    out = sys.stdout
+    if out.isatty() and text and not text.endswith("\n"):
+        text += "\n"
+    out.flush()
+    buffer = getattr(out, "buffer", None)
+    if buffer is not None:
+        buffer.write(text.encode("utf-8"))
+        buffer.flush()
+    else:
+        out.write(text)
+        out.flush()
+    return 0
+
+
+def _damaged_path(ns: Any) -> Path:
+    """SAVE for check / repair: a damaged session is found by its file, never opened."""
+    store = _store(ns)
+    path = store.path_for(ns.save)
+    if not path.is_file():
+        for s in store.list():  # a damaged session listed under its file name
+            if s.error is not None and s.name == ns.save:
+                return s.path
+        raise GmdeskError(f"no session {ns.save!r} (looked for {path}); `gmdesk list` shows them")
+    return path
+
+
+@_guard
+def cmd_check(ns: Any) -> int:
+    """``gmdesk check SAVE``: the report on stdout; exit 0 when the session is fine,
+    1 when it is damaged (2 stays for a usage error, as everywhere)."""
+    from core.session.repair import check
+
+    report = check(_damaged_path(ns))
+    sys.stdout.write("\n".join(report.lines()) + "\n")
+    if not report.ok:
+        sys.stdout.write(f"`gmdesk repair {ns.save}` writes a new session beside it from what can be trusted "
+                         f"(the damaged files are never changed)\n")
+    sys.stdout.flush()
+    return 0 if report.ok else 1
+
+
+@_guard
+def cmd_repair(ns: Any) -> int:
+    from core.session.repair import repair
+
+    path = _damaged_path(ns)
+    dst, got = repair(path, _store(ns).dir if path.parent == _store(ns).dir else None)
+    lines = [f"Repaired {path.name}: wrote {dst} with {got.kept_text()}"]
+    lines += [f"  left out: {w}" for w in got.left_out] or ["  nothing was left out"]
+    lines.append(f"  {path.name} is unchanged")
+    sys.stdout.write("\n".join(lines) + "\n")
     sys.stdout.flush()
     return 0
 
 
 # --------------------------------------------------------------------------- gmdesk roll --save
 
-def record_rolls(ns: Any, system_module: Any, params: Any, records: Sequence[Any]) -> None:
-    """``gmdesk roll SYSTEM … --save SAVE [--as CHARACTER] [--at TARGET]``: append each
-    roll to the session and print it only once it is durable (its JSON line with
-    ``--json``, else the logged summary and what it changed).
+def stream_rolls(ns: Any, system_module: Any, params: Any, rng: Any, count: int, *, tables: Any = None,
+                 given: Any = None) -> None:
+    """``gmdesk roll SYSTEM … --save SAVE [--as CHARACTER] [--at TARGET] [--count N]``:
+    roll, append to the session and print, one roll at a time (the first line is out
+    after the first roll, whatever N; nothing is kept but the session itself).
+
+    The session is opened as its writer before the first die is rolled and held to
+    the last, so a second writer (the desk, another ``gmdesk roll --save``) is refused
+    from the first roll on. The parameters are filled exactly as the roll dialog fills
+    them (:mod:`core.session.params`: the roller's active sources and conditions, the
+    session's settings, the tracked kinds); ``given`` names the options typed on the
+    command line, which win. Each roll is printed only once it is durable (its JSON
+    line with ``--json``, else the logged summary and what it changed). ``tables``:
+    the ``--table`` overrides, else the session's own tables.
 
     ``--as`` / ``--at`` name characters of the session (name or id); a combat roll
     applies its descriptors to them. Raises GmdeskError (one line) on any problem;
@@ -319,26 +407,46 @@ def record_rolls(ns: Any, system_module: Any, params: Any, records: Sequence[Any
         combat = bool(getattr(params, "combat", False))
         as_json = bool(getattr(ns, "json", False))
         out = sys.stdout
-        for record in records:
-            event = session.apply({"type": "roll", "record": record.to_json(), "actor": actor, "target": target,
-                                   "combat": combat})
+        for _ in range(count):
+            # filled afresh for each roll: what a roll changed (a torg condition, a spent
+            # use) counts for the next one, as it would in the dialog
+            chars = session.state.characters
+            filled = _filled(session, system_module, params, chars.get(actor), chars.get(target), combat, given)
+            event = session.roll(system_module.ID, filled, actor=actor, target=target, combat=combat, rng=rng,
+                                 fill=False, tables=tables)
             if as_json:
-                out.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+                out.write(json.dumps(event.data["record"], ensure_ascii=False) + "\n")
             else:
                 out.write("\n".join(_event_text(event)) + "\n")
             out.flush()
 
 
-def session_params(ns: Any, system_module: Any, params: Any) -> Any:
+def session_params(ns: Any, system_module: Any, params: Any, given: Any = None) -> Any:
     """The roll parameters with what the session knows filled in, for ``gmdesk roll
-    … --save SAVE --as A --at T`` *before* the dice are rolled: the tracked
-    characters' kinds pick the descriptor columns, the session's settings (4d2 skill
-    threshold, torg ords' reroll) and the roller's Stymied / Up conditions apply (see
-    :meth:`core.session.session.Session.fill_params`). Reads the session only."""
+    … --save SAVE --as A --at T`` (see :mod:`core.session.params`, the code path the
+    roll dialog shares; ``given``: the options typed, which win). Reads the session
+    only."""
     from core.session.session import Session
 
     path = _store(ns).resolve(ns.save)
     with Session.open(path, readonly=True) as session:
         actor = session.character(ns.actor) if getattr(ns, "actor", None) else None
         target = session.character(ns.target) if getattr(ns, "target", None) else None
-        return session.fill_params(system_module, params, actor, target, bool(getattr(params, "combat", False)))
+        session.check_roll(actor, target)  # an Unconscious / Dead roller, a Dead target: refused before rolling
+        return _filled(session, system_module, params, actor, target, bool(getattr(params, "combat", False)),
+                       given)
+
+
+def _filled(session: Any, system_module: Any, params: Any, actor: Any, target: Any, combat: bool,
+            given: Any) -> Any:
+    """What the session knows filled in (core.session.params), then for 1d6x4 the
+    descriptors named by --test / --vs-test read from the characters' sheets."""
+    params = session.fill_params(system_module, params, actor, target, combat, given)
+    if system_module.ID == "1d6x4":
+        from core.sheet import parse_sheet
+
+        def sheet_of(c: Any) -> Any:  # untracked: None; tracked without a sheet: an empty one
+            return None if c is None else (c.sheet if c.sheet is not None else parse_sheet(""))
+
+        params = system_module.fill_from_sheets(params, sheet_of(actor), sheet_of(target))
+    return params

@@ -24,8 +24,17 @@ Decisions where the rules are silent (what a GM at the table expects):
   Each source or condition with ``rounds`` N loses one; at 0 it is removed (the
   roll log says so). Characters outside the encounter never tick. ``turn.prev``
   only moves the marker back; to take a turn back with its ticks, undo it.
-* The **Dead** have no turns: ``turn.next`` skips dead combatants (unless everyone
-  is dead).
+* **Who can act** (RULES.md): the Unconscious and the Dead have no turns —
+  ``turn.next`` and ``round.new`` pass over them (``turn.prev`` too, going back),
+  unless no combatant can act, and their durations do not tick (they have no turn
+  to end) — and they roll for no action: a ``roll`` by one of them is refused,
+  and so is a ``roll`` at a Dead target. The GM can still change their state
+  (heal, buy off, undo, edit); one brought back above the threshold acts again.
+* **Names**: two characters never share a name (case-insensitive), so every list of
+  characters is unambiguous; ``character.add`` / ``character.edit`` refuse a taken
+  name and suggest a numbered one ("Gospog 2").
+* **Strict checks** (who can act, unique names) apply to new events only: a log
+  written before them replays as it was written (``Fold.apply(strict=False)``).
 * **Combat**: each descriptor with ``wound`` goes to the target (``applies_to``
   "target") or the roller ("attacker"); an untracked receiver gets nothing but the
   roll is logged. 1d6x4 descriptors lower Vitality (Unconscious at −5 or lower;
@@ -90,16 +99,21 @@ MAX_TEXT = 20_000
 MAX_VITALITY = 999
 MAX_POSSIBILITIES = 999
 MAX_ROUNDS = 9999
+#: bound of an event's whole-number field that names none of its own
+MAX_FIELD_INT = 1_000_000
 MAX_SEGMENTS = 100
 MAX_INITIATIVE = 10_000
 
 
 class EventError(GmdeskError):
-    """An event was refused; ``str(err)`` is one line: the event type and the reason."""
+    """An event was refused; ``str(err)`` is one line: the event type and the reason.
+    ``field``: the parameter or payload field the refusal is about, when there is one
+    (a form shows it with the field's label)."""
 
-    def __init__(self, reason: str, event_type: str | None = None):
+    def __init__(self, reason: str, event_type: str | None = None, field: str | None = None):
         self.reason = reason
         self.event_type = event_type
+        self.field = field
         super().__init__(f"{event_type}: {reason}" if event_type else reason)
 
 
@@ -371,8 +385,10 @@ class Ctx:
     """What a handler gets: the state, the transaction, the event's seq and time, a
     list of human-readable ``changes`` and ``extra`` fields stored with the event."""
 
-    def __init__(self, state: State, etype: str, seq: int, time: str):
+    def __init__(self, state: State, etype: str, seq: int, time: str, strict: bool = True):
         self.state = state
+        #: a new event (not one replayed from the log): the checks of what play allows apply
+        self.strict = strict
         self.type = etype
         self.seq = seq
         self.time = time
@@ -421,12 +437,18 @@ class Ctx:
         return value
 
     def integer(self, value: Any, what: str, lo: int | None = None, hi: int | None = None) -> int:
+        """A whole number within ``lo``..``hi``; a field without bounds of its own
+        takes ±``MAX_FIELD_INT`` (every number saved must read back)."""
+        lo = -MAX_FIELD_INT if lo is None else lo
+        hi = MAX_FIELD_INT if hi is None else hi
         if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(f"{what}: must be a whole number (got {value!r})")
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            rng = f" from {lo} to {hi}" if lo is not None and hi is not None else (
-                f" ≥ {lo}" if lo is not None else f" ≤ {hi}")
-            raise self.fail(f"{what}: must be a whole number{rng} (got {value})")
+            shown = repr(value)
+            raise self.fail(f"{what}: must be a whole number (got {shown if len(shown) <= 24 else shown[:20] + '…'})")
+        if value < lo or value > hi:
+            shown = str(value) if value.bit_length() <= 64 else ("a far smaller number" if value < 0
+                                                                 else "a far larger number")
+            rng = f" from {lo} to {hi}"
+            raise self.fail(f"{what}: must be a whole number{rng} (got {shown})")
         return value
 
     def boolean(self, value: Any, what: str) -> bool:
@@ -489,7 +511,17 @@ def handler(etype: str):
     return deco
 
 
-SETTING_KEYS = ("system", "skill_threshold", "ord_positive_reroll", "tie_rule", "tables")
+SETTING_KEYS = ("system", "skill_threshold", "ord_positive_reroll", "tie_rule", "fudge_method", "tables")
+
+
+def _declared() -> dict:
+    from core.session.settings import BY_KEY
+
+    return dict(BY_KEY)
+
+
+#: the settings the GM sets (label, help, type, range), declared in core.session.settings
+DECLARED = _declared()
 #: 1d6x4 two-way Test ties: the defender prevails (the status quo holds); the only rule gmdesk rolls
 TIE_RULES = ("defender",)
 
@@ -508,14 +540,12 @@ def _settings(ctx: Ctx, p: dict) -> str:
             from core.systems import SYSTEM_IDS
 
             clean[key] = ctx.choice(value, "system", SYSTEM_IDS)
-        elif key == "skill_threshold":
+        elif key in DECLARED:
+            # the GM's settings, checked by their declaration (core.session.settings)
             try:
-                from core.systems.four_d_two import SKILL_THRESHOLD_MAX as hi, SKILL_THRESHOLD_MIN as lo
-            except ImportError:  # pragma: no cover
-                lo, hi = 1, 11
-            clean[key] = ctx.integer(value, "skill_threshold", lo, hi)
-        elif key == "ord_positive_reroll":
-            clean[key] = ctx.boolean(value, "ord_positive_reroll")
+                clean[key] = DECLARED[key].parse(value)
+            except GmdeskError as e:
+                raise ctx.fail(f"{key}: {getattr(e, 'reason', e)}") from None
         elif key == "tie_rule":
             clean[key] = ctx.choice(value, "tie_rule", TIE_RULES)
         elif key == "tables":
@@ -540,6 +570,11 @@ def _settings(ctx: Ctx, p: dict) -> str:
         else:
             old = info.settings.get(key, DEFAULT_SETTINGS.get(key))
             info.settings[key] = copy.deepcopy(value)
+        if key in DECLARED:  # in the GM's words: "Skill chance threshold (4d2): 9 → 8"
+            s = DECLARED[key]
+            ctx.changes.append(f"{s.title}: {s.show(old)} → {s.show(value)}")
+            parts.append(s.title)
+            continue
         ctx.changes.append(f"{key}: {old!r} → {value!r}" if key != "system" else f"system: {old} → {value}")
         parts.append(key)
     return f"Settings changed: {', '.join(parts)}"
@@ -567,6 +602,13 @@ def _character_fields(ctx: Ctx, d: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _check_name(ctx: Ctx, name: str, exclude: str | None = None) -> None:
+    if ctx.strict:
+        refusal = ctx.state.name_refusal(name, exclude)
+        if refusal is not None:
+            raise ctx.fail(f"name: {refusal}")
+
+
 @handler("character.add")
 def _character_add(ctx: Ctx, p: dict) -> str:
     ctx.fields(p, ("character",), ("id",))
@@ -580,6 +622,7 @@ def _character_add(ctx: Ctx, p: dict) -> str:
     if "name" not in d:
         raise ctx.fail("character: missing field 'name'")
     f = _character_fields(ctx, d)
+    _check_name(ctx, f["name"])
     sheet = None
     if d.get("sheet") is not None:
         text = d["sheet"]
@@ -621,6 +664,8 @@ def _character_edit(ctx: Ctx, p: dict) -> str:
         if k not in allowed:
             raise ctx.fail(f"fields: unknown field {k!r} (allowed: {', '.join(allowed)})")
     f = _character_fields(ctx, d)
+    if "name" in f:
+        _check_name(ctx, f["name"], c.id)
     reality = f.get("reality_rated", c.reality_rated)
     poss = f.get("possibilities", c.possibilities)
     if not reality and "possibilities" in f and poss:
@@ -694,7 +739,8 @@ def _source_add(ctx: Ctx, p: dict) -> str:
     else:
         live.shifts = [*live.shifts, src]
     dur = f" for {rounds} round{'s' if rounds != 1 else ''}" if rounds else ""
-    return f"{c.name} gains {kind} {name} {signed(value)}{dur}"
+    ctx.changes.append(f"{c.name} gains {kind} {name} {signed(value)}{dur}")
+    return ctx.changes[-1]
 
 
 def _source_at(ctx: Ctx, p: dict) -> tuple[Character, str, int, Any, list]:
@@ -718,7 +764,8 @@ def _source_remove(ctx: Ctx, p: dict) -> str:
     c, kind, i, live, lst = _source_at(ctx, p)
     removed = lst.pop(i)
     _set_sources(live, kind, lst)
-    return f"{c.name} loses {kind} {removed.name}"
+    ctx.changes.append(f"{c.name} loses {kind} {removed.name}")
+    return ctx.changes[-1]
 
 
 @handler("source.toggle")
@@ -727,7 +774,8 @@ def _source_toggle(ctx: Ctx, p: dict) -> str:
     s = lst[i]
     lst[i] = Source(s.name, s.value, s.rounds, not s.active)
     _set_sources(live, kind, lst)
-    return f"{c.name}: {kind} {s.name} {'off' if s.active else 'on'}"
+    ctx.changes.append(f"{c.name}: {kind} {s.name} {'off' if s.active else 'on'}")
+    return ctx.changes[-1]
 
 
 def _find_condition(c: Character, name: str) -> int | None:
@@ -749,7 +797,8 @@ def _condition_add(ctx: Ctx, p: dict) -> str:
     live = ctx.tx.char(c.id)
     live.conditions = [*live.conditions, Condition(name, rounds)]
     dur = f" for {rounds} round{'s' if rounds != 1 else ''}" if rounds else ""
-    return f"{c.name} is {name}{dur}"
+    ctx.changes.append(f"{c.name} is {name}{dur}")
+    return ctx.changes[-1]
 
 
 @handler("condition.remove")
@@ -764,7 +813,8 @@ def _condition_remove(ctx: Ctx, p: dict) -> str:
     lst = list(live.conditions)
     gone = lst.pop(i)
     live.conditions = lst
-    return f"{c.name} is no longer {gone.name}"
+    ctx.changes.append(f"{c.name} is no longer {gone.name}")
+    return ctx.changes[-1]
 
 
 SHEET_VALUE_FIELDS = ("default", "current", "uses_default", "uses_current")
@@ -790,6 +840,7 @@ def _sheet_set(ctx: Ctx, p: dict) -> str:
     sheet = ctx.tx.sheet(c.id)
     live = ctx.tx.char(c.id)
     live.sheet = sheet_set(sheet, name, values)
+    ctx.changes.extend(sheet_changes(c.name, sheet, live.sheet))
     if name.casefold() == "vitality":
         vit = sheet_vitality(live.sheet)
         if vit is not None:
@@ -828,9 +879,14 @@ def _insert_position(order: list[Combatant], initiative: int) -> int:
 
 @handler("encounter.add")
 def _encounter_add(ctx: Ctx, p: dict) -> str:
-    ctx.fields(p, ("id",), ("initiative",))
+    """A character joins the order at ``initiative`` (after everyone at least as high).
+    With ``record`` (the initiative roll that gave the number) the roll is logged,
+    dice and all, as an initiative roll — as ``initiative.set`` logs its rolls."""
+    ctx.fields(p, ("id",), ("initiative", "record"))
     c = ctx.char(p["id"])
-    ini = ctx.integer(p.get("initiative", 0), "initiative", -MAX_INITIATIVE, MAX_INITIATIVE)
+    record = ctx.record(p["record"]) if p.get("record") is not None else None
+    default = record.value if record is not None else 0
+    ini = ctx.integer(p.get("initiative", default), "initiative", -MAX_INITIATIVE, MAX_INITIATIVE)
     if ctx.state.encounter.index_of(c.id) is not None:
         raise ctx.fail(f"{c.name} is already in the encounter")
     enc = ctx.tx.encounter()
@@ -838,6 +894,12 @@ def _encounter_add(ctx: Ctx, p: dict) -> str:
     enc.order.insert(i, Combatant(c.id, ini))
     if enc.round > 0 and i <= enc.turn and len(enc.order) > 1:
         enc.turn += 1
+    if record is not None:
+        change = f"{c.name}: initiative {num(ini)}"
+        ctx.changes.append(change)
+        rnd, turn = ctx.roll_position()
+        ctx.tx.add_roll(RollEntry(ctx.seq, record, c.id, None, rnd, turn, [change], kind="initiative",
+                                  actor_name=c.name))
     return f"{c.name} joins the encounter (initiative {num(ini)})"
 
 
@@ -1009,21 +1071,35 @@ def _acting_name(ctx: Ctx) -> str:
     return c.name if c else cur.char_id
 
 
-def _dead(ctx: Ctx, cid: str) -> bool:
+def _out(ctx: Ctx, cid: str) -> bool:
+    """Takes no turn: Unconscious or Dead (a character no longer in the session too)."""
     c = ctx.state.characters.get(cid)
-    return c is not None and c.status == "dead"
+    return c is None or not c.can_act
 
 
-def _skip_dead(ctx: Ctx) -> None:
-    """Move the turn forward past the Dead (unless every combatant is dead)."""
+def _skip_out(ctx: Ctx) -> list[str]:
+    """Move the turn forward past those who cannot act (unless no combatant can);
+    the names passed over, for the summary."""
     enc = ctx.state.encounter
-    if all(_dead(ctx, x.char_id) for x in enc.order):
-        return
-    while _dead(ctx, enc.order[enc.turn].char_id):
+    if all(_out(ctx, x.char_id) for x in enc.order):
+        return []
+    passed = []
+    while _out(ctx, enc.order[enc.turn].char_id):
+        passed.append(_skipped_name(ctx, enc.order[enc.turn].char_id))
         enc.turn += 1
         if enc.turn >= len(enc.order):
             enc.turn = 0
             enc.round += 1
+    return passed
+
+
+def _skipped_name(ctx: Ctx, cid: str) -> str:
+    c = ctx.state.characters.get(cid)
+    return f"{c.name} ({status_word(c.status)})" if c is not None else cid
+
+
+def _passed_text(passed: list[str]) -> str:
+    return f" (no turn: {', '.join(dict.fromkeys(passed))})" if passed else ""
 
 
 def _need_combatants(ctx: Ctx) -> None:
@@ -1044,8 +1120,8 @@ def _turn_next(ctx: Ctx, p: dict) -> str:
         if enc.turn >= len(enc.order):
             enc.round += 1
             enc.turn = 0
-    _skip_dead(ctx)
-    return f"Round {enc.round}: {_acting_name(ctx)}'s turn"
+    passed = _skip_out(ctx)
+    return f"Round {enc.round}: {_acting_name(ctx)}'s turn{_passed_text(passed)}"
 
 
 @handler("turn.prev")
@@ -1055,13 +1131,19 @@ def _turn_prev(ctx: Ctx, p: dict) -> str:
     enc0 = ctx.state.encounter
     if enc0.round == 0:
         raise ctx.fail("the encounter has not started")
-    if enc0.round == 1 and enc0.turn == 0:
-        raise ctx.fail("already at the first turn of round 1")
+    rnd, turn = enc0.round, enc0.turn
+    everyone_out = all(_out(ctx, x.char_id) for x in enc0.order)
+    while True:  # back one turn, over those who cannot act
+        turn -= 1
+        if turn < 0:
+            rnd -= 1
+            turn = len(enc0.order) - 1
+        if rnd < 1:
+            raise ctx.fail("already at the first turn of round 1")
+        if everyone_out or not _out(ctx, enc0.order[turn].char_id):
+            break
     enc = ctx.tx.encounter()
-    enc.turn -= 1
-    if enc.turn < 0:
-        enc.round -= 1
-        enc.turn = len(enc.order) - 1
+    enc.round, enc.turn = rnd, turn
     return f"Back to round {enc.round}: {_acting_name(ctx)}'s turn"
 
 
@@ -1074,12 +1156,12 @@ def _round_new(ctx: Ctx, p: dict) -> str:
         enc.round, enc.turn = 1, 0
     else:
         for x in enc.order[enc.turn:]:
-            if not _dead(ctx, x.char_id):
+            if not _out(ctx, x.char_id):
                 _tick(ctx, x.char_id)
         enc.round += 1
         enc.turn = 0
-    _skip_dead(ctx)
-    return f"Round {enc.round} begins: {_acting_name(ctx)}'s turn"
+    passed = _skip_out(ctx)
+    return f"Round {enc.round} begins: {_acting_name(ctx)}'s turn{_passed_text(passed)}"
 
 
 @handler("day.new")
@@ -1094,6 +1176,7 @@ def _day_new(ctx: Ctx, p: dict) -> str:
         if live.sheet is not None:
             sheet = ctx.tx.sheet(c.id)
             live.sheet = sheet_new_day(sheet)
+            ctx.changes.extend(sheet_changes(c.name, sheet, live.sheet))
         live.vitality_current = live.vitality_default
         if live.sheet is not None and sheet_vitality(live.sheet) is not None:
             live.sheet = sheet_set_current(live.sheet, "Vitality", live.vitality_default)
@@ -1114,6 +1197,7 @@ def _clock_add(ctx: Ctx, p: dict) -> str:
     if any(k.casefold() == name.casefold() for k in ctx.state.clocks):
         raise ctx.fail(f"there is already a clock named {name!r}")
     ctx.tx.clocks()[name] = Clock(name, segments, halves)
+    ctx.changes.append(f"Clock {name}: {_halves_text(halves)} of {segments}")
     return f"Clock {name} ({segments} segments)"
 
 
@@ -1131,10 +1215,39 @@ def _halves_text(h: int) -> str:
     return f"{whole}½" if half and whole else ("½" if half else str(whole))
 
 
+def _halves_amount(h: int) -> str:
+    """``+1½ segments``, ``−½ segment``: a step of a clock, in segments."""
+    sign = "+" if h >= 0 else "−"
+    n = abs(h)
+    return f"{sign}{_halves_text(n)} segment{'' if n <= 2 else 's'}"
+
+
+def _advance_clock(ctx: Ctx, clock: Clock, step: int, why: str = "") -> str:
+    """Move a clock by ``step`` halves (kept within 0..full) and say so in the changes."""
+    full = 2 * clock.segments
+    new = max(0, min(full, clock.halves + step))
+    ctx.tx.clocks()[clock.name] = Clock(clock.name, clock.segments, new)
+    msg = (f"Clock {clock.name}: {_halves_text(clock.halves)} → {_halves_text(new)} of {clock.segments}"
+           f" ({_halves_amount(new - clock.halves)}{why})")
+    ctx.changes.append(msg + (" (full)" if new >= full else ""))
+    return msg
+
+
+def _clock_progress(ctx: Ctx, entry: RollEntry) -> int:
+    """The clock progress (half segments) a 4d6 roll earned; a fail for any other roll."""
+    halves = entry.record.get("clock") if entry.record.system == "4d6" else None
+    if not isinstance(halves, int) or isinstance(halves, bool):
+        raise ctx.fail(f"roll #{entry.seq} earned no clock progress (only a 4d6 roll does)")
+    return halves
+
+
 @handler("clock.tick")
 def _clock_tick(ctx: Ctx, p: dict) -> str:
-    """Progress in half segments (negative takes progress back), kept within 0..full."""
-    ctx.fields(p, ("name", "halves"))
+    """Progress in half segments (negative takes progress back), kept within 0..full.
+
+    ``roll`` (optional): the seq of the 4d6 roll whose progress this tick applies; the
+    roll then counts as applied (it is not offered for the next tick again)."""
+    ctx.fields(p, ("name", "halves"), ("roll",))
     clock = _clock(ctx, p["name"])
     step = ctx.integer(p["halves"], "halves", -2 * MAX_SEGMENTS, 2 * MAX_SEGMENTS)
     if step == 0:
@@ -1144,11 +1257,16 @@ def _clock_tick(ctx: Ctx, p: dict) -> str:
         raise ctx.fail(f"clock {clock.name} is already full ({clock.segments}/{clock.segments})")
     if step < 0 and clock.halves <= 0:
         raise ctx.fail(f"clock {clock.name} is already empty")
-    new = max(0, min(full, clock.halves + step))
-    ctx.tx.clocks()[clock.name] = Clock(clock.name, clock.segments, new)
-    msg = f"Clock {clock.name}: {_halves_text(clock.halves)} → {_halves_text(new)} of {clock.segments}"
-    ctx.changes.append(msg + (" (full)" if new >= full else ""))
-    return msg
+    why = ""
+    if p.get("roll") is not None:
+        i = _roll_index(ctx, p["roll"])
+        entry = ctx.state.rolls[i]
+        _clock_progress(ctx, entry)
+        if entry.clock:
+            raise ctx.fail(f"roll #{entry.seq}'s progress already went to clock {entry.clock}")
+        ctx.tx.roll(i).clock = clock.name
+        why = f", roll #{entry.seq}"
+    return _advance_clock(ctx, clock, step, why)
 
 
 @handler("clock.remove")
@@ -1156,6 +1274,7 @@ def _clock_remove(ctx: Ctx, p: dict) -> str:
     ctx.fields(p, ("name",), ("segments", "halves"))
     clock = _clock(ctx, p["name"])
     del ctx.tx.clocks()[clock.name]
+    ctx.changes.append(f"Clock {clock.name} removed (at {_halves_text(clock.halves)} of {clock.segments})")
     return f"Clock {clock.name} removed"
 
 
@@ -1198,7 +1317,10 @@ def _apply_descriptors(ctx: Ctx, entry_index: int) -> None:
         ctx.changes.append(change)
 
 
-def _apply_disconnection(ctx: Ctx, entry_index: int) -> None:
+def _apply_disconnection(ctx: Ctx, entry_index: int, quiet: set[tuple[str, str]] = frozenset()) -> None:
+    """A torg roll with ``disconnection`` marks a tracked roller Disconnected (unless it
+    already is). ``quiet``: conditions the roll imposed before a re-read — put back
+    without a new change line."""
     entry = ctx.state.rolls[entry_index]
     if entry.actor is None or entry.actor not in ctx.state.characters:
         return
@@ -1209,6 +1331,8 @@ def _apply_disconnection(ctx: Ctx, entry_index: int) -> None:
         return
     live = ctx.tx.char(c.id)
     live.conditions = [*live.conditions, Condition("Disconnected", None, entry.seq)]
+    if (c.id, "Disconnected") in quiet:
+        return
     change = f"{c.name} is Disconnected"
     entry = ctx.tx.roll(entry_index)
     entry.changes = [*entry.changes, change]
@@ -1233,13 +1357,39 @@ def _unapply_roll(ctx: Ctx, entry_index: int) -> None:
                 ctx.changes.append(f"{c.name}: {w.text} comes off")
 
 
+def _imposed(ctx: Ctx, entry: RollEntry) -> set[tuple[str, str]]:
+    """(character id, condition name) of every condition the roll imposed."""
+    out = set()
+    for cid in dict.fromkeys(x for x in (entry.actor, entry.target) if x is not None):
+        c = ctx.state.characters.get(cid)
+        if c is not None:
+            out.update((cid, x.name) for x in c.conditions if x.roll_seq == entry.seq)
+    return out
+
+
 def _reread(ctx: Ctx, entry_index: int, record: RollRecord) -> None:
+    """A Possibility spend or cancel changed the roll's record: take off what the old
+    record did and put on what the new one does — a combat roll's wounds and, for any
+    roll, the Disconnected condition it imposed (lifted when the new Bonus Number leaves
+    the disconnection range, imposed again when it comes back in). The changes say so."""
     entry = ctx.tx.roll(entry_index)
     entry.record = record
+    before = _imposed(ctx, entry)
     if entry.combat:
         _unapply_roll(ctx, entry_index)
+    else:
+        for cid in {cid for cid, _ in before}:
+            live = ctx.tx.char(cid)
+            live.conditions = [x for x in live.conditions if x.roll_seq != entry.seq]
+    n = len(ctx.changes)
+    if entry.combat:
         _apply_descriptors(ctx, entry_index)
-    _apply_disconnection(ctx, entry_index)
+    _apply_disconnection(ctx, entry_index, quiet=before)
+    for cid, name in sorted(before - _imposed(ctx, entry)):
+        change = f"{ctx.state.characters[cid].name} is no longer {name}"
+        entry = ctx.tx.roll(entry_index)
+        entry.changes = [*entry.changes, change]
+        ctx.changes.insert(n, change)
 
 
 def _torg_cost(record: RollRecord) -> int:
@@ -1259,9 +1409,25 @@ def _check_spender(ctx: Ctx, c: Character, n: int = 1) -> None:
                        f"needs {n}")
 
 
+def roll_refusal(actor: Character | None, target: Character | None) -> str | None:
+    """Why this roll may not be made (RULES "Who can act"), or None: an Unconscious or
+    Dead roller takes no action; the Dead cannot be targeted."""
+    if actor is not None and not actor.can_act:
+        return f"{actor.name} is {status_word(actor.status)} and cannot act"
+    if target is not None and target.status == "dead":
+        return f"{target.name} is Dead and cannot be targeted"
+    return None
+
+
 @handler("roll")
 def _roll(ctx: Ctx, p: dict) -> str:
-    ctx.fields(p, ("record",), ("actor", "target", "combat", "actor_name", "target_name"))
+    """A roll, with what it does: combat descriptors, Possibilities spent at roll time,
+    Disconnected, ``clock`` (optional, a clock's name): the clock the roll's own
+    progress goes to (4d6; a roll that earned none leaves it as it is, and says so),
+    and ``uses`` (optional, 1d6x4): ``[{id, descriptor, amount?, parent_amount?}]``,
+    the Abilities and Uses the Test used (each spends its uses and, for a Use, its
+    parent's; refused, with nothing changed, when one cannot be used)."""
+    ctx.fields(p, ("record",), ("actor", "target", "combat", "actor_name", "target_name", "clock", "uses"))
     record = ctx.record(p["record"])
     from core.systems import SYSTEM_IDS
 
@@ -1270,6 +1436,13 @@ def _roll(ctx: Ctx, p: dict) -> str:
     actor = ctx.opt_char(p.get("actor"), "actor")
     target = ctx.opt_char(p.get("target"), "target")
     combat = ctx.boolean(p.get("combat", False), "combat")
+    clock = _clock(ctx, p["clock"]) if p.get("clock") not in (None, "") else None
+    if clock is not None and (record.system != "4d6" or not isinstance(record.get("clock"), int)):
+        raise ctx.fail(f"clock: only a 4d6 roll moves a clock (this is a {record.system} roll)")
+    if ctx.strict:
+        refusal = roll_refusal(actor, target)
+        if refusal is not None:
+            raise ctx.fail(refusal)
     cost = _torg_cost(record)
     if cost and actor is not None:
         _check_spender(ctx, actor, cost)
@@ -1283,9 +1456,33 @@ def _roll(ctx: Ctx, p: dict) -> str:
     if cost and actor is not None:
         ctx.set_possibilities(actor, actor.possibilities - cost, " (spent on the roll)")
         ctx.tx.roll(index).changes = [ctx.changes[-1]]
+    uses = p.get("uses") or []
+    if not isinstance(uses, list):
+        raise ctx.fail("uses: must be a list of {id, descriptor, amount, parent_amount}")
+    for k, u in enumerate(uses):
+        if not isinstance(u, Mapping) or set(u) - {"id", "descriptor", "amount", "parent_amount"}:
+            raise ctx.fail(f"uses[{k}]: must be an object with id, descriptor, amount, parent_amount")
+        who = ctx.char(u.get("id"), f"uses[{k}].id")
+        if who.sheet is None:
+            raise ctx.fail(f"uses[{k}]: {who.name} has no descriptor sheet")
+        what = ctx.text(u.get("descriptor"), f"uses[{k}].descriptor")
+        n = ctx.integer(u.get("amount", 1), f"uses[{k}].amount", 1, 10**6)
+        pn = None if u.get("parent_amount") is None else ctx.integer(u["parent_amount"],
+                                                                    f"uses[{k}].parent_amount", 0, 10**6)
+        lines = _spend(ctx, who, what, n, pn)
+        live = ctx.tx.roll(index)
+        live.changes = [*live.changes, *lines]
     if combat:
         _apply_descriptors(ctx, index)
     _apply_disconnection(ctx, index)
+    if clock is not None:
+        live = ctx.tx.roll(index)
+        live.clock = clock.name
+        if record.get("clock"):
+            _advance_clock(ctx, clock, record.get("clock"))
+        else:
+            ctx.changes.append(f"Clock {clock.name}: no progress ({record.outcome})")
+        live.changes = [*live.changes, ctx.changes[-1]]
     if ctx.summary is not None:
         return ctx.summary
     from core.render import record_line
@@ -1297,19 +1494,23 @@ def _roll(ctx: Ctx, p: dict) -> str:
 
 @handler("use")
 def _use(ctx: Ctx, p: dict) -> str:
-    ctx.fields(p, ("id", "descriptor"), ("amount",))
+    """Spend uses of an Ability, Item or Use: ``amount`` of its own (default 1) and, for
+    a Use, ``parent_amount`` of its parent's (default the same; 0 spends none of the
+    parent's — the GM decides what a Magic Ability Use costs)."""
+    ctx.fields(p, ("id", "descriptor"), ("amount", "parent_amount"))
     c = ctx.char(p["id"])
     name = ctx.text(p["descriptor"], "descriptor")
     amount = ctx.integer(p.get("amount", 1), "amount", 1, 10**6)
+    parent_amount = (None if p.get("parent_amount") is None
+                     else ctx.integer(p["parent_amount"], "parent_amount", 0, 10**6))
     if c.sheet is None:
         raise ctx.fail(f"{c.name} has no descriptor sheet")
     if c.status == "dead":
         raise ctx.fail(f"{c.name} is dead")
-    sheet = ctx.tx.sheet(c.id)
-    live = ctx.tx.char(c.id)
-    live.sheet = sheet_spend_use(sheet, name, amount)
-    ctx.changes.append(f"{c.name} uses {name}" + (f" ×{amount}" if amount != 1 else ""))
-    return ctx.changes[-1]
+    summary = f"{c.name} uses {name}" + (f" ×{amount}" if amount != 1 else "")
+    ctx.changes.append(summary)
+    _spend(ctx, c, name, amount, parent_amount)
+    return summary
 
 
 @handler("heal")
@@ -1332,8 +1533,7 @@ def _heal(ctx: Ctx, p: dict) -> str:
         new = ctx.integer(p["vitality"], "vitality", -MAX_VITALITY, MAX_VITALITY)
     else:
         new = max(old, min(target.vitality_default, old + record.value))
-    sheet = ctx.tx.sheet(healer.id)
-    ctx.tx.char(healer.id).sheet = sheet_spend_use(sheet, "Healing Ability", 1)
+    _spend(ctx, healer, "Healing Ability", 1)
     before = target.status
     ctx.set_vitality(target, new)
     after = ctx.state.characters[target.id].status
@@ -1344,6 +1544,42 @@ def _heal(ctx: Ctx, p: dict) -> str:
     ctx.tx.add_roll(RollEntry(ctx.seq, record, healer.id, target.id, rnd, turn, [change], kind="heal",
                               actor_name=healer.name, target_name=target.name))
     return f"{healer.name} heals {target.name}: {change}"
+
+
+def _uses_text(u: Any) -> str:
+    return "(—)" if u is None else f"({u})"
+
+
+def sheet_changes(name: str, before: Any, after: Any) -> list[str]:
+    """One line per descriptor whose Current Value or uses changed between two sheets
+    ("Kara: Magic Ability (5) → (4)", "Kara: Fitness −2 → +1")."""
+    if before is None or after is None or before is after:
+        return []
+    old = {path: row for path, row in before.entries()}
+    out = []
+    for path, row in after.entries():
+        was = old.get(path)
+        if was is None:
+            shown = " ".join(x for x in (signed(row.value) if row.has_value else "",
+                                         _uses_text(row.uses) if row.uses is not None else "") if x)
+            out.append(f"{name}: {path} written" + (f" ({shown})" if shown else ""))
+            continue
+        if was.uses != row.uses:
+            out.append(f"{name}: {path} {_uses_text(was.uses)} → {_uses_text(row.uses)}")
+        if was.has_value and row.has_value and was.value != row.value and path.casefold() != "vitality":
+            out.append(f"{name}: {path} {signed(was.value)} → {signed(row.value)}")
+    return out
+
+
+def _spend(ctx: Ctx, c: Character, name: str, amount: int = 1, parent_amount: int | None = None) -> list[str]:
+    """Spend uses of ``name`` (and of its parent, for a Use) on ``c``'s sheet; the change
+    lines are added to the event's changes and returned."""
+    before = ctx.state.characters[c.id].sheet
+    live = ctx.tx.char(c.id)
+    live.sheet = before.spend_use(name, amount, parent_amount)
+    lines = sheet_changes(c.name, before, live.sheet)
+    ctx.changes.extend(lines)
+    return lines
 
 
 def _roll_index(ctx: Ctx, seq: Any) -> int:
@@ -1369,6 +1605,7 @@ def _possibility_spend(ctx: Ctx, p: dict) -> str:
     old_value = entry.record.value
     ctx.set_possibilities(c, c.possibilities - 1)
     spend_change = f"{c.name} spends a Possibility on roll #{entry.seq}: {signed(old_value)} → {signed(record.value)}"
+    ctx.changes.append(spend_change)
     live = ctx.tx.roll(i)
     live.spends = [*live.spends, c.id]
     live.changes = [*live.changes, spend_change]
@@ -1398,6 +1635,7 @@ def _possibility_cancel(ctx: Ctx, p: dict) -> str:
     old_value = entry.record.value
     ctx.set_possibilities(c, c.possibilities - 1)
     change = f"{c.name} cancels a Possibility on roll #{entry.seq}: {signed(old_value)} → {signed(record.value)}"
+    ctx.changes.append(change)
     live = ctx.tx.roll(i)
     live.cancels = [*live.cancels, c.id]
     live.changes = [*live.changes, change]
@@ -1413,9 +1651,20 @@ def _wound_index(ctx: Ctx, c: Character, value: Any) -> int:
 
 @handler("damage.buyoff")
 def _buyoff(ctx: Ctx, p: dict) -> str:
-    ctx.fields(p, ("id", "wound"))
+    """A Possibility buys off damage just taken: without ``wound`` the latest wound (from
+    the most recent roll that wounded the character); ``wound`` (an index) is the GM's
+    explicit pick of an older one. gmdesk stores the index it used."""
+    ctx.fields(p, ("id",), ("wound",))
     c = ctx.char(p["id"])
-    k = _wound_index(ctx, c, p["wound"])
+    if p.get("wound") is None:
+        from core.session.offers import latest_wound_index
+
+        if not c.wounds:
+            raise ctx.fail(f"{c.name} has no wounds")
+        k = latest_wound_index(c)
+        ctx.extra["wound"] = k
+    else:
+        k = _wound_index(ctx, c, p["wound"])
     _check_spender(ctx, c)
     w = c.wounds[k]
     before = c.status
@@ -1440,8 +1689,11 @@ def _wound_remove(ctx: Ctx, p: dict) -> str:
     c = ctx.char(p["id"])
     k = _wound_index(ctx, c, p["wound"])
     w = c.wounds[k]
+    before = c.status
     live = ctx.tx.char(c.id)
     live.wounds = live.wounds[:k] + live.wounds[k + 1:]
+    after = live.status
+    ctx.changes.append(f"{c.name}: {w.text} removed" + (f" ({status_word(after)})" if after != before else ""))
     return f"{c.name}: {w.text} removed"
 
 
@@ -1528,9 +1780,12 @@ class Fold:
     def can_redo(self) -> bool:
         return bool(self.undone)
 
-    def apply(self, seq: int, doc: Mapping[str, Any], time: str = "", summary: str | None = None) -> Applied:
+    def apply(self, seq: int, doc: Mapping[str, Any], time: str = "", summary: str | None = None,
+              strict: bool = True) -> Applied:
         """Validate and apply one event. ``summary``: the stored summary of an event
-        being replayed (saves formatting it again)."""
+        being replayed (saves formatting it again). ``strict=False`` for an event read
+        back from the log: the checks of what play allows (who can act, unique names)
+        were those of the gmdesk that wrote it, so they are not made again."""
         etype = doc.get("type")
         if etype not in HANDLERS and etype not in ("undo", "redo"):
             raise EventError(f"unknown event type {etype!r}; known: {', '.join(EVENT_TYPES)}", None)
@@ -1544,7 +1799,7 @@ class Fold:
             applied = self._redo(seq, doc, summary)
             stacks = None
         else:
-            applied = self._run(seq, seq, etype, _payload(doc), time, summary)
+            applied = self._run(seq, seq, etype, _payload(doc), time, summary, strict)
             self.docs[seq] = {"type": etype, **_payload(doc), **applied.extra}
             self.times[seq] = time
             self.summaries[seq] = applied.summary
@@ -1559,8 +1814,8 @@ class Fold:
         return applied
 
     def _run(self, seq: int, data_seq: int, etype: str, payload: dict, time: str,
-             summary: str | None = None) -> Applied:
-        ctx = Ctx(self.state, etype, data_seq, time)
+             summary: str | None = None, strict: bool = True) -> Applied:
+        ctx = Ctx(self.state, etype, data_seq, time, strict)
         ctx.summary = summary
         try:
             summary = HANDLERS[etype](ctx, payload)
@@ -1587,7 +1842,8 @@ class Fold:
         """Apply an undone event again from its stored payload (same seq, same time)."""
         original = self._doc(target)
         payload = {k: v for k, v in original.items() if k != "type"}
-        applied = self._run(target, target, original["type"], payload, self._time(target), self._summary(target))
+        applied = self._run(target, target, original["type"], payload, self._time(target), self._summary(target),
+                            strict=False)
         self.inverses[target] = applied.ops
         return applied
 
@@ -1663,7 +1919,7 @@ def replay(header: Mapping[str, Any], events, warnings: list[str] | None = None)
     with no_gc():
         for seq, doc in events:
             try:
-                fold.apply(seq, doc, str(doc.get("time", "")), doc.get("summary") or None)
+                fold.apply(seq, doc, str(doc.get("time", "")), doc.get("summary") or None, strict=False)
             except GmdeskError as e:
                 if warnings is not None:
                     warnings.append(f"event #{seq} ({doc.get('type')}) skipped: {e}")

@@ -1,15 +1,21 @@
 """The chronicle of a session: Markdown, HTML or JSON.
 
-A chronicle tells the session as it stands (undone events are gone from it): the
-cast with who was hurt and how, the clocks, then every roll and note in order,
-under a heading for each stretch of play in one round ("Round 2"; "Outside the
-encounter" for round 0). Each roll shows who rolled at whom, the dice, the outcome,
-the descriptors and every change it made.
+A chronicle tells the whole evening as it stands (undone events are gone from
+it): the cast with who was hurt and how and the conditions they carry, the clocks,
+then everything that happened in log order, under a heading for each stretch of
+play in one round ("Round 2"; "Outside the encounter" for round 0). Each roll shows
+who rolled at whom, the outcome and descriptors, the system's numbers (4d6 DC,
+margin, position and effect; the shift, Bonus Number, level…), the dice and every
+change it made; every other event in play — conditions and sources, uses, heals,
+new days, clock ticks, characters joining or leaving, Possibilities and buy-offs —
+shows what it did. Turn and round changes are the headings; undo / redo are not
+told (what they undid is simply gone).
 
-``public=True`` leaves out what the GM keeps secret (the 1d6x4 target number) and
-the GM's notes; the default is the GM's full chronicle. HTML escapes every piece of
-text that came from the table; Markdown backslash-escapes the characters that
-would change its formatting.
+The chronicle is the players' by default: ``public=True`` (the default) leaves out
+what the GM keeps secret — the 1d6x4 target number — and the GM's notes; the GM's
+full chronicle is asked for with ``public=False`` (``gmdesk export NAME --gm``).
+HTML escapes every piece of text that came from the table; Markdown
+backslash-escapes the characters that would change its formatting.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from core.session.events import Event, num, status_word
@@ -46,26 +52,110 @@ def _times(events: Iterable[Event]) -> dict[int, str]:
     return {e.seq: e.time for e in events}
 
 
-def _chronicle(state: State, public: bool) -> list[tuple[str, Any]]:
-    """Rolls and notes in log order, as ("roll", RollEntry) / ("note", Note)."""
-    items: list[tuple[int, int, str, Any]] = []
+#: events the chronicle does not tell as items: the round headings say where a turn
+#: or round changed; undo / redo leave only their result; notes are told as notes;
+#: a roll or heal is told as its roll entry
+_NOT_TOLD = frozenset({"undo", "redo", "turn.next", "turn.prev", "round.new", "note", "roll", "heal"})
+
+
+def in_effect(events: Iterable[Event]) -> set[int]:
+    """The seqs of the events still in effect: not undone (or redone since), and not
+    themselves an undo or redo."""
+    undone: set[int] = set()
+    seqs: list[int] = []
+    for e in events:
+        if e.type in ("undo", "redo"):
+            target = e.data.get("target")
+            if isinstance(target, int):
+                (undone.add if e.type == "undo" else undone.discard)(target)
+            continue
+        seqs.append(e.seq)
+    return {seq for seq in seqs if seq not in undone}
+
+
+def event_rounds(header: Mapping[str, Any] | None, events: Sequence[Event]) -> dict[int, int]:
+    """seq → the encounter's round right after that event happened (a replay of the log)."""
+    from core.session.events import Fold
+
+    if header is None:
+        return {}
+    fold = Fold(State.from_header(dict(header)))
+    rounds: dict[int, int] = {}
+    for e in events:
+        doc = {"type": e.type, **e.data}
+        try:
+            fold.apply(e.seq, doc, e.time, e.summary or None, strict=False)
+        except Exception:  # a damaged event the session skipped on opening: skip it here too
+            pass
+        rounds[e.seq] = fold.state.encounter.round
+    return rounds
+
+
+def _chronicle(state: State, public: bool, events: Sequence[Event] = (),
+               rounds: Mapping[int, int] | None = None) -> list[tuple[str, Any, int]]:
+    """Everything told, in log order: ("roll", RollEntry, round), ("note", Note, round),
+    ("event", Event, round)."""
+    items: list[tuple[int, int, str, Any, int]] = []
     for i, r in enumerate(state.rolls):
-        items.append((r.seq, i, "roll", r))
+        items.append((r.seq, i, "roll", r, r.round))
     if not public:
         for i, n in enumerate(state.notes):
-            items.append((n.seq, i, "note", n))
+            items.append((n.seq, i, "note", n, n.round))
+    rounds = rounds or {}
+    live = in_effect(events)
+    told = {r.seq for r in state.rolls}  # rolled initiative is told by its rolls
+    for e in events:
+        if e.seq in live and e.type not in _NOT_TOLD and e.seq not in told:
+            items.append((e.seq, -1, "event", e, rounds.get(e.seq, 0)))
     items.sort(key=lambda x: (x[0], x[1]))
-    return [(kind, obj) for _, _, kind, obj in items]
+    return [(kind, obj, rnd) for _, _, kind, obj, rnd in items]
 
 
-def _stretches(entries: list[tuple[str, Any]]) -> list[tuple[int, list[tuple[str, Any]]]]:
+def _stretches(entries: list[tuple[str, Any, int]]) -> list[tuple[int, list[tuple[str, Any]]]]:
     out: list[tuple[int, list[tuple[str, Any]]]] = []
-    for kind, obj in entries:
-        rnd = obj.round
+    for kind, obj, rnd in entries:
         if not out or out[-1][0] != rnd:
             out.append((rnd, []))
         out[-1][1].append((kind, obj))
     return out
+
+
+#: the record's numbers the headline and outcome do not already say
+_NOT_FACTS = frozenset({"number", "total", "success", "result", "level"})
+
+
+def record_facts(record: Any, public: bool) -> list[str]:
+    """A roll's own numbers as "Label value" (4d6 "DC 16", "Margin +1", "Position
+    standard", "Effect standard"; 4d2 "Shift +2"; torg "Bonus Number +3"…), without
+    the GM's secrets when ``public``."""
+    from core.render import EXTRA_LABELS, SECRET_PARAMS
+
+    secrets = SECRET_PARAMS.get(record.system, ()) if public else ()
+    out = []
+    for key, label in EXTRA_LABELS:
+        if key in _NOT_FACTS or key in secrets:
+            continue
+        value = record.extra.get(key)
+        if value is None or value is False or value == "" or (key == "advantage" and value == 0):
+            continue
+        if value is True:
+            out.append(label)
+        elif isinstance(value, int) and key in ("shift", "bonus", "margin", "relative_degree", "advantage",
+                                                "result_points"):
+            out.append(f"{label} {value:+d}".replace("-", "−"))
+        elif isinstance(value, (str, int, float)):
+            out.append(f"{label} {value}")
+    if record.system == "4d6" and record.extra.get("contest") is None and record.extra.get("dc") is not None:
+        name = record.extra.get("dc_name")
+        if name:
+            out = [f"{f} ({name})" if f.startswith("DC ") else f for f in out]
+    return out
+
+
+def _event_text(e: Event) -> tuple[str, list[str]]:
+    """An event told: its summary and what it changed (each line once)."""
+    head = e.summary or e.type
+    return head, [ch for ch in e.changes if ch != head]
 
 
 def _round_title(rnd: int) -> str:
@@ -94,6 +184,9 @@ def _char_facts(c: Character, system: str) -> list[str]:
     if system == "1d6x4" or c.vitality_default or c.vitality_current:
         facts.append(f"Vitality {num(c.vitality_current)}/{num(c.vitality_default)}")
     facts.append(status_word(c.status))
+    for cond in c.conditions:
+        rounds = getattr(cond, "rounds", None)
+        facts.append(f"{cond.name}" + (f" ({rounds} rd)" if rounds else ""))
     return facts
 
 
@@ -114,7 +207,8 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
 
 
-def to_markdown(state: State, events: Sequence[Event] = (), public: bool = False) -> str:
+def to_markdown(state: State, events: Sequence[Event] = (), public: bool = True,
+                rounds: Mapping[int, int] | None = None) -> str:
     info = state.info
     times = _times(events)
     out = [f"# {md_escape(info.name or 'Session')}", ""]
@@ -147,9 +241,9 @@ def to_markdown(state: State, events: Sequence[Event] = (), public: bool = False
         out.append("")
     out.append("## Chronicle")
     out.append("")
-    entries = _chronicle(state, public)
+    entries = _chronicle(state, public, events, rounds)
     if not entries:
-        out.append("No rolls yet.")
+        out.append("Nothing yet.")
     for rnd, items in _stretches(entries):
         out.append(f"### {_round_title(rnd)}")
         out.append("")
@@ -159,8 +253,17 @@ def to_markdown(state: State, events: Sequence[Event] = (), public: bool = False
             if kind == "note":
                 out.append(f"- {stamp} *Note:* {md_escape(obj.text)}")
                 continue
+            if kind == "event":
+                head, changes = _event_text(obj)
+                out.append(f"- {stamp} {md_escape(head)}")
+                for ch in changes:
+                    out.append(f"  - {md_escape(ch)}")
+                continue
             r: RollEntry = obj
             out.append(f"- {stamp} **{md_escape(_roll_head(state, r))}**: {md_escape(_line(r.record, public))}")
+            facts = record_facts(r.record, public)
+            if facts:
+                out.append(f"  - {md_escape(' · '.join(facts))}")
             out.append(f"  - dice: {md_escape(_dice(r.record))}")
             for ch in r.changes:
                 out.append(f"  - {md_escape(ch)}")
@@ -171,7 +274,7 @@ def to_markdown(state: State, events: Sequence[Event] = (), public: bool = False
 # --------------------------------------------------------------------------- html
 
 _CSS = """body{font-family:system-ui,sans-serif;max-width:52em;margin:2em auto;padding:0 1em;line-height:1.4}
-h1{margin-bottom:.2em}.meta{color:#555}.dice{font-family:monospace}.changes{color:#8a1f11}
+h1{margin-bottom:.2em}.meta{color:#555}.dice{font-family:monospace}.facts{color:#333}.changes{color:#8a1f11}
 li{margin:.2em 0}.status-dead{font-weight:bold}.status-unconscious{font-style:italic}"""
 
 
@@ -179,7 +282,8 @@ def _h(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
-def to_html(state: State, events: Sequence[Event] = (), public: bool = False) -> str:
+def to_html(state: State, events: Sequence[Event] = (), public: bool = True,
+            rounds: Mapping[int, int] | None = None) -> str:
     info = state.info
     times = _times(events)
     title = info.name or "Session"
@@ -216,9 +320,9 @@ def to_html(state: State, events: Sequence[Event] = (), public: bool = False) ->
             out.append(f"<li>{_h(clock.name)}: {clock.filled:g} of {clock.segments}</li>")
         out.append("</ul>")
     out.append("<h2>Chronicle</h2>")
-    entries = _chronicle(state, public)
+    entries = _chronicle(state, public, events, rounds)
     if not entries:
-        out.append("<p>No rolls yet.</p>")
+        out.append("<p>Nothing yet.</p>")
     for rnd, items in _stretches(entries):
         out.append(f"<h3>{_h(_round_title(rnd))}</h3>")
         out.append("<ul>")
@@ -228,9 +332,18 @@ def to_html(state: State, events: Sequence[Event] = (), public: bool = False) ->
             if kind == "note":
                 out.append(f"<li>{_h(stamp)} <em>Note:</em> {_h(obj.text)}</li>")
                 continue
+            if kind == "event":
+                head, changes = _event_text(obj)
+                out.append(f"<li>{_h(stamp)} {_h(head)}")
+                if changes:
+                    out.append('<ul class="changes">' + "".join(f"<li>{_h(ch)}</li>" for ch in changes) + "</ul>")
+                out.append("</li>")
+                continue
             r: RollEntry = obj
+            facts = record_facts(r.record, public)
             out.append(f"<li>{_h(stamp)} <strong>{_h(_roll_head(state, r))}</strong>: {_h(_line(r.record, public))}"
-                       f'<br><span class="dice">dice: {_h(_dice(r.record))}</span>')
+                       + (f'<br><span class="facts">{_h(" · ".join(facts))}</span>' if facts else "")
+                       + f'<br><span class="dice">dice: {_h(_dice(r.record))}</span>')
             if r.changes:
                 out.append('<ul class="changes">' + "".join(f"<li>{_h(ch)}</li>" for ch in r.changes) + "</ul>")
             out.append("</li>")
@@ -241,17 +354,23 @@ def to_html(state: State, events: Sequence[Event] = (), public: bool = False) ->
 
 # --------------------------------------------------------------------------- json
 
-def to_json(state: State, events: Sequence[Event] = (), public: bool = False) -> dict:
+def to_json(state: State, events: Sequence[Event] = (), public: bool = True,
+            rounds: Mapping[int, int] | None = None) -> dict:
     from core.render import public_json
 
     times = _times(events)
     info = state.info.to_json()
     chronicle = []
-    for kind, obj in _chronicle(state, public):
+    for kind, obj, rnd in _chronicle(state, public, events, rounds):
         if kind == "note":
             n: Note = obj
             chronicle.append({"seq": n.seq, "type": "note", "round": n.round, "turn": n.turn, "time": n.time,
                               "text": n.text})
+            continue
+        if kind == "event":
+            head, changes = _event_text(obj)
+            chronicle.append({"seq": obj.seq, "type": "event", "event": obj.type, "round": rnd,
+                              "time": obj.time, "summary": head, "changes": changes})
             continue
         r: RollEntry = obj
         record = public_json(r.record) if public else r.record.to_json()
@@ -259,7 +378,8 @@ def to_json(state: State, events: Sequence[Event] = (), public: bool = False) ->
             "seq": r.seq, "type": r.kind, "round": r.round, "turn": r.turn, "time": times.get(r.seq, ""),
             "actor": r.actor, "actor_name": _who(state, r.actor, r.actor_name) or None,
             "target": r.target, "target_name": _who(state, r.target, r.target_name) or None,
-            "combat": r.combat, "line": _line(r.record, public), "roll": record, "changes": list(r.changes),
+            "combat": r.combat, "line": _line(r.record, public), "facts": record_facts(r.record, public),
+            "roll": record, "changes": list(r.changes),
         })
     characters = []
     for c in state.characters.values():
@@ -279,14 +399,19 @@ def to_json(state: State, events: Sequence[Event] = (), public: bool = False) ->
     }
 
 
-def export(state: State, fmt: str, events: Sequence[Event] = (), public: bool = False) -> str:
-    """The chronicle as text in ``fmt`` (md, html or json)."""
+def export(state: State, fmt: str, events: Sequence[Event] = (), public: bool = True,
+           header: Mapping[str, Any] | None = None) -> str:
+    """The chronicle as text in ``fmt`` (md, html or json): the players' (no GM secrets,
+    no GM notes) unless ``public=False``. ``header``: the session's header
+    (``Session.header``), to place each event in its round (without it the events
+    other than rolls and notes are told as outside the encounter)."""
     from core.errors import ParamError
 
+    rounds = event_rounds(header, events) if events else {}
     if fmt == "md":
-        return to_markdown(state, events, public)
+        return to_markdown(state, events, public, rounds)
     if fmt == "html":
-        return to_html(state, events, public)
+        return to_html(state, events, public, rounds)
     if fmt == "json":
-        return json.dumps(to_json(state, events, public), ensure_ascii=False, indent=1) + "\n"
+        return json.dumps(to_json(state, events, public, rounds), ensure_ascii=False, indent=1) + "\n"
     raise ParamError("--format", f"must be one of {', '.join(FORMATS)} (got {fmt!r})")

@@ -8,6 +8,13 @@ who has the session. The kernel drops a ``flock`` when the holder's process dies
 (even on ``kill -9``), so a crashed gmdesk never leaves a session locked: the next
 writer simply takes the lock and overwrites the stale content.
 
+Deleting ``<session>.lock`` while a writer holds it must not let a second writer
+in (it would lock a new file of the same name): the writer also holds a ``flock``
+on the session file itself — the inode it loaded, and after each compaction the
+inode it wrote (taken before that file is renamed into place, so there is never a
+moment when the session file is unlocked). A second writer that gets the lock file
+is still refused by the session file's lock.
+
 The lock file itself is never deleted (deleting a lock file that another process
 may have just opened would let two writers hold "the" lock on two different files);
 its content is only informative and is emptied on a clean release.
@@ -42,15 +49,19 @@ class LockedError(GmdeskError):
         self.pid = pid
         self.host = host
         self.since = since
+        super().__init__(f"{self.path} is open in gmdesk ({self.holder})")
+
+    @property
+    def holder(self) -> str:
+        """Who holds the session, in words: ``pid 123 on host, since 2026-11-21 22:10``."""
         who = []
-        if pid is not None:
-            who.append(f"pid {pid}" + (f" on {host}" if host else ""))
-        elif host:
-            who.append(f"on {host}")
-        if since:
-            who.append(f"since {_short_time(since)}")
-        detail = ", ".join(who) if who else "holder unknown"
-        super().__init__(f"{self.path} is open in gmdesk ({detail})")
+        if self.pid is not None:
+            who.append(f"pid {self.pid}" + (f" on {self.host}" if self.host else ""))
+        elif self.host:
+            who.append(f"on {self.host}")
+        if self.since:
+            who.append(f"since {_short_time(self.since)}")
+        return ", ".join(who) if who else "holder unknown"
 
 
 def _short_time(iso: str) -> str:
@@ -83,6 +94,7 @@ class WriterLock:
         self.path = Path(path)
         self.session_path = Path(session_path) if session_path is not None else self.path
         self._fd: int | None = None
+        self._session_fds: list[int] = []  # flocks on the session file's inode(s)
 
     @property
     def held(self) -> bool:
@@ -116,6 +128,11 @@ class WriterLock:
             os.close(fd)
             raise
         try:
+            self._lock_session_file(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        try:
             info = {"pid": os.getpid(), "host": socket.gethostname(),
                     "since": _dt.datetime.now().isoformat(timespec="seconds")}
             os.ftruncate(fd, 0)
@@ -124,8 +141,87 @@ class WriterLock:
             pass  # the description is informative only; the flock is what counts
         self._fd = fd
 
+    def _lock_session_file(self, lock_fd: int) -> None:
+        """Also lock the session file (when it exists and is not the lock file): the
+        lock that survives a deleted ``.lock``. LockedError if another writer holds it."""
+        if self.session_path == self.path:
+            return
+        for _ in range(50):
+            try:
+                sfd = os.open(self.session_path, os.O_RDONLY | os.O_CLOEXEC)
+            except FileNotFoundError:
+                return  # being created: the creator adopts the new file (adopt_session_file)
+            try:
+                fcntl.flock(sfd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(sfd)
+                holder = _read_holder(lock_fd)
+                pid = holder.get("pid")
+                raise LockedError(self.session_path, pid if isinstance(pid, int) else None,
+                                  str(holder.get("host", "")), str(holder.get("since", ""))) from None
+            except BaseException:
+                os.close(sfd)
+                raise
+            try:
+                st, cur = os.fstat(sfd), os.stat(self.session_path)
+            except FileNotFoundError:
+                os.close(sfd)
+                continue
+            except BaseException:
+                os.close(sfd)
+                raise
+            if (st.st_dev, st.st_ino) == (cur.st_dev, cur.st_ino):
+                self._session_fds.append(sfd)
+                return
+            os.close(sfd)  # replaced while we locked it: lock the file now in place
+        raise LockedError(self.session_path)
+
+    def add_session_file(self, fd: int) -> None:
+        """Hold the ``flock`` of ``fd`` too: the writer is about to put that file in the
+        session file's place (it locked it first, so the name is never unlocked)."""
+        self._session_fds.append(fd)
+
+    def prune_session_files(self) -> None:
+        """Drop the locks on files no longer at the session file's name (the file a
+        compaction replaced, or a temp file that never took the name)."""
+        try:
+            cur = os.stat(self.session_path)
+        except OSError:
+            return
+        keep = []
+        for fd in self._session_fds:
+            try:
+                st = os.fstat(fd)
+                current = (st.st_dev, st.st_ino) == (cur.st_dev, cur.st_ino)
+            except OSError:
+                current = False
+            if current:
+                keep.append(fd)
+            else:
+                os.close(fd)
+        if keep:
+            self._session_fds = keep
+
+    def holds_session_file(self) -> bool:
+        """True while one of the locked inodes is the one at the session file's name."""
+        try:
+            cur = os.stat(self.session_path)
+        except OSError:
+            return False
+        for fd in self._session_fds:
+            try:
+                st = os.fstat(fd)
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) == (cur.st_dev, cur.st_ino):
+                return True
+        return False
+
     def release(self) -> None:
         """Empty the lock file and drop the lock; safe to call twice."""
+        sfds, self._session_fds = self._session_fds, []
+        for sfd in sfds:
+            os.close(sfd)
         fd, self._fd = self._fd, None
         if fd is None:
             return
@@ -137,6 +233,9 @@ class WriterLock:
 
     def abandon(self) -> None:
         """Drop the lock like a killed process would: no cleanup of the file."""
+        sfds, self._session_fds = self._session_fds, []
+        for sfd in sfds:
+            os.close(sfd)
         fd, self._fd = self._fd, None
         if fd is not None:
             os.close(fd)

@@ -25,6 +25,7 @@ caused; the ``dead`` flag is only ever cleared by undoing the event that set it.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,8 +44,12 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "skill_threshold": 9,  # 4d2: unshifted Number that gives a skill chance
     "ord_positive_reroll": True,  # torg-2d10: ords reroll a maxed positive die
     "tie_rule": "defender",  # 1d6x4 two-way Test: who prevails on a tie
+    "fudge_method": "2d3",  # fudge: the dice method initiative (and the roll dialog) use
     "tables": {},  # role -> built-in table name or path of a GM's table file
 }
+
+
+_NUMBERED = re.compile(r"^(.*\S)\s+(\d{1,6})$")
 
 
 @dataclass(frozen=True)
@@ -144,6 +149,11 @@ class Character:
         flags = (any(w.status == "dead" for w in wounds), any(w.status == "unconscious" for w in wounds))
         self.__dict__["_status_cache"] = (wounds, len(wounds), flags)
         return flags
+
+    @property
+    def can_act(self) -> bool:
+        """Takes turns and rolls for actions: not Unconscious, not Dead (RULES "Who can act")."""
+        return self.status == "ok"
 
     def has_condition(self, name: str) -> bool:
         return any(c.name.casefold() == name.casefold() for c in self.conditions)
@@ -263,7 +273,8 @@ class RollEntry:
     ``kind`` is ``roll`` (a ``roll`` event), ``initiative`` (one entry of an
     ``initiative.set``) or ``heal`` (a Healing Ability roll). ``spends`` lists who
     spent a Possibility on it (one id per Possibility die, None for an untracked
-    roller), ``cancels`` who cancelled one.
+    roller), ``cancels`` who cancelled one. ``clock``: the clock its progress (4d6)
+    went to, by the roll itself or by a later tick that took it ("" while nobody did).
     """
 
     seq: int
@@ -279,6 +290,7 @@ class RollEntry:
     cancels: list[str] = field(default_factory=list)
     actor_name: str = ""  # names as they were when rolled (the character may be renamed or removed)
     target_name: str = ""
+    clock: str = ""
 
     def snapshot(self) -> "RollEntry":
         e = RollEntry.__new__(RollEntry)
@@ -290,7 +302,7 @@ class RollEntry:
         return {"seq": self.seq, "record": self.record.to_json(), "actor": self.actor, "target": self.target,
                 "round": self.round, "turn": self.turn, "changes": list(self.changes), "kind": self.kind,
                 "combat": self.combat, "spends": list(self.spends), "cancels": list(self.cancels),
-                "actor_name": self.actor_name, "target_name": self.target_name}
+                "actor_name": self.actor_name, "target_name": self.target_name, "clock": self.clock}
 
 
 class LazyRecord:
@@ -393,6 +405,68 @@ class State:
                 return c
         return None
 
+    def name_clash(self, name: str, exclude: str | None = None) -> Character | None:
+        """The character (other than ``exclude``) already called ``name`` (case-insensitive,
+        spaces trimmed), or None. Two characters never share a name, so that every
+        list and dropdown of characters is unambiguous."""
+        key = name.strip().casefold()
+        for c in self.characters.values():
+            if c.id != exclude and c.name.strip().casefold() == key:
+                return c
+        return None
+
+    def free_name(self, name: str, exclude: str | None = None) -> str:
+        """A numbered name nobody has yet: "Gospog" → "Gospog 2" (→ "Gospog 3"…);
+        "Gospog 2" → "Gospog 3"."""
+        base = name.strip()
+        n = 1
+        m = _NUMBERED.match(base)
+        if m:
+            base, n = m.group(1), int(m.group(2))
+        while True:
+            n += 1
+            candidate = f"{base} {n}"
+            if self.name_clash(candidate, exclude) is None:
+                return candidate
+
+    def name_refusal(self, name: str, exclude: str | None = None) -> str | None:
+        """Why ``name`` cannot be used (naming the clash and a free numbered name), or None."""
+        other = self.name_clash(name, exclude)
+        if other is None:
+            return None
+        return f"{other.name!r} is already a character here; try {self.free_name(name, exclude)!r}"
+
+    def last_target(self, actor: str) -> str | None:
+        """Whom ``actor`` last rolled at (newest roll first), if that character is still here."""
+        for e in reversed(self.rolls):
+            if e.actor == actor and e.kind == "roll" and e.target is not None:
+                return e.target if e.target in self.characters else None
+        return None
+
+    def default_target(self, actor: str | None) -> str | None:
+        """The target an attack by ``actor`` starts with: its last target if that one is
+        not Dead (and is not the roller), else the next standing foe — the next combatant
+        after the roller in initiative order (wrapping round) on the other side who is
+        neither Unconscious nor Dead — else any standing character of the other side.
+        Never the roller itself; None when nobody fits."""
+        me = self.characters.get(actor) if actor is not None else None
+        last = self.last_target(actor) if actor is not None else None
+        if last is not None and last != actor and self.characters[last].status != "dead":
+            return last
+
+        def foe(c: Character) -> bool:
+            return c.id != actor and c.can_act and (me is None or c.side != me.side)
+
+        order = [x.char_id for x in self.encounter.order if x.char_id in self.characters]
+        i = order.index(actor) if actor in order else -1
+        for cid in order[i + 1:] + order[:i + 1]:
+            if foe(self.characters[cid]):
+                return cid
+        for c in self.characters.values():
+            if foe(c):
+                return c.id
+        return None
+
     def roll_entry(self, seq: int, kind: str = "roll") -> RollEntry | None:
         i = self.roll_index(seq, kind)
         return None if i is None else self.rolls[i]
@@ -441,7 +515,7 @@ class State:
             rolls=[RollEntry(r["seq"], RollRecord.from_json(r["record"]), r.get("actor"), r.get("target"),
                              r.get("round", 0), r.get("turn", 0), list(r.get("changes", ())), r.get("kind", "roll"),
                              bool(r.get("combat", False)), list(r.get("spends", ())), list(r.get("cancels", ())),
-                             r.get("actor_name", ""), r.get("target_name", ""))
+                             r.get("actor_name", ""), r.get("target_name", ""), r.get("clock", ""))
                    for r in d.get("rolls", ())],
             notes=[Note(n["seq"], n["text"], n.get("round", 0), n.get("turn", 0), n.get("time", ""))
                    for n in d.get("notes", ())],
@@ -475,7 +549,7 @@ def _roll_rows(rolls: list[RollEntry]) -> list[list]:
         else:
             ref = e.record.to_json()
         rows.append([seq, kind, d["actor"], d["target"], d["round"], d["turn"], d["changes"], d["combat"],
-                     d["spends"], d["cancels"], d["actor_name"], d["target_name"], ref])
+                     d["spends"], d["cancels"], d["actor_name"], d["target_name"], ref, d.get("clock", "")])
     return rows
 
 
@@ -536,11 +610,11 @@ def state_from_checkpoint(d: dict, load_record) -> State:
     append = rolls.append
     lazy = LazyRecord
     entry = RollEntry
-    for (seq, kind, actor, target, rnd, turn, changes, combat, spends, cancels, an, tn, ref) in d["rolls"]:
+    for (seq, kind, actor, target, rnd, turn, changes, combat, spends, cancels, an, tn, ref, clock) in d["rolls"]:
         if type(ref) is not dict and (type(ref) is not int or kind not in _ROLL_KINDS_BY_EVENT):
             raise ValueError(f"roll #{seq}: bad record reference {ref!r}")
         append(entry(seq, lazy(load_record, seq, kind, ref), actor, target, rnd, turn, changes, kind, combat,
-                     spends, cancels, an, tn))
+                     spends, cancels, an, tn, clock))
     st.rolls = rolls
     return st
 

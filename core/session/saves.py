@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,18 +62,23 @@ def clean_name(name: str) -> str:
     return " ".join("".join(kept).split())
 
 
-def safe_file_stem(name: str) -> str:
-    """The file stem for a session name: safe on every file system, never a path.
-
-    ``"Ünïcode ☃ / ../../etc"`` → ``"Ünïcode ☃ _ .._.._etc"``."""
+def _stem(name: str) -> str:
     stem = "".join("_" if ch in _FORBIDDEN else ch for ch in clean_name(name))
     stem = stem.strip(" .")
     if stem.split(".")[0].upper() in _RESERVED:
         stem = "_" + stem
     while len(stem.encode("utf-8")) > MAX_STEM_BYTES:
         stem = stem[:-1]
-    stem = stem.rstrip(" .")
-    return stem or "session"
+    return stem.rstrip(" .")
+
+
+def safe_file_stem(name: str) -> str:
+    """The file stem for a session name: safe on every file system, never a path.
+
+    ``"Ünïcode ☃ / ../../etc"`` → ``"Ünïcode ☃ _ .._.._etc"``. A name with nothing
+    a file name can keep (``"..."``) gives ``"session"``; creating a session refuses
+    such a name."""
+    return _stem(name) or "session"
 
 
 @dataclass(frozen=True)
@@ -165,9 +171,12 @@ class SessionStore:
     def path_for(self, name_or_path: str | os.PathLike) -> Path:
         """Where a session is. A path (with a directory part, ``~``, or ending in
         ``.gmdesk``) that exists is taken as it is; otherwise the text is a session
-        name: its file in the saves directory, else the session whose header carries
-        that name. When nothing matches: the path as given, or the file the name would
-        have in the saves directory."""
+        name, and a name maps to exactly one session: the file its name gives in the
+        saves directory *when that file's header carries this name*, else the session
+        whose header carries it (two names may share a file stem: ``a/b`` and ``a_b``,
+        ``Docks.`` and ``Docks``, names cut at the same length). When nothing matches:
+        the path as given, or a free file in the saves directory (never another
+        session's file)."""
         if isinstance(name_or_path, os.PathLike):
             return Path(name_or_path).expanduser()
         text = str(name_or_path)
@@ -178,15 +187,38 @@ class SessionStore:
             return p
         if text.endswith(SUFFIX) and "/" not in text and (self.dir / text).is_file():
             return self.dir / text
-        own = self.dir / (safe_file_stem(text) + SUFFIX)
-        if own.is_file():
-            return own
         key = clean_name(text).casefold()
+        stem = safe_file_stem(text)
+        own = self.dir / (stem + SUFFIX)
+        if own.is_file() and self._stored_name(own) in (None, key):
+            return own
         if key and self.dir.is_dir():
             for s in self.list():
                 if s.error is None and s.name.casefold() == key:
                     return s.path
-        return p if pathish else own
+        return p if pathish else self._free_path(stem)
+
+    @staticmethod
+    def _stored_name(path: Path) -> str | None:
+        """The casefolded name in a session file's header; None when it cannot be read
+        (the open then says what is wrong with the file)."""
+        try:
+            from core.session.store import peek
+
+            name = peek(path)[0].get("name")
+        except Exception:  # noqa: BLE001 - damaged: let the open report it
+            return None
+        return clean_name(name).casefold() if isinstance(name, str) else None
+
+    def _free_path(self, stem: str) -> Path:
+        from core.session.store import session_files
+
+        n = 1
+        while True:
+            p = self.dir / (f"{stem}{'' if n == 1 else f' {n}'}{SUFFIX}")
+            if not p.exists() and not session_files(p):
+                return p
+            n += 1
 
     def resolve(self, name_or_path: str | os.PathLike) -> Path:
         """Like :meth:`path_for`, but the session must exist (GmdeskError otherwise)."""
@@ -196,20 +228,29 @@ class SessionStore:
         return p
 
     def _new_path(self, name: str) -> Path:
-        """A free file for a new session called ``name``; refuses a name already used."""
-        stem = safe_file_stem(name)
+        """A free file for a new session called ``name``; refuses a name already used.
+        Call with :meth:`_creating` held, so that two gmdesk creating the same name at
+        once make one session."""
         key = name.casefold()
         for s in self.list():
             if s.error is None and s.name.casefold() == key:
                 raise GmdeskError(f"a session named {name!r} already exists ({s.path}); choose another name")
-        n = 1
-        while True:
-            p = self.dir / (f"{stem}{'' if n == 1 else f' {n}'}{SUFFIX}")
-            from core.session.store import session_files
+        return self._free_path(safe_file_stem(name))
 
-            if not p.exists() and not session_files(p):
-                return p
-            n += 1
+    @contextmanager
+    def _creating(self):
+        """Serialise the creation of sessions in this directory (a ``flock`` on the
+        saves directory itself: no lock file is ever left behind): checking that a name
+        is free and creating its file happen as one step."""
+        import fcntl
+
+        self.dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.dir, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
 
     @staticmethod
     def _check_name(name: Any) -> str:
@@ -218,6 +259,8 @@ class SessionStore:
             raise ParamError("name", "a session needs a name (any text, Unicode welcome)")
         if len(clean) > 200:
             raise ParamError("name", f"at most 200 characters (got {len(clean)})")
+        if not _stem(clean):
+            raise ParamError("name", f"{clean!r} has nothing a file name can keep; use letters or digits")
         return clean
 
     # ---- listing
@@ -255,6 +298,12 @@ class SessionStore:
                 h = log.header
             finally:
                 log.close()
+        from core.session.session import header_problems
+
+        problems = header_problems(h)
+        if problems:
+            return SessionSummary(name=path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.name,
+                                  path=path, error=f"{path}: header: {'; '.join(problems)}")
         name = h.get("name") if isinstance(h.get("name"), str) and h.get("name") else path.stem
         return SessionSummary(name=name, path=path, system=str(h.get("system", "")),
                               last_played=str(h.get("last_played") or h.get("created") or ""),
@@ -271,8 +320,9 @@ class SessionStore:
         from core.systems import get_system
 
         get_system(system)
-        path = self._new_path(name)
-        Session.create(path, name, system, settings).close()
+        with self._creating():
+            path = self._new_path(name)
+            Session.create(path, name, system, settings).close()
         return path
 
     def open(self, name_or_path: str | os.PathLike, readonly: bool = False):
@@ -289,7 +339,11 @@ class SessionStore:
         p = Path(example_path)
         if not p.is_file():
             raise GmdeskError(f"no example session at {p}")
-        return self._copy(p, name)
+        path = self._copy(p, name)
+        from core.session.session import Session
+
+        Session.open(path).close()  # its summary (the list's counts) as the session itself says
+        return path
 
     def _copy(self, src: Path, new_name: str) -> Path:
         from core.session.session import now_iso
@@ -306,8 +360,9 @@ class SessionStore:
         when = now_iso()
         header.update(name=new_name, created=when)
         header.setdefault("last_played", when)
-        dst = self._new_path(new_name)
-        out = EventLog.create(dst, header)
+        with self._creating():
+            dst = self._new_path(new_name)
+            out = EventLog.create(dst, header)
         try:
             if docs:
                 out.append_many(docs)

@@ -10,15 +10,10 @@ session's tables and logs the roll event. ``undo`` / ``redo`` append undo/redo
 events. A read-only session (the player view, ``gmdesk log``) never takes the writer
 lock and picks up what the writer appends with ``refresh``.
 
-What ``roll`` fills in on the parameters, when the parameters have the field and
-it is still at its default (what a GM at the table would expect):
-
-* ``combat=True`` when the roll is a combat roll; ``target_kind`` / ``attacker_kind``
-  from the tracked target's / roller's kind (the descriptor column follows them);
-* 4d2 ``skill_threshold`` from the session setting;
-* torg ``stymied`` / ``up`` from the roller's Stymied / Up conditions, and
-  ``ord_no_reroll`` for an ord (not reality-rated) when the session setting
-  ``ord_positive_reroll`` is off.
+What ``roll`` fills in on the parameters — the roller's active sources and
+conditions, the tracked characters' kinds, the session's settings — is
+:mod:`core.session.params`, the one code path the roll dialog and ``gmdesk roll …
+--save`` share.
 """
 
 from __future__ import annotations
@@ -37,7 +32,7 @@ from core.dice import RollRecord
 from core.errors import GmdeskError
 from core.session.events import (
     CHECKPOINT_VERSION, Event, EventError, Fold, fold_checkpoint, fold_fingerprint, fold_from_checkpoint, no_gc,
-    replay, session_tables,
+    replay, roll_refusal, session_tables,
 )
 from core.session.model import DEFAULT_SETTINGS, State
 
@@ -62,6 +57,25 @@ def new_header(name: str, system: str, settings: Mapping[str, Any] | None = None
     merged.update(copy.deepcopy(dict(settings or {})))
     return {"format": FORMAT, "name": name, "system": system, "settings": merged, "created": when,
             "last_played": when, "round": 0, "rolls": 0, "characters": 0, "events": 0}
+
+
+def header_problems(header: Mapping[str, Any]) -> list[str]:
+    """What makes a stored header unusable, one plain line each (empty when fine): a
+    missing name, system or settings, or a dice system this gmdesk does not know.
+    Such a save is refused, never opened and rewritten with defaults."""
+    from core.systems import SYSTEM_IDS
+
+    out = []
+    for key, kind, what in (("name", str, "text"), ("system", str, "text"), ("settings", dict, "an object")):
+        if key not in header:
+            out.append(f"the header has no {key!r}")
+        elif not isinstance(header[key], kind):
+            out.append(f"the header's {key!r} is not {what}")
+    system = header.get("system")
+    if isinstance(system, str) and system not in SYSTEM_IDS:
+        out.append(f"the header names a dice system this gmdesk does not know ({system!r}; "
+                   f"it knows {', '.join(SYSTEM_IDS)})")
+    return out
 
 
 def _jsonable(doc: Mapping[str, Any], etype: Any) -> dict:
@@ -97,9 +111,10 @@ def _stored_event(log: Any) -> Callable[[int], Mapping[str, Any]]:
 def _record_loader(log: Any) -> Callable[[int, str, Any], RollRecord]:
     def load(seq: int, kind: str, j: Any) -> RollRecord:
         """The record a roll entry restored from a checkpoint refers to: the event's
-        ``record``, or the j-th recorded entry of an ``initiative.set``."""
+        ``record`` (a roll, a heal, an ``encounter.add`` with its initiative roll), or
+        the j-th recorded entry of an ``initiative.set``."""
         doc = log.event(seq, copy=False)
-        if kind == "initiative":
+        if kind == "initiative" and "entries" in doc:
             data = [e["record"] for e in doc["entries"] if e.get("record") is not None][j]
         else:
             data = doc["record"]
@@ -163,6 +178,11 @@ class EventList(Sequence):
     def append(self, event: Event) -> None:
         self._items.append(event)
 
+    def grow(self, count: int) -> None:
+        """The log now holds ``count`` events: the new ones are made when first looked at."""
+        if count > len(self._items):
+            self._items.extend([None] * (count - len(self._items)))
+
 
 class Session:
     """One open session. Use :meth:`open` (or :meth:`create`); see docs/DESIGN.md.
@@ -189,6 +209,10 @@ class Session:
         #: warnings of events the fold refused (kept with the checkpoint)
         self._skipped: list[str] = []
         self._ckpt_seq = -1  # the seq the checkpoint on disk covers, when known
+        problems = header_problems(log.header)
+        if problems:
+            raise _store().CorruptSaveError(getattr(log, "path", path or "session"), "header",
+                                            "; ".join(problems))
         count = log.count
         with no_gc(promote=count >= PROMOTE_AT):
             header = dict(log.header)
@@ -235,7 +259,7 @@ class Session:
         for n in range(seq + 1, count + 1):  # what was saved after the checkpoint
             doc = log.event(n, copy=False)
             try:
-                fold.apply(n, doc, str(doc.get("time", "")), doc.get("summary") or None)
+                fold.apply(n, doc, str(doc.get("time", "")), doc.get("summary") or None, strict=False)
             except GmdeskError as e:
                 skipped.append(f"event #{n} ({doc.get('type')}) skipped: {e}")
         self._skipped = skipped
@@ -301,6 +325,8 @@ class Session:
 
     @property
     def events(self) -> Sequence[Event]:
+        if len(self._events) < self._log_seq:  # an apply interrupted after its event was saved
+            self._events.grow(self._log_seq)
         return self._events
 
     @property
@@ -383,33 +409,59 @@ class Session:
         stored = {k: v for k, v in data.items() if k not in ("time", "summary", "effects")}
         stored.update(applied.extra)
         stored.update({"type": etype, "time": time, "summary": applied.summary, "effects": list(applied.changes)})
+        before = self._log.count
         try:
             seq = self._log.append(stored)
         except BaseException:
-            self._fold.revert_last()
+            # Interrupted (Ctrl-C) or failed: memory must say what the disk says. The
+            # store takes back a change it did not finish; one it finished (an
+            # interruption after the append, e.g. in a compaction) stays and is folded.
+            if self._log.count > before:
+                self._appended(before + 1, predicted, data, time)
+            else:
+                self._fold.revert_last()
             raise
+        self._appended(seq, predicted, data, time)
+        event = self.events[seq - 1]
+        try:
+            self._maybe_update_header()
+            lines = self._log.journal_lines
+            if lines < self._journal_lines:  # the store just compacted: a good moment for a checkpoint
+                self._save_checkpoint()
+            self._journal_lines = lines
+        except GmdeskError as e:  # the event is saved: the summary is only a convenience
+            self.warnings.append(f"could not update the session's summary: {e}")
+        return event
+
+    def take_notices(self) -> list[str]:
+        """What the GM should be told once about the save since the last call (a
+        compaction that could not be written…); the screen shows each one."""
+        take = getattr(self._log, "take_notices", None)
+        return list(take()) if take is not None else []
+
+    def _appended(self, seq: int, predicted: int, data: dict, time: str) -> None:
+        """The log holds the new event as ``seq``: number the fold and the event list after it."""
         if seq != predicted:
             # the store numbered it differently: fold it again under its real number
             self._fold.revert_last()
             self._fold.last_seq = max(self._fold.last_seq, self._log_seq)
-            applied = self._fold.apply(seq, data, time)
+            self._fold.apply(seq, data, time)
         self._log_seq = seq
-        event = Event.from_doc(seq, stored)
-        self._events.append(event)
-        self._maybe_update_header()
-        lines = self._log.journal_lines
-        if lines < self._journal_lines:  # the store just compacted: a good moment for a checkpoint
-            self._save_checkpoint()
-        self._journal_lines = lines
-        return event
+        self._events.grow(seq)
 
     def roll(self, system: str, params: Any, actor: str | None = None, target: str | None = None,
-             combat: bool = False, rng: Any = None, fill: bool = True) -> Event:
+             combat: bool = False, rng: Any = None, fill: bool = True, clock: str | None = None,
+             given: Any = None, tables: Any = None) -> Event:
         """Roll ``system`` with the session's tables and log it (a ``roll`` event).
 
         ``params`` is the system's Params (or its JSON). ``rng`` defaults to a fresh
         ``random.Random()``. Possibilities spent at roll time (torg ``possibilities``)
-        cost the roller; refused before any die is rolled if it lacks them."""
+        cost the roller; refused before any die is rolled if it lacks them. ``clock``
+        (4d6): the clock the roll's progress goes to (refused before rolling if the
+        session has no such clock). ``given``: the parameter names the caller set
+        explicitly (they win over what the session fills in; None: those that differ
+        from the default). ``tables``: other tables than the session's (``gmdesk roll
+        --table``)."""
         from core.systems import get_system
 
         if self.readonly:
@@ -427,49 +479,59 @@ class Session:
             raise EventError(f"actor: no character {actor!r} in this session", "roll")
         if target is not None and t is None:
             raise EventError(f"target: no character {target!r} in this session", "roll")
+        self.check_roll(a, t)
         if fill:
-            params = self.fill_params(module, params, a, t, combat)
-        # fill=False: the caller already settled every parameter (the roll dialog lets
-        # the GM switch a condition such as Up or Stymied off for this one roll)
-        cost = int(getattr(params, "possibilities", 0) or 0) if module.ID == "torg-2d10" else 0
-        if cost and a is not None:
-            if not a.reality_rated:
-                raise EventError(f"{a.name} is not reality-rated and has no Possibilities", "roll")
-            if a.possibilities < cost:
-                raise EventError(f"{a.name} has {a.possibilities} Possibilities, needs {cost}", "roll")
-        record = module.roll(params, rng if rng is not None else random.Random(), self.tables())
-        return self.apply({"type": "roll", "record": record.to_json(), "actor": actor, "target": target,
-                           "combat": bool(combat or getattr(params, "combat", False))})
+            params = self.fill_params(module, params, a, t, combat, given)
+        # fill=False: the caller already settled every parameter
+        refused = params_refusal(module.ID, params, a)
+        if refused is not None:
+            raise refused
+        if clock:
+            if module.ID != "4d6":
+                raise EventError(f"clock: only a 4d6 roll moves a clock (this is a {module.ID} roll)", "roll")
+            if not any(k.casefold() == clock.strip().casefold() for k in st.clocks):
+                raise EventError(f"clock: no clock named {clock!r}", "roll")
+        record = module.roll(params, rng if rng is not None else random.Random(),
+                             tables if tables is not None else self.tables())
+        return self.log_roll(record, actor, target, bool(combat or getattr(params, "combat", False)), clock=clock)
 
-    def fill_params(self, module: Any, params: Any, actor=None, target=None, combat: bool = False) -> Any:
-        """The parameters with what the session knows filled in (see the module docstring)."""
-        if not dataclasses.is_dataclass(params):
-            return params
-        defaults = {f.name: f.default for f in dataclasses.fields(params)}
-        have = set(defaults)
-        changes: dict[str, Any] = {}
+    def log_roll(self, record: RollRecord, actor: str | None = None, target: str | None = None,
+                 combat: bool = False, clock: str | None = None) -> Event:
+        """Log a rolled record (one ``roll`` event) with what it does besides: a 1d6x4
+        Test that names Abilities or Uses on the roller's (or the defender's) sheet spends
+        their uses with it (see ``core.systems.one_d6_x4.test_uses``); ``clock``: the 4d6
+        clock its progress goes to."""
+        doc: dict[str, Any] = {"type": "roll", "record": record.to_json(), "actor": actor, "target": target,
+                               "combat": bool(combat)}
+        if clock:
+            doc["clock"] = clock
+        if record.system == "1d6x4":
+            from core.systems.one_d6_x4 import test_uses
 
-        def at_default(name: str) -> bool:
-            return name in have and getattr(params, name) == defaults[name]
+            chars = self.state.characters
+            a = chars.get(actor) if actor is not None else None
+            t = chars.get(target) if target is not None else None
+            spent = test_uses(record, a.sheet if a is not None else None, t.sheet if t is not None else None)
+            if spent:
+                doc["uses"] = [{"id": actor if side == "actor" else target, "descriptor": path, "amount": 1}
+                               for side, path in spent]
+        return self.apply(doc)
 
-        if combat and "combat" in have and not params.combat:
-            changes["combat"] = True
-        if target is not None and "target_kind" in have:
-            changes["target_kind"] = target.kind
-        if actor is not None and "attacker_kind" in have:
-            changes["attacker_kind"] = actor.kind
-        settings = self.state.info.settings
-        if at_default("skill_threshold"):
-            changes["skill_threshold"] = settings.get("skill_threshold", DEFAULT_SETTINGS["skill_threshold"])
-        if actor is not None and module.ID == "torg-2d10":
-            if at_default("stymied") and actor.has_condition("Stymied"):
-                changes["stymied"] = True
-            if at_default("up") and actor.has_condition("Up"):
-                changes["up"] = True
-            if at_default("ord_no_reroll") and not actor.reality_rated and not settings.get("ord_positive_reroll", True):
-                changes["ord_no_reroll"] = True
-        changes = {k: v for k, v in changes.items() if getattr(params, k) != v}
-        return dataclasses.replace(params, **changes) if changes else params
+    def check_roll(self, actor: Any = None, target: Any = None) -> None:
+        """Refuse, before any die is rolled, a roll the session would refuse to log: an
+        Unconscious or Dead roller, a Dead target (EventError naming the status)."""
+        refusal = roll_refusal(actor, target)
+        if refusal is not None:
+            raise EventError(refusal, "roll")
+
+    def fill_params(self, module: Any, params: Any, actor=None, target=None, combat: bool = False,
+                    given: Any = None) -> Any:
+        """The parameters with what the session knows filled in: the roller's active
+        sources, conditions and the session's settings (see :mod:`core.session.params`;
+        ``given`` names the parameters the caller set, which are kept)."""
+        from core.session.params import fill_params
+
+        return fill_params(self.state.info.settings, module, params, actor, target, combat, given)
 
     def undo(self) -> Event | None:
         """Revert the latest undoable event (with every change it made); None if nothing to undo."""
@@ -543,24 +605,50 @@ class Session:
                     return 0
         return 0
 
-    def roll_initiative(self, ids: Sequence[str], rng: Any = None, modifiers: Mapping[str, int] | None = None,
-                        system: str | None = None) -> Event:
-        """Roll initiative for ``ids`` with the session's system and set it (one event)."""
+    def initiative_record(self, char_id: str, rng: Any = None, modifier: int | None = None,
+                          system: str | None = None) -> RollRecord:
+        """One initiative roll for ``char_id`` (not logged): the session's system (fudge
+        with the session's ``fudge_method``), the character's own modifier unless
+        ``modifier`` is given."""
         from core.systems import get_system
 
         system = system or self.state.info.system
         module = get_system(system)
+        if char_id not in self.state.characters:
+            raise EventError(f"no character {char_id!r} in this session", "initiative.set")
+        mod = self.initiative_modifier(char_id, system) if modifier is None else modifier
+        rng = rng if rng is not None else random.Random()
+        if module.ID == "fudge":
+            method = self.state.info.settings.get("fudge_method", DEFAULT_SETTINGS["fudge_method"])
+            return module.initiative(rng, mod, method=method)
+        return module.initiative(rng, mod)
+
+    def roll_initiative(self, ids: Sequence[str], rng: Any = None, modifiers: Mapping[str, int] | None = None,
+                        system: str | None = None, values: Mapping[str, int] | None = None) -> Event:
+        """Roll initiative for ``ids`` with the session's system and set it (one event;
+        each roll is logged with its dice). ``values``: typed initiatives (no roll) for
+        some of them. Characters not yet in the encounter join it."""
         rng = rng if rng is not None else random.Random()
         entries = []
         for cid in ids:
             if cid not in self.state.characters:
                 raise EventError(f"no character {cid!r} in this session", "initiative.set")
-            mod = (modifiers or {}).get(cid)
-            if mod is None:
-                mod = self.initiative_modifier(cid, system)
-            record = module.initiative(rng, mod)
+            if values is not None and values.get(cid) is not None:
+                entries.append({"id": cid, "value": int(values[cid])})
+                continue
+            record = self.initiative_record(cid, rng, (modifiers or {}).get(cid), system)
             entries.append({"id": cid, "value": record.value, "record": record.to_json()})
         return self.apply({"type": "initiative.set", "entries": entries})
+
+    def join_encounter(self, char_id: str, rng: Any = None, value: int | None = None,
+                       modifier: int | None = None) -> Event:
+        """``char_id`` joins the encounter: at the typed ``value``, else at an initiative
+        rolled now (as ``roll_initiative`` rolls it) and logged with its dice."""
+        if value is not None:
+            return self.apply({"type": "encounter.add", "id": char_id, "initiative": int(value)})
+        record = self.initiative_record(char_id, rng, modifier)
+        return self.apply({"type": "encounter.add", "id": char_id, "initiative": record.value,
+                           "record": record.to_json()})
 
     # ---- view state
 
@@ -595,7 +683,7 @@ class Session:
             if seq <= self._log_seq:
                 continue
             try:
-                self._fold.apply(seq, doc, str(doc.get("time", "")))
+                self._fold.apply(seq, doc, str(doc.get("time", "")), strict=False)
             except GmdeskError as e:
                 self.warnings.append(f"event #{seq} ({doc.get('type')}) skipped: {e}")
                 self._skipped.append(self.warnings[-1])
@@ -607,15 +695,10 @@ class Session:
     # ---- header summary (fast listing)
 
     def _roll_count(self) -> int:
-        """How many ``roll`` entries the roll log holds (initiative and healing rolls
-        aside), kept as running prefix counts: O(new entries) per event."""
-        rolls = self.state.rolls
-        prefix = self.__dict__.setdefault("_roll_prefix", [0])
-        if len(prefix) - 1 > len(rolls):
-            del prefix[len(rolls) + 1:]
-        for r in rolls[len(prefix) - 1:]:
-            prefix.append(prefix[-1] + (r.kind == "roll"))
-        return prefix[-1]
+        """How many entries the roll log holds — rolls, initiative rolls and heals, as
+        the desk's log counts them in its title — so that the session list says the
+        same number as the open session."""
+        return len(self.state.rolls)
 
     def _summary(self) -> dict:
         st = self.state
@@ -638,7 +721,12 @@ class Session:
         if not changed:
             return
         due = self._log_seq - self.__dict__.get("_header_seq", 0) >= self.HEADER_EVERY
-        if force or due or {"round", "characters", "system"} & set(changed):
+        # what the session list shows (round, rolls, characters, last played to the
+        # minute) is written at once, so that the list agrees with the open session
+        shown = {"round", "characters", "system", "rolls"} & set(changed)
+        if "last_played" in changed and str(header.get("last_played", ""))[:16] != str(summary["last_played"])[:16]:
+            shown.add("last_played")
+        if force or due or shown:
             self._log.set_header(**changed)
             self._header_seq = self._log_seq
 
@@ -657,3 +745,20 @@ class Session:
         finally:
             self._closed = True
             self._log.close()
+
+
+def params_refusal(system: str, params: Any, actor: Any = None) -> EventError | None:
+    """Why the session refuses to roll these parameters for this roller, before any die
+    is rolled (the roll dialog asks the same, so its preview refuses what the roll
+    would): torg Possibilities spent at roll time need a reality-rated roller who has
+    them. None when nothing is wrong."""
+    cost = int(getattr(params, "possibilities", 0) or 0) if system == "torg-2d10" else 0
+    if cost and actor is not None:
+        if not actor.reality_rated:
+            return EventError(f"{actor.name} is not reality-rated and has no Possibilities to spend", "roll",
+                              field="possibilities")
+        if actor.possibilities < cost:
+            return EventError(f"{actor.name} has {actor.possibilities} Possibilities, needs {cost}", "roll",
+                              field="possibilities")
+    return None
+

@@ -60,12 +60,14 @@ All files are created with mode 0600. Stdlib :mod:`json` only.
 from __future__ import annotations
 
 import copy
+import fcntl
 import gc
 import hashlib
 import json
 import os
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -89,7 +91,12 @@ __all__ = [
 #: Version of the snapshot layout this gmdesk writes (``_gmdesk.schema``).
 SCHEMA_VERSION = 1
 #: Version of the journal line format (``gmdesk_journal`` in the journal's first line).
-JOURNAL_VERSION = 1
+#: v2: every record ends with its checksum ``"c"`` (CRC-32 of the record without it,
+#: see :func:`_seal`); v1 journals (no checksums) are still read.
+JOURNAL_VERSION = 2
+#: Events per checksummed block of the snapshot (``events_crc32``): a changed byte
+#: is located to within this many events.
+BLOCK_EVENTS = 500
 #: Value of ``_gmdesk.format``: what tells a gmdesk session from any other JSON file.
 FORMAT_TAG = "gmdesk-session"
 #: Top-level key of the snapshot holding the store's own record (not a TinyDB table).
@@ -215,6 +222,23 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=_SEP, allow_nan=False)
 
 
+_SEAL_LEN = len(b',"c":"00000000"}')
+
+
+def _seal(record: str) -> str:
+    """A journal line: the record (a JSON object's text) with its checksum as the last
+    key: ``{"n":5,…}`` → ``{"n":5,…,"c":"1a2b3c4d"}`` (CRC-32 of the record's UTF-8)."""
+    return f'{record[:-1]},"c":"{zlib.crc32(record.encode("utf-8")):08x}"}}'
+
+
+def _unseal(line: bytes) -> bytes | None:
+    """The record of a sealed journal line when its checksum matches, else None."""
+    if len(line) <= _SEAL_LEN or line[-_SEAL_LEN:-10] != b',"c":"' or not line.endswith(b'"}'):
+        return None
+    record = line[:-_SEAL_LEN] + b"}"
+    return record if line[-10:-2] == b"%08x" % zlib.crc32(record) else None
+
+
 def _fsync_dir(directory: Path) -> None:
     fd = os.open(directory, os.O_RDONLY | os.O_CLOEXEC)
     try:
@@ -270,16 +294,26 @@ def _new_file(tmp: Path) -> int:
     return fd
 
 
-def _publish(tmp: Path, final: Path, data: bytes, *, overwrite: bool, keep_open: bool = False) -> int | None:
+def _publish(tmp: Path, final: Path, data: bytes, *, overwrite: bool, keep: Callable[[int], None] | None = None,
+             hold: Callable[[int], None] | None = None) -> None:
     """Write ``data`` to ``tmp``, fsync, move it to ``final`` (atomically replacing it,
     or refusing if it exists when ``overwrite`` is False) and fsync the directory.
 
-    Returns the open descriptor (positioned at the end, O_APPEND) when ``keep_open``.
+    ``keep``: hand a duplicate of the open descriptor (O_APPEND) to ``keep`` before
+    the rename (the caller checks afterwards whether the file took the name).
+    ``hold``: ``flock`` the new file before it takes the name and hand a duplicate
+    descriptor (which keeps that lock) to ``hold`` (the writer's lock on the session
+    file, see :mod:`core.session.lock`).
     Raises OSError (FileExistsError when refusing); ``tmp`` is removed on failure.
     """
     fd = _new_file(tmp)
     try:
+        if hold is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            hold(os.dup(fd))
         _write_all(fd, data)
+        if keep is not None:
+            keep(os.dup(fd))
         os.fsync(fd)
         if overwrite:
             os.replace(tmp, final)
@@ -299,13 +333,16 @@ def _publish(tmp: Path, final: Path, data: bytes, *, overwrite: bool, keep_open:
         raise
     try:
         _fsync_dir(final.parent)
-    except BaseException:
+    finally:
         os.close(fd)
-        raise
-    if keep_open:
-        return fd
-    os.close(fd)
-    return None
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        st, cur = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (st.st_dev, st.st_ino) == (cur.st_dev, cur.st_ino)
 
 
 @contextmanager
@@ -371,13 +408,26 @@ class _Inconsistent(Exception):
 class _State:
     """What a session holds in memory: header, tables (str doc ids), lsn."""
 
-    __slots__ = ("schema", "header", "lsn", "tables")
+    __slots__ = ("schema", "header", "lsn", "tables", "extra")
 
-    def __init__(self, schema: int, header: dict, lsn: int, tables: dict[str, dict[str, dict]]):
+    def __init__(self, schema: int, header: dict, lsn: int, tables: dict[str, dict[str, dict]],
+                 extra: dict | None = None):
         self.schema = schema
         self.header = header
         self.lsn = lsn
         self.tables = tables
+        #: keys of the ``_gmdesk`` record this gmdesk does not know (a newer minor
+        #: version's): written back unchanged by every compaction
+        self.extra = extra or {}
+
+
+#: the ``_gmdesk`` record's keys this gmdesk writes itself
+_SYSREC_KEYS = ("format", "schema", "lsn", "count", "header", "events_bytes", "events_sha256", "events_crc32",
+                "header_crc32", "tail_crc32")
+
+
+def _extra(sysrec: dict) -> dict:
+    return {k: v for k, v in sysrec.items() if k not in _SYSREC_KEYS}
 
 
 class _EventTable(Mapping):
@@ -546,6 +596,15 @@ class _EventTable(Mapping):
         if self._run is not None and self._run[1] >= i:
             self._run = None
 
+    def truncate(self, n: int) -> None:
+        """Forget the events after ``n`` (an append that was taken back; n >= base)."""
+        if n < self._base:  # pragma: no cover - appends never reach into the region
+            raise ValueError("cannot truncate the snapshot's events")
+        del self._docs[n:]
+        del self._texts[n - self._base:]
+        if self._run is not None and self._run[1] > n:
+            self._run = None
+
     def set_text(self, seq: int, text: str | bytes) -> None:
         """Remember the JSON text a new event was written with (saves encoding it again)."""
         if seq > self._base:
@@ -680,10 +739,59 @@ def _state_from_snapshot(path: Path, raw: dict, schema: int) -> _State:
     events = tables.get(EVENTS_TABLE, {})
     tables[EVENTS_TABLE] = _EventTable.from_docs([events[str(i)] for i in range(1, len(events) + 1)], path)
     tables.setdefault(META_TABLE, {})
-    return _State(schema, header, lsn, tables)
+    return _State(schema, header, lsn, tables, _extra(sysrec))
 
 
 _EVENTS_OPEN = b'"' + EVENTS_TABLE.encode() + b'":{'
+
+
+def _block_crcs(region: bytes | memoryview, count: int) -> str:
+    """CRC-32 of each run of ``BLOCK_EVENTS`` events of a snapshot's events region
+    (each event's line starts with a newline), as 8 hex digits per block."""
+    out = []
+    find = region.find if isinstance(region, bytes) else bytes(region).find
+    data = region if isinstance(region, bytes) else bytes(region)
+    start, seen, p = 0, 0, find(b"\n")
+    while p >= 0 and seen < count:
+        seen += 1
+        if seen % BLOCK_EVENTS == 1 and seen > 1:
+            out.append(b"%08x" % zlib.crc32(data[start:p]))
+            start = p
+        p = find(b"\n", p + 1)
+    if count:
+        out.append(b"%08x" % zlib.crc32(data[start:]))
+    return b"".join(out).decode()
+
+
+def _changed_events(data: bytes, start: int, end: int, count: int, sysrec: dict) -> str:
+    """Which events of a snapshot whose events do not match their checksum changed,
+    in words ("events #501–#1000"), from the per-block checksums when it has them
+    (a block whose checksum matches is unchanged; from a block whose lines moved on,
+    everything is counted as changed)."""
+    want = sysrec.get("events_crc32")
+    blocks = -(-count // BLOCK_EVENTS)
+    if type(want) is str and len(want) == 8 * blocks and blocks:
+        nls = []
+        p = data.find(b"\n", start)
+        while p >= 0 and len(nls) <= count:
+            nls.append(p)
+            p = data.find(b"\n", p + 1)
+        bad = []
+        for k in range(blocks):
+            a = k * BLOCK_EVENTS
+            if a >= len(nls):
+                bad.append(k)
+                continue
+            b = nls[(k + 1) * BLOCK_EVENTS] if k + 1 < blocks and (k + 1) * BLOCK_EVENTS < len(nls) else end
+            if b"%08x" % zlib.crc32(data[nls[a] if k else start:b]) != want[8 * k:8 * k + 8].encode():
+                bad.append(k)
+        if bad:
+            first, last = bad[0] * BLOCK_EVENTS + 1, min(count, (bad[-1] + 1) * BLOCK_EVENTS)
+            if len(bad) == bad[-1] - bad[0] + 1:
+                return f"events #{first}–#{last}" if first != last else f"event #{first}"
+            return "events " + ", ".join(f"#{k * BLOCK_EVENTS + 1}–#{min(count, (k + 1) * BLOCK_EVENTS)}"
+                                         for k in bad)
+    return f"events #1–#{count}" if count > 1 else "the events"
 
 
 def _fast_snapshot(path: Path, data: bytes) -> _State | None:
@@ -708,18 +816,30 @@ def _fast_snapshot(path: Path, data: bytes) -> _State | None:
     lsn, count, length, digest = sysrec.get("lsn"), sysrec.get("count"), sysrec.get("events_bytes"), \
         sysrec.get("events_sha256")
     header = sysrec.get("header")
+    if type(digest) is not str:
+        return None  # an older layout: parsed whole
+    # From here on the file says it is exactly what gmdesk wrote: anything that does
+    # not match is damage, reported — never parsed anyway and stamped with a new checksum.
     if (type(lsn) is not int or lsn < 0 or type(count) is not int or count < 0 or type(length) is not int
-            or length < 0 or type(digest) is not str or type(header) is not dict):
-        return None
+            or length < 0 or type(header) is not dict):
+        raise CorruptSaveError(path, f"line 1 (record {SYSTEM_KEY!r})", "the record describing the session is damaged")
     start = nl + 1 + len(_EVENTS_OPEN)
     end = start + length
-    if data[nl + 1:start] != _EVENTS_OPEN or data[end:end + 1] != b"}":
-        return None
-    if data.count(b"\n", start, end) != count or (count and not data.startswith(b'\n"1":', start)):
-        return None
+    if (data[nl + 1:start] != _EVENTS_OPEN or data[end:end + 1] != b"}" or data.count(b"\n", start, end) != count
+            or (count and not data.startswith(b'\n"1":', start))):
+        raise CorruptSaveError(path, _changed_events(data, start, end, count, sysrec),
+                               "changed since gmdesk saved them (bytes added or removed)")
     h = hashlib.sha256(memoryview(data)[start:end])
     if h.hexdigest() != digest:
-        return None
+        raise CorruptSaveError(path, _changed_events(data, start, end, count, sysrec),
+                               "changed since gmdesk saved them (their checksum does not match)")
+    hcrc, tcrc = sysrec.get("header_crc32"), sysrec.get("tail_crc32")
+    if type(hcrc) is int and zlib.crc32(_dumps(header).encode("utf-8")) != hcrc:
+        raise CorruptSaveError(path, f"line 1 (the session's header)",
+                               "changed since gmdesk saved it (its checksum does not match)")
+    if type(tcrc) is int and zlib.crc32(data[end:]) != tcrc:
+        raise CorruptSaveError(path, "after the events (view state)",
+                               "changed since gmdesk saved it (its checksum does not match)")
     rest = data[end + 1:]
     try:
         if rest.strip() == b"}":
@@ -727,17 +847,40 @@ def _fast_snapshot(path: Path, data: bytes) -> _State | None:
         elif rest.startswith(b","):
             others = json.loads(b"{" + rest[1:])
         else:
-            return None
-    except ValueError:
-        return None
+            raise ValueError("not a JSON object")
+    except ValueError as e:
+        raise CorruptSaveError(path, "after the events", f"the view state is damaged ({e})") from None
     if type(others) is not dict or EVENTS_TABLE in others or SYSTEM_KEY in others:
-        return None
+        raise CorruptSaveError(path, "after the events", "the view state is damaged")
     tables: dict[str, Any] = {EVENTS_TABLE: _EventTable(data, start, end, count, h, path)}
     for name, table in others.items():
         _check_table(path, name, table)
         tables[name] = table
     tables.setdefault(META_TABLE, {})
-    return _State(SCHEMA_VERSION, header, lsn, tables)
+    return _State(SCHEMA_VERSION, header, lsn, tables, _extra(sysrec))
+
+
+def _check_is_session(path: Path) -> None:
+    """CorruptSaveError unless ``path`` holds a gmdesk session (of any format): reads
+    the first line of a current save; an older or unusual one is parsed whole."""
+    try:
+        with open(path, "rb") as f:
+            first = f.read(len(SYSTEM_KEY) + 4)
+    except FileNotFoundError:
+        raise SessionMissingError(f"{path}: no such session file") from None
+    except OSError as e:
+        raise StoreReadError(f"{path}: cannot read ({e.strerror or e})") from None
+    if first == b'{"' + SYSTEM_KEY.encode() + b'":':
+        return
+    got = _read_file(path)
+    if got is None:
+        raise SessionMissingError(f"{path}: no such session file")
+    try:
+        _parse_snapshot(path, got[0])
+    except CorruptSaveError:
+        if path.name.endswith(".gmdesk"):
+            raise  # a damaged session: say exactly what is wrong
+        raise CorruptSaveError(path, "whole file", "not a gmdesk session") from None
 
 
 def _bad(path: Path, lineno: int, n: Any, problem: str) -> CorruptSaveError:
@@ -784,9 +927,11 @@ def _apply(state: _State, rec: dict, path: Path, lineno: int) -> None:
 class _Journal:
     """What loading the journal found."""
 
-    __slots__ = ("present", "base", "last", "lines", "good_len", "torn", "ident")
+    __slots__ = ("present", "base", "last", "lines", "good_len", "torn", "ident", "version", "blank")
 
     def __init__(self) -> None:
+        self.version = JOURNAL_VERSION
+        self.blank = 0         # blank lines at the end (tolerated)
         self.present = False   # a journal with a header exists
         self.base = 0          # its base lsn
         self.last = 0          # n of its last record (== base when it has none)
@@ -812,6 +957,11 @@ def _read_journal(jpath: Path, state: _State, *, retry_ok: bool) -> _Journal:
     j.good_len = end + 1
     j.torn = len(data) - end - 1
     lines = data[:end].split(b"\n")
+    while len(lines) > 1 and not lines[-1].strip():  # a stray blank line at the end: tolerated
+        lines.pop()
+        j.blank += 1
+    if j.blank:
+        j.good_len = sum(map(len, lines)) + len(lines)  # a writer appends after the last record
     try:
         head = json.loads(lines[0])
     except ValueError as e:
@@ -828,29 +978,72 @@ def _read_journal(jpath: Path, state: _State, *, retry_ok: bool) -> _Journal:
                                                 f"snapshot record {state.lsn})")
     j.present = True
     j.base = base
+    j.version = version = head["gmdesk_journal"]
     expected = base
     snap_lsn = state.lsn
     loads = json.loads
     with _no_gc():
         for i in range(1, len(lines)):
             lineno = i + 1
+            n = None
             try:
-                rec = loads(lines[i])
+                rec = _journal_record(lines[i], version)
+                n = rec.get("n")
+                if n != expected + 1 or type(n) is not int:
+                    gap = ""
+                    if type(n) is int and n <= expected:
+                        gap = f" (record {n} again: a duplicated or older line)"
+                    elif type(n) is int:
+                        gap = (f" (record {expected + 1} is missing)" if n == expected + 2
+                               else f" (records {expected + 1}–{n - 1} are missing)")
+                    raise ValueError(f"out of order: expected journal record {expected + 1}{gap}")
             except ValueError as e:
-                raise _bad(jpath, lineno, None, f"not valid JSON ({e})") from None
-            if type(rec) is not dict:
-                raise _bad(jpath, lineno, None, "not a JSON object")
-            n = rec.get("n")
-            if n != expected + 1 or type(n) is not int:
-                raise _bad(jpath, lineno, n, f"out of order: expected journal record {expected + 1}")
+                raise _journal_damage(jpath, lines, i, n if type(n) is int else expected + 1, state,
+                                      str(e)) from None
             expected = n
             if n > snap_lsn:
                 _apply(state, rec, jpath, lineno)
     j.last = expected
     j.lines = len(lines) - 1
+    if expected < snap_lsn:
+        raise CorruptSaveError(jpath, "whole file",
+                               f"older than the session file: the journal ends at record {expected}, the session "
+                               f"file holds records up to {snap_lsn} (changes saved after record {snap_lsn} "
+                               f"may be missing)")
     if expected > state.lsn:
         state.lsn = expected
     return j
+
+
+def _journal_record(line: bytes, version: int) -> dict:
+    """One journal line as its record; ValueError naming what is wrong."""
+    record = _unseal(line) if version >= 2 else line
+    try:
+        rec = json.loads(line if record is None else record)
+    except ValueError as e:
+        raise ValueError(f"not valid JSON ({e})") from None
+    if record is None:
+        raise ValueError("its checksum does not match (the record was changed or damaged)")
+    if type(rec) is not dict:
+        raise ValueError("not a JSON object")
+    return rec
+
+
+def _journal_damage(jpath: Path, lines: list[bytes], i: int, record: int, state: _State,
+                    problem: str) -> CorruptSaveError:
+    """The error for a damaged journal record at ``lines[i]``: which record and which
+    events from there on cannot be trusted."""
+    first_seq = len(state.tables.get(EVENTS_TABLE, {})) + 1
+    later = sum(1 for line in lines[i:] if b'"tb":"events"' in line)
+    if later:
+        seqs = f"events #{first_seq}–#{first_seq + later - 1}" if later > 1 else f"event #{first_seq}"
+    else:
+        seqs = "no events"
+    records = len(lines) - i
+    where = f"line {i + 1} (journal record {record})"
+    err = CorruptSaveError(jpath, where, f"{problem}; {records} record{'s' if records != 1 else ''} from here on "
+                                         f"cannot be trusted ({seqs})")
+    return err
 
 
 def _load(path: Path, *, readonly: bool, stats: dict | None = None
@@ -1007,6 +1200,10 @@ class JournalStorage(Storage):
         self.compact_on_close = compact_on_close
         #: One line per thing a GM should know about this load (torn record dropped, upgrade…).
         self.warnings: list[str] = []
+        #: Problems found while the session is open, for the GM to be told once each
+        #: (taken and cleared by :meth:`EventLog.take_notices`).
+        self.notices: list[str] = []
+        self._compact_failing = False
         #: Readers: full loads done and reads retried because the writer was compacting.
         self.stats = {"loads": 0, "retries": 0}
         self._mutex = threading.RLock()
@@ -1021,6 +1218,7 @@ class JournalStorage(Storage):
         self._snap_ident: tuple = ()       # readers: which snapshot they loaded
         self._j_ident: tuple = ()          # readers: which journal they follow
         self._jpos = 0                     # readers: journal bytes consumed
+        self._jversion = JOURNAL_VERSION   # readers: format of the journal they follow
         self._state = _State(SCHEMA_VERSION, {}, 0, {EVENTS_TABLE: _EventTable(path=self.path), META_TABLE: {}})
         if mode == "create":
             self._create(header)
@@ -1036,6 +1234,7 @@ class JournalStorage(Storage):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if os.path.lexists(self.path):
             raise SessionExistsError(f"{self.path} already exists; choose another name")
+        made = False
         self._take_lock()
         try:
             if self.path.exists():
@@ -1045,13 +1244,25 @@ class JournalStorage(Storage):
             self._state = _State(SCHEMA_VERSION, head, 0, {EVENTS_TABLE: _EventTable(path=self.path), META_TABLE: {}})
             try:
                 # journal first: a crash before the snapshot exists leaves no session at all
+                made = True
                 self._swap_journal()
-                _publish(self.paths["snapshot_tmp"], self.path, self._snapshot_bytes()[0], overwrite=False)
+                try:
+                    _publish(self.paths["snapshot_tmp"], self.path, self._snapshot_bytes()[0], overwrite=False,
+                             hold=self._lock.add_session_file)  # type: ignore[union-attr]
+                finally:
+                    self._lock.prune_session_files()  # type: ignore[union-attr]
             except FileExistsError:
                 raise SessionExistsError(f"{self.path} already exists; choose another name") from None
             except OSError as e:
                 raise _write_error(self.path, e, "create the session") from None
         except BaseException:
+            if made:
+                # a failed create (disk full…) leaves nothing behind: no journal, no lock,
+                # no session file (only ever the one this create wrote and still locks)
+                if self._lock is not None and self._lock.holds_session_file():
+                    _unlink_quiet(self.path)
+                for key in ("journal", "snapshot_tmp", "journal_tmp", "lock"):
+                    _unlink_quiet(self.paths[key])
             self._drop_fds()
             raise
 
@@ -1060,6 +1271,8 @@ class JournalStorage(Storage):
         try:
             self._lock.acquire()
         except OSError as e:
+            if e.filename is not None and Path(e.filename) == self.path:
+                raise StoreReadError(f"{self.path}: cannot read ({e.strerror or e})") from None
             raise StoreWriteError(f"{self.path}: cannot open for writing ({e.strerror or e}); "
                                   f"open it read-only instead") from None
 
@@ -1067,6 +1280,9 @@ class JournalStorage(Storage):
         if not os.path.lexists(self.path):
             # checked before taking the lock: a mistyped name leaves no lock file behind
             raise SessionMissingError(f"{self.path}: no such session file")
+        # a file that is not a session (notes.txt given by mistake) gets no lock file
+        # and no clean-up of "temp files" beside it: refuse it before touching anything
+        _check_is_session(self.path)
         self._take_lock()
         try:
             self._remove_temps()
@@ -1082,13 +1298,17 @@ class JournalStorage(Storage):
                 self.warnings.append(f"upgraded {self.path.name} from format v{old_schema} to "
                                      f"v{SCHEMA_VERSION}; the original is kept as {backup.name}")
                 return
-            if not journal.present or journal.last < state.lsn:
-                # no journal, or a stale one that ends before the snapshot: start a fresh one
-                self._swap_journal()
+            if not journal.present:
+                self._swap_journal()  # no journal: start one
+                return
+            if journal.version < JOURNAL_VERSION:
+                # an older journal format: fold it into the session file (nothing is lost)
+                # and go on with a journal of this format
+                self.compact()
                 return
             fd = os.open(self.paths["journal"], os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
             self._fd = fd
-            if journal.torn:
+            if journal.torn or journal.blank:
                 try:
                     os.ftruncate(fd, journal.good_len)
                     os.fsync(fd)
@@ -1225,30 +1445,86 @@ class JournalStorage(Storage):
                 else:
                     raise ValueError(f"unknown change {kind!r}")
             try:
-                data = ("\n".join(lines) + "\n").encode("utf-8")
+                data = ("\n".join(map(_seal, lines)) + "\n").encode("utf-8")
             except UnicodeEncodeError as e:
                 raise ParamError("doc", f"must be plain JSON text without lone surrogates ({e.reason})") from None
-            self._append_durably(data)
-            state = self._state
-            for rec in recs:
-                text = None
-                if rec["op"] == "put":
-                    text = rec["doc"]
-                    rec["doc"] = json.loads(text)
-                    top = self._maxid.get(rec["tb"])
-                    if top is not None and rec["id"] > top:
-                        self._maxid[rec["tb"]] = rec["id"]
-                elif rec["op"] == "hdr":
-                    rec["set"] = json.loads(rec["set"])
-                else:
-                    self._maxid.pop(rec["tb"], None)
-                _apply(state, rec, self.paths["journal"], 0)
-                if text is not None and rec["tb"] == EVENTS_TABLE:
-                    state.tables[EVENTS_TABLE].set_text(rec["id"], text)
-            state.lsn = n
-            self._jlines += len(lines)
+            start = self._jsize
+            undo = self._memory_undo(recs)
+            try:
+                self._append_durably(data)
+                self._apply_in_memory(recs, n, len(lines))
+            except BaseException:
+                # interrupted (Ctrl-C) or failed after the write: the change was not
+                # acknowledged, so take it back on disk and in memory (both as before)
+                self._restore(undo)
+                self._cut_back(start)
+                raise
             if self._jlines >= self._next_auto:
                 self._auto_compact()
+
+    def _memory_undo(self, recs: list[dict]) -> tuple:
+        """What :meth:`_restore` needs to put memory back as it is now."""
+        state = self._state
+        docs = []
+        for rec in recs:
+            if rec["op"] in ("put", "del") and rec["tb"] != EVENTS_TABLE:
+                table = state.tables.get(rec["tb"])
+                ids = [rec["id"]] if rec["op"] == "put" else rec["ids"]
+                docs.append((rec["tb"], table is not None,
+                             [(str(i), None if table is None else table.get(str(i))) for i in ids]))
+        return (state.lsn, dict(state.header), len(state.tables[EVENTS_TABLE]), docs, self._jlines)
+
+    def _restore(self, undo: tuple) -> None:
+        lsn, header, count, docs, jlines = undo
+        state = self._state
+        state.lsn = lsn
+        state.header.clear()
+        state.header.update(header)
+        state.tables[EVENTS_TABLE].truncate(count)
+        for tb, existed, olds in reversed(docs):
+            if not existed:
+                state.tables.pop(tb, None)
+                continue
+            table = state.tables[tb]
+            for key, doc in olds:
+                if doc is None:
+                    table.pop(key, None)
+                else:
+                    table[key] = doc
+        self._jlines = jlines
+        self._maxid = {EVENTS_TABLE: count}
+
+    def _cut_back(self, start: int) -> None:
+        """Remove what was appended after ``start`` bytes (a change that was never
+        acknowledged). If that fails the session refuses further writes."""
+        try:
+            if self._fd is not None:
+                os.ftruncate(self._fd, start)
+                os.fsync(self._fd)
+            self._jsize = start
+        except OSError:
+            self._broken = (f"{self.paths['journal']}: a failed save could not be cut back; "
+                            f"close and reopen the session (everything saved before is intact)")
+
+    def _apply_in_memory(self, recs: list[dict], n: int, lines: int) -> None:
+        state = self._state
+        for rec in recs:
+            text = None
+            if rec["op"] == "put":
+                text = rec["doc"]
+                rec["doc"] = json.loads(text)
+                top = self._maxid.get(rec["tb"])
+                if top is not None and rec["id"] > top:
+                    self._maxid[rec["tb"]] = rec["id"]
+            elif rec["op"] == "hdr":
+                rec["set"] = json.loads(rec["set"])
+            else:
+                self._maxid.pop(rec["tb"], None)
+            _apply(state, rec, self.paths["journal"], 0)
+            if text is not None and rec["tb"] == EVENTS_TABLE:
+                state.tables[EVENTS_TABLE].set_text(rec["id"], text)
+        state.lsn = n
+        self._jlines += lines
 
     def _append_durably(self, data: bytes) -> None:
         fd = self._fd
@@ -1259,23 +1535,31 @@ class JournalStorage(Storage):
             os.fsync(fd)
         except OSError as e:
             err = _write_error(self.paths["journal"], e, "save")
-            try:
-                os.ftruncate(fd, start)
-                os.fsync(fd)
-            except OSError:
-                self._broken = (f"{self.paths['journal']}: a failed save could not be cut back; "
-                                f"close and reopen the session (everything saved before is intact)")
+            self._cut_back(start)
             raise err from None
+        except BaseException:  # Ctrl-C in the middle: the change is not acknowledged
+            self._cut_back(start)
+            raise
         self._jsize = start + len(data)
 
     def _auto_compact(self) -> None:
         """Compact because the journal is long. An append has already been acknowledged,
-        so a failure here is only reported (warnings) and retried a while later."""
+        so a failure here is only reported — once (``warnings`` and ``notices``), not at
+        every retry — and retried a while later; a later success says so."""
         try:
             self.compact()
         except StoreWriteError as e:
-            self.warnings.append(f"could not compact (will retry later): {e}")
+            if not self._compact_failing:
+                self._compact_failing = True
+                note = (f"could not compact the session (it stays safe in its journal, which keeps "
+                        f"growing; will retry): {e}")
+                self.warnings.append(note)
+                self.notices.append(note)
             self._next_auto = self._jlines + self.compact_at
+        else:
+            if self._compact_failing:
+                self._compact_failing = False
+                self.notices.append(f"{self.path.name}: compacting works again")
 
     def _snapshot_bytes(self, tables: dict[str, Any] | None = None) -> tuple[bytes, int, int]:
         """The snapshot file's bytes, and where its events lie in them (start, end).
@@ -1297,10 +1581,7 @@ class JournalStorage(Storage):
         tables = state.tables if tables is None else tables
         events = tables[EVENTS_TABLE]
         region = events.region()
-        sysrec = {"format": FORMAT_TAG, "schema": SCHEMA_VERSION, "lsn": state.lsn, "count": len(events),
-                  "header": state.header, "events_bytes": len(region), "events_sha256": events.digest()}
         enc = json.JSONEncoder(ensure_ascii=False, separators=_SEP, allow_nan=False, check_circular=False).encode
-        head = ('{"_gmdesk":' + enc(sysrec) + ",\n" + enc(EVENTS_TABLE) + ":{").encode("utf-8")
         parts = ["}"]
         for name, table in tables.items():
             if name == EVENTS_TABLE:
@@ -1309,20 +1590,58 @@ class JournalStorage(Storage):
             parts.append(",".join(f'\n"{k}":{enc(doc)}' for k, doc in table.items()))
             parts.append("}")
         parts.append("}\n")
-        data = b"".join((head, region, "".join(parts).encode("utf-8")))
+        tail = "".join(parts).encode("utf-8")
+        sysrec = {**state.extra, "format": FORMAT_TAG, "schema": SCHEMA_VERSION, "lsn": state.lsn, "count": len(events),
+                  "header": state.header, "header_crc32": zlib.crc32(enc(state.header).encode("utf-8")),
+                  "events_bytes": len(region), "events_sha256": events.digest(),
+                  "events_crc32": _block_crcs(region, len(events)), "tail_crc32": zlib.crc32(tail)}
+        head = ('{"_gmdesk":' + enc(sysrec) + ",\n" + enc(EVENTS_TABLE) + ":{").encode("utf-8")
+        data = b"".join((head, region, tail))
         return data, len(head), len(head) + len(region)
 
     def _swap_journal(self) -> None:
         """Put a fresh journal (base = current lsn) in place and append to it from now on."""
         head = _dumps({"gmdesk_journal": JOURNAL_VERSION, "base": self._state.lsn}) + "\n"
         data = head.encode("utf-8")
-        fd = _publish(self.paths["journal_tmp"], self.paths["journal"], data, overwrite=True, keep_open=True)
-        old, self._fd = self._fd, fd
-        if old is not None:
-            os.close(old)
-        self._jsize = len(data)
-        self._jlines = 0
-        self._next_auto = self.compact_at
+        got: list[int] = []
+        try:
+            _publish(self.paths["journal_tmp"], self.paths["journal"], data, overwrite=True, keep=got.append)
+        finally:
+            # even when a later step failed (or was interrupted): once the new journal
+            # has the name, it is the one to append to
+            for fd in got:
+                if _same_file(fd, self.paths["journal"]):
+                    old, self._fd = self._fd, fd
+                    if old is not None:
+                        os.close(old)
+                    self._jsize = len(data)
+                    self._jlines = 0
+                    self._next_auto = self.compact_at
+                else:
+                    os.close(fd)
+
+    def _check_own_files(self) -> None:
+        """Before a compaction replaces the files: they must still be the ones this
+        writer locked and wrote (no other program replaced the session file or
+        appended to the journal). Otherwise nothing is rewritten and the session
+        refuses further writes: a compaction never discards records it did not write."""
+        problem = None
+        if self._lock is None or not self._lock.holds_session_file():
+            problem = f"{self.path.name} was replaced or removed by another program"
+        elif self._fd is not None:
+            try:
+                st, cur = os.fstat(self._fd), os.stat(self.paths["journal"])
+            except OSError:
+                problem = f"{self.paths['journal'].name} was removed by another program"
+            else:
+                if (st.st_dev, st.st_ino) != (cur.st_dev, cur.st_ino):
+                    problem = f"{self.paths['journal'].name} was replaced by another program"
+                elif st.st_size != self._jsize:
+                    problem = f"{self.paths['journal'].name} was written by another program"
+        if problem:
+            self._broken = (f"{self.path}: {problem} while this gmdesk had the session open; nothing more is "
+                            f"saved here (close it, then `gmdesk check` the session)")
+            raise StoreWriteError(self._broken)
 
     def compact(self, tables: dict[str, dict[str, dict]] | None = None) -> None:
         """Write the whole state as a new snapshot, then start an empty journal.
@@ -1333,12 +1652,16 @@ class JournalStorage(Storage):
         previous files in use."""
         with self._mutex:
             self._check_writable()
+            self._check_own_files()
             with _no_gc():
                 data, start, end = self._snapshot_bytes(tables)
             try:
-                _publish(self.paths["snapshot_tmp"], self.path, data, overwrite=True)
+                _publish(self.paths["snapshot_tmp"], self.path, data, overwrite=True,
+                         hold=self._lock.add_session_file)  # type: ignore[union-attr]
             except OSError as e:
                 raise _write_error(self.path, e, "compact the session") from None
+            finally:
+                self._lock.prune_session_files()  # type: ignore[union-attr]
             if tables is not None:
                 self._state.tables = tables
             self._state.tables[EVENTS_TABLE].rebase(data, start, end)
@@ -1359,6 +1682,7 @@ class JournalStorage(Storage):
         self._maxid = {EVENTS_TABLE: len(state.tables[EVENTS_TABLE])}
         self._snap_ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
         self._j_ident = journal.ident
+        self._jversion = journal.version
         self._jpos = journal.good_len
         if state.schema < SCHEMA_VERSION:
             warnings.append(f"{self.path.name} is in format v{state.schema}; opening it for writing "
@@ -1414,8 +1738,10 @@ class JournalStorage(Storage):
             state = self._state
             try:
                 for line in data[:end].split(b"\n"):
-                    rec = json.loads(line)
-                    if type(rec) is not dict or rec.get("n") != state.lsn + 1:
+                    if not line.strip():
+                        continue  # a blank line at the end (the load says if it is elsewhere)
+                    rec = _journal_record(line, self._jversion)
+                    if rec.get("n") != state.lsn + 1:
                         return self._reload()
                     _apply(state, rec, jpath, 0)
                     state.lsn = rec["n"]
@@ -1674,6 +2000,12 @@ class EventLog:
     def warnings(self) -> list[str]:
         """One-line notes about this load (see the class docstring); empty when clean."""
         return self._storage.warnings
+
+    def take_notices(self) -> list[str]:
+        """Problems found since the last call (a compaction that could not be written,
+        and that it works again), each reported once; empty when all is well."""
+        notes, self._storage.notices = self._storage.notices, []
+        return notes
 
     @property
     def header(self) -> dict:

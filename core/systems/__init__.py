@@ -26,3 +26,15 @@ def get_system(system_id: str) -> ModuleType:
     except KeyError:
         raise ParamError("SYSTEM", f"unknown system {system_id!r}; choose one of {', '.join(SYSTEM_IDS)}") from None
     return importlib.import_module(f"core.systems.{name}")
+
+
+def character_sections(system_id: str) -> frozenset[str]:
+    """The parts of a character ``system_id`` uses (its ``CHARACTER_SECTIONS``);
+    every part for an unknown system, so that nothing is ever hidden by mistake."""
+    from core.systems.base import SECTIONS
+
+    try:
+        module = get_system(system_id)
+    except ParamError:
+        return frozenset(SECTIONS)
+    return frozenset(getattr(module, "CHARACTER_SECTIONS", SECTIONS))

@@ -22,6 +22,10 @@ Each system lives in its own module under ``core/systems`` and exposes:
 ``initiative(rng, modifier=0) -> RollRecord``
     the system's initiative roll (RULES.md "Initiative"); ``record.value`` is the
     initiative.
+``CHARACTER_SECTIONS``
+    the parts of a character the system reads or writes (a frozenset of names from
+    :data:`SECTIONS`). The desk's character pane shows these and no others, so that
+    the GM never fills in a field the session's rules ignore.
 """
 
 from __future__ import annotations
@@ -36,6 +40,13 @@ from core.odds import Odds
 from core.tables import DEFAULT_TABLES, TableSet
 
 KINDS = ("organic", "inorganic")
+
+#: Every part of a character a system may use (``CHARACTER_SECTIONS``):
+#: ``vitality`` (Vitality current/default), ``possibilities`` (Possibilities and the
+#: reality-rated flag), ``advantage`` / ``shift`` (the two kinds of tracked sources),
+#: ``conditions``, ``wounds`` (damage descriptors taken) and ``sheet`` (the 1d6x4
+#: Character Descriptor Sheet with its uses).
+SECTIONS = ("vitality", "possibilities", "advantage", "shift", "conditions", "wounds", "sheet")
 
 MINUS = "\u2212"
 
@@ -65,29 +76,50 @@ class System(Protocol):  # pragma: no cover - typing only
 
 def check_kind(option: str, value: str) -> str:
     if value not in KINDS:
-        raise ParamError(option, f"must be one of {', '.join(KINDS)} (got {value!r})")
+        raise ParamError(option, f"must be one of {', '.join(KINDS)} (got {shown(value)})")
     return value
 
 
+#: the widest whole number an option takes when it names no bounds of its own: far
+#: beyond any roll, small enough that every saved number reads back (JSON, Python)
+INT_LIMIT = 1_000_000
+#: digits of a number worth reading at all (the rest is a typo or an attack)
+_MAX_DIGITS = 20
+
+
+def shown(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return "a far smaller number" if value < 0 else "a far larger number"
+    text = repr(value)
+    return text if len(text) <= 24 else text[:20] + "…" + text[-3:]
+
+
 def parse_int(option: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
-    """An integer option (accepts ``"+2"``), checked against inclusive bounds."""
+    """An integer option (accepts ``"+2"``), checked against inclusive bounds; an
+    option without bounds of its own takes ±``INT_LIMIT``. The message quotes a
+    long value shortened (one line, whatever was typed)."""
+    lo = -INT_LIMIT if lo is None else lo
+    hi = INT_LIMIT if hi is None else hi
     if isinstance(value, bool):
-        raise ParamError(option, f"must be a whole number (got {value!r})")
+        raise ParamError(option, f"must be a whole number (got {shown(value)})")
     if isinstance(value, int):
         n = value
     else:
+        text = str(value).strip().replace("−", "-")
+        if len(text.lstrip("+-").lstrip("0")) > _MAX_DIGITS:
+            raise ParamError(option, f"must be a whole number{_range(lo, hi)} (got {shown(value)})")
         try:
-            n = int(str(value).strip().replace("−", "-"))
+            n = int(text)
         except ValueError:
-            raise ParamError(option, f"must be a whole number{_range(lo, hi)} (got {value!r})") from None
-    if (lo is not None and n < lo) or (hi is not None and n > hi):
-        raise ParamError(option, f"must be a whole number{_range(lo, hi)} (got {n})")
+            raise ParamError(option, f"must be a whole number{_range(lo, hi)} (got {shown(value)})") from None
+    if n < lo or n > hi:
+        raise ParamError(option, f"must be a whole number{_range(lo, hi)} (got {shown(n)})")
     return n
 
 
 def parse_choice(option: str, value: Any, choices: tuple[str, ...] | list[str]) -> str:
     if value not in choices:
-        raise ParamError(option, f"must be one of {', '.join(choices)} (got {value!r})")
+        raise ParamError(option, f"must be one of {', '.join(choices)} (got {shown(value)})")
     return value
 
 

@@ -8,13 +8,16 @@
 * **Tiers** (margin = total − DC, from the band table :data:`TIER_BANDS`): ≥ +5
   Critical Success, ≥ 0 Full Success, −1..−2 Partial Success, −3..−6 Failure,
   ≤ −7 Critical Failure; all kept dice showing 1 is a Critical Failure whatever the
-  margin. The DC ladder is :data:`DC_LADDER` (12 Simple … 22 Exceptional); DC 16 is
-  used where a DC is needed and none was given (combat).
+  margin. The DC ladder is :data:`DC_LADDER` (12 Simple … 22 Exceptional); DC 16
+  (Standard) is the default of every check that names none, in and out of combat
+  (:attr:`Params.effective_dc`). A contest has no DC.
 * **Contests** (``vs_bonus`` set): the opponent rolls too; the higher total wins;
   by 1–3 Narrow, 4–6 Clear, 7+ Decisive (:data:`CONTEST_BANDS`); a tie is a Partial
-  for both.
+  for both. All kept dice 1s is a Critical Failure whatever the margin, in a contest
+  too (:func:`contest_outcome`).
 * **Clocks**: progress in half segments by effect (Great 4, Standard 2, Limited 1),
-  moved by the tier (:data:`EFFECT_LADDER`, :data:`TIER_EFFECT_STEP`).
+  moved by the tier (:data:`EFFECT_LADDER`, :data:`TIER_EFFECT_STEP`); a Critical
+  Success raises the effect one level but never above Great (2 segments).
 * **Combat**: the tier picks rows of the Combat table through the band table in
   role ``4d6-combat-rows`` (``core/data/4d6-combat-rows.json``, keyed by tier rank
   2 Critical Success … −2 Critical Failure); each row is read in the receiver's
@@ -25,17 +28,20 @@ Decisions where the rules are silent:
 * ``success`` is True for Critical, Full **and Partial** Success (a Partial is "you
   succeed, but at a cost"), False for Failure and Critical Failure, None for a plain
   total with no DC and no contest.
-* A Critical Success raises Great effect to a level beyond it ("extreme"): 3
-  segments (6 halves) — the spectacular extra benefit a GM expects, one segment more
-  than Great. A Partial lowers Limited to none (0).
-* A plain total (no DC, no contest, not combat) has no tier: ``clock`` and
-  ``success`` are None and the outcome reads "Total 17".
-* A contest is decided by the totals alone; the all-1s rule belongs to checks against
-  a DC. For clocks, ``success`` and combat the roller's contest result reads as a
-  tier through :data:`CONTEST_TIERS`: Decisive victory → Critical Success, Clear or
-  Narrow victory → Full Success, tie → Partial Success, Narrow or Clear defeat →
-  Failure, Decisive defeat → Critical Failure. ``margin`` in a contest is the
-  roller's total minus the opponent's.
+* A Partial lowers Limited to none (0). Great is the top of the effect ladder: a
+  Critical Success at Great effect stays Great (4 halves).
+* Every roll that is not a contest is read against a DC (16 when none is given), so
+  every roll has a tier, ``success`` and clock progress.
+* A contest is decided by the totals, except that a side whose kept dice are all 1s
+  critically fails whatever the totals. For clocks, ``success`` and combat the
+  roller's contest result reads as a tier through :data:`CONTEST_TIERS`: Decisive
+  victory → Critical Success, Clear or Narrow victory → Full Success, tie → Partial
+  Success, Narrow or Clear defeat → Failure, Decisive defeat → Critical Failure.
+  The all-1s results: the roller's own all 1s is its Critical Failure (the opponent
+  wins, ``contest`` "All 1s"); the opponent's all 1s is the opponent's Critical
+  Failure, which for the roller reads as the mirror of a Decisive defeat — a
+  Critical Success; both all 1s is a Critical Failure for both (nobody wins).
+  ``margin`` in a contest is the roller's total minus the opponent's.
 * A contest takes no DC (``--dc`` with ``--vs-bonus`` is refused) and ``--vs-adv``
   needs ``--vs-bonus``.
 * ``--dc`` accepts a number ≥ 1 or a ladder name (``--dc difficult`` = 18).
@@ -57,6 +63,7 @@ from core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
 from core.errors import ParamError, TableError
 from core.odds import Odds
 from core.systems.base import (
+    shown,
     CombatFields,
     combat_descriptor,
     dataclass_from_json,
@@ -68,6 +75,8 @@ from core.tables import DEFAULT_TABLES, BandTable, TableSet, parse_table
 
 ID = "4d6"
 NAME = "Core 4d6 vs DC"
+#: what a character of this system uses: advantage sources (advantage / disadvantage), conditions, wounds (core.systems.base.SECTIONS)
+CHARACTER_SECTIONS = frozenset({'advantage', 'conditions', 'wounds'})
 
 # --------------------------------------------------------------------------- data
 
@@ -112,9 +121,14 @@ CONTEST_BANDS: BandTable = parse_table({
     ],
 }, "4d6 contest")
 TIE_LABEL = "Tie — Partial for both"
+#: Contest results decided by kept dice all showing 1 (whatever the totals).
+ALL_ONES_WIN = "Victory — opponent's Critical Failure (all 1s)"
+ALL_ONES_LOSS = "Critical Failure (all 1s)"
+ALL_ONES_BOTH = "Critical Failure for both (all 1s)"
+ALL_ONES_DEGREE = "All 1s"
 #: Contest outcome labels, best first for the roller.
-CONTEST_OUTCOMES = ("Decisive victory", "Clear victory", "Narrow victory", TIE_LABEL,
-                    "Narrow defeat", "Clear defeat", "Decisive defeat")
+CONTEST_OUTCOMES = (ALL_ONES_WIN, "Decisive victory", "Clear victory", "Narrow victory", TIE_LABEL,
+                    "Narrow defeat", "Clear defeat", "Decisive defeat", ALL_ONES_LOSS, ALL_ONES_BOTH)
 #: The roller's contest result read as a tier (clocks, success, combat).
 CONTEST_TIERS = {
     "Decisive victory": "Critical Success",
@@ -124,6 +138,9 @@ CONTEST_TIERS = {
     "Narrow defeat": "Failure",
     "Clear defeat": "Failure",
     "Decisive defeat": "Critical Failure",
+    ALL_ONES_WIN: "Critical Success",
+    ALL_ONES_LOSS: "Critical Failure",
+    ALL_ONES_BOTH: "Critical Failure",
 }
 
 POSITIONS = ("high", "standard", "low")
@@ -134,7 +151,6 @@ EFFECT_LADDER: tuple[tuple[str, int], ...] = (
     ("limited", 1),
     ("standard", 2),
     ("great", 4),
-    ("extreme", 6),
 )
 #: How a tier moves the effect level (None: no progress at all).
 TIER_EFFECT_STEP: dict[str, int | None] = {
@@ -172,7 +188,7 @@ def parse_sources(option: str, value: Any) -> tuple[int, ...]:
             n = None
         if n not in ADVANTAGE_LEVELS:
             raise ParamError(option, "each source must be one of +1, +2, -1, -2, comma-separated like "
-                                     f"+1,+2,-1 (got {t!r})")
+                                     f"+1,+2,-1 (got {shown(t)})")
         out.append(n)
     return tuple(out)
 
@@ -220,6 +236,19 @@ def contest_result(difference: int) -> tuple[str, str, str | None]:
     return f"{degree} defeat", degree, "opponent"
 
 
+def contest_outcome(difference: int, all_ones: bool = False, opp_all_ones: bool = False
+                    ) -> tuple[str, str, str | None]:
+    """``(label, degree, winner)`` of a contest: all kept dice 1s is a Critical Failure
+    for that side whatever the totals (see the module docstring), else the totals decide."""
+    if all_ones and opp_all_ones:
+        return ALL_ONES_BOTH, ALL_ONES_DEGREE, None
+    if all_ones:
+        return ALL_ONES_LOSS, ALL_ONES_DEGREE, "opponent"
+    if opp_all_ones:
+        return ALL_ONES_WIN, ALL_ONES_DEGREE, "roller"
+    return contest_result(difference)
+
+
 def clock_progress(effect: str, tier: str | None) -> tuple[int | None, str | None]:
     """Clock progress in half segments and the effect level it came from."""
     if tier is None:
@@ -254,7 +283,7 @@ def _parse_dc(value: Any) -> int | None:
         return parse_int("--dc", value, 1)
     except ParamError:
         ladder = ", ".join(f"{n} {name}" for n, name in DC_LADDER)
-        raise ParamError("--dc", f"must be a whole number ≥ 1 or a ladder name ({ladder}) (got {value!r})") from None
+        raise ParamError("--dc", f"must be a whole number ≥ 1 or a ladder name ({ladder}) (got {shown(value)})") from None
 
 
 def _parse_optional_int(option: str, value: Any) -> int | None:
@@ -311,12 +340,11 @@ class Params(CombatFields):
 
     @property
     def effective_dc(self) -> int | None:
-        """The DC the roll is read against: the given one, or 16 in combat."""
-        if self.dc is not None:
-            return self.dc
-        if self.combat and not self.contest:
-            return DEFAULT_DC
-        return None
+        """The DC the roll is read against: the given one, else 16 (Standard); None in a
+        contest (totals are compared, there is no DC)."""
+        if self.contest:
+            return None
+        return self.dc if self.dc is not None else DEFAULT_DC
 
 
 def params_to_json(params: Params) -> dict:
@@ -332,7 +360,7 @@ def add_arguments(parser: Any) -> None:
     parser.add_argument("--bonus", type=str, default=None, metavar="N", help="bonus added to the 4 kept dice")
     parser.add_argument("--dc", type=str, default=None, metavar="N",
                         help="DC: a number or a ladder name (12 Simple, 14 Routine, 16 Standard, "
-                             "18 Difficult, 20 Very Difficult, 22 Exceptional)")
+                             "18 Difficult, 20 Very Difficult, 22 Exceptional); default 16, none in a contest")
     parser.add_argument("--adv", type=str, default=None, metavar="SOURCES",
                         help="advantage sources, each +1, +2, -1 or -2, e.g. +1,+2,-1")
     parser.add_argument("--vs-bonus", type=str, default=None, metavar="N",
@@ -431,7 +459,7 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
         opp_dice = roll_dice(rng, vs_level)
         opp_kept = _kept_sum(opp_dice)
         opp_total = opp_kept + params.vs_bonus
-        label, degree, winner = contest_result(total - opp_total)
+        label, degree, winner = contest_outcome(total - opp_total, all_ones, _all_ones(opp_dice))
         tier = CONTEST_TIERS[label]
         outcome = label
         extra.update(
@@ -441,16 +469,15 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
             opponent={"dice": [d.to_json() for d in opp_dice], "kept": opp_kept, "bonus": params.vs_bonus,
                       "advantage": vs_level, "total": opp_total},
         )
-    elif dc is not None:
+    else:
+        assert dc is not None
         margin = total - dc
         tier = tier_for(margin, all_ones)
         outcome = tier
         extra["margin"] = margin
-    else:
-        outcome = f"Total {total}"
     clock, clock_effect = clock_progress(params.effect, tier)
     extra.update(tier=tier, success=success_of(tier), clock=clock, clock_effect=clock_effect)
-    descriptors = combat_descriptors(tier, params, tables) if params.combat and tier is not None else ()
+    descriptors = combat_descriptors(tier, params, tables) if params.combat else ()
     return RollRecord(
         system=ID,
         params=params_to_json(params),
@@ -499,17 +526,23 @@ def total_distribution(bonus: int, level: int) -> dict[int, Fraction]:
 
 
 def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
-    """Exact distribution of the total; tiers with a DC (all-1s rule included), the
-    contest outcomes with ``vs_bonus``, none for a plain total."""
+    """Exact distribution of the total; the tiers against the DC (16 unless given; the
+    all-1s rule included), or the contest outcomes with ``vs_bonus`` (all-1s included:
+    a kept sum of 4 is exactly the all-1s roll)."""
     kept = kept_distribution(params.advantage)
     dist = odds_mod.shift(kept, params.bonus)
     dc = params.effective_dc
-    outcomes: list[tuple[str, Fraction]] = []
+    outcomes: list[tuple[str, Fraction]]
     if params.contest:
-        opp = total_distribution(params.vs_bonus, params.vs_advantage)
-        diff = odds_mod.sub(dist, opp)
-        outcomes = odds_mod.outcomes_by(diff, lambda d: contest_result(d)[0], CONTEST_OUTCOMES)
-    elif dc is not None:
+        opp_kept = kept_distribution(params.vs_advantage)
+        probs: dict[str, Fraction] = {label: Fraction(0) for label in CONTEST_OUTCOMES}
+        for k1, p1 in kept.items():
+            for k2, p2 in opp_kept.items():
+                label = contest_outcome(k1 + params.bonus - k2 - params.vs_bonus, k1 == KEEP, k2 == KEEP)[0]
+                probs[label] += p1 * p2
+        outcomes = [(label, probs[label]) for label in CONTEST_OUTCOMES]
+    else:
+        assert dc is not None
         outcomes = odds_mod.outcomes_by(
             kept, lambda k: tier_for(k + params.bonus - dc, all_ones=(k == KEEP)), TIERS)
     return Odds.from_dist(ID, params_to_json(params), dist, outcomes)

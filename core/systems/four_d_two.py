@@ -45,6 +45,7 @@ from core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
 from core.errors import ParamError
 from core.odds import Odds
 from core.systems.base import (
+    shown,
     CombatFields,
     combat_descriptor,
     dataclass_from_json,
@@ -56,6 +57,8 @@ from core.tables import DEFAULT_TABLES, TableSet
 
 ID = "4d2"
 NAME = "Four D Two"
+#: what a character of this system uses: shift sources (a roll's shift), conditions, combat descriptors (core.systems.base.SECTIONS)
+CHARACTER_SECTIONS = frozenset({'shift', 'conditions', 'wounds'})
 
 #: The Outcome scale, best first.
 VALUE_MIN, VALUE_MAX = -10, 10
@@ -74,7 +77,7 @@ def _clamp(x: int, lo: int, hi: int) -> int:
 
 def _check_bool(option: str, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise ParamError(option, f"must be true or false (got {value!r})")
+        raise ParamError(option, f"must be true or false (got {shown(value)})")
     return value
 
 

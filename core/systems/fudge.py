@@ -51,6 +51,7 @@ from core.dice import Descriptor, Die, RandomSource, RollRecord
 from core.errors import ParamError, TableError
 from core.odds import Dist, Odds, die, mix, outcomes_by, remap, repeat, shift, sub
 from core.systems.base import (
+    shown,
     MINUS,
     signed,
     CombatFields,
@@ -63,6 +64,8 @@ from core.tables import DEFAULT_TABLES, BandTable, TableSet, load_builtin
 
 ID = "fudge"
 NAME = "FUDGE alternate dice"
+#: what a character of this system uses: conditions and combat descriptors only (traits are typed per roll) (core.systems.base.SECTIONS)
+CHARACTER_SECTIONS = frozenset({'conditions', 'wounds'})
 
 METHODS = ("2d3", "custom", "d20", "d20-open", "d30", "d12")
 DEFAULT_METHOD = "2d3"
@@ -125,7 +128,7 @@ def parse_level(option: str, text: Any) -> int:
             return level
     names = ", ".join(name for _, name in _ladder_levels())
     raise ParamError(option, f"must be a ladder level ({names}; beyond the ends e.g. 'Superb +1') "
-                             f"or a whole number (got {text!r})")
+                             f"or a whole number (got {shown(text)})")
 
 
 # --------------------------------------------------------------------------- methods

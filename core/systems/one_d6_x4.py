@@ -21,7 +21,9 @@
   the descriptor "Wound −4 Vitality" (amount 4). If the defender prevails the attack
   missed: a "Miss" that leaves no mark. In a **mutual** melee both sides attack: the
   winner hurts the loser (``applies_to`` "attacker" when the defender wins) and a tie
-  hurts nobody (outcome "Tie: nobody hurt"). A Vitality Adjustment below 0 (``d6-3``)
+  hurts nobody (outcome "Tie: nobody hurt"). A side that fails automatically loses
+  the melee and is hurt, whichever side it is; both failing automatically hurts
+  nobody. A Vitality Adjustment below 0 (``d6-3``)
   counts as 0 and leaves no mark.
 * The texts ("Wound −{amount} Vitality", "Miss", …) are data: table
   ``1d6x4-combat`` (``core/data/1d6x4-combat.json``), which a session may override
@@ -47,11 +49,13 @@ from core import odds as odds_mod
 from core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
 from core.errors import ParamError, TableError
 from core.odds import Odds
-from core.systems.base import CombatFields, dataclass_from_json, dataclass_to_json, parse_int
+from core.systems.base import CombatFields, dataclass_from_json, dataclass_to_json, parse_int, shown
 from core.tables import DEFAULT_TABLES, DescriptorTable, TableSet, load_builtin
 
 ID = "1d6x4"
 NAME = "OneDeeSixTimesFour"
+#: what a character of this system uses: Vitality, the descriptor sheet and its uses, conditions, wounds (core.systems.base.SECTIONS)
+CHARACTER_SECTIONS = frozenset({'vitality', 'sheet', 'conditions', 'wounds'})
 
 #: the d6 is multiplied by this
 MULTIPLIER = 4
@@ -136,7 +140,7 @@ def _flag(option: str, value: Any) -> bool:
         return True
     if isinstance(value, str) and value.strip().lower() in ("false", "no", "0", "off", ""):
         return False
-    raise ParamError(option, f"must be true or false (got {value!r})")
+    raise ParamError(option, f"must be true or false (got {shown(value)})")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -219,6 +223,12 @@ def add_arguments(parser: Any) -> None:
                         help="combat: a mutual melee, the winner hurts the loser")
     parser.add_argument("--damage", type=str, default=None, metavar="FORMULA",
                         help="the Vitality Adjustment: d6 (default), 2d6, d6+2, …")
+    parser.add_argument("--test", type=str, default=None, metavar="NAMES",
+                        help="the descriptors tested, e.g. 'Precision+Slingshot Expertise+Slingshot'; with "
+                             "--save/--as they are read from the roller's sheet (added to --bonus; a missing "
+                             "Item, Ability or Use fails automatically)")
+    parser.add_argument("--vs-test", type=str, default=None, metavar="NAMES",
+                        help="the defender's descriptors (e.g. Defense), read from the --at character's sheet")
     parser.add_argument("--auto-fail", type=str, default=None, metavar="REASON",
                         help="the Test fails automatically (e.g. 'Slingshot is missing'); no die is rolled")
     parser.add_argument("--vs-auto-fail", type=str, default=None, metavar="REASON",
@@ -229,12 +239,16 @@ def params_from_args(ns: Any) -> Params:
     return Params(
         bonus=getattr(ns, "bonus", None) or 0,
         target=getattr(ns, "target_number", None),
-        vs_bonus=getattr(ns, "vs_bonus", None),
+        # a defender named by --vs-test is a two-way Test even without --vs-bonus
+        vs_bonus=getattr(ns, "vs_bonus", None) if getattr(ns, "vs_bonus", None) is not None or not getattr(
+            ns, "vs_test", None) else 0,
         defender_takes_14=bool(getattr(ns, "defender_takes_14", False)),
         mutual=bool(getattr(ns, "mutual", False)),
         damage=getattr(ns, "damage", None) or "d6",
         auto_fail=getattr(ns, "auto_fail", None),
         vs_auto_fail=getattr(ns, "vs_auto_fail", None),
+        test=getattr(ns, "test", None) or "",
+        vs_test=getattr(ns, "vs_test", None) or "",
         combat=bool(getattr(ns, "combat", False)),
         target_kind=getattr(ns, "target_kind", None) or "organic",
         attacker_kind=getattr(ns, "attacker_kind", None) or "organic",
@@ -365,13 +379,16 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
     descriptors: list[Descriptor] = []
     if params.combat:
         hit = bool(extra.get("success"))
+        # in a mutual melee whoever prevails hurts the loser, also over a side that fails
+        # automatically; both failing automatically is a stalemate (nobody attempted anything)
+        both_fail = bool(params.auto_fail and params.vs_auto_fail)
         if hit:
             ddice, amount, desc = _hurt("target", params.damage, rng, tables)
-        elif params.mutual and params.two_way and prevails == DEFENDER and not tie and not params.auto_fail:
+        elif params.mutual and params.two_way and prevails == DEFENDER and not tie and not both_fail:
             ddice, amount, desc = _hurt("attacker", params.damage, rng, tables)
         else:
             ddice, amount = (), None
-            desc = _no_hurt("stalemate" if (params.mutual and tie) else "miss", tables)
+            desc = _no_hurt("stalemate" if (params.mutual and (tie or both_fail)) else "miss", tables)
         dice.extend(ddice)
         if amount is not None:
             extra["damage"] = amount
@@ -445,40 +462,149 @@ def split_names(names: "str | Iterable[str]", sheet: Any = None) -> list[str]:
     return [" ".join(str(p).split()) for p in parts if str(p).strip()]
 
 
-def test_bonus(sheet: Any, names: "str | Iterable[str]", items: Iterable[str] = ()) -> tuple[int, str | None]:
-    """The bonus a Test adds (the Current Values of ``names``, missing ones +0) and why
-    it fails automatically (None if it does not).
+@dataclasses.dataclass(frozen=True)
+class TestReading:
+    """What a Test's descriptor names come to on a character's sheet.
 
-    It fails automatically when a named descriptor is at or below −5, or at (0) uses
-    (for a Sub-Ability: its own or its parent's), or is a Physical Item, an Ability or
-    a Use the character lacks. A missing name counts as lacking such a thing when it
-    contains the word Ability, is a nested path (``Slingshot/Attack``), is listed in
-    ``items``, or is what another name of the Test is the Expertise of (``Slingshot``
-    beside ``Slingshot Expertise``: the rules' example). Other missing names —
-    Expertise, Core Descriptors, plain descriptors — count +0. Nothing is spent here
-    (the session spends uses with the ``use`` event). ``sheet`` None is an empty sheet.
-    """
-    from core.sheet import is_ability_name, is_core_name, is_expertise_name
+    ``bonus``: the Current Values summed (missing ones +0); ``auto_fail``: why the Test
+    fails automatically (None if it does not); ``found``: ``(name as named, row path)``
+    of every name found on the sheet; ``uses``: the paths of the Abilities and Uses
+    (Sub-Abilities) the Test uses that count their uses (not ``(inf)``) — each spends
+    one use (a Use also spends its parent's, see :meth:`core.sheet.Sheet.spend_use`)."""
 
+    bonus: int = 0
+    auto_fail: str | None = None
+    found: tuple[tuple[str, str], ...] = ()
+    uses: tuple[str, ...] = ()
+
+
+def _word_key(name: str) -> str:
+    return " ".join(name.casefold().split())
+
+
+def find_test_row(sheet: Any, name: str) -> int | None:
+    """The sheet row a name in a Test means (its index), or None when the character lacks it.
+
+    Tried in order: the name itself (``Magic Ability/Turn Invisible``, or a nested row's
+    own name when it is unique); without a trailing word "Test" (``Slingshot Attack
+    Test``); a Use written after its Item or Ability, as the rules call for it
+    (``Slingshot Attack`` → ``Slingshot/*Attack``, ``Magic Ability Turn Invisible``);
+    and ``X`` for the character's ``X Ability`` (the rules' "Magic Test")."""
+    if sheet is None:
+        return None
+    name = " ".join(name.split())
+    i = sheet._find_index(name)
+    if i is not None:
+        return i
+    words = name.split()
+    if len(words) > 1 and words[-1].casefold() == "test":
+        return find_test_row(sheet, " ".join(words[:-1]))
+    if "/" not in name:
+        for k in range(len(words) - 1, 0, -1):
+            parent, child = " ".join(words[:k]), " ".join(words[k:])
+            i = sheet._find_index(f"{parent}/{child}")
+            if i is not None and sheet.is_sub_ability(i):
+                return i
+        if not _is_ability(name):
+            i = sheet._find_index(f"{name} Ability")
+            if i is not None:
+                return i
+    return None
+
+
+def _is_ability(name: str) -> bool:
+    from core.sheet import is_ability_name
+
+    return is_ability_name(name)
+
+
+def lacks_when_missing(name: str) -> bool:
+    """Whether a name missing from the sheet is something the character lacks (a
+    Physical Item, an Ability or a Use: the Test fails automatically) rather than a
+    descriptor that counts +0: :func:`core.sheet.is_item_or_ability_name`, the rule
+    gmdesk uses for every descriptor. A missing Core Descriptor, Expertise or Test
+    Descriptor counts +0; every other missing name is an Ability (it contains the word
+    Ability), a Use (``Slingshot/Attack``) or a Physical Item, which the character
+    simply does not have. See ``docs/RULES-NOTES.md``."""
+    from core.sheet import is_item_or_ability_name
+
+    return "/" in name or is_item_or_ability_name(name)
+
+
+def read_test(sheet: Any, names: "str | Iterable[str]", items: Iterable[str] = ()) -> TestReading:
+    """Read a Test's descriptor names on a sheet (``sheet`` None is an empty sheet).
+
+    Each name is found with :func:`find_test_row`; a found row adds its Current Value
+    and fails the Test when it is at or below −5 or at (0) uses (for a Use: its own or
+    its parent's). A missing name counts +0 when it is a Core Descriptor, an Expertise
+    or a Test Descriptor, and otherwise is a Physical Item, Ability or Use the
+    character lacks: the Test fails automatically (:func:`lacks_when_missing`).
+    ``items``: names the GM says are Items (kept for callers that know better).
+    Nothing is spent here: the session spends :attr:`TestReading.uses` with the roll."""
     parts = split_names(names, sheet)
-    keys = {" ".join(p.casefold().split()) for p in parts}
-    item_keys = {" ".join(str(x).casefold().split()) for x in items}
+    item_keys = {_word_key(str(x)) for x in items}
     bonus = 0
     reasons: list[str] = []
+    found: list[tuple[str, str]] = []
+    uses: list[str] = []
     for name in parts:
-        row = sheet.find(name) if sheet is not None else None
-        key = " ".join(name.casefold().split())
-        if row is None:
-            lacks = (is_ability_name(name) or "/" in name or key in item_keys
-                     or (not is_expertise_name(name) and not is_core_name(name) and f"{key} expertise" in keys))
-            if lacks:
+        i = find_test_row(sheet, name)
+        if i is None:
+            if _word_key(name) in item_keys or lacks_when_missing(name):
                 reasons.append(f"{name} is missing")
             continue
+        row = sheet.rows[i]
+        path = sheet.path(i)
+        found.append((name, path))
         bonus += row.value
-        why = sheet.blocked(name)
+        why = sheet._blocked_at(i)
         if why:
             reasons.append(why)
-    return bonus, ("; ".join(dict.fromkeys(reasons)) or None)
+        if (_is_ability(row.name) or sheet.is_sub_ability(i)) and row.uses not in (None, "inf") \
+                and path not in uses:
+            uses.append(path)
+    return TestReading(bonus, "; ".join(dict.fromkeys(reasons)) or None, tuple(found), tuple(uses))
+
+
+def test_bonus(sheet: Any, names: "str | Iterable[str]", items: Iterable[str] = ()) -> tuple[int, str | None]:
+    """``(bonus, why it fails automatically or None)`` of a Test: see :func:`read_test`."""
+    reading = read_test(sheet, names, items)
+    return reading.bonus, reading.auto_fail
+
+
+def fill_from_sheets(params: Params, actor_sheet: Any = None, target_sheet: Any = None) -> Params:
+    """The Test with the named descriptors read from the sheets: ``params.test`` on the
+    roller's sheet, ``params.vs_test`` on the defender's. Their Current Values are added
+    to ``bonus`` / ``vs_bonus`` (which hold only what the GM adds on top) and a side that
+    lacks what it names fails automatically (unless a reason is already given). The
+    same reading the roll dialog shows; ``gmdesk roll 1d6x4 --test … --save S --as A``
+    rolls with it. A side whose sheet is None is not tracked: its names are only
+    labels (pass an empty sheet for a tracked character that has no sheet)."""
+    changes: dict[str, Any] = {}
+    if params.test and actor_sheet is not None:
+        r = read_test(actor_sheet, params.test)
+        changes["bonus"] = params.bonus + r.bonus
+        if r.auto_fail and not params.auto_fail:
+            changes["auto_fail"] = r.auto_fail
+    if params.vs_test and target_sheet is not None:
+        r = read_test(target_sheet, params.vs_test)
+        changes["vs_bonus"] = (params.vs_bonus or 0) + r.bonus
+        if r.auto_fail and not params.vs_auto_fail:
+            changes["vs_auto_fail"] = r.auto_fail
+    return dataclasses.replace(params, **changes) if changes else params
+
+
+def test_uses(record: RollRecord, actor_sheet: Any = None, target_sheet: Any = None) -> list[tuple[str, str]]:
+    """``[(side, path), …]`` of the Abilities and Uses a rolled Test spends: side
+    ``actor`` for the roller's ``test``, ``target`` for the defender's ``vs_test``. A
+    side that failed automatically did not perform its Test and spends nothing."""
+    p = record.params
+    out: list[tuple[str, str]] = []
+    if p.get("test") and not p.get("auto_fail") and actor_sheet is not None:
+        out += [("actor", u) for u in read_test(actor_sheet, p["test"]).uses]
+    if p.get("vs_test") and not p.get("vs_auto_fail") and not p.get("auto_fail") and target_sheet is not None:
+        out += [("target", u) for u in read_test(target_sheet, p["vs_test"]).uses]
+    return out
 
 
 def order_by_total(entries: Iterable[tuple[Any, int]]) -> list[tuple[Any, int]]:
@@ -536,5 +662,6 @@ __all__ = [
     "ID", "NAME", "Params", "add_arguments", "damage_distribution", "heal", "initiative", "odds", "order_by_total",
     "params_from_args",
     "params_from_json", "params_to_json", "parse_damage", "public_view", "roll", "roll_damage", "split_names",
-    "status_text", "test_bonus", "text_for", "vitality_after",
+    "status_text", "test_bonus", "text_for", "vitality_after", "TestReading", "read_test", "find_test_row",
+    "fill_from_sheets", "test_uses", "lacks_when_missing",
 ]

@@ -72,6 +72,8 @@ from core.tables import DEFAULT_TABLES, TableSet
 
 ID = "torg-2d10"
 NAME = "2D10 Dice for TORG"
+#: what a character of this system uses: Possibilities (reality-rated), conditions (Up, Stymied, Disconnected), wounds (core.systems.base.SECTIONS)
+CHARACTER_SECTIONS = frozenset({'possibilities', 'conditions', 'wounds'})
 
 #: Contradiction case -> the final Bonus Number at or below which the roll disconnects.
 DISCONNECTION_AT = {"1-case": -7, "4-case": -4}

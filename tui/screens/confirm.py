@@ -1,9 +1,13 @@
 """Small modal dialogs: a yes/no confirmation, a one-line input, a choice list and a
 short form. They hold no rules: a ``validate`` callback (usually a core call that
 raises ``GmdeskError``) decides whether the value is acceptable; its message is shown
-inline and the dialog stays open, so a bad value changes nothing.
+inline, naming the field by its label, and the dialog stays open, so a bad value
+changes nothing. With ``commit`` (input and form dialogs) the dialog makes the
+session call itself and closes only once the session accepted it: a refusal (a name
+already taken, a clock that does not exist…) shows inline and nothing typed is lost.
 
-Enter confirms, Escape cancels (cancelling is never destructive).
+Enter confirms from any field, Escape cancels (cancelling is never destructive); see
+:mod:`tui.screens.dialog`.
 """
 
 from __future__ import annotations
@@ -16,25 +20,27 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from core.errors import GmdeskError
+from tui.screens.dialog import Dialog, DialogHint, keys_text
 from tui.widgets.controls import EnterCheckbox, SteadyInput
 
+#: ``commit``: the values typed → the session call that applies them (run by the desk)
+Commit = Callable[[Any], Callable[[Any], Any]]
 
-class ConfirmDialog(ModalScreen[bool]):
-    """Ask a yes/no question; ``True`` when confirmed (Enter or ``y``)."""
+
+class ConfirmDialog(Dialog[bool]):
+    """Ask a yes/no question; ``True`` when confirmed (Enter on the focused yes, or ``y``)."""
 
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
         Binding("y", "confirm", "Yes", show=False, id="dialog.yes"),
         Binding("n", "cancel", "No", show=False, id="dialog.no"),
     ]
 
     def __init__(self, question: str, *, yes: str = "Yes", no: str = "No", title: str = "Confirm") -> None:
-        super().__init__(classes="dialog-screen")
+        super().__init__()
         self.question = question
         self.yes_label = yes
         self.no_label = no
@@ -47,6 +53,9 @@ class ConfirmDialog(ModalScreen[bool]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes_label} (y)", id="yes", variant="primary")
                 yield Button(f"{self.no_label} (n)", id="no")
+            yield DialogHint(extra=f"{keys_text(self, 'confirm', shown_only=False)} {self.yes_label.lower()} · "
+                                   f"{keys_text(self, 'cancel', exclude=('escape',), shown_only=False)} "
+                                   f"{self.no_label.lower()}")
 
     def on_mount(self) -> None:
         self.query_one("#yes", Button).focus()
@@ -59,16 +68,22 @@ class ConfirmDialog(ModalScreen[bool]):
     def action_cancel(self) -> None:
         self.dismiss(False)
 
+    def action_submit(self) -> None:
+        self.action_confirm()
 
-class InputDialog(ModalScreen[str | None]):
+
+class InputDialog(Dialog[Any]):
     """Ask for one line of text. ``validate(text)`` may raise ``GmdeskError``/``ValueError``:
-    its message is shown under the input and the dialog stays open."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
+    its message is shown under the input and the dialog stays open. Returns the text,
+    or with ``commit(text)`` (a session call) that call's result once it succeeded."""
 
     def __init__(self, prompt: str, value: str = "", *, placeholder: str = "", title: str = "",
-                 validate: Callable[[str], Any] | None = None) -> None:
-        super().__init__(classes="dialog-screen")
+                 validate: Callable[[str], Any] | None = None, commit: Commit | None = None,
+                 label: str = "", verb: str = "accept") -> None:
+        super().__init__()
+        self.commit_fn = commit
+        self.verb = verb
+        self.labels = {"text": label} if label else {}
         self.prompt = prompt
         self.value = value
         self.placeholder = placeholder
@@ -81,7 +96,7 @@ class InputDialog(ModalScreen[str | None]):
             yield Label(self.prompt, classes="dialog-text")
             yield SteadyInput(self.value, placeholder=self.placeholder, id="dialog-input")
             yield Static("", id="dialog-error", classes="inline-error")
-            yield Static("Enter accept · Esc cancel", classes="dialog-hint")
+            yield DialogHint(self.verb)
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -89,27 +104,28 @@ class InputDialog(ModalScreen[str | None]):
     @on(Input.Submitted)
     def submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        text = event.value
+        self.action_submit()
+
+    def action_submit(self) -> None:
+        text = self.query_one("#dialog-input", Input).value
         if self.validate is not None:
             try:
                 self.validate(text)
             except (GmdeskError, ValueError) as e:
-                self.query_one("#dialog-error", Static).update(f"✗ {e}")
+                self.show_error(e)
                 return
+        if self.commit_fn is not None:
+            self.commit(self.commit_fn(text))
+            return
         self.dismiss(text)
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
-
-class ChoiceDialog(ModalScreen[Any]):
+class ChoiceDialog(Dialog[Any]):
     """Pick one of ``choices`` (``(value, label)`` pairs); the value, or None on Escape."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel")]
 
     def __init__(self, prompt: str, choices: Sequence[tuple[Any, str]], *, title: str = "",
                  selected: Any = None) -> None:
-        super().__init__(classes="dialog-screen")
+        super().__init__()
         self.prompt = prompt
         self.choices = list(choices)
         self.dialog_title = title
@@ -121,7 +137,7 @@ class ChoiceDialog(ModalScreen[Any]):
             yield Label(self.prompt, classes="dialog-text")
             yield OptionList(*[Option(label, id=str(i)) for i, (_, label) in enumerate(self.choices)],
                              id="dialog-options")
-            yield Static("Enter choose · Esc cancel", classes="dialog-hint")
+            yield DialogHint("choose")
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
@@ -139,8 +155,10 @@ class ChoiceDialog(ModalScreen[Any]):
         event.stop()
         self.dismiss(self.choices[int(event.option.id or 0)][0])
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    def action_submit(self) -> None:
+        index = self.query_one(OptionList).highlighted
+        if index is not None:
+            self.dismiss(self.choices[index][0])
 
 
 @dataclass
@@ -156,23 +174,27 @@ class FormField:
     same_row: bool = False  # placed beside the previous field (e.g. "modifier | or value")
 
 
-class FormDialog(ModalScreen[dict | None]):
-    """A few labelled fields. On Enter, ``validate(values)`` may raise ``GmdeskError``
-    (or ValueError): the message shows inline, nothing is returned. Otherwise the dialog
-    returns ``{key: value}`` (text as typed, choice values, booleans)."""
+class FormDialog(Dialog[Any]):
+    """A few labelled fields. On Enter (from any field), ``validate(values)`` may raise
+    ``GmdeskError`` (or ValueError): the message shows inline with the field's label,
+    nothing is returned. Otherwise the dialog returns ``{key: value}`` (text as typed,
+    choice values, booleans) — or, with ``commit(values)`` (a session call), that
+    call's result once the session accepted it (a refusal shows inline).
 
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
-        Binding("ctrl+j", "submit", "Accept", show=False, id="dialog.accept"),
-    ]
+    ``verb`` is what Enter does ("add", "heal d6…"), for the hint line; ``hint`` is
+    an extra note shown after it."""
 
     def __init__(self, title: str, fields: Sequence[FormField], *,
-                 validate: Callable[[dict], Any] | None = None, hint: str = "") -> None:
-        super().__init__(classes="dialog-screen")
+                 validate: Callable[[dict], Any] | None = None, hint: str = "", verb: str = "accept",
+                 commit: Commit | None = None) -> None:
+        super().__init__()
         self.dialog_title = title
         self.fields = list(fields)
         self.validate = validate
         self.hint = hint
+        self.verb = verb
+        self.commit_fn = commit
+        self.labels = {f.key: f.label.strip() for f in self.fields}
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="form-dialog") as box:
@@ -194,7 +216,7 @@ class FormDialog(ModalScreen[dict | None]):
                             yield from self._field(f)
 
             yield Static("", id="dialog-error", classes="inline-error")
-            yield Static(self.hint or "Enter accept · Tab next field · Esc cancel", classes="dialog-hint")
+            yield DialogHint(self.verb, extra=self.hint)
 
     def _field(self, f: FormField) -> ComposeResult:
         wid = f"form-{f.key}"
@@ -239,9 +261,9 @@ class FormDialog(ModalScreen[dict | None]):
             try:
                 self.validate(values)
             except (GmdeskError, ValueError) as e:
-                self.query_one("#dialog-error", Static).update(f"✗ {e}")
+                self.show_error(e)
                 return
+        if self.commit_fn is not None:
+            self.commit(self.commit_fn(values))
+            return
         self.dismiss(values)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

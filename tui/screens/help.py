@@ -1,5 +1,9 @@
 """The help screen (``?``): every key of the screen it was opened from, as currently
-bound (so a remapped key shows its new key), grouped, plus where the rest lives."""
+bound (so a remapped key shows its new key), grouped, plus where the rest lives.
+
+It fits any terminal from 80×24 up: the keys scroll inside the dialog (↑ ↓, Page
+Up/Down, Home/End) while the title and the hint line stay on screen. The main
+screen's help adds the keys of its panes; the picker's shows the picker's own."""
 
 from __future__ import annotations
 
@@ -13,10 +17,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-INTRO = (
-    "Everything is also in the command palette (ctrl+p): type a few letters of a move.\n"
-    "Tab moves between the initiative list, the character pane and the roll log."
-)
+PALETTE_INTRO = "Everything is also in the command palette (ctrl+p): type a few letters of a move."
+
+INTRO = PALETTE_INTRO + "\nTab moves between the initiative list, the character pane and the roll log."
 
 PANE_KEYS: Sequence[tuple[str, str]] = (
     ("Character pane", ""),
@@ -32,13 +35,21 @@ PANE_KEYS: Sequence[tuple[str, str]] = (
 
 
 class HelpScreen(ModalScreen[None]):
-    """Keys: ``keys`` is a list of (key display, description) of the calling screen."""
+    """Keys: ``keys`` is a list of (key display, description) of the calling screen;
+    ``intro`` the lines above them; ``panes`` the keys of the screen's panes (section
+    titles have an empty description)."""
 
     BINDINGS = [Binding("escape,q,question_mark", "close", "Close", id="help.close")]
 
-    def __init__(self, keys: Sequence[tuple[str, str]]) -> None:
+    def __init__(self, keys: Sequence[tuple[str, str]], *, intro: str = INTRO,
+                 panes: Sequence[tuple[str, str]] = PANE_KEYS,
+                 settings: Sequence[tuple[str, str, str]] | None = None) -> None:
         super().__init__(classes="dialog-screen")
         self.keys = list(keys)
+        self.intro = intro
+        self.panes = list(panes)
+        #: the open session's settings: (label, value, help)
+        self.settings = list(settings or ())
 
     def compose(self) -> ComposeResult:
         table = Table(box=None, show_header=False, pad_edge=False, expand=True)
@@ -49,7 +60,7 @@ class HelpScreen(ModalScreen[None]):
         panes = Table(box=None, show_header=False, pad_edge=False, expand=True)
         panes.add_column("key", style="bold", no_wrap=True)
         panes.add_column("what")
-        for key, what in PANE_KEYS:
+        for key, what in self.panes:
             if what:
                 panes.add_row(key, what)
             else:
@@ -57,10 +68,23 @@ class HelpScreen(ModalScreen[None]):
         with Vertical(classes="dialog", id="help-dialog") as box:
             box.border_title = "Keys"
             with VerticalScroll(id="help-body"):
-                yield Static(INTRO, classes="dialog-text")
+                yield Static(self.intro, classes="dialog-text")
+                if self.settings:
+                    yield Static(self._settings_table(), id="help-settings")
                 yield Static(table, id="help-keys")
-                yield Static(panes, id="help-panes")
-            yield Static("Esc close", classes="dialog-hint")
+                if self.panes:
+                    yield Static(panes, id="help-panes")
+            yield Static("↑↓ PgUp PgDn Home End scroll · Esc close", classes="dialog-hint")
+
+    def _settings_table(self) -> Table:
+        table = Table(box=None, show_header=False, pad_edge=False, expand=True)
+        table.add_column("setting", no_wrap=True)
+        table.add_column("value", style="bold", no_wrap=True)
+        table.add_column("what")
+        table.add_row(Text("Session settings", style="bold underline"), "", "(palette: Session settings…)")
+        for label, value, what in self.settings:
+            table.add_row(label, value, what)
+        return table
 
     def action_close(self) -> None:
         self.dismiss(None)

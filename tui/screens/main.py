@@ -13,8 +13,14 @@ Choices where the rules are silent (what a GM at the table expects):
 
 * The character acting is the current combatant once the encounter has started;
   before that (or outside combat) it is the selected character.
-* An attack's default target is the selected character when that is not the
-  attacker, else the first combatant of the other side who is not dead.
+* Who can act (RULES.md): ``a`` with an Unconscious or Dead character acting says so
+  and opens nothing; ``r`` / ``o`` open the dialog with nobody as roller. The dialogs
+  offer only characters who can act as rollers (and healers), never the roller as its
+  own target, never the Dead as targets (or patients).
+* An attack's default target is the roller's last target if not Dead, else its next
+  standing foe in initiative order (``State.default_target``).
+* Names are unique in a session: the new-character dialog refuses a taken name in
+  place (with a numbered suggestion) and keeps what was typed.
 * Initiative for all prefills each combatant's modifier from what the session's
   system reads (4d2: own shift total; 1d6x4: Reflex from the sheet; others 0) —
   the GM can change any of them or type a number instead of rolling.
@@ -42,9 +48,11 @@ from textual.widgets import Footer, Static
 
 from core.errors import GmdeskError, ParamError
 from core.render import headline
+from core.session.offers import buyoff_choices, pending_clock_progress
 from core.systems import SYSTEM_IDS, get_system
 from core.systems.base import parse_int
 from tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog, FormField, InputDialog
+from tui.screens.dialog import ui_message
 from tui.screens.roll import RollDetails, RollDialog, RollRequest
 from tui.widgets.character import CharacterPane
 from tui.widgets.common import TURN_MARKER, attack_sentence, name_of
@@ -56,7 +64,7 @@ from tui.widgets.rolllog import RollLog
 # cancel the roller's); fold and maneuver are 4d2 moves whatever the session's system.
 MOVE_PRESETS: dict[str, dict[str, dict[str, Any]]] = {
     "opposed": {
-        "fudge": {"vs_trait": "Fair"},
+        "fudge": {"opposed": True, "vs_trait": "Fair"},
         "4d6": {"vs_bonus": "0"},
         "1d6x4": {"vs_bonus": "0"},
     },
@@ -65,7 +73,7 @@ MOVE_PRESETS: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 #: dialog fields that come from the actor's current state, never from the last roll
-NOT_REMEMBERED = ("possibilities", "up", "stymied", "shift", "adv")
+NOT_REMEMBERED = ("possibilities", "up", "stymied", "shift", "adv", "clock", "opposed")
 
 MOVE_TITLES = {
     "opposed": "Opposed roll / two-way Test / contest",
@@ -73,6 +81,11 @@ MOVE_TITLES = {
     "maneuver": "Maneuver (4d2)",
 }
 
+
+#: changes a stray key could make (removals, leaving the order, delaying): the
+#: notification names what happened and the key that undoes it
+UNDO_NAMED = ("source.remove", "condition.remove", "wound.remove", "encounter.remove", "encounter.delay",
+              "character.remove")
 
 #: how far back in the log P / C look for the torg roll to spend on or cancel
 TORG_LOOKBACK = 500
@@ -242,7 +255,7 @@ class MainScreen(Screen):
             try:
                 result = op.fn(self.session)
             except GmdeskError as e:
-                error = str(e)
+                error = ui_message(e)
             except Exception as e:  # a bug must not kill the GM's session
                 error = f"{type(e).__name__}: {e}"
                 self.app.log.error(f"session call failed: {e!r}")
@@ -258,6 +271,9 @@ class MainScreen(Screen):
                 op.done(message.result)
             if op.refresh:
                 self.refresh_view()
+            take = getattr(self.session, "take_notices", None)
+            for note in (take() if take is not None else ()):  # e.g. a compaction that failed: said once
+                self.say(note, error=True)
         finally:
             self._pump()
 
@@ -291,14 +307,16 @@ class MainScreen(Screen):
         return cur.char_id if cur is not None else self.selected
 
     def default_target(self, actor: Any) -> Any:
-        state = self.state
-        if self.selected is not None and self.selected != actor:
-            return self.selected
-        me = state.characters.get(actor)
-        for c in state.combatants():
-            if c.id != actor and c.status != "dead" and (me is None or c.side != me.side):
-                return c.id
-        return None
+        return self.state.default_target(actor)
+
+    def able(self, cid: Any) -> Any:
+        """``cid`` if that character can act (roll for an action), else None — and the GM
+        is told why (the Unconscious and the Dead take no action)."""
+        c = self.state.characters.get(cid) if cid is not None else None
+        if c is not None and not c.can_act:
+            self.say(f"{c.name} is {c.status.capitalize()} and cannot act.", error=True)
+            return None
+        return cid
 
     def _need_selected(self) -> Any:
         if self.selected is None:
@@ -325,9 +343,19 @@ class MainScreen(Screen):
 
         self.submit(fn, refresh=False)
 
+    def undo_hint(self) -> str:
+        """"u to undo", with the key undo is bound to now (the GM's keymap may move it)."""
+        for active in self.active_bindings.values():
+            if active.binding.id == "main.undo" and active.node is self:
+                return f"{self.app.get_key_display(active.binding)} to undo"
+        return "u to undo"
+
     def on_character_pane_apply(self, message: CharacterPane.Apply) -> None:
         pane = self.character
-        self.apply(message.event, message.what, done=lambda _ev: pane.edit_result(None),
+        what = message.what
+        if message.event.get("type") in UNDO_NAMED:
+            what = f"{what} — {self.undo_hint()}"
+        self.apply(message.event, what, done=lambda _ev: pane.edit_result(None),
                    error=lambda err: pane.edit_result(err))
 
     def on_roll_log_details(self, message: RollLog.Details) -> None:
@@ -341,13 +369,15 @@ class MainScreen(Screen):
     # -- rolls and attacks ---------------------------------------------------------------------
 
     def action_roll(self) -> None:
-        self.when_idle(lambda: self.open_roll_dialog(actor=self.acting()))
+        self.when_idle(lambda: self.open_roll_dialog(actor=self.able(self.acting())))
 
     def action_attack(self) -> None:
         def go() -> None:
             actor = self.acting()
             if actor is None:
                 self.say("Nobody to attack with: add a character (c) first.", error=True)
+                return
+            if self.able(actor) is None:
                 return
             self.open_roll_dialog(actor=actor, target=self.default_target(actor), combat=True)
 
@@ -371,16 +401,10 @@ class MainScreen(Screen):
         rng = self.rng
 
         def fn(s: Any) -> Any:
-            module = get_system(req.system)
-            chars = s.state.characters
-            filled = s.fill_params(module, req.params, chars.get(req.actor), chars.get(req.target), req.combat)
-            if filled == req.params:
-                return s.roll(req.system, req.params, actor=req.actor, target=req.target, combat=req.combat,
-                              rng=rng)
-            # The GM switched a condition off for this roll (e.g. Up, Stymied): the session
-            # would fill it back in, so roll exactly what the dialog says.
+            # what the dialog shows is the GM's (a source or Up switched off for this roll
+            # stays off); the session fills the rest as for `gmdesk roll --save`
             return s.roll(req.system, req.params, actor=req.actor, target=req.target, combat=req.combat,
-                          rng=rng, fill=False)
+                          rng=rng, clock=req.clock, given=req.given)
 
         def done(event: Any) -> None:
             entry = self.state.roll_entry(event.seq)
@@ -426,33 +450,53 @@ class MainScreen(Screen):
                 return
             name = name_of(state, cid)
 
-            def chosen(text: str | None) -> None:
-                if text is None:
-                    return
-                self._join(cid, text.strip())
+            def joined(value: Any) -> None:
+                if value is not None:
+                    self.say(f"{name} joins the encounter at initiative {value}")
 
-            self.app.push_screen(InputDialog(f"Initiative for {name} (a number; empty rolls it)",
-                                             title="Join the encounter", validate=_check_optional_int), chosen)
+            ladder = " or a ladder level" if state.info.system == "fudge" else ""
+            self.app.push_screen(InputDialog(f"Initiative for {name} (a number{ladder}; empty rolls it)",
+                                             title="Join the encounter",
+                                             validate=lambda text: self._typed_initiative(text),
+                                             commit=lambda text: self._join(cid, text.strip()),
+                                             label="Initiative", verb="join"), joined)
 
         self.when_idle(go)
 
-    def _join(self, cid: Any, typed: str) -> None:
+    def _typed_initiative(self, text: str, label: str = "initiative") -> int | None:
+        """A typed initiative (or modifier): a whole number, or in a fudge session a ladder
+        level ("Good", "Superb +1") as the CLI takes it; None when empty."""
+        if not text.strip():
+            return None
+        if self.state.info.system == "fudge":
+            from core.systems.fudge import parse_level
+
+            return parse_level(label, text)
+        return parse_int(label, text)
+
+    def _join(self, cid: Any, typed: str) -> Callable[[Any], Any]:
+        """The session call that puts ``cid`` in the encounter: at the typed value, else at
+        an initiative rolled now with the session's system (and fudge method), logged
+        with its dice like ``i``."""
         rng = self.rng
-        modifier = self.initiative_modifier(cid)
-        system_id = self.state.info.system
-        name = name_of(self.state, cid)
+        value = self._typed_initiative(typed)
 
         def fn(s: Any) -> Any:
-            value = int(typed) if typed else get_system(system_id).initiative(rng, modifier).value
-            s.apply({"type": "encounter.add", "id": cid, "initiative": value})
-            return value
+            s.join_encounter(cid, rng, value=value)
+            c = s.state.encounter.index_of(cid)
+            return s.state.encounter.order[c].initiative if c is not None else value
 
-        self.submit(fn, lambda v: self.say(f"{name} joins the encounter at initiative {v}"))
+        return fn
 
     def action_encounter_remove(self) -> None:
         cid = self._need_selected()
-        if cid is not None:
-            self.apply({"type": "encounter.remove", "id": cid})
+        if cid is None:
+            return
+        name = name_of(self.state, cid)
+        if self.state.encounter.index_of(cid) is None:
+            self.say(f"{name} is not in the encounter.", error=True)
+            return
+        self.apply({"type": "encounter.remove", "id": cid}, f"{name} leaves the encounter — {self.undo_hint()}")
 
     def action_move(self, delta: int) -> None:
         cid = self._need_selected()
@@ -472,7 +516,7 @@ class MainScreen(Screen):
             preset = MOVE_PRESETS.get(move, {})
             if system not in preset and move != "opposed":
                 system = next(iter(preset), system)  # a 4d2 move in another system's session
-            actor = self.acting()
+            actor = self.able(self.acting())
             target = self.default_target(actor) if move == "opposed" else None
             self.open_roll_dialog(actor=actor, target=target, system=system, preset=preset.get(system, {}),
                                   title=MOVE_TITLES.get(move))
@@ -481,8 +525,15 @@ class MainScreen(Screen):
 
     def action_delay(self) -> None:
         cid = self._need_selected()
-        if cid is not None:
-            self.apply({"type": "encounter.delay", "id": cid})
+        if cid is None:
+            return
+        name = name_of(self.state, cid)
+        if self.state.encounter.index_of(cid) is None:
+            self.say(f"{name} is not in the encounter.", error=True)
+            return
+        event = {"type": "encounter.delay", "id": cid}
+        self.submit(lambda s: s.apply(event),
+                    lambda ev: self.say(f"{ev.summary or name + ' delays'} — {self.undo_hint()}"))
 
     def initiative_modifier(self, cid: Any) -> int:
         """What the session's system adds to this character's initiative roll (the
@@ -495,54 +546,56 @@ class MainScreen(Screen):
     def action_initiative(self) -> None:
         self.when_idle(self._open_initiative)
 
+    def initiative_ids(self) -> list[Any]:
+        """Who ``i`` rolls for: everyone in the encounter (in order), then every other
+        character but the Dead (they join the encounter)."""
+        state = self.state
+        ids = [c.char_id for c in state.encounter.order if c.char_id in state.characters]
+        ids += [cid for cid, c in state.characters.items() if cid not in ids and c.status != "dead"]
+        return ids
+
     def _open_initiative(self) -> None:
         state = self.state
-        ids = [c.char_id for c in state.encounter.order]
-        if not ids:
-            ids = [cid for cid in state.characters]
+        ids = self.initiative_ids()
         if not ids:
             self.say("No characters yet: c adds one.", error=True)
             return
         fields = []
+        names = [name_of(state, cid) for cid in ids]
         for i, cid in enumerate(ids):
-            fields.append(FormField(f"m{i}", f"{name_of(state, cid)}  mod", "text", str(self.initiative_modifier(cid))))
+            joins = "" if state.encounter.index_of(cid) is not None else " +"
+            fields.append(FormField(f"m{i}", f"{names[i]}{joins}  mod", "text", str(self.initiative_modifier(cid))))
             fields.append(FormField(f"v{i}", "or value", "text", "", placeholder="roll", same_row=True))
 
-        def validate(values: dict) -> None:
-            for i in range(len(ids)):
-                parse_int("modifier", values[f"m{i}"])
-                _check_optional_int(values[f"v{i}"])
+        def read(values: dict) -> list[tuple[Any, int, int | None]]:
+            plan = []
+            for i, cid in enumerate(ids):
+                mod = self._typed_initiative(values[f"m{i}"], f"{names[i]} mod")
+                typed = self._typed_initiative(values[f"v{i}"], f"{names[i]} value")
+                plan.append((cid, mod or 0, typed))
+            return plan
 
         def done(values: dict | None) -> None:
             if values is not None:
-                plan = [(cid, int(values[f"m{i}"]), values[f"v{i}"].strip()) for i, cid in enumerate(ids)]
-                self._roll_initiative(plan)
+                self._roll_initiative(read(values))
 
-        self.app.push_screen(FormDialog(f"Initiative ({state.info.system})", fields, validate=validate,
-                                        hint="Enter rolls for everyone without a typed value · Esc cancel"), done)
+        fudge = state.info.system == "fudge"
+        method = f", {state.info.settings.get('fudge_method', '2d3')}" if fudge else ""
+        self.app.push_screen(FormDialog(f"Initiative ({state.info.system}{method})", fields, validate=read,
+                                        verb="roll (typed values are kept)", hint="+ joins the encounter"), done)
 
     def roll_initiative_for_all(self) -> None:
         """Roll everyone's initiative with the default modifiers (no dialog)."""
-        state = self.state
-        ids = [c.char_id for c in state.encounter.order] or list(state.characters)
-        self._roll_initiative([(cid, self.initiative_modifier(cid), "") for cid in ids])
+        self._roll_initiative([(cid, self.initiative_modifier(cid), None) for cid in self.initiative_ids()])
 
-    def _roll_initiative(self, plan: list[tuple[Any, int, str]]) -> None:
+    def _roll_initiative(self, plan: list[tuple[Any, int, int | None]]) -> None:
+        """One ``initiative.set``: typed values as typed, the rest rolled by the session
+        (its system and fudge method), each roll logged with its dice."""
         rng = self.rng
-        system = get_system(self.state.info.system)
 
         def fn(s: Any) -> Any:
-            if not any(typed for _, _, typed in plan):
-                return s.roll_initiative([cid for cid, _, _ in plan], rng,
-                                         modifiers={cid: mod for cid, mod, _ in plan})
-            entries = []
-            for cid, modifier, typed in plan:
-                if typed:
-                    entries.append({"id": cid, "value": int(typed)})
-                else:
-                    rec = system.initiative(rng, modifier)
-                    entries.append({"id": cid, "value": rec.value, "record": rec.to_json()})
-            return s.apply({"type": "initiative.set", "entries": entries})
+            return s.roll_initiative([cid for cid, _, _ in plan], rng, modifiers={cid: mod for cid, mod, _ in plan},
+                                     values={cid: typed for cid, _, typed in plan if typed is not None})
 
         def done(_ev: Any) -> None:
             state = self.state
@@ -571,38 +624,42 @@ class MainScreen(Screen):
             _check_optional_int(v["vitality"], "vitality")
             _check_optional_int(v["possibilities"], "possibilities", 0)
 
-        def done(v: dict | None) -> None:
-            if v is None:
-                return
+        def commit(v: dict) -> Callable[[Any], Any]:
             character: dict[str, Any] = {"name": v["name"].strip(), "side": v["side"], "kind": v["kind"],
                                          "reality_rated": bool(v["reality_rated"])}
             if v["vitality"].strip():
                 character["vitality"] = int(v["vitality"])
             if v["possibilities"].strip():
                 character["possibilities"] = int(v["possibilities"])
-            self._add_character(character, join=bool(v["join"]))
+            return self._add_character(character, join=bool(v["join"]))
 
-        self.app.push_screen(FormDialog("New character", fields, validate=validate), done)
-
-    def _add_character(self, character: dict, *, join: bool) -> None:
-        rng = self.rng
-        system_id = self.state.info.system
-
-        def fn(s: Any) -> Any:
-            event = s.apply({"type": "character.add", "character": character})
-            cid = event.data.get("id")
-            if join and cid is not None:
-                value = get_system(system_id).initiative(rng, s.initiative_modifier(cid)).value
-                s.apply({"type": "encounter.add", "id": cid, "initiative": value})
-            return cid
-
-        def done(cid: Any) -> None:
+        def done(added: Any) -> None:
+            if added is None:
+                return
+            cid, character, join = added
             if cid is not None:
                 self.selected = cid
                 self.remember_selection()
             self.say(f"{character['name']} added" + (" to the encounter" if join else ""))
 
-        self.submit(fn, done)
+        # the dialog stays open until the session accepted the character (a refused
+        # name keeps everything typed)
+        self.app.push_screen(FormDialog("New character", fields, validate=validate, commit=commit, verb="add"),
+                             done)
+
+    def _add_character(self, character: dict, *, join: bool) -> Callable[[Any], Any]:
+        """The session call that adds ``character`` (and rolls its initiative if it
+        joins); it returns ``(id, character, join)``."""
+        rng = self.rng
+
+        def fn(s: Any) -> Any:
+            event = s.apply({"type": "character.add", "character": character})
+            cid = event.data.get("id")
+            if join and cid is not None:
+                s.join_encounter(cid, rng)  # the initiative roll is logged with its dice
+            return cid, character, join
+
+        return fn
 
     def action_remove_character(self) -> None:
         cid = self._need_selected()
@@ -610,9 +667,20 @@ class MainScreen(Screen):
             return
         name = name_of(self.state, cid)
 
+        listed = list(self.initiative.row_ids)
+        at = listed.index(cid) if cid in listed else -1
+        # the selection stays where it was in the list: the next character, else the one above
+        neighbour = next((c for c in listed[at + 1:] + listed[:at][::-1] if c != cid), None) if at >= 0 else None
+
+        def removed(_ev: Any) -> None:
+            if neighbour in self.state.characters:
+                self.selected = neighbour
+                self.remember_selection()
+
         def done(yes: bool | None) -> None:
             if yes:
-                self.apply({"type": "character.remove", "id": cid}, f"{name} removed (u undoes)")
+                self.apply({"type": "character.remove", "id": cid}, f"{name} removed — {self.undo_hint()}",
+                           done=removed)
 
         self.app.push_screen(ConfirmDialog(f"Remove {name} from the session? (u undoes it)", yes="Remove",
                                            title="Remove character"), done)
@@ -644,31 +712,53 @@ class MainScreen(Screen):
             return
         name = name_of(self.state, cid)
 
-        def chosen(text: str | None) -> None:
-            if not text or not text.strip():
-                return
+        def commit(text: str) -> Callable[[Any], Any]:
             file = text.strip()
 
             def fn(s: Any) -> Any:
                 from pathlib import Path
 
+                if not file:
+                    raise ParamError("file", "type the path of a sheet file")
                 try:
                     content = Path(file).expanduser().read_text(encoding="utf-8")
                 except OSError as e:
                     raise GmdeskError(f"{file}: {e.strerror or e}") from None
-                return s.apply({"type": "sheet.import", "id": cid, "text": content})
+                s.apply({"type": "sheet.import", "id": cid, "text": content})
+                return file
 
-            self.submit(fn, lambda _ev: self.say(f"{name}: sheet imported from {file}"))
+            return fn
+
+        def imported(file: Any) -> None:
+            if file is not None:
+                self.say(f"{name}: sheet imported from {file}")
 
         self.app.push_screen(InputDialog(f"Descriptor sheet file for {name}", placeholder="path/to/sheet.txt",
-                                         title="Import a sheet"), chosen)
+                                         title="Import a sheet", commit=commit, label="Sheet file",
+                                         verb="import"), imported)
+
+    def action_settings(self) -> None:
+        """The session's settings as a form (tui.screens.settings); what changed is one
+        ``session.settings`` event, undoable."""
+        from tui.screens.settings import SettingsDialog
+
+        def done(event: Any) -> None:
+            if event is not None:
+                self.say("\n".join([event.summary, *event.changes]))
+
+        self.when_idle(lambda: self.app.push_screen(
+            SettingsDialog(self.state.info.settings, self.state.info.system), done))
 
     def action_note(self) -> None:
-        def done(text: str | None) -> None:
-            if text and text.strip():
-                self.apply({"type": "note", "text": text.strip()}, "Note added")
+        def commit(text: str) -> Callable[[Any], Any]:
+            return lambda s: s.apply({"type": "note", "text": text.strip()}) if text.strip() else None
 
-        self.app.push_screen(InputDialog("Note for the log", title="Note"), done)
+        def done(event: Any) -> None:
+            if event is not None:
+                self.say("Note added")
+
+        self.app.push_screen(InputDialog("Note for the log", title="Note", commit=commit, label="Note",
+                                         verb="add to the log"), done)
 
     # -- Possibilities, damage, healing -----------------------------------------------------------
 
@@ -737,6 +827,8 @@ class MainScreen(Screen):
         self.when_idle(go)
 
     def action_buyoff(self) -> None:
+        """Buy off damage just taken: the latest wound, one Enter away; older wounds are
+        listed below it with their age, for the GM who means one of them."""
         cid = self._need_selected()
         if cid is None:
             return
@@ -744,9 +836,23 @@ class MainScreen(Screen):
         if not ch.wounds:
             self.say(f"{ch.name} has no damage to buy off.", error=True)
             return
-        index = len(ch.wounds) - 1
-        self.apply({"type": "damage.buyoff", "id": cid, "wound": index},
-                   f"{ch.name} buys off {ch.wounds[index].text} with a Possibility")
+        choices = buyoff_choices(self.state, cid)
+
+        def chosen(index: Any) -> None:
+            if index is None:
+                return
+            pick = next(c for c in choices if c.index == index)
+            doc: dict[str, Any] = {"type": "damage.buyoff", "id": cid}
+            if not pick.latest:
+                doc["wound"] = index  # an older wound, picked explicitly
+            self.apply(doc, f"{ch.name} buys off {pick.text} with a Possibility")
+
+        if len(choices) == 1:
+            chosen(choices[0].index)
+            return
+        labels = [(c.index, f"{c.text} — {'latest, ' if c.latest else ''}{c.age}") for c in choices]
+        self.app.push_screen(ChoiceDialog(f"{ch.name} buys off which damage? (a Possibility)", labels,
+                                          title="Buy off damage", selected=choices[0].index), chosen)
 
     def action_heal(self) -> None:
         def go() -> None:
@@ -754,34 +860,45 @@ class MainScreen(Screen):
             if not state.characters:
                 self.say("No characters yet.", error=True)
                 return
-            chars = [(cid, c.name) for cid, c in state.characters.items()]
-            healer = self.acting() if self.acting() in state.characters else chars[0][0]
+            healers = [(cid, c.name) for cid, c in state.characters.items() if c.can_act]
+            patients = [(cid, c.name) for cid, c in state.characters.items() if c.status != "dead"]
+            if not healers or not patients:
+                self.say("Nobody can heal (the Unconscious and the Dead cannot act)." if not healers
+                         else "Nobody to heal: the Dead stay dead.", error=True)
+                return
+            ids = {cid for cid, _ in healers}
+            healer = self.acting() if self.acting() in ids else healers[0][0]
+            patient = self.selected if self.selected in {cid for cid, _ in patients} else patients[0][0]
             fields = [
-                FormField("healer", "Healer", "choice", healer, chars),
-                FormField("target", "Patient", "choice", self.selected or healer, chars),
+                FormField("healer", "Healer", "choice", healer, healers),
+                FormField("target", "Patient", "choice", patient, patients),
             ]
 
-            def done(v: dict | None) -> None:
-                if v is not None:
-                    self._heal(v["healer"], v["target"])
+            def done(v: Any) -> None:
+                if v is None:
+                    return
+                healer, target = v
+                p = self.state.characters.get(target)
+                if p is not None:
+                    self.say(f"{name_of(self.state, healer)} heals {p.name}: "
+                             f"Vitality {p.vitality_current}/{p.vitality_default}")
 
+            # the dialog stays open until the session accepted the healing (a refusal,
+            # e.g. a healer without a sheet, shows in it)
             self.app.push_screen(FormDialog("Healing Ability (1d6x4)", fields,
-                                            hint="Enter heals d6 (never above the default) · Esc cancel"), done)
+                                            commit=lambda v: self._heal(v["healer"], v["target"]),
+                                            verb="heal d6 (never above the default)"), done)
 
         self.when_idle(go)
 
-    def _heal(self, healer: Any, target: Any) -> None:
+    def _heal(self, healer: Any, target: Any) -> Callable[[Any], Any]:
         rng = self.rng
 
         def fn(s: Any) -> Any:
-            return s.heal(healer, target, rng)
+            s.heal(healer, target, rng)
+            return healer, target
 
-        def done(_ev: Any) -> None:
-            p = self.state.characters.get(target)
-            if p is not None:
-                self.say(f"{name_of(self.state, healer)} heals {p.name}: Vitality {p.vitality_current}/{p.vitality_default}")
-
-        self.submit(fn, done)
+        return fn
 
     def action_new_day(self) -> None:
         def done(yes: bool | None) -> None:
@@ -803,32 +920,46 @@ class MainScreen(Screen):
                 raise ParamError("name", "must not be empty")
             parse_int("segments", v["segments"], 1)
 
-        def done(v: dict | None) -> None:
-            if v is not None:
-                name = v["name"].strip()
-                self.apply({"type": "clock.add", "name": name, "segments": int(v["segments"])},
-                           f"Clock {name} added")
+        def commit(v: dict) -> Callable[[Any], Any]:
+            event = {"type": "clock.add", "name": v["name"].strip(), "segments": int(v["segments"])}
+            return lambda s: s.apply(event)
 
-        self.app.push_screen(FormDialog("Add a clock", fields, validate=validate), done)
+        def done(event: Any) -> None:
+            if event is not None:
+                self.say(f"Clock {event.data.get('name')} added")
+
+        self.app.push_screen(FormDialog("Add a clock", fields, validate=validate, commit=commit, verb="add"),
+                             done)
 
     def action_clock_tick(self) -> None:
         clocks = list(self.state.clocks.values())
         if not clocks:
             self.say("No clocks yet: K adds one.", error=True)
             return
+        # the progress the latest 4d6 roll earned (and no clock took yet) is the default
+        offer = pending_clock_progress(self.state)
+        halves0 = str(offer.halves) if offer is not None else "2"
         fields = [FormField("name", "Clock", "choice", clocks[0].name, [(c.name, c.name) for c in clocks]),
-                  FormField("halves", "Half segments", "text", "2", placeholder="2 = one segment; -1 takes back")]
+                  FormField("halves", "Half segments", "text", halves0, placeholder="2 = one segment; -1 takes back")]
+        hint = f"From roll #{offer.roll_seq}: {offer.outcome}, {offer.effect} effect" if offer is not None else ""
 
         def validate(v: dict) -> None:
-            parse_int("half segments", v["halves"])
+            parse_int("halves", v["halves"])
 
-        def done(v: dict | None) -> None:
-            if v is not None:
-                halves = int(v["halves"])
-                self.apply({"type": "clock.tick", "name": v["name"], "halves": halves},
-                           f"Clock {v['name']} {'+' if halves >= 0 else ''}{halves / 2:g} segment(s)")
+        def commit(v: dict) -> Callable[[Any], Any]:
+            halves = int(v["halves"])
+            doc: dict[str, Any] = {"type": "clock.tick", "name": v["name"], "halves": halves}
+            if offer is not None and halves == offer.halves:
+                doc["roll"] = offer.roll_seq  # the roll's progress, taken
+            return lambda s: s.apply(doc)
 
-        self.app.push_screen(FormDialog("Tick a clock", fields, validate=validate), done)
+        def done(event: Any) -> None:
+            if event is not None:
+                halves = int(event.data.get("halves", 0))
+                self.say(f"Clock {event.data.get('name')} {'+' if halves >= 0 else ''}{halves / 2:g} segment(s)")
+
+        self.app.push_screen(FormDialog("Tick a clock", fields, validate=validate, hint=hint, commit=commit,
+                                        verb="tick"), done)
 
     # -- undo / redo --------------------------------------------------------------------------
 
@@ -903,7 +1034,8 @@ class MainScreen(Screen):
              self.action_spend_possibility),
             ("Cancel a Possibility (torg)…", "another reality-rated character cancels it (C)",
              self.action_cancel_possibility),
-            ("Buy off damage (torg)", "spend a Possibility to remove the latest wound; b on a wound row",
+            ("Buy off damage (torg)",
+             "spend a Possibility on the damage just taken (older wounds listed with their age)",
              self.action_buyoff),
             ("Toggle Up (torg)", "the selected character's Up condition", lambda: self.action_toggle_condition("Up")),
             ("Toggle Stymied (torg)", "the selected character's Stymied condition",
@@ -923,6 +1055,8 @@ class MainScreen(Screen):
             ("Copy roll", "copy the roll under the log cursor to the clipboard", self.action_copy_roll),
             ("Focus the roll log", "", self.action_focus_log),
             ("Add a note", "a line in the session's log", self.action_note),
+            ("Session settings…", "skill chance threshold (4d2), ords' reroll (torg), dice method (fudge)",
+             self.action_settings),
             ("End the encounter…", "empty the initiative order, round back to 0", self.action_end_encounter),
             ("Import a descriptor sheet…", "read a 1d6x4 sheet file for the selected character",
              self.action_import_sheet),

@@ -41,6 +41,7 @@ from textual.widgets import DataTable, Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.errors import GmdeskError
+from core.session.lock import LockedError
 from core.systems import SYSTEM_IDS
 
 #: system offered for a new session when nothing has been played yet
@@ -368,6 +369,7 @@ class PickerScreen(Screen):
         self.loaded = False
         self._select_after_load: Path | None = None
         self._picker_notice: str | None = None
+        self._picker_error: str | None = None  # a failure to keep on show after the next listing
         self._generation = 0
         self._offered_examples = False  # a first run offers the examples once
         self._in_dialog = False
@@ -470,8 +472,11 @@ class PickerScreen(Screen):
             return
         damaged = sum(1 for s in summaries if getattr(s, "error", None))
         pending, self._picker_notice = self._picker_notice, None
+        pending_error, self._picker_error = self._picker_error, None
         if error is not None:
             self.show_error(f"Cannot list the save directory: {error}")
+        elif pending_error:
+            self.show_error(pending_error)  # what just failed stays said after the reload
         elif pending:
             self.show_message(pending)
         elif not summaries:
@@ -578,10 +583,58 @@ class PickerScreen(Screen):
             self.show_message("No session to open — n: new session · e: start from an example.")
             return
         if getattr(s, "error", None):
-            self.show_error(f"{Path(s.path).name} is damaged and cannot be opened: {s.error}")
+            self.offer_repair(s)
             return
         self.show_message(f"Opening {s.name}…")
         self.post_message(self.Open(Path(s.path)))
+
+    def offer_repair(self, s: Any) -> None:
+        """A damaged session: check it (in a worker; reads only), show what is wrong and
+        offer a repair, which writes a new session beside it from everything that can
+        be trusted (the damaged files are never changed)."""
+        path = Path(s.path)
+        self.show_error(f"{path.name} is damaged and cannot be opened: {short_error(s)} — checking it…")
+
+        def work() -> None:
+            from core.session.repair import check
+
+            try:
+                lines = check(path).lines()
+            except (GmdeskError, OSError) as e:
+                lines = [f"{path.name}: DAMAGED", f"  ✗ {e}"]
+            try:
+                self.app.call_from_thread(self._ask_repair, s, lines)
+            except RuntimeError:
+                pass
+
+        self.run_worker(work, thread=True, group="picker-disk", exit_on_error=False)
+
+    def _ask_repair(self, s: Any, lines: list[str]) -> None:
+        path = Path(s.path)
+        self.show_error(f"{path.name} is damaged and cannot be opened: {short_error(s)}")
+        question = "\n".join([*lines, "", "Repair writes a new session beside it from everything that can be "
+                                          "trusted; the damaged file is never changed."])
+
+        def done(yes: bool | None) -> None:
+            if not yes:
+                self.show_message("Nothing repaired.")
+                return
+
+            said: list[str] = []
+
+            def job() -> Path:
+                from core.session.repair import repair
+
+                dst, got = repair(path, self.store.dir if path.parent == self.store.dir else None)
+                left = f"; left out: {'; '.join(got.left_out)}" if got.left_out else "; nothing left out"
+                said.append(f"Repaired into {dst.name} ({got.kept_text()}){left}")
+                return dst
+
+            self._run_disk(job, open_after=False, doing=f"Repairing {path.name}…",
+                           done=lambda: said[0] if said else f"Repaired {path.name}.")
+
+        self._in_dialog = True
+        self.app.push_screen(_confirm_dialog(question, yes="Repair", title="Damaged session"), done)
 
     def action_new(self) -> None:
         def done(result: tuple[str, str] | None) -> None:
@@ -638,10 +691,16 @@ class PickerScreen(Screen):
         question = (f"Delete {what} {s.name!s}?\n{path}\n"
                     "Its whole log goes with it; this cannot be undone.")
 
+        def delete() -> None:
+            try:
+                self.store.delete(path)
+            except LockedError as e:
+                raise GmdeskError(f"{s.name} was not deleted: it is open in gmdesk ({e.holder}). "
+                                  "Close it there first.") from None
+
         def done(yes: bool | None) -> None:
             if yes:
-                self._run_disk(lambda: self.store.delete(path), open_after=False,
-                               doing=f"Deleting {s.name}…", done=f"Deleted {s.name}.")
+                self._run_disk(delete, open_after=False, doing=f"Deleting {s.name}…", done=f"Deleted {s.name}.")
             else:
                 self.show_message("Nothing deleted.")
 
@@ -651,7 +710,8 @@ class PickerScreen(Screen):
     def action_reload(self) -> None:
         self.reload()
 
-    def _run_disk(self, job: Callable[[], Any], *, open_after: bool, doing: str, done: str = "") -> None:
+    def _run_disk(self, job: Callable[[], Any], *, open_after: bool, doing: str,
+                  done: str | Callable[[], str] = "") -> None:
         """Run a store call in a worker; open / select the resulting path afterwards."""
         self.show_message(doing)
 
@@ -670,9 +730,10 @@ class PickerScreen(Screen):
 
         self.run_worker(work, thread=True, group="picker-disk", exit_on_error=False)
 
-    def _after_disk(self, result: Any, error: str | None, open_after: bool, done: str) -> None:
+    def _after_disk(self, result: Any, error: str | None, open_after: bool, done: str | Callable[[], str]) -> None:
         if error is not None:
             self.show_error(error)
+            self._picker_error = error
             self.reload()
             return
         path = Path(result) if isinstance(result, (str, Path)) else None
@@ -680,7 +741,7 @@ class PickerScreen(Screen):
             self.reload(select=path)
             self.post_message(self.Open(path))
             return
-        self._picker_notice = done or None
+        self._picker_notice = (done() if callable(done) else done) or None
         self.reload(select=path)
 
 

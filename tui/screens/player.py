@@ -3,10 +3,11 @@
 Player view
     :class:`PlayerApp` opens a save read-only (no lock, never a write) and shows the
     players what is public: the initiative order, each character's public state and
-    the roll log. It follows the GM's changes live: a timer asks a thread worker to
-    ``Session.refresh()`` the save every ``poll_interval`` seconds (0.4 s by default,
-    so a new roll shows within a second), and the worker builds the whole picture off
-    the UI thread; the UI only swaps in the finished text.
+    the roll log. It follows the GM's changes live: one thread worker
+    ``Session.refresh()``es the save every ``poll_interval`` seconds (0.4 s by
+    default, so a new roll shows within a second) and builds the whole picture off
+    the UI thread; the UI only swaps in the finished text, and hears nothing while
+    nothing changes.
 
     What players see (the rules only say the 1d6x4 target number is secret; the rest
     is what a GM at the table expects a shared screen to show):
@@ -132,6 +133,14 @@ def build_picture(state: Any) -> PlayerPicture:
         if words:
             init.append("  " + " ".join(words), style="bold")
 
+    clocks = getattr(state, "clocks", {}) or {}
+    if clocks:  # 4d6 progress clocks: the table sees how close things are
+        from tui.widgets.initiative import _clock_text
+
+        init.append("\n\nClocks", style="bold")
+        for clock in clocks.values():
+            init.append(f"\n  {_clock_text(clock)}")
+
     party = Text()
     visible = _visible_characters(state)
     if not visible:
@@ -162,8 +171,45 @@ def build_picture(state: Any) -> PlayerPicture:
                          characters={cid: c for cid, c in chars.items()})
 
 
+#: Below this many columns the player view takes its narrow (phone) layout.
+NARROW_BELOW = 60
+#: How many rolls the narrow layout lists (newest first).
+RECENT_ROLLS = 8
+
+
+def recent_rolls_text(rolls: Sequence[Any], characters: Mapping[str, Any], count: int = RECENT_ROLLS) -> Any:
+    """The last ``count`` roll entries, newest first — the narrow layout's roll list:
+    ``#seq`` in a column of its own and the rest of the roll log's line (players'
+    view: no secrets) wrapped beside it, so a roll reads whole at 40 columns."""
+    from rich.table import Table
+
+    from tui.widgets.rolllog import entry_line
+
+    if not rolls:
+        return Text("No rolls yet.", style="dim")
+    names = {cid: c.name for cid, c in characters.items()}
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column(ratio=1, overflow="fold")
+    for entry in reversed(rolls[-count:]):
+        head, _, rest = entry_line(entry, names, hide_secrets=True).partition(" ")
+        grid.add_row(Text(head), Text(rest))  # plain text: a "[dice]" is not markup
+    return grid
+
+
 class PlayerScreen(Screen):
-    """Initiative | characters on top, the roll log below, a status line, the keys."""
+    """Initiative | characters on top, the roll log below, a status line, the keys.
+
+    Narrow layout (below :data:`NARROW_BELOW` columns — a phone through ``gmdesk
+    serve``, readable at 40): one column of whose turn (the title wraps), the order,
+    the last :data:`RECENT_ROLLS` rolls newest first, each wrapped whole rather than
+    cut at the edge, then the characters (up to 45 % of the height, scrolling
+    beyond). The rolls take the room that is left, losing the oldest first: on a
+    phone the latest roll is what a player looks for, and it must not hide below
+    the fold.
+    """
+
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]
 
     DEFAULT_CSS = """
     PlayerScreen { layout: vertical; }
@@ -178,6 +224,16 @@ class PlayerScreen(Screen):
     PlayerScreen #player-party-box { width: 3fr; }
     PlayerScreen #player-log { height: 1fr; min-height: 5; border: round $primary-darken-1; }
     PlayerScreen #player-status { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
+    PlayerScreen #player-recent-box { display: none; }
+
+    PlayerScreen.-narrow #player-title { height: auto; max-height: 3; }
+    PlayerScreen.-narrow #player-top { layout: vertical; height: 1fr; }
+    PlayerScreen.-narrow #player-initiative-box { width: 100%; height: auto; max-height: 30%; }
+    PlayerScreen.-narrow #player-recent-box {
+        display: block; width: 100%; height: 1fr; min-height: 4; overflow-y: hidden;
+    }
+    PlayerScreen.-narrow #player-party-box { width: 100%; height: auto; max-height: 45%; }
+    PlayerScreen.-narrow #player-log { display: none; }
     """
 
     def __init__(self, save_name: str = "") -> None:
@@ -194,6 +250,9 @@ class PlayerScreen(Screen):
             with VerticalScroll(id="player-initiative-box", classes="player-pane") as box:
                 box.border_title = "Initiative"
                 yield Static("", id="player-initiative")
+            with VerticalScroll(id="player-recent-box", classes="player-pane") as box:
+                box.border_title = "Last rolls"
+                yield Static("", id="player-recent")
             with VerticalScroll(id="player-party-box", classes="player-pane") as box:
                 box.border_title = "Characters"
                 yield Static("", id="player-party")
@@ -209,6 +268,7 @@ class PlayerScreen(Screen):
         self.query_one("#player-title", Static).update(picture.title)
         self.query_one("#player-initiative", Static).update(picture.initiative)
         self.query_one("#player-party", Static).update(picture.party)
+        self.query_one("#player-recent", Static).update(recent_rolls_text(picture.rolls, picture.characters))
         self.query_one("#player-log").set_state(_RollsView(picture.characters, picture.rolls))
 
     def show_status(self, text: str) -> None:
@@ -268,6 +328,8 @@ class PlayerApp(TerminalGuard, App):
     """
 
     TITLE = "gmdesk — player view"
+    #: the narrow layout keeps everything readable down to 40 columns (a phone)
+    MIN_SIZE = (40, 12)
     CURSOR_BLINK = False
     STDIN_EOF_EXITS = False
 
@@ -283,52 +345,65 @@ class PlayerApp(TerminalGuard, App):
         self.poll_interval = poll_interval
         self.clock = clock or _now_clock
         self._session: Any = None
-        self._follow_busy = False
+        self._follow_wake = threading.Event()  # set at the end: the follower stops waiting
         self._follow_lock = threading.Lock()  # the session is used by one worker at a time
         self._follow_closed = False
         self._follow_error: str | None = None
         self.pictures_shown = 0
+        self.looks = 0  # looks at the save so far (the follower's count)
 
     def on_mount(self) -> None:
         self.push_screen(PlayerScreen(self.path.stem))
-        self._poll()
-        self.set_interval(self.poll_interval, self._poll)
-
-    def _poll(self) -> None:
-        if self._follow_busy:
-            return
-        self._follow_busy = True
-        self._look()
+        self._follow()
 
     @work(thread=True, group="player-follow", exit_on_error=False)
-    def _look(self) -> None:
-        picture: PlayerPicture | None = None
-        error: str | None = None
+    def _follow(self) -> None:
+        """One thread follows the save for the app's whole life: a look every
+        ``poll_interval`` seconds, and the UI hears from it only when the picture
+        changed or reading failed / recovered. An idle table costs a stat or two per
+        look — no new thread, no message, no repaint — which is what keeps ten served
+        viewers (``gmdesk serve``) under 2 % of one core together."""
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        last_error: str | None = None
+        # the app cancels its workers however it ends — even when its unmount never
+        # comes (a served viewer whose server vanished fails writing its output)
+        while not self._follow_closed and not worker.is_cancelled:
+            picture, error = self._look()
+            if picture is not None or error != last_error:
+                try:
+                    self.call_from_thread(self._apply, picture, error)
+                except Exception:  # the app is gone
+                    break
+                last_error = error
+            self._follow_wake.wait(self.poll_interval)
+        with self._follow_lock:
+            self._close_follower()
+
+    def _look(self) -> tuple[PlayerPicture | None, str | None]:
+        """One look at the save: (the new picture or None when unchanged, an error)."""
+        self.looks += 1
         try:
             from core.session import Session
 
             with self._follow_lock:
                 if self._follow_closed:
-                    return
+                    return None, None
                 if self._session is None:
                     self._session = Session.open(self.path, readonly=True)
                     changed = True
                 else:
                     changed = bool(self._session.refresh())
-                if changed:
-                    picture = build_picture(self._session.state)
+                picture = build_picture(self._session.state) if changed else None
                 if self._follow_closed:  # the app ended while this look was under way
                     self._close_follower()
-                    return
+                    return None, None
+                return picture, None
         except Exception as e:  # keep following: the GM may be mid-write or restoring
-            error = str(e) or type(e).__name__
-        try:
-            self.call_from_thread(self._apply, picture, error)
-        except Exception:
-            self._follow_busy = False
+            return None, str(e) or type(e).__name__
 
     def _apply(self, picture: PlayerPicture | None, error: str | None) -> None:
-        self._follow_busy = False
         screen = self.screen if isinstance(self.screen, PlayerScreen) else None
         if screen is None:
             for s in self.screen_stack:
@@ -357,6 +432,7 @@ class PlayerApp(TerminalGuard, App):
 
     def on_unmount(self) -> None:
         self._follow_closed = True
+        self._follow_wake.set()
         # a look in progress (opening a long save takes seconds) closes it when done
         if self._follow_lock.acquire(timeout=0.2):
             try:

@@ -4,13 +4,21 @@
 (the session's system preselected), fills in the actor's active sources and
 conditions (4d2 shift sources → the net shift, 4d6 advantage sources → ``adv``, torg
 Up / Stymied → ``up`` / ``stymied``; each one a checkbox that can be switched off for
-this roll) and shows the exact odds of every outcome, recomputed in a worker a moment
+this roll) through :mod:`core.session.params` — the same code path as ``gmdesk roll
+… --save`` — and shows the exact odds of every outcome, recomputed in a worker a moment
 after the parameters stop changing. Enter rolls: the dialog returns a
 :class:`RollRequest` and the screen makes the roll. Parameters are validated by the
 system's own ``Params`` (a ``ParamError`` shows inline and nothing is rolled).
 
 What the form offers per system is layout data (:data:`FORMS`); the rules stay in
 ``core.systems``.
+
+Who is offered (RULES.md "Who can act"): the Roller list holds only characters who
+can act (not Unconscious, not Dead); the Target list never holds the roller itself
+nor the Dead. When the GM picks another roller, an attack's target follows it (the
+new roller's last target if not Dead, else its next standing foe:
+``State.default_target``) unless the GM picked the target by hand and it is still
+a valid target.
 """
 
 from __future__ import annotations
@@ -32,7 +40,9 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from core.errors import GmdeskError, ParamError
 from core.render import render_record
+from core.session.params import fill_params, roll_defaults, roll_sources, sources_params
 from core.systems import SYSTEM_IDS, get_system
+from tui.screens.dialog import Dialog, DialogHint, ui_message
 from tui.widgets.controls import EnterCheckbox, SteadyInput
 from tui.widgets.common import name_of, signed
 from tui.widgets.oddspreview import OddsPreview
@@ -41,11 +51,19 @@ from tui.widgets.rolllog import public_record
 NONE = ""  # the "none" value of optional choices and of the target
 
 
+def _EMPTY_SHEET() -> Any:
+    """The sheet of a tracked character that has none: it lacks every Item."""
+    from core.sheet import parse_sheet
+
+    return parse_sheet("")
+
+
 @dataclass(frozen=True)
 class FormField:
     """One parameter row. ``kind``: "text" (typed, passed to Params as typed), "opt"
-    (typed; empty means None), "choice", "bool", or "descriptors" (1d6x4: names read
-    from a sheet, not a Params field)."""
+    (typed; empty means None), "choice", "bool", "descriptors" (1d6x4: names read
+    from a sheet, not a Params field) or "clock" (4d6: the session's clock the roll's
+    progress goes to, not a Params field; default none)."""
 
     name: str
     label: str
@@ -68,7 +86,8 @@ def _forms() -> dict[str, tuple[FormField, ...]]:
         "fudge": (
             FormField("method", "Method", "choice", fudge.DEFAULT_METHOD, tuple((m, m) for m in fudge.METHODS)),
             FormField("trait", "Trait", "opt", "", placeholder="Good, +1 …"),
-            FormField("vs_trait", "Vs trait (opposed)", "opt", "", placeholder="empty: not opposed"),
+            FormField("opposed", "Opposed (the opponent rolls too)", "bool", False),
+            FormField("vs_trait", "Vs trait", "opt", "", placeholder="opposed only; empty: Fair"),
             FormField("offense", "Offense factor", "text", "0"),
             FormField("defense", "Defense factor", "text", "0"),
         ),
@@ -93,12 +112,13 @@ def _forms() -> dict[str, tuple[FormField, ...]]:
         ),
         "4d6": (
             FormField("bonus", "Bonus", "text", "0"),
-            FormField("dc", "DC", "opt", "", placeholder=dc_hint),
+            FormField("dc", "DC", "opt", str(core_4d6.DEFAULT_DC), placeholder=dc_hint),
             FormField("adv", "Advantage", "text", "", placeholder="+1,-2 …"),
             FormField("vs_bonus", "Vs bonus (contest)", "opt", "", placeholder="empty: no contest"),
             FormField("vs_adv", "Vs advantage", "text", "", placeholder="+1 …"),
             FormField("position", "Position", "choice", "standard", tuple((p, p) for p in core_4d6.POSITIONS)),
             FormField("effect", "Effect", "choice", "standard", tuple((e, e) for e in core_4d6.EFFECTS)),
+            FormField("clock", "Clock", "clock", NONE),
         ),
     }
 
@@ -124,6 +144,8 @@ class RollRequest:
     target: Any = None
     combat: bool = False
     values: Mapping[str, Any] = field(default_factory=dict)  # the form as typed (to prefill next time)
+    clock: str | None = None  # 4d6: the clock the roll's progress goes to
+    given: frozenset[str] = frozenset()  # the parameters the form set (the session keeps them)
 
 
 @dataclass(frozen=True)
@@ -131,28 +153,19 @@ class SourceBox:
     """A checkbox of the dialog: one of the actor's (or target's) sources."""
 
     widget_id: str
-    owner: str  # "own" | "vs"
-    kind: str  # "shift" | "advantage"
-    name: str
-    value: int
-    checked: bool
+    source: Any  # core.session.params.RollSource
 
 
-class RollDialog(ModalScreen[RollRequest | None]):
-    """Roll (``combat=False``) or attack (``combat=True``) dialog."""
-
-    BINDINGS = [
-        Binding("escape", "cancel", "Cancel", id="roll.cancel"),
-        Binding("enter", "roll", "Roll", id="roll.roll"),
-        Binding("ctrl+j", "roll", "Roll", show=False, id="roll.roll_alt"),
-    ]
+class RollDialog(Dialog[RollRequest | None]):
+    """Roll (``combat=False``) or attack (``combat=True``) dialog. Enter rolls from
+    any field (:class:`tui.screens.dialog.Dialog`)."""
 
     ODDS_DELAY = 0.15
 
     def __init__(self, state: Any, *, system: str | None = None, actor: Any = None, target: Any = None,
                  combat: bool = False, preset: Mapping[str, Any] | None = None, title: str | None = None,
                  remembered: Mapping[str, Any] | None = None) -> None:
-        super().__init__(classes="dialog-screen")
+        super().__init__()
         self.state = state
         self.system = system or state.info.system
         self.actor = actor
@@ -161,17 +174,31 @@ class RollDialog(ModalScreen[RollRequest | None]):
         self.preset = dict(preset or {})
         self.remembered = dict(remembered or {})
         self.dialog_title = title or ("Attack" if combat else "Roll")
+        if self._character(self.actor) is None or not self._character(self.actor).can_act:
+            self.actor = None  # the Unconscious and the Dead roll for no action
+        if self.target not in {v for _, v in self._target_choices()}:
+            self.target = None
+        self._target_chosen = False  # the GM picked the target by hand
         self._sources: list[SourceBox] = []
         self._odds_timer: Any = None
         self._odds_token = 0
         self._ready = False
         self.last_error: str = ""
         self.last_odds: Any = None
+        self.given: frozenset[str] = frozenset()
 
     # -- layout ----------------------------------------------------------------------------
 
+    def _roller_choices(self) -> list[tuple[str, Any]]:
+        """Everyone who can act (never the Unconscious or the Dead)."""
+        return [("— nobody —", NONE)] + [(c.name, cid) for cid, c in self.state.characters.items() if c.can_act]
+
+    def _target_choices(self) -> list[tuple[str, Any]]:
+        """Everyone but the roller and the Dead."""
+        return [("— none —", NONE)] + [(c.name, cid) for cid, c in self.state.characters.items()
+                                       if cid != self.actor and c.status != "dead"]
+
     def compose(self) -> ComposeResult:
-        chars = [(c.name, cid) for cid, c in self.state.characters.items()]
         with Vertical(classes="dialog", id="roll-dialog") as box:
             box.border_title = self.dialog_title
             with Horizontal(id="roll-body"):
@@ -182,11 +209,11 @@ class RollDialog(ModalScreen[RollRequest | None]):
                                      id="rd-system", classes="form-input")
                     with Horizontal(classes="form-row"):
                         yield Label("Roller", classes="form-label")
-                        yield Select([("— nobody —", NONE)] + chars, value=self._or_none(self.actor),
+                        yield Select(self._roller_choices(), value=self._or_none(self.actor),
                                      allow_blank=False, id="rd-actor", classes="form-input")
                     with Horizontal(classes="form-row"):
                         yield Label("Target", classes="form-label")
-                        yield Select([("— none —", NONE)] + chars, value=self._or_none(self.target),
+                        yield Select(self._target_choices(), value=self._or_none(self.target),
                                      allow_blank=False, id="rd-target", classes="form-input")
                     with Horizontal(classes="form-row", id="rd-tkind-row"):
                         yield Label("Target kind", classes="form-label")
@@ -197,7 +224,7 @@ class RollDialog(ModalScreen[RollRequest | None]):
                     yield Static("", id="rd-info")
                 yield OddsPreview("", id="rd-odds")
             yield Static("", id="rd-error", classes="inline-error")
-            yield Static("Enter roll · Tab next · Space toggle · Esc cancel", classes="dialog-hint")
+            yield DialogHint("attack" if self.combat else "roll")
 
     def _or_none(self, cid: Any) -> Any:
         return cid if cid in self.state.characters else NONE
@@ -229,26 +256,24 @@ class RollDialog(ModalScreen[RollRequest | None]):
         box = self.query_one("#rd-sources", Vertical)
         await box.remove_children()
         self._sources = []
-        kind = {"4d2": "shift", "4d6": "advantage"}.get(self.system)
         widgets: list[Any] = []
-        owners = [("own", self._character(self.actor))]
-        if self.system == "4d2":
-            owners.append(("vs", self._character(self.target)))
-        for owner, ch in owners:
-            if ch is None or kind is None:
-                continue
-            for i, src in enumerate(ch.sources(kind)):
-                sb = SourceBox(f"src-{owner}-{i}", owner, kind, src.name, src.value, src.active)
-                self._sources.append(sb)
-                who = "" if owner == "own" else f"{ch.name}: "
-                widgets.append(EnterCheckbox(f"{who}{src.name} {signed(src.value)} ({kind})", src.active,
-                                             id=sb.widget_id, classes="source-box"))
+        counts: dict[str, int] = {}
+        for src in roll_sources(self.system, self._character(self.actor), self._character(self.target)):
+            i = counts[src.owner] = counts.get(src.owner, -1) + 1
+            sb = SourceBox(f"src-{src.owner}-{i}", src)
+            self._sources.append(sb)
+            who = "" if src.owner == "own" else f"{src.who}: "
+            widgets.append(EnterCheckbox(f"{who}{src.name} {signed(src.value)} ({src.kind})", src.active,
+                                         id=sb.widget_id, classes="source-box"))
         if widgets:
             await box.mount(Label("Sources (Space: off for this roll)", classes="form-note"))
             await box.mount_all(widgets)
         box.display = bool(widgets)
 
     async def _rebuild_params(self) -> None:
+        # errors name the fields as this form labels them (Params name them by option)
+        self.labels = {"system": "System", "actor": "Roller", "target": "Target", "target_kind": "Target kind",
+                       **{f.name: f.label for f in forms()[self.system]}}
         box = self.query_one("#rd-params", Vertical)
         await box.remove_children()
         widgets: list[Any] = []
@@ -258,9 +283,14 @@ class RollDialog(ModalScreen[RollRequest | None]):
             if f.kind == "bool":
                 widgets.append(EnterCheckbox(f.label, bool(value), id=wid, classes="param-check"))
                 continue
-            if f.kind == "choice":
-                control: Any = Select([(label, v) for label, v in f.choices], value=value, allow_blank=False,
+            if f.kind == "clock":
+                names = list(self.state.clocks)
+                control: Any = Select([("— none —", NONE)] + [(n, n) for n in names],
+                                      value=value if value in names else NONE, allow_blank=False,
                                       id=wid, classes="form-input")
+            elif f.kind == "choice":
+                control = Select([(label, v) for label, v in f.choices], value=value, allow_blank=False,
+                                 id=wid, classes="form-input")
             else:
                 control = SteadyInput(str(value), placeholder=f.placeholder, id=wid, classes="form-input")
             widgets.append(Horizontal(Label(f.label, classes="form-label"), control, classes="form-row"))
@@ -269,30 +299,38 @@ class RollDialog(ModalScreen[RollRequest | None]):
 
     def _initial(self, f: FormField) -> Any:
         """Preset (from the move that opened the dialog) > remembered > from the actor > default."""
+        if self.system == "fudge" and f.name == "opposed":
+            return self._initial_opposed()
         if f.name in self.preset:
             return self.preset[f.name]
         if f.name in self.remembered:
             return self.remembered[f.name]
-        actor = self._character(self.actor)
-        if self.system == "torg-2d10" and f.name in ("up", "stymied") and actor is not None:
-            return actor.has_condition(f.label)
+        if f.kind == "bool" and f.name in self._session_defaults():
+            return bool(self._session_defaults()[f.name])  # torg Up / Stymied from the roller's conditions
         if self.system == "1d6x4" and f.name == "vs_descriptors" and self.combat:
             return "Defense"
+        if self.system == "fudge" and f.name == "method":  # the session's fudge method
+            return self.state.info.settings.get("fudge_method", f.default)
         return f.default
+
+    def _initial_opposed(self) -> bool:
+        """fudge: an opposed roll is asked for explicitly (``o`` presets it, or the
+        box); a remembered Vs trait alone never makes a roll opposed; an attack is."""
+        return bool(self.combat or self.preset.get("opposed"))
+
+    def _session_defaults(self) -> dict[str, Any]:
+        """What the session fills in for this roller and target (core.session.params)."""
+        return roll_defaults(self.state.info.settings, self.system, self._character(self.actor),
+                             self._character(self.target))
 
     def _apply_sources(self) -> None:
         """Write the checked sources into the parameter they feed (shift / adv)."""
         if not self._sources:
             return
-        checked = [(s, self.query_one(f"#{s.widget_id}", Checkbox).value) for s in self._sources]
-        if self.system == "4d2":
-            from core.systems.four_d_two import net_shift, own_shift
-
-            own = own_shift(s.value for s, on in checked if on and s.owner == "own")
-            vs = own_shift(s.value for s, on in checked if on and s.owner == "vs")
-            self._set_input("shift", str(net_shift(own, vs)))
-        elif self.system == "4d6":
-            self._set_input("adv", ",".join(signed(s.value) for s, on in checked if on and s.owner == "own"))
+        on = [sb.source for sb in self._sources if self.query_one(f"#{sb.widget_id}", Checkbox).value]
+        for name, value in sources_params(self.system, on).items():
+            text = ",".join(signed(v) for v in value) if isinstance(value, tuple) else str(value)
+            self._set_input(name, text)
 
     def _set_input(self, name: str, value: str) -> None:
         for w in self.query(f"#p-{name}"):
@@ -322,7 +360,7 @@ class RollDialog(ModalScreen[RollRequest | None]):
         info: list[str] = []
         for f in forms()[self.system]:
             v = values[f.name]
-            if f.kind == "descriptors":
+            if f.kind in ("descriptors", "clock"):
                 continue
             if f.kind == "opt":
                 v = v.strip() or None
@@ -335,20 +373,55 @@ class RollDialog(ModalScreen[RollRequest | None]):
             data[f.name] = v
         if self.system == "1d6x4":
             data, info = self._one_d6_x4(data, values, actor, target)
-        tkind = self.query_one("#rd-tkind", Select).value
+        if self.system == "fudge":
+            data, info = self._fudge(data, values)
+        if self.system == "4d6" and data.get("vs_bonus") is not None:
+            data["dc"] = None  # a contest compares the totals: the DC field does not apply
+            info.append("Contest: the totals are compared, no DC")
         data["combat"] = self.combat
-        data["target_kind"] = target.kind if target is not None else tkind
-        data["attacker_kind"] = actor.kind if actor is not None else "organic"
-        settings = self.state.info.settings
-        if self.system == "4d2":
-            data["skill_threshold"] = settings.get("skill_threshold", 9)
-        if self.system == "torg-2d10":
-            ords_reroll = settings.get("ord_positive_reroll", True)
-            data["ord_no_reroll"] = bool(actor is not None and not actor.reality_rated and not ords_reroll)
+        if target is None:  # an untracked target: its kind as chosen (a tracked one has its own)
+            data["target_kind"] = self.query_one("#rd-tkind", Select).value
         names = {f.name for f in dataclasses.fields(module.Params)}
-        params = module.params_from_json({k: v for k, v in data.items() if k in names})
+        data = {k: v for k, v in data.items() if k in names}
+        params = module.params_from_json(data)
+        # what the form does not show (kinds, the session's settings) the session fills in;
+        # what it shows is the GM's to change and wins
+        self.given = frozenset(data)
+        params = fill_params(self.state.info.settings, module, params, actor, target, self.combat, self.given)
         self.query_one("#rd-info", Static).update("\n".join(info))
+        self._check_session(module, params, actor, target)
         return params
+
+    def _check_session(self, module: Any, params: Any, actor: Any, target: Any) -> None:
+        """Refuse here, in the form, what the session would refuse after Enter (the
+        same core checks ``Session.roll`` makes): an Unconscious or Dead roller, a Dead
+        target, Possibilities the roller does not have."""
+        from core.session import EventError
+        from core.session.events import roll_refusal
+        from core.session.session import params_refusal
+
+        refusal = roll_refusal(actor, target)
+        if refusal is not None:
+            raise EventError(refusal, "roll", field="target" if target is not None and target.status == "dead"
+                             and (actor is None or actor.can_act) else "actor")
+        refused = params_refusal(module.ID, params, actor)
+        if refused is not None:
+            raise refused
+
+    def _fudge(self, data: dict, values: dict) -> tuple[dict, list[str]]:
+        """An empty Vs trait is no opponent (the trait read on its own ladder, as the CLI
+        without ``--vs-trait``); an opposed roll is asked for with the Opposed box (or
+        ``o``), and then an empty Vs trait is a Fair opponent."""
+        from core.systems import fudge
+
+        if self.combat or values.get("opposed"):
+            if data.get("vs_trait") is None:
+                data["vs_trait"] = fudge.ladder_name(fudge.FAIR)
+            return data, [f"Opposed: against {data['vs_trait']}, who rolls too"]
+        if data.get("vs_trait") is not None:
+            data["vs_trait"] = None
+            return data, ["Not opposed: Vs trait counts only with Opposed ticked"]
+        return data, []
 
     def _one_d6_x4(self, data: dict, values: dict, actor: Any, target: Any) -> tuple[dict, list[str]]:
         """Descriptor names → the Test bonus read from the sheets (and automatic failure);
@@ -359,18 +432,30 @@ class RollDialog(ModalScreen[RollRequest | None]):
         info = []
         names = values.get("descriptors", "").strip()
         bonus = parse_int("--bonus", data.get("bonus") or 0)
-        if names:
-            found, blocked = one_d6_x4.test_bonus(actor.sheet if actor is not None else None, names)
+        if names and actor is None:
+            data["test"] = names  # nobody's sheet to read: the names only label the roll
+            info.append("No roller: the descriptors are not read from a sheet")
+        elif names:
+            reading = one_d6_x4.read_test(actor.sheet if actor.sheet is not None else _EMPTY_SHEET(), names)
+            found, blocked = reading.bonus, reading.auto_fail
             bonus += found
             data["test"] = names
             info.append(f"Test {signed(found)} from {names}")
             if blocked:
                 data["auto_fail"] = blocked
                 info.append(f"Automatic failure: {blocked}")
+            elif reading.uses:
+                info.append(f"Spends a use of {', '.join(reading.uses)}")
         data["bonus"] = bonus
         vs_names = values.get("vs_descriptors", "").strip()
-        if vs_names:
-            found, blocked = one_d6_x4.test_bonus(target.sheet if target is not None else None, vs_names)
+        if vs_names and target is None:
+            data["vs_test"] = vs_names
+            if data.get("vs_bonus") is None:
+                data["vs_bonus"] = "0"
+            info.append("No target: the defender's descriptors are not read from a sheet")
+        elif vs_names:
+            found, blocked = one_d6_x4.test_bonus(target.sheet if target.sheet is not None else _EMPTY_SHEET(),
+                                                  vs_names)
             typed = data.get("vs_bonus")
             data["vs_bonus"] = found + (parse_int("--vs-bonus", typed) if typed is not None else 0)
             data["vs_test"] = vs_names
@@ -399,6 +484,7 @@ class RollDialog(ModalScreen[RollRequest | None]):
         if not self._ready:
             return
         self.actor = event.value if event.value != NONE else None
+        self._retarget()
         await self._rebuild_sources()
         self._reset_condition_params()
         self._apply_sources()
@@ -408,7 +494,11 @@ class RollDialog(ModalScreen[RollRequest | None]):
     async def target_changed(self, event: Select.Changed) -> None:
         if not self._ready:
             return
-        self.target = event.value if event.value != NONE else None
+        value = event.value if event.value != NONE else None
+        if value == self.target:
+            return  # the value the dialog set itself
+        self.target = value
+        self._target_chosen = True
         t = self._character(self.target)
         if t is not None:
             self.query_one("#rd-tkind", Select).value = t.kind
@@ -417,15 +507,33 @@ class RollDialog(ModalScreen[RollRequest | None]):
         self._apply_sources()
         self._changed()
 
+    def _retarget(self) -> None:
+        """The roller changed: the target list leaves the new roller out, and an attack's
+        target follows the roller unless the GM chose one that is still valid."""
+        choices = self._target_choices()
+        legal = {v for _, v in choices}
+        keep = self.target in legal and (self._target_chosen or not self.combat)
+        if not keep:
+            self.target = self.state.default_target(self.actor) if self.combat else None
+            self._target_chosen = False
+        sel = self.query_one("#rd-target", Select)
+        with sel.prevent(Select.Changed):
+            sel.set_options(choices)
+            sel.value = self._or_none(self.target)
+        t = self._character(self.target)
+        if t is not None:
+            self.query_one("#rd-tkind", Select).value = t.kind
+        self._show_target_kind()
+
     def _show_target_kind(self) -> None:
         """The kind is asked only for an untracked target (a tracked one has its own)."""
         self.query_one("#rd-tkind-row").display = self._character(self.target) is None
 
     def _reset_condition_params(self) -> None:
-        actor = self._character(self.actor)
-        if self.system == "torg-2d10":
-            for name, cond in (("up", "Up"), ("stymied", "Stymied")):
-                self.query_one(f"#p-{name}", Checkbox).value = bool(actor and actor.has_condition(cond))
+        defaults = self._session_defaults()
+        for f in forms()[self.system]:
+            if f.kind == "bool" and f.name in defaults:
+                self.query_one(f"#p-{f.name}", Checkbox).value = bool(defaults[f.name])
 
     @on(Checkbox.Changed, ".source-box")
     def source_toggled(self, event: Checkbox.Changed) -> None:
@@ -448,8 +556,7 @@ class RollDialog(ModalScreen[RollRequest | None]):
         try:
             params = self.build_params()
         except GmdeskError as e:
-            self.last_error = str(e)
-            error.update(f"✗ {e}")
+            self.last_error = self.show_error(e)
             preview.show_none("no odds: fix the parameters")
             self._odds_token += 1
             return
@@ -467,18 +574,21 @@ class RollDialog(ModalScreen[RollRequest | None]):
         try:
             odds = get_system(system).odds(params)
         except GmdeskError as e:
-            self.app.call_from_thread(self._odds_failed, token, str(e))
+            self.app.call_from_thread(self._odds_failed, token, ui_message(e, self.labels))
             return
         self.app.call_from_thread(self._odds_ready, token, odds)
 
     def _odds_ready(self, token: int, odds: Any) -> None:
+        # the odds may arrive while the dialog is closing (its widgets already gone)
         if token == self._odds_token and self.is_mounted:
             self.last_odds = odds
-            self.query_one(OddsPreview).show_odds(odds)
+            for preview in self.query(OddsPreview):
+                preview.show_odds(odds)
 
     def _odds_failed(self, token: int, message: str) -> None:
         if token == self._odds_token and self.is_mounted:
-            self.query_one(OddsPreview).show_none(f"no odds: {message}")
+            for preview in self.query(OddsPreview):
+                preview.show_none(f"no odds: {message}")
 
     # -- roll / cancel -----------------------------------------------------------------------------
 
@@ -491,16 +601,18 @@ class RollDialog(ModalScreen[RollRequest | None]):
         try:
             params = self.build_params()
         except GmdeskError as e:
-            self.last_error = str(e)
-            self.query_one("#rd-error", Static).update(f"✗ {e}")
+            self.last_error = self.show_error(e)
             return
         if self.combat and self.target is None and self._character(self.actor) is None:
-            self.query_one("#rd-error", Static).update("✗ attack: choose who attacks")
+            self.last_error = self.show_error("Roller: choose who attacks")
             return
-        self.dismiss(RollRequest(self.system, params, self.actor, self.target, self.combat, self.form_values()))
+        values = self.form_values()
+        clock = values.get("clock") if self.system == "4d6" else None
+        self.dismiss(RollRequest(self.system, params, self.actor, self.target, self.combat, values,
+                                 clock=clock or None, given=self.given))
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    def action_submit(self) -> None:
+        self.action_roll()
 
 
 class RollDetails(ModalScreen[None]):

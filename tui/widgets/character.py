@@ -3,13 +3,17 @@
 A summary (side, kind, reality-rated, status markers, Vitality gauge, Possibilities)
 sits above one list of rows: the editable fields, advantage and shift sources (with
 durations, active or not), conditions, the wounds / damage descriptors taken, and the
-descriptor sheet with its uses.
+descriptor sheet with its uses (``+1/+3 (2/3)``: current/default value, then current/
+default uses). Only the parts the session's system uses are shown — each system module
+declares them (``CHARACTER_SECTIONS``, core/systems) — plus any part this character
+already has something in.
 
 Keys on the list: Enter edits the row (or toggles a source, or starts an "add" row),
 Space toggles a source, Delete removes a source, a condition or a wound (the GM's
 call, free), ``b`` buys off the wound under the cursor with a Possibility (torg),
-``s`` spends one use of the sheet row under the cursor (1d6x4). An edit opens a one-line editor under the
-list; the typed value is checked here for form (a number where a number is needed)
+``s`` spends one use of the sheet row under the cursor (1d6x4); typing on a ``+ add``
+row starts the new entry. After an add the cursor stays on the ``+ add`` row. An edit
+opens a one-line editor under the list; the typed value is checked here for form (a number where a number is needed)
 and by the session for sense; either way a bad value shows an inline "✗" message and
 changes nothing. The pane only posts :class:`CharacterPane.Apply` with the event to
 apply; the screen answers with :meth:`edit_result`.
@@ -21,13 +25,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
+from rich.cells import cell_len
+
 from core.errors import ParamError
+from core.systems import character_sections
 from core.systems.base import parse_int
 from tui.widgets.controls import SteadyInput
 from tui.widgets.common import STATUS_MARKERS, gauge, markers_text, signed
@@ -108,15 +116,51 @@ def _is_int(word: str) -> bool:
 # ------------------------------------------------------------------------------ the pane
 
 class CharacterTable(DataTable):
-    """The character's rows. Keys act on the row under the cursor."""
+    """The character's rows. Keys act on the row under the cursor; the Footer shows
+    the ones that do something for the session's system while the pane has focus.
+
+    On a ``+ add`` row, typing starts the new entry: the first character opens the
+    editor with it, so that ``Mud -2`` typed there becomes the source's text and
+    never runs the screen's one-letter keys (u undo, d delay, - leave…)."""
 
     BINDINGS = [
-        Binding("space", "toggle", "Toggle", show=False, id="character.toggle"),
-        Binding("delete,x", "remove", "Remove", show=False, id="character.remove"),
-        Binding("b", "buyoff", "Buy off", show=False, id="character.buyoff"),
-        Binding("e", "edit", "Edit", show=False, id="character.edit"),
-        Binding("s", "use", "Spend a use", show=False, id="character.use"),
+        Binding("e", "edit", "Edit", id="character.edit"),
+        Binding("space", "toggle", "Toggle", id="character.toggle"),
+        Binding("delete,x", "remove", "Remove", id="character.remove"),
+        Binding("b", "buyoff", "Buy off", id="character.buyoff"),
+        Binding("s", "use", "Use", tooltip="Spend one use of the sheet row", id="character.use"),
     ]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide the keys the session's system has no use for (buy off: torg; spend a
+        use: a character with a sheet)."""
+        try:
+            pane = self.parent_pane
+        except Exception:
+            return True
+        if action == "buyoff":
+            return pane.uses("possibilities")
+        if action == "use":
+            ch = pane._character
+            return ch is not None and ch.sheet is not None
+        return True
+
+    def on_key(self, event: Any) -> None:
+        pane = self.parent_pane
+        editor = pane.query_one("#character-editor", EditorInput)
+        if pane.editing and editor.display:
+            # keys typed quickly were already on their way here when the editor
+            # opened: they belong to the editor, in order
+            event.stop()
+            event.prevent_default()
+            editor.post_message(events.Key(event.key, event.character))
+            return
+        row = pane.current_row()
+        if row is not None and row.kind == "add" and event.is_printable and event.character \
+                and event.key != "space":
+            event.stop()
+            event.prevent_default()
+            pane.open_editor(row, typed=event.character)
 
     def action_toggle(self) -> None:
         self.parent_pane.act("toggle")
@@ -164,6 +208,9 @@ class CharacterPane(Vertical):
         self._editing: Row | None = None
         self._state: Any = None
         self._widths = (0, 0)
+        self._cursor_to: Row | None = None  # where the cursor goes at the next redraw
+        self._after_remove = False  # the next redraw follows a removal
+        self._posted = ""  # the type of the event posted last
 
     def compose(self) -> ComposeResult:
         yield Static("", id="character-summary")
@@ -198,10 +245,10 @@ class CharacterPane(Vertical):
         summary = self.query_one("#character-summary", Static)
         table = self.table
         cursor = table.cursor_row
-        self._layout_columns()
-        table.clear()
         self._rows = []
         if ch is None:
+            self._layout_columns(0)
+            table.clear()
             self.border_title = "Character"
             summary.update("No character selected.\nc adds a character.")
             return
@@ -214,35 +261,40 @@ class CharacterPane(Vertical):
         if marks.plain:
             facts.append(" · ")
             facts.append_text(marks)
-        show_vitality = state.info.system == "1d6x4" or ch.vitality_default or ch.vitality_current
+        # The sections the session's system uses (its CHARACTER_SECTIONS); a section
+        # it does not use still shows when this character has something in it (a
+        # session whose system was changed), so nothing entered ever disappears.
+        uses = character_sections(state.info.system)
+        show_vitality = "vitality" in uses or bool(ch.vitality_default or ch.vitality_current)
+        show_poss = "possibilities" in uses or ch.reality_rated or bool(ch.possibilities)
         if show_vitality:
             facts.append("\nVitality ")
             facts.append_text(gauge(ch.vitality_current, ch.vitality_default))
-        if ch.reality_rated or ch.possibilities:
-            facts.append("  " if show_vitality else "\n")
-            facts.append(f"Possibilities {ch.possibilities}")
+        if show_poss and (ch.reality_rated or ch.possibilities):  # an ord has none
+            poss = f"Possibilities {ch.possibilities}"
+            last_line = facts.plain.rsplit("\n", 1)[-1]
+            fits = cell_len(last_line) + 2 + len(poss) <= max(0, (self.size.width or 40) - 2)
+            facts.append("  " if show_vitality and fits else "\n")
+            facts.append(poss)
         if ch.wounds:
             facts.append(f"\nLatest wound: {ch.wounds[-1].text}")
         summary.update(facts)
 
+        rows: list[tuple[Row, Any, Any]] = []
+
         def add(row: Row, what: Any, value: Any = "") -> None:
-            self._rows.append(row)
-            table.add_row(what, value, key=str(len(self._rows) - 1))
+            rows.append((row, what, value))
 
         def head(title: str) -> None:
             add(Row("head"), Text(f"── {title}", style="bold"), "")
 
-        # Vitality and Possibilities lead where the system uses them, else wait under Details
-        vitality_row = (Row("field", "vitality"), "Vitality", f"{ch.vitality_current}/{ch.vitality_default}")
-        poss_row = (Row("field", "possibilities"), "Possibilities", str(ch.possibilities))
-        late = []
-        for row, uses in ((vitality_row, show_vitality), (poss_row, ch.reality_rated or ch.possibilities
-                                                           or state.info.system == "torg-2d10")):
-            if uses:
-                add(*row)
-            else:
-                late.append(row)
+        if show_vitality:
+            add(Row("field", "vitality"), "Vitality", f"{ch.vitality_current}/{ch.vitality_default}")
+        if show_poss:
+            add(Row("field", "possibilities"), "Possibilities", str(ch.possibilities))
         for kind, title in SOURCE_KINDS:
+            if kind not in uses and not ch.sources(kind):
+                continue
             head(title)
             for i, src in enumerate(ch.sources(kind)):
                 mark = "[x]" if src.active else "[ ]"
@@ -254,7 +306,8 @@ class CharacterPane(Vertical):
         for i, cond in enumerate(ch.conditions):
             add(Row("condition", i), cond.name, "" if cond.rounds is None else f"{cond.rounds} rd")
         add(Row("add", "condition"), Text("+ add condition", style="dim italic"), "")
-        head(f"Wounds ({len(ch.wounds)})")
+        if "wounds" in uses or ch.wounds:
+            head(f"Wounds ({len(ch.wounds)})")
         for i, w in enumerate(ch.wounds):
             extra = []
             if w.amount is not None:
@@ -265,7 +318,7 @@ class CharacterPane(Vertical):
                 extra.append(f"#{w.roll_seq}")
             add(Row("wound", i), w.text, " ".join(extra))
         sheet = ch.sheet
-        if sheet is not None:
+        if sheet is not None and ("sheet" in uses or getattr(sheet, "rows", ())):
             head("Sheet")
             for i, r in enumerate(getattr(sheet, "rows", ())):
                 add(Row("sheet", i), _sheet_name(r), _sheet_value(r))
@@ -273,18 +326,35 @@ class CharacterPane(Vertical):
         add(Row("field", "name"), "Name", ch.name)
         add(Row("field", "side"), "Side", ch.side)
         add(Row("field", "kind"), "Kind", ch.kind)
-        add(Row("field", "reality_rated"), "Reality-rated", "yes" if ch.reality_rated else "no")
+        if show_poss:
+            add(Row("field", "reality_rated"), "Reality-rated", "yes" if ch.reality_rated else "no")
         add(Row("field", "notes"), "Notes", ch.notes or "")
-        for row in late:
-            add(*row)
-        if not changed_char and 0 <= cursor < len(self._rows):
-            table.move_cursor(row=cursor, animate=False)
 
-    def _layout_columns(self) -> None:
-        """Two columns that fit the pane (no sideways scrolling); values get up to 18."""
+        # the values' column fits the numbers (notes and names may be cut, not the titles)
+        self._layout_columns(max((cell_len(str(v)) for r, _, v in rows
+                                  if not (r.kind == "field" and r.key in ("notes", "name"))), default=0))
+        table.clear()
+        for row, what, value in rows:
+            self._rows.append(row)
+            table.add_row(what, value, key=str(len(self._rows) - 1))
+        table.refresh_bindings()
+        wanted, self._cursor_to = self._cursor_to, None
+        if wanted is not None and wanted in self._rows:
+            table.move_cursor(row=self._rows.index(wanted), animate=False)
+        elif not changed_char and 0 <= cursor < len(self._rows):
+            if self._after_remove and self._rows[cursor].kind == "add" and cursor > 0:
+                cursor -= 1
+            table.move_cursor(row=cursor, animate=False)
+        self._after_remove = False
+
+    def _layout_columns(self, longest_value: int) -> None:
+        """Two columns that fit the pane (no sideways scrolling): the values get what
+        the longest of them needs (8 to 18 columns, at most half the pane)."""
         table = self.table
         inner = max(24, (self.size.width or 40) - 2 - 2 - 4)  # border, scrollbar, cell padding
-        value = min(18, max(8, inner // 3))
+        value = min(18, inner // 2, max(8, longest_value))
+        if inner - value < 18:  # the titles ("── Advantage sources") first
+            value = max(8, inner - 18)
         widths = (inner - value, value)
         if widths == self._widths and table.columns:
             return
@@ -346,11 +416,18 @@ class CharacterPane(Vertical):
                 self.open_editor(row)
 
     def _post(self, event: dict, what: str) -> None:
+        self._posted = event.get("type", "")
         self.post_message(self.Apply(event, what))
 
     # -- the inline editor -----------------------------------------------------------------
 
-    def open_editor(self, row: Row) -> None:
+    def uses(self, section: str) -> bool:
+        """The session's system uses this part of a character (see core.systems)."""
+        return self._state is not None and section in character_sections(self._state.info.system)
+
+    def open_editor(self, row: Row, typed: str = "") -> None:
+        """Open the one-line editor for ``row``; ``typed``: the text typed on a
+        ``+ add`` row that opened it (it starts the new entry)."""
         ch = self._character
         prompts = {
             ("field", "vitality"): ("Vitality current or current/default", f"{ch.vitality_current}/{ch.vitality_default}"),
@@ -368,13 +445,16 @@ class CharacterPane(Vertical):
             prompt, value = prompts[(row.kind, row.key)]
         self._editing = row
         label = self.query_one("#editor-label", Static)
-        label.update(prompt + "  (Enter apply · Esc cancel)")
+        label.update(Text(prompt + "  (Enter apply · Esc cancel)"))  # "[rounds]" is text, not markup
         label.display = True
         editor = self.query_one("#character-editor", EditorInput)
-        editor.value = value
+        editor.value = value + typed
+        editor.cursor_position = len(editor.value)
+        editor.select_on_focus = not typed  # go on typing after what opened it
         editor.display = True
         self.query_one("#character-message", Static).update("")
-        editor.focus()
+        # at once (not after the queued keys): the keys typed next belong to the editor
+        self.screen.set_focus(editor)
 
     def close_editor(self) -> None:
         self._editing = None
@@ -385,7 +465,7 @@ class CharacterPane(Vertical):
         editor.display = False
         self.query_one("#editor-label").display = False
         if had_focus:
-            self.table.focus()
+            self.screen.set_focus(self.table)
 
     @property
     def editing(self) -> bool:
@@ -436,9 +516,19 @@ class CharacterPane(Vertical):
 
     def edit_result(self, error: str | None) -> None:
         """The screen's answer to :class:`Apply`: an error keeps the editor open."""
+        posted, self._posted = self._posted, ""
         if error:
             self.show_message(error)
+        elif posted.endswith(".remove"):
+            # the row is gone: stay on its list (the entry that took its place, else the
+            # one above), never on the "+ add" row where typing starts a new entry
+            self._after_remove = True
         else:
+            row = self._editing
+            if row is not None and row.kind == "add":
+                # back on the "+ add" row, not on the new entry: a second Enter adds
+                # another one instead of switching the new source off
+                self._cursor_to = row
             self.show_message("")
             self.close_editor()
 
@@ -451,19 +541,25 @@ def _sheet_name(r: Any) -> str:
     return f"{indent}{star}{r.label}"
 
 
-def _uses(u: Any) -> str:
-    return "" if u is None else f"({u})"
-
-
 def _sheet_value(r: Any) -> str:
+    """A sheet row's value as the pane shows it, short enough for 80 columns: the
+    Current Value, followed by ``/Default`` only when they differ (``+1/+3``), then
+    the uses as current/default in parentheses (``(2/3)``, ``(∞)``)."""
     parts = []
     d, c = getattr(r, "default", None), getattr(r, "current", None)
     if d is not None or c is not None:
-        parts.append(f"{signed(d) if d is not None else '·'} / {signed(c) if c is not None else signed(d)}")
+        cur = c if c is not None else d
+        parts.append(signed(cur) if d is None or cur == d else f"{signed(cur)}/{signed(d)}")
     ud, uc = getattr(r, "uses_default", None), getattr(r, "uses_current", None)
     if ud is not None or uc is not None:
-        parts.append(f"uses {uc if uc is not None else ud}/{ud}")
-    return "  ".join(parts)
+        cur_uses = uc if uc is not None else ud
+        if str(ud).lower() == "inf" and str(cur_uses).lower() == "inf":
+            parts.append("(∞)")
+        else:
+            fmt = {"inf": "∞"}
+            parts.append(f"({fmt.get(str(cur_uses).lower(), cur_uses)}/{fmt.get(str(ud).lower(), ud)})"
+                         if ud is not None else f"({cur_uses})")
+    return " ".join(parts)
 
 
 def _sheet_path(sheet: Any, index: int) -> str:

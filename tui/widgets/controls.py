@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.binding import Binding
 from textual.content import Content
+from textual.style import Style
 from textual.widgets import Checkbox, Input
 
 
@@ -16,6 +17,15 @@ class EnterCheckbox(Checkbox, inherit_bindings=False):
     @property
     def _button(self) -> Content:
         return Content.assemble(("[x]" if self.value else "[ ]", self.get_visual_style("toggle--button")))
+
+    def render(self) -> Content:
+        """The label, in reverse video when the stylesheet asks for it (gmdesk.tcss: the
+        focused checkbox), which Textual's visual styles otherwise leave out."""
+        label_style = self.get_visual_style("toggle--label")
+        if self.get_component_styles("toggle--label").text_style.reverse:
+            label_style = label_style + Style(reverse=True)
+        label = self._label.pad(1, 1).stylize_before(label_style)
+        return Content.assemble(self._button, label) if self._button_first else Content.assemble(label, self._button)
 
 
 class SteadyInput(Input):

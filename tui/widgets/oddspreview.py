@@ -1,6 +1,8 @@
 """The live odds preview of the roll dialog: every named outcome with its exact
 probability (as a percentage) and a bar (scaled to the likeliest line); without named
-outcomes, the distribution of the headline value. It only draws an ``Odds`` it is given — computing them is the
+outcomes, the distribution of the headline value, its far tails folded into one row
+each (``core.render.distribution_rows``). The uncounted chance of endless reroll
+chains (torg-2d10, under 1e-12) is left out: it would never show as a percentage. It only draws an ``Odds`` it is given — computing them is the
 dialog's worker's job.
 """
 
@@ -11,11 +13,12 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from core.render import SIGNED_SYSTEMS
-
-from tui.widgets.common import signed
+from core.render import distribution_rows
 
 BAR_WIDTH = 12
+#: the uncounted chance of very long reroll chains (torg-2d10, under 1e-12) is shown
+#: only when a percentage with two decimals would see it
+TAIL_SHOWN = 0.00005
 
 
 def pct(p: float) -> str:
@@ -39,9 +42,8 @@ def odds_text(odds: Any, width: int = BAR_WIDTH, line_width: int | None = None) 
     rows: list[tuple[str, float]]
     if odds.outcomes:
         rows = [(label, float(p)) for label, p in odds.outcomes]
-    else:
-        fmt = signed if odds.system in SIGNED_SYSTEMS else str
-        rows = [(fmt(v), float(p)) for v, p in odds.distribution]
+    else:  # the curve, far tails folded ("≤ −20" / "≥ +20")
+        rows = [(label, float(p)) for label, p in distribution_rows(odds)]
     label_w = min(20, max((len(label) for label, _ in rows), default=1))
     if line_width is not None:
         label_w = max(6, min(label_w, line_width - 9 - 3))
@@ -54,8 +56,8 @@ def odds_text(odds: Any, width: int = BAR_WIDTH, line_width: int | None = None) 
         text.append(f"{shown:<{label_w}} ")
         text.append(f"{pct(p):>7} ", style="bold")
         text.append(bar(p / peak, width), style="cyan")
-    if odds.tail:
-        text.append(f"\n(tail {float(odds.tail):.1e})", style="dim")
+    if odds.tail >= TAIL_SHOWN:
+        text.append(f"\n(+{pct(float(odds.tail))} in longer reroll chains)", style="dim")
     return text
 
 

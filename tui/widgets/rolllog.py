@@ -25,7 +25,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from core.dice import RollRecord
-from core.render import SECRET_PARAMS, descriptor_plain, dice_plain, headline
+from core.render import SECRET_PARAMS, headline, log_descriptors, log_dice_text, opponent_brief
 
 
 def public_record(record: RollRecord) -> RollRecord:
@@ -37,24 +37,42 @@ def public_record(record: RollRecord) -> RollRecord:
     return RollRecord.from_json(one_d6_x4.public_view(record.to_json()))
 
 
-def entry_line(entry: Any, names: dict, hide_secrets: bool = False) -> str:
-    """One plain line, most important first so that a narrow window still shows the
-    result: ``#12 R2 Kara → Bruno: 4d2 +1 Barely Successful → Backfoot (target) [positive 6 1 | negative −4 −2]``."""
+def roll_label(rolls: Any, i: int) -> str:
+    """How the log numbers ``rolls[i]``: ``#12`` (its event's seq), or ``#12.2`` for the
+    second of the several rolls one event made (one ``i`` rolls everyone's initiative)."""
+    seq = rolls[i].seq
+    first = i
+    while first > 0 and rolls[first - 1].seq == seq:
+        first -= 1
+    if first == i and (i + 1 >= len(rolls) or rolls[i + 1].seq != seq):
+        return f"#{seq}"
+    return f"#{seq}.{i - first + 1}"
+
+
+def entry_line(entry: Any, names: dict, hide_secrets: bool = False, label: str | None = None) -> str:
+    """One plain line, what matters first so that 80 columns show it: who → whom, the
+    value, the outcome with the other side's level or total, the descriptor; the dice
+    come last, each group named by its role (the breakdown has them all):
+    ``#12 R2 Kara → Bruno: 4d2 +1 Barely Successful → Backfoot [positive 6 1 | negative −4 −2]``.
+    A descriptor that lands on the target needs no "(target)" after ``Kara → Bruno``."""
     record = public_record(entry.record) if hide_secrets else entry.record
     who = names.get(entry.actor, "GM") if entry.actor is not None else "GM"
     if entry.target is not None:
         who += f" → {names.get(entry.target, entry.target)}"
     rnd = f"R{entry.round} " if getattr(entry, "round", 0) else ""
-    line = f"#{entry.seq} {rnd}{who}: {record.system} {headline(record)} {record.outcome}"
+    line = f"{label or f'#{entry.seq}'} {rnd}{who}: {record.system} {headline(record)} {record.outcome}"
+    other = opponent_brief(record)
+    if other:
+        line += f" {other}"
     if not hide_secrets:
         secret = [f"{k} {record.params[k]}" for k in SECRET_PARAMS.get(record.system, ())
                   if record.params.get(k) is not None]
         if secret:
             line += f" (vs {', '.join(secret)})"
-    desc = descriptor_plain(record)
+    desc = log_descriptors(record, entry.target is not None)
     if desc:
         line += f" → {desc}"
-    return f"{line} [{dice_plain(record)}]"
+    return f"{line} [{log_dice_text(record).plain}]"
 
 
 class RollLog(ScrollView, can_focus=True):
@@ -181,7 +199,11 @@ class RollLog(ScrollView, can_focus=True):
         return None
 
     def line_text(self, index: int) -> str:
-        return entry_line(self.entry_at(index), self._names, self.hide_secrets)
+        return entry_line(self.entry_at(index), self._names, self.hide_secrets, self.label(index))
+
+    def label(self, index: int) -> str:
+        """The number the line at ``index`` shows (``#12``, ``#12.2``)."""
+        return roll_label(self._rolls, self._view[index])
 
     def visible_lines(self) -> list[str]:
         """The plain text of the lines in the window (for tests and copying)."""
@@ -202,7 +224,8 @@ class RollLog(ScrollView, can_focus=True):
         cached = self._line_cache.get(key)
         if cached is not None and cached[0] is entry and cached[1] is entry.record:
             return cached[2]
-        text = Text(("▶ " if selected else "  ") + entry_line(entry, self._names, self.hide_secrets),
+        text = Text(("▶ " if selected else "  ") + entry_line(entry, self._names, self.hide_secrets,
+                                                                self.label(index)),
                     no_wrap=True, overflow="ellipsis", end="")
         if selected:
             text.stylize(self.get_component_rich_style("rolllog--cursor", partial=True))

@@ -1,0 +1,285 @@
+"""What every gmdesk dialog shares: Enter submits from any field, Escape cancels, the
+hint line names the keys actually bound, and a refusal keeps the dialog open with the
+field named as the dialog labels it.
+
+:class:`Dialog` is the base of the desk's modal dialogs (roll, forms, inputs, choices,
+confirmations). Its ``enter`` binding is a *priority* binding, so it reaches the
+dialog before the focused field: a text input, a checkbox and a (closed) dropdown all
+submit the dialog. A dropdown opens with Space or ↓ (its own keys, Enter excepted). The
+widgets that own Enter keep it: an open dropdown's list and an option list (Enter
+picks), a button (Enter presses it), a text area. ``ctrl+j`` submits too (terminals
+that send it for Enter).
+
+:class:`DialogHint` is the dialog's hint line. It is built from the bindings in force
+(after the GM's keymap) and follows the focus: "Space toggle" on a checkbox, "Space/↓
+open list" on a dropdown.
+
+:func:`ui_message` turns a core error into what the GM reads: the field's label
+instead of a payload key or a CLI flag (``--difficulty`` → "Difficulty"), and never the
+event type (``possibility.spend:``). :meth:`Dialog.commit` runs a session call from
+the dialog and closes it only once the session accepted it; a refusal shows inline.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Generic, TypeVar
+
+from textual.binding import Binding, BindingsMap
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, OptionList, Select, Static, TextArea
+
+from core.errors import GmdeskError, ParamError
+
+ResultT = TypeVar("ResultT")
+
+#: how the hint line writes a key (anything else: Textual's own display)
+KEY_NAMES: Mapping[str, str] = {
+    "enter": "Enter", "escape": "Esc", "space": "Space", "tab": "Tab", "shift+tab": "Shift+Tab",
+    "down": "↓", "up": "↑", "left": "←", "right": "→", "backspace": "Backspace", "delete": "Del",
+}
+
+#: words for CLI flags that are not fields of a dialog (an attack is a dialog of its own)
+FLAG_WORDS: Mapping[str, str] = {"combat": "an attack"}
+
+
+def key_name(app: Any, key: str) -> str:
+    if key in KEY_NAMES:
+        return KEY_NAMES[key]
+    if key.startswith("ctrl+") and len(key) == 6:
+        return f"Ctrl+{key[-1].upper()}"
+    try:
+        return app.get_key_display(Binding(key, ""))
+    except Exception:  # pragma: no cover - Textual's display never fails for a bound key
+        return key
+
+
+def bound_keys(node: Any, action: str, *, shown_only: bool = True) -> list[str]:
+    """The keys bound to ``action`` on ``node`` now (the GM's keymap applied), in the
+    order they were declared."""
+    bindings: BindingsMap = node._bindings.copy()
+    keymap = getattr(node.app, "_keymap", None)
+    if keymap:
+        bindings.apply_keymap(keymap)
+    out: list[str] = []
+    for key, key_bindings in bindings.key_to_bindings.items():
+        for b in key_bindings:
+            if b.action == action and (b.show or not shown_only) and key not in out:
+                out.append(key)
+    return out
+
+
+def keys_text(node: Any, action: str, exclude: Iterable[str] = (), *, shown_only: bool = True) -> str:
+    keys = [k for k in bound_keys(node, action, shown_only=shown_only) if k not in set(exclude)]
+    keys.sort(key=lambda k: k not in ("enter", "space"))  # the keys a GM reaches for first
+    return "/".join(key_name(node.app, k) for k in keys[:2])
+
+
+# ---------------------------------------------------------------------------------- errors
+
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)")
+_FIELD_PREFIX = re.compile(r"^([a-z_][a-z0-9_]*(?:\[\d+\])?): (.*)$", re.S)
+
+
+def field_key(name: str) -> str:
+    """``--vs-bonus`` / ``vs-bonus`` / ``vs_bonus`` → ``vs_bonus``."""
+    return name.strip().lstrip("-").replace("-", "_").lower()
+
+
+def short_label(label: str) -> str:
+    """A label as it reads inside a sentence: "Vs trait (opposed)" → "Vs trait"."""
+    return re.sub(r"\s*\(.*\)$", "", label).strip() or label
+
+
+def ui_message(error: BaseException | str, labels: Mapping[str, str] | None = None) -> str:
+    """One line for the GM: ``error`` (a core error or its text) with every field named
+    by its label in ``labels`` ({parameter or payload name: label}), CLI flags of other
+    parameters in plain words, and without the event type of a refused event.
+
+    The names a core error uses are the parameter names (``ParamError.option``,
+    ``--difficulty``) or the event's payload keys (``EventError.reason`` starts with
+    ``halves: …``); the dialog passes the labels it shows."""
+    labels = {field_key(k): v for k, v in (labels or {}).items()}
+    head: str | None = None
+    if isinstance(error, ParamError):
+        head, text = error.option, str(error)[len(error.option) + 2:]
+    elif isinstance(error, GmdeskError) and hasattr(error, "reason"):
+        text = str(getattr(error, "reason"))  # EventError: the reason, not the event type
+        field = getattr(error, "field", None)
+        if field and field_key(field) in labels:  # a whole sentence: named only in a form
+            head = field
+    else:
+        text = str(error)
+    if head is None:
+        m = _FIELD_PREFIX.match(text)
+        if m and (field_key(m.group(1)) in labels or m.group(1) in ("roll", "record", "id", "actor", "target")):
+            head, text = m.group(1), m.group(2)
+
+    def word(m: re.Match) -> str:
+        key = field_key(m.group(1))
+        if key in labels:
+            return short_label(labels[key])
+        return FLAG_WORDS.get(key, key.replace("_", " "))
+
+    text = _FLAG.sub(word, text)
+    if head is not None:
+        key = field_key(head)
+        if key in labels:
+            head = labels[key]
+        elif head.startswith("-"):
+            head = FLAG_WORDS.get(key, key.replace("_", " "))
+        else:
+            head = {"roll": "", "record": "", "id": "", "actor": "Roller", "target": "Target"}.get(key, head)
+        if head:
+            return f"{head}: {text}"
+    return text
+
+
+# ----------------------------------------------------------------------------------- hint
+
+class DialogHint(Static):
+    """The dialog's hint line: ``Enter <verb> · … · Esc cancel`` with the keys bound now,
+    and the focused field's own keys (Space toggle, Space/↓ open list)."""
+
+    def __init__(self, verb: str = "accept", *, extra: str = "", **kwargs: Any) -> None:
+        classes = kwargs.pop("classes", "")
+        super().__init__("", classes=f"dialog-hint {classes}".strip(), **kwargs)
+        self.verb = verb
+        self.extra = extra
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self.refresh_hint)
+
+    def hint_text(self) -> str:
+        screen = self.screen
+        parts: list[str] = []
+        focused = screen.focused
+        submit = keys_text(screen, "submit")
+        own = ""
+        if isinstance(focused, OptionList) and not isinstance(focused.parent, Select):
+            own = f"{keys_text(focused, 'select', shown_only=False) or 'Enter'} {self.verb} · ↑↓ move"
+        elif isinstance(focused, Button):
+            own = f"{keys_text(focused, 'press', shown_only=False) or 'Enter'} the focused button"
+        if own:
+            parts.append(own)
+        elif submit:
+            parts.append(f"{submit} {self.verb}")
+        if isinstance(focused, Checkbox):
+            parts.append(f"{keys_text(focused, 'toggle_button', shown_only=False) or 'Space'} toggle")
+        elif isinstance(focused, Select):
+            keys = keys_text(focused, "show_overlay", exclude=bound_keys(screen, "submit", shown_only=False),
+                             shown_only=False)
+            parts.append(f"{keys or 'Space'} open list")
+        if self.extra:
+            parts.append(self.extra)
+        if len(screen.focus_chain) > 1:
+            parts.append("Tab next field")
+        cancel = keys_text(screen, "cancel")
+        if cancel:
+            parts.append(f"{cancel} cancel")
+        return " · ".join(parts)
+
+    def refresh_hint(self) -> None:
+        if self.is_mounted:
+            self.update(self.hint_text())
+
+
+# --------------------------------------------------------------------------------- dialog
+
+class Dialog(ModalScreen[ResultT], Generic[ResultT]):
+    """Base of the desk's dialogs (see the module docstring). Subclasses implement
+    :meth:`action_submit` (what Enter does) and may set :attr:`LABELS` / pass labels
+    to :meth:`show_error` so that errors name their fields."""
+
+    BINDINGS = [
+        Binding("enter", "submit", "Accept", priority=True, id="dialog.submit"),
+        Binding("ctrl+j", "submit", "Accept", show=False, priority=True, id="dialog.accept"),
+        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+    ]
+
+    #: widgets whose own Enter wins over the dialog's
+    ENTER_OWNERS: tuple[type, ...] = (OptionList, Button, TextArea)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("classes", "dialog-screen")
+        super().__init__(*args, **kwargs)
+        self.committing = False
+        self.labels: dict[str, str] = {}
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "submit":
+            focused = self.focused
+            if isinstance(focused, self.ENTER_OWNERS):
+                return False
+            if isinstance(focused, Select) and focused.expanded:
+                return False
+        return True
+
+    def on_descendant_focus(self, event: Any) -> None:
+        for hint in self.query(DialogHint):
+            hint.refresh_hint()
+
+    def action_submit(self) -> None:  # pragma: no cover - every dialog says what Enter does
+        raise NotImplementedError
+
+    def action_cancel(self) -> None:
+        if not self.committing:
+            self.dismiss(None)
+
+    # -- errors and session calls -------------------------------------------------------------
+
+    def error_widget(self) -> Static | None:
+        for w in self.query(".inline-error"):
+            if isinstance(w, Static):
+                return w
+        return None
+
+    def show_error(self, error: BaseException | str, labels: Mapping[str, str] | None = None) -> str:
+        """Show ``error`` under the fields (named by their labels); returns the text."""
+        text = ui_message(error, self.labels if labels is None else labels)
+        w = self.error_widget()
+        if w is not None:
+            w.update(f"✗ {text}" if text else "")
+        elif text:
+            self.notify(text, severity="error")
+        return text
+
+    def clear_error(self) -> None:
+        w = self.error_widget()
+        if w is not None:
+            w.update("")
+
+    def commit(self, fn: Callable[[Any], Any], result: Callable[[Any], ResultT] | None = None) -> None:
+        """Run ``fn(session)`` through the desk's session runner; close the dialog with
+        ``result(value)`` (default: the value) once the session accepted it, or show
+        the refusal inline and keep everything typed."""
+        runner = next((s for s in reversed(self.app.screen_stack) if s is not self and hasattr(s, "submit")),
+                      None)
+        if runner is None or self.committing:
+            return
+        self.committing = True
+
+        def guarded(session: Any) -> Any:
+            try:
+                return True, fn(session)
+            except GmdeskError as e:
+                return False, e
+
+        def finished(outcome: Any) -> None:
+            self.committing = False
+            ok, value = outcome
+            if not ok:
+                self.show_error(value)
+                return
+            if self.is_attached and self.app.screen is self:
+                self.dismiss(result(value) if result is not None else value)
+
+        def failed(message: str) -> None:
+            self.committing = False
+            self.show_error(message)
+
+        runner.submit(guarded, finished, failed)
+
+
+__all__ = ["Dialog", "DialogHint", "ui_message", "bound_keys", "key_name", "field_key", "short_label"]

@@ -1,0 +1,86 @@
+"""The "Session settings" dialog (command palette), generated from
+:data:`core.session.settings.SETTINGS`: one field per declared setting — a number
+field (with its range as placeholder), a checkbox or a dropdown — each with its help
+line, the session's own system first. Enter saves what changed as one
+``session.settings`` event (undoable with ``u``); a bad value is named by its label
+and the dialog stays open with everything typed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Checkbox, Input, Label, Select, Static
+
+from core.errors import GmdeskError
+from core.session.settings import SETTINGS, Setting, current
+from tui.screens.dialog import Dialog, DialogHint
+from tui.widgets.controls import EnterCheckbox, SteadyInput
+
+
+class SettingsDialog(Dialog[Any]):
+    """The session's settings as a form; returns the ``session.settings`` event, or
+    None when cancelled or nothing changed."""
+
+    def __init__(self, settings: dict, system: str = "") -> None:
+        super().__init__()
+        self.values = dict(current(settings))  # Setting -> value now
+        # the session's own system first, then the others in declaration order
+        self.order = sorted(SETTINGS, key=lambda s: s.system != system)
+        self.labels = {s.key: s.title for s in SETTINGS}
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="settings-dialog") as box:
+            box.border_title = "Session settings"
+            with VerticalScroll(id="settings-fields"):
+                for s in self.order:
+                    yield from self._field(s)
+            yield Static("", id="dialog-error", classes="inline-error")
+            yield DialogHint("save")
+
+    def _field(self, s: Setting) -> ComposeResult:
+        wid = f"setting-{s.key}"
+        value = self.values[s]
+        if s.type == "bool":
+            yield EnterCheckbox(s.label, bool(value), id=wid, classes="form-check")
+        else:
+            with Horizontal(classes="form-row"):
+                yield Label(s.label, classes="form-label")
+                if s.type == "choice":
+                    yield Select([(c, c) for c in s.choices], value=value, allow_blank=False, id=wid,
+                                 classes="form-input")
+                else:
+                    yield SteadyInput(str(value), placeholder=f"{s.lo}..{s.hi}", id=wid, classes="form-input")
+        yield Static(f"{s.system}: {s.help}" if s.system else s.help, classes="form-note setting-help")
+
+    def on_mount(self) -> None:
+        if self.order:
+            self.query_one(f"#setting-{self.order[0].key}").focus()
+
+    def changes(self) -> dict[str, Any]:
+        """{key: value} of the settings changed in the form; SettingError if one is bad."""
+        out: dict[str, Any] = {}
+        for s in self.order:
+            w = self.query_one(f"#setting-{s.key}")
+            raw = w.value if isinstance(w, (Checkbox, Select, Input)) else None
+            value = s.parse(raw)
+            if value != self.values[s]:
+                out[s.key] = value
+        return out
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_submit()
+
+    def action_submit(self) -> None:
+        try:
+            changes = self.changes()
+        except GmdeskError as e:
+            self.show_error(str(e))  # "Skill chance threshold (4d2) must be …": names the field itself
+            return
+        if not changes:
+            self.dismiss(None)
+            return
+        self.commit(lambda session: session.apply({"type": "session.settings", "changes": changes}))
