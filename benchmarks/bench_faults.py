@@ -59,12 +59,12 @@ def _kill_once(path: Path, seed: int, delay: float) -> tuple[int, list[str]]:
 
 
 def kills(n: int, workdir: Path, seed: int = 20261123) -> Counter:
-    import core.session  # noqa: F401 - the real package (crash_writer only stubs it when it runs alone)
+    import gmdesk.core.session  # noqa: F401 - the real package (crash_writer only stubs it when it runs alone)
 
     sys.path.insert(0, str(ROOT / "tests"))
     from crash_writer import event_doc
 
-    from core.session.store import EventLog, GmdeskError
+    from gmdesk.core.session.store import EventLog, GmdeskError
 
     rng = random.Random(seed)
     c: Counter = Counter()
@@ -100,7 +100,7 @@ def kills(n: int, workdir: Path, seed: int = 20261123) -> Counter:
 # --------------------------------------------------------------------------- mutations
 
 def _template(workdir: Path) -> Path:
-    from core.session import Session, SessionStore
+    from gmdesk.core.session import Session, SessionStore
 
     store = SessionStore(workdir / "template")
     path = store.create("Mutations", "4d6")
@@ -117,13 +117,13 @@ def _template(workdir: Path) -> Path:
 
 
 def _files(path: Path) -> dict[str, bytes]:
-    from core.session.store import session_files
+    from gmdesk.core.session.store import session_files
 
     return {f.name: f.read_bytes() for f in session_files(path) if not f.name.endswith(".lock")}
 
 
 def _mutate(rng: random.Random, path: Path, old_journal: bytes) -> str:
-    from core.session.store import sidecar_paths
+    from gmdesk.core.session.store import sidecar_paths
 
     paths = sidecar_paths(path)
     kind = rng.choice(["flip", "flip", "flip", "drop line", "duplicate line", "blank line at end", "truncate",
@@ -157,9 +157,9 @@ def _mutate(rng: random.Random, path: Path, old_journal: bytes) -> str:
 
 
 def mutations(n: int, workdir: Path, seed: int = 8) -> Counter:
-    from core.session import Session
-    from core.session.store import session_files, sidecar_paths
-    from core.errors import GmdeskError
+    from gmdesk.core.session import Session
+    from gmdesk.core.session.store import session_files, sidecar_paths
+    from gmdesk.core.errors import GmdeskError
 
     rng = random.Random(seed)
     template = _template(workdir)

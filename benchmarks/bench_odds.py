@@ -6,7 +6,7 @@ from __future__ import annotations
 import statistics
 import time
 
-from core.systems import get_system
+from gmdesk.core.systems import get_system
 
 QUERIES = [
     ("4d2", {}),

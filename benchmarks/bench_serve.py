@@ -104,13 +104,13 @@ def percentile(values: list[float], q: float) -> float:
 async def run(args: argparse.Namespace) -> dict:
     import aiohttp
 
-    from core.session import Session, SessionStore
+    from gmdesk.core.session import Session, SessionStore
 
     saves = Path(tempfile.mkdtemp(prefix="gmdesk-bench-serve-"))
     try:
         path = SessionStore(saves).create_from_example(ROOT / "saves" / f"{SAVE}.gmdesk", SAVE)
         server = subprocess.Popen(
-            [sys.executable, "-m", "core.cli", "--saves", str(saves), "serve", SAVE, "--port", "0",
+            [sys.executable, "-m", "gmdesk", "--saves", str(saves), "serve", SAVE, "--port", "0",
              "--max-viewers", str(args.viewers)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
         lines: list[str] = []

@@ -36,8 +36,8 @@ from pathlib import Path
 from tinydb import TinyDB
 from tinydb.storages import JSONStorage
 
-from core.dice import Descriptor, Die, RollRecord
-from core.session.store import EventLog, peek, sidecar_paths
+from gmdesk.core.dice import Descriptor, Die, RollRecord
+from gmdesk.core.session.store import EventLog, peek, sidecar_paths
 
 REPO = Path(__file__).resolve().parent.parent
 SIZES = (500, 5_000, 50_000)
@@ -137,7 +137,7 @@ def bench_stock(path: Path, n: int, samples: int, budget: float) -> list[float]:
 OPEN_PROBE = """
 import json, sys, time
 t = time.perf_counter()
-from core.session.store import EventLog
+from gmdesk.core.session.store import EventLog
 t_import = time.perf_counter() - t
 t = time.perf_counter()
 log = EventLog.open(sys.argv[1], readonly=sys.argv[2] == "ro")
@@ -169,7 +169,7 @@ def session_docs(n: int, seed: int = 1) -> list[dict]:
     fifth event) — what ``Session.roll`` / ``apply`` would have stored."""
     import random
 
-    from core.systems import get_system
+    from gmdesk.core.systems import get_system
 
     four_d_two = get_system("4d2")
     rng = random.Random(seed)
@@ -201,7 +201,7 @@ def build_folding_session(path: Path, n: int) -> float:
     """Write the session straight through the store, then open and close it once as
     gmdesk does (a full replay; closing leaves the checkpoint). Returns that first
     open's time."""
-    from core.session import Session
+    from gmdesk.core.session import Session
 
     docs = session_docs(n)
     with EventLog.create(path, {"format": "gmdesk-session", "name": f"bench {n}", "system": "4d2",
@@ -219,8 +219,8 @@ def build_folding_session(path: Path, n: int) -> float:
 SESSION_PROBE = """
 import json, sys, time
 t = time.perf_counter()
-from core.session import Session
-from core.session.store import EventLog
+from gmdesk.core.session import Session
+from gmdesk.core.session.store import EventLog
 t_import = time.perf_counter() - t
 path, mode = sys.argv[1], sys.argv[2]
 if mode == "store":

@@ -64,9 +64,9 @@ def build_session(saves: Path, name: str, events: int, seed: int = 1) -> tuple[P
     """A session with four characters in an encounter and ``events`` events in all.
 
     Returns (path, seconds it took, seq of the last roll)."""
-    from core.session import Session, SessionStore
-    from core.session.store import EventLog
-    from core.systems import get_system
+    from gmdesk.core.session import Session, SessionStore
+    from gmdesk.core.session.store import EventLog
+    from gmdesk.core.systems import get_system
 
     t0 = time.perf_counter()
     store = SessionStore(saves)
@@ -191,9 +191,9 @@ async def _latencies(saves: Path, path: Path, presses: int) -> list[float]:
     polling every millisecond — Pilot's own idle waits are not in the figure."""
     from textual import events
 
-    from tui.app import GmdeskApp
-    from tui.screens.main import MainScreen
-    from tui.widgets.rolllog import RollLog
+    from gmdesk.tui.app import GmdeskApp
+    from gmdesk.tui.screens.main import MainScreen
+    from gmdesk.tui.widgets.rolllog import RollLog
 
     app = GmdeskApp(saves, path, rng=random.Random(3))
     out: list[float] = []
@@ -254,16 +254,16 @@ def run(events: int = 50_000, runs: int = 3, presses: int = 25) -> dict:
         results["size_mb"] = sum(p.stat().st_size for p in saves.glob(path.name + "*")) / 1e6
 
         minimal = [_first_frame([sys.executable, "-c", MINIMAL_APP], ["minimal-app-ready"]) for _ in range(runs)]
-        gm = [_first_frame([sys.executable, "-m", "core.cli", "--saves", str(saves), SESSION_NAME],
+        gm = [_first_frame([sys.executable, "-m", "gmdesk", "--saves", str(saves), SESSION_NAME],
                            [SESSION_NAME, f"#{last_roll} "]) for _ in range(runs)]
-        gm_empty = [_first_frame([sys.executable, "-m", "core.cli", "--saves", str(saves), EMPTY_NAME],
+        gm_empty = [_first_frame([sys.executable, "-m", "gmdesk", "--saves", str(saves), EMPTY_NAME],
                                  [EMPTY_NAME, "Kara"]) for _ in range(runs)]
         results["minimal"] = statistics.median(t for _, t in minimal)
         results["gm_first"] = statistics.median(t for t, _ in gm)
         results["gm_done"] = statistics.median(t for _, t in gm)
         results["gm_empty"] = statistics.median(t for _, t in gm_empty)
 
-        from core.session import Session
+        from gmdesk.core.session import Session
 
         t0 = time.perf_counter()
         Session.open(path, readonly=True).close()

@@ -5,4 +5,4 @@ checks it in a fresh interpreter), so ``gmdesk roll`` and ``gmdesk odds`` start 
 and the rules can be used by any front end.
 """
 
-__version__ = "0.1.0"
+

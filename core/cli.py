@@ -12,6 +12,10 @@
 
 ``roll`` and ``odds`` never import Textual, so they answer at once. Every error is one
 line on stderr and exit status 2, never a traceback.
+
+This module parses every command but never imports the terminal app: the ``gmdesk``
+entry point (``gmdesk/__main__.py``, above both layers) hands :func:`main` a
+:class:`FrontEnd` that opens the desk, the player view and the server.
 """
 
 from __future__ import annotations
@@ -21,9 +25,11 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
+from typing import Protocol
 
-from core.errors import GmdeskError, ParamError
+from gmdesk.core.errors import GmdeskError, ParamError
 
 EXIT_USAGE = 2
 
@@ -33,6 +39,30 @@ COMMANDS = ("roll", "odds", "view", "serve", *SESSION_COMMANDS)
 
 class UsageError(GmdeskError):
     pass
+
+
+class FrontEnd(Protocol):
+    """What the command line asks of the terminal app (given by the entry point)."""
+
+    def desk(self, saves_dir: Path, path: Path | None) -> int:
+        """The GM's desk: the session picker, or ``path`` opened where play stopped."""
+        ...
+
+    def view(self, saves_dir: Path, path: Path) -> int:
+        """The read-only player view of ``path``, following it live."""
+        ...
+
+    def serve(self, path: Path, *, host: str, port: int, max_viewers: int) -> int:
+        """The player view of ``path`` for the players' browsers."""
+        ...
+
+
+def version() -> str:
+    """gmdesk's version: one source, the installed package's metadata."""
+    try:
+        return metadata.version("gmdesk")
+    except metadata.PackageNotFoundError:  # pragma: no cover - run from a bare checkout
+        return "unknown"
 
 
 class Parser(argparse.ArgumentParser):
@@ -75,13 +105,13 @@ def system_parser(command: str, system_id: str, module) -> Parser:
 def _int_option(option: str, value: str | None, lo: int, hi: int | None = None) -> int | None:
     if value is None:
         return None
-    from core.systems.base import parse_int
+    from gmdesk.core.systems.base import parse_int
 
     return parse_int(option, value, lo, hi)
 
 
 def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
-    from core.systems import SYSTEM_IDS, get_system
+    from gmdesk.core.systems import SYSTEM_IDS, get_system
 
     if argv and argv[0] in ("-h", "--help"):
         print(f"usage: gmdesk {command} SYSTEM [options]   (SYSTEM: {', '.join(SYSTEM_IDS)}; "
@@ -105,12 +135,12 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
         else:
             from rich.console import Console
 
-            from core.render import render_odds
+            from gmdesk.core.render import render_odds
 
             Console().print(render_odds(odds))
         return 0
 
-    from core.dice import make_rng
+    from gmdesk.core.dice import make_rng
 
     count = _int_option("--count", ns.count, 1, 1_000_000) or 1
     seed = _int_option("--seed", ns.seed, -(2**63), 2**63)
@@ -118,8 +148,8 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
     if ns.save is None and (ns.actor or ns.target):
         raise ParamError("--as/--at", "need --save SAVE (the session the roll is recorded in)")
     if ns.save is not None:
-        from core.session.commands import stream_rolls
-        from core.session.params import explicit_options
+        from gmdesk.core.session.commands import stream_rolls
+        from gmdesk.core.session.params import explicit_options
 
         ns.saves = saves
         # the session is held as writer from before the first roll; the roller's
@@ -138,7 +168,7 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
     else:
         from rich.console import Console
 
-        from core.render import render_record
+        from gmdesk.core.render import render_record
 
         console = Console()
         for i in range(count):
@@ -152,7 +182,7 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
 
 def _tables_from_args(specs: list[str]):
     """``--table ROLE=FILE`` options as a TableSet over the built-in tables."""
-    from core.tables import DEFAULT_TABLES, TableSet, load_table
+    from gmdesk.core.tables import DEFAULT_TABLES, TableSet, load_table
 
     if not specs:
         return DEFAULT_TABLES
@@ -168,15 +198,17 @@ def _tables_from_args(specs: list[str]):
 
 
 def _resolve_saves(saves: str | None) -> Path:
-    from core.session.saves import default_saves_dir
+    from gmdesk.core.session.saves import default_saves_dir
 
     return Path(saves) if saves else default_saves_dir()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, front_end: FrontEnd | None = None) -> int:
+    """Run one ``gmdesk`` command; the exit status. Without a ``front_end`` the commands
+    that open the terminal app are refused (exit 2)."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        code = _main(args)
+        code = _main(args, front_end)
         sys.stdout.flush()  # a full disk under stdout shows here, not as a traceback at exit
         return code
     except UsageError as e:
@@ -230,21 +262,25 @@ def _split_global(args: list[str]) -> tuple[str | None, list[str]]:
     return saves, args[i:]
 
 
-def _main(args: list[str]) -> int:
+def _needs(front_end: FrontEnd | None) -> FrontEnd:
+    if front_end is None:
+        raise UsageError("gmdesk: the terminal app is not available here; run the gmdesk command")
+    return front_end
+
+
+def _main(args: list[str], front_end: FrontEnd | None) -> int:
     saves, args = _split_global(args)
     if args and args[0] in ("-h", "--help"):
         print(__doc__.strip())
         return 0
     if args and args[0] in ("-V", "--version"):
-        from core import __version__
-
-        print(f"gmdesk {__version__}")
+        print(f"gmdesk {version()}")
         return 0
     command = args[0] if args else None
     if command in ("roll", "odds"):
         return cmd_roll_or_odds(command, args[1:], saves)
     if command in SESSION_COMMANDS:
-        from core.session.commands import register
+        from gmdesk.core.session.commands import register
 
         parser = Parser(prog="gmdesk")
         sub = parser.add_subparsers(dest="command", parser_class=Parser)
@@ -257,24 +293,19 @@ def _main(args: list[str]) -> int:
         parser.add_argument("save", metavar="SAVE", help="session name or path")
         ns = parser.parse_args(args[1:])
         path = _open_path(saves, ns.save)
-        import tui
-
-        tui.run_player_view(_resolve_saves(saves), path)
-        return 0
+        return _needs(front_end).view(_resolve_saves(saves), path)
     if command == "serve":
-        return cmd_serve(args[1:], saves)
+        return cmd_serve(args[1:], saves, front_end)
     if command is not None and command.startswith("-"):
         raise UsageError(f"gmdesk: unknown option {command} (try gmdesk --help)")
     if len(args) > 1:
         raise UsageError(f"gmdesk: unknown command {command!r}; commands: {', '.join(COMMANDS)} or a SAVE to open")
     path = _open_path(saves, command) if command else None
-    import tui
-
-    return int(tui.run(_resolve_saves(saves), path) or 0)
+    return _needs(front_end).desk(_resolve_saves(saves), path)
 
 
-def cmd_serve(argv: list[str], saves: str | None) -> int:
-    """``gmdesk serve SAVE``: the read-only player view for browsers (tui.serve)."""
+def cmd_serve(argv: list[str], saves: str | None, front_end: FrontEnd | None) -> int:
+    """``gmdesk serve SAVE``: the read-only player view for browsers."""
     parser = Parser(prog="gmdesk serve")
     parser.add_argument("save")
     parser.add_argument("--host", default="127.0.0.1",
@@ -287,13 +318,11 @@ def cmd_serve(argv: list[str], saves: str | None) -> int:
     if not ns.host.strip():
         raise UsageError("gmdesk serve: --host: expected an address such as 127.0.0.1 or 0.0.0.0")
     path = _open_path(saves, ns.save)
-    from tui.serve import run_server
-
-    return int(run_server(path, host=ns.host.strip(), port=int(port or 0), max_viewers=int(max_viewers or 1)) or 0)
+    return _needs(front_end).serve(path, host=ns.host.strip(), port=int(port or 0), max_viewers=int(max_viewers or 1))
 
 
 def _open_path(saves: str | None, save: str) -> Path:
-    from core.session.saves import SessionStore
+    from gmdesk.core.session.saves import SessionStore
 
     store = SessionStore(_resolve_saves(saves))
     path = store.path_for(save)
@@ -301,6 +330,3 @@ def _open_path(saves: str | None, save: str) -> Path:
         raise UsageError(f"gmdesk: no session {save!r} (looked for {path}); `gmdesk list` shows them")
     return Path(path)
 
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

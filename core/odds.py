@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from core.dice import freeze, thaw
+from gmdesk.core.dice import freeze, thaw
 
 Dist = dict[int, Fraction]
 

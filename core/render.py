@@ -13,8 +13,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from core.dice import RollRecord
-from core.odds import Odds
+from gmdesk.core.dice import RollRecord
+from gmdesk.core.odds import Odds
 
 ROLE_STYLE = {
     "positive": "bold green",
@@ -370,7 +370,7 @@ def log_dice_text(record: RollRecord) -> Text:
     ``attack 4 | defense 2 | damage 6`` (a mutual melee ``attack 4 | vs 2 | damage 6``,
     a two-way Test outside combat ``4 | vs 2``), the opponent's dice of a fudge opposed
     roll or a 4d6 contest after ``vs``; any other roll as :func:`dice_text`."""
-    from core.dice import Die
+    from gmdesk.core.dice import Die
 
     groups = _tail_groups(record)
     opp = record.extra.get("opponent")

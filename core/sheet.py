@@ -55,10 +55,10 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from typing import Any, Union
 
-from core.dice import Die, RandomSource
-from core.errors import ParamError, SheetError
-from core.odds import Dist, die, sub
-from core.tables import DescriptorTable, load_builtin
+from gmdesk.core.dice import Die, RandomSource
+from gmdesk.core.errors import ParamError, SheetError
+from gmdesk.core.odds import Dist, die, sub
+from gmdesk.core.tables import DescriptorTable, load_builtin
 
 #: columns a tab advances to (the rules' location sheet lines up with 4)
 TAB = 4

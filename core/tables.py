@@ -26,7 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from core.errors import TableError
+from gmdesk.core.errors import TableError
 
 
 @dataclass(frozen=True)
@@ -123,14 +123,14 @@ def parse_table(data: Any, source: str = "<table>") -> Table:
 def load_builtin(name: str) -> Table:
     """A shipped table by name, e.g. ``load_builtin("4d2-combat")``."""
     try:
-        text = resources.files("core.data").joinpath(f"{name}.json").read_text(encoding="utf-8")
+        text = resources.files("gmdesk.core.data").joinpath(f"{name}.json").read_text(encoding="utf-8")
     except FileNotFoundError:
         raise TableError(f"no built-in table named {name!r}") from None
     return parse_table(json.loads(text), f"built-in table {name}")
 
 
 def builtin_names() -> list[str]:
-    return sorted(p.name[:-5] for p in resources.files("core.data").iterdir() if p.name.endswith(".json"))
+    return sorted(p.name[:-5] for p in resources.files("gmdesk.core.data").iterdir() if p.name.endswith(".json"))
 
 
 def load_table(path: str | Path) -> Table:

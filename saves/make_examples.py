@@ -25,7 +25,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from core.session import Session, SessionStore
+from gmdesk.core.session import Session, SessionStore
 
 MARK_SHEET = """Mark, 25 year old Human, green shirt, black pantaloons
 Descriptor          Default    Current    Notes

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # noqa: E402 - a bare checkout runs it too
 
 
 def _import_store():
@@ -32,14 +32,14 @@ def _import_store():
     store, which imports nothing else from the package."""
     import types
 
-    import core
+    import gmdesk.core
 
-    if "core.session" not in sys.modules:
-        pkg = types.ModuleType("core.session")
+    if "gmdesk.core.session" not in sys.modules:
+        pkg = types.ModuleType("gmdesk.core.session")
         pkg.__path__ = [str(ROOT / "core" / "session")]
-        sys.modules["core.session"] = pkg
-        core.session = pkg
-    from core.session import store
+        sys.modules["gmdesk.core.session"] = pkg
+        gmdesk.core.session = pkg  # type: ignore[attr-defined]
+    from gmdesk.core.session import store
 
     return store
 

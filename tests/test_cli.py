@@ -13,7 +13,7 @@ import pytest
 
 
 def gmdesk(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "core.cli", *args], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "gmdesk", *args], capture_output=True, text=True, timeout=120)
     if check and proc.returncode != 0:
         raise AssertionError(f"gmdesk {' '.join(args)} exited {proc.returncode}: {proc.stderr}")
     return proc
@@ -117,7 +117,7 @@ def test_bad_input_is_one_line_and_exit_2(args, needle):
 
 
 def test_human_output_readable_without_colour():
-    proc = subprocess.run([sys.executable, "-m", "core.cli", "roll", "4d6", "--adv", "+1", "--seed", "1"],
+    proc = subprocess.run([sys.executable, "-m", "gmdesk", "roll", "4d6", "--adv", "+1", "--seed", "1"],
                           capture_output=True, text=True, env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0
     assert "\x1b[" not in proc.stdout
@@ -128,7 +128,7 @@ def test_human_output_readable_without_colour():
 
 def _missing_argument_cases():
     """Every subcommand typed without what it needs (and options without their value)."""
-    from core.cli import COMMANDS
+    from gmdesk.core.cli import COMMANDS
 
     no_required = {"list"}
     cases = [[c] for c in COMMANDS if c not in no_required]
@@ -144,7 +144,7 @@ def _missing_argument_cases():
 
 @pytest.mark.parametrize("args", _missing_argument_cases(), ids=lambda a: " ".join(a))
 def test_missing_argument_is_one_line_and_exit_2(args, tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "core.cli", "--saves", str(tmp_path), *args],
+    proc = subprocess.run([sys.executable, "-m", "gmdesk", "--saves", str(tmp_path), *args],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2, proc
     assert proc.stdout == ""

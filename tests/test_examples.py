@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from core.session.events import Fold
-from core.session.model import State
-from core.session.store import EventLog
+from gmdesk.core.session.events import Fold
+from gmdesk.core.session.model import State
+from gmdesk.core.session.store import EventLog
 
 SAVES = Path(__file__).resolve().parent.parent / "saves"
 EXAMPLES = sorted(p.name for p in SAVES.glob("*.gmdesk"))

@@ -1,9 +1,9 @@
 """What a GM reads in a log line or a breakdown: every die, who it belongs to,
 no colour needed, and never the GM's secret in the players' form."""
 
-from core.dice import FixedDice
-from core.render import dice_plain, headline, public_json, record_line, render_record
-from core.systems import get_system
+from gmdesk.core.dice import FixedDice
+from gmdesk.core.render import dice_plain, headline, public_json, record_line, render_record
+from gmdesk.core.systems import get_system
 
 
 def test_4d2_dice_by_role_and_signed_outcome():

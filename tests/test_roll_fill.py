@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from core.cli import main
-from core.dice import FixedDice
-from core.session import Session
+from gmdesk.core.cli import main
+from gmdesk.core.dice import FixedDice
+from gmdesk.core.session import Session
 from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
     SMALL, dialog, main_screen, make_app, make_save, press, quick_odds, saved, settle,
 )
-from tui.screens.roll import RollDialog
+from gmdesk.tui.screens.roll import RollDialog
 
 
 def cli_roll(capsys: Any, path: Path, system: str, *opts: str) -> dict:

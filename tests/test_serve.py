@@ -1,6 +1,6 @@
 """``gmdesk serve``: the read-only player view served to browsers (tui/serve.py).
 
-The server runs as the real command (``python -m core.cli serve … --port 0``) on
+The server runs as the real command (``python -m gmdesk serve … --port 0``) on
 127.0.0.1 only; a browser is stood in for by aiohttp's websocket client, which
 speaks textual-serve's protocol (binary frames are the terminal's output). Every
 wait is bounded in count and time.
@@ -27,8 +27,8 @@ pytest.importorskip("segno", reason="segno is not installed: pip install -e '.[t
 
 import aiohttp  # noqa: E402
 
-from core.session import Session, SessionStore  # noqa: E402
-from tui.serve import (  # noqa: E402
+from gmdesk.core.session import Session, SessionStore  # noqa: E402
+from gmdesk.tui.serve import (  # noqa: E402
     DEFAULT_HOST, PlayerServer, banner, qr_text, url_for, viewer_command, viewer_urls,
 )
 
@@ -43,7 +43,7 @@ def example(saves: Path, name: str) -> Path:
 
 
 def gmdesk(saves: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "core.cli", "--saves", str(saves), *args]
+    return [sys.executable, "-m", "gmdesk", "--saves", str(saves), *args]
 
 
 def proc_stat(pid: int) -> list[str] | None:
@@ -298,7 +298,7 @@ async def test_no_gm_secret_reaches_the_browser(serve, tmp_path):
         assert done.returncode == 0, done.stderr
         seq = last_roll_seq(path)
         await viewer.read_until(lambda t: f"#{seq} R2 Agatha: 1d6x4" in t)
-    from tui.widgets.rolllog import entry_line
+    from gmdesk.tui.widgets.rolllog import entry_line
 
     with Session.open(path, readonly=True) as s:
         entry = s.state.rolls[-1]
@@ -416,7 +416,7 @@ def test_a_killed_server_takes_its_viewers_with_it(serve):
 def test_viewers_run_gmdesk_view_read_only_without_a_shell(tmp_path):
     path = example(tmp_path, "Festival Infiltration")
     argv = viewer_command(path)
-    assert argv[1:] == ["-m", "core.cli", "view", str(path)]  # the save name is one argument
+    assert argv[1:] == ["-m", "gmdesk", "view", str(path)]  # the save name is one argument
 
 
 # ---------------------------------------------------------------------------

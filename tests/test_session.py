@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from core.dice import FixedDice, RollRecord
-from core.errors import GmdeskError
-from core.session import Event, EventError, Session, SessionStore, default_saves_dir, safe_file_stem
-from core.session.events import replay
-from core.session.export import export, to_json
-from core.session.saves import clean_name
-from core.session.store import EventLog, LockedError
-from core.systems import get_system
+from gmdesk.core.dice import FixedDice, RollRecord
+from gmdesk.core.errors import GmdeskError
+from gmdesk.core.session import Event, EventError, Session, SessionStore, default_saves_dir, safe_file_stem
+from gmdesk.core.session.events import replay
+from gmdesk.core.session.export import export, to_json
+from gmdesk.core.session.saves import clean_name
+from gmdesk.core.session.store import EventLog, LockedError
+from gmdesk.core.systems import get_system
 
 FOUR_D_TWO = get_system("4d2")
 TORG = get_system("torg-2d10")
@@ -745,7 +745,7 @@ def test_export_chronicle(store):
 
 
 def test_big_sessions_are_listed_from_their_header_line(store, monkeypatch):
-    import core.session.saves as saves_mod
+    import gmdesk.core.session.saves as saves_mod
 
     s = new_session(store, name="Long campaign")
     a = add(s, "Ann")
@@ -767,8 +767,8 @@ def test_big_sessions_are_listed_from_their_header_line(store, monkeypatch):
 def test_a_condition_switched_off_for_one_roll_stays_off(tmp_path):
     """The roll dialog may switch Up off for one roll: ``fill=False`` rolls exactly the
     parameters given; by default the session fills the roller's conditions in."""
-    from core.session import Session, SessionStore
-    from core.systems import torg_2d10
+    from gmdesk.core.session import Session, SessionStore
+    from gmdesk.core.systems import torg_2d10
 
     path = SessionStore(tmp_path).create("Up test", "torg-2d10")
     with Session.open(path) as s:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from core.cli import main
-from core.dice import FixedDice
-from core.session import EventError, Session, SessionStore
-from core.session.store import EventLog
+from gmdesk.core.cli import main
+from gmdesk.core.dice import FixedDice
+from gmdesk.core.session import EventError, Session, SessionStore
+from gmdesk.core.session.store import EventLog
 
 
 @pytest.fixture
@@ -139,7 +139,7 @@ def test_durations_of_those_without_a_turn_do_not_tick(store):
 
 
 def test_the_unconscious_and_the_dead_cannot_roll_and_the_dead_cannot_be_targeted(store):
-    four = __import__("core.systems", fromlist=["get_system"]).get_system("4d2")
+    four = __import__("gmdesk.core.systems", fromlist=["get_system"]).get_system("4d2")
     with Session.open(store.create("Rolls", "4d2")) as s:
         a, b, c, d = fighters(s)
         knock_out(s, b)
@@ -166,7 +166,7 @@ def test_the_unconscious_and_the_dead_cannot_roll_and_the_dead_cannot_be_targete
 
 
 def test_a_log_with_a_roll_by_the_unconscious_still_opens_as_written(store):
-    four = __import__("core.systems", fromlist=["get_system"]).get_system("4d2")
+    four = __import__("gmdesk.core.systems", fromlist=["get_system"]).get_system("4d2")
     path = store.create("Old rolls", "4d2")
     rec = four.roll(four.Params(), FixedDice([3, 3, 3, 3])).to_json()
     t = "2026-01-01T00:00:00"

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from core.cli import main
-from core.dice import FixedDice
-from core.session import Session, SessionStore
-from core.systems import get_system
+from gmdesk.core.cli import main
+from gmdesk.core.dice import FixedDice
+from gmdesk.core.session import Session, SessionStore
+from gmdesk.core.systems import get_system
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -181,7 +181,7 @@ def test_import_and_export_sheet(capsys, saves, tmp_path):
 def test_errors_are_one_line_in_a_real_process(saves):
     env = {**os.environ, "GMDESK_SAVES": str(saves), "PYTHONPATH": str(ROOT)}
     for args in (["log", "nosuch"], ["export", "nosuch", "--format", "md"], ["export-sheet", "nosuch", "X"]):
-        p = subprocess.run([sys.executable, "-m", "core.cli", *args], capture_output=True, text=True, env=env,
+        p = subprocess.run([sys.executable, "-m", "gmdesk", *args], capture_output=True, text=True, env=env,
                            cwd=ROOT, timeout=60)
         assert p.returncode == 2 and p.stdout == ""
         one_error_line(p.stderr, "nosuch")
@@ -190,7 +190,7 @@ def test_errors_are_one_line_in_a_real_process(saves):
 def test_log_follow_prints_what_the_writer_saves(saves):
     path = make_session(saves)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "core.cli", "--saves", str(saves), "log", "Docks", "--follow",
+    proc = subprocess.Popen([sys.executable, "-m", "gmdesk", "--saves", str(saves), "log", "Docks", "--follow",
                              "--json", "--interval", "0.05"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, cwd=ROOT, env=env)
     lines: queue.Queue = queue.Queue()
@@ -215,7 +215,7 @@ def test_log_follow_prints_what_the_writer_saves(saves):
 def test_session_params_fill_in_what_the_session_knows(saves):
     import argparse
 
-    from core.session.commands import session_params
+    from gmdesk.core.session.commands import session_params
 
     make_session(saves)
     ns = argparse.Namespace(saves=str(saves), save="Docks", actor="Bruno", target="Kara")
@@ -232,7 +232,7 @@ def test_import_then_export_sheet_is_byte_exact(saves, tmp_path, ending, final):
     sheet_file = tmp_path / "mark.txt"
     sheet_file.write_bytes(data)
     env = {**os.environ, "GMDESK_SAVES": str(saves)}
-    cli = [sys.executable, "-m", "core.cli"]
+    cli = [sys.executable, "-m", "gmdesk"]
     done = subprocess.run([*cli, "import-sheet", "Docks", str(sheet_file)], cwd=ROOT, env=env, capture_output=True)
     assert done.returncode == 0, done.stderr
     done = subprocess.run([*cli, "export-sheet", "Docks", "Mark"], cwd=ROOT, env=env, capture_output=True)
@@ -269,7 +269,7 @@ def _popen(*args: str, saves: Path | None = None) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("GMDESK_SAVES", None)
     pre = ["--saves", str(saves)] if saves is not None else []
-    return subprocess.Popen([sys.executable, "-m", "core.cli", *pre, *args], stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "gmdesk", *pre, *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
 
 
@@ -292,7 +292,7 @@ def test_roll_count_streams_without_save(opts):
 
 
 def test_roll_count_save_streams_and_holds_the_session(capsys, saves):
-    from core.session.lock import LockedError
+    from gmdesk.core.session.lock import LockedError
 
     path = make_session(saves)
     proc = _popen("roll", "4d2", "--count", "1000000", "--save", "Docks", "--as", "Bruno", "--json", saves=saves)

@@ -21,14 +21,14 @@ from pathlib import Path
 
 import pytest
 
-from core.dice import FixedDice, RollRecord
-from core.session import Event, EventError, Session, SessionStore
-from core.session import session as session_mod
-from core.session import store as store_mod
-from core.session.events import replay
-from core.session.model import LazyRecord
-from core.session.store import CorruptSaveError, EventLog, sidecar_paths
-from core.systems import get_system
+from gmdesk.core.dice import FixedDice, RollRecord
+from gmdesk.core.session import Event, EventError, Session, SessionStore
+from gmdesk.core.session import session as session_mod
+from gmdesk.core.session import store as store_mod
+from gmdesk.core.session.events import replay
+from gmdesk.core.session.model import LazyRecord
+from gmdesk.core.session.store import CorruptSaveError, EventLog, sidecar_paths
+from gmdesk.core.systems import get_system
 
 FOUR_D_TWO = get_system("4d2")
 TORG = get_system("torg-2d10")

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from core.dice import FixedDice
-from core.session import EventError, Session, SessionStore
-from core.session.events import replay
-from core.session.offers import buyoff_choices, pending_clock_progress
-from core.systems import get_system
+from gmdesk.core.dice import FixedDice
+from gmdesk.core.session import EventError, Session, SessionStore
+from gmdesk.core.session.events import replay
+from gmdesk.core.session.offers import buyoff_choices, pending_clock_progress
+from gmdesk.core.systems import get_system
 
 TORG = get_system("torg-2d10")
 CORE4D6 = get_system("4d6")
@@ -284,7 +284,7 @@ def test_heal_and_new_day_list_the_uses_they_change(store):
 def test_cli_roll_reads_the_test_from_the_sheet(store, capsys):
     import json
 
-    from core.cli import main
+    from gmdesk.core.cli import main
 
     s = open_new(store, "1d6x4")
     try:

@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from core.session import EventError, Session, SessionStore
-from core.session.events import replay
-from core.systems import get_system
+from gmdesk.core.session import EventError, Session, SessionStore
+from gmdesk.core.session.events import replay
+from gmdesk.core.systems import get_system
 
 FOUR_D_TWO = get_system("4d2")
 TORG = get_system("torg-2d10")

@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 from textual.widgets import Checkbox, Input, Select
 
-from core.cli import main
-from core.session import Session, SessionStore
-from core.session.settings import SETTINGS, SettingError, parse_assignment
+from gmdesk.core.cli import main
+from gmdesk.core.session import Session, SessionStore
+from gmdesk.core.session.settings import SETTINGS, SettingError, parse_assignment
 from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
     SMALL, dialog, main_screen, make_app, make_save, notes, palette, press, quick_odds, saved, screen_text, settle,
 )
-from tui.screens.help import HelpScreen
-from tui.screens.settings import SettingsDialog
+from gmdesk.tui.screens.help import HelpScreen
+from gmdesk.tui.screens.settings import SettingsDialog
 
 
 def test_the_declaration_parses_and_refuses_in_the_gms_words():

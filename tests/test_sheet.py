@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.dice import FixedDice
-from core.errors import GmdeskError, ParamError, SheetError
-from core.sheet import (
+from gmdesk.core.dice import FixedDice
+from gmdesk.core.errors import GmdeskError, ParamError, SheetError
+from gmdesk.core.sheet import (
     INF,
     CannotUse,
     Row,

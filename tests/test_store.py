@@ -24,10 +24,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tinydb import Query, TinyDB
 
-from core.dice import Descriptor, Die, RollRecord
-from core.errors import GmdeskError, ParamError
-from core.session import store as store_mod
-from core.session.store import (
+from gmdesk.core.dice import Descriptor, Die, RollRecord
+from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.session import store as store_mod
+from gmdesk.core.session.store import (
     COMPACT_AT,
     SCHEMA_VERSION,
     CorruptSaveError,
@@ -356,7 +356,7 @@ def test_second_writer_is_refused_naming_pid_and_host(path):
 
 HOLDER = """
 import sys, time
-from core.session.store import EventLog
+from gmdesk.core.session.store import EventLog
 log = EventLog.open(sys.argv[1])
 print("ready", flush=True)
 time.sleep(60)
@@ -704,7 +704,7 @@ def test_write_that_cannot_be_cut_back_is_dropped_on_load(path, monkeypatch):
 
 FSIZE_SCRIPT = """
 import json, os, resource, signal, sys
-from core.session.store import EventLog, StoreWriteError, sidecar_paths
+from gmdesk.core.session.store import EventLog, StoreWriteError, sidecar_paths
 path = sys.argv[1]
 log = EventLog.create(path, {"name": "limits"}, compact_on_close=False)
 acked = [log.append({"type": "note", "text": "x" * 200, "i": i}) for i in range(20)]
@@ -957,7 +957,7 @@ def test_reader_thread_sees_a_consistent_log_while_the_writer_compacts(path):
 
 READER = """
 import json, sys, time
-from core.session.store import EventLog
+from gmdesk.core.session.store import EventLog
 path, total = sys.argv[1], int(sys.argv[2])
 deadline = time.monotonic() + 60
 opens = retries = 0

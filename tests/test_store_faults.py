@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from core.cli import main
-from core.session import Session, SessionStore
-from core.session.store import EventLog, session_files
+from gmdesk.core.cli import main
+from gmdesk.core.session import Session, SessionStore
+from gmdesk.core.session.store import EventLog, session_files
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -82,7 +82,7 @@ def test_name_empty_after_sanitising_is_refused(capsys, saves, name):
 def test_concurrent_new_of_one_name_makes_one_session(saves):
     import threading
 
-    from core.errors import GmdeskError
+    from gmdesk.core.errors import GmdeskError
 
     for trial in range(20):
         name = f"Race {trial}"
@@ -155,7 +155,7 @@ def test_huge_integer_option_is_one_line(capsys, argv):
 
 
 def test_huge_event_fields_are_refused(tmp_path):
-    from core.session import EventError
+    from gmdesk.core.session import EventError
 
     path = SessionStore(tmp_path).create("Bounds", "4d6")
     with Session.open(path) as s:
@@ -174,8 +174,8 @@ def test_huge_event_fields_are_refused(tmp_path):
 # --------------------------------------------------------------------------- 4. one writer
 
 def test_deleting_the_lock_file_does_not_let_a_second_writer_in(tmp_path):
-    from core.session.lock import LockedError
-    from core.session.store import sidecar_paths
+    from gmdesk.core.session.lock import LockedError
+    from gmdesk.core.session.store import sidecar_paths
 
     path = SessionStore(tmp_path).create("Docks", "4d6")
     first = Session.open(path)
@@ -197,7 +197,7 @@ def test_deleting_the_lock_file_does_not_let_a_second_writer_in(tmp_path):
 
 
 def test_a_second_writer_in_another_process_is_refused_after_the_lock_file_is_deleted(tmp_path):
-    from core.session.store import sidecar_paths
+    from gmdesk.core.session.store import sidecar_paths
 
     path = SessionStore(tmp_path).create("Docks", "4d6")
     with Session.open(path) as s:
@@ -215,7 +215,7 @@ def test_a_second_writer_in_another_process_is_refused_after_the_lock_file_is_de
 
 
 def test_compaction_never_discards_records_it_did_not_write(tmp_path):
-    from core.session.store import StoreWriteError, sidecar_paths
+    from gmdesk.core.session.store import StoreWriteError, sidecar_paths
 
     path = SessionStore(tmp_path).create("Docks", "4d6")
     log = EventLog.open(path)
@@ -241,8 +241,8 @@ class Interrupt(KeyboardInterrupt):
 
 def _points():
     """(object, attribute) of every storage step inside Session.apply."""
-    import core.session.session as session_mod
-    import core.session.store as store_mod
+    import gmdesk.core.session.session as session_mod
+    import gmdesk.core.session.store as store_mod
 
     return [
         (store_mod, "_write_all"), (store_mod.os, "fsync"), (store_mod, "_apply"), (store_mod.json, "loads"),
@@ -264,7 +264,7 @@ def _state(s: Session) -> dict:
 
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_an_interrupted_apply_leaves_memory_and_disk_agreeing(tmp_path, monkeypatch, when):
-    from core.session import store as store_mod
+    from gmdesk.core.session import store as store_mod
 
     monkeypatch.setattr(store_mod, "COMPACT_AT", 3)  # compactions happen inside applies
     trials = 0
@@ -318,7 +318,7 @@ def test_an_interrupted_apply_leaves_memory_and_disk_agreeing(tmp_path, monkeypa
 
 # --------------------------------------------------------------------------- 2. damage is detected
 
-from core.session.store import BLOCK_EVENTS, CorruptSaveError, sidecar_paths  # noqa: E402
+from gmdesk.core.session.store import BLOCK_EVENTS, CorruptSaveError, sidecar_paths  # noqa: E402
 
 
 def _log_with(path: Path, events: int, journal: int = 0) -> None:
@@ -400,7 +400,7 @@ def test_only_a_torn_final_record_is_dropped_and_a_blank_line_at_the_end_is_tole
 def test_the_shipped_examples_still_open_and_take_new_events(tmp_path):
     import shutil
 
-    from core.session.saves import _examples_dir
+    from gmdesk.core.session.saves import _examples_dir
 
     examples = sorted(_examples_dir().glob("*.gmdesk"))
     assert examples
@@ -498,7 +498,7 @@ def test_a_header_missing_required_fields_is_refused_not_rewritten(capsys, saves
 def test_a_failed_new_leaves_no_lock_or_partial_file(capsys, saves, monkeypatch):
     import errno
 
-    from core.session import store as store_mod
+    from gmdesk.core.session import store as store_mod
 
     real = store_mod._write_all
     calls = {"n": 0}
@@ -522,7 +522,7 @@ def test_a_failed_new_leaves_no_lock_or_partial_file(capsys, saves, monkeypatch)
 def test_a_compaction_that_cannot_be_written_is_reported_once(tmp_path, monkeypatch):
     import errno
 
-    from core.session import store as store_mod
+    from gmdesk.core.session import store as store_mod
 
     path = SessionStore(tmp_path).create("Docks", "4d6")
     s = Session.open(path)
@@ -557,7 +557,7 @@ def test_stdout_on_a_full_disk_is_one_line_and_exit_2(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT), GMDESK_SAVES=str(tmp_path))
     for args in (["roll", "4d6", "--count", "5000", "--json"], ["roll", "4d6"], ["list"]):
         with open("/dev/full", "w") as full:
-            out = subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=ROOT, env=env, stdout=full,
+            out = subprocess.run([sys.executable, "-m", "gmdesk", *args], cwd=ROOT, env=env, stdout=full,
                                  stderr=subprocess.PIPE, text=True, timeout=120)
         assert out.returncode == 2, out.stderr
         assert out.stderr.count("\n") == 1 and "No space left on device" in out.stderr, out.stderr

@@ -12,13 +12,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.dice import DiceExhausted, FixedDice, RollRecord
-from core.errors import ParamError
-from core.sheet import parse_sheet
-from core.systems import get_system
-from core.systems import one_d6_x4 as x4
-from core.systems.one_d6_x4 import Params
-from core.tables import TableSet, parse_table
+from gmdesk.core.dice import DiceExhausted, FixedDice, RollRecord
+from gmdesk.core.errors import ParamError
+from gmdesk.core.sheet import parse_sheet
+from gmdesk.core.systems import get_system
+from gmdesk.core.systems import one_d6_x4 as x4
+from gmdesk.core.systems.one_d6_x4 import Params
+from gmdesk.core.tables import TableSet, parse_table
 
 SHEETS = Path(__file__).parent / "data" / "sheets"
 

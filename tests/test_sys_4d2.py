@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.cli import system_parser
-from core.dice import Descriptor, FixedDice, RollRecord
-from core.errors import ParamError
-from core.systems import four_d_two as m
-from core.systems import get_system
-from core.tables import TableSet, parse_table
+from gmdesk.core.cli import system_parser
+from gmdesk.core.dice import Descriptor, FixedDice, RollRecord
+from gmdesk.core.errors import ParamError
+from gmdesk.core.systems import four_d_two as m
+from gmdesk.core.systems import get_system
+from gmdesk.core.tables import TableSet, parse_table
 
 OUTCOME_NAMES = {
     10: "Immaculate Success", 9: "Wondrous Success", 8: "Magnificent Success", 7: "Majestic Success",

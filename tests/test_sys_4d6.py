@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.cli import system_parser
-from core.dice import FixedDice, RollRecord
-from core.errors import ParamError
-from core.systems import core_4d6 as m
-from core.systems import get_system
+from gmdesk.core.cli import system_parser
+from gmdesk.core.dice import FixedDice, RollRecord
+from gmdesk.core.errors import ParamError
+from gmdesk.core.systems import core_4d6 as m
+from gmdesk.core.systems import get_system
 
 TIERS = ["Critical Success", "Full Success", "Partial Success", "Failure", "Critical Failure"]
 
@@ -223,7 +223,7 @@ def test_a_contest_has_no_dc():
 
 
 def test_cli_roll_and_odds_default_to_dc_16(capsys):
-    from core.cli import main
+    from gmdesk.core.cli import main
 
     assert main(["roll", "4d6", "--bonus", "3", "--seed", "1", "--json"]) == 0
     import json

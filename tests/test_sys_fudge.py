@@ -10,10 +10,10 @@ from helpers import DrawnDice
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.dice import FixedDice, RollRecord
-from core.errors import ParamError
-from core.systems import fudge, get_system
-from core.tables import TableSet, parse_table
+from gmdesk.core.dice import FixedDice, RollRecord
+from gmdesk.core.errors import ParamError
+from gmdesk.core.systems import fudge, get_system
+from gmdesk.core.tables import TableSet, parse_table
 
 P = fudge.Params
 MINUS = "\u2212"

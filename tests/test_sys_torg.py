@@ -12,11 +12,11 @@ from helpers import DrawnDice
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.dice import FixedDice, RollRecord
-from core.errors import ParamError
-from core.systems import get_system
-from core.systems import torg_2d10 as torg
-from core.tables import TableSet, parse_table
+from gmdesk.core.dice import FixedDice, RollRecord
+from gmdesk.core.errors import ParamError
+from gmdesk.core.systems import get_system
+from gmdesk.core.systems import torg_2d10 as torg
+from gmdesk.core.tables import TableSet, parse_table
 
 P = torg.Params
 

@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
-from core.dice import FixedDice
-from core.errors import TableError
-from core.systems import get_system
-from core.tables import BandTable, DescriptorTable, TableSet, builtin_names, load_builtin, load_table
+from gmdesk.core.dice import FixedDice
+from gmdesk.core.errors import TableError
+from gmdesk.core.systems import get_system
+from gmdesk.core.tables import BandTable, DescriptorTable, TableSet, builtin_names, load_builtin, load_table
 
 
 def test_every_builtin_table_loads():
@@ -70,9 +70,9 @@ def test_gm_table_takes_effect_in_a_roll(tmp_path):
 
 def test_cli_table_option(tmp_path):
     f = _gm_table(tmp_path)
-    out = subprocess.run([sys.executable, "-m", "core.cli", "roll", "4d2", "--combat", "--seed", "1", "--json",
+    out = subprocess.run([sys.executable, "-m", "gmdesk", "roll", "4d2", "--combat", "--seed", "1", "--json",
                           "--table", f"combat={f}"], capture_output=True, text=True, check=True).stdout
     assert json.loads(out)["descriptor"]["text"].startswith(("Ouch", "Clank"))
-    bad = subprocess.run([sys.executable, "-m", "core.cli", "roll", "4d2", "--table", "nonsense"],
+    bad = subprocess.run([sys.executable, "-m", "gmdesk", "roll", "4d2", "--table", "nonsense"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "--table" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

@@ -11,13 +11,13 @@ from pathlib import Path
 
 from textual.widgets import Input, Select
 
-from core.dice import FixedDice
-from core.session import Session
+from gmdesk.core.dice import FixedDice
+from gmdesk.core.session import Session
 from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
     SMALL, dialog, main_screen, make_app, make_save, notes, press, quick_odds, saved, screen_text, settle,
 )
-from tui.screens.confirm import FormDialog, InputDialog
-from tui.screens.roll import RollDialog
+from gmdesk.tui.screens.confirm import FormDialog, InputDialog
+from gmdesk.tui.screens.roll import RollDialog
 
 CAST = [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}, {"name": "Cid", "side": "NPC"},
         {"name": "Dee", "side": "NPC"}]

@@ -11,14 +11,14 @@ from typing import Any
 
 from textual.widgets import Input, Select
 
-from core.dice import FixedDice
-from core.session import Session
+from gmdesk.core.dice import FixedDice
+from gmdesk.core.session import Session
 from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
     LARGE, SMALL, dialog, main_screen, make_app, make_save, notes, odds_ready, palette, press, quick_odds,
     saved, screen_text, settle,
 )
-from tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog
-from tui.screens.roll import RollDialog
+from gmdesk.tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog
+from gmdesk.tui.screens.roll import RollDialog
 
 KARA_SHEET = """Kara
 Descriptor        Default  Current

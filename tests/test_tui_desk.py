@@ -14,7 +14,7 @@ from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_fro
 from textual.widgets import Input
 
 from test_tui_main import SMALL, main_screen, make_app, make_save, notes, press, saved, screen_text, settle
-from tui.widgets.character import CharacterTable
+from gmdesk.tui.widgets.character import CharacterTable
 
 
 async def burst(pilot: Any, text: str) -> None:
@@ -97,7 +97,7 @@ async def test_typing_after_adding_a_source_never_fires_the_screen_keys(tmp_path
 async def test_removals_say_what_happened_and_how_to_undo(tmp_path: Path) -> None:
     path, ids = make_save(tmp_path, "4d6", [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}],
                           initiative={"Kara": 12, "Bruno": 8}, start=True)
-    from core.session import Session
+    from gmdesk.core.session import Session
 
     with Session.open(path) as s:
         s.apply({"type": "source.add", "id": ids["Kara"], "kind": "advantage", "name": "Mud", "value": -2})
@@ -124,7 +124,7 @@ async def test_removals_say_what_happened_and_how_to_undo(tmp_path: Path) -> Non
 
 
 def Session_events(path: Path) -> list:
-    from core.session import Session
+    from gmdesk.core.session import Session
 
     with Session.open(path, readonly=True) as s:
         return list(s.events)
@@ -137,7 +137,7 @@ SECTION_TITLES = {"advantage": "Advantage sources", "shift": "Shift sources", "s
 
 async def test_the_character_pane_shows_only_what_the_system_uses(tmp_path: Path) -> None:
     """Each system module declares its CHARACTER_SECTIONS; the pane shows those only."""
-    from core.systems import SYSTEM_IDS, character_sections
+    from gmdesk.core.systems import SYSTEM_IDS, character_sections
 
     sheet = "Kara\nDescriptor        Default  Current\nFitness           +1       +1\nKnife (3)\n"
     for system in SYSTEM_IDS:
@@ -185,7 +185,7 @@ async def test_sheet_use_counts_fit_at_80_columns(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------ point 17
 
 async def test_help_scrolls_to_its_end_at_80x24(tmp_path: Path) -> None:
-    from tui.screens.help import HelpScreen
+    from gmdesk.tui.screens.help import HelpScreen
 
     from test_tui_main import dialog
 
@@ -208,9 +208,9 @@ async def test_help_scrolls_to_its_end_at_80x24(tmp_path: Path) -> None:
 
 
 async def test_help_from_the_picker_shows_the_pickers_keys(tmp_path: Path) -> None:
-    from tui.app import GmdeskApp
-    from tui.screens.help import HelpScreen
-    from tui.screens.picker import PickerScreen
+    from gmdesk.tui.app import GmdeskApp
+    from gmdesk.tui.screens.help import HelpScreen
+    from gmdesk.tui.screens.picker import PickerScreen
 
     from test_tui_main import dialog
 
@@ -234,9 +234,9 @@ async def test_deleting_a_session_open_elsewhere_says_who_holds_it(tmp_path: Pat
     import os
     import socket
 
-    from core.session import Session
-    from tui.app import GmdeskApp
-    from tui.screens.picker import PickerScreen
+    from gmdesk.core.session import Session
+    from gmdesk.tui.app import GmdeskApp
+    from gmdesk.tui.screens.picker import PickerScreen
 
     from test_tui_main import dialog
 
@@ -261,7 +261,7 @@ async def test_deleting_a_session_open_elsewhere_says_who_holds_it(tmp_path: Pat
 
 async def test_removing_a_character_selects_its_neighbour(tmp_path: Path) -> None:
     from test_tui_main import dialog, palette
-    from tui.screens.confirm import ConfirmDialog
+    from gmdesk.tui.screens.confirm import ConfirmDialog
 
     path, ids = make_save(tmp_path, "4d2", [{"name": n} for n in ("Ann", "Bob", "Cid", "Dee")])
     app = make_app(path)
@@ -289,8 +289,8 @@ async def test_removing_a_character_selects_its_neighbour(tmp_path: Path) -> Non
 
 def _entry(path: Path, system: str, params: Any, dice: list[int], actor: str, target: str | None,
            combat: bool = False) -> Any:
-    from core.dice import FixedDice
-    from core.session import Session
+    from gmdesk.core.dice import FixedDice
+    from gmdesk.core.session import Session
 
     with Session.open(path) as s:
         ev = s.roll(system, params, actor=actor, target=target, combat=combat, rng=FixedDice(dice), fill=False)
@@ -299,9 +299,9 @@ def _entry(path: Path, system: str, params: Any, dice: list[int], actor: str, ta
 
 
 def test_log_lines_put_what_matters_first_and_the_dice_last(tmp_path: Path) -> None:
-    from core.render import render_record
-    from core.systems import core_4d6, fudge, one_d6_x4
-    from tui.widgets.rolllog import entry_line
+    from gmdesk.core.render import render_record
+    from gmdesk.core.systems import core_4d6, fudge, one_d6_x4
+    from gmdesk.tui.widgets.rolllog import entry_line
 
     people = [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}]
     # 1d6x4 attack, two-way: attack die 4 (+2 → 18), defense die 2 (+1 → 9), damage d6 = 5
@@ -336,8 +336,8 @@ def test_log_lines_put_what_matters_first_and_the_dice_last(tmp_path: Path) -> N
 # ------------------------------------------------------------------------ point 24
 
 async def test_the_player_view_shows_the_clocks(tmp_path: Path) -> None:
-    from core.session import Session
-    from tui.screens.player import PlayerApp
+    from gmdesk.core.session import Session
+    from gmdesk.tui.screens.player import PlayerApp
 
     from test_tui_player import shown
 
@@ -357,9 +357,9 @@ def test_the_session_list_agrees_with_the_open_session(tmp_path: Path) -> None:
     session says: every roll-log entry counted (initiative rolls too)."""
     import random
 
-    from core.session import Session, SessionStore
-    from core.systems import four_d_two
-    from tui.screens.picker import format_last_played
+    from gmdesk.core.session import Session, SessionStore
+    from gmdesk.core.systems import four_d_two
+    from gmdesk.tui.screens.picker import format_last_played
 
     path, ids = make_save(tmp_path, "4d2", [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}])
     store = SessionStore(tmp_path / "saves")

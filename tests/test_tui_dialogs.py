@@ -11,16 +11,16 @@ from typing import Any
 import pytest
 from textual.widgets import Checkbox, Input, Select
 
-from core.dice import FixedDice
-from core.errors import ParamError
-from core.session import EventError, Session
+from gmdesk.core.dice import FixedDice
+from gmdesk.core.errors import ParamError
+from gmdesk.core.session import EventError, Session
 from test_tui_combat import BRUNO_SHEET, KARA_SHEET, fighters
 from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
     SMALL, dialog, main_screen, make_app, make_save, notes, press, quick_odds, saved, screen_text, settle,
 )
-from tui.screens.confirm import FormDialog, InputDialog
-from tui.screens.dialog import DialogHint, ui_message
-from tui.screens.roll import RollDialog
+from gmdesk.tui.screens.confirm import FormDialog, InputDialog
+from gmdesk.tui.screens.dialog import DialogHint, ui_message
+from gmdesk.tui.screens.roll import RollDialog
 
 
 def hint(screen: Any) -> str:
@@ -208,7 +208,7 @@ async def test_a_refused_heal_stays_in_the_dialog_without_the_event_type(tmp_pat
 async def test_notifications_never_show_the_event_type(tmp_path: Path) -> None:
     path, ids = make_save(tmp_path, "torg-2d10", [{"name": "Ord"}])
     with Session.open(path) as s:
-        from core.systems import torg_2d10
+        from gmdesk.core.systems import torg_2d10
 
         s.roll("torg-2d10", torg_2d10.Params(skill=8, difficulty=10), actor=ids["Ord"], rng=FixedDice([5, 5]))
     app = make_app(path)
@@ -334,8 +334,8 @@ async def test_fudge_empty_vs_trait_is_unopposed_and_opposed_is_asked_for(tmp_pa
 def test_custom_fudge_dice_show_their_printed_faces() -> None:
     from rich.console import Console
 
-    from core.render import opponent_dice_plain, record_line, render_record
-    from core.systems import fudge
+    from gmdesk.core.render import opponent_dice_plain, record_line, render_record
+    from gmdesk.core.systems import fudge
 
     # positions 2 and 5 are the faces −1 and +1; the opponent's 6 and 1 are +2 and −2
     record = fudge.roll(fudge.Params(method="custom", trait=1, vs_trait=0), FixedDice([2, 5, 6, 1]))
@@ -349,7 +349,7 @@ def test_custom_fudge_dice_show_their_printed_faces() -> None:
 
 
 def test_cli_prints_custom_fudge_faces(capsys: pytest.CaptureFixture) -> None:
-    from core.cli import main
+    from gmdesk.core.cli import main
 
     assert main(["roll", "fudge", "--method", "custom", "--trait", "Good", "--vs-trait", "Fair",
                  "--seed", "3"]) == 0
@@ -362,9 +362,9 @@ def test_cli_prints_custom_fudge_faces(capsys: pytest.CaptureFixture) -> None:
 def test_torg_odds_fold_the_tails_and_explain_what_is_not_counted(capsys: pytest.CaptureFixture) -> None:
     from fractions import Fraction
 
-    from core.cli import main
-    from core.render import distribution_rows
-    from core.systems import torg_2d10
+    from gmdesk.core.cli import main
+    from gmdesk.core.render import distribution_rows
+    from gmdesk.core.systems import torg_2d10
 
     odds = torg_2d10.odds(torg_2d10.Params())
     rows = distribution_rows(odds)

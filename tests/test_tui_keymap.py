@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import GmdeskError
+from gmdesk.core.errors import GmdeskError
 from test_tui_main import dialog, main_screen, make_app, make_save, press, saved
-from tui.screens.confirm import ChoiceDialog
-from tui.screens.roll import RollDialog
-from tui.keymap import binding_ids, load_keymap
+from gmdesk.tui.screens.confirm import ChoiceDialog
+from gmdesk.tui.screens.roll import RollDialog
+from gmdesk.tui.keymap import binding_ids, load_keymap
 
 PCS = [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}]
 

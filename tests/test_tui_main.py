@@ -14,15 +14,15 @@ from typing import Any
 import pytest
 from textual.widgets import Checkbox, Input, OptionList, Select
 
-from core.dice import FixedDice
-from core.session import Session, SessionStore
-from tui.app import GmdeskApp
-from tui.screens.confirm import ChoiceDialog, FormDialog, InputDialog
-from tui.screens.help import HelpScreen
-from tui.screens.main import MainScreen
-from tui.screens.roll import RollDetails, RollDialog
-from tui.widgets.character import CharacterPane, CharacterTable
-from tui.widgets.rolllog import RollLog
+from gmdesk.core.dice import FixedDice
+from gmdesk.core.session import Session, SessionStore
+from gmdesk.tui.app import GmdeskApp
+from gmdesk.tui.screens.confirm import ChoiceDialog, FormDialog, InputDialog
+from gmdesk.tui.screens.help import HelpScreen
+from gmdesk.tui.screens.main import MainScreen
+from gmdesk.tui.screens.roll import RollDetails, RollDialog
+from gmdesk.tui.widgets.character import CharacterPane, CharacterTable
+from gmdesk.tui.widgets.rolllog import RollLog
 
 SMALL = (80, 24)
 LARGE = (120, 40)
@@ -149,9 +149,9 @@ async def dialog(pilot: Any, kind: type) -> Any:
 
 async def odds_ready(pilot: Any, dlg: RollDialog) -> Any:
     """The odds the dialog shows for what its form holds now (or None with an error)."""
-    from core.dice import freeze, thaw
-    from core.errors import GmdeskError
-    from core.systems import get_system
+    from gmdesk.core.dice import freeze, thaw
+    from gmdesk.core.errors import GmdeskError
+    from gmdesk.core.systems import get_system
 
     for _ in range(1000):
         await pilot.pause(0)
@@ -264,7 +264,7 @@ async def test_resume_shows_the_log_at_its_end(tmp_path: Path) -> None:
     path, ids = make_save(tmp_path, characters=[{"name": "Kara"}])
     with Session.open(path) as s:
         rng = random.Random(3)
-        from core.systems import four_d_two
+        from gmdesk.core.systems import four_d_two
 
         for _ in range(60):
             s.roll("4d2", four_d_two.Params(), actor=ids["Kara"], rng=rng)
@@ -456,7 +456,7 @@ async def test_roll_dialog_any_system(tmp_path: Path) -> None:
 async def test_log_breakdown_copy_and_filter(tmp_path: Path) -> None:
     path, ids = make_save(tmp_path, "4d2", [{"name": "Kara"}, {"name": "Bruno"}])
     with Session.open(path) as s:
-        from core.systems import fudge, four_d_two
+        from gmdesk.core.systems import fudge, four_d_two
 
         rng = random.Random(5)
         s.roll("4d2", four_d_two.Params(), actor=ids["Kara"], rng=rng)
@@ -499,8 +499,8 @@ async def test_log_breakdown_copy_and_filter(tmp_path: Path) -> None:
 async def test_roll_log_is_lazy_with_thousands_of_rolls(tmp_path: Path) -> None:
     """A long log only renders its window, and a new roll only indexes itself."""
     path, ids = make_save(tmp_path, "4d2", [{"name": "Kara"}])
-    from core.session.store import EventLog
-    from core.systems import four_d_two
+    from gmdesk.core.session.store import EventLog
+    from gmdesk.core.systems import four_d_two
 
     rng = random.Random(9)
     docs = []
@@ -617,7 +617,7 @@ async def test_terminal_too_small_notice(tmp_path: Path) -> None:
 
 
 async def test_picker_opens_a_session_and_back(tmp_path: Path) -> None:
-    from tui.screens.picker import PickerScreen
+    from gmdesk.tui.screens.picker import PickerScreen
 
     path, ids = make_save(tmp_path, characters=[{"name": "Kara"}], initiative={"Kara": 3}, start=True)
     app = GmdeskApp(path.parent, rng=random.Random(1))
@@ -731,7 +731,7 @@ async def test_log_hides_the_gm_secret_target_number(tmp_path: Path) -> None:
     target number; the GM's own log does."""
     from textual.app import App, ComposeResult
 
-    from core.systems import one_d6_x4
+    from gmdesk.core.systems import one_d6_x4
 
     path, ids = make_save(tmp_path, "1d6x4", [{"name": "Kara"}])
     with Session.open(path) as s:

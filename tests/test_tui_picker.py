@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from core.session import Session, SessionStore
-from tui.app import GmdeskApp
-from tui.screens.main import MainScreen
-from tui.screens.picker import (
+from gmdesk.core.session import Session, SessionStore
+from gmdesk.tui.app import GmdeskApp
+from gmdesk.tui.screens.main import MainScreen
+from gmdesk.tui.screens.picker import (
     ExampleDialog, NewSessionDialog, PickerScreen, check_new_name, default_examples_dir, format_last_played,
 )
 
@@ -113,7 +113,7 @@ async def test_lists_sessions_and_a_damaged_file_with_its_error(dirs):
 
 
 async def test_a_damaged_session_is_checked_and_repaired_beside_itself(dirs):
-    from core.session.store import sidecar_paths
+    from gmdesk.core.session.store import sidecar_paths
 
     s = Session.open(dirs["docks"])  # leave changes in the journal (as a crash would), then damage one
     s.apply({"type": "note", "text": "kept"})
@@ -155,7 +155,7 @@ async def test_most_recently_played_first_and_empty_directory_hint(tmp_path):
     b = store.create("Newer", "fudge")
     with Session.open(a) as s:
         s.apply({"type": "note", "text": "x"})
-    from core.session.store import EventLog
+    from gmdesk.core.session.store import EventLog
 
     with EventLog.open(b) as log:  # make "Newer" the last played, whatever the clock did
         log.set_header(last_played="2999-01-01T00:00:00+00:00")
@@ -333,7 +333,7 @@ class FixedStore:
     dir = Path("/home/gm/.local/share/gmdesk/saves")
 
     def list(self):
-        from core.session import SessionSummary
+        from gmdesk.core.session import SessionSummary
 
         d = self.dir
         return [
@@ -359,7 +359,7 @@ def test_picker_snapshot(snap_compare, tmp_path):
 
 
 async def test_a_first_run_offers_the_examples_and_one_enter_opens_a_living_table(tmp_path, dirs):
-    from tui.screens.picker import ExampleDialog
+    from gmdesk.tui.screens.picker import ExampleDialog
 
     app = GmdeskApp(tmp_path / "fresh", examples_dir=dirs["examples"], rng=random.Random(7))
     async with app.run_test(size=SIZE) as pilot:

@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 
 
-from core.dice import FixedDice
-from core.session import Session, SessionStore
-from tui.screens.player import PlayerApp, PlayerRollDetails, PlayerScreen, build_picture
+from gmdesk.core.dice import FixedDice
+from gmdesk.core.session import Session, SessionStore
+from gmdesk.tui.screens.player import PlayerApp, PlayerRollDetails, PlayerScreen, build_picture
 
 SIZE = (80, 24)
 CLOCK = "21:00:00"
@@ -186,7 +186,7 @@ def _joined(text: str) -> str:
 
 
 async def test_narrow_layout_is_readable_at_40_columns(tmp_path):
-    from tui.widgets.rolllog import entry_line
+    from gmdesk.tui.widgets.rolllog import entry_line
 
     path = make_docks(tmp_path)
     app = PlayerApp(path, clock=lambda: CLOCK)

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from core.session import Session, SessionStore
-from core.session.lock import LockedError
+from gmdesk.core.session import Session, SessionStore
+from gmdesk.core.session.lock import LockedError
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[=>()][0-9A-Za-z]?|\x1bP[^\x1b]*\x1b\\")
@@ -153,7 +153,7 @@ def chromatic_colours(raw: str) -> set[str]:
 
 
 def gmdesk(saves_dir: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "core.cli", "--saves", str(saves_dir), *args]
+    return [sys.executable, "-m", "gmdesk", "--saves", str(saves_dir), *args]
 
 
 def lock_text(path: Path) -> str:
@@ -276,9 +276,9 @@ async def until(pilot, predicate, timeout: float = 5.0) -> None:
 
 
 async def test_too_small_notice_comes_and_goes(saves):
-    from tui.app import GmdeskApp
-    from tui.screens.main import MainScreen
-    from tui.terminal import TooSmallScreen
+    from gmdesk.tui.app import GmdeskApp
+    from gmdesk.tui.screens.main import MainScreen
+    from gmdesk.tui.terminal import TooSmallScreen
 
     saves_dir, path = saves
     app = GmdeskApp(saves_dir, path)
@@ -301,8 +301,8 @@ async def test_too_small_notice_comes_and_goes(saves):
 
 
 async def test_player_view_too_small(saves):
-    from tui.screens.player import PlayerApp
-    from tui.terminal import TooSmallScreen
+    from gmdesk.tui.screens.player import PlayerApp
+    from gmdesk.tui.terminal import TooSmallScreen
 
     saves_dir, path = saves
     app = PlayerApp(path)

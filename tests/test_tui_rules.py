@@ -7,14 +7,14 @@ from pathlib import Path
 
 from textual.widgets import Input, OptionList, Select
 
-from core.dice import FixedDice
-from core.session import Session
-from core.systems import get_system
+from gmdesk.core.dice import FixedDice
+from gmdesk.core.session import Session
+from gmdesk.core.systems import get_system
 from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
     SMALL, dialog, main_screen, palette, make_app, make_save, notes, press, quick_odds, saved, screen_text, settle,
 )
-from tui.screens.confirm import ChoiceDialog, FormDialog
-from tui.screens.roll import RollDialog
+from gmdesk.tui.screens.confirm import ChoiceDialog, FormDialog
+from gmdesk.tui.screens.roll import RollDialog
 
 TORG = get_system("torg-2d10")
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from core.session import Session
-from core.systems import four_d_two, torg_2d10
+from gmdesk.core.session import Session
+from gmdesk.core.systems import four_d_two, torg_2d10
 from test_tui_main import dialog, main_screen, make_app, make_save, odds_ready, press, quick_odds  # noqa: F401
-from tui.screens.roll import RollDialog
+from gmdesk.tui.screens.roll import RollDialog
 
 
 def fight_4d2(tmp_path: Path) -> Path:

@@ -1,4 +1,4 @@
-"""gmdesk's Textual front end. ``core.cli`` calls :func:`run` (the GM's app: the
+"""gmdesk's Textual front end. The ``gmdesk`` entry point calls :func:`run` (the GM's app: the
 picker, or a save opened where play stopped) and :func:`run_player_view` (the
 read-only players' view of a save)."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 def run(saves_dir: str | Path, path: str | Path | None = None, *, readonly: bool = False, rng: Any = None) -> int:
     """Run the GM's app until the GM quits; returns the exit status."""
-    from tui.app import GmdeskApp
+    from gmdesk.tui.app import GmdeskApp
 
     app = GmdeskApp(saves_dir, path, readonly=readonly, rng=rng)
     try:
@@ -22,7 +22,7 @@ def run(saves_dir: str | Path, path: str | Path | None = None, *, readonly: bool
 
 def run_player_view(saves_dir: str | Path, path: str | Path) -> int:
     """Run the read-only player view of ``path`` (a session file)."""
-    from tui.screens.player import PlayerApp
+    from gmdesk.tui.screens.player import PlayerApp
 
     app = PlayerApp(path)
     app.run()

@@ -24,11 +24,11 @@ from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from core.dice import make_rng
-from core.errors import GmdeskError
-from tui.screens.help import HelpScreen
-from tui.screens.main import MainScreen
-from tui.terminal import TerminalGuard, TooSmallScreen
+from gmdesk.core.dice import make_rng
+from gmdesk.core.errors import GmdeskError
+from gmdesk.tui.screens.help import HelpScreen
+from gmdesk.tui.screens.main import MainScreen
+from gmdesk.tui.terminal import TerminalGuard, TooSmallScreen
 
 
 class GmdeskCommands(Provider):
@@ -36,7 +36,7 @@ class GmdeskCommands(Provider):
 
     def _commands(self) -> list[tuple[str, str, Any]]:
         """The moves, each with the keys bound to it now (after the GM's keymap)."""
-        from tui.keymap import with_current_keys
+        from gmdesk.tui.keymap import with_current_keys
 
         screen = self.screen
         out = list(screen.commands()) if hasattr(screen, "commands") else []
@@ -92,7 +92,7 @@ class GmdeskApp(TerminalGuard, App):
     @property
     def store(self) -> Any:
         if self._store is None:
-            from core.session import SessionStore
+            from gmdesk.core.session import SessionStore
 
             self._store = SessionStore(self.saves_dir)
         return self._store
@@ -109,7 +109,7 @@ class GmdeskApp(TerminalGuard, App):
         here, in one notice; the default keys stay for what it concerns."""
         import os
 
-        from tui.keymap import check_keymap, keymap_path, load_keymap
+        from gmdesk.tui.keymap import check_keymap, keymap_path, load_keymap
 
         path = self.keymap_file if self.keymap_file is not None else keymap_path()
         named = self.keymap_file is not None or bool(os.environ.get("GMDESK_KEYMAP"))
@@ -133,7 +133,7 @@ class GmdeskApp(TerminalGuard, App):
         """Clashes are found (and their keymap entries left out) once at start."""
 
     def show_picker(self, error: str | None = None) -> None:
-        from tui.screens.picker import PickerScreen
+        from gmdesk.tui.screens.picker import PickerScreen
 
         picker = PickerScreen(self.store, self.examples_dir)
         self._lift_notice()
@@ -160,12 +160,12 @@ class GmdeskApp(TerminalGuard, App):
         readonly = self.readonly
         if first:
             # gmdesk SAVE: the first frame already names the table while it is read
-            from tui.screens.opening import OpeningScreen
+            from gmdesk.tui.screens.opening import OpeningScreen
 
             self.push_screen(OpeningScreen(path.stem))
 
         def work() -> None:
-            from core.session import Session
+            from gmdesk.core.session import Session
 
             try:
                 session = Session.open(path, readonly=readonly)
@@ -259,12 +259,12 @@ class GmdeskApp(TerminalGuard, App):
         if isinstance(screen, MainScreen):
             settings = None
             if self.session is not None:  # the open session's settings and their values
-                from core.session.settings import current
+                from gmdesk.core.session.settings import current
 
                 settings = [(s.title, s.show(v), s.help) for s, v in current(self.session.state.info.settings)]
             self.push_screen(HelpScreen(shown_keys, settings=settings))
         else:  # the picker (or another screen): its own keys, no pane keys of the desk
-            from tui.screens.help import PALETTE_INTRO
+            from gmdesk.tui.screens.help import PALETTE_INTRO
 
             self.push_screen(HelpScreen(shown_keys, intro=PALETTE_INTRO, panes=()))
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.errors import GmdeskError
+from gmdesk.core.errors import GmdeskError
 
 
 def keymap_path() -> Path:
@@ -39,12 +39,12 @@ def binding_classes() -> list[type]:
     import importlib
     import pkgutil
 
-    import tui.screens
-    import tui.widgets
-    from tui.app import GmdeskApp
+    import gmdesk.tui.screens
+    import gmdesk.tui.widgets
+    from gmdesk.tui.app import GmdeskApp
 
     classes: list[type] = [GmdeskApp]
-    for package in (tui.screens, tui.widgets):
+    for package in (gmdesk.tui.screens, gmdesk.tui.widgets):
         for info in pkgutil.iter_modules(package.__path__):
             module = importlib.import_module(f"{package.__name__}.{info.name}")
             classes.extend(v for v in vars(module).values() if isinstance(v, type) and "BINDINGS" in vars(v)
@@ -96,7 +96,7 @@ def _groups(classes: Iterable[type]) -> list[tuple[str, list[Any]]]:
     from textual.app import App
     from textual.screen import ModalScreen, Screen
 
-    from tui.app import GmdeskApp
+    from gmdesk.tui.app import GmdeskApp
 
     classes = list(classes)
     # the keymap is the desk's (GmdeskApp): its keys reach the desk's full screens
@@ -222,7 +222,7 @@ def with_current_keys(nodes: Sequence[Any], help_text: str, callback: Any) -> st
     rewritten with the keys the GM's keymap gives that binding."""
     import re
 
-    from tui.screens.dialog import key_name
+    from gmdesk.tui.screens.dialog import key_name
 
     name = getattr(callback, "__name__", "")
     action = name[len("action_"):] if name.startswith("action_") else None

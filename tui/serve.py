@@ -64,7 +64,7 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
-from core.errors import GmdeskError
+from gmdesk.core.errors import GmdeskError
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -194,7 +194,7 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child, between
 
 def viewer_command(path: Path) -> list[str]:
     """``gmdesk view PATH`` with this Python (no reliance on PATH, no shell)."""
-    return [sys.executable, "-m", "core.cli", "view", str(path)]
+    return [sys.executable, "-m", "gmdesk", "view", str(path)]
 
 
 class ViewerService(AppService):

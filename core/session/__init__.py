@@ -7,12 +7,12 @@ store), ``saves`` (a directory of sessions), ``store`` (the durable event log),
 ``export`` (md/html/json chronicle), ``commands`` (the CLI subcommands).
 """
 
-from core.session.events import EVENT_TYPES, Event, EventError
-from core.session.model import (
+from gmdesk.core.session.events import EVENT_TYPES, Event, EventError
+from gmdesk.core.session.model import (
     Character, Clock, Combatant, Condition, Encounter, Info, Note, RollEntry, Source, State, Wound,
 )
-from core.session.saves import SessionStore, SessionSummary, default_saves_dir, safe_file_stem
-from core.session.session import Session
+from gmdesk.core.session.saves import SessionStore, SessionSummary, default_saves_dir, safe_file_stem
+from gmdesk.core.session.session import Session
 
 __all__ = [
     "SessionStore", "SessionSummary", "Session", "EventError", "Event", "EVENT_TYPES", "default_saves_dir",

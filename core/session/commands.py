@@ -17,13 +17,13 @@ from functools import wraps
 from pathlib import Path
 from typing import Any
 
-from core.errors import GmdeskError, ParamError
+from gmdesk.core.errors import GmdeskError, ParamError
 
 EXIT_ERROR = 2
 
 
 def _store(ns: Any):
-    from core.session.saves import SessionStore, default_saves_dir
+    from gmdesk.core.session.saves import SessionStore, default_saves_dir
 
     saves = getattr(ns, "saves", None)
     return SessionStore(Path(saves).expanduser() if saves else default_saves_dir())
@@ -117,9 +117,9 @@ def argparse_suppress() -> str:
 
 @_guard
 def cmd_new(ns: Any) -> int:
-    from core.systems import get_system
+    from gmdesk.core.systems import get_system
 
-    from core.session.settings import BY_KEY, parse_assignment
+    from gmdesk.core.session.settings import BY_KEY, parse_assignment
 
     get_system(ns.system)
     # every setting is checked before anything is written (a bad one names its label)
@@ -201,7 +201,7 @@ def _print_events(events: Sequence[Any], as_json: bool) -> None:
 
 @_guard
 def cmd_log(ns: Any) -> int:
-    from core.session.session import Session
+    from gmdesk.core.session.session import Session
 
     try:
         interval = float(ns.interval)
@@ -232,8 +232,8 @@ def cmd_log(ns: Any) -> int:
 
 @_guard
 def cmd_export(ns: Any) -> int:
-    from core.session.export import FORMATS, export
-    from core.session.session import Session
+    from gmdesk.core.session.export import FORMATS, export
+    from gmdesk.core.session.session import Session
 
     fmt = ns.format
     if fmt is None and ns.output:
@@ -271,7 +271,7 @@ def sheet_character_name(sheet: Any, fallback: str) -> str:
 
 @_guard
 def cmd_import_sheet(ns: Any) -> int:
-    from core.session.session import Session
+    from gmdesk.core.session.session import Session
 
     sheet_path = Path(ns.sheet).expanduser()
     try:
@@ -282,7 +282,7 @@ def cmd_import_sheet(ns: Any) -> int:
         raise GmdeskError(f"{sheet_path}: not UTF-8 text") from None
     except OSError as e:
         raise GmdeskError(f"{sheet_path}: cannot read ({e.strerror or e})") from None
-    from core.sheet import parse_sheet
+    from gmdesk.core.sheet import parse_sheet
 
     sheet = parse_sheet(text, str(sheet_path))  # SheetError names the file and line
     name = ns.name or sheet_character_name(sheet, sheet_path.stem)
@@ -306,9 +306,9 @@ def cmd_import_sheet(ns: Any) -> int:
 
 @_guard
 def cmd_export_sheet(ns: Any) -> int:
-    from core.session.events import sheet_new
-    from core.session.session import Session
-    from core.sheet import write_sheet
+    from gmdesk.core.session.events import sheet_new
+    from gmdesk.core.session.session import Session
+    from gmdesk.core.sheet import write_sheet
 
     path = _store(ns).resolve(ns.save)
     with Session.open(path, readonly=True) as session:
@@ -353,7 +353,7 @@ def _damaged_path(ns: Any) -> Path:
 def cmd_check(ns: Any) -> int:
     """``gmdesk check SAVE``: the report on stdout; exit 0 when the session is fine,
     1 when it is damaged (2 stays for a usage error, as everywhere)."""
-    from core.session.repair import check
+    from gmdesk.core.session.repair import check
 
     report = check(_damaged_path(ns))
     sys.stdout.write("\n".join(report.lines()) + "\n")
@@ -366,7 +366,7 @@ def cmd_check(ns: Any) -> int:
 
 @_guard
 def cmd_repair(ns: Any) -> int:
-    from core.session.repair import repair
+    from gmdesk.core.session.repair import repair
 
     path = _damaged_path(ns)
     dst, got = repair(path, _store(ns).dir if path.parent == _store(ns).dir else None)
@@ -398,7 +398,7 @@ def stream_rolls(ns: Any, system_module: Any, params: Any, rng: Any, count: int,
     ``--as`` / ``--at`` name characters of the session (name or id); a combat roll
     applies its descriptors to them. Raises GmdeskError (one line) on any problem;
     rolls printed before an error are saved."""
-    from core.session.session import Session
+    from gmdesk.core.session.session import Session
 
     path = _store(ns).resolve(ns.save)
     with Session.open(path) as session:
@@ -426,7 +426,7 @@ def session_params(ns: Any, system_module: Any, params: Any, given: Any = None) 
     … --save SAVE --as A --at T`` (see :mod:`core.session.params`, the code path the
     roll dialog shares; ``given``: the options typed, which win). Reads the session
     only."""
-    from core.session.session import Session
+    from gmdesk.core.session.session import Session
 
     path = _store(ns).resolve(ns.save)
     with Session.open(path, readonly=True) as session:
@@ -443,7 +443,7 @@ def _filled(session: Any, system_module: Any, params: Any, actor: Any, target: A
     descriptors named by --test / --vs-test read from the characters' sheets."""
     params = session.fill_params(system_module, params, actor, target, combat, given)
     if system_module.ID == "1d6x4":
-        from core.sheet import parse_sheet
+        from gmdesk.core.sheet import parse_sheet
 
         def sheet_of(c: Any) -> Any:  # untracked: None; tracked without a sheet: an empty one
             return None if c is None else (c.sheet if c.sheet is not None else parse_sheet(""))

@@ -73,9 +73,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from core.dice import RollRecord
-from core.errors import GmdeskError
-from core.session.model import (
+from gmdesk.core.dice import RollRecord
+from gmdesk.core.errors import GmdeskError
+from gmdesk.core.session.model import (
     DEFAULT_SETTINGS, KINDS, SIDES, SOURCE_KINDS, Character, Clock, Combatant, Condition, Note, RollEntry,
     Source, State, Wound,
 )
@@ -165,14 +165,14 @@ def status_word(status: str) -> str:
 def session_tables(settings: Mapping[str, Any]):
     """The TableSet a session's settings put in force: ``settings["tables"]`` maps a role
     to a built-in table name or the path of a GM's table file."""
-    from core.tables import TableSet
+    from gmdesk.core.tables import TableSet
 
     overrides = {role: resolve_table(name) for role, name in dict(settings.get("tables") or {}).items()}
     return TableSet(overrides=overrides)
 
 
 def resolve_table(name: str):
-    from core.tables import builtin_names, load_builtin, load_table
+    from gmdesk.core.tables import builtin_names, load_builtin, load_table
 
     if name in builtin_names():
         return load_builtin(name)
@@ -205,13 +205,13 @@ def wound_status(settings: Mapping[str, Any], text: str, column: str) -> str | N
 # Thin adapters over core.sheet (imported lazily so this module loads without it).
 
 def sheet_parse(text: str):
-    from core.sheet import parse_sheet
+    from gmdesk.core.sheet import parse_sheet
 
     return parse_sheet(text)
 
 
 def sheet_new(header: str = ""):
-    from core.sheet import new_sheet
+    from gmdesk.core.sheet import new_sheet
 
     return new_sheet(header)
 
@@ -515,7 +515,7 @@ SETTING_KEYS = ("system", "skill_threshold", "ord_positive_reroll", "tie_rule", 
 
 
 def _declared() -> dict:
-    from core.session.settings import BY_KEY
+    from gmdesk.core.session.settings import BY_KEY
 
     return dict(BY_KEY)
 
@@ -537,7 +537,7 @@ def _settings(ctx: Ctx, p: dict) -> str:
         if key not in SETTING_KEYS:
             raise ctx.fail(f"unknown setting {key!r} (settings: {', '.join(SETTING_KEYS)})")
         if key == "system":
-            from core.systems import SYSTEM_IDS
+            from gmdesk.core.systems import SYSTEM_IDS
 
             clean[key] = ctx.choice(value, "system", SYSTEM_IDS)
         elif key in DECLARED:
@@ -1296,7 +1296,7 @@ def _apply_descriptors(ctx: Ctx, entry_index: int) -> None:
         before = c.status
         live = ctx.tx.char(cid)
         if record.system == "1d6x4" and d.amount is not None:
-            from core.systems.one_d6_x4 import vitality_after
+            from gmdesk.core.systems.one_d6_x4 import vitality_after
 
             old = live.vitality_current
             new, status = vitality_after(old, d.amount, before == "unconscious")
@@ -1429,7 +1429,7 @@ def _roll(ctx: Ctx, p: dict) -> str:
     parent's; refused, with nothing changed, when one cannot be used)."""
     ctx.fields(p, ("record",), ("actor", "target", "combat", "actor_name", "target_name", "clock", "uses"))
     record = ctx.record(p["record"])
-    from core.systems import SYSTEM_IDS
+    from gmdesk.core.systems import SYSTEM_IDS
 
     if record.system not in SYSTEM_IDS:
         raise ctx.fail(f"record: unknown system {record.system!r}")
@@ -1485,7 +1485,7 @@ def _roll(ctx: Ctx, p: dict) -> str:
         live.changes = [*live.changes, ctx.changes[-1]]
     if ctx.summary is not None:
         return ctx.summary
-    from core.render import record_line
+    from gmdesk.core.render import record_line
 
     who = actor.name if actor else (entry.actor_name or "GM")
     at = f" at {target.name}" if target else (f" at {entry.target_name}" if entry.target_name else "")
@@ -1628,7 +1628,7 @@ def _possibility_cancel(ctx: Ctx, p: dict) -> str:
     if p.get("record") is not None:
         record = ctx.record(p["record"])
     else:
-        from core.systems.torg_2d10 import cancel_possibility
+        from gmdesk.core.systems.torg_2d10 import cancel_possibility
 
         record = cancel_possibility(entry.record, session_tables(ctx.state.info.settings))
         ctx.extra["record"] = record.to_json()
@@ -1657,7 +1657,7 @@ def _buyoff(ctx: Ctx, p: dict) -> str:
     ctx.fields(p, ("id",), ("wound",))
     c = ctx.char(p["id"])
     if p.get("wound") is None:
-        from core.session.offers import latest_wound_index
+        from gmdesk.core.session.offers import latest_wound_index
 
         if not c.wounds:
             raise ctx.fail(f"{c.name} has no wounds")
@@ -2006,7 +2006,7 @@ def fold_checkpoint(fold: Fold, keep: int, skipped: list[str] | None = None, seq
     that goes further back makes the session replay its log once (see Fold._undo).
     ``skipped``: the warnings of events the fold refused when it replayed the log;
     ``seq``: the last event of the log the fold has seen (default: its last applied)."""
-    from core.session.model import checkpoint_json
+    from gmdesk.core.session.model import checkpoint_json
 
     done = fold.done
     k = 0
@@ -2031,7 +2031,7 @@ def fold_from_checkpoint(d: Mapping[str, Any], source: Callable[[int], Mapping[s
     ``header`` the log's header (the session's name and creation time come from it,
     as in a replay). Raises (EventError, KeyError, TypeError, ValueError, IndexError)
     when the checkpoint does not fit the log; the caller then replays the log instead."""
-    from core.session.model import state_from_checkpoint
+    from gmdesk.core.session.model import state_from_checkpoint
 
     fold = Fold(state_from_checkpoint(d["state"], load_record))
     if header is not None:

@@ -26,20 +26,20 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from core.session.events import Event, num, status_word
-from core.session.model import Character, Note, RollEntry, State
+from gmdesk.core.session.events import Event, num, status_word
+from gmdesk.core.session.model import Character, Note, RollEntry, State
 
 FORMATS = ("md", "html", "json")
 
 
 def _line(record, public: bool) -> str:
-    from core.render import record_line
+    from gmdesk.core.render import record_line
 
     return record_line(record, hide_secrets=public)
 
 
 def _dice(record) -> str:
-    from core.render import dice_plain
+    from gmdesk.core.render import dice_plain
 
     return dice_plain(record)
 
@@ -75,7 +75,7 @@ def in_effect(events: Iterable[Event]) -> set[int]:
 
 def event_rounds(header: Mapping[str, Any] | None, events: Sequence[Event]) -> dict[int, int]:
     """seq → the encounter's round right after that event happened (a replay of the log)."""
-    from core.session.events import Fold
+    from gmdesk.core.session.events import Fold
 
     if header is None:
         return {}
@@ -128,7 +128,7 @@ def record_facts(record: Any, public: bool) -> list[str]:
     """A roll's own numbers as "Label value" (4d6 "DC 16", "Margin +1", "Position
     standard", "Effect standard"; 4d2 "Shift +2"; torg "Bonus Number +3"…), without
     the GM's secrets when ``public``."""
-    from core.render import EXTRA_LABELS, SECRET_PARAMS
+    from gmdesk.core.render import EXTRA_LABELS, SECRET_PARAMS
 
     secrets = SECRET_PARAMS.get(record.system, ()) if public else ()
     out = []
@@ -356,7 +356,7 @@ def to_html(state: State, events: Sequence[Event] = (), public: bool = True,
 
 def to_json(state: State, events: Sequence[Event] = (), public: bool = True,
             rounds: Mapping[int, int] | None = None) -> dict:
-    from core.render import public_json
+    from gmdesk.core.render import public_json
 
     times = _times(events)
     info = state.info.to_json()
@@ -405,7 +405,7 @@ def export(state: State, fmt: str, events: Sequence[Event] = (), public: bool = 
     no GM notes) unless ``public=False``. ``header``: the session's header
     (``Session.header``), to place each event in its round (without it the events
     other than rolls and notes are told as outside the encounter)."""
-    from core.errors import ParamError
+    from gmdesk.core.errors import ParamError
 
     rounds = event_rounds(header, events) if events else {}
     if fmt == "md":

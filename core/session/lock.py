@@ -30,7 +30,7 @@ import socket
 import time
 from pathlib import Path
 
-from core.errors import GmdeskError
+from gmdesk.core.errors import GmdeskError
 
 #: Mode of every file gmdesk creates for a session (owner read/write only).
 FILE_MODE = 0o600

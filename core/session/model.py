@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.dice import RollRecord
+from gmdesk.core.dice import RollRecord
 
 SIDES = ("PC", "NPC")
 KINDS = ("organic", "inorganic")
@@ -625,7 +625,7 @@ def state_from_checkpoint(d: dict, load_record) -> State:
 def sheet_text(sheet: Any) -> str | None:
     if sheet is None:
         return None
-    from core.sheet import write_sheet
+    from gmdesk.core.sheet import write_sheet
 
     return write_sheet(sheet)
 
@@ -633,7 +633,7 @@ def sheet_text(sheet: Any) -> str | None:
 def parse_sheet_text(text: str | None) -> Any:
     if text is None:
         return None
-    from core.sheet import parse_sheet
+    from gmdesk.core.sheet import parse_sheet
 
     return parse_sheet(text)
 

@@ -32,7 +32,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.session.model import DEFAULT_SETTINGS
+from gmdesk.core.session.model import DEFAULT_SETTINGS
 
 #: the kind of source each system reads (the others read none)
 SOURCE_KIND = {"4d2": "shift", "4d6": "advantage"}
@@ -75,7 +75,7 @@ def sources_params(system: str, sources: Iterable[RollSource]) -> dict[str, Any]
     values). Empty for a system that reads no sources."""
     sources = list(sources)
     if system == "4d2":
-        from core.systems.four_d_two import net_shift, own_shift
+        from gmdesk.core.systems.four_d_two import net_shift, own_shift
 
         own = own_shift(s.value for s in sources if s.owner == "own")
         vs = own_shift(s.value for s in sources if s.owner == "vs")

@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.errors import GmdeskError
-from core.session import store as _st
+from gmdesk.core.errors import GmdeskError
+from gmdesk.core.session import store as _st
 
 __all__ = ["CheckReport", "check", "repair", "Salvage", "salvage"]
 
@@ -78,7 +78,7 @@ def check(path: str | os.PathLike) -> CheckReport:
     try:
         report = CheckReport(path, ok=True, events=log.count, notes=list(log.warnings))
         try:
-            from core.session.session import Session
+            from gmdesk.core.session.session import Session
 
             session = Session(log, readonly=True, path=path)
             report.notes.extend(w for w in session.warnings if w not in report.notes)
@@ -95,7 +95,7 @@ def check(path: str | os.PathLike) -> CheckReport:
 
 
 def _header_problems(header: dict) -> list[str]:
-    from core.session.session import header_problems
+    from gmdesk.core.session.session import header_problems
 
     return header_problems(header)
 
@@ -283,8 +283,8 @@ def repair(path: str | os.PathLike, saves_dir: str | os.PathLike | None = None) 
     """Write a new session beside the damaged one at ``path`` from everything that
     can be trusted; returns its path and what was kept / left out. The damaged files
     are only read. GmdeskError when nothing can be recovered (no readable header)."""
-    from core.session.saves import SessionStore
-    from core.session.session import now_iso
+    from gmdesk.core.session.saves import SessionStore
+    from gmdesk.core.session.session import now_iso
 
     path = Path(path)
     got = salvage(path)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.errors import GmdeskError, ParamError
+from gmdesk.core.errors import GmdeskError, ParamError
 
 SUFFIX = ".gmdesk"
 MAX_STEM_BYTES = 120
@@ -114,7 +114,7 @@ def _quick_header(path: Path) -> dict | None:
     import json
 
     try:
-        from core.session.store import FORMAT_TAG, SCHEMA_VERSION, SYSTEM_KEY, sidecar_paths
+        from gmdesk.core.session.store import FORMAT_TAG, SCHEMA_VERSION, SYSTEM_KEY, sidecar_paths
 
         if path.stat().st_size < QUICK_BYTES:
             return None
@@ -203,7 +203,7 @@ class SessionStore:
         """The casefolded name in a session file's header; None when it cannot be read
         (the open then says what is wrong with the file)."""
         try:
-            from core.session.store import peek
+            from gmdesk.core.session.store import peek
 
             name = peek(path)[0].get("name")
         except Exception:  # noqa: BLE001 - damaged: let the open report it
@@ -211,7 +211,7 @@ class SessionStore:
         return clean_name(name).casefold() if isinstance(name, str) else None
 
     def _free_path(self, stem: str) -> Path:
-        from core.session.store import session_files
+        from gmdesk.core.session.store import session_files
 
         n = 1
         while True:
@@ -286,7 +286,7 @@ class SessionStore:
         h = _quick_header(path)
         if h is None:
             try:
-                from core.session.store import EventLog
+                from gmdesk.core.session.store import EventLog
 
                 log = EventLog.open(path, readonly=True)
             except GmdeskError as e:
@@ -298,7 +298,7 @@ class SessionStore:
                 h = log.header
             finally:
                 log.close()
-        from core.session.session import header_problems
+        from gmdesk.core.session.session import header_problems
 
         problems = header_problems(h)
         if problems:
@@ -314,10 +314,10 @@ class SessionStore:
 
     def create(self, name: str, system: str, settings: dict | None = None) -> Path:
         """A new empty session; returns its path. GmdeskError if the name is empty or taken."""
-        from core.session.session import Session
+        from gmdesk.core.session.session import Session
 
         name = self._check_name(name)
-        from core.systems import get_system
+        from gmdesk.core.systems import get_system
 
         get_system(system)
         with self._creating():
@@ -326,7 +326,7 @@ class SessionStore:
         return path
 
     def open(self, name_or_path: str | os.PathLike, readonly: bool = False):
-        from core.session.session import Session
+        from gmdesk.core.session.session import Session
 
         return Session.open(self.resolve(name_or_path), readonly=readonly)
 
@@ -340,14 +340,14 @@ class SessionStore:
         if not p.is_file():
             raise GmdeskError(f"no example session at {p}")
         path = self._copy(p, name)
-        from core.session.session import Session
+        from gmdesk.core.session.session import Session
 
         Session.open(path).close()  # its summary (the list's counts) as the session itself says
         return path
 
     def _copy(self, src: Path, new_name: str) -> Path:
-        from core.session.session import now_iso
-        from core.session.store import EventLog
+        from gmdesk.core.session.session import now_iso
+        from gmdesk.core.session.store import EventLog
 
         new_name = self._check_name(new_name)
         log = EventLog.open(src, readonly=True)
@@ -371,7 +371,7 @@ class SessionStore:
                     out.meta_set(key, value)
         except BaseException:
             out.close()
-            from core.session.store import session_files
+            from gmdesk.core.session.store import session_files
 
             for f in session_files(dst):
                 f.unlink(missing_ok=True)
@@ -382,8 +382,8 @@ class SessionStore:
     def delete(self, path: str | os.PathLike) -> None:
         """Delete a session and every file that belongs to it. Refuses a session open
         for writing elsewhere (LockedError) and the shipped examples."""
-        from core.session.lock import WriterLock
-        from core.session.store import SessionMissingError, session_files, sidecar_paths
+        from gmdesk.core.session.lock import WriterLock
+        from gmdesk.core.session.store import SessionMissingError, session_files, sidecar_paths
 
         p = Path(path)
         if not p.is_file():

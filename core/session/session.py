@@ -28,13 +28,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from core.dice import RollRecord
-from core.errors import GmdeskError
-from core.session.events import (
+from gmdesk.core.dice import RollRecord
+from gmdesk.core.errors import GmdeskError
+from gmdesk.core.session.events import (
     CHECKPOINT_VERSION, Event, EventError, Fold, fold_checkpoint, fold_fingerprint, fold_from_checkpoint, no_gc,
     replay, roll_refusal, session_tables,
 )
-from core.session.model import DEFAULT_SETTINGS, State
+from gmdesk.core.session.model import DEFAULT_SETTINGS, State
 
 #: the header's ``format`` value: marks a file as a gmdesk session
 FORMAT = "gmdesk-session"
@@ -45,7 +45,7 @@ def now_iso() -> str:
 
 
 def _store():
-    from core.session import store
+    from gmdesk.core.session import store
 
     return store
 
@@ -63,7 +63,7 @@ def header_problems(header: Mapping[str, Any]) -> list[str]:
     """What makes a stored header unusable, one plain line each (empty when fine): a
     missing name, system or settings, or a dice system this gmdesk does not know.
     Such a save is refused, never opened and rewritten with defaults."""
-    from core.systems import SYSTEM_IDS
+    from gmdesk.core.systems import SYSTEM_IDS
 
     out = []
     for key, kind, what in (("name", str, "text"), ("system", str, "text"), ("settings", dict, "an object")):
@@ -305,7 +305,7 @@ class Session:
     def create(cls, path: str | Path, name: str, system: str, settings: Mapping[str, Any] | None = None
                ) -> "Session":
         """A new, empty session file (refuses to overwrite), open for writing."""
-        from core.systems import get_system
+        from gmdesk.core.systems import get_system
 
         get_system(system)  # ParamError for an unknown system
         log = _store().EventLog.create(Path(path), new_header(name, system, settings))
@@ -462,7 +462,7 @@ class Session:
         explicitly (they win over what the session fills in; None: those that differ
         from the default). ``tables``: other tables than the session's (``gmdesk roll
         --table``)."""
-        from core.systems import get_system
+        from gmdesk.core.systems import get_system
 
         if self.readonly:
             raise EventError("this session is open read-only", "roll")
@@ -506,7 +506,7 @@ class Session:
         if clock:
             doc["clock"] = clock
         if record.system == "1d6x4":
-            from core.systems.one_d6_x4 import test_uses
+            from gmdesk.core.systems.one_d6_x4 import test_uses
 
             chars = self.state.characters
             a = chars.get(actor) if actor is not None else None
@@ -529,7 +529,7 @@ class Session:
         """The parameters with what the session knows filled in: the roller's active
         sources, conditions and the session's settings (see :mod:`core.session.params`;
         ``given`` names the parameters the caller set, which are kept)."""
-        from core.session.params import fill_params
+        from gmdesk.core.session.params import fill_params
 
         return fill_params(self.state.info.settings, module, params, actor, target, combat, given)
 
@@ -562,7 +562,7 @@ class Session:
         if not c.reality_rated or c.possibilities < 1:
             raise EventError(f"{c.name} has no Possibility to spend" if c.reality_rated
                              else f"{c.name} is not reality-rated and has no Possibilities", "possibility.spend")
-        from core.systems.torg_2d10 import spend_possibility
+        from gmdesk.core.systems.torg_2d10 import spend_possibility
 
         record = spend_possibility(entry.record, rng if rng is not None else random.Random(), self.tables())
         return self.apply({"type": "possibility.spend", "id": char_id, "roll": roll_seq, "record": record.to_json()})
@@ -581,7 +581,7 @@ class Session:
             raise EventError(f"healer: no character {healer!r} in this session", "heal")
         if t.status == "dead":
             raise EventError(f"{t.name} is dead; the Dead stay dead", "heal")
-        from core.systems.one_d6_x4 import heal
+        from gmdesk.core.systems.one_d6_x4 import heal
 
         record, new = heal(rng if rng is not None else random.Random(), t.vitality_current, t.vitality_default)
         return self.apply({"type": "heal", "healer": healer, "target": target, "record": record.to_json(),
@@ -593,7 +593,7 @@ class Session:
         c = self.state.characters[char_id]
         system = system or self.state.info.system
         if system == "4d2":
-            from core.systems.four_d_two import own_shift
+            from gmdesk.core.systems.four_d_two import own_shift
 
             return own_shift([s.value for s in c.shifts if s.active])
         if system == "1d6x4" and c.sheet is not None:
@@ -610,7 +610,7 @@ class Session:
         """One initiative roll for ``char_id`` (not logged): the session's system (fudge
         with the session's ``fudge_method``), the character's own modifier unless
         ``modifier`` is given."""
-        from core.systems import get_system
+        from gmdesk.core.systems import get_system
 
         system = system or self.state.info.system
         module = get_system(system)

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.errors import GmdeskError
+from gmdesk.core.errors import GmdeskError
 
 
 class SettingError(GmdeskError):
@@ -113,8 +113,8 @@ class Setting:
 
 
 def _declare() -> tuple[Setting, ...]:
-    from core.systems.four_d_two import DEFAULT_SKILL_THRESHOLD, SKILL_THRESHOLD_MAX, SKILL_THRESHOLD_MIN
-    from core.systems.fudge import DEFAULT_METHOD, METHODS
+    from gmdesk.core.systems.four_d_two import DEFAULT_SKILL_THRESHOLD, SKILL_THRESHOLD_MAX, SKILL_THRESHOLD_MIN
+    from gmdesk.core.systems.fudge import DEFAULT_METHOD, METHODS
 
     return (
         Setting("skill_threshold", "Skill chance threshold",

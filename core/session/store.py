@@ -77,8 +77,8 @@ from tinydb import TinyDB
 from tinydb.storages import Storage
 from tinydb.table import Table
 
-from core.errors import GmdeskError, ParamError
-from core.session.lock import FILE_MODE, LockedError, WriterLock
+from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.session.lock import FILE_MODE, LockedError, WriterLock
 
 __all__ = [
     "SCHEMA_VERSION", "JOURNAL_VERSION", "COMPACT_AT", "EVENTS_TABLE", "META_TABLE",

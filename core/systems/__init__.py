@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from core.errors import ParamError
+from gmdesk.core.errors import ParamError
 
 #: identifier -> module name under core.systems, in the order the CLI lists them.
 SYSTEM_MODULES = {
@@ -25,13 +25,13 @@ def get_system(system_id: str) -> ModuleType:
         name = SYSTEM_MODULES[system_id]
     except KeyError:
         raise ParamError("SYSTEM", f"unknown system {system_id!r}; choose one of {', '.join(SYSTEM_IDS)}") from None
-    return importlib.import_module(f"core.systems.{name}")
+    return importlib.import_module(f"gmdesk.core.systems.{name}")
 
 
 def character_sections(system_id: str) -> frozenset[str]:
     """The parts of a character ``system_id`` uses (its ``CHARACTER_SECTIONS``);
     every part for an unknown system, so that nothing is ever hidden by mistake."""
-    from core.systems.base import SECTIONS
+    from gmdesk.core.systems.base import SECTIONS
 
     try:
         module = get_system(system_id)

@@ -34,10 +34,10 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from core.dice import Descriptor, RandomSource, RollRecord
-from core.errors import ParamError
-from core.odds import Odds
-from core.tables import DEFAULT_TABLES, TableSet
+from gmdesk.core.dice import Descriptor, RandomSource, RollRecord
+from gmdesk.core.errors import ParamError
+from gmdesk.core.odds import Odds
+from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
 KINDS = ("organic", "inorganic")
 

@@ -58,11 +58,11 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from core import odds as odds_mod
-from core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
-from core.errors import ParamError, TableError
-from core.odds import Odds
-from core.systems.base import (
+from gmdesk.core import odds as odds_mod
+from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
+from gmdesk.core.errors import ParamError, TableError
+from gmdesk.core.odds import Odds
+from gmdesk.core.systems.base import (
     shown,
     CombatFields,
     combat_descriptor,
@@ -71,7 +71,7 @@ from core.systems.base import (
     parse_choice,
     parse_int,
 )
-from core.tables import DEFAULT_TABLES, BandTable, TableSet, parse_table
+from gmdesk.core.tables import DEFAULT_TABLES, BandTable, TableSet, parse_table
 
 ID = "4d6"
 NAME = "Core 4d6 vs DC"

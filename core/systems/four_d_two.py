@@ -40,11 +40,11 @@ from functools import lru_cache
 from fractions import Fraction
 from typing import Any
 
-from core import odds as odds_mod
-from core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
-from core.errors import ParamError
-from core.odds import Odds
-from core.systems.base import (
+from gmdesk.core import odds as odds_mod
+from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
+from gmdesk.core.errors import ParamError
+from gmdesk.core.odds import Odds
+from gmdesk.core.systems.base import (
     shown,
     CombatFields,
     combat_descriptor,
@@ -53,7 +53,7 @@ from core.systems.base import (
     parse_choice,
     parse_int,
 )
-from core.tables import DEFAULT_TABLES, TableSet
+from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
 ID = "4d2"
 NAME = "Four D Two"

@@ -47,10 +47,10 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from core.dice import Descriptor, Die, RandomSource, RollRecord
-from core.errors import ParamError, TableError
-from core.odds import Dist, Odds, die, mix, outcomes_by, remap, repeat, shift, sub
-from core.systems.base import (
+from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord
+from gmdesk.core.errors import ParamError, TableError
+from gmdesk.core.odds import Dist, Odds, die, mix, outcomes_by, remap, repeat, shift, sub
+from gmdesk.core.systems.base import (
     shown,
     MINUS,
     signed,
@@ -60,7 +60,7 @@ from core.systems.base import (
     parse_choice,
     parse_int,
 )
-from core.tables import DEFAULT_TABLES, BandTable, TableSet, load_builtin
+from gmdesk.core.tables import DEFAULT_TABLES, BandTable, TableSet, load_builtin
 
 ID = "fudge"
 NAME = "FUDGE alternate dice"

@@ -45,12 +45,12 @@ from collections.abc import Iterable, Mapping
 from fractions import Fraction
 from typing import Any
 
-from core import odds as odds_mod
-from core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
-from core.errors import ParamError, TableError
-from core.odds import Odds
-from core.systems.base import CombatFields, dataclass_from_json, dataclass_to_json, parse_int, shown
-from core.tables import DEFAULT_TABLES, DescriptorTable, TableSet, load_builtin
+from gmdesk.core import odds as odds_mod
+from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
+from gmdesk.core.errors import ParamError, TableError
+from gmdesk.core.odds import Odds
+from gmdesk.core.systems.base import CombatFields, dataclass_from_json, dataclass_to_json, parse_int, shown
+from gmdesk.core.tables import DEFAULT_TABLES, DescriptorTable, TableSet, load_builtin
 
 ID = "1d6x4"
 NAME = "OneDeeSixTimesFour"
@@ -513,7 +513,7 @@ def find_test_row(sheet: Any, name: str) -> int | None:
 
 
 def _is_ability(name: str) -> bool:
-    from core.sheet import is_ability_name
+    from gmdesk.core.sheet import is_ability_name
 
     return is_ability_name(name)
 
@@ -526,7 +526,7 @@ def lacks_when_missing(name: str) -> bool:
     Descriptor counts +0; every other missing name is an Ability (it contains the word
     Ability), a Use (``Slingshot/Attack``) or a Physical Item, which the character
     simply does not have. See ``docs/RULES-NOTES.md``."""
-    from core.sheet import is_item_or_ability_name
+    from gmdesk.core.sheet import is_item_or_ability_name
 
     return "/" in name or is_item_or_ability_name(name)
 

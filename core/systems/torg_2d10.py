@@ -55,10 +55,10 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Any
 
-from core.dice import Die, RandomSource, RollRecord, thaw
-from core.errors import ParamError
-from core.odds import Odds
-from core.systems.base import (
+from gmdesk.core.dice import Die, RandomSource, RollRecord, thaw
+from gmdesk.core.errors import ParamError
+from gmdesk.core.odds import Odds
+from gmdesk.core.systems.base import (
     MINUS,
     signed,
     CombatFields,
@@ -68,7 +68,7 @@ from core.systems.base import (
     parse_choice,
     parse_int,
 )
-from core.tables import DEFAULT_TABLES, TableSet
+from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
 ID = "torg-2d10"
 NAME = "2D10 Dice for TORG"

@@ -23,9 +23,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from core.errors import GmdeskError
-from tui.screens.dialog import Dialog, DialogHint, keys_text
-from tui.widgets.controls import EnterCheckbox, SteadyInput
+from gmdesk.core.errors import GmdeskError
+from gmdesk.tui.screens.dialog import Dialog, DialogHint, keys_text
+from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput
 
 #: ``commit``: the values typed → the session call that applies them (run by the desk)
 Commit = Callable[[Any], Callable[[Any], Any]]

@@ -30,7 +30,7 @@ from textual.binding import Binding, BindingsMap
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, OptionList, Select, Static, TextArea
 
-from core.errors import GmdeskError, ParamError
+from gmdesk.core.errors import GmdeskError, ParamError
 
 ResultT = TypeVar("ResultT")
 

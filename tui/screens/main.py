@@ -46,18 +46,18 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from core.errors import GmdeskError, ParamError
-from core.render import headline
-from core.session.offers import buyoff_choices, pending_clock_progress
-from core.systems import SYSTEM_IDS, get_system
-from core.systems.base import parse_int
-from tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog, FormField, InputDialog
-from tui.screens.dialog import ui_message
-from tui.screens.roll import RollDetails, RollDialog, RollRequest
-from tui.widgets.character import CharacterPane
-from tui.widgets.common import TURN_MARKER, attack_sentence, name_of
-from tui.widgets.initiative import InitiativePane
-from tui.widgets.rolllog import RollLog
+from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.render import headline
+from gmdesk.core.session.offers import buyoff_choices, pending_clock_progress
+from gmdesk.core.systems import SYSTEM_IDS, get_system
+from gmdesk.core.systems.base import parse_int
+from gmdesk.tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog, FormField, InputDialog
+from gmdesk.tui.screens.dialog import ui_message
+from gmdesk.tui.screens.roll import RollDetails, RollDialog, RollRequest
+from gmdesk.tui.widgets.character import CharacterPane
+from gmdesk.tui.widgets.common import TURN_MARKER, attack_sentence, name_of
+from gmdesk.tui.widgets.initiative import InitiativePane
+from gmdesk.tui.widgets.rolllog import RollLog
 
 # Preset parameters of the system moves that open the roll dialog: move -> system -> params.
 # "opposed" in a 4d2 or torg-2d10 session is a roll at a target (4d2: the target's shifts
@@ -469,7 +469,7 @@ class MainScreen(Screen):
         if not text.strip():
             return None
         if self.state.info.system == "fudge":
-            from core.systems.fudge import parse_level
+            from gmdesk.core.systems.fudge import parse_level
 
             return parse_level(label, text)
         return parse_int(label, text)
@@ -740,7 +740,7 @@ class MainScreen(Screen):
     def action_settings(self) -> None:
         """The session's settings as a form (tui.screens.settings); what changed is one
         ``session.settings`` event, undoable."""
-        from tui.screens.settings import SettingsDialog
+        from gmdesk.tui.screens.settings import SettingsDialog
 
         def done(event: Any) -> None:
             if event is not None:

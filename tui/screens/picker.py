@@ -40,9 +40,9 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.errors import GmdeskError
-from core.session.lock import LockedError
-from core.systems import SYSTEM_IDS
+from gmdesk.core.errors import GmdeskError
+from gmdesk.core.session.lock import LockedError
+from gmdesk.core.systems import SYSTEM_IDS
 
 #: system offered for a new session when nothing has been played yet
 DEFAULT_SYSTEM = "4d2"
@@ -94,7 +94,7 @@ def check_new_name(name: str, taken: Iterable[str]) -> str:
     """The name as the store keeps it (``clean_name``), or GmdeskError naming the
     option and what is allowed. Any Unicode is welcome: the store makes the file
     name safe by itself."""
-    from core.session.saves import clean_name
+    from gmdesk.core.session.saves import clean_name
 
     clean = clean_name(name)
     if not clean:
@@ -113,7 +113,7 @@ def check_new_name(name: str, taken: Iterable[str]) -> str:
 def system_label(system_id: str) -> str:
     """``4d2 — Four D Two``: the id the saves use and the system's display name."""
     try:
-        from core.systems import get_system
+        from gmdesk.core.systems import get_system
 
         name = getattr(get_system(system_id), "NAME", "")
     except Exception:  # a system module still missing must not break the picker
@@ -314,7 +314,7 @@ class ExampleDialog(ModalScreen[tuple[Path, str] | None]):
 
 
 def _confirm_dialog(question: str, yes: str, title: str) -> ModalScreen[bool]:
-    from tui.screens.confirm import ConfirmDialog
+    from gmdesk.tui.screens.confirm import ConfirmDialog
 
     return ConfirmDialog(question, yes=yes, no="Cancel", title=title)
 
@@ -596,7 +596,7 @@ class PickerScreen(Screen):
         self.show_error(f"{path.name} is damaged and cannot be opened: {short_error(s)} — checking it…")
 
         def work() -> None:
-            from core.session.repair import check
+            from gmdesk.core.session.repair import check
 
             try:
                 lines = check(path).lines()
@@ -623,7 +623,7 @@ class PickerScreen(Screen):
             said: list[str] = []
 
             def job() -> Path:
-                from core.session.repair import repair
+                from gmdesk.core.session.repair import repair
 
                 dst, got = repair(path, self.store.dir if path.parent == self.store.dir else None)
                 left = f"; left out: {'; '.join(got.left_out)}" if got.left_out else "; nothing left out"

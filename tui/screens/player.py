@@ -45,7 +45,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
-from tui.terminal import TerminalGuard
+from gmdesk.tui.terminal import TerminalGuard
 # ---------------------------------------------------------------------------
 # The player view
 # ---------------------------------------------------------------------------
@@ -83,7 +83,7 @@ def _visible_characters(state: Any) -> list[Any]:
 
 def public_status_words(character: Any) -> list[str]:
     """Status and condition markers (UNC, DEAD, UP, STY, …) — words, never colour alone."""
-    from tui.widgets.common import markers
+    from gmdesk.tui.widgets.common import markers
 
     return markers(character)
 
@@ -98,7 +98,7 @@ def _conditions_text(character: Any) -> str:
 
 def build_picture(state: Any) -> PlayerPicture:
     """The players' picture of ``state`` (pure; see the module docstring for what is public)."""
-    from tui.widgets.common import TURN_MARKER, source_label
+    from gmdesk.tui.widgets.common import TURN_MARKER, source_label
 
     info = state.info
     enc = state.encounter
@@ -135,7 +135,7 @@ def build_picture(state: Any) -> PlayerPicture:
 
     clocks = getattr(state, "clocks", {}) or {}
     if clocks:  # 4d6 progress clocks: the table sees how close things are
-        from tui.widgets.initiative import _clock_text
+        from gmdesk.tui.widgets.initiative import _clock_text
 
         init.append("\n\nClocks", style="bold")
         for clock in clocks.values():
@@ -183,7 +183,7 @@ def recent_rolls_text(rolls: Sequence[Any], characters: Mapping[str, Any], count
     view: no secrets) wrapped beside it, so a roll reads whole at 40 columns."""
     from rich.table import Table
 
-    from tui.widgets.rolllog import entry_line
+    from gmdesk.tui.widgets.rolllog import entry_line
 
     if not rolls:
         return Text("No rolls yet.", style="dim")
@@ -242,7 +242,7 @@ class PlayerScreen(Screen):
         self.characters: Mapping[str, Any] = {}
 
     def compose(self) -> ComposeResult:
-        from tui.widgets.rolllog import RollLog
+        from gmdesk.tui.widgets.rolllog import RollLog
 
         yield Static(Text("PLAYER VIEW", style="reverse") + Text(f"  {self.save_name}  opening…"),
                      id="player-title")
@@ -296,8 +296,8 @@ class PlayerRollDetails(ModalScreen[None]):
         self.names = names
 
     def compose(self) -> ComposeResult:
-        from core.render import render_record
-        from tui.widgets.rolllog import public_record
+        from gmdesk.core.render import render_record
+        from gmdesk.tui.widgets.rolllog import public_record
 
         entry = self.entry
         who = self.names.get(entry.actor, "GM") if entry.actor is not None else "GM"
@@ -385,7 +385,7 @@ class PlayerApp(TerminalGuard, App):
         """One look at the save: (the new picture or None when unchanged, an error)."""
         self.looks += 1
         try:
-            from core.session import Session
+            from gmdesk.core.session import Session
 
             with self._follow_lock:
                 if self._follow_closed:

@@ -38,22 +38,22 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
-from core.errors import GmdeskError, ParamError
-from core.render import render_record
-from core.session.params import fill_params, roll_defaults, roll_sources, sources_params
-from core.systems import SYSTEM_IDS, get_system
-from tui.screens.dialog import Dialog, DialogHint, ui_message
-from tui.widgets.controls import EnterCheckbox, SteadyInput
-from tui.widgets.common import name_of, signed
-from tui.widgets.oddspreview import OddsPreview
-from tui.widgets.rolllog import public_record
+from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.render import render_record
+from gmdesk.core.session.params import fill_params, roll_defaults, roll_sources, sources_params
+from gmdesk.core.systems import SYSTEM_IDS, get_system
+from gmdesk.tui.screens.dialog import Dialog, DialogHint, ui_message
+from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput
+from gmdesk.tui.widgets.common import name_of, signed
+from gmdesk.tui.widgets.oddspreview import OddsPreview
+from gmdesk.tui.widgets.rolllog import public_record
 
 NONE = ""  # the "none" value of optional choices and of the target
 
 
 def _EMPTY_SHEET() -> Any:
     """The sheet of a tracked character that has none: it lacks every Item."""
-    from core.sheet import parse_sheet
+    from gmdesk.core.sheet import parse_sheet
 
     return parse_sheet("")
 
@@ -74,7 +74,7 @@ class FormField:
 
 
 def _forms() -> dict[str, tuple[FormField, ...]]:
-    from core.systems import core_4d6, four_d_two, fudge, torg_2d10
+    from gmdesk.core.systems import core_4d6, four_d_two, fudge, torg_2d10
 
     dc_hint = ", ".join(f"{n} {name}" for n, name in core_4d6.DC_LADDER)
     return {
@@ -396,9 +396,9 @@ class RollDialog(Dialog[RollRequest | None]):
         """Refuse here, in the form, what the session would refuse after Enter (the
         same core checks ``Session.roll`` makes): an Unconscious or Dead roller, a Dead
         target, Possibilities the roller does not have."""
-        from core.session import EventError
-        from core.session.events import roll_refusal
-        from core.session.session import params_refusal
+        from gmdesk.core.session import EventError
+        from gmdesk.core.session.events import roll_refusal
+        from gmdesk.core.session.session import params_refusal
 
         refusal = roll_refusal(actor, target)
         if refusal is not None:
@@ -412,7 +412,7 @@ class RollDialog(Dialog[RollRequest | None]):
         """An empty Vs trait is no opponent (the trait read on its own ladder, as the CLI
         without ``--vs-trait``); an opposed roll is asked for with the Opposed box (or
         ``o``), and then an empty Vs trait is a Fair opponent."""
-        from core.systems import fudge
+        from gmdesk.core.systems import fudge
 
         if self.combat or values.get("opposed"):
             if data.get("vs_trait") is None:
@@ -426,8 +426,8 @@ class RollDialog(Dialog[RollRequest | None]):
     def _one_d6_x4(self, data: dict, values: dict, actor: Any, target: Any) -> tuple[dict, list[str]]:
         """Descriptor names → the Test bonus read from the sheets (and automatic failure);
         the typed bonus is added on top."""
-        from core.systems import one_d6_x4
-        from core.systems.base import parse_int
+        from gmdesk.core.systems import one_d6_x4
+        from gmdesk.core.systems.base import parse_int
 
         info = []
         names = values.get("descriptors", "").strip()

@@ -14,10 +14,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
-from core.errors import GmdeskError
-from core.session.settings import SETTINGS, Setting, current
-from tui.screens.dialog import Dialog, DialogHint
-from tui.widgets.controls import EnterCheckbox, SteadyInput
+from gmdesk.core.errors import GmdeskError
+from gmdesk.core.session.settings import SETTINGS, Setting, current
+from gmdesk.tui.screens.dialog import Dialog, DialogHint
+from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput
 
 
 class SettingsDialog(Dialog[Any]):

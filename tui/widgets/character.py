@@ -34,11 +34,11 @@ from textual.widgets import DataTable, Input, Static
 
 from rich.cells import cell_len
 
-from core.errors import ParamError
-from core.systems import character_sections
-from core.systems.base import parse_int
-from tui.widgets.controls import SteadyInput
-from tui.widgets.common import STATUS_MARKERS, gauge, markers_text, signed
+from gmdesk.core.errors import ParamError
+from gmdesk.core.systems import character_sections
+from gmdesk.core.systems.base import parse_int
+from gmdesk.tui.widgets.controls import SteadyInput
+from gmdesk.tui.widgets.common import STATUS_MARKERS, gauge, markers_text, signed
 
 SOURCE_KINDS = (("advantage", "Advantage sources"), ("shift", "Shift sources"))
 

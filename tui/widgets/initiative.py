@@ -18,7 +18,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from tui.widgets.common import TURN_MARKER, health_summary, markers_text
+from gmdesk.tui.widgets.common import TURN_MARKER, health_summary, markers_text
 
 #: fixed column widths (the name takes what is left); a narrow pane uses the compact set
 COLUMNS = (("init", "  Init ", 7), ("name", "Name", 0), ("side", "Side", 5),

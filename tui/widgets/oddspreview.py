@@ -13,7 +13,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from core.render import distribution_rows
+from gmdesk.core.render import distribution_rows
 
 BAR_WIDTH = 12
 #: the uncounted chance of very long reroll chains (torg-2d10, under 1e-12) is shown

@@ -24,15 +24,15 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from core.dice import RollRecord
-from core.render import SECRET_PARAMS, headline, log_descriptors, log_dice_text, opponent_brief
+from gmdesk.core.dice import RollRecord
+from gmdesk.core.render import SECRET_PARAMS, headline, log_descriptors, log_dice_text, opponent_brief
 
 
 def public_record(record: RollRecord) -> RollRecord:
     """The record as players may see it (the 1d6x4 target number removed)."""
     if record.system != "1d6x4":
         return record
-    from core.systems import one_d6_x4
+    from gmdesk.core.systems import one_d6_x4
 
     return RollRecord.from_json(one_d6_x4.public_view(record.to_json()))
 

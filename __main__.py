@@ -1,0 +1,42 @@
+"""The ``gmdesk`` command: the one place that joins the two layers.
+
+``gmdesk.core.cli`` parses every command and runs those that need no screen (``roll``,
+``odds``, the session commands); the terminal app is reached only through the
+:class:`TerminalApp` front end given here, imported when a command needs it, so
+``gmdesk roll`` never loads Textual.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from gmdesk.core import cli
+
+
+class TerminalApp:
+    """The :class:`gmdesk.core.cli.FrontEnd` of the Textual app."""
+
+    def desk(self, saves_dir: Path, path: Path | None) -> int:
+        from gmdesk import tui
+
+        return tui.run(saves_dir, path)
+
+    def view(self, saves_dir: Path, path: Path) -> int:
+        from gmdesk import tui
+
+        return tui.run_player_view(saves_dir, path)
+
+    def serve(self, path: Path, *, host: str, port: int, max_viewers: int) -> int:
+        from gmdesk.tui.serve import run_server
+
+        return int(run_server(path, host=host, port=port, max_viewers=max_viewers) or 0)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return cli.main(argv, front_end=TerminalApp())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
