@@ -41,8 +41,14 @@ WRITER = ROOT / "tests" / "crash_writer.py"
 
 def _kill_once(path: Path, seed: int, delay: float) -> tuple[int, list[str]]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, str(WRITER), str(path), str(seed), "16"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
+    proc = subprocess.Popen(
+        [sys.executable, str(WRITER), str(path), str(seed), "16"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+    )
     try:
         ready = proc.stdout.readline().decode()
         if not ready.startswith("ready "):
@@ -99,6 +105,7 @@ def kills(n: int, workdir: Path, seed: int = 20261123) -> Counter:
 
 # --------------------------------------------------------------------------- mutations
 
+
 def _template(workdir: Path) -> Path:
     from gmdesk.core.session import Session, SessionStore
 
@@ -126,8 +133,19 @@ def _mutate(rng: random.Random, path: Path, old_journal: bytes) -> str:
     from gmdesk.core.session.store import sidecar_paths
 
     paths = sidecar_paths(path)
-    kind = rng.choice(["flip", "flip", "flip", "drop line", "duplicate line", "blank line at end", "truncate",
-                       "old journal", "no journal"])
+    kind = rng.choice(
+        [
+            "flip",
+            "flip",
+            "flip",
+            "drop line",
+            "duplicate line",
+            "blank line at end",
+            "truncate",
+            "old journal",
+            "no journal",
+        ]
+    )
     target = rng.choice([paths["snapshot"], paths["journal"], paths["checkpoint"]])
     if kind == "old journal":
         paths["journal"].write_bytes(old_journal)
@@ -151,15 +169,15 @@ def _mutate(rng: random.Random, path: Path, old_journal: bytes) -> str:
     elif kind == "blank line at end":
         data += b"\n"
     else:
-        del data[rng.randrange(1, len(data)):]
+        del data[rng.randrange(1, len(data)) :]
     target.write_bytes(bytes(data))
     return f"{kind} in {name}"
 
 
 def mutations(n: int, workdir: Path, seed: int = 8) -> Counter:
+    from gmdesk.core.errors import GmdeskError
     from gmdesk.core.session import Session
     from gmdesk.core.session.store import session_files, sidecar_paths
-    from gmdesk.core.errors import GmdeskError
 
     rng = random.Random(seed)
     template = _template(workdir)
@@ -194,9 +212,9 @@ def mutations(n: int, workdir: Path, seed: int = 8) -> Counter:
                     outcome = "a reader changed a file (FAILURE)"
                 elif got == want:
                     outcome = outcome or "opened, same events (cache or view state only)"
-                elif warned and got == want[:len(got)]:
+                elif warned and got == want[: len(got)]:
                     outcome = outcome or "opened, torn last record dropped and said"
-                elif what.startswith("no journal") and got == want[:len(got)]:
+                elif what.startswith("no journal") and got == want[: len(got)]:
                     outcome = outcome or "opened from the session file alone, said"
                 else:
                     outcome = "opened with different events, unsaid (FAILURE)"

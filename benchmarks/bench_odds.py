@@ -44,8 +44,15 @@ def run(repeat: int = 25) -> list[tuple[str, str, float, float, float]]:
             t0 = time.perf_counter()
             mod.odds(params)
             times.append((time.perf_counter() - t0) * 1000)
-        rows.append((system_id, ", ".join(f"{k}={v}" for k, v in raw.items()) or "defaults",
-                     first, statistics.median(times), max(times)))
+        rows.append(
+            (
+                system_id,
+                ", ".join(f"{k}={v}" for k, v in raw.items()) or "defaults",
+                first,
+                statistics.median(times),
+                max(times),
+            )
+        )
     return rows
 
 

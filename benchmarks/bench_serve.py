@@ -110,9 +110,24 @@ async def run(args: argparse.Namespace) -> dict:
     try:
         path = SessionStore(saves).create_from_example(ROOT / "saves" / f"{SAVE}.gmdesk", SAVE)
         server = subprocess.Popen(
-            [sys.executable, "-m", "gmdesk", "--saves", str(saves), "serve", SAVE, "--port", "0",
-             "--max-viewers", str(args.viewers)],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+            [
+                sys.executable,
+                "-m",
+                "gmdesk",
+                "--saves",
+                str(saves),
+                "serve",
+                SAVE,
+                "--port",
+                "0",
+                "--max-viewers",
+                str(args.viewers),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            cwd=ROOT,
+        )
         lines: list[str] = []
         threading.Thread(target=lambda: lines.extend(iter(server.stdout.readline, "")), daemon=True).start()
         url = None
@@ -175,13 +190,26 @@ async def run(args: argparse.Namespace) -> dict:
             server.send_signal(signal.SIGTERM)
             server.wait(30)
             stop_time = time.monotonic() - t_stop
-        left = [pid for pid in pids if Path(f"/proc/{pid}").exists()
-                and Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"]
+        left = [
+            pid
+            for pid in pids
+            if Path(f"/proc/{pid}").exists()
+            and Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        ]
         return {
-            "viewers": len(pids), "memory": memory, "server_memory": server_memory,
-            "idle_cpu": idle_cpu, "idle_server": idle_server, "idle_seconds": idle_elapsed,
-            "busy_cpu": busy_cpu, "busy_seconds": busy_elapsed, "rolls": len(appended),
-            "latencies": latencies, "missed": missed, "stop_time": stop_time, "left": left,
+            "viewers": len(pids),
+            "memory": memory,
+            "server_memory": server_memory,
+            "idle_cpu": idle_cpu,
+            "idle_server": idle_server,
+            "idle_seconds": idle_elapsed,
+            "busy_cpu": busy_cpu,
+            "busy_seconds": busy_elapsed,
+            "rolls": len(appended),
+            "latencies": latencies,
+            "missed": missed,
+            "stop_time": stop_time,
+            "left": left,
         }
     finally:
         shutil.rmtree(saves, ignore_errors=True)
@@ -204,17 +232,26 @@ def main(argv: list[str] | None = None) -> None:
         ("memory per viewer, RSS (median / max)", f"{statistics.median(rss):.1f} / {max(rss):.1f} MiB", ""),
         ("memory per viewer, PSS (median / max)", f"{statistics.median(pss):.1f} / {max(pss):.1f} MiB", ""),
         ("server RSS", f"{r['server_memory'][0] / 1024:.1f} MiB", ""),
-        (f"idle CPU, server + viewers ({r['idle_seconds']:.0f} s)", f"{100 * r['idle_cpu']:.2f} % of a core",
-         "< 2 %: " + ("ok" if r["idle_cpu"] < 0.02 else "MISSED")),
+        (
+            f"idle CPU, server + viewers ({r['idle_seconds']:.0f} s)",
+            f"{100 * r['idle_cpu']:.2f} % of a core",
+            "< 2 %: " + ("ok" if r["idle_cpu"] < 0.02 else "MISSED"),
+        ),
         ("  of which the server", f"{100 * r['idle_server']:.2f} %", ""),
-        (f"CPU while rolling ({r['rolls']} rolls in {r['busy_seconds']:.0f} s)",
-         f"{100 * r['busy_cpu']:.2f} % of a core", ""),
+        (
+            f"CPU while rolling ({r['rolls']} rolls in {r['busy_seconds']:.0f} s)",
+            f"{100 * r['busy_cpu']:.2f} % of a core",
+            "",
+        ),
         ("append → viewer update, p50", f"{1000 * statistics.median(lat):.0f} ms" if lat else "-", ""),
         ("append → viewer update, p95", f"{1000 * p95:.0f} ms", "≤ 1 s: " + ("ok" if p95 <= 1.0 else "MISSED")),
         ("append → viewer update, max", f"{1000 * max(lat):.0f} ms" if lat else "-", ""),
         ("updates never seen", f"{r['missed']} of {r['rolls'] * r['viewers']}", ""),
-        ("SIGTERM → server gone, viewers left", f"{1000 * r['stop_time']:.0f} ms, {len(r['left'])} left",
-         "≤ 1 s: " + ("ok" if r["stop_time"] <= 1.0 and not r["left"] else "MISSED")),
+        (
+            "SIGTERM → server gone, viewers left",
+            f"{1000 * r['stop_time']:.0f} ms, {len(r['left'])} left",
+            "≤ 1 s: " + ("ok" if r["stop_time"] <= 1.0 and not r["left"] else "MISSED"),
+        ),
     ]
     width = max(len(a) for a, _, _ in rows)
     vwidth = max(len(b) for _, b, _ in rows)

@@ -54,16 +54,26 @@ def make_event(i: int) -> dict:
     rec = RollRecord(
         system="4d2",
         params={"shift": i % 3, "combat": combat, "target_kind": "organic", "attacker_kind": "organic"},
-        dice=(Die(1 + i % 2, "positive", 2), Die(1 + (i // 2) % 2, "positive", 2),
-              Die(1 + (i // 3) % 2, "negative", 2), Die(1 + (i // 5) % 2, "negative", 2)),
+        dice=(
+            Die(1 + i % 2, "positive", 2),
+            Die(1 + (i // 2) % 2, "positive", 2),
+            Die(1 + (i // 3) % 2, "negative", 2),
+            Die(1 + (i // 5) % 2, "negative", 2),
+        ),
         value=i % 7 - 3,
         outcome=("Failure", "Partial Success", "Success")[i % 3],
         extra={"number": i % 7 - 3, "shift": i % 3},
         descriptors=(Descriptor("Light Wound", "target", row=3),) if combat else (),
     )
-    return {"type": "roll", "time": f"2026-11-21T22:{i % 60:02d}:{i % 59:02d}", "actor": f"c{i % 6}",
-            "target": f"c{(i + 3) % 6}", "combat": combat, "record": rec.to_json(),
-            "summary": f"Brannoc → guard: {('Failure', 'Partial Success', 'Success')[i % 3]}"}
+    return {
+        "type": "roll",
+        "time": f"2026-11-21T22:{i % 60:02d}:{i % 59:02d}",
+        "actor": f"c{i % 6}",
+        "target": f"c{(i + 3) % 6}",
+        "combat": combat,
+        "record": rec.to_json(),
+        "summary": f"Brannoc → guard: {('Failure', 'Partial Success', 'Success')[i % 3]}",
+    }
 
 
 def pct(values: list[float], q: float) -> float:
@@ -154,8 +164,14 @@ def bench_open(path: Path, mode: str, repeats: int) -> dict:
     runs = []
     env = dict(os.environ, PYTHONPATH=str(REPO))
     for _ in range(repeats):
-        out = subprocess.run([sys.executable, "-c", OPEN_PROBE, str(path), mode], env=env, cwd=REPO,
-                             capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", OPEN_PROBE, str(path), mode],
+            env=env,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         runs.append(json.loads(out))
     return {k: statistics.median(r[k] for r in runs) for k in ("open", "events")} | {"n": runs[0]["n"]}
 
@@ -177,11 +193,26 @@ def session_docs(n: int, seed: int = 1) -> list[dict]:
     names = ["Kara", "Bruno", "Ivo", "Mags"]
     docs: list[dict] = []
     for i, name in enumerate(names, 1):
-        docs.append({"type": "character.add", "character": {"name": name, "vitality": 10}, "id": f"c{i}",
-                     "time": when, "summary": f"{name} joins (PC, organic)", "effects": []})
+        docs.append(
+            {
+                "type": "character.add",
+                "character": {"name": name, "vitality": 10},
+                "id": f"c{i}",
+                "time": when,
+                "summary": f"{name} joins (PC, organic)",
+                "effects": [],
+            }
+        )
     for i in range(1, 5):
-        docs.append({"type": "encounter.add", "id": f"c{i}", "time": when,
-                     "summary": f"{names[i - 1]} joins the encounter (initiative 0)", "effects": []})
+        docs.append(
+            {
+                "type": "encounter.add",
+                "id": f"c{i}",
+                "time": when,
+                "summary": f"{names[i - 1]} joins the encounter (initiative 0)",
+                "effects": [],
+            }
+        )
     docs.append({"type": "round.new", "time": when, "summary": "Round 1 begins: Kara's turn", "effects": []})
     while len(docs) < n:
         k = len(docs)
@@ -191,9 +222,18 @@ def session_docs(n: int, seed: int = 1) -> list[dict]:
         combat = k % 3 == 0
         rec = four_d_two.roll(four_d_two.Params(combat=combat), rng)
         a, t = k % 4, (k + 1) % 4
-        docs.append({"type": "roll", "record": rec.to_json(), "actor": f"c{a + 1}", "target": f"c{t + 1}",
-                     "combat": combat, "time": when, "summary": f"{names[a]} rolls at {names[t]}: {rec.outcome}",
-                     "effects": []})
+        docs.append(
+            {
+                "type": "roll",
+                "record": rec.to_json(),
+                "actor": f"c{a + 1}",
+                "target": f"c{t + 1}",
+                "combat": combat,
+                "time": when,
+                "summary": f"{names[a]} rolls at {names[t]}: {rec.outcome}",
+                "effects": [],
+            }
+        )
     return docs[:n]
 
 
@@ -204,10 +244,13 @@ def build_folding_session(path: Path, n: int) -> float:
     from gmdesk.core.session import Session
 
     docs = session_docs(n)
-    with EventLog.create(path, {"format": "gmdesk-session", "name": f"bench {n}", "system": "4d2",
-                                "created": "2026-11-21T22:00:00+01:00"}, compact_at=10**9) as log:
+    with EventLog.create(
+        path,
+        {"format": "gmdesk-session", "name": f"bench {n}", "system": "4d2", "created": "2026-11-21T22:00:00+01:00"},
+        compact_at=10**9,
+    ) as log:
         for start in range(0, n, 2000):
-            log.append_many(docs[start:start + 2000])
+            log.append_many(docs[start : start + 2000])
         log.compact()
     t = time.perf_counter()
     s = Session.open(path)
@@ -251,20 +294,30 @@ def bench_session_open(path: Path, mode: str, repeats: int) -> dict:
     runs = []
     env = dict(os.environ, PYTHONPATH=str(REPO))
     for _ in range(repeats):
-        out = subprocess.run([sys.executable, "-c", SESSION_PROBE, str(path), mode], env=env, cwd=REPO,
-                             capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", SESSION_PROBE, str(path), mode],
+            env=env,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         runs.append(json.loads(out))
     keys = [k for k in ("open", "look") if k in runs[0]]
     return {k: statistics.median(r[k] for r in runs) for k in keys} | {
-        "n": runs[0]["n"], "checkpoint": all(r.get("checkpoint", False) for r in runs)}
+        "n": runs[0]["n"],
+        "checkpoint": all(r.get("checkpoint", False) for r in runs),
+    }
 
 
 def session_open_section(directory: Path, repeats: int) -> bool:
     """Print the Session.open table; True when the targets are met."""
     print()
     print(f"Session.open (fresh process, median of {repeats}), s — target ≤ {TARGET_SESSION_OPEN_S} s at 50,000")
-    print(f"{'events':>7} | {'store open':>10} | {'read-only':>9} {'writer':>7} | {'first look ms':>13} | "
-          f"{'replay (no checkpoint)':>22} | {'first open + close':>18} | checkpoint file")
+    print(
+        f"{'events':>7} | {'store open':>10} | {'read-only':>9} {'writer':>7} | {'first look ms':>13} | "
+        f"{'replay (no checkpoint)':>22} | {'first open + close':>18} | checkpoint file"
+    )
     ok = True
     for n in SIZES:
         path = directory / f"session{n}.gmdesk"
@@ -275,13 +328,18 @@ def session_open_section(directory: Path, repeats: int) -> bool:
         rw = bench_session_open(path, "rw", repeats)
         rp = bench_session_open(path, "replay", max(1, min(repeats, 3)))
         used = ro["checkpoint"] and rw["checkpoint"]
-        print(f"{n:>7} | {store_open['open']:10.3f} | {ro['open']:9.3f} {rw['open']:7.3f} | {ro['look'] * 1e3:13.1f} | "
-              f"{rp['open']:22.3f} | {first:18.3f} | {ckpt.stat().st_size / 1e6:.1f} MB"
-              f"{'' if used else '  (NOT USED)'}", flush=True)
+        print(
+            f"{n:>7} | {store_open['open']:10.3f} | {ro['open']:9.3f} {rw['open']:7.3f} | {ro['look'] * 1e3:13.1f} | "
+            f"{rp['open']:22.3f} | {first:18.3f} | {ckpt.stat().st_size / 1e6:.1f} MB"
+            f"{'' if used else '  (NOT USED)'}",
+            flush=True,
+        )
         if n == 50_000:
             ok = used and max(ro["open"], rw["open"]) <= TARGET_SESSION_OPEN_S and store_open["open"] <= TARGET_OPEN_S
-    print(f"  Session.open of 50,000 events ≤ {TARGET_SESSION_OPEN_S} s (read-only and writer, from the "
-          f"checkpoint): {'ok' if ok else 'MISSED'}")
+    print(
+        f"  Session.open of 50,000 events ≤ {TARGET_SESSION_OPEN_S} s (read-only and writer, from the "
+        f"checkpoint): {'ok' if ok else 'MISSED'}"
+    )
     return ok
 
 
@@ -290,10 +348,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dir", default=str(REPO / "benchmarks" / "out"), help="where to put the temporary files")
     ap.add_argument("--samples", type=int, default=500, help="appends timed per history size (default 500)")
     ap.add_argument("--quick", action="store_true", help="fewer samples, no stock TinyDB at 50,000")
-    ap.add_argument("--stock-50k-budget", type=float, default=20.0,
-                    help="seconds allowed for stock TinyDB inserts at 50,000 events (0 to skip)")
-    ap.add_argument("--session-open-only", action="store_true",
-                    help="only the Session.open section (500 / 5,000 / 50,000 events)")
+    ap.add_argument(
+        "--stock-50k-budget",
+        type=float,
+        default=20.0,
+        help="seconds allowed for stock TinyDB inserts at 50,000 events (0 to skip)",
+    )
+    ap.add_argument(
+        "--session-open-only", action="store_true", help="only the Session.open section (500 / 5,000 / 50,000 events)"
+    )
     ap.add_argument("--repeats", type=int, default=5, help="fresh-process opens per Session.open figure")
     if argv is None:  # called by `python -m benchmarks store`: sys.argv is the runner's
         args, _rest = ap.parse_known_args()
@@ -317,8 +380,10 @@ def main(argv: list[str] | None = None) -> int:
             t = time.perf_counter()
             build_session(path, n)
             rows[n] = {"build": time.perf_counter() - t, "size": path.stat().st_size}
-            print(f"  built {n:>6} events ({rows[n]['size'] / 1e6:.1f} MB snapshot) in {rows[n]['build']:.1f} s",
-                  flush=True)
+            print(
+                f"  built {n:>6} events ({rows[n]['size'] / 1e6:.1f} MB snapshot) in {rows[n]['build']:.1f} s",
+                flush=True,
+            )
         measured = bench_appends(paths, d / "bare", samples)
         bare_lat = measured["bare"]
         for n in SIZES:
@@ -353,20 +418,26 @@ def main(argv: list[str] | None = None) -> int:
 
     print()
     print("Append latency, ms (one durable event; all sizes and the bare 300-byte write+fsync interleaved)")
-    print(f"{'history':>8} | {'store med':>9} {'p99':>8} {'max':>8} | {'ratio to bare':>13} | "
-          f"{'stock TinyDB med':>16} {'p99':>8} {'n':>3}")
+    print(
+        f"{'history':>8} | {'store med':>9} {'p99':>8} {'max':>8} | {'ratio to bare':>13} | "
+        f"{'stock TinyDB med':>16} {'p99':>8} {'n':>3}"
+    )
     bm = statistics.median(bare_lat)
     print(f"{'bare':>8} | {ms(bm):>9} {ms(pct(bare_lat, 0.99))} {ms(max(bare_lat))} | {'1.00':>13} |")
     for n, r in rows.items():
         sm = statistics.median(r["store"])
         stock = r["stock"]
-        stock_txt = (f"{ms(statistics.median(stock)):>16} {ms(pct(stock, 0.99))} {len(stock):>3}"
-                     if stock else f"{'(skipped)':>16} {'':>8} {'':>3}")
-        print(f"{n:>8} | {ms(sm):>9} {ms(pct(r['store'], 0.99))} {ms(max(r['store']))} | {sm / bm:13.2f} | "
-              f"{stock_txt}")
+        stock_txt = (
+            f"{ms(statistics.median(stock)):>16} {ms(pct(stock, 0.99))} {len(stock):>3}"
+            if stock
+            else f"{'(skipped)':>16} {'':>8} {'':>3}"
+        )
+        print(f"{n:>8} | {ms(sm):>9} {ms(pct(r['store'], 0.99))} {ms(max(r['store']))} | {sm / bm:13.2f} | {stock_txt}")
     if rows[50_000]["stock"] is not None:
-        print(f"  (stock TinyDB at 50,000: {len(rows[50_000]['stock'])} inserts within the "
-              f"{args.stock_50k_budget:.0f} s budget — every insert rewrites the whole file)")
+        print(
+            f"  (stock TinyDB at 50,000: {len(rows[50_000]['stock'])} inserts within the "
+            f"{args.stock_50k_budget:.0f} s budget — every insert rewrites the whole file)"
+        )
     print()
     print("Compaction, ms (whole snapshot rewritten + new journal; first after open / later ones)")
     for n, r in rows.items():
@@ -387,15 +458,22 @@ def main(argv: list[str] | None = None) -> int:
     hist_ratio = med[50_000] / med[500]
     print()
     print("Targets")
-    print(f"  append median ≤ {TARGET_RATIO_BARE}× bare write+fsync : worst {worst_ratio:.2f}× "
-          f"(bare median {bare_all * 1e3:.3f} ms)  {'ok' if worst_ratio <= TARGET_RATIO_BARE else 'MISSED'}")
-    print(f"  median at 50,000 / at 500 ≤ {TARGET_RATIO_HISTORY}       : {hist_ratio:.2f}  "
-          f"{'ok' if hist_ratio <= TARGET_RATIO_HISTORY else 'MISSED'}")
-    print(f"  open 50,000 events ≤ {TARGET_OPEN_S:.0f} s             : {open_rw['open']:.3f} s (writer), "
-          f"{open_ro['open']:.3f} s (read-only)  "
-          f"{'ok' if max(open_rw['open'], open_ro['open']) <= TARGET_OPEN_S else 'MISSED'}")
-    print(f"  Session.open 50,000 events ≤ {TARGET_SESSION_OPEN_S} s  : {'ok' if session_ok else 'MISSED'}"
-          f" (table above)")
+    print(
+        f"  append median ≤ {TARGET_RATIO_BARE}× bare write+fsync : worst {worst_ratio:.2f}× "
+        f"(bare median {bare_all * 1e3:.3f} ms)  {'ok' if worst_ratio <= TARGET_RATIO_BARE else 'MISSED'}"
+    )
+    print(
+        f"  median at 50,000 / at 500 ≤ {TARGET_RATIO_HISTORY}       : {hist_ratio:.2f}  "
+        f"{'ok' if hist_ratio <= TARGET_RATIO_HISTORY else 'MISSED'}"
+    )
+    print(
+        f"  open 50,000 events ≤ {TARGET_OPEN_S:.0f} s             : {open_rw['open']:.3f} s (writer), "
+        f"{open_ro['open']:.3f} s (read-only)  "
+        f"{'ok' if max(open_rw['open'], open_ro['open']) <= TARGET_OPEN_S else 'MISSED'}"
+    )
+    print(
+        f"  Session.open 50,000 events ≤ {TARGET_SESSION_OPEN_S} s  : {'ok' if session_ok else 'MISSED'} (table above)"
+    )
     return 0
 
 

@@ -60,6 +60,7 @@ EMPTY_NAME = "Bench empty"
 # building the sessions
 # ---------------------------------------------------------------------------
 
+
 def build_session(saves: Path, name: str, events: int, seed: int = 1) -> tuple[Path, float, int]:
     """A session with four characters in an encounter and ``events`` events in all.
 
@@ -103,8 +104,9 @@ def build_session(saves: Path, name: str, events: int, seed: int = 1) -> tuple[P
                 target = f"c{1 + (seq + 2) % 4}"
                 record = four_d_two.roll(params, rng)
                 doc = dict(roll_doc)
-                doc.update(record=record.to_json(), actor=actor, target=target,
-                           summary=f"{actor} rolls {record.value:+d}")
+                doc.update(
+                    record=record.to_json(), actor=actor, target=target, summary=f"{actor} rolls {record.value:+d}"
+                )
                 batch.append(doc)
                 last_roll = seq
                 rolls += 1
@@ -123,8 +125,10 @@ def build_session(saves: Path, name: str, events: int, seed: int = 1) -> tuple[P
 # time to the first frame (pseudo-terminal)
 # ---------------------------------------------------------------------------
 
-def _first_frame(args: list[str], markers: list[str], env: dict | None = None, timeout: float = 60.0
-                 ) -> tuple[float, float]:
+
+def _first_frame(
+    args: list[str], markers: list[str], env: dict | None = None, timeout: float = 60.0
+) -> tuple[float, float]:
     """Seconds from spawning ``args`` on an 80×24 pty until the first marker is on the
     terminal, and until all of them are. The process is then ended with SIGTERM."""
     master, slave = os.openpty()
@@ -139,8 +143,9 @@ def _first_frame(args: list[str], markers: list[str], env: dict | None = None, t
 
     buf = bytearray()
     t0 = time.perf_counter()
-    proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, preexec_fn=ctty, close_fds=True,
-                            env=full_env, cwd=str(ROOT))
+    proc = subprocess.Popen(
+        args, stdin=slave, stdout=slave, stderr=slave, preexec_fn=ctty, close_fds=True, env=full_env, cwd=str(ROOT)
+    )
     os.close(slave)
 
     def reader() -> None:
@@ -184,6 +189,7 @@ def _first_frame(args: list[str], markers: list[str], env: dict | None = None, t
 # key press -> updated log (Pilot)
 # ---------------------------------------------------------------------------
 
+
 async def _latencies(saves: Path, path: Path, presses: int) -> list[float]:
     """Seconds from the Enter that rolls (roll dialog open, odds settled) until the
     roll log holds the new roll, ``presses`` times after two warm-ups. The key goes
@@ -198,6 +204,7 @@ async def _latencies(saves: Path, path: Path, presses: int) -> list[float]:
     app = GmdeskApp(saves, path, rng=random.Random(3))
     out: list[float] = []
     async with app.run_test(size=(80, 24)) as pilot:
+
         async def until(pred, timeout: float = 60.0) -> None:
             start = time.perf_counter()
             while not pred():
@@ -221,7 +228,7 @@ async def _latencies(saves: Path, path: Path, presses: int) -> list[float]:
             before = log.count
             t0 = time.perf_counter()
             key("enter", "\r")
-            await until(lambda: log.count > before)
+            await until(lambda before=before: log.count > before)
             if i >= 2:  # two warm-up presses
                 out.append(time.perf_counter() - t0)
             await until(lambda: not screen.busy and isinstance(app.screen, MainScreen))
@@ -232,16 +239,30 @@ async def _latencies(saves: Path, path: Path, presses: int) -> list[float]:
 def _latencies_in_subprocess(saves: Path, path: Path, presses: int) -> list[float]:
     import json
 
-    out = subprocess.run([sys.executable, "-m", "benchmarks.bench_tui", "--latency-of", str(path),
-                          "--saves", str(saves), "--presses", str(presses)],
-                         capture_output=True, text=True, cwd=str(ROOT),
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.bench_tui",
+            "--latency-of",
+            str(path),
+            "--saves",
+            str(saves),
+            "--presses",
+            str(presses),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=str(ROOT),
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     if out.returncode != 0:
         raise RuntimeError(f"latency run failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 # ---------------------------------------------------------------------------
+
 
 def run(events: int = 50_000, runs: int = 3, presses: int = 25) -> dict:
     results: dict = {}
@@ -254,10 +275,16 @@ def run(events: int = 50_000, runs: int = 3, presses: int = 25) -> dict:
         results["size_mb"] = sum(p.stat().st_size for p in saves.glob(path.name + "*")) / 1e6
 
         minimal = [_first_frame([sys.executable, "-c", MINIMAL_APP], ["minimal-app-ready"]) for _ in range(runs)]
-        gm = [_first_frame([sys.executable, "-m", "gmdesk", "--saves", str(saves), SESSION_NAME],
-                           [SESSION_NAME, f"#{last_roll} "]) for _ in range(runs)]
-        gm_empty = [_first_frame([sys.executable, "-m", "gmdesk", "--saves", str(saves), EMPTY_NAME],
-                                 [EMPTY_NAME, "Kara"]) for _ in range(runs)]
+        gm = [
+            _first_frame(
+                [sys.executable, "-m", "gmdesk", "--saves", str(saves), SESSION_NAME], [SESSION_NAME, f"#{last_roll} "]
+            )
+            for _ in range(runs)
+        ]
+        gm_empty = [
+            _first_frame([sys.executable, "-m", "gmdesk", "--saves", str(saves), EMPTY_NAME], [EMPTY_NAME, "Kara"])
+            for _ in range(runs)
+        ]
         results["minimal"] = statistics.median(t for _, t in minimal)
         results["gm_first"] = statistics.median(t for t, _ in gm)
         results["gm_done"] = statistics.median(t for _, t in gm)
@@ -308,8 +335,10 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"gmdesk TUI — {ns.events:,} events ({r['size_mb']:.1f} MB on disk, "
-                        f"built in {r['build']:.1f} s), 80×24, median of {ns.runs}")
+    table = Table(
+        title=f"gmdesk TUI — {ns.events:,} events ({r['size_mb']:.1f} MB on disk, "
+        f"built in {r['build']:.1f} s), 80×24, median of {ns.runs}"
+    )
     table.add_column("measure")
     table.add_column("value", justify="right")
     table.add_column("target", justify="right")
@@ -317,16 +346,27 @@ def main(argv: list[str] | None = None) -> int:
     ok = lambda good: "ok" if good else "MISSED"  # noqa: E731
     table.add_row("first frame: minimal Textual app", _ms(r["minimal"]), "", "")
     table.add_row("first frame: gmdesk, empty session", _ms(r["gm_empty"]), "", "")
-    table.add_row(f"first frame: gmdesk, {ns.events:,}-event session (its name on screen)", _ms(r["gm_first"]),
-                  f"≤ {budget * 1000:.0f} ms", ok(r["gm_first"] <= budget))
+    table.add_row(
+        f"first frame: gmdesk, {ns.events:,}-event session (its name on screen)",
+        _ms(r["gm_first"]),
+        f"≤ {budget * 1000:.0f} ms",
+        ok(r["gm_first"] <= budget),
+    )
     table.add_row(f"  … and ready: the newest roll #{r['last_roll']} in the log", _ms(r["gm_done"]), "", "")
-    table.add_row(f"Enter → roll in the log, {ns.events:,}-event log (median / p90)",
-                  f"{lat_long * 1000:.1f} / {p90(r['lat_long']) * 1000:.1f} ms", "", "")
-    table.add_row("Enter → roll in the log, empty log (median / p90)",
-                  f"{lat_empty * 1000:.1f} / {p90(r['lat_empty']) * 1000:.1f} ms", "", "")
+    table.add_row(
+        f"Enter → roll in the log, {ns.events:,}-event log (median / p90)",
+        f"{lat_long * 1000:.1f} / {p90(r['lat_long']) * 1000:.1f} ms",
+        "",
+        "",
+    )
+    table.add_row(
+        "Enter → roll in the log, empty log (median / p90)",
+        f"{lat_empty * 1000:.1f} / {p90(r['lat_empty']) * 1000:.1f} ms",
+        "",
+        "",
+    )
     table.add_row("latency ratio long / empty", f"{ratio:.2f}", "≤ 1.20", ok(ratio <= 1.2))
-    table.add_row(f"(in-process Session.open of the {ns.events:,}-event save, read-only)", _ms(r["open_ro"]), "",
-                  "")
+    table.add_row(f"(in-process Session.open of the {ns.events:,}-event save, read-only)", _ms(r["open_ro"]), "", "")
     Console().print(table)
     return 0
 

@@ -79,13 +79,26 @@ def _fail(message: str) -> int:
 
 def _common_roll_options(parser: argparse.ArgumentParser, *, rolling: bool) -> None:
     parser.add_argument("--combat", action="store_true", help="resolve as an attack into a combat descriptor")
-    parser.add_argument("--target-kind", default="organic", metavar="organic|inorganic",
-                        help="kind of whoever is attacked (picks the descriptor column)")
-    parser.add_argument("--attacker-kind", default="organic", metavar="organic|inorganic",
-                        help="kind of the attacker (receives negative results)")
+    parser.add_argument(
+        "--target-kind",
+        default="organic",
+        metavar="organic|inorganic",
+        help="kind of whoever is attacked (picks the descriptor column)",
+    )
+    parser.add_argument(
+        "--attacker-kind",
+        default="organic",
+        metavar="organic|inorganic",
+        help="kind of the attacker (receives negative results)",
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
-    parser.add_argument("--table", action="append", default=[], metavar="ROLE=FILE",
-                        help="use a GM's own table (JSON) for a role, e.g. combat=my-combat.json")
+    parser.add_argument(
+        "--table",
+        action="append",
+        default=[],
+        metavar="ROLE=FILE",
+        help="use a GM's own table (JSON) for a role, e.g. combat=my-combat.json",
+    )
     if rolling:
         parser.add_argument("--seed", default=None, help="seed the dice (replayable rolls)")
         parser.add_argument("--count", default="1", help="how many rolls (default 1)")
@@ -114,13 +127,17 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
     from gmdesk.core.systems import SYSTEM_IDS, get_system
 
     if argv and argv[0] in ("-h", "--help"):
-        print(f"usage: gmdesk {command} SYSTEM [options]   (SYSTEM: {', '.join(SYSTEM_IDS)}; "
-              f"`gmdesk {command} SYSTEM --help` lists its options)")
+        print(
+            f"usage: gmdesk {command} SYSTEM [options]   (SYSTEM: {', '.join(SYSTEM_IDS)}; "
+            f"`gmdesk {command} SYSTEM --help` lists its options)"
+        )
         return 0
     if not argv or argv[0].startswith("-"):
         # usage is asked for with --help; a missing system is an error: one line, exit 2
-        raise UsageError(f"gmdesk {command}: missing SYSTEM, one of {', '.join(SYSTEM_IDS)} "
-                         f"(`gmdesk {command} SYSTEM --help` lists its options)")
+        raise UsageError(
+            f"gmdesk {command}: missing SYSTEM, one of {', '.join(SYSTEM_IDS)} "
+            f"(`gmdesk {command} SYSTEM --help` lists its options)"
+        )
     system_id, rest = argv[0], argv[1:]
     module = get_system(system_id)
     parser = system_parser(command, system_id, module)
@@ -154,8 +171,9 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
         ns.saves = saves
         # the session is held as writer from before the first roll; the roller's
         # sources and conditions and the session's settings fill what was not typed
-        stream_rolls(ns, module, params, rng, count, tables=tables if ns.table else None,
-                     given=explicit_options(parser, ns))
+        stream_rolls(
+            ns, module, params, rng, count, tables=tables if ns.table else None, given=explicit_options(parser, ns)
+        )
         return 0
     # one roll at a time, printed as it is made: the first line is out at once
     # whatever --count says, and nothing piles up in memory
@@ -308,8 +326,9 @@ def cmd_serve(argv: list[str], saves: str | None, front_end: FrontEnd | None) ->
     """``gmdesk serve SAVE``: the read-only player view for browsers."""
     parser = Parser(prog="gmdesk serve")
     parser.add_argument("save")
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (default 127.0.0.1; 0.0.0.0 for the table's network)")
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for the table's network)"
+    )
     parser.add_argument("--port", default="8000", help="port (default 8000; 0 picks a free one)")
     parser.add_argument("--max-viewers", default="12", help="most player views at once (default 12)")
     ns = parser.parse_args(argv)
@@ -329,4 +348,3 @@ def _open_path(saves: str | None, save: str) -> Path:
     if not Path(path).exists():
         raise UsageError(f"gmdesk: no session {save!r} (looked for {path}); `gmdesk list` shows them")
     return Path(path)
-

@@ -111,7 +111,7 @@ class Die:
         return {"value": self.value, "role": self.role, "sides": self.sides}
 
     @classmethod
-    def from_json(cls, data: Mapping) -> "Die":
+    def from_json(cls, data: Mapping) -> Die:
         return cls(int(data["value"]), str(data["role"]), int(data.get("sides", 6)))
 
 
@@ -136,8 +136,7 @@ class Descriptor:
     wound: bool = True
 
     def to_json(self) -> dict:
-        out: dict[str, Any] = {"text": self.text, "applies_to": self.applies_to, "row": self.row,
-                               "wound": self.wound}
+        out: dict[str, Any] = {"text": self.text, "applies_to": self.applies_to, "row": self.row, "wound": self.wound}
         if self.table:
             out["table"] = self.table
         if self.column:
@@ -147,7 +146,7 @@ class Descriptor:
         return out
 
     @classmethod
-    def from_json(cls, data: Mapping) -> "Descriptor":
+    def from_json(cls, data: Mapping) -> Descriptor:
         return cls(
             text=str(data["text"]),
             applies_to=str(data["applies_to"]),
@@ -216,7 +215,7 @@ class RollRecord:
         return json.dumps(self.to_json(), ensure_ascii=False, sort_keys=False)
 
     @classmethod
-    def from_trusted_json(cls, data: Mapping) -> "RollRecord":
+    def from_trusted_json(cls, data: Mapping) -> RollRecord:
         """:meth:`from_json` for plain JSON data (what ``json.loads`` gives, e.g. a record
         gmdesk itself saved), several times faster: it freezes by exact type instead of
         going through the abstract ``Mapping`` checks and builds the parts directly.
@@ -227,7 +226,7 @@ class RollRecord:
         return fast if fast is not None else cls.from_json(data)
 
     @classmethod
-    def from_json(cls, data: Mapping) -> "RollRecord":
+    def from_json(cls, data: Mapping) -> RollRecord:
         descs: list[Descriptor] = []
         if "descriptors" in data:
             descs = [Descriptor.from_json(d) for d in data["descriptors"]]
@@ -246,6 +245,7 @@ class RollRecord:
 
 
 # --------------------------------------------------------------------------- fast JSON path
+
 
 def _freeze_json(value: Any) -> Any:
     """:func:`freeze` for plain JSON values (same result), by exact type."""
@@ -289,12 +289,24 @@ def _trusted_descriptor(d: Any) -> Descriptor | None:
         return None
     text, applies_to = d.get("text"), d.get("applies_to")
     table, column, wound = d.get("table", ""), d.get("column", ""), d.get("wound", True)
-    if (type(text) is not str or type(applies_to) is not str or type(table) is not str
-            or type(column) is not str or type(wound) is not bool):
+    if (
+        type(text) is not str
+        or type(applies_to) is not str
+        or type(table) is not str
+        or type(column) is not str
+        or type(wound) is not bool
+    ):
         return None
     desc = _new(Descriptor)
-    desc.__dict__.update(text=text, applies_to=applies_to, row=d.get("row"), table=table, column=column,
-                         amount=d.get("amount"), wound=wound)
+    desc.__dict__.update(
+        text=text,
+        applies_to=applies_to,
+        row=d.get("row"),
+        table=table,
+        column=column,
+        amount=d.get("amount"),
+        wound=wound,
+    )
     return desc
 
 
@@ -304,8 +316,13 @@ def _trusted_record(cls: type, data: dict) -> RollRecord | None:
     system, value, outcome = data.get("system"), data.get("value"), data.get("outcome")
     params = data.get("params", {})
     dice = data.get("dice", ())
-    if (type(system) is not str or type(value) is not int or type(outcome) is not str
-            or type(params) is not dict or type(dice) not in (list, tuple)):
+    if (
+        type(system) is not str
+        or type(value) is not int
+        or type(outcome) is not str
+        or type(params) is not dict
+        or type(dice) not in (list, tuple)
+    ):
         return None
     dies = []
     for d in dice:
@@ -332,7 +349,13 @@ def _trusted_record(cls: type, data: dict) -> RollRecord | None:
     if type(cls) is not type or cls.__post_init__ is not RollRecord.__post_init__:
         return None
     rec = _new(cls)
-    rec.__dict__.update(system=system, params=MappingProxyType({k: _freeze_json(v) for k, v in params.items()}),
-                        dice=tuple(dies), value=value, outcome=outcome, extra=MappingProxyType(extra),
-                        descriptors=tuple(descs))
+    rec.__dict__.update(
+        system=system,
+        params=MappingProxyType({k: _freeze_json(v) for k, v in params.items()}),
+        dice=tuple(dies),
+        value=value,
+        outcome=outcome,
+        extra=MappingProxyType(extra),
+        descriptors=tuple(descs),
+    )
     return rec

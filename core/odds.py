@@ -97,11 +97,17 @@ class Odds:
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", freeze(dict(self.params)))
         object.__setattr__(self, "distribution", tuple(sorted((int(v), Fraction(p)) for v, p in self.distribution)))
-        object.__setattr__(self, "outcomes", tuple((str(l), Fraction(p)) for l, p in self.outcomes))
+        object.__setattr__(self, "outcomes", tuple((str(label), Fraction(p)) for label, p in self.outcomes))
 
     @classmethod
-    def from_dist(cls, system: str, params: Mapping[str, Any], dist: Mapping[int, Fraction],
-                  outcomes: Iterable[tuple[str, Fraction]] = (), tail: Fraction = Fraction(0)) -> "Odds":
+    def from_dist(
+        cls,
+        system: str,
+        params: Mapping[str, Any],
+        dist: Mapping[int, Fraction],
+        outcomes: Iterable[tuple[str, Fraction]] = (),
+        tail: Fraction = Fraction(0),
+    ) -> Odds:
         return cls(system, params, tuple((v, p) for v, p in dist.items() if p), tuple(outcomes), Fraction(tail))
 
     def p(self, value: int) -> Fraction:
@@ -115,12 +121,14 @@ class Odds:
             "system": self.system,
             "params": thaw(self.params),
             "distribution": [{"value": v, "p": float(p)} for v, p in self.distribution],
-            "outcomes": [{"label": l, "p": float(p)} for l, p in self.outcomes],
+            "outcomes": [{"label": label, "p": float(p)} for label, p in self.outcomes],
             "tail": float(self.tail),
         }
 
 
-def outcomes_by(d: Mapping[int, Fraction], label_of: Callable[[int], str], order: Iterable[str]) -> list[tuple[str, Fraction]]:
+def outcomes_by(
+    d: Mapping[int, Fraction], label_of: Callable[[int], str], order: Iterable[str]
+) -> list[tuple[str, Fraction]]:
     """Sum a distribution into named outcomes, listed in ``order`` (labels with p=0 kept)."""
     acc: dict[str, Fraction] = defaultdict(Fraction)
     for x, p in d.items():

@@ -143,7 +143,7 @@ def _tail_groups(record: RollRecord) -> list[tuple[str, int]]:
     faces = [d.value for d in record.dice]
     n = len(faces)
     tail = [int(d.get("value", -1)) for d in opp] + [int(d.get("value", -1)) for d in dmg]
-    if tail and len(tail) < n and faces[n - len(tail):] == tail:
+    if tail and len(tail) < n and faces[n - len(tail) :] == tail:
         if opp:
             groups.append(("vs", len(opp)))
         if dmg:
@@ -163,13 +163,12 @@ def dice_text(record: RollRecord) -> Text:
         labels += [name] + [None] * (n - 1)
     last_group = None
     printed = printed_faces(record)
-    for i, (die, label) in enumerate(zip(record.dice, labels)):
+    for i, (die, label) in enumerate(zip(record.dice, labels, strict=False)):
         if label is not None:
             text.append(" | ")
             text.append(f"{label} ", style="dim")
             last_group = label
-        group = last_group if last_group in ("vs", "damage") else (
-            "" if die.role in UNLABELLED_ROLES else die.role)
+        group = last_group if last_group in ("vs", "damage") else ("" if die.role in UNLABELLED_ROLES else die.role)
         if label is None:
             if last_group is None or group != last_group:
                 if last_group is not None:
@@ -228,9 +227,26 @@ def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
     for key, label in EXTRA_LABELS:
         if key in record.extra and key not in secrets and record.extra[key] is not None:
             value = record.extra[key]
-            shown = "yes" if value is True else "no" if value is False else _signed(value) if key in (
-                "number", "raw_number", "shift", "bonus", "margin", "result", "result_points", "relative_degree",
-                "advantage") else str(value)
+            shown = (
+                "yes"
+                if value is True
+                else "no"
+                if value is False
+                else _signed(value)
+                if key
+                in (
+                    "number",
+                    "raw_number",
+                    "shift",
+                    "bonus",
+                    "margin",
+                    "result",
+                    "result_points",
+                    "relative_degree",
+                    "advantage",
+                )
+                else str(value)
+            )
             lines.append(Text(f"{label}: {shown}"))
     opponent = record.extra.get("opponent")
     if isinstance(opponent, Mapping):
@@ -243,8 +259,12 @@ def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
         who = "target" if d.applies_to == "target" else "roller"
         t = Text("→ ")
         t.append(d.text, style="bold" if d.wound else "")
-        extra = f" ({who}" + (f", {d.column}" if d.column and d.column not in ("descriptor",) else "") + (
-            f", row {d.row:+d}" if isinstance(d.row, int) else "") + ")"
+        extra = (
+            f" ({who}"
+            + (f", {d.column}" if d.column and d.column not in ("descriptor",) else "")
+            + (f", row {d.row:+d}" if isinstance(d.row, int) else "")
+            + ")"
+        )
         t.append(extra, style="dim")
         lines.append(t)
     return Group(*lines)
@@ -301,8 +321,7 @@ def tail_note(odds: Odds) -> str:
     reroll chains longer than the exact count follows."""
     if not odds.tail:
         return ""
-    return (f"Not counted: reroll chains longer than these odds follow, "
-            f"{float(odds.tail):.1e} of all rolls together.")
+    return f"Not counted: reroll chains longer than these odds follow, {float(odds.tail):.1e} of all rolls together."
 
 
 def render_odds(odds: Odds, width: int = 30) -> Group:
@@ -340,6 +359,7 @@ def odds_lines(odds: Odds) -> list[str]:
 
 
 # ------------------------------------------------------------------ the roll log line
+
 
 def opponent_brief(record: RollRecord) -> str:
     """The other side of an opposed roll in a few words, for the one-line log: fudge
@@ -389,7 +409,7 @@ def log_dice_text(record: RollRecord) -> Text:
         label = "defense" if name == "vs" and attack and not record.params.get("mutual") else name
         text.append(" | ")
         text.append(f"{label} ", style="dim")
-        text.append_text(_dice_run(dice[at:at + n]))
+        text.append_text(_dice_run(dice[at : at + n]))
         at += n
     if opp_dice and not any(name == "vs" for name, _ in groups):
         text.append(" | ")
@@ -403,5 +423,6 @@ def log_descriptors(record: RollRecord, targeted: bool) -> str:
     on the target needs no "(target)"; a wound the roller takes says "(roller)"."""
     if not targeted:
         return descriptor_plain(record)
-    return "; ".join(f"{d.text} (roller)" if d.applies_to != "target" and d.wound else d.text
-                     for d in record.descriptors)
+    return "; ".join(
+        f"{d.text} (roller)" if d.applies_to != "target" and d.wound else d.text for d in record.descriptors
+    )

@@ -52,8 +52,8 @@ import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
-from typing import Any, Union
+from functools import cache, cached_property
+from typing import Any
 
 from gmdesk.core.dice import Die, RandomSource
 from gmdesk.core.errors import ParamError, SheetError
@@ -67,7 +67,7 @@ INF = "inf"
 #: a descriptor at or below this cannot be used ("at or below −5")
 UNUSABLE_AT = -5
 #: a Default or uses count: an int, "inf" or None (not written)
-Uses = Union[int, str, None]
+Uses = int | str | None
 
 
 class CannotUse(SheetError):
@@ -87,7 +87,7 @@ KEEP: Any = _Keep()
 # --------------------------------------------------------------------------- data
 
 
-@lru_cache(maxsize=None)
+@cache
 def _core_table() -> DescriptorTable:
     t = load_builtin("1d6x4-core")
     assert isinstance(t, DescriptorTable)
@@ -106,7 +106,7 @@ def core_descriptions() -> dict[str, str]:
     return {t.rows[k][0]: t.rows[k][1] for k in sorted(t.rows)}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _template_table() -> DescriptorTable:
     t = load_builtin("1d6x4-templates")
     assert isinstance(t, DescriptorTable)
@@ -159,7 +159,7 @@ def is_test_name(name: str) -> bool:
     return bool(w) and w[-1] == "test"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _core_keys() -> frozenset[str]:
     return frozenset(_norm(c) for c in core_descriptors())
 
@@ -327,14 +327,14 @@ def _scan(text: str, i: int) -> list[_Tok]:
                     if depth == 0:
                         break
                 j += 1
-            inner = text[i + 1:j].strip()
+            inner = text[i + 1 : j].strip()
             if _USES.match(inner):
                 kind = "uses"
             elif _BAD_USES.fullmatch(inner):
-                raise _LineError(f"bad uses {text[i:j + 1]!r} (write (N) or (inf))")
+                raise _LineError(f"bad uses {text[i : j + 1]!r} (write (N) or (inf))")
             else:
                 kind = "note"
-            toks.append(_Tok(kind, i, j + 1, text[i:j + 1]))
+            toks.append(_Tok(kind, i, j + 1, text[i : j + 1]))
             i = j + 1
             continue
         j = i
@@ -388,7 +388,7 @@ def _parse_row(line: str, cols: _Cols | None) -> tuple[Row, _Pos]:
         if toks[0].kind in ("value", "uses"):
             raise _LineError(f"a row must start with a descriptor name (got {toks[0].text!r})")
         k = 1
-    name_text = text[toks[0].start:toks[k - 1].end]
+    name_text = text[toks[0].start : toks[k - 1].end]
     prefix_end = toks[k - 1].end
     name_end = _col(text, prefix_end)
     quantity = None
@@ -404,14 +404,18 @@ def _parse_row(line: str, cols: _Cols | None) -> tuple[Row, _Pos]:
     rest = toks[k:]
     vals = [t for t in rest if t.kind in ("value", "uses")]
     notes_toks = [t for t in rest if t.kind == "note"]
-    notes = text[notes_toks[0].start:notes_toks[-1].end] if notes_toks else ""
+    notes = text[notes_toks[0].start : notes_toks[-1].end] if notes_toks else ""
     # group into cells: a value and a uses count close together are one cell
     cells: list[tuple[_Tok | None, _Tok | None]] = []
     j = 0
     while j < len(vals):
         t = vals[j]
-        if (t.kind == "value" and j + 1 < len(vals) and vals[j + 1].kind == "uses"
-                and _col(text, vals[j + 1].start) - _col(text, t.end) <= 2):
+        if (
+            t.kind == "value"
+            and j + 1 < len(vals)
+            and vals[j + 1].kind == "uses"
+            and _col(text, vals[j + 1].start) - _col(text, t.end) <= 2
+        ):
             cells.append((t, vals[j + 1]))
             j += 2
         elif t.kind == "value":
@@ -463,8 +467,13 @@ _PIECES = ("dv", "du", "cv", "cu", "notes")
 
 
 def _piece_texts(row: Row) -> dict[str, str]:
-    out = {"dv": fmt_value(row.default), "du": fmt_uses(row.uses_default),
-           "cv": fmt_value(row.current), "cu": fmt_uses(row.uses_current), "notes": row.notes}
+    out = {
+        "dv": fmt_value(row.default),
+        "du": fmt_uses(row.uses_default),
+        "cv": fmt_value(row.current),
+        "cu": fmt_uses(row.uses_current),
+        "notes": row.notes,
+    }
     return {k: v for k, v in out.items() if v}
 
 
@@ -479,14 +488,18 @@ def _render(row: Row, cols: _Cols | None, old: tuple[str, _Pos] | None) -> str:
             old_line = old_line[:-1]
         old_row = _parse_row(old_line, cols)[0]
         same_prefix = (old_row.name, old_row.depth, old_row.sub, old_row.quantity) == (
-            row.name, row.depth, row.sub, row.quantity)
+            row.name,
+            row.depth,
+            row.sub,
+            row.quantity,
+        )
         oldcols = dict(pos.cols)
     else:
         same_prefix = False
         oldcols = {}
     if same_prefix:
         assert old is not None
-        prefix = old_line[:pos.prefix_end]
+        prefix = old_line[: pos.prefix_end]
         name_end = pos.name_end
     else:
         prefix = " " * row.depth + ("*" if row.sub else "") + row.label
@@ -580,8 +593,10 @@ def _row_text(row: Row, cols: _Cols | None, cr: str = "") -> str:
                 return text
         except _LineError:
             pass
-    raise SheetError(f"cannot write {row.label!r} so that it reads back the same "
-                     "(a name ending in a value or notes, or a Current without a Default)")
+    raise SheetError(
+        f"cannot write {row.label!r} so that it reads back the same "
+        "(a name ending in a value or notes, or a Current without a Default)"
+    )
 
 
 # --------------------------------------------------------------------------- the sheet
@@ -672,8 +687,7 @@ class Sheet:
             # fix the column line once, so rows added later line up with the same headings
             object.__setattr__(self, "layout", dataclasses.replace(self.layout, column_line=self._column_line))
             self.__dict__.pop("_column_line", None)
-        if not self.has_columns and self.header and (
-                "\n" in self.header.strip() or not _title_line(self.header)):
+        if not self.has_columns and self.header and ("\n" in self.header.strip() or not _title_line(self.header)):
             raise ParamError("header", "a sheet without a column line can only have a one-line 'Name:' title")
         if any(_COLUMN_LINE.match(x) for x in self.header.split("\n")):
             raise ParamError("header", "the header cannot look like the column line 'Descriptor  Default …'")
@@ -713,10 +727,10 @@ class Sheet:
     def __str__(self) -> str:
         return write_sheet(self)
 
-    def _with_rows(self, rows: Iterable[Row]) -> "Sheet":
+    def _with_rows(self, rows: Iterable[Row]) -> Sheet:
         return dataclasses.replace(self, rows=tuple(rows))
 
-    def _noting(self, row: Row) -> "Sheet":
+    def _noting(self, row: Row) -> Sheet:
         """This sheet, with a Notes heading when ``row`` brings the first notes."""
         if row.notes and self.has_columns and not self.has_notes_column:
             return dataclasses.replace(self, has_notes_column=True)
@@ -728,22 +742,26 @@ class Sheet:
 
     @cached_property
     def _cr(self) -> str:
-        """"\r" when the text this sheet was read from has CRLF line endings."""
+        """ "\r" when the text this sheet was read from has CRLF line endings."""
         first = self.layout.column_line or next((r.raw for r in self.rows if r.raw is not None), None)
         if first is None and self.layout.head:
             first = self.layout.head[0]
         return "\r" if first is not None and first.endswith("\r") else ""
 
-    def with_header(self, header: str) -> "Sheet":
+    def with_header(self, header: str) -> Sheet:
         """The sheet with another header (a template gains a column line, its rows are
         laid out again under it)."""
         header = str(header).strip("\n")
         if self.has_columns or not header or _title_line(header):
             return dataclasses.replace(self, header=header)
-        return dataclasses.replace(self, header=header, has_columns=True, layout=_Layout(
-            tail=self.layout.tail, final_newline=self.layout.final_newline)).relayout()
+        return dataclasses.replace(
+            self,
+            header=header,
+            has_columns=True,
+            layout=_Layout(tail=self.layout.tail, final_newline=self.layout.final_newline),
+        ).relayout()
 
-    def relayout(self) -> "Sheet":
+    def relayout(self) -> Sheet:
         """Every row laid out afresh under the column line (blank lines kept)."""
         return self._with_rows(self._laid_out(dataclasses.replace(r, raw=None)) for r in self.rows)
 
@@ -805,8 +823,8 @@ class Sheet:
             chain = self._chain(i)
             if len(chain) < len(parts):
                 continue
-            tail = chain[-len(parts):]
-            if all(_row_matches(self.rows[j], p) for j, p in zip(tail, parts)):
+            tail = chain[-len(parts) :]
+            if all(_row_matches(self.rows[j], p) for j, p in zip(tail, parts, strict=False)):
                 hits.append(i)
                 if len(chain) == len(parts):
                     rooted.append(i)
@@ -816,8 +834,9 @@ class Sheet:
             return None
         if len(rooted) == 1:  # a top-level row wins over nested rows of the same name
             return rooted[0]
-        raise ParamError("descriptor", f"{name!r} is ambiguous; write one of "
-                         + ", ".join(repr(self.path(i)) for i in hits))
+        raise ParamError(
+            "descriptor", f"{name!r} is ambiguous; write one of " + ", ".join(repr(self.path(i)) for i in hits)
+        )
 
     def find(self, name: str) -> Row | None:
         """The row called ``name`` (case-insensitive; ``Magic Ability/Turn Invisible``
@@ -895,14 +914,15 @@ class Sheet:
 
     # -- changes ----------------------------------------------------------------------------
 
-    def _replace_at(self, i: int, row: Row) -> "Sheet":
+    def _replace_at(self, i: int, row: Row) -> Sheet:
         s = self._noting(row)
         rows = list(s.rows)
         rows[i] = s._laid_out(row)
         return s._with_rows(rows)
 
-    def set_values(self, name: str, *, default: Any = KEEP, current: Any = KEEP,
-                   uses_default: Any = KEEP, uses_current: Any = KEEP) -> "Sheet":
+    def set_values(
+        self, name: str, *, default: Any = KEEP, current: Any = KEEP, uses_default: Any = KEEP, uses_current: Any = KEEP
+    ) -> Sheet:
         """Set any of the four numbers (None erases one; KEEP leaves it).
 
         A missing descriptor is added at the top level. A Current Value on a row with
@@ -937,13 +957,13 @@ class Sheet:
             return self
         return self._replace_at(i, new)
 
-    def set_current(self, name: str, value: Any = KEEP, *, uses: Any = KEEP) -> "Sheet":
+    def set_current(self, name: str, value: Any = KEEP, *, uses: Any = KEEP) -> Sheet:
         return self.set_values(name, current=value, uses_current=uses)
 
-    def set_default(self, name: str, value: Any = KEEP, *, uses: Any = KEEP) -> "Sheet":
+    def set_default(self, name: str, value: Any = KEEP, *, uses: Any = KEEP) -> Sheet:
         return self.set_values(name, default=value, uses_default=uses)
 
-    def set_notes(self, name: str, notes: str) -> "Sheet":
+    def set_notes(self, name: str, notes: str) -> Sheet:
         """Replace a row's notes (wrapped in parentheses if they are not)."""
         notes = " ".join(str(notes).split())
         if notes and not (notes.startswith("(") and notes.endswith(")")):
@@ -957,7 +977,7 @@ class Sheet:
         i = self.index(name)
         return self._replace_at(i, dataclasses.replace(self.rows[i], notes=notes))
 
-    def lower(self, name: str, amount: int) -> "Sheet":
+    def lower(self, name: str, amount: int) -> Sheet:
         """Lower a descriptor's Current Value by ``amount`` (negative raises it).
 
         A missing descriptor (a Core Descriptor, an Expertise, a Test Descriptor)
@@ -970,14 +990,18 @@ class Sheet:
         i = self._find_index(name)
         if i is None:
             if "/" in name or is_item_or_ability_name(name):
-                raise ParamError("descriptor", f"{name!r} is not on the sheet: a Physical Item, Ability or Use "
-                                 "the character lacks cannot be lowered")
+                raise ParamError(
+                    "descriptor",
+                    f"{name!r} is not on the sheet: a Physical Item, Ability or Use "
+                    "the character lacks cannot be lowered",
+                )
             return self.set_values(name, default=0, current=-amount)
         r = self.rows[i]
-        return self._replace_at(i, dataclasses.replace(
-            r, current=r.value - amount, default=r.default if r.default is not None else 0))
+        return self._replace_at(
+            i, dataclasses.replace(r, current=r.value - amount, default=r.default if r.default is not None else 0)
+        )
 
-    def pay(self, amount: int, name: str = "Wealth") -> "Sheet":
+    def pay(self, amount: int, name: str = "Wealth") -> Sheet:
         """Pay with Wealth: a permanent loss, so the Default Value is lowered (the
         Current Value is left as it is). Wealth at or below −5 cannot be used."""
         amount = _check_value("amount", amount)
@@ -990,7 +1014,7 @@ class Sheet:
         base = r.default if r is not None and r.default is not None else 0
         return self.set_values(name, default=base - amount)
 
-    def spend_use(self, name: str, amount: int = 1, parent_amount: int | None = None) -> "Sheet":
+    def spend_use(self, name: str, amount: int = 1, parent_amount: int | None = None) -> Sheet:
         """Use an Ability, Item or Sub-Ability: its current uses drop by ``amount``; a
         Sub-Ability also spends its parent's (``parent_amount``, default the same).
 
@@ -1025,23 +1049,39 @@ class Sheet:
             out = out._replace_at(j, dataclasses.replace(out.rows[j], uses_current=left - amt))
         return out
 
-    def new_day(self) -> "Sheet":
+    def new_day(self) -> Sheet:
         """A new day: every Current Value (uses too) is erased, back to the Default."""
         if not any(r.current is not None or r.uses_current is not None for r in self.rows):
             return self
         return self._with_rows(
             self._laid_out(dataclasses.replace(r, current=None, uses_current=None))
-            if (r.current is not None or r.uses_current is not None) else r
-            for r in self.rows)
+            if (r.current is not None or r.uses_current is not None)
+            else r
+            for r in self.rows
+        )
 
-    def add_row(self, name: str, default: int | None = None, *, uses: Uses = None, notes: str = "",
-                parent: str | None = None, sub: bool = False, quantity: str | None = None) -> "Sheet":
+    def add_row(
+        self,
+        name: str,
+        default: int | None = None,
+        *,
+        uses: Uses = None,
+        notes: str = "",
+        parent: str | None = None,
+        sub: bool = False,
+        quantity: str | None = None,
+    ) -> Sheet:
         """Add a row at the end of the sheet, or as the last child of ``parent``."""
         label = " ".join(str(name).split())
         if not label:
             raise ParamError("descriptor", "a descriptor needs a name")
-        row = Row(label, default=_check_value("default", default), uses_default=_check_uses("uses", uses),
-                  sub=sub, quantity=(str(quantity).strip() or None) if quantity is not None else None)
+        row = Row(
+            label,
+            default=_check_value("default", default),
+            uses_default=_check_uses("uses", uses),
+            sub=sub,
+            quantity=(str(quantity).strip() or None) if quantity is not None else None,
+        )
         if notes:
             notes = " ".join(notes.split())
             row = dataclasses.replace(row, notes=notes if notes.startswith("(") else f"({notes})")
@@ -1050,30 +1090,30 @@ class Sheet:
         p = self.index(parent)
         return self._insert(self._subtree_end(p), dataclasses.replace(row, depth=self.rows[p].depth + 2))
 
-    def _insert(self, at: int, row: Row) -> "Sheet":
+    def _insert(self, at: int, row: Row) -> Sheet:
         s = self._noting(row)
         rows = list(s.rows)
         rows.insert(at, s._laid_out(row))
         return s._with_rows(rows)
 
-    def remove(self, name: str) -> "Sheet":
+    def remove(self, name: str) -> Sheet:
         """Remove a row and everything nested in it."""
         i = self.index(name)
-        return self._with_rows(self.rows[:i] + self.rows[self._subtree_end(i):])
+        return self._with_rows(self.rows[:i] + self.rows[self._subtree_end(i) :])
 
-    def apply_template(self, template_text: "str | Sheet") -> "Sheet":
+    def apply_template(self, template_text: str | Sheet) -> Sheet:
         """Append a template's Descriptors; one already on the sheet (same name, same
         place) adds the template's value to its Default Value (and its uses count to
         the Default uses; ``(inf)`` wins). Rows nested in the template are merged the
         same way under their parent."""
         t = parse_sheet(template_text, "<template>") if isinstance(template_text, str) else template_text
         out: Sheet = self
-        for i, r in enumerate(t.rows):
+        for i, _r in enumerate(t.rows):
             if t._parents[i] is None:
                 out = out._merge(t, i, None)
         return out
 
-    def _merge(self, t: "Sheet", ti: int, parent: int | None) -> "Sheet":
+    def _merge(self, t: Sheet, ti: int, parent: int | None) -> Sheet:
         tr = t.rows[ti]
         # the same name at the same place on this sheet?
         found = None
@@ -1085,15 +1125,28 @@ class Sheet:
         if found is None:
             depth = 0 if parent is None else self.rows[parent].depth + 2
             at = len(self.rows) if parent is None else self._subtree_end(parent)
-            new = Row(tr.name, default=tr.default, uses_default=tr.uses_default, notes=tr.notes,
-                      depth=depth, sub=tr.sub, quantity=tr.quantity)
+            new = Row(
+                tr.name,
+                default=tr.default,
+                uses_default=tr.uses_default,
+                notes=tr.notes,
+                depth=depth,
+                sub=tr.sub,
+                quantity=tr.quantity,
+            )
             out = self._insert(at, new)
             found = at
         else:
             r = self.rows[found]
-            out = self._replace_at(found, dataclasses.replace(
-                r, default=_add(r.default, tr.default), uses_default=_add_uses(r.uses_default, tr.uses_default),
-                notes=r.notes or tr.notes))
+            out = self._replace_at(
+                found,
+                dataclasses.replace(
+                    r,
+                    default=_add(r.default, tr.default),
+                    uses_default=_add_uses(r.uses_default, tr.uses_default),
+                    notes=r.notes or tr.notes,
+                ),
+            )
         for k in kids:
             out = out._merge(t, k, found)
         return out
@@ -1124,7 +1177,7 @@ def parse_sheet(text: str, source: str = "<sheet>") -> Sheet:
         column_line = None
         first = next((i for i, x in enumerate(lines) if x.strip()), None)
         if first is not None and _title_line(lines[first]):
-            head = tuple(lines[:first + 1])
+            head = tuple(lines[: first + 1])
             body_at = first + 1
         else:
             head = None
@@ -1144,9 +1197,13 @@ def parse_sheet(text: str, source: str = "<sheet>") -> Sheet:
         pending = []
     has_notes = bool(column_line and re.search(r"\bNotes\b", column_line, re.I))
     header = _header_of(head) if head is not None else ""
-    return Sheet(header=header, rows=tuple(rows), has_notes_column=has_notes, has_columns=col_at is not None,
-                 layout=_Layout(head=head, column_line=column_line, tail=tuple(pending),
-                                final_newline=final_newline))
+    return Sheet(
+        header=header,
+        rows=tuple(rows),
+        has_notes_column=has_notes,
+        has_columns=col_at is not None,
+        layout=_Layout(head=head, column_line=column_line, tail=tuple(pending), final_newline=final_newline),
+    )
 
 
 def write_sheet(sheet: Sheet) -> str:
@@ -1197,8 +1254,9 @@ def is_item_or_ability(row: Row, sheet: Sheet | None = None) -> bool:
     return row.sub or is_item_or_ability_name(row.name)
 
 
-def generate_core(rng: RandomSource, all_zero: bool = False,
-                  header: str = "New character") -> tuple[Sheet, tuple[Die, ...]]:
+def generate_core(
+    rng: RandomSource, all_zero: bool = False, header: str = "New character"
+) -> tuple[Sheet, tuple[Die, ...]]:
     """A new character's Core Descriptors: each d6 − d4 (−3..+5), dice in sheet order
     (d6 then d4 for each descriptor, role ``die``).
 
@@ -1218,8 +1276,29 @@ def generate_core(rng: RandomSource, all_zero: bool = False,
 
 
 __all__ = [
-    "CannotUse", "INF", "KEEP", "Row", "Sheet", "TAB", "UNUSABLE_AT", "core_descriptions", "core_descriptors",
-    "core_value_distribution", "fmt_uses", "fmt_value", "generate_core", "is_ability_name", "is_core_name",
-    "is_expertise_name", "is_item_or_ability", "is_item_or_ability_name", "is_test_name", "new_sheet", "parse_sheet", "parse_template",
-    "template", "templates", "write_sheet",
+    "CannotUse",
+    "INF",
+    "KEEP",
+    "Row",
+    "Sheet",
+    "TAB",
+    "UNUSABLE_AT",
+    "core_descriptions",
+    "core_descriptors",
+    "core_value_distribution",
+    "fmt_uses",
+    "fmt_value",
+    "generate_core",
+    "is_ability_name",
+    "is_core_name",
+    "is_expertise_name",
+    "is_item_or_ability",
+    "is_item_or_ability_name",
+    "is_test_name",
+    "new_sheet",
+    "parse_sheet",
+    "parse_template",
+    "template",
+    "templates",
+    "write_sheet",
 ]

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -69,8 +69,12 @@ class BandTable:
         raise TableError(f"table {self.name!r} has no band for {x}")
 
     def to_json(self) -> dict:
-        return {"name": self.name, "kind": "bands", "title": self.title,
-                "bands": [{"lo": lo, "hi": hi, "value": v} for lo, hi, v in self.bands]}
+        return {
+            "name": self.name,
+            "kind": "bands",
+            "title": self.title,
+            "bands": [{"lo": lo, "hi": hi, "value": v} for lo, hi, v in self.bands],
+        }
 
 
 Table = DescriptorTable | BandTable
@@ -119,7 +123,7 @@ def parse_table(data: Any, source: str = "<table>") -> Table:
     return DescriptorTable(name, str(data.get("title", name)), tuple(columns), parsed)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_builtin(name: str) -> Table:
     """A shipped table by name, e.g. ``load_builtin("4d2-combat")``."""
     try:

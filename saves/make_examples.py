@@ -126,47 +126,97 @@ def build_fudge(s: Session, rng: random.Random) -> None:
     s.apply({"type": "condition.add", "id": ban, "name": "Frightened", "rounds": 2})
     s.apply({"type": "session.settings", "changes": {"fudge_method": "d20-open"}})  # initiative too
     _start(s, [ald, mir, cap, ban], rng)
-    _fight(s, rng, {
-        "Aldric": {"method": "d20-open", "trait": 2, "vs_trait": 1, "offense": 2, "defense": 1},
-        "Mirela": {"method": "d20-open", "trait": 1, "vs_trait": 1, "offense": 1, "defense": 1},
-        "Bandit Captain": {"method": "d20-open", "trait": 1, "vs_trait": 1, "offense": 2, "defense": 1},
-        "Bandit": {"method": "d20-open", "trait": 0, "vs_trait": 1, "offense": 1, "defense": 1},
-    }, 5)
+    _fight(
+        s,
+        rng,
+        {
+            "Aldric": {"method": "d20-open", "trait": 2, "vs_trait": 1, "offense": 2, "defense": 1},
+            "Mirela": {"method": "d20-open", "trait": 1, "vs_trait": 1, "offense": 1, "defense": 1},
+            "Bandit Captain": {"method": "d20-open", "trait": 1, "vs_trait": 1, "offense": 2, "defense": 1},
+            "Bandit": {"method": "d20-open", "trait": 0, "vs_trait": 1, "offense": 1, "defense": 1},
+        },
+        5,
+    )
 
 
 def build_1d6x4(s: Session, rng: random.Random) -> None:
     mark = _add(s, name="Mark", side="PC", kind="organic", sheet=MARK_SHEET)
     witch = _add(s, name="Agatha", side="PC", kind="organic", sheet=WITCH_SHEET)
     gob = _add(s, name="Bog Goblin", side="NPC", kind="organic", sheet=GOBLIN_SHEET)
-    gob2 = _add(s, name="Goblin Scout", side="NPC", kind="organic", sheet=GOBLIN_SHEET.replace(
-        "Bog goblin, sharp teeth, rusty knife", "Goblin scout, quick and nervous"))
+    gob2 = _add(
+        s,
+        name="Goblin Scout",
+        side="NPC",
+        kind="organic",
+        sheet=GOBLIN_SHEET.replace("Bog goblin, sharp teeth, rusty knife", "Goblin scout, quick and nervous"),
+    )
     _start(s, [mark, witch, gob, gob2], rng)
     knife = {"bonus": 3, "vs_bonus": 1, "test": "Fitness+Knife Expertise+Knife", "vs_test": "Defense"}
-    _fight(s, rng, {
-        # Precision + Slingshot Expertise + Slingshot against the target's Defense Test
-        "Mark": {"bonus": 7, "vs_bonus": 0, "test": "Precision+Slingshot Expertise+Slingshot", "vs_test": "Defense"},
-        "Agatha": {"bonus": 5, "vs_bonus": 0, "test": "Magic Ability", "vs_test": "Defense"},
-        "Bog Goblin": knife, "Goblin Scout": knife,
-    }, 5)
+    _fight(
+        s,
+        rng,
+        {
+            # Precision + Slingshot Expertise + Slingshot against the target's Defense Test
+            "Mark": {
+                "bonus": 7,
+                "vs_bonus": 0,
+                "test": "Precision+Slingshot Expertise+Slingshot",
+                "vs_test": "Defense",
+            },
+            "Agatha": {"bonus": 5, "vs_bonus": 0, "test": "Magic Ability", "vs_test": "Defense"},
+            "Bog Goblin": knife,
+            "Goblin Scout": knife,
+        },
+        5,
+    )
 
 
 def build_torg(s: Session, rng: random.Random) -> None:
-    kn = _add(s, name="Quin Sebastian", side="PC", kind="organic", reality_rated=True, possibilities=10,
-              vitality=10, notes="Storm Knight; fire combat 13, dodge 11")
-    tal = _add(s, name="Tal Vorn", side="PC", kind="organic", reality_rated=True, possibilities=8, vitality=9,
-               notes="Storm Knight; melee 12")
+    kn = _add(
+        s,
+        name="Quin Sebastian",
+        side="PC",
+        kind="organic",
+        reality_rated=True,
+        possibilities=10,
+        vitality=10,
+        notes="Storm Knight; fire combat 13, dodge 11",
+    )
+    tal = _add(
+        s,
+        name="Tal Vorn",
+        side="PC",
+        kind="organic",
+        reality_rated=True,
+        possibilities=8,
+        vitality=9,
+        notes="Storm Knight; melee 12",
+    )
     edn = _add(s, name="Edeinos Hunter", side="NPC", kind="organic", vitality=9, notes="ord; lance 11, dodge 9")
-    gos = _add(s, name="Gospog Sergeant", side="NPC", kind="organic", reality_rated=True, possibilities=3,
-               vitality=10, notes="reality-rated stormer; fire combat 11, dodge 9")
+    gos = _add(
+        s,
+        name="Gospog Sergeant",
+        side="NPC",
+        kind="organic",
+        reality_rated=True,
+        possibilities=3,
+        vitality=10,
+        notes="reality-rated stormer; fire combat 11, dodge 9",
+    )
     s.apply({"type": "condition.add", "id": tal, "name": "Up", "rounds": 1})
     s.apply({"type": "condition.add", "id": edn, "name": "Stymied"})
     _start(s, [kn, tal, edn, gos], rng)
-    _fight(s, rng, {
-        "Quin Sebastian": {"skill": 13, "difficulty": 9, "possibilities": 1},
-        "Tal Vorn": {"skill": 12, "difficulty": 9},
-        "Edeinos Hunter": {"skill": 11, "difficulty": 11},
-        "Gospog Sergeant": {"skill": 11, "difficulty": 11},
-    }, 5)
+    _fight(
+        s,
+        rng,
+        {
+            "Quin Sebastian": {"skill": 13, "difficulty": 9, "possibilities": 1},
+            "Tal Vorn": {"skill": 12, "difficulty": 9},
+            "Edeinos Hunter": {"skill": 11, "difficulty": 11},
+            "Gospog Sergeant": {"skill": 11, "difficulty": 11},
+        },
+        5,
+    )
 
 
 def build_4d6(s: Session, rng: random.Random) -> None:
@@ -183,16 +233,22 @@ def build_4d6(s: Session, rng: random.Random) -> None:
     # progress goes to the vault clock; a Partial Success or a Failure raises Suspicion
     sneak = s.roll("4d6", {"bonus": 3, "dc": 16, "adv": [1, 1]}, actor=ren, rng=rng, clock="Reach the vault")
     _danger(s, sneak, "Suspicion")
-    talk = s.roll("4d6", {"bonus": 1, "dc": 18, "adv": [-1], "position": "low"}, actor=ost, rng=rng,
-                  clock="Reach the vault")
+    talk = s.roll(
+        "4d6", {"bonus": 1, "dc": 18, "adv": [-1], "position": "low"}, actor=ost, rng=rng, clock="Reach the vault"
+    )
     _danger(s, talk, "Suspicion")
     _start(s, [ren, ost, guard, golem], rng)
-    _fight(s, rng, {
-        "Renna": {"bonus": 2, "dc": 16, "adv": [1]},
-        "Osric": {"bonus": 3, "dc": 16, "adv": [-1]},
-        "Castle Guard": {"bonus": 2, "dc": 14},
-        "Bronze Sentinel": {"bonus": 3, "dc": 16},
-    }, 5)
+    _fight(
+        s,
+        rng,
+        {
+            "Renna": {"bonus": 2, "dc": 16, "adv": [1]},
+            "Osric": {"bonus": 3, "dc": 16, "adv": [-1]},
+            "Castle Guard": {"bonus": 2, "dc": 14},
+            "Bronze Sentinel": {"bonus": 3, "dc": 16},
+        },
+        5,
+    )
 
 
 EXAMPLES = [

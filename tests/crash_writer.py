@@ -54,9 +54,13 @@ def event_doc(seq: int) -> dict:
         "seq_check": seq,
         "actor": f"c{seq % 5}",
         "target": f"c{(seq * 7) % 5}",
-        "record": {"system": "torg-2d10", "params": {"skill": seq % 17, "combat": True},
-                   "dice": [{"value": 1 + (seq * k) % 10, "role": "hot", "sides": 10} for k in (3, 7)],
-                   "value": seq % 21 - 10, "outcome": ["Failure", "Success", "Good", "Superior"][seq % 4]},
+        "record": {
+            "system": "torg-2d10",
+            "params": {"skill": seq % 17, "combat": True},
+            "dice": [{"value": 1 + (seq * k) % 10, "role": "hot", "sides": 10} for k in (3, 7)],
+            "value": seq % 21 - 10,
+            "outcome": ["Failure", "Success", "Good", "Superior"][seq % 4],
+        },
         "note": "ø" * (seq % 37) + "x" * (seq % 151),
     }
 

@@ -89,23 +89,31 @@ def test_odds_json_shape():
     assert set(odds) == {"system", "params", "distribution", "outcomes", "tail"}
     values = [d["value"] for d in odds["distribution"]]
     assert values == sorted(values)
-    assert {o["label"] for o in odds["outcomes"]} >= {"Critical Success", "Full Success", "Partial Success",
-                                                        "Failure", "Critical Failure"}
+    assert {o["label"] for o in odds["outcomes"]} >= {
+        "Critical Success",
+        "Full Success",
+        "Partial Success",
+        "Failure",
+        "Critical Failure",
+    }
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["roll", "5d6"], "unknown system"),
-    (["odds", "fudge", "--method", "d7"], "--method"),
-    (["roll", "4d2", "--shift", "4"], "--shift"),
-    (["roll", "4d6", "--adv", "+3"], "--adv"),
-    (["roll", "4d2", "--fold", "sideways"], "--fold"),
-    (["roll", "4d6", "--bonus", "lots"], "--bonus"),
-    (["roll", "4d2", "--count", "0"], "--count"),
-    (["roll", "4d2", "--seed", "x"], "--seed"),
-    (["roll", "4d2", "--target-kind", "ghost", "--combat"], "--target-kind"),
-    (["roll", "4d2", "--method", "d20"], "unrecognized"),
-    (["roll", "4d2", "--shift"], "--shift"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["roll", "5d6"], "unknown system"),
+        (["odds", "fudge", "--method", "d7"], "--method"),
+        (["roll", "4d2", "--shift", "4"], "--shift"),
+        (["roll", "4d6", "--adv", "+3"], "--adv"),
+        (["roll", "4d2", "--fold", "sideways"], "--fold"),
+        (["roll", "4d6", "--bonus", "lots"], "--bonus"),
+        (["roll", "4d2", "--count", "0"], "--count"),
+        (["roll", "4d2", "--seed", "x"], "--seed"),
+        (["roll", "4d2", "--target-kind", "ghost", "--combat"], "--target-kind"),
+        (["roll", "4d2", "--method", "d20"], "unrecognized"),
+        (["roll", "4d2", "--shift"], "--shift"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args, needle):
     proc = gmdesk(*args, check=False)
     assert proc.returncode == 2
@@ -117,8 +125,12 @@ def test_bad_input_is_one_line_and_exit_2(args, needle):
 
 
 def test_human_output_readable_without_colour():
-    proc = subprocess.run([sys.executable, "-m", "gmdesk", "roll", "4d6", "--adv", "+1", "--seed", "1"],
-                          capture_output=True, text=True, env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin"})
+    proc = subprocess.run(
+        [sys.executable, "-m", "gmdesk", "roll", "4d6", "--adv", "+1", "--seed", "1"],
+        capture_output=True,
+        text=True,
+        env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin"},
+    )
     assert proc.returncode == 0
     assert "\x1b[" not in proc.stdout
     dice_line = next(line for line in proc.stdout.splitlines() if line.startswith("dice:"))
@@ -133,19 +145,28 @@ def _missing_argument_cases():
     no_required = {"list"}
     cases = [[c] for c in COMMANDS if c not in no_required]
     cases += [
-        ["roll", "--seed", "1"], ["odds", "--json"],
-        ["roll", "4d6", "--count"], ["roll", "4d6", "--save"], ["roll", "4d6", "--as"],
-        ["new", "X", "--system"], ["export", "X", "--format"], ["export", "X", "-o"],
-        ["log", "X", "--interval"], ["import-sheet", "X"], ["import-sheet", "X", "Y", "--as"],
-        ["export-sheet", "X"], ["list", "--bogus"],
+        ["roll", "--seed", "1"],
+        ["odds", "--json"],
+        ["roll", "4d6", "--count"],
+        ["roll", "4d6", "--save"],
+        ["roll", "4d6", "--as"],
+        ["new", "X", "--system"],
+        ["export", "X", "--format"],
+        ["export", "X", "-o"],
+        ["log", "X", "--interval"],
+        ["import-sheet", "X"],
+        ["import-sheet", "X", "Y", "--as"],
+        ["export-sheet", "X"],
+        ["list", "--bogus"],
     ]
     return cases
 
 
 @pytest.mark.parametrize("args", _missing_argument_cases(), ids=lambda a: " ".join(a))
 def test_missing_argument_is_one_line_and_exit_2(args, tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "gmdesk", "--saves", str(tmp_path), *args],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "gmdesk", "--saves", str(tmp_path), *args], capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 2, proc
     assert proc.stdout == ""
     err = proc.stderr.strip()
@@ -158,8 +179,10 @@ def test_missing_argument_is_one_line_and_exit_2(args, tmp_path):
 def test_missing_system_names_the_systems(command):
     proc = gmdesk(command, check=False)
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.strip() == (f"gmdesk {command}: missing SYSTEM, one of 4d2, fudge, 1d6x4, torg-2d10, 4d6 "
-                                   f"(`gmdesk {command} SYSTEM --help` lists its options)")
+    assert proc.stderr.strip() == (
+        f"gmdesk {command}: missing SYSTEM, one of 4d2, fudge, 1d6x4, torg-2d10, 4d6 "
+        f"(`gmdesk {command} SYSTEM --help` lists its options)"
+    )
     # asked for, usage is no error
     help_proc = gmdesk(command, "--help")
     assert "usage: gmdesk" in help_proc.stdout and help_proc.stderr == ""

@@ -34,9 +34,14 @@ FRESH_EVERY = 20  # start a new session file every so often to keep them small
 
 def _run_and_kill(path: Path, seed: int, delay: float) -> tuple[int, list[str]]:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.Popen([sys.executable, str(WRITER), str(path), str(seed), "16"],
-                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            bufsize=0)  # unbuffered: readline() must not swallow later lines
+    proc = subprocess.Popen(
+        [sys.executable, str(WRITER), str(path), str(seed), "16"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        bufsize=0,
+    )  # unbuffered: readline() must not swallow later lines
     try:
         ready = proc.stdout.readline().decode()
         assert ready.startswith("ready "), (ready, proc.stderr.read().decode())
@@ -85,7 +90,9 @@ def test_sigkill_at_random_moments_loses_nothing_acknowledged(tmp_path):
         for f in session_files(path):
             assert (f.stat().st_mode & 0o777) == 0o600
     elapsed = time.monotonic() - start
-    print(f"{TRIALS} kills, {acked_total} acknowledged events, {kills_in_compaction} kills during a "
-          f"compaction, {elapsed:.1f} s")
+    print(
+        f"{TRIALS} kills, {acked_total} acknowledged events, {kills_in_compaction} kills during a "
+        f"compaction, {elapsed:.1f} s"
+    )
     assert acked_total > TRIALS  # the writer really was writing when killed
     assert kills_in_compaction >= 1

@@ -8,7 +8,9 @@ import sys
 def _loaded_after(code: str) -> set[str]:
     out = subprocess.run(
         [sys.executable, "-c", code + "\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     return set(out.split())
 
@@ -32,7 +34,9 @@ def test_no_core_module_imports_textual_or_tui_in_source():
     root = pathlib.Path(__file__).resolve().parent.parent / "core"
     banned = ("import textual", "from textual", "import gmdesk.tui", "from gmdesk.tui", "from gmdesk import tui")
     offenders = [
-        str(p) for p in root.rglob("*.py") if any(line.lstrip().startswith(banned) for line in p.read_text().splitlines())
+        str(p)
+        for p in root.rglob("*.py")
+        if any(line.lstrip().startswith(banned) for line in p.read_text().splitlines())
     ]
     assert offenders == []
 

@@ -9,20 +9,43 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
+    SMALL,
+    dialog,
+    main_screen,
+    make_app,
+    make_save,
+    press,
+    quick_odds,
+    saved,
+    settle,
+)
 
 from gmdesk.core.cli import main
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session
-from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
-    SMALL, dialog, main_screen, make_app, make_save, press, quick_odds, saved, settle,
-)
 from gmdesk.tui.screens.roll import RollDialog
 
 
 def cli_roll(capsys: Any, path: Path, system: str, *opts: str) -> dict:
     """``gmdesk roll SYSTEM --save PATH --as Kara --at Bruno --json``: the roll's params."""
-    rc = main(["roll", system, "--combat", "--seed", "3", "--save", str(path), "--as", "Kara", "--at", "Bruno",
-               "--json", *opts])
+    rc = main(
+        [
+            "roll",
+            system,
+            "--combat",
+            "--seed",
+            "3",
+            "--save",
+            str(path),
+            "--as",
+            "Kara",
+            "--at",
+            "Bruno",
+            "--json",
+            *opts,
+        ]
+    )
     out, err = capsys.readouterr()
     assert rc == 0, err
     return json.loads(out.splitlines()[-1])["params"]
@@ -45,18 +68,44 @@ def ids_of(path: Path) -> dict:
     return {c.name: c.id for c in saved(path).characters.values()}
 
 
-@pytest.mark.parametrize("system,sources,param,expected", [
-    # Kara: Pistol +2 and DEX +1 (switched off); Bruno: Armor +1 → net shift 2 − 1
-    ("4d2", {"Kara": [("shift", "Pistol", 2, True), ("shift", "DEX", 1, False)],
-             "Bruno": [("shift", "Armor", 1, True)]}, "shift", 1),
-    # Kara: Dim +1, Crowded +2, Exhausted −1 (switched off)
-    ("4d6", {"Kara": [("advantage", "Dim", 1, True), ("advantage", "Crowded", 2, True),
-                      ("advantage", "Exhausted", -1, False)]}, "adv", [1, 2]),
-])
-async def test_cli_and_dialog_fill_the_same_sources(tmp_path: Path, capsys: Any, system: str, sources: dict,
-                                                    param: str, expected: Any) -> None:
-    path, ids = make_save(tmp_path, system, [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}],
-                          initiative={"Kara": 10, "Bruno": 4}, start=True)
+@pytest.mark.parametrize(
+    "system,sources,param,expected",
+    [
+        # Kara: Pistol +2 and DEX +1 (switched off); Bruno: Armor +1 → net shift 2 − 1
+        (
+            "4d2",
+            {
+                "Kara": [("shift", "Pistol", 2, True), ("shift", "DEX", 1, False)],
+                "Bruno": [("shift", "Armor", 1, True)],
+            },
+            "shift",
+            1,
+        ),
+        # Kara: Dim +1, Crowded +2, Exhausted −1 (switched off)
+        (
+            "4d6",
+            {
+                "Kara": [
+                    ("advantage", "Dim", 1, True),
+                    ("advantage", "Crowded", 2, True),
+                    ("advantage", "Exhausted", -1, False),
+                ]
+            },
+            "adv",
+            [1, 2],
+        ),
+    ],
+)
+async def test_cli_and_dialog_fill_the_same_sources(
+    tmp_path: Path, capsys: Any, system: str, sources: dict, param: str, expected: Any
+) -> None:
+    path, ids = make_save(
+        tmp_path,
+        system,
+        [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}],
+        initiative={"Kara": 10, "Bruno": 4},
+        start=True,
+    )
     with Session.open(path) as s:
         for who, items in sources.items():
             for kind, name, value, active in items:

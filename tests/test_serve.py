@@ -29,7 +29,13 @@ import aiohttp  # noqa: E402
 
 from gmdesk.core.session import Session, SessionStore  # noqa: E402
 from gmdesk.tui.serve import (  # noqa: E402
-    DEFAULT_HOST, PlayerServer, banner, qr_text, url_for, viewer_command, viewer_urls,
+    DEFAULT_HOST,
+    PlayerServer,
+    banner,
+    qr_text,
+    url_for,
+    viewer_command,
+    viewer_urls,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,8 +89,12 @@ class Served:
     """A ``gmdesk serve`` process and what it printed."""
 
     def __init__(self, saves: Path, save: str, *args: str):
-        self.proc = subprocess.Popen(gmdesk(saves, "serve", save, "--port", "0", *args),
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.proc = subprocess.Popen(
+            gmdesk(saves, "serve", save, "--port", "0", *args),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         self.lines: list[str] = []
         threading.Thread(target=self._read, daemon=True).start()
         self.url = wait_until(self._url, timeout=30)
@@ -168,12 +178,16 @@ class Viewer:
                 break
             try:
                 message = await self.ws.receive(timeout=left)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 break
             if message.type == aiohttp.WSMsgType.BINARY:
                 self.raw += message.data
-            elif message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED,
-                                  aiohttp.WSMsgType.CLOSING, aiohttp.WSMsgType.ERROR):
+            elif message.type in (
+                aiohttp.WSMsgType.CLOSE,
+                aiohttp.WSMsgType.CLOSED,
+                aiohttp.WSMsgType.CLOSING,
+                aiohttp.WSMsgType.ERROR,
+            ):
                 self.closed = True
         raise AssertionError(f"not seen within {timeout}s; the viewer shows:\n{self.text[-3000:]}")
 
@@ -197,8 +211,16 @@ async def test_every_request_needs_the_token_and_a_refused_one_starts_nothing(se
     served = serve()
     wrong = "x" * len(served.token)
     async with aiohttp.ClientSession() as http:
-        for path in ("/", "/ws", "/favicon.ico", f"/{wrong}/", f"/{wrong}/static/js/textual.js",
-                     f"/{served.token[:-1]}/", f"/static/js/textual.js", f"/{served.token}x/"):
+        for path in (
+            "/",
+            "/ws",
+            "/favicon.ico",
+            f"/{wrong}/",
+            f"/{wrong}/static/js/textual.js",
+            f"/{served.token[:-1]}/",
+            "/static/js/textual.js",
+            f"/{served.token}x/",
+        ):
             async with http.get(served.base + path) as r:
                 assert r.status == 403, path
                 assert "access token" in await r.text()
@@ -275,9 +297,24 @@ async def test_a_viewer_sees_a_roll_appended_through_the_cli_within_two_seconds(
         await viewer.read_until(lambda t: "following Festival Infiltration.gmdesk live" in t)
         assert len(served.viewers()) == 1
         before = last_roll_seq(path)
-        done = subprocess.run(gmdesk(tmp_path, "roll", "4d6", "--bonus", "2", "--seed", "5",
-                                     "--save", "Festival Infiltration", "--as", "Renna"),
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            gmdesk(
+                tmp_path,
+                "roll",
+                "4d6",
+                "--bonus",
+                "2",
+                "--seed",
+                "5",
+                "--save",
+                "Festival Infiltration",
+                "--as",
+                "Renna",
+            ),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 0, done.stderr
         seq = last_roll_seq(path)
         assert seq > before
@@ -292,9 +329,26 @@ async def test_no_gm_secret_reaches_the_browser(serve, tmp_path):
     async with aiohttp.ClientSession() as http:
         viewer = await open_viewer(http, served.ws_url, width=160, height=40)
         await viewer.read_until(lambda t: "following Witch of Hollow Fen.gmdesk live" in t)
-        done = subprocess.run(gmdesk(tmp_path, "roll", "1d6x4", "--bonus", "2", "--target", "13",
-                                     "--seed", "3", "--save", "Witch of Hollow Fen", "--as", "Agatha"),
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            gmdesk(
+                tmp_path,
+                "roll",
+                "1d6x4",
+                "--bonus",
+                "2",
+                "--target",
+                "13",
+                "--seed",
+                "3",
+                "--save",
+                "Witch of Hollow Fen",
+                "--as",
+                "Agatha",
+            ),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 0, done.stderr
         seq = last_roll_seq(path)
         await viewer.read_until(lambda t: f"#{seq} R2 Agatha: 1d6x4" in t)
@@ -351,7 +405,7 @@ async def test_stopping_the_server_ends_every_viewer(serve, signame):
         assert len(pids) == 3
         served.proc.send_signal(getattr(signal, signame))
         for viewer in viewers:  # every browser is told: the websocket closes
-            await viewer.read_until(lambda t: viewer.closed)
+            await viewer.read_until(lambda t, viewer=viewer: viewer.closed)
         served.proc.wait(10)
     assert served.proc.returncode == 0
     assert [pid for pid in pids if alive(pid)] == []  # all gone by the time the server has
@@ -361,11 +415,14 @@ async def test_stopping_the_server_ends_every_viewer(serve, signame):
 async def test_a_viewer_that_will_not_quit_is_killed_within_the_stop_deadline(tmp_path):
     """The stop does not trust the viewer: one ignoring the quit request and SIGTERM is
     killed, and the server is done within STOP_SECONDS (+ scheduling slack)."""
-    stubborn = [sys.executable, "-c",
-                "import signal, sys, time\n"
-                "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-                "sys.stdout.write('__GANGLION__\\n'); sys.stdout.flush()\n"
-                "time.sleep(600)\n"]
+    stubborn = [
+        sys.executable,
+        "-c",
+        "import signal, sys, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "sys.stdout.write('__GANGLION__\\n'); sys.stdout.flush()\n"
+        "time.sleep(600)\n",
+    ]
     path = example(tmp_path, "Festival Infiltration")
     lines: list[str] = []
 
@@ -424,13 +481,16 @@ def test_viewers_run_gmdesk_view_read_only_without_a_shell(tmp_path):
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args, words", [
-    (["serve"], "the following arguments are required: save"),
-    (["serve", "Festival Infiltration", "--port", "70000"], "--port"),
-    (["serve", "Festival Infiltration", "--port", "http"], "--port"),
-    (["serve", "Festival Infiltration", "--max-viewers", "0"], "--max-viewers"),
-    (["serve", "No such table"], "no session 'No such table'"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["serve"], "the following arguments are required: save"),
+        (["serve", "Festival Infiltration", "--port", "70000"], "--port"),
+        (["serve", "Festival Infiltration", "--port", "http"], "--port"),
+        (["serve", "Festival Infiltration", "--max-viewers", "0"], "--max-viewers"),
+        (["serve", "No such table"], "no session 'No such table'"),
+    ],
+)
 def test_bad_serve_options_are_one_line_and_exit_2(tmp_path, args, words):
     example(tmp_path, "Festival Infiltration")
     done = subprocess.run(gmdesk(tmp_path, *args), capture_output=True, text=True, timeout=60)
@@ -441,7 +501,13 @@ def test_bad_serve_options_are_one_line_and_exit_2(tmp_path, args, words):
 
 def test_a_port_in_use_is_one_line_and_exit_2(tmp_path, serve):
     served = serve()
-    done = subprocess.run(gmdesk(tmp_path, "serve", "Festival Infiltration", "--port", str(served.port)),
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        gmdesk(tmp_path, "serve", "Festival Infiltration", "--port", str(served.port)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
-    assert done.stderr.strip() == f"gmdesk: port {served.port} on 127.0.0.1 is already in use; choose another with --port"
+    assert (
+        done.stderr.strip() == f"gmdesk: port {served.port} on 127.0.0.1 is already in use; choose another with --port"
+    )

@@ -17,8 +17,8 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import struct
+import subprocess
 import zlib
 from pathlib import Path
 
@@ -81,8 +81,8 @@ def png_pixels(png: bytes) -> tuple[int, int, list[bytes]]:
     pos, idat, width = 8, b"", 0
     height = bpp = 0
     while pos < len(png):
-        length, kind = struct.unpack(">I4s", png[pos:pos + 8])
-        chunk = png[pos + 8:pos + 8 + length]
+        length, kind = struct.unpack(">I4s", png[pos : pos + 8])
+        chunk = png[pos + 8 : pos + 8 + length]
         if kind == b"IHDR":
             width, height, depth, colour = struct.unpack(">IIBB", chunk[:10])
             assert depth == 8 and colour in (2, 6)
@@ -96,7 +96,7 @@ def png_pixels(png: bytes) -> tuple[int, int, list[bytes]]:
     prev = bytearray(stride)
     for y in range(height):
         f = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        line = bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
         for x in range(stride):
             a = line[x - bpp] if x >= bpp else 0
             b = prev[x]
@@ -113,7 +113,7 @@ def png_pixels(png: bytes) -> tuple[int, int, list[bytes]]:
                 line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
         rows.append(bytes(line))
         prev = line
-    return width, height, [bytes(r[i:i + 3]) for r in rows[::8] for i in range(0, len(r), bpp * 8)]
+    return width, height, [bytes(r[i : i + 3]) for r in rows[::8] for i in range(0, len(r), bpp * 8)]
 
 
 async def screenshot(url: str, size: tuple[int, int, int, bool], profile: Path, path: Path) -> bytes:
@@ -121,11 +121,24 @@ async def screenshot(url: str, size: tuple[int, int, int, bool], profile: Path, 
     screenshot once the player view has drawn."""
     width, height, scale, mobile = size
     browser = subprocess.Popen(
-        [CHROMIUM, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-         "--disable-extensions", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-         f"--force-device-scale-factor={scale}", f"--window-size={width},{height}",
-         f"--user-data-dir={profile}", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        [
+            CHROMIUM,
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-extensions",
+            "--remote-debugging-address=127.0.0.1",
+            "--remote-debugging-port=0",
+            f"--force-device-scale-factor={scale}",
+            f"--window-size={width},{height}",
+            f"--user-data-dir={profile}",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         endpoint = None
         for _ in range(2000):
@@ -143,8 +156,9 @@ async def screenshot(url: str, size: tuple[int, int, int, bool], profile: Path, 
             attached = await devtools.send("Target.attachToTarget", targetId=target["targetId"], flatten=True)
             devtools.session = attached["sessionId"]
             await devtools.send("Page.enable")
-            await devtools.send("Emulation.setDeviceMetricsOverride", width=width, height=height,
-                                deviceScaleFactor=0, mobile=mobile)
+            await devtools.send(
+                "Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=0, mobile=mobile
+            )
             await devtools.send("Page.navigate", url=url)
             # the terminal has drawn once the first byte came; then wait for a still picture
             for _ in range(300):
@@ -173,7 +187,7 @@ async def screenshot(url: str, size: tuple[int, int, int, bool], profile: Path, 
     return previous
 
 
-async def test_the_player_view_in_chromium_at_phone_and_desktop_size(serve, tmp_path):
+async def test_the_player_view_in_chromium_at_phone_and_desktop_size(serve, tmp_path):  # noqa: F811 (the fixture)
     served = serve()
     out_dir = Path(os.environ.get("GMDESK_SCREENSHOTS") or tmp_path)
     out_dir.mkdir(parents=True, exist_ok=True)

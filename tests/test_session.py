@@ -77,6 +77,7 @@ def refused(s: Session, doc: dict, *words: str) -> EventError:
 
 # --------------------------------------------------------------------------- characters
 
+
 def test_character_add_assigns_ids_and_defaults(s):
     a = add(s, "Bruno")
     b = add(s, "Kara", side="NPC", kind="inorganic", reality_rated=True, possibilities=3, vitality=4)
@@ -88,16 +89,19 @@ def test_character_add_assigns_ids_and_defaults(s):
     assert list(s.state.characters) == ["c1", "c2"]
 
 
-@pytest.mark.parametrize("character, words", [
-    ({"name": "  "}, ["name", "empty"]),
-    ({"side": "PC"}, ["missing field 'name'"]),
-    ({"name": "X", "side": "Villain"}, ["side", "PC, NPC"]),
-    ({"name": "X", "kind": "ghost"}, ["kind", "organic, inorganic"]),
-    ({"name": "X", "possibilities": 2}, ["only a reality-rated character"]),
-    ({"name": "X", "reality_rated": True, "possibilities": -1}, ["possibilities", "from 0"]),
-    ({"name": "X", "hp": 3}, ["unknown field 'hp'"]),
-    ({"name": "X", "vitality": "lots"}, ["vitality", "whole number"]),
-])
+@pytest.mark.parametrize(
+    "character, words",
+    [
+        ({"name": "  "}, ["name", "empty"]),
+        ({"side": "PC"}, ["missing field 'name'"]),
+        ({"name": "X", "side": "Villain"}, ["side", "PC, NPC"]),
+        ({"name": "X", "kind": "ghost"}, ["kind", "organic, inorganic"]),
+        ({"name": "X", "possibilities": 2}, ["only a reality-rated character"]),
+        ({"name": "X", "reality_rated": True, "possibilities": -1}, ["possibilities", "from 0"]),
+        ({"name": "X", "hp": 3}, ["unknown field 'hp'"]),
+        ({"name": "X", "vitality": "lots"}, ["vitality", "whole number"]),
+    ],
+)
 def test_character_add_refusals(s, character, words):
     refused(s, {"type": "character.add", "character": character}, "character.add", *words)
 
@@ -116,8 +120,13 @@ def test_refusals_of_any_event(s):
 
 def test_edit_and_remove(s):
     a = add(s, "Bruno", vitality=3)
-    s.apply({"type": "character.edit", "id": a, "fields": {"name": "Bruno the Bold", "reality_rated": True,
-                                                            "possibilities": 2, "notes": "owes Kara"}})
+    s.apply(
+        {
+            "type": "character.edit",
+            "id": a,
+            "fields": {"name": "Bruno the Bold", "reality_rated": True, "possibilities": 2, "notes": "owes Kara"},
+        }
+    )
     c = s.state.characters[a]
     assert (c.name, c.possibilities, c.notes) == ("Bruno the Bold", 2, "owes Kara")
     s.apply({"type": "character.edit", "id": a, "fields": {"reality_rated": False}})
@@ -135,6 +144,7 @@ def test_edit_and_remove(s):
 
 
 # --------------------------------------------------------------------------- sources, conditions, durations
+
 
 def test_sources_and_conditions(s):
     a = add(s, "Bruno")
@@ -183,6 +193,7 @@ def test_durations_tick_when_the_owners_turn_ends(s):
 
 # --------------------------------------------------------------------------- encounter
 
+
 def order(s):
     return [s.state.characters[c.char_id].name for c in s.state.encounter.order]
 
@@ -216,8 +227,9 @@ def test_encounter_order_turns_and_delay(s):
 
 def test_initiative_set_resorts_stably_and_logs_rolled_initiative(s):
     a, b, c = add(s, "Ann"), add(s, "Bo"), add(s, "Cy")
-    s.apply({"type": "initiative.set", "entries": [{"id": a, "value": 3}, {"id": b, "value": 3},
-                                                   {"id": c, "value": 7}]})
+    s.apply(
+        {"type": "initiative.set", "entries": [{"id": a, "value": 3}, {"id": b, "value": 3}, {"id": c, "value": 7}]}
+    )
     assert order(s) == ["Cy", "Ann", "Bo"]
     rec = FOUR_D_TWO.initiative(FixedDice([6, 5, 1, 1]), 1)  # Number +9, +1 shift → 10
     e = s.apply({"type": "initiative.set", "entries": [{"id": b, "value": rec.value, "record": rec.to_json()}]})
@@ -238,8 +250,9 @@ def test_roll_initiative_uses_the_session_system_and_shifts(s):
 
 def test_the_dead_have_no_turns(s):
     a, b, c = add(s, "Ann"), add(s, "Bo"), add(s, "Cy")
-    s.apply({"type": "initiative.set", "entries": [{"id": a, "value": 3}, {"id": b, "value": 2},
-                                                   {"id": c, "value": 1}]})
+    s.apply(
+        {"type": "initiative.set", "entries": [{"id": a, "value": 3}, {"id": b, "value": 2}, {"id": c, "value": 1}]}
+    )
     s.apply({"type": "character.edit", "id": b, "fields": {"dead": True}})
     s.apply({"type": "turn.next"})
     s.apply({"type": "turn.next"})
@@ -247,6 +260,7 @@ def test_the_dead_have_no_turns(s):
 
 
 # --------------------------------------------------------------------------- clocks, notes, settings
+
 
 def test_clocks_in_half_segments(s):
     s.apply({"type": "clock.add", "name": "Suspicion", "segments": 4})
@@ -291,11 +305,11 @@ def test_a_gm_table_in_the_settings(s, tmp_path):
 
 # --------------------------------------------------------------------------- combat, per system
 
+
 def test_4d2_worked_example_three_shifts_fatal_wound(s):
     """Seed: Number +6 with three shifts → Outcome +9: a fatal wound, no new skill."""
     bruno, kara = add(s, "Bruno"), add(s, "Kara", side="NPC")
-    e = s.roll("4d2", FOUR_D_TWO.Params(shift=3), actor=bruno, target=kara, combat=True,
-               rng=FixedDice([6, 3, 2, 1]))
+    e = s.roll("4d2", FOUR_D_TWO.Params(shift=3), actor=bruno, target=kara, combat=True, rng=FixedDice([6, 3, 2, 1]))
     rec = e.data["record"]
     assert (rec["number"], rec["value"], rec["skill_chance"]) == (6, 9, False)
     assert e.changes == ["Kara takes Fatal Wound (Dead)"]
@@ -394,8 +408,14 @@ def test_1d6x4_mutual_melee_from_json_params_hurts_the_loser(store):
     try:
         a, b = add(s, "Ann", vitality=3), add(s, "Bo", vitality=3)
         # Ann 4×1+1 = 5 against Bo 4×3+2 = 14: the defender wins a mutual melee and hurts Ann (d6 = 2)
-        e = s.roll("1d6x4", {"bonus": 1, "vs_bonus": 2, "mutual": True}, actor=a, target=b, combat=True,
-                   rng=FixedDice([1, 3, 2]))
+        e = s.roll(
+            "1d6x4",
+            {"bonus": 1, "vs_bonus": 2, "mutual": True},
+            actor=a,
+            target=b,
+            combat=True,
+            rng=FixedDice([1, 3, 2]),
+        )
         assert e.changes == ["Ann: Vitality 3 → 1"] and s.state.characters[b].vitality_current == 3
     finally:
         s.close()
@@ -531,6 +551,7 @@ def test_wound_remove_is_free(s):
 
 # --------------------------------------------------------------------------- undo / redo / replay
 
+
 def test_undo_redo_stacks_and_persistence(store):
     s = new_session(store)
     a = add(s, "Ann")
@@ -554,8 +575,17 @@ def test_undo_redo_stacks_and_persistence(store):
     s.undo()
     s.apply({"type": "note", "text": "two"})  # a new event clears redo
     assert not s.can_redo and s.redo() is None
-    assert [e.type for e in s.events] == ["character.add", "note", "condition.add", "undo", "undo", "redo", "redo",
-                                          "undo", "note"]
+    assert [e.type for e in s.events] == [
+        "character.add",
+        "note",
+        "condition.add",
+        "undo",
+        "undo",
+        "redo",
+        "redo",
+        "undo",
+        "note",
+    ]
     while s.can_undo:
         s.undo()
     assert s.state.characters == {} and s.undo() is None
@@ -582,8 +612,7 @@ def test_live_state_equals_a_replay_and_a_reload(store):
     b = add(s, "Baron", side="NPC", reality_rated=True, possibilities=2, kind="inorganic")
     s.apply({"type": "initiative.set", "entries": [{"id": a, "value": 4}, {"id": b, "value": 9}]})
     s.apply({"type": "turn.next"})
-    e = s.roll("torg-2d10", TORG.Params(skill=9, difficulty=8), actor=b, target=a, combat=True,
-               rng=FixedDice([4, 6]))
+    e = s.roll("torg-2d10", TORG.Params(skill=9, difficulty=8), actor=b, target=a, combat=True, rng=FixedDice([4, 6]))
     s.spend_possibility(a, e.seq, rng=FixedDice([3]))
     s.apply({"type": "clock.add", "name": "Storm", "segments": 6})
     s.apply({"type": "clock.tick", "name": "Storm", "halves": 3})
@@ -640,6 +669,7 @@ def test_event_json_round_trip(s):
 
 
 # --------------------------------------------------------------------------- the store of saves
+
 
 def test_sanitised_file_names(store):
     assert safe_file_stem("Ünïcode ☃ / ../../etc") == "Ünïcode ☃ _ .._.._etc"
@@ -718,6 +748,7 @@ def test_default_saves_dir(monkeypatch, tmp_path):
 
 
 # --------------------------------------------------------------------------- export
+
 
 def test_export_chronicle(store):
     s = new_session(store, name="<b>Docks</b>")

@@ -44,14 +44,14 @@ def kill(s: Session, cid: str) -> None:
 
 # --------------------------------------------------------------------------- unique names (27)
 
+
 def test_a_taken_name_is_refused_with_a_numbered_suggestion(store):
     with Session.open(store.create("Names", "torg-2d10")) as s:
         gos = add(s, "Gospog")
         with pytest.raises(EventError) as err:
             add(s, " gospog ")
         # the suggestion keeps what the GM typed, numbered
-        assert str(err.value) == ("character.add: name: 'Gospog' is already a character here; "
-                                  "try 'gospog 2'")
+        assert str(err.value) == ("character.add: name: 'Gospog' is already a character here; try 'gospog 2'")
         assert list(s.state.characters) == [gos]  # nothing changed
         add(s, "Gospog 2")
         with pytest.raises(EventError, match="try 'GOSPOG 3'"):
@@ -81,10 +81,15 @@ def test_a_log_written_with_shared_names_still_opens_as_written(store):
 
 # --------------------------------------------------------------------------- who can act (8)
 
+
 def fighters(s: Session) -> tuple[str, str, str, str]:
     a, b, c, d = add(s, "Ann"), add(s, "Bo", side="NPC"), add(s, "Cy"), add(s, "Dee", side="NPC")
-    s.apply({"type": "initiative.set", "entries": [{"id": a, "value": 4}, {"id": b, "value": 3},
-                                                   {"id": c, "value": 2}, {"id": d, "value": 1}]})
+    s.apply(
+        {
+            "type": "initiative.set",
+            "entries": [{"id": a, "value": 4}, {"id": b, "value": 3}, {"id": c, "value": 2}, {"id": d, "value": 1}],
+        }
+    )
     return a, b, c, d
 
 
@@ -187,8 +192,10 @@ def test_cli_roll_as_the_unconscious_or_at_the_dead_exits_2_naming_the_status(ca
         knock_out(s, bruno)
         kill(s, add(s, "Vex", side="NPC"))
         n = len(s.events)
-    for args, words in ((("--as", "Bruno"), "gmdesk: roll: Bruno is Unconscious and cannot act"),
-                        (("--as", "Kara", "--at", "Vex", "--combat"), "gmdesk: roll: Vex is Dead and cannot be targeted")):
+    for args, words in (
+        (("--as", "Bruno"), "gmdesk: roll: Bruno is Unconscious and cannot act"),
+        (("--as", "Kara", "--at", "Vex", "--combat"), "gmdesk: roll: Vex is Dead and cannot be targeted"),
+    ):
         rc = main(["--saves", str(saves), "roll", "4d2", "--seed", "1", "--save", "Docks", *args])
         out, err = capsys.readouterr()
         assert rc == 2 and out == "" and err == words + "\n", (rc, out, err)
@@ -197,6 +204,7 @@ def test_cli_roll_as_the_unconscious_or_at_the_dead_exits_2_naming_the_status(ca
 
 
 # --------------------------------------------------------------------------- initiative (9, 15)
+
 
 def test_fudge_initiative_uses_the_sessions_method(store):
     with Session.open(store.create("Mile", "fudge")) as s:

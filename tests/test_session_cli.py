@@ -4,11 +4,11 @@ export-sheet, and ``gmdesk roll … --save``."""
 from __future__ import annotations
 
 import json
-import queue
-import threading
 import os
+import queue
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -83,16 +83,33 @@ def test_new_and_list(capsys, saves):
 
 def test_roll_save_then_log(capsys, saves):
     make_session(saves)
-    rc, out, err = run(capsys, saves, "roll", "4d2", "--seed", "7", "--count", "3", "--combat",
-                       "--save", "Docks", "--as", "bruno", "--at", "Kara", "--json")
+    rc, out, err = run(
+        capsys,
+        saves,
+        "roll",
+        "4d2",
+        "--seed",
+        "7",
+        "--count",
+        "3",
+        "--combat",
+        "--save",
+        "Docks",
+        "--as",
+        "bruno",
+        "--at",
+        "Kara",
+        "--json",
+    )
     assert rc == 0, err
     printed = [json.loads(line) for line in out.splitlines()]
     assert len(printed) == 3
     # the session filled in what it knows before rolling: Kara is inorganic
     assert all(r["params"]["target_kind"] == "inorganic" for r in printed)
     # the same seed and parameters without --save print the same records
-    rc, plain, _ = run(capsys, saves, "roll", "4d2", "--seed", "7", "--count", "3", "--combat", "--json",
-                       "--target-kind", "inorganic")
+    rc, plain, _ = run(
+        capsys, saves, "roll", "4d2", "--seed", "7", "--count", "3", "--combat", "--json", "--target-kind", "inorganic"
+    )
     assert [json.loads(x) for x in plain.splitlines()] == printed
     rc, out, err = run(capsys, saves, "log", "Docks", "--json")
     assert rc == 0
@@ -103,7 +120,8 @@ def test_roll_save_then_log(capsys, saves):
     assert all(e["actor"] == "c1" and e["target"] == "c2" for e in rolls)
     with Session.open(SessionStore(saves).resolve("Docks"), readonly=True) as s:
         assert len(s.state.characters["c2"].wounds) == sum(
-            1 for r in printed for d in r.get("descriptors", ()) if d["wound"] and d["applies_to"] == "target")
+            1 for r in printed for d in r.get("descriptors", ()) if d["wound"] and d["applies_to"] == "target"
+        )
     rc, out, err = run(capsys, saves, "log", "Docks")
     assert rc == 0 and out.splitlines()[0].startswith("#1") and "Bruno joins" in out
     assert "Bruno rolls at Kara" in out
@@ -181,8 +199,9 @@ def test_import_and_export_sheet(capsys, saves, tmp_path):
 def test_errors_are_one_line_in_a_real_process(saves):
     env = {**os.environ, "GMDESK_SAVES": str(saves), "PYTHONPATH": str(ROOT)}
     for args in (["log", "nosuch"], ["export", "nosuch", "--format", "md"], ["export-sheet", "nosuch", "X"]):
-        p = subprocess.run([sys.executable, "-m", "gmdesk", *args], capture_output=True, text=True, env=env,
-                           cwd=ROOT, timeout=60)
+        p = subprocess.run(
+            [sys.executable, "-m", "gmdesk", *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60
+        )
         assert p.returncode == 2 and p.stdout == ""
         one_error_line(p.stderr, "nosuch")
 
@@ -190,12 +209,30 @@ def test_errors_are_one_line_in_a_real_process(saves):
 def test_log_follow_prints_what_the_writer_saves(saves):
     path = make_session(saves)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "gmdesk", "--saves", str(saves), "log", "Docks", "--follow",
-                             "--json", "--interval", "0.05"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=ROOT, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gmdesk",
+            "--saves",
+            str(saves),
+            "log",
+            "Docks",
+            "--follow",
+            "--json",
+            "--interval",
+            "0.05",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
     lines: queue.Queue = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in proc.stdout], daemon=True).start()
     try:
+
         def next_line(timeout: float = 20.0) -> dict:
             try:
                 return json.loads(lines.get(timeout=timeout))
@@ -269,8 +306,14 @@ def _popen(*args: str, saves: Path | None = None) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("GMDESK_SAVES", None)
     pre = ["--saves", str(saves)] if saves is not None else []
-    return subprocess.Popen([sys.executable, "-m", "gmdesk", *pre, *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+    return subprocess.Popen(
+        [sys.executable, "-m", "gmdesk", *pre, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
 
 
 @pytest.mark.parametrize("opts", [["--json"], []], ids=["json", "text"])
@@ -324,8 +367,15 @@ def test_export_tells_the_whole_evening_and_keeps_the_gms_secrets(capsys, saves)
     one = get_system("1d6x4")
     with Session.open(path) as s:
         mark = s.apply({"type": "character.add", "character": {"name": "Mark", "sheet": SHEET}}).data["id"]
-        s.apply({"type": "character.add", "character": {
-            "name": "Agatha", "sheet": SHEET.replace("Mark", "Agatha") + "Healing Ability    +1 (2)\n"}})
+        s.apply(
+            {
+                "type": "character.add",
+                "character": {
+                    "name": "Agatha",
+                    "sheet": SHEET.replace("Mark", "Agatha") + "Healing Ability    +1 (2)\n",
+                },
+            }
+        )
         # a Test against the GM's secret target number 77 (a number no clock time or date
         # in the chronicle can show, so its absence proves the secret is kept)
         s.roll("1d6x4", one.Params(bonus=2, target=77), actor=mark, rng=FixedDice([4]))
@@ -360,8 +410,12 @@ def test_export_tells_4d6_numbers_and_clock_ticks(capsys, saves):
     with Session.open(path) as s:
         ren = s.apply({"type": "character.add", "character": {"name": "Renna"}}).data["id"]
         s.apply({"type": "clock.add", "name": "Suspicion", "segments": 6})
-        s.roll("4d6", four.Params(bonus=3, dc=14, position="high", effect="limited"), actor=ren,
-               rng=FixedDice([6, 5, 4, 3]))
+        s.roll(
+            "4d6",
+            four.Params(bonus=3, dc=14, position="high", effect="limited"),
+            actor=ren,
+            rng=FixedDice([6, 5, 4, 3]),
+        )
         s.apply({"type": "clock.tick", "name": "Suspicion", "halves": 2})
     rc, out, err = run(capsys, saves, "export", "Festival")
     assert rc == 0

@@ -119,9 +119,13 @@ def step(s: Session, rng: random.Random, notes: bool = True) -> None:
     try:
         if roll < 0.08 or len(s.state.characters) < 2:
             rr = rng.random() < 0.5
-            fields = {"name": rng.choice(["Ann", "Bo", "Cy", "Dee", "Ünï ☃"]), "reality_rated": rr,
-                      "possibilities": rng.randint(0, 4) if rr else 0, "vitality": rng.randint(-2, 6),
-                      "kind": rng.choice(["organic", "inorganic"])}
+            fields = {
+                "name": rng.choice(["Ann", "Bo", "Cy", "Dee", "Ünï ☃"]),
+                "reality_rated": rr,
+                "possibilities": rng.randint(0, 4) if rr else 0,
+                "vitality": rng.randint(-2, 6),
+                "kind": rng.choice(["organic", "inorganic"]),
+            }
             if rng.random() < 0.3:
                 fields["sheet"] = SHEET
             if s.state.name_clash(fields["name"]) is not None:  # names are unique in a session
@@ -129,14 +133,16 @@ def step(s: Session, rng: random.Random, notes: bool = True) -> None:
             s.apply({"type": "character.add", "character": fields})
         elif roll < 0.40:
             system = rng.choice(["4d2", "4d6", "fudge", "torg-2d10", "1d6x4"])
-            params = {"4d2": FOUR_D_TWO.Params(combat=True),
-                      "4d6": CORE4D6.Params(combat=True, dc=14),
-                      "fudge": FUDGE.Params(combat=True, trait=1, vs_trait=0),
-                      "torg-2d10": TORG.Params(combat=True, skill=9, difficulty=9,
-                                               possibilities=rng.choice([0, 0, 1])),
-                      "1d6x4": ONE_D6.Params(combat=True, vs_bonus=0)}[system]
-            s.roll(system, params, actor=a, target=t if rng.random() < 0.8 else None,
-                   combat=rng.random() < 0.8, rng=dice)
+            params = {
+                "4d2": FOUR_D_TWO.Params(combat=True),
+                "4d6": CORE4D6.Params(combat=True, dc=14),
+                "fudge": FUDGE.Params(combat=True, trait=1, vs_trait=0),
+                "torg-2d10": TORG.Params(combat=True, skill=9, difficulty=9, possibilities=rng.choice([0, 0, 1])),
+                "1d6x4": ONE_D6.Params(combat=True, vs_bonus=0),
+            }[system]
+            s.roll(
+                system, params, actor=a, target=t if rng.random() < 0.8 else None, combat=rng.random() < 0.8, rng=dice
+            )
         elif roll < 0.48:
             torg = [e for e in s.state.rolls if e.kind == "roll" and e.record.system == "torg-2d10"]
             rich = [c.id for c in s.state.characters.values() if c.reality_rated and c.possibilities]
@@ -155,14 +161,29 @@ def step(s: Session, rng: random.Random, notes: bool = True) -> None:
             if ids:
                 s.roll_initiative(ids, rng=dice)
         elif roll < 0.68:
-            s.apply({"type": rng.choice(["turn.next", "turn.next", "round.new", "turn.prev", "day.new",
-                                         "encounter.end"])})
+            s.apply(
+                {"type": rng.choice(["turn.next", "turn.next", "round.new", "turn.prev", "day.new", "encounter.end"])}
+            )
         elif roll < 0.72:
-            s.apply({"type": "source.add", "id": a or "c1", "kind": "advantage", "name": rng.choice(["Mud", "Fog"]),
-                     "value": rng.choice([-2, -1, 1, 2]), "rounds": rng.choice([None, 1, 2])})
+            s.apply(
+                {
+                    "type": "source.add",
+                    "id": a or "c1",
+                    "kind": "advantage",
+                    "name": rng.choice(["Mud", "Fog"]),
+                    "value": rng.choice([-2, -1, 1, 2]),
+                    "rounds": rng.choice([None, 1, 2]),
+                }
+            )
         elif roll < 0.75:
-            s.apply({"type": "condition.add", "id": a or "c1", "name": rng.choice(["Up", "Stymied", "Soaked"]),
-                     "rounds": rng.choice([None, 1, 3])})
+            s.apply(
+                {
+                    "type": "condition.add",
+                    "id": a or "c1",
+                    "name": rng.choice(["Up", "Stymied", "Soaked"]),
+                    "rounds": rng.choice([None, 1, 3]),
+                }
+            )
         elif roll < 0.78:
             name = rng.choice(["Doom", "Alarm"])
             if name in s.state.clocks:
@@ -172,8 +193,9 @@ def step(s: Session, rng: random.Random, notes: bool = True) -> None:
         elif roll < 0.80 and notes:
             s.apply({"type": "note", "text": rng.choice(["ambush", "the bridge holds\nfor now"])})
         elif roll < 0.84:
-            s.apply({"type": rng.choice(["damage.buyoff", "wound.remove"]), "id": a or "c1",
-                     "wound": rng.randint(0, 2)})
+            s.apply(
+                {"type": rng.choice(["damage.buyoff", "wound.remove"]), "id": a or "c1", "wound": rng.randint(0, 2)}
+            )
         elif roll < 0.86:
             s.apply({"type": "use", "id": a or "c1", "descriptor": "Magic Ability/Open Lock"})
         elif roll < 0.95:
@@ -207,7 +229,7 @@ def test_a_snapshot_gmdesk_wrote_opens_without_parsing_its_events(tmp_path, monk
         assert log.event(7) == docs[6]
         parsed = sum(d is not None for d in log._storage.read()["events"]._docs)
         assert parsed == 1  # only the one asked for
-        assert log.events() == list(zip(range(1, 301), docs))
+        assert log.events() == list(zip(range(1, 301), docs, strict=False))
     with EventLog.open(path) as log:  # the writer too; appends and compaction keep it so
         log.append({"type": "note", "text": "more"})
         log.compact()
@@ -222,8 +244,11 @@ def test_a_hand_edited_snapshot_is_reported_never_recertified(tmp_path):
         log.append_many([{"type": "note", "text": f"n{i}"} for i in range(5)])
         log.compact()
     raw = path.read_bytes()
-    for edited in (raw.replace(b'"text":"n3"', b'"text":"changed by hand"'), raw.replace(b'"text":"n3"', b'"text":"n4"'),
-                   raw.replace(b'"text":"n3"', b'"text":n3"')):
+    for edited in (
+        raw.replace(b'"text":"n3"', b'"text":"changed by hand"'),
+        raw.replace(b'"text":"n3"', b'"text":"n4"'),
+        raw.replace(b'"text":"n3"', b'"text":n3"'),
+    ):
         path.write_bytes(edited)
         for readonly in (True, False):
             with pytest.raises(CorruptSaveError) as err:
@@ -466,10 +491,10 @@ def test_roll_records_are_read_when_first_looked_at(store, tmp_path, monkeypatch
     ref = Session.open(copy_log(path, tmp_path / "ref.gmdesk"), readonly=True)
     with Session.open(path, readonly=True) as s:
         assert from_checkpoint(s)
-        reapplied = s._fold.done[-Session.UNDO_KEPT:]  # applied again at open (a spend re-reads its roll)
+        reapplied = s._fold.done[-Session.UNDO_KEPT :]  # applied again at open (a spend re-reads its roll)
         untouched = [e for e in s.state.rolls if e.seq < reapplied[0] and not e.spends and not e.cancels]
         assert len(untouched) > 10 and all(type(e.__dict__["record"]) is LazyRecord for e in untouched)
-        for mine, theirs in zip(s.state.rolls, ref.state.rolls):
+        for mine, theirs in zip(s.state.rolls, ref.state.rolls, strict=False):
             assert isinstance(mine.record, RollRecord) and mine.record == theirs.record
             assert mine.record is mine.record and mine == theirs
     ref.close()
@@ -494,8 +519,15 @@ def test_the_events_are_the_log_in_order(store, no_fsync):
 def _long_session(path: Path, n: int) -> None:
     """``n`` events, mostly rolls, written straight to the log (quick to build)."""
     rng = random.Random(1)
-    docs = [{"type": "character.add", "character": {"name": name, "vitality": 10}, "id": f"c{i}",
-             "summary": f"{name} joins"} for i, name in enumerate(["A", "B", "C", "D"], 1)]
+    docs = [
+        {
+            "type": "character.add",
+            "character": {"name": name, "vitality": 10},
+            "id": f"c{i}",
+            "summary": f"{name} joins",
+        }
+        for i, name in enumerate(["A", "B", "C", "D"], 1)
+    ]
     docs += [{"type": "encounter.add", "id": f"c{i}", "summary": "joins the encounter"} for i in range(1, 5)]
     docs.append({"type": "round.new", "summary": "Round 1"})
     while len(docs) < n:
@@ -505,12 +537,20 @@ def _long_session(path: Path, n: int) -> None:
             continue
         combat = k % 3 == 0
         rec = FOUR_D_TWO.roll(FOUR_D_TWO.Params(combat=combat), rng)
-        docs.append({"type": "roll", "record": rec.to_json(), "actor": f"c{k % 4 + 1}",
-                     "target": f"c{(k + 1) % 4 + 1}", "combat": combat, "summary": "a roll",
-                     "time": "2026-11-21T22:00:00"})
+        docs.append(
+            {
+                "type": "roll",
+                "record": rec.to_json(),
+                "actor": f"c{k % 4 + 1}",
+                "target": f"c{(k + 1) % 4 + 1}",
+                "combat": combat,
+                "summary": "a roll",
+                "time": "2026-11-21T22:00:00",
+            }
+        )
     with EventLog.create(path, {"name": "Long", "system": "4d2", "settings": {}}, compact_at=10**9) as log:
         for start in range(0, n, 2000):
-            log.append_many(docs[start:start + 2000])
+            log.append_many(docs[start : start + 2000])
         log.compact()
 
 

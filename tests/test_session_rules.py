@@ -40,6 +40,7 @@ def same_as_replay(s: Session) -> None:
 
 # ---------------------------------------------------------------- torg: Disconnected re-read (point 1)
 
+
 def test_possibility_lifts_a_non_combat_roll_out_of_disconnection_and_a_cancel_puts_it_back(store):
     s = open_new(store, "torg-2d10")
     try:
@@ -54,8 +55,11 @@ def test_possibility_lifts_a_non_combat_roll_out_of_disconnection_and_a_cancel_p
         e = s.spend_possibility(kara, seq, rng=FixedDice([6]))
         assert s.state.roll_entry(seq).record.value == 1
         assert not s.state.characters[kara].has_condition("Disconnected")
-        assert e.changes == ["Kara: Possibilities 2 → 1", f"Kara spends a Possibility on roll #{seq}: −5 → +1",
-                             "Kara is no longer Disconnected"]
+        assert e.changes == [
+            "Kara: Possibilities 2 → 1",
+            f"Kara spends a Possibility on roll #{seq}: −5 → +1",
+            "Kara is no longer Disconnected",
+        ]
         assert "Kara is no longer Disconnected" in s.state.roll_entry(seq).changes
         same_as_replay(s)
         # the Baron cancels it: back to −5, Disconnected again
@@ -88,21 +92,24 @@ def test_a_spend_that_stays_in_the_range_keeps_disconnected_without_a_new_line(s
 
 # ---------------------------------------------------------------- 4d6: clock progress (point 4)
 
+
 def test_a_roll_can_move_a_named_clock_by_its_own_progress(store):
     s = open_new(store, "4d6")
     try:
         renna = add(s, "Renna")
         s.apply({"type": "clock.add", "name": "Reach the vault", "segments": 4})
         # 6 6 5 4 + 0 = 21 against DC 16: Critical Success at Great effect stays Great: 2 segments
-        e = s.roll("4d6", CORE4D6.Params(effect="great"), actor=renna, rng=FixedDice([6, 6, 5, 4]),
-                   clock="Reach the vault")
+        e = s.roll(
+            "4d6", CORE4D6.Params(effect="great"), actor=renna, rng=FixedDice([6, 6, 5, 4]), clock="Reach the vault"
+        )
         assert s.state.clocks["Reach the vault"].halves == 4
         assert e.changes == ["Clock Reach the vault: 0 → 2 of 4 (+2 segments)"]
         assert s.state.roll_entry(e.seq).clock == "Reach the vault"
         assert pending_clock_progress(s.state) is None  # already applied
         # a Partial Success at Limited effect earns nothing, and says so
-        e = s.roll("4d6", CORE4D6.Params(effect="limited"), actor=renna, rng=FixedDice([4, 4, 4, 2]),
-                   clock="Reach the vault")
+        e = s.roll(
+            "4d6", CORE4D6.Params(effect="limited"), actor=renna, rng=FixedDice([4, 4, 4, 2]), clock="Reach the vault"
+        )
         assert e.changes == ["Clock Reach the vault: no progress (Partial Success)"]
         same_as_replay(s)
         s.undo()
@@ -139,6 +146,7 @@ def test_the_next_tick_is_offered_the_latest_rolls_progress(store):
 
 # ---------------------------------------------------------------- torg buy-off (point 11)
 
+
 def test_buyoff_takes_the_damage_just_taken_unless_an_older_wound_is_picked(store):
     s = open_new(store, "torg-2d10")
     try:
@@ -148,13 +156,31 @@ def test_buyoff_takes_the_damage_just_taken_unless_an_older_wound_is_picked(stor
         s.apply({"type": "encounter.add", "id": thug, "initiative": 5})
         s.apply({"type": "turn.next"})
         # round 1: the Thug wounds Kara; round 2: Kara misses (−2), the Thug wounds her again
-        first = s.roll("torg-2d10", TORG.Params(skill=10, difficulty=10), actor=thug, target=kara, combat=True,
-                       rng=FixedDice([3, 5])).seq
+        first = s.roll(
+            "torg-2d10",
+            TORG.Params(skill=10, difficulty=10),
+            actor=thug,
+            target=kara,
+            combat=True,
+            rng=FixedDice([3, 5]),
+        ).seq
         s.apply({"type": "round.new"})
-        s.roll("torg-2d10", TORG.Params(skill=10, difficulty=10), actor=kara, target=thug, combat=True,
-               rng=FixedDice([1, 2]))
-        last = s.roll("torg-2d10", TORG.Params(skill=10, difficulty=10), actor=thug, target=kara, combat=True,
-                      rng=FixedDice([7, 8])).seq
+        s.roll(
+            "torg-2d10",
+            TORG.Params(skill=10, difficulty=10),
+            actor=kara,
+            target=thug,
+            combat=True,
+            rng=FixedDice([1, 2]),
+        )
+        last = s.roll(
+            "torg-2d10",
+            TORG.Params(skill=10, difficulty=10),
+            actor=thug,
+            target=kara,
+            combat=True,
+            rng=FixedDice([7, 8]),
+        ).seq
         wounds = [(w.text, w.roll_seq) for w in s.state.characters[kara].wounds]
         assert [q for _, q in wounds] == [first, last]
         choices = buyoff_choices(s.state, kara)
@@ -201,8 +227,9 @@ def test_a_test_naming_a_missing_item_fails_in_the_session(store):
     try:
         pip = add(s, "Pip", sheet=PIP)
         # the seed's Precision+Slingshot Expertise+Slingshot Test, Pip has no Slingshot: no die is rolled
-        params = ONE_D6.fill_from_sheets(ONE_D6.Params(test="Precision+Slingshot Expertise+Slingshot", target=12),
-                                         s.state.characters[pip].sheet)
+        params = ONE_D6.fill_from_sheets(
+            ONE_D6.Params(test="Precision+Slingshot Expertise+Slingshot", target=12), s.state.characters[pip].sheet
+        )
         e = s.roll("1d6x4", params, actor=pip, rng=FixedDice([]))
         rec = s.state.roll_entry(e.seq).record
         assert (rec.outcome, rec.get("success"), rec.dice) == ("Automatic failure: Slingshot is missing", False, ())
@@ -214,8 +241,9 @@ def test_a_test_naming_a_use_spends_it_and_its_parents(store):
     s = open_new(store, "1d6x4")
     try:
         pip = add(s, "Pip", sheet=PIP)
-        params = ONE_D6.fill_from_sheets(ONE_D6.Params(test="Magic Ability/Turn Invisible", target=10),
-                                         s.state.characters[pip].sheet)
+        params = ONE_D6.fill_from_sheets(
+            ONE_D6.Params(test="Magic Ability/Turn Invisible", target=10), s.state.characters[pip].sheet
+        )
         e = s.roll("1d6x4", params, actor=pip, rng=FixedDice([3]))
         sheet = s.state.characters[pip].sheet
         assert (sheet.uses("Magic Ability/Turn Invisible"), sheet.uses("Magic Ability")) == (0, 4)
@@ -238,8 +266,9 @@ def test_the_seeds_slingshot_attack_is_the_use_under_slingshot(store):
     s = open_new(store, "1d6x4")
     try:
         wren = add(s, "Wren", sheet=SLINGER)
-        params = ONE_D6.fill_from_sheets(ONE_D6.Params(test="Slingshot Attack", target=15),
-                                         s.state.characters[wren].sheet)
+        params = ONE_D6.fill_from_sheets(
+            ONE_D6.Params(test="Slingshot Attack", target=15), s.state.characters[wren].sheet
+        )
         assert (params.bonus, params.auto_fail) == (3, None)
         e = s.roll("1d6x4", params, actor=wren, rng=FixedDice([3]))  # 12 + 3 = 15
         assert s.state.roll_entry(e.seq).record.outcome == "Success"
@@ -251,12 +280,16 @@ def test_use_event_takes_a_parent_amount(store):
     s = open_new(store, "1d6x4")
     try:
         pip = add(s, "Pip", sheet=PIP)
-        e = s.apply({"type": "use", "id": pip, "descriptor": "Magic Ability/Turn Invisible", "amount": 1,
-                     "parent_amount": 3})
+        e = s.apply(
+            {"type": "use", "id": pip, "descriptor": "Magic Ability/Turn Invisible", "amount": 1, "parent_amount": 3}
+        )
         sheet = s.state.characters[pip].sheet
         assert (sheet.uses("Magic Ability/Turn Invisible"), sheet.uses("Magic Ability")) == (0, 2)
-        assert e.changes == ["Pip uses Magic Ability/Turn Invisible", "Pip: Magic Ability (5) → (2)",
-                             "Pip: Magic Ability/Turn Invisible (1) → (0)"]
+        assert e.changes == [
+            "Pip uses Magic Ability/Turn Invisible",
+            "Pip: Magic Ability (5) → (2)",
+            "Pip: Magic Ability/Turn Invisible (1) → (0)",
+        ]
         with pytest.raises(EventError, match="parent_amount"):
             s.apply({"type": "use", "id": pip, "descriptor": "Magic Ability", "parent_amount": -1})
         same_as_replay(s)
@@ -294,21 +327,72 @@ def test_cli_roll_reads_the_test_from_the_sheet(store, capsys):
         s.close()
     saves = str(store.dir)
     # the seed's attack without the Slingshot: fails automatically, no die rolled
-    rc = main(["--saves", saves, "roll", "1d6x4", "--test", "Precision+Slingshot Expertise+Slingshot",
-               "--vs-test", "Defense", "--combat", "--save", "Test 1d6x4", "--as", "Pip", "--at", "Bruno",
-               "--json", "--seed", "3"])
+    rc = main(
+        [
+            "--saves",
+            saves,
+            "roll",
+            "1d6x4",
+            "--test",
+            "Precision+Slingshot Expertise+Slingshot",
+            "--vs-test",
+            "Defense",
+            "--combat",
+            "--save",
+            "Test 1d6x4",
+            "--as",
+            "Pip",
+            "--at",
+            "Bruno",
+            "--json",
+            "--seed",
+            "3",
+        ]
+    )
     assert rc == 0
     rec = json.loads(capsys.readouterr().out)
     assert rec["outcome"] == "Automatic failure: Slingshot is missing" and rec["dice"] == []
     assert rec["params"]["vs_bonus"] == 1 and rec["params"]["bonus"] == 3
     # without --as the names are only labels: nobody's sheet is read, nothing fails
-    rc = main(["--saves", saves, "roll", "1d6x4", "--test", "Precision+Slingshot", "--bonus", "2",
-               "--save", "Test 1d6x4", "--json", "--seed", "3"])
+    rc = main(
+        [
+            "--saves",
+            saves,
+            "roll",
+            "1d6x4",
+            "--test",
+            "Precision+Slingshot",
+            "--bonus",
+            "2",
+            "--save",
+            "Test 1d6x4",
+            "--json",
+            "--seed",
+            "3",
+        ]
+    )
     rec = json.loads(capsys.readouterr().out)
     assert rc == 0 and "auto_fail" not in rec and rec["params"]["bonus"] == 2
     # a Use named in the Test: found, and its uses spent with the roll
-    rc = main(["--saves", saves, "roll", "1d6x4", "--test", "Magic Ability Turn Invisible", "--target", "10",
-               "--save", "Test 1d6x4", "--as", "Pip", "--json", "--seed", "3"])
+    rc = main(
+        [
+            "--saves",
+            saves,
+            "roll",
+            "1d6x4",
+            "--test",
+            "Magic Ability Turn Invisible",
+            "--target",
+            "10",
+            "--save",
+            "Test 1d6x4",
+            "--as",
+            "Pip",
+            "--json",
+            "--seed",
+            "3",
+        ]
+    )
     assert rc == 0
     capsys.readouterr()
     with Session.open(store.resolve("Test 1d6x4"), readonly=True) as s:
@@ -321,21 +405,28 @@ def test_effects_name_every_change(store):
     try:
         pip = add(s, "Pip", sheet=PIP)
         assert s.apply({"type": "source.add", "id": pip, "kind": "shift", "name": "Cover", "value": 1}).changes == [
-            "Pip gains shift Cover +1"]
+            "Pip gains shift Cover +1"
+        ]
         assert s.apply({"type": "source.toggle", "id": pip, "kind": "shift", "name": "Cover"}).changes == [
-            "Pip: shift Cover off"]
+            "Pip: shift Cover off"
+        ]
         assert s.apply({"type": "source.remove", "id": pip, "kind": "shift", "name": "Cover"}).changes == [
-            "Pip loses shift Cover"]
+            "Pip loses shift Cover"
+        ]
         assert s.apply({"type": "condition.add", "id": pip, "name": "Prone", "rounds": 2}).changes == [
-            "Pip is Prone for 2 rounds"]
+            "Pip is Prone for 2 rounds"
+        ]
         assert s.apply({"type": "condition.remove", "id": pip, "name": "Prone"}).changes == ["Pip is no longer Prone"]
         assert s.apply({"type": "sheet.set", "id": pip, "descriptor": "Magic Ability", "uses_current": 3}).changes == [
-            "Pip: Magic Ability (5) → (3)"]
-        assert s.apply({"type": "sheet.set", "id": pip, "descriptor": "Stealth", "default": 0,
-                        "current": -2}).changes == ["Pip: Stealth written (−2)"]
+            "Pip: Magic Ability (5) → (3)"
+        ]
+        assert s.apply(
+            {"type": "sheet.set", "id": pip, "descriptor": "Stealth", "default": 0, "current": -2}
+        ).changes == ["Pip: Stealth written (−2)"]
         assert s.apply({"type": "clock.add", "name": "Doom", "segments": 4}).changes == ["Clock Doom: 0 of 4"]
         assert s.apply({"type": "clock.tick", "name": "Doom", "halves": 3}).changes == [
-            "Clock Doom: 0 → 1½ of 4 (+1½ segments)"]
+            "Clock Doom: 0 → 1½ of 4 (+1½ segments)"
+        ]
         assert s.apply({"type": "clock.remove", "name": "Doom"}).changes == ["Clock Doom removed (at 1½ of 4)"]
         same_as_replay(s)
     finally:

@@ -46,9 +46,11 @@ class SessionMachine(RuleBasedStateMachine):
         self.dir = Path(tempfile.mkdtemp(prefix="gmdesk-stateful-"))
         self.path = SessionStore(self.dir).create("Random night", system)
         self.s = Session.open(self.path)
-        for character in ({"name": "Kara", "reality_rated": True, "possibilities": 3},
-                          {"name": "Baron", "side": "NPC", "reality_rated": True, "possibilities": 2},
-                          {"name": "Unit 7", "side": "NPC", "kind": "inorganic", "vitality": 2}):
+        for character in (
+            {"name": "Kara", "reality_rated": True, "possibilities": 3},
+            {"name": "Baron", "side": "NPC", "reality_rated": True, "possibilities": 2},
+            {"name": "Unit 7", "side": "NPC", "kind": "inorganic", "vitality": 2},
+        ):
             self.s.apply({"type": "character.add", "character": character})
 
     def teardown(self):
@@ -86,12 +88,28 @@ class SessionMachine(RuleBasedStateMachine):
 
     # ---- characters and their things
 
-    @rule(name=NAMES, side=st.sampled_from(["PC", "NPC"]), kind=st.sampled_from(["organic", "inorganic"]),
-          rr=st.booleans(), poss=st.integers(0, 3), vit=st.integers(-6, 6))
+    @rule(
+        name=NAMES,
+        side=st.sampled_from(["PC", "NPC"]),
+        kind=st.sampled_from(["organic", "inorganic"]),
+        rr=st.booleans(),
+        poss=st.integers(0, 3),
+        vit=st.integers(-6, 6),
+    )
     def add_character(self, name, side, kind, rr, poss, vit):
-        self.do({"type": "character.add", "character": {"name": name, "side": side, "kind": kind,
-                                                          "reality_rated": rr, "possibilities": poss if rr else 0,
-                                                          "vitality": vit}})
+        self.do(
+            {
+                "type": "character.add",
+                "character": {
+                    "name": name,
+                    "side": side,
+                    "kind": kind,
+                    "reality_rated": rr,
+                    "possibilities": poss if rr else 0,
+                    "vitality": vit,
+                },
+            }
+        )
 
     @rule(i=st.integers(0, 99), poss=st.integers(-1, 4), vit=st.integers(-8, 6))
     def edit_character(self, i, poss, vit):
@@ -105,15 +123,24 @@ class SessionMachine(RuleBasedStateMachine):
         cid = self.pick(i)
         self.do({"type": "character.remove", "id": cid if cid else "c999"})
 
-    @rule(i=st.integers(0, 99), kind=st.sampled_from(["advantage", "shift"]), name=st.sampled_from(["Mud", "DEX"]),
-          value=st.integers(-3, 3), rounds=st.none() | st.integers(1, 3), op=st.sampled_from(["add", "remove",
-                                                                                                 "toggle"]))
+    @rule(
+        i=st.integers(0, 99),
+        kind=st.sampled_from(["advantage", "shift"]),
+        name=st.sampled_from(["Mud", "DEX"]),
+        value=st.integers(-3, 3),
+        rounds=st.none() | st.integers(1, 3),
+        op=st.sampled_from(["add", "remove", "toggle"]),
+    )
     def source(self, i, kind, name, value, rounds, op):
         cid = self.pick(i) or "c1"
         self.do({"type": f"source.{op}", "id": cid, "kind": kind, "name": name, "value": value, "rounds": rounds})
 
-    @rule(i=st.integers(0, 99), name=st.sampled_from(["Up", "Stymied", "Soaked"]),
-          rounds=st.none() | st.integers(1, 3), add=st.booleans())
+    @rule(
+        i=st.integers(0, 99),
+        name=st.sampled_from(["Up", "Stymied", "Soaked"]),
+        rounds=st.none() | st.integers(1, 3),
+        add=st.booleans(),
+    )
     def condition(self, i, name, rounds, add):
         cid = self.pick(i) or "c1"
         self.do({"type": "condition.add" if add else "condition.remove", "id": cid, "name": name, "rounds": rounds})
@@ -153,8 +180,12 @@ class SessionMachine(RuleBasedStateMachine):
 
     # ---- clocks and notes
 
-    @rule(name=st.sampled_from(["Doom", "Alarm"]), segments=st.integers(0, 6), halves=st.integers(-3, 5),
-          op=st.sampled_from(["add", "tick", "tick", "remove"]))
+    @rule(
+        name=st.sampled_from(["Doom", "Alarm"]),
+        segments=st.integers(0, 6),
+        halves=st.integers(-3, 5),
+        op=st.sampled_from(["add", "tick", "tick", "remove"]),
+    )
     def clock(self, name, segments, halves, op):
         doc = {"type": f"clock.{op}", "name": name}
         if op == "add":
@@ -169,8 +200,14 @@ class SessionMachine(RuleBasedStateMachine):
 
     # ---- rolls
 
-    @rule(seed=SEEDS, a=st.integers(0, 99), t=st.integers(0, 99), track=st.booleans(),
-          system=st.sampled_from(["4d2", "4d6", "fudge", "torg-2d10"]), poss=st.integers(0, 2))
+    @rule(
+        seed=SEEDS,
+        a=st.integers(0, 99),
+        t=st.integers(0, 99),
+        track=st.booleans(),
+        system=st.sampled_from(["4d2", "4d6", "fudge", "torg-2d10"]),
+        poss=st.integers(0, 2),
+    )
     def combat_roll(self, seed, a, t, track, system, poss):
         actor = self.pick(a)
         target = self.pick(t) if track else None
@@ -182,8 +219,7 @@ class SessionMachine(RuleBasedStateMachine):
             params = FUDGE.Params(combat=True, trait=1, vs_trait=0)
         else:
             params = TORG.Params(combat=True, skill=9, difficulty=9, possibilities=poss, contradiction="4-case")
-        self.do(lambda: self.s.roll(system, params, actor=actor, target=target, combat=True,
-                                    rng=random.Random(seed)))
+        self.do(lambda: self.s.roll(system, params, actor=actor, target=target, combat=True, rng=random.Random(seed)))
 
     def torg_rolls(self):
         return [r for r in self.s.state.rolls if r.kind == "roll" and r.record.system == "torg-2d10"]
@@ -265,7 +301,9 @@ class SessionMachine(RuleBasedStateMachine):
 
 
 SessionMachine.TestCase.settings = settings(
-    max_examples=40, stateful_step_count=35, deadline=None,
+    max_examples=40,
+    stateful_step_count=35,
+    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestSessionMachine = SessionMachine.TestCase

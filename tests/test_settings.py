@@ -8,14 +8,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
+    SMALL,
+    dialog,
+    main_screen,
+    make_app,
+    make_save,
+    notes,
+    palette,
+    press,
+    quick_odds,
+    saved,
+    screen_text,
+    settle,
+)
 from textual.widgets import Checkbox, Input, Select
 
 from gmdesk.core.cli import main
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.core.session.settings import SETTINGS, SettingError, parse_assignment
-from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
-    SMALL, dialog, main_screen, make_app, make_save, notes, palette, press, quick_odds, saved, screen_text, settle,
-)
 from gmdesk.tui.screens.help import HelpScreen
 from gmdesk.tui.screens.settings import SettingsDialog
 
@@ -34,17 +45,31 @@ def test_the_declaration_parses_and_refuses_in_the_gms_words():
 def test_new_with_settings(tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GMDESK_SAVES", raising=False)
     saves = tmp_path / "saves"
-    rc = main(["--saves", str(saves), "new", "Mile", "--system", "fudge", "--setting", "fudge_method=d20-open",
-               "--setting", "ord_positive_reroll=off"])
+    rc = main(
+        [
+            "--saves",
+            str(saves),
+            "new",
+            "Mile",
+            "--system",
+            "fudge",
+            "--setting",
+            "fudge_method=d20-open",
+            "--setting",
+            "ord_positive_reroll=off",
+        ]
+    )
     out, err = capsys.readouterr()
     assert rc == 0 and "Dice method (fudge) d20-open" in out, err
     with Session.open(SessionStore(saves).resolve("Mile"), readonly=True) as s:
         assert s.state.info.settings["fudge_method"] == "d20-open"
         assert s.state.info.settings["ord_positive_reroll"] is False
-    for bad, words in ((["fudge_method=d7"], ("Dice method (fudge)", "one of 2d3, custom")),
-                       (["skill_threshold=nine"], ("Skill chance threshold (4d2)", "whole number from 1 to 11")),
-                       (["luck=7"], ("unknown setting 'luck'", "skill_threshold")),
-                       (["skill_threshold"], ("KEY=VALUE",))):
+    for bad, words in (
+        (["fudge_method=d7"], ("Dice method (fudge)", "one of 2d3, custom")),
+        (["skill_threshold=nine"], ("Skill chance threshold (4d2)", "whole number from 1 to 11")),
+        (["luck=7"], ("unknown setting 'luck'", "skill_threshold")),
+        (["skill_threshold"], ("KEY=VALUE",)),
+    ):
         rc = main(["--saves", str(saves), "new", "Other", "--setting", *bad])
         out, err = capsys.readouterr()
         assert rc == 2 and out == "" and err.count("\n") == 1 and err.startswith("gmdesk"), err
@@ -82,7 +107,7 @@ async def test_settings_dialog_sets_undoably_and_help_shows_them(tmp_path: Path)
         assert (settings["skill_threshold"], settings["ord_positive_reroll"]) == (8, False)
         # the desk's help lists the session's settings with their values
         await press(pilot, "question_mark")
-        help_screen = await dialog(pilot, HelpScreen)
+        await dialog(pilot, HelpScreen)
         await pilot.pause()
         text = screen_text(app)
         assert "Session settings" in text and "Skill chance threshold (4d2)" in text

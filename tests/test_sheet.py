@@ -108,7 +108,12 @@ def test_notes_column_header_may_be_left_out():
     assert s.header == "(Character name and brief description go here)"
     assert not s.has_notes_column
     assert [(r.name, r.default) for r in s.rows] == [
-        ("Vitality", 0), ("Speed", 2), ("Sneak", 1), ("Sword", 1), ("Money", 9)]
+        ("Vitality", 0),
+        ("Speed", 2),
+        ("Sneak", 1),
+        ("Sword", 1),
+        ("Money", 9),
+    ]
 
 
 def test_quantities_come_before_the_item_name():
@@ -123,8 +128,15 @@ def test_quantities_come_before_the_item_name():
 def test_items_nest_by_indentation():
     s = sheet("backpack.txt")
     paths = [p for p, _ in s.entries()]
-    assert paths == ["Backpack", "Backpack/Book", "Backpack/Quill", "Backpack/Sack", "Backpack/Sack/Bread",
-                     "Backpack/Sack/Flask", "Backpack/Sack/Flask/Water"]
+    assert paths == [
+        "Backpack",
+        "Backpack/Book",
+        "Backpack/Quill",
+        "Backpack/Sack",
+        "Backpack/Sack/Bread",
+        "Backpack/Sack/Flask",
+        "Backpack/Sack/Flask/Water",
+    ]
     assert [r.name for r in s.children("Sack")] == ["Bread", "Flask"]
     assert s.parent("Water").name == "Flask"
 
@@ -199,14 +211,17 @@ def test_a_long_name_pushing_its_default_right_keeps_it_a_default():
     assert (s.rows[0].default, s.rows[0].current) == (2, None)
 
 
-@pytest.mark.parametrize("text, line, needle", [
-    ("Descriptor  Default  Current\nSpeed   +x\n", 2, "'+x'"),
-    ("Bob\nDescriptor  Default  Current\nSpeed  +2\nMagic Ability +2 (5\n", 4, "unclosed parenthesis"),
-    ("Speed  +2 (1.5)\n", 1, "(1.5)"),
-    ("Speed  +1   +2   +3\n", 1, "more than two values"),
-    ("Speed  +1 )\n", 1, "')'"),
-    ("   +3\n", 1, "descriptor name"),
-])
+@pytest.mark.parametrize(
+    "text, line, needle",
+    [
+        ("Descriptor  Default  Current\nSpeed   +x\n", 2, "'+x'"),
+        ("Bob\nDescriptor  Default  Current\nSpeed  +2\nMagic Ability +2 (5\n", 4, "unclosed parenthesis"),
+        ("Speed  +2 (1.5)\n", 1, "(1.5)"),
+        ("Speed  +1   +2   +3\n", 1, "more than two values"),
+        ("Speed  +1 )\n", 1, "')'"),
+        ("   +3\n", 1, "descriptor name"),
+    ],
+)
 def test_garbage_raises_sheet_error_with_the_line(text, line, needle):
     with pytest.raises(SheetError) as e:
         parse_sheet(text, "bob.txt")
@@ -258,12 +273,23 @@ def test_items_and_abilities_are_told_apart():
         "Dollars              (300)\n"
         "Backpack\n"
         "  Book\n"
-        "Slingshot Attack Test +3\n")
+        "Slingshot Attack Test +3\n"
+    )
     kinds = {r.name: s.is_item_or_ability(i) for i, r in enumerate(s.rows)}
     # one rule: neither a Core Descriptor, nor an Expertise, nor a Test Descriptor → an Item
-    assert kinds == {"Precision": False, "Slingshot Expertise": False, "Slingshot": True, "Sneak": True,
-                     "Healing Ability": True, "Medical Kit": True, "shovels": True, "Dollars": True,
-                     "Backpack": True, "Book": True, "Slingshot Attack Test": False}
+    assert kinds == {
+        "Precision": False,
+        "Slingshot Expertise": False,
+        "Slingshot": True,
+        "Sneak": True,
+        "Healing Ability": True,
+        "Medical Kit": True,
+        "shovels": True,
+        "Dollars": True,
+        "Backpack": True,
+        "Book": True,
+        "Slingshot Attack Test": False,
+    }
     assert is_item_or_ability(Row("Magic Ability", 2)) and not is_item_or_ability(Row("Fitness", 1))
     assert is_item_or_ability(s.rows[2], s)
 
@@ -339,8 +365,9 @@ def test_notes_and_rows_can_be_added_and_removed():
     s = sheet("wealth.txt").set_notes("Wealth", "inherited")
     assert s.has_notes_column and s.find("Wealth").notes == "(inherited)"
     assert lines(s)[0].rstrip().endswith("Notes")
-    s = s.add_row("Magic Ability", 2, uses=5).add_row("Turn Invisible", uses=1, parent="Magic Ability", sub=True,
-                                                      notes="Lasts 3 minutes")
+    s = s.add_row("Magic Ability", 2, uses=5).add_row(
+        "Turn Invisible", uses=1, parent="Magic Ability", sub=True, notes="Lasts 3 minutes"
+    )
     assert s.find("Magic Ability/Turn Invisible").notes == "(Lasts 3 minutes)"
     assert s.is_sub_ability("Turn Invisible")
     assert parse_sheet(write_sheet(s)) == s
@@ -465,8 +492,15 @@ def test_witch_template_appends_nested_uses():
     assert (m.default, m.uses_default) == (6, INF)
     assert [r.name for r in w.children("Magic Ability")] == ["Fly on Broomstick", "Turn Person to Frog"]
     assert w.find("Turn Person to Frog").sub
-    assert [r.name for r in w.rows] == ["Fitness", "Reflex", "Magic Ability", "Fly on Broomstick",
-                                        "Turn Person to Frog", "Broomstick", "Cauldron"]
+    assert [r.name for r in w.rows] == [
+        "Fitness",
+        "Reflex",
+        "Magic Ability",
+        "Fly on Broomstick",
+        "Turn Person to Frog",
+        "Broomstick",
+        "Cauldron",
+    ]
     assert parse_sheet(write_sheet(w)) == w
 
 
@@ -488,8 +522,17 @@ def test_shipped_templates():
 
 
 def test_core_descriptors_from_data():
-    assert core_descriptors() == ("Defense", "Fitness", "Knowledge", "Precision", "Reflex", "Speed", "Stealth",
-                                  "Vitality", "Wealth")
+    assert core_descriptors() == (
+        "Defense",
+        "Fitness",
+        "Knowledge",
+        "Precision",
+        "Reflex",
+        "Speed",
+        "Stealth",
+        "Vitality",
+        "Wealth",
+    )
 
 
 def test_generate_core_rolls_d6_minus_d4_for_each():
@@ -497,8 +540,9 @@ def test_generate_core_rolls_d6_minus_d4_for_each():
     s, dice = generate_core(FixedDice(faces), header="Kara, a scout")
     assert [r.name for r in s.rows] == list(core_descriptors())
     assert [r.default for r in s.rows] == [5, -3, 0, 2, 1, 1, 4, 2, 0]
-    assert [(d.value, d.sides, d.role) for d in dice] == [(f, 6 if i % 2 == 0 else 4, "die")
-                                                          for i, f in enumerate(faces)]
+    assert [(d.value, d.sides, d.role) for d in dice] == [
+        (f, 6 if i % 2 == 0 else 4, "die") for i, f in enumerate(faces)
+    ]
     assert s.header == "Kara, a scout" and parse_sheet(write_sheet(s)) == s
     assert lines(s)[2].split() == ["Defense", "+5"]
 
@@ -522,8 +566,28 @@ def test_all_zero_needs_no_dice_and_keeps_vitality():
 
 # --------------------------------------------------------------------------- properties
 
-_WORD = st.sampled_from(["Sword", "Lock", "pick", "Magic", "Ability", "Open", "Rope", "Map", "Lamp", "Knife",
-                         "Expertise", "Book", "Quill", "Sack", "Bread", "Turn", "Invisible", "Speed"])
+_WORD = st.sampled_from(
+    [
+        "Sword",
+        "Lock",
+        "pick",
+        "Magic",
+        "Ability",
+        "Open",
+        "Rope",
+        "Map",
+        "Lamp",
+        "Knife",
+        "Expertise",
+        "Book",
+        "Quill",
+        "Sack",
+        "Bread",
+        "Turn",
+        "Invisible",
+        "Speed",
+    ]
+)
 _NAME = st.lists(_WORD, min_size=1, max_size=3).map(" ".join)
 _VALUE = st.one_of(st.none(), st.integers(-12, 15))
 _USES = st.one_of(st.none(), st.just(INF), st.integers(0, 400))
@@ -540,9 +604,19 @@ def _rows(draw):
         current = draw(_VALUE) if default is not None else None
         uses_d = draw(_USES)
         uses_c = draw(_USES) if uses_d is not None else None
-        rows.append(Row(draw(_NAME), default=default, current=current, uses_default=uses_d, uses_current=uses_c,
-                        notes=draw(_NOTE), depth=depth, sub=depth > 0 and draw(st.booleans()),
-                        quantity=draw(st.one_of(st.none(), st.sampled_from(["2", "12", "20ft", "1"])))))
+        rows.append(
+            Row(
+                draw(_NAME),
+                default=default,
+                current=current,
+                uses_default=uses_d,
+                uses_current=uses_c,
+                notes=draw(_NOTE),
+                depth=depth,
+                sub=depth > 0 and draw(st.booleans()),
+                quantity=draw(st.one_of(st.none(), st.sampled_from(["2", "12", "20ft", "1"]))),
+            )
+        )
     return rows
 
 
@@ -552,8 +626,7 @@ def _sheets(draw):
     if draw(st.booleans()):
         header = draw(st.one_of(st.just(""), _NAME.map(lambda n: n + ", a character")))
         return Sheet(header=header, rows=tuple(rows), has_notes_column=draw(st.booleans()))
-    return Sheet(header=draw(st.one_of(st.just(""), _NAME.map(lambda n: n + ":"))), rows=tuple(rows),
-                 has_columns=False)
+    return Sheet(header=draw(st.one_of(st.just(""), _NAME.map(lambda n: n + ":"))), rows=tuple(rows), has_columns=False)
 
 
 @given(_sheets())

@@ -52,15 +52,28 @@ def roll_event(i: int) -> dict:
     rec = RollRecord(
         system="4d2",
         params={"shift": i % 3, "combat": True, "target_kind": "organic", "attacker_kind": "organic"},
-        dice=(Die(1 + i % 2, "positive", 2), Die(2, "positive", 2), Die(1, "negative", 2), Die(1 + (i // 2) % 2, "negative", 2)),
+        dice=(
+            Die(1 + i % 2, "positive", 2),
+            Die(2, "positive", 2),
+            Die(1, "negative", 2),
+            Die(1 + (i // 2) % 2, "negative", 2),
+        ),
         value=i % 5 - 2,
         outcome="Success" if i % 2 else "Failure",
         extra={"number": i % 5 - 2, "shift": i % 3},
-        descriptors=(Descriptor("Light Wound — staggered, drops guard", "target", row=3, table="4d2-combat",
-                                column="organic"),),
+        descriptors=(
+            Descriptor("Light Wound — staggered, drops guard", "target", row=3, table="4d2-combat", column="organic"),
+        ),
     )
-    return {"type": "roll", "record": rec.to_json(), "actor": f"c{i % 4}", "target": f"c{(i + 1) % 4}",
-            "combat": True, "time": f"2026-11-21T22:{i % 60:02d}:00", "summary": f"Roll #{i} — Ælfric hits"}
+    return {
+        "type": "roll",
+        "record": rec.to_json(),
+        "actor": f"c{i % 4}",
+        "target": f"c{(i + 1) % 4}",
+        "combat": True,
+        "time": f"2026-11-21T22:{i % 60:02d}:00",
+        "summary": f"Roll #{i} — Ælfric hits",
+    }
 
 
 def files_snapshot(path: Path) -> dict[str, bytes]:
@@ -69,8 +82,14 @@ def files_snapshot(path: Path) -> dict[str, bytes]:
 
 def run_py(code: str, *args: str, timeout: float = 30) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code), *args],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.fixture
@@ -81,10 +100,12 @@ def path(tmp_path: Path) -> Path:
 @pytest.fixture(params=["fresh", "compacted"])
 def settle(request):
     """Core behaviour must hold with changes still in the journal and after compaction."""
+
     def _settle(log: EventLog) -> None:
         if request.param == "compacted":
             log.compact()
             assert log.journal_lines == 0
+
     _settle.state = request.param
     return _settle
 
@@ -105,7 +126,7 @@ def test_create_append_reopen_round_trip(path, settle):
         with EventLog.open(path, readonly=readonly) as log:
             assert log.warnings == []
             assert log.count == 30
-            assert log.events() == list(zip(range(1, 31), docs))
+            assert log.events() == list(zip(range(1, 31), docs, strict=False))
             assert log.header["name"] == "Night at the docks"
             assert log.meta_get("selected") == "c2"
             # the roll record inside comes back exactly
@@ -152,8 +173,12 @@ def test_header_changes_are_durable_and_schema_is_the_stores(path, settle):
         with pytest.raises(ParamError, match="schema"):
             log.set_header(schema=99)
     with EventLog.open(path, readonly=True) as log:
-        assert log.header == {**HEADER, "name": "The docks, part 2", "settings": {"skill_threshold": 8},
-                              "schema": SCHEMA_VERSION}
+        assert log.header == {
+            **HEADER,
+            "name": "The docks, part 2",
+            "settings": {"skill_threshold": 8},
+            "schema": SCHEMA_VERSION,
+        }
     with pytest.raises(ParamError, match="schema"):
         EventLog.create(path.with_name("other.gmdesk"), {"schema": 0})
     assert not path.with_name("other.gmdesk").exists()
@@ -179,11 +204,13 @@ def test_opening_a_missing_session_is_a_clear_error_and_leaves_nothing_behind(pa
 
 def test_appends_from_several_threads_stay_dense(path):
     with EventLog.create(path, HEADER, compact_at=50) as log:
+
         def work(t: int) -> None:
             for i in range(60):
                 log.append({"type": "note", "thread": t, "i": i})
                 if i % 20 == 0:
                     log.meta_set(f"t{t}", i)
+
         threads = [threading.Thread(target=work, args=(t,)) for t in range(3)]
         for t in threads:
             t.start()
@@ -269,14 +296,19 @@ def test_peek_gives_header_and_count_without_loading_events(path, settle, monkey
         assert peek(path)[1] == 8
         monkeypatch.setattr(store_mod, "_state_from_snapshot", real)
     with EventLog.open(path, readonly=True) as log:
-        assert peek(path) == (log.header, log.count) == ({**HEADER, "name": "renamed", "round": 3,
-                                                          "schema": SCHEMA_VERSION}, 8)
+        assert (
+            peek(path)
+            == (log.header, log.count)
+            == ({**HEADER, "name": "renamed", "round": 3, "schema": SCHEMA_VERSION}, 8)
+        )
 
 
 def test_peek_falls_back_or_fails_like_open(path):
     _write_v0(path, [roll_event(1), roll_event(2)])
-    assert peek(path) == ({"name": "Old campaign", "system": "fudge", "created": "2025-01-01T20:00:00",
-                           "schema": SCHEMA_VERSION}, 2)
+    assert peek(path) == (
+        {"name": "Old campaign", "system": "fudge", "created": "2025-01-01T20:00:00", "schema": SCHEMA_VERSION},
+        2,
+    )
     other = path.with_name("b.gmdesk")
     _session_with_journal(other, 3)
     journal = sidecar_paths(other)["journal"]
@@ -367,8 +399,9 @@ def test_lock_is_taken_over_after_the_holder_is_killed(path):
     with EventLog.create(path, HEADER) as log:
         log.append(roll_event(1))
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(path)], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path)], cwd=REPO, env=env, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert proc.stdout.readline().strip() == "ready"
         with pytest.raises(LockedError) as err:
@@ -487,18 +520,28 @@ def test_journal_records_out_of_order_are_corruption(path):
         EventLog.open(path)
 
 
-@pytest.mark.parametrize("content, record, problem", [
-    (b"\x00\x01garbage", "line 1 column 1", "not valid JSON"),
-    (b"", "whole file", "empty"),
-    (b"[1, 2, 3]", "whole file", "not a JSON object"),
-    (b'{"characters": []}', "whole file", "not a gmdesk session"),
-    (b'{"_gmdesk": {"format": "gmdesk-session", "schema": "one", "lsn": 0}}', "record '_gmdesk'", "schema must be"),
-    (b'{"_gmdesk": {"format": "something-else", "schema": 1}}', "record '_gmdesk'", "not a gmdesk session"),
-    (b'{"_gmdesk": {"format": "gmdesk-session", "schema": 1, "lsn": 0, "header": {}},'
-     b' "events": {"1": {}, "3": {}}}', "events seq 2", "missing"),
-    (b'{"_gmdesk": {"format": "gmdesk-session", "schema": 1, "lsn": 0, "header": {}},'
-     b' "events": {"1": 7}}', "table 'events' document 1", "not a JSON object"),
-])
+@pytest.mark.parametrize(
+    "content, record, problem",
+    [
+        (b"\x00\x01garbage", "line 1 column 1", "not valid JSON"),
+        (b"", "whole file", "empty"),
+        (b"[1, 2, 3]", "whole file", "not a JSON object"),
+        (b'{"characters": []}', "whole file", "not a gmdesk session"),
+        (b'{"_gmdesk": {"format": "gmdesk-session", "schema": "one", "lsn": 0}}', "record '_gmdesk'", "schema must be"),
+        (b'{"_gmdesk": {"format": "something-else", "schema": 1}}', "record '_gmdesk'", "not a gmdesk session"),
+        (
+            b'{"_gmdesk": {"format": "gmdesk-session", "schema": 1, "lsn": 0, "header": {}},'
+            b' "events": {"1": {}, "3": {}}}',
+            "events seq 2",
+            "missing",
+        ),
+        (
+            b'{"_gmdesk": {"format": "gmdesk-session", "schema": 1, "lsn": 0, "header": {}}, "events": {"1": 7}}',
+            "table 'events' document 1",
+            "not a JSON object",
+        ),
+    ],
+)
 def test_unreadable_snapshot_is_a_clear_error_and_left_untouched(path, content, record, problem):
     _session_with_journal(path, 2)
     path.write_bytes(content)
@@ -539,10 +582,12 @@ def test_a_read_error_is_never_taken_for_an_empty_session(path, monkeypatch):
     _session_with_journal(path, 2)
     real_open = os.open
     for victim in (path, sidecar_paths(path)["journal"]):
+
         def failing_open(p, *a, _victim=victim, **kw):
             if Path(p) == _victim:
                 raise OSError(errno.EIO, "Input/output error", str(p))
             return real_open(p, *a, **kw)
+
         monkeypatch.setattr(os, "open", failing_open)
         for readonly in (True, False):
             with pytest.raises(StoreReadError) as err:
@@ -612,9 +657,13 @@ def test_older_format_is_upgraded_after_writing_a_backup(path):
         assert backup.read_bytes() == original
         assert (backup.stat().st_mode & 0o777) == 0o600
         assert "upgraded" in log.warnings[0] and backup.name in log.warnings[0]
-        assert log.header == {"name": "Old campaign", "system": "fudge", "created": "2025-01-01T20:00:00",
-                              "schema": SCHEMA_VERSION}
-        assert log.events() == list(zip(range(1, 6), events))
+        assert log.header == {
+            "name": "Old campaign",
+            "system": "fudge",
+            "created": "2025-01-01T20:00:00",
+            "schema": SCHEMA_VERSION,
+        }
+        assert log.events() == list(zip(range(1, 6), events, strict=False))
         assert log.meta_get("selected") == "c1"
         assert log.append(roll_event(6)) == 6
     assert json.loads(path.read_text())["_gmdesk"]["schema"] == SCHEMA_VERSION
@@ -916,6 +965,7 @@ def test_reader_thread_sees_a_consistent_log_while_the_writer_compacts(path):
     done = threading.Event()
 
     with EventLog.create(path, HEADER, compact_at=9) as writer:
+
         def follow() -> None:
             try:
                 with EventLog.open(path, readonly=True) as reader:
@@ -986,8 +1036,14 @@ def test_reader_process_sees_a_consistent_log_while_the_writer_compacts(path):
     total = 600
     with EventLog.create(path, HEADER, compact_at=7) as writer:
         env = dict(os.environ, PYTHONPATH=str(REPO))
-        proc = subprocess.Popen([sys.executable, "-c", READER, str(path), str(total)], cwd=REPO, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", READER, str(path), str(total)],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             assert proc.stdout.readline().strip() == "ready"
             for i in range(1, total + 1):
@@ -1017,8 +1073,11 @@ ops = st.lists(
     st.one_of(
         st.tuples(st.just("append"), st.integers(1, 500)),
         st.tuples(st.just("many"), st.lists(st.integers(1, 500), max_size=4)),
-        st.tuples(st.just("meta"), st.sampled_from(["selected", "tab", "zoom"]),
-                  st.one_of(st.none(), st.integers(), st.text(max_size=8))),
+        st.tuples(
+            st.just("meta"),
+            st.sampled_from(["selected", "tab", "zoom"]),
+            st.one_of(st.none(), st.integers(), st.text(max_size=8)),
+        ),
         st.tuples(st.just("header"), st.text(max_size=10)),
         st.tuples(st.just("compact")),
         st.tuples(st.just("reopen")),
@@ -1060,7 +1119,7 @@ def test_any_sequence_of_changes_reloads_exactly(tmp_path_factory, ops):
         log.close()
     for readonly in (True, False):
         with EventLog.open(path, readonly=readonly) as again:
-            assert again.events() == list(zip(range(1, len(events) + 1), events))
+            assert again.events() == list(zip(range(1, len(events) + 1), events, strict=False))
             assert {k: again.meta_get(k) for k in meta} == meta
             assert again.header["name"] == name
             assert again.warnings == []

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gmdesk.core.cli import main
+from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.core.session.store import EventLog, session_files
 
@@ -43,11 +44,15 @@ def names_in(path: Path) -> list[str]:
 
 # --------------------------------------------------------------------------- 1. two names, one file
 
-@pytest.mark.parametrize("first, second", [
-    ("x" * 130 + "A", "x" * 130 + "B"),        # differ only after the file-name cut
-    ("Docks", "Docks."),                         # a trailing dot
-    ("Night/Day", "Night_Day"),                  # / vs _
-])
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("x" * 130 + "A", "x" * 130 + "B"),  # differ only after the file-name cut
+        ("Docks", "Docks."),  # a trailing dot
+        ("Night/Day", "Night_Day"),  # / vs _
+    ],
+)
 def test_names_sharing_a_stem_are_distinct_sessions(capsys, saves, first, second):
     s = str(saves)
     assert run(capsys, "--saves", s, "new", first, "--system", "4d6")[0] == 0
@@ -89,7 +94,7 @@ def test_concurrent_new_of_one_name_makes_one_session(saves):
         gate = threading.Barrier(4)
         results: list[str] = []
 
-        def create() -> None:
+        def create(gate: threading.Barrier = gate, name: str = name, results: list[str] = results) -> None:
             store = SessionStore(saves)
             gate.wait()
             try:
@@ -109,6 +114,7 @@ def test_concurrent_new_of_one_name_makes_one_session(saves):
 
 # --------------------------------------------------------------------------- 8. nothing outside the saves dir
 
+
 def test_opening_a_file_that_is_not_a_session_touches_nothing_beside_it(capsys, tmp_path, saves):
     notes = tmp_path / "notes.txt"
     notes.write_text("the GM's notes\n")
@@ -120,7 +126,7 @@ def test_opening_a_file_that_is_not_a_session_touches_nothing_beside_it(capsys, 
     one_line(err, "not a gmdesk session")
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     assert tmp.read_text() == "keep me"
-    with pytest.raises(Exception):
+    with pytest.raises(GmdeskError):
         EventLog.open(notes)
     assert not (tmp_path / "notes.txt.lock").exists() and tmp.exists()
 
@@ -142,11 +148,19 @@ def test_saves_option_only_before_the_command(capsys, tmp_path, monkeypatch):
 HUGE = "1" + "0" * 4300
 
 
-@pytest.mark.parametrize("argv", [
-    ["roll", "4d6", "--bonus", HUGE], ["odds", "4d6", "--dc", HUGE], ["roll", "1d6x4", "--bonus", HUGE],
-    ["roll", "fudge", "--offense", HUGE], ["roll", "torg-2d10", "--skill", HUGE], ["roll", "4d2", "--count", HUGE],
-    ["roll", "4d2", "--seed", HUGE], ["roll", "4d6", "--bonus", "-" + HUGE],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["roll", "4d6", "--bonus", HUGE],
+        ["odds", "4d6", "--dc", HUGE],
+        ["roll", "1d6x4", "--bonus", HUGE],
+        ["roll", "fudge", "--offense", HUGE],
+        ["roll", "torg-2d10", "--skill", HUGE],
+        ["roll", "4d2", "--count", HUGE],
+        ["roll", "4d2", "--seed", HUGE],
+        ["roll", "4d6", "--bonus", "-" + HUGE],
+    ],
+)
 def test_huge_integer_option_is_one_line(capsys, argv):
     rc, out, err = run(capsys, *argv)
     assert rc == 2
@@ -160,9 +174,11 @@ def test_huge_event_fields_are_refused(tmp_path):
     path = SessionStore(tmp_path).create("Bounds", "4d6")
     with Session.open(path) as s:
         cid = s.apply({"type": "character.add", "character": {"name": "Ann"}}).data["id"]
-        for doc in ({"type": "initiative.set", "entries": [{"id": cid, "value": 10 ** 4300}]},
-                    {"type": "clock.add", "name": "Doom", "segments": 10 ** 30},
-                    {"type": "character.edit", "id": cid, "fields": {"vitality_default": -10 ** 100}}):
+        for doc in (
+            {"type": "initiative.set", "entries": [{"id": cid, "value": 10**4300}]},
+            {"type": "clock.add", "name": "Doom", "segments": 10**30},
+            {"type": "character.edit", "id": cid, "fields": {"vitality_default": -(10**100)}},
+        ):
             with pytest.raises(EventError) as e:
                 s.apply(doc)
             assert len(str(e.value)) < 200 and "\n" not in str(e.value)
@@ -172,6 +188,7 @@ def test_huge_event_fields_are_refused(tmp_path):
 
 
 # --------------------------------------------------------------------------- 4. one writer
+
 
 def test_deleting_the_lock_file_does_not_let_a_second_writer_in(tmp_path):
     from gmdesk.core.session.lock import LockedError
@@ -203,11 +220,19 @@ def test_a_second_writer_in_another_process_is_refused_after_the_lock_file_is_de
     with Session.open(path) as s:
         s.apply({"type": "note", "text": "mine"})
         sidecar_paths(path)["lock"].unlink()
-        code = ("import sys; from core.session import Session\n"
-                "try:\n    Session.open(sys.argv[1])\nexcept Exception as e:\n    print(type(e).__name__)\n"
-                "else:\n    print('opened')\n")
-        out = subprocess.run([sys.executable, "-c", code, str(path)], cwd=ROOT, capture_output=True, text=True,
-                             env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60)
+        code = (
+            "import sys; from core.session import Session\n"
+            "try:\n    Session.open(sys.argv[1])\nexcept Exception as e:\n    print(type(e).__name__)\n"
+            "else:\n    print('opened')\n"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(path)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            timeout=60,
+        )
         assert out.stdout.strip() == "LockedError", out.stderr
         s.apply({"type": "note", "text": "still mine"})
     with Session.open(path, readonly=True) as s:
@@ -235,6 +260,7 @@ def test_compaction_never_discards_records_it_did_not_write(tmp_path):
 
 # --------------------------------------------------------------------------- 5. interrupted apply
 
+
 class Interrupt(KeyboardInterrupt):
     pass
 
@@ -245,14 +271,25 @@ def _points():
     import gmdesk.core.session.store as store_mod
 
     return [
-        (store_mod, "_write_all"), (store_mod.os, "fsync"), (store_mod, "_apply"), (store_mod.json, "loads"),
-        (store_mod.JournalStorage, "_append_durably"), (store_mod.JournalStorage, "commit"),
-        (store_mod.JournalStorage, "_apply_in_memory"), (store_mod.JournalStorage, "_auto_compact"),
-        (store_mod.JournalStorage, "compact"), (store_mod, "_publish"), (store_mod, "_fsync_dir"),
-        (store_mod.JournalStorage, "_swap_journal"), (store_mod._EventTable, "set_text"),
-        (store_mod.EventLog, "append"), (store_mod.EventLog, "set_header"),
-        (session_mod.Session, "_maybe_update_header"), (session_mod.Session, "_save_checkpoint"),
-        (session_mod.EventList, "grow"), (session_mod.Event, "from_doc"),
+        (store_mod, "_write_all"),
+        (store_mod.os, "fsync"),
+        (store_mod, "_apply"),
+        (store_mod.json, "loads"),
+        (store_mod.JournalStorage, "_append_durably"),
+        (store_mod.JournalStorage, "commit"),
+        (store_mod.JournalStorage, "_apply_in_memory"),
+        (store_mod.JournalStorage, "_auto_compact"),
+        (store_mod.JournalStorage, "compact"),
+        (store_mod, "_publish"),
+        (store_mod, "_fsync_dir"),
+        (store_mod.JournalStorage, "_swap_journal"),
+        (store_mod._EventTable, "set_text"),
+        (store_mod.EventLog, "append"),
+        (store_mod.EventLog, "set_header"),
+        (session_mod.Session, "_maybe_update_header"),
+        (session_mod.Session, "_save_checkpoint"),
+        (session_mod.EventList, "grow"),
+        (session_mod.Event, "from_doc"),
     ]
 
 
@@ -277,7 +314,7 @@ def test_an_interrupted_apply_leaves_memory_and_disk_agreeing(tmp_path, monkeypa
             s.apply({"type": "character.add", "character": {"name": "Ann"}})
             calls = {"n": 0}
 
-            def hook(*a, _real=real, **kw):
+            def hook(*a, _real=real, calls=calls, nth=nth, **kw):
                 calls["n"] += 1
                 if calls["n"] == nth and when == "before":
                     raise Interrupt()
@@ -419,6 +456,7 @@ def test_the_shipped_examples_still_open_and_take_new_events(tmp_path):
 
 # --------------------------------------------------------------------------- 3. check and repair
 
+
 def test_check_and_repair_from_the_command_line(capsys, saves):
     s_dir = str(saves)
     path = SessionStore(saves).create("Docks", "4d6")
@@ -447,6 +485,7 @@ def test_check_and_repair_from_the_command_line(capsys, saves):
 
 # --------------------------------------------------------------------------- 6. unknown is kept, not dropped
 
+
 def test_unknown_keys_of_the_header_record_survive_a_compaction(tmp_path):
     path = SessionStore(tmp_path).create("Docks", "4d6")
     raw = path.read_bytes()
@@ -461,17 +500,22 @@ def test_unknown_keys_of_the_header_record_survive_a_compaction(tmp_path):
         assert len(s.events) == 2
 
 
-@pytest.mark.parametrize("change, words", [
-    ({"drop": "name"}, "no 'name'"), ({"drop": "system"}, "no 'system'"), ({"drop": "settings"}, "no 'settings'"),
-    ({"set": ("system", "d20")}, "does not know ('d20'"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"drop": "name"}, "no 'name'"),
+        ({"drop": "system"}, "no 'system'"),
+        ({"drop": "settings"}, "no 'settings'"),
+        ({"set": ("system", "d20")}, "does not know ('d20'"),
+    ],
+)
 def test_a_header_missing_required_fields_is_refused_not_rewritten(capsys, saves, change, words):
     import json as _json
 
     path = SessionStore(saves).create("Docks", "4d6")
     raw = path.read_bytes()
     nl = raw.index(b"\n")
-    rec = _json.loads(raw[len(b'{"_gmdesk":'):nl - 1])
+    rec = _json.loads(raw[len(b'{"_gmdesk":') : nl - 1])
     if "drop" in change:
         del rec["header"][change["drop"]]
     else:
@@ -494,6 +538,7 @@ def test_a_header_missing_required_fields_is_refused_not_rewritten(capsys, saves
 
 
 # --------------------------------------------------------------------------- 7. failures leave nothing behind
+
 
 def test_a_failed_new_leaves_no_lock_or_partial_file(capsys, saves, monkeypatch):
     import errno
@@ -557,8 +602,15 @@ def test_stdout_on_a_full_disk_is_one_line_and_exit_2(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT), GMDESK_SAVES=str(tmp_path))
     for args in (["roll", "4d6", "--count", "5000", "--json"], ["roll", "4d6"], ["list"]):
         with open("/dev/full", "w") as full:
-            out = subprocess.run([sys.executable, "-m", "gmdesk", *args], cwd=ROOT, env=env, stdout=full,
-                                 stderr=subprocess.PIPE, text=True, timeout=120)
+            out = subprocess.run(
+                [sys.executable, "-m", "gmdesk", *args],
+                cwd=ROOT,
+                env=env,
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=120,
+            )
         assert out.returncode == 2, out.stderr
         assert out.stderr.count("\n") == 1 and "No space left on device" in out.stderr, out.stderr
 
@@ -569,8 +621,10 @@ def test_a_changed_header_or_view_state_is_reported(tmp_path):
         s.apply({"type": "note", "text": "x"})
         s.ui_set("selected", "c1")
     raw = path.read_bytes()
-    for edited, words in ((raw.replace(b'"name":"Docks"', b'"name":"Dockz"', 1), "header"),
-                          (raw.replace(b'"value":"c1"', b'"value":"c2"'), "view state")):
+    for edited, words in (
+        (raw.replace(b'"name":"Docks"', b'"name":"Dockz"', 1), "header"),
+        (raw.replace(b'"value":"c1"', b'"value":"c2"'), "view state"),
+    ):
         assert edited != raw
         path.write_bytes(edited)
         _refused_both_ways(path, words, "checksum")

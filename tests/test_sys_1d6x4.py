@@ -122,8 +122,9 @@ def test_naming_a_use_finds_it_under_its_item_or_ability():
     magic = parse_sheet((SHEETS / "sub_abilities_simple.txt").read_text())
     reading = x4.read_test(magic, "Magic Ability/Turn Invisible")
     assert (reading.bonus, reading.auto_fail, reading.uses) == (0, None, ("Magic Ability/Turn Invisible",))
-    assert x4.read_test(magic, "Magic Ability Open Lock").found == (("Magic Ability Open Lock",
-                                                                     "Magic Ability/Open Lock"),)
+    assert x4.read_test(magic, "Magic Ability Open Lock").found == (
+        ("Magic Ability Open Lock", "Magic Ability/Open Lock"),
+    )
     # "a Magic Test": the Magic Ability, which is used (one of its uses)
     reading = x4.read_test(magic, "Magic")
     assert (reading.bonus, reading.uses) == (2, ("Magic Ability",))
@@ -133,8 +134,9 @@ def test_naming_a_use_finds_it_under_its_item_or_ability():
 
 def test_fill_from_sheets_reads_both_sides():
     defender = parse_sheet("Descriptor  Default  Current\nDefense     +2\n")
-    p = x4.fill_from_sheets(Params(bonus=1, test="Precision+Slingshot", vs_bonus=0, vs_test="Defense", combat=True),
-                            SLINGER, defender)
+    p = x4.fill_from_sheets(
+        Params(bonus=1, test="Precision+Slingshot", vs_bonus=0, vs_test="Defense", combat=True), SLINGER, defender
+    )
     assert (p.bonus, p.auto_fail, p.vs_bonus, p.vs_auto_fail) == (1 + 1 + 4, None, 2, None)
     p = x4.fill_from_sheets(Params(test="Precision+Slingshot", target=10), SLINGER.remove("Slingshot"))
     assert (p.bonus, p.auto_fail) == (1, "Slingshot is missing")
@@ -242,8 +244,9 @@ def test_mutual_melee_a_side_that_fails_automatically_is_hurt_either_way():
     assert win.get("prevails") == "attacker"
     assert [(d.text, d.applies_to, d.amount) for d in win.descriptors] == [("Wound −4 Vitality", "target", 4)]
     # neither can: nobody attempted anything, nobody is hurt
-    both = roll([], bonus=1, vs_bonus=1, combat=True, mutual=True, auto_fail="Knife is missing",
-                vs_auto_fail="Knife is missing")
+    both = roll(
+        [], bonus=1, vs_bonus=1, combat=True, mutual=True, auto_fail="Knife is missing", vs_auto_fail="Knife is missing"
+    )
     assert [(d.wound, d.applies_to) for d in both.descriptors] == [(False, "target")]
 
 
@@ -267,14 +270,27 @@ def test_damage_formulas():
     for bad in ("x", "d", "0d6", "d1", "2d6*2", ""):
         with pytest.raises(ParamError, match="--damage"):
             Params(damage=bad or " ")
-    assert x4.damage_distribution("d6-3") == {0: Fraction(1, 2), 1: Fraction(1, 6), 2: Fraction(1, 6),
-                                             3: Fraction(1, 6)}
+    assert x4.damage_distribution("d6-3") == {
+        0: Fraction(1, 2),
+        1: Fraction(1, 6),
+        2: Fraction(1, 6),
+        3: Fraction(1, 6),
+    }
 
 
 def test_texts_come_from_a_table_a_session_may_override():
-    mine = parse_table({"name": "grim", "columns": ["key", "text"],
-                        "rows": {"1": ["hit", "Loses {amount} Vitality"], "2": ["miss", "Whiff"],
-                                 "3": ["graze", "Scratch"], "4": ["stalemate", "Standoff"]}})
+    mine = parse_table(
+        {
+            "name": "grim",
+            "columns": ["key", "text"],
+            "rows": {
+                "1": ["hit", "Loses {amount} Vitality"],
+                "2": ["miss", "Whiff"],
+                "3": ["graze", "Scratch"],
+                "4": ["stalemate", "Standoff"],
+            },
+        }
+    )
     tables = TableSet({"1d6x4-combat": mine})
     r = x4.roll(Params(bonus=0, vs_bonus=0, combat=True), FixedDice([6, 1, 5]), tables)
     assert r.descriptor.text == "Loses 5 Vitality" and r.descriptor.table == "grim"
@@ -322,12 +338,15 @@ def test_odds_exact_distribution():
     assert x4.odds(Params(bonus=-2)).outcomes == ()
 
 
-@pytest.mark.parametrize("kw", [
-    dict(bonus=1, vs_bonus=2),
-    dict(bonus=3, vs_bonus=0, defender_takes_14=True),
-    dict(bonus=0, vs_bonus=0, combat=True, mutual=True),
-    dict(bonus=-1, vs_bonus=1, combat=True),
-])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(bonus=1, vs_bonus=2),
+        dict(bonus=3, vs_bonus=0, defender_takes_14=True),
+        dict(bonus=0, vs_bonus=0, combat=True, mutual=True),
+        dict(bonus=-1, vs_bonus=1, combat=True),
+    ],
+)
 def test_two_way_odds_match_every_roll(kw):
     o = x4.odds(Params(**kw))
     seen: dict[str, Fraction] = {}
@@ -371,16 +390,19 @@ def test_params_json_round_trip_and_strings_from_forms():
         x4.params_from_json({"bogus": 1})
 
 
-@pytest.mark.parametrize("kw, option", [
-    (dict(bonus="x"), "--bonus"),
-    (dict(target="hard"), "--target"),
-    (dict(target=12, vs_bonus=1), "--target"),
-    (dict(defender_takes_14=True), "--defender-takes-14"),
-    (dict(mutual=True, vs_bonus=1), "--mutual"),
-    (dict(mutual=True, combat=True, target=12), "--mutual"),
-    (dict(vs_auto_fail="x"), "--vs-auto-fail"),
-    (dict(combat=True, vs_bonus=1, target_kind="ghost"), "--target-kind"),
-])
+@pytest.mark.parametrize(
+    "kw, option",
+    [
+        (dict(bonus="x"), "--bonus"),
+        (dict(target="hard"), "--target"),
+        (dict(target=12, vs_bonus=1), "--target"),
+        (dict(defender_takes_14=True), "--defender-takes-14"),
+        (dict(mutual=True, vs_bonus=1), "--mutual"),
+        (dict(mutual=True, combat=True, target=12), "--mutual"),
+        (dict(vs_auto_fail="x"), "--vs-auto-fail"),
+        (dict(combat=True, vs_bonus=1, target_kind="ghost"), "--target-kind"),
+    ],
+)
 def test_bad_params_name_the_option(kw, option):
     with pytest.raises(ParamError) as e:
         Params(**kw)

@@ -17,11 +17,27 @@ from gmdesk.core.systems import get_system
 from gmdesk.core.tables import TableSet, parse_table
 
 OUTCOME_NAMES = {
-    10: "Immaculate Success", 9: "Wondrous Success", 8: "Magnificent Success", 7: "Majestic Success",
-    6: "Masterful Success", 5: "Extraordinary Success", 4: "Outstanding Success", 3: "Superior Success",
-    2: "Solid Success", 1: "Barely Successful", 0: "Detent", -1: "Minor Failure", -2: "Clear Failure",
-    -3: "Major Failure", -4: "Severe Failure", -5: "Massive Failure", -6: "Complete Failure",
-    -7: "Grievous Failure", -8: "Disastrous Failure", -9: "Calamitous Failure", -10: "Cataclysmic Failure",
+    10: "Immaculate Success",
+    9: "Wondrous Success",
+    8: "Magnificent Success",
+    7: "Majestic Success",
+    6: "Masterful Success",
+    5: "Extraordinary Success",
+    4: "Outstanding Success",
+    3: "Superior Success",
+    2: "Solid Success",
+    1: "Barely Successful",
+    0: "Detent",
+    -1: "Minor Failure",
+    -2: "Clear Failure",
+    -3: "Major Failure",
+    -4: "Severe Failure",
+    -5: "Massive Failure",
+    -6: "Complete Failure",
+    -7: "Grievous Failure",
+    -8: "Disastrous Failure",
+    -9: "Calamitous Failure",
+    -10: "Cataclysmic Failure",
 }
 
 
@@ -46,6 +62,7 @@ def test_registered_under_its_id():
 
 
 # ---------------------------------------------------------------- seed example rolls
+
 
 def test_seed_example_12_minus_2_is_immaculate_success():
     r = roll([6, 6, 1, 1])
@@ -75,13 +92,15 @@ def test_every_outcome_name_comes_from_the_outcome_table(value):
 
 
 def test_outcome_labels_follow_the_outcome_table_in_force():
-    mine = parse_table({"name": "mine", "columns": ["outcome"],
-                        "rows": {str(v): f"Result {v:+d}" for v in range(-10, 11)}})
+    mine = parse_table(
+        {"name": "mine", "columns": ["outcome"], "rows": {str(v): f"Result {v:+d}" for v in range(-10, 11)}}
+    )
     r = m.roll(m.Params(), FixedDice([6, 6, 1, 1]), TableSet({"outcomes": mine}))
     assert r.outcome == "Result +10"
 
 
 # ---------------------------------------------------------------- shifts
+
 
 def test_three_shifts_move_plus_6_to_fatal_wound_without_skill_chance():
     r = roll(dice_for(6), shift=3, combat=True)
@@ -136,6 +155,7 @@ def test_outcome_clamps_at_both_ends():
 
 # ---------------------------------------------------------------- folds
 
+
 def test_positive_fold_turns_bad_numbers_good():
     r = roll(dice_for(-7), fold="positive")
     assert (r.get("raw_number"), r.get("number"), r.value, r.outcome) == (-7, 7, 7, "Majestic Success")
@@ -158,6 +178,7 @@ def test_folded_roll_never_gives_a_skill_chance():
 
 
 # ---------------------------------------------------------------- skill chance
+
 
 def test_skill_chance_at_threshold_and_not_below():
     assert roll(dice_for(9)).get("skill_chance") is True
@@ -182,6 +203,7 @@ def test_skill_chance_odds_match_the_seed_remark_exactly():
 
 # ---------------------------------------------------------------- combat
 
+
 @pytest.mark.parametrize("kind,text", [("organic", "Severe Wound"), ("inorganic", "Programme Destruction")])
 def test_positive_combat_outcome_hits_target_in_its_kind_column(kind, text):
     r = roll(dice_for(6), combat=True, target_kind=kind, attacker_kind="organic")
@@ -190,8 +212,7 @@ def test_positive_combat_outcome_hits_target_in_its_kind_column(kind, text):
 
 @pytest.mark.parametrize("kind,text", [("organic", "Wound"), ("inorganic", "Peripheral Damage")])
 def test_negative_combat_outcome_hurts_the_roller_in_its_own_kind_column(kind, text):
-    r = roll(dice_for(-6), combat=True, target_kind="inorganic" if kind == "organic" else "organic",
-             attacker_kind=kind)
+    r = roll(dice_for(-6), combat=True, target_kind="inorganic" if kind == "organic" else "organic", attacker_kind=kind)
     d = r.descriptor
     assert (d.text, d.applies_to, d.column, d.row, d.wound) == (text, "attacker", kind, -6, True)
 
@@ -221,24 +242,33 @@ def test_plain_roll_has_no_descriptor():
 
 # ---------------------------------------------------------------- maneuver
 
+
 def test_maneuver_table_is_read_by_value_with_canonical_outcome_names():
     r = roll(dice_for(5), maneuver=True)
     assert r.outcome == "Extraordinary Success"  # the maneuver table's own +5 name differs
     d = r.descriptor
-    assert (d.text, d.applies_to, d.row, d.wound, d.table) == ("Shift for Minutes", "attacker", 5, False,
-                                                              "4d2-maneuver")
+    assert (d.text, d.applies_to, d.row, d.wound, d.table) == (
+        "Shift for Minutes",
+        "attacker",
+        5,
+        False,
+        "4d2-maneuver",
+    )
     assert roll(dice_for(4), maneuver=True).descriptor.text == "Lasts Months"
     assert roll(dice_for(4), maneuver=True).outcome == "Outstanding Success"
 
 
-@pytest.mark.parametrize("value,text", [(10, "Invention"), (0, "Keep struggling."), (-1, "Try Again"),
-                                        (-6, "Complication"), (-10, "Destruction")])
+@pytest.mark.parametrize(
+    "value,text",
+    [(10, "Invention"), (0, "Keep struggling."), (-1, "Try Again"), (-6, "Complication"), (-10, "Destruction")],
+)
 def test_maneuver_rows(value, text):
     r = roll(dice_for(value), maneuver=True)
     assert r.descriptor.text == text and r.get("maneuver") is True
 
 
 # ---------------------------------------------------------------- params and CLI
+
 
 def test_shift_out_of_range_names_the_option_and_range():
     with pytest.raises(ParamError) as e:
@@ -271,19 +301,26 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def test_cli_options_become_params():
-    ns = _parser().parse_args(["--shift", "+2", "--fold", "Negative", "--combat", "--target-kind", "inorganic",
-                               "--skill-threshold", "8"])
-    assert m.params_from_args(ns) == m.Params(shift=2, fold="negative", combat=True, target_kind="inorganic",
-                                              skill_threshold=8)
-    assert m.params_from_args(_parser().parse_args(["--maneuver", "--shift=-3"])) == m.Params(shift=-3,
-                                                                                             maneuver=True)
+    ns = _parser().parse_args(
+        ["--shift", "+2", "--fold", "Negative", "--combat", "--target-kind", "inorganic", "--skill-threshold", "8"]
+    )
+    assert m.params_from_args(ns) == m.Params(
+        shift=2, fold="negative", combat=True, target_kind="inorganic", skill_threshold=8
+    )
+    assert m.params_from_args(_parser().parse_args(["--maneuver", "--shift=-3"])) == m.Params(shift=-3, maneuver=True)
     assert m.params_from_args(_parser().parse_args([])) == m.Params()
 
 
-@pytest.mark.parametrize("argv,option", [(["--shift", "4"], "--shift"), (["--shift", "two"], "--shift"),
-                                         (["--fold", "sideways"], "--fold"),
-                                         (["--combat", "--maneuver"], "--maneuver"),
-                                         (["--skill-threshold", "0"], "--skill-threshold")])
+@pytest.mark.parametrize(
+    "argv,option",
+    [
+        (["--shift", "4"], "--shift"),
+        (["--shift", "two"], "--shift"),
+        (["--fold", "sideways"], "--fold"),
+        (["--combat", "--maneuver"], "--maneuver"),
+        (["--skill-threshold", "0"], "--skill-threshold"),
+    ],
+)
 def test_cli_bad_input_is_a_param_error(argv, option):
     with pytest.raises(ParamError) as e:
         m.params_from_args(_parser().parse_args(argv))
@@ -297,6 +334,7 @@ def test_params_json_round_trip():
 
 # ---------------------------------------------------------------- initiative
 
+
 def test_initiative_is_number_plus_own_shifts():
     r = m.initiative(FixedDice([6, 5, 2, 3]), modifier=2)
     assert (r.value, r.get("number")) == (8, 6)
@@ -304,6 +342,7 @@ def test_initiative_is_number_plus_own_shifts():
 
 
 # ---------------------------------------------------------------- odds
+
 
 def test_distribution_shape():
     d = m.odds(m.Params())
@@ -328,8 +367,11 @@ def test_odds_after_fold_and_shift():
     assert d.outcome("Minor Failure") == 0
 
 
-@given(st.lists(st.integers(1, 6), min_size=4, max_size=4), st.integers(-3, 3),
-       st.sampled_from([None, "positive", "negative"]))
+@given(
+    st.lists(st.integers(1, 6), min_size=4, max_size=4),
+    st.integers(-3, 3),
+    st.sampled_from([None, "positive", "negative"]),
+)
 def test_odds_agree_with_the_roll(faces, shift, fold):
     p = m.Params(shift=shift, fold=fold)
     assert m.odds(p).p(m.roll(p, FixedDice(faces)).value) > 0

@@ -40,6 +40,7 @@ def test_registered_under_its_id():
 
 # ---------------------------------------------------------------- seed worked examples
 
+
 def test_basic_roll_climbing_a_rough_wall():
     r = roll([3, 5, 2, 4], dc=16, bonus=3)
     assert (r.value, r.get("margin"), r.outcome) == (17, 1, "Full Success")
@@ -53,8 +54,7 @@ def test_example_1_picking_a_lock():
 
 def test_example_2_hostile_merchant_with_disadvantage():
     r = roll([2, 6, 4, 5, 3], dc=16, bonus=1, adv=(-1,))
-    assert [(d.value, d.role) for d in r.dice] == [(2, "kept"), (6, "dropped"), (4, "kept"), (5, "kept"),
-                                                   (3, "kept")]
+    assert [(d.value, d.role) for d in r.dice] == [(2, "kept"), (6, "dropped"), (4, "kept"), (5, "kept"), (3, "kept")]
     assert (r.get("kept"), r.value, r.get("margin"), r.outcome) == (14, 15, -1, "Partial Success")
     assert r.get("advantage") == -1
 
@@ -91,14 +91,26 @@ def test_advantage_dropping_a_one_is_not_all_ones():
     assert r.get("all_ones") is False and r.outcome == "Full Success"
 
 
-@pytest.mark.parametrize("total,tier", [(18, "Full Success"), (15, "Partial Success"), (12, "Failure"),
-                                        (17, "Full Success"), (14, "Partial Success"), (11, "Failure"),
-                                        (21, "Critical Success"), (9, "Critical Failure"), (10, "Failure")])
+@pytest.mark.parametrize(
+    "total,tier",
+    [
+        (18, "Full Success"),
+        (15, "Partial Success"),
+        (12, "Failure"),
+        (17, "Full Success"),
+        (14, "Partial Success"),
+        (11, "Failure"),
+        (21, "Critical Success"),
+        (9, "Critical Failure"),
+        (10, "Failure"),
+    ],
+)
 def test_seed_scenes_at_dc_16_read_the_tier_bands(total, tier):
     assert m.tier_for(total - 16) == tier
 
 
 # ---------------------------------------------------------------- advantage section examples
+
 
 def test_plus_1_advantage_example():
     r = roll([2, 4, 5, 3, 6], dc=16, bonus=2, adv=(1,))
@@ -129,8 +141,19 @@ def test_ties_drop_the_later_die():
     assert [d.role for d in r.dice] == ["kept", "kept", "kept", "kept", "dropped", "dropped"]
 
 
-@pytest.mark.parametrize("sources,level", [((1, -1), 0), ((2, -1), 1), ((1, -2), -1), ((2, -2), 0),
-                                           ((1, 1, 1), 2), ((-1, -1, -2), -2), ((2, 2, -1), 1), ((), 0)])
+@pytest.mark.parametrize(
+    "sources,level",
+    [
+        ((1, -1), 0),
+        ((2, -1), 1),
+        ((1, -2), -1),
+        ((2, -2), 0),
+        ((1, 1, 1), 2),
+        ((-1, -1, -2), -2),
+        ((2, 2, -1), 1),
+        ((), 0),
+    ],
+)
 def test_netting_table(sources, level):
     assert m.net_advantage(sources) == level
 
@@ -141,6 +164,7 @@ def test_netted_sources_decide_how_many_dice_are_rolled():
 
 
 # ---------------------------------------------------------------- contests
+
 
 def test_contest_19_against_13_is_a_clear_victory():
     r = roll([6, 6, 4, 3, 4, 3, 3, 3], vs_bonus=0)
@@ -154,14 +178,17 @@ def test_contest_race_18_against_14_is_clear():
     assert (r.value, r.get("opponent")["total"], r.outcome) == (18, 14, "Clear victory")
 
 
-@pytest.mark.parametrize("vs_bonus,label,degree,winner", [
-    (0, "Tie — Partial for both", "Tie", None),
-    (-3, "Narrow victory", "Narrow", "roller"),
-    (1, "Narrow defeat", "Narrow", "opponent"),
-    (6, "Clear defeat", "Clear", "opponent"),
-    (7, "Decisive defeat", "Decisive", "opponent"),
-    (-7, "Decisive victory", "Decisive", "roller"),
-])
+@pytest.mark.parametrize(
+    "vs_bonus,label,degree,winner",
+    [
+        (0, "Tie — Partial for both", "Tie", None),
+        (-3, "Narrow victory", "Narrow", "roller"),
+        (1, "Narrow defeat", "Narrow", "opponent"),
+        (6, "Clear defeat", "Clear", "opponent"),
+        (7, "Decisive defeat", "Decisive", "opponent"),
+        (-7, "Decisive victory", "Decisive", "roller"),
+    ],
+)
 def test_contest_bands_and_ties(vs_bonus, label, degree, winner):
     r = roll([3, 3, 3, 3, 3, 3, 3, 3], vs_bonus=vs_bonus)
     assert (r.outcome, r.get("contest"), r.get("winner")) == (label, degree, winner)
@@ -181,19 +208,23 @@ def test_opponent_rolls_with_its_own_advantage():
 
 # ---------------------------------------------------------------- clocks
 
-@pytest.mark.parametrize("faces,effect,halves", [
-    ([4, 4, 4, 4], "great", 4),  # margin 0 Full
-    ([4, 4, 4, 4], "standard", 2),
-    ([4, 4, 4, 4], "limited", 1),
-    ([6, 6, 5, 4], "great", 4),  # margin +5 Critical: Great is the top, 2 segments
-    ([6, 6, 5, 4], "standard", 4),
-    ([6, 6, 5, 4], "limited", 2),
-    ([4, 4, 4, 2], "great", 2),  # margin -2 Partial
-    ([4, 4, 4, 2], "standard", 1),
-    ([4, 4, 4, 2], "limited", 0),
-    ([4, 4, 3, 2], "great", 0),  # margin -3 Failure
-    ([1, 1, 1, 1], "great", 0),  # Critical Failure
-])
+
+@pytest.mark.parametrize(
+    "faces,effect,halves",
+    [
+        ([4, 4, 4, 4], "great", 4),  # margin 0 Full
+        ([4, 4, 4, 4], "standard", 2),
+        ([4, 4, 4, 4], "limited", 1),
+        ([6, 6, 5, 4], "great", 4),  # margin +5 Critical: Great is the top, 2 segments
+        ([6, 6, 5, 4], "standard", 4),
+        ([6, 6, 5, 4], "limited", 2),
+        ([4, 4, 4, 2], "great", 2),  # margin -2 Partial
+        ([4, 4, 4, 2], "standard", 1),
+        ([4, 4, 4, 2], "limited", 0),
+        ([4, 4, 3, 2], "great", 0),  # margin -3 Failure
+        ([1, 1, 1, 1], "great", 0),  # Critical Failure
+    ],
+)
 def test_clock_progress_in_half_segments(faces, effect, halves):
     r = roll(faces, dc=16, effect=effect)
     assert r.get("clock") == halves
@@ -210,8 +241,13 @@ def test_critical_success_never_rises_above_great():
 def test_dc_16_is_the_default_out_of_combat_too():
     # the seed's rough wall (3 5 2 4 + 3 = 17) read against the Standard DC without naming it
     r = roll([3, 5, 2, 4], bonus=3)
-    assert (r.value, r.get("dc"), r.get("dc_name"), r.get("margin"), r.outcome) == (17, 16, "Standard", 1,
-                                                                                       "Full Success")
+    assert (r.value, r.get("dc"), r.get("dc_name"), r.get("margin"), r.outcome) == (
+        17,
+        16,
+        "Standard",
+        1,
+        "Full Success",
+    )
     assert (r.get("success"), r.get("clock"), r.to_json()["params"]["dc"]) == (True, 2, None)
 
 
@@ -227,6 +263,7 @@ def test_cli_roll_and_odds_default_to_dc_16(capsys):
 
     assert main(["roll", "4d6", "--bonus", "3", "--seed", "1", "--json"]) == 0
     import json
+
     rec = json.loads(capsys.readouterr().out)
     assert rec["dc"] == 16 and rec["outcome"] in TIERS and rec["margin"] == rec["total"] - 16
     assert main(["odds", "4d6", "--json"]) == 0
@@ -238,22 +275,33 @@ def test_cli_roll_and_odds_default_to_dc_16(capsys):
 
 # ---------------------------------------------------------------- contests: all 1s
 
+
 def test_contest_all_ones_is_a_critical_failure_whatever_the_margin():
     # four 1s + 20 = 24 against 2 2 2 2 + 0 = 8: the totals say Decisive victory, the dice say Critical Failure
     r = roll([1, 1, 1, 1, 2, 2, 2, 2], bonus=20, vs_bonus=0, effect="great")
     assert (r.value, r.get("opponent")["total"], r.get("margin")) == (24, 8, 16)
     assert (r.outcome, r.get("tier"), r.get("winner"), r.get("contest")) == (
-        "Critical Failure (all 1s)", "Critical Failure", "opponent", "All 1s")
+        "Critical Failure (all 1s)",
+        "Critical Failure",
+        "opponent",
+        "All 1s",
+    )
     assert (r.get("success"), r.get("clock")) == (False, 0)
 
 
 def test_contest_opponent_all_ones_is_its_critical_failure():
     r = roll([2, 2, 2, 2, 1, 1, 1, 1], bonus=0, vs_bonus=20)
     assert (r.outcome, r.get("tier"), r.get("winner")) == (
-        "Victory — opponent's Critical Failure (all 1s)", "Critical Success", "roller")
+        "Victory — opponent's Critical Failure (all 1s)",
+        "Critical Success",
+        "roller",
+    )
     r = roll([1, 1, 1, 1, 1, 1, 1, 1], vs_bonus=0)
     assert (r.outcome, r.get("tier"), r.get("winner")) == (
-        "Critical Failure for both (all 1s)", "Critical Failure", None)
+        "Critical Failure for both (all 1s)",
+        "Critical Failure",
+        None,
+    )
 
 
 def test_contest_all_ones_in_combat_knocks_the_attacker_back():
@@ -277,12 +325,15 @@ def test_position_and_effect_are_kept_on_the_record():
 
 # ---------------------------------------------------------------- combat
 
+
 def _combat(faces, **kw):
     return [(d.text, d.applies_to, d.row, d.column, d.wound) for d in roll(faces, combat=True, **kw).descriptors]
 
 
-@pytest.mark.parametrize("kind,crit,full", [("organic", "Severe Wound", "Wound"),
-                                            ("inorganic", "Programme Destruction", "Peripheral Damage")])
+@pytest.mark.parametrize(
+    "kind,crit,full",
+    [("organic", "Severe Wound", "Wound"), ("inorganic", "Programme Destruction", "Peripheral Damage")],
+)
 def test_combat_successes_hit_the_target_in_its_kind_column(kind, crit, full):
     assert _combat([6, 6, 5, 4], target_kind=kind) == [(crit, "target", 6, kind, True)]
     assert _combat([4, 4, 4, 4], target_kind=kind) == [(full, "target", 5, kind, True)]
@@ -294,14 +345,19 @@ def test_combat_uses_dc_16_by_default():
     assert r.to_json()["params"]["dc"] is None
 
 
-@pytest.mark.parametrize("target,attacker,stun,backfoot", [
-    ("organic", "organic", "Stun", "Backfoot"),
-    ("inorganic", "organic", "Severe Rattle", "Backfoot"),
-    ("organic", "inorganic", "Stun", "Cosmetic Damage"),
-])
+@pytest.mark.parametrize(
+    "target,attacker,stun,backfoot",
+    [
+        ("organic", "organic", "Stun", "Backfoot"),
+        ("inorganic", "organic", "Severe Rattle", "Backfoot"),
+        ("organic", "inorganic", "Stun", "Cosmetic Damage"),
+    ],
+)
 def test_combat_partial_success_marks_both_sides(target, attacker, stun, backfoot):
     assert _combat([4, 4, 4, 2], target_kind=target, attacker_kind=attacker) == [
-        (stun, "target", 3, target, True), (backfoot, "attacker", -2, attacker, True)]
+        (stun, "target", 3, target, True),
+        (backfoot, "attacker", -2, attacker, True),
+    ]
 
 
 def test_combat_failure_is_nil():
@@ -325,6 +381,7 @@ def test_no_descriptors_outside_combat():
 
 # ---------------------------------------------------------------- params and CLI
 
+
 def test_adv_plus_3_is_refused_naming_allowed_values():
     with pytest.raises(ParamError) as e:
         m.Params(adv=(3,))
@@ -335,16 +392,19 @@ def test_adv_plus_3_is_refused_naming_allowed_values():
         m.net_advantage([1, 3])
 
 
-@pytest.mark.parametrize("kw,option", [
-    ({"position": "sideways"}, "--position"),
-    ({"effect": "huge"}, "--effect"),
-    ({"dc": "impossible"}, "--dc"),
-    ({"dc": 0}, "--dc"),
-    ({"dc": 16, "vs_bonus": 2}, "--vs-bonus"),
-    ({"vs_adv": (1,)}, "--vs-adv"),
-    ({"bonus": "lots"}, "--bonus"),
-    ({"combat": True, "attacker_kind": "ghost"}, "--attacker-kind"),
-])
+@pytest.mark.parametrize(
+    "kw,option",
+    [
+        ({"position": "sideways"}, "--position"),
+        ({"effect": "huge"}, "--effect"),
+        ({"dc": "impossible"}, "--dc"),
+        ({"dc": 0}, "--dc"),
+        ({"dc": 16, "vs_bonus": 2}, "--vs-bonus"),
+        ({"vs_adv": (1,)}, "--vs-adv"),
+        ({"bonus": "lots"}, "--bonus"),
+        ({"combat": True, "attacker_kind": "ghost"}, "--attacker-kind"),
+    ],
+)
 def test_bad_params_name_the_option(kw, option):
     with pytest.raises(ParamError) as e:
         m.Params(**kw)
@@ -363,18 +423,41 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def test_cli_options_become_params():
-    ns = _parser().parse_args(["--bonus", "+3", "--dc", "18", "--adv", "+1,+2,-1", "--position", "high",
-                               "--effect", "great", "--combat", "--target-kind", "inorganic"])
-    assert m.params_from_args(ns) == m.Params(bonus=3, dc=18, adv=(1, 2, -1), position="high", effect="great",
-                                              combat=True, target_kind="inorganic")
+    ns = _parser().parse_args(
+        [
+            "--bonus",
+            "+3",
+            "--dc",
+            "18",
+            "--adv",
+            "+1,+2,-1",
+            "--position",
+            "high",
+            "--effect",
+            "great",
+            "--combat",
+            "--target-kind",
+            "inorganic",
+        ]
+    )
+    assert m.params_from_args(ns) == m.Params(
+        bonus=3, dc=18, adv=(1, 2, -1), position="high", effect="great", combat=True, target_kind="inorganic"
+    )
     ns = _parser().parse_args(["--vs-bonus", "2", "--vs-adv=-1", "--adv=-2"])
     assert m.params_from_args(ns) == m.Params(vs_bonus=2, vs_adv=(-1,), adv=(-2,))
     assert m.params_from_args(_parser().parse_args([])) == m.Params()
 
 
-@pytest.mark.parametrize("argv,option", [(["--adv", "+3"], "--adv"), (["--adv", "+1,x"], "--adv"),
-                                         (["--bonus", "1.5"], "--bonus"), (["--vs-bonus", "?"], "--vs-bonus"),
-                                         (["--position", "up"], "--position")])
+@pytest.mark.parametrize(
+    "argv,option",
+    [
+        (["--adv", "+3"], "--adv"),
+        (["--adv", "+1,x"], "--adv"),
+        (["--bonus", "1.5"], "--bonus"),
+        (["--vs-bonus", "?"], "--vs-bonus"),
+        (["--position", "up"], "--position"),
+    ],
+)
 def test_cli_bad_input_is_a_param_error(argv, option):
     with pytest.raises(ParamError) as e:
         m.params_from_args(_parser().parse_args(argv))
@@ -388,12 +471,14 @@ def test_params_json_round_trip():
 
 # ---------------------------------------------------------------- initiative
 
+
 def test_initiative_is_4d6_plus_bonus():
     r = m.initiative(FixedDice([3, 4, 5, 6]), modifier=2)
     assert r.value == 20 and len(r.dice) == 4
 
 
 # ---------------------------------------------------------------- odds
+
 
 def test_plain_4d6_distribution():
     d = m.odds(m.Params())
@@ -403,16 +488,21 @@ def test_plain_4d6_distribution():
 
 
 def test_all_ones_chance_by_level():
-    assert m.kept_distribution(0)[4] == Fraction(1, 6 ** 4)
-    assert m.kept_distribution(2)[4] == Fraction(1, 6 ** 6)
+    assert m.kept_distribution(0)[4] == Fraction(1, 6**4)
+    assert m.kept_distribution(2)[4] == Fraction(1, 6**6)
     # at -2 four or more of the six dice must show 1
-    assert m.kept_distribution(-2)[4] == Fraction(15 * 25 + 6 * 5 + 1, 6 ** 6)
+    assert m.kept_distribution(-2)[4] == Fraction(15 * 25 + 6 * 5 + 1, 6**6)
 
 
 def test_tier_odds_include_the_all_ones_rule():
     d = m.odds(m.Params(dc=12, bonus=20))
-    assert dict(d.outcomes) == {"Critical Success": 1 - Fraction(1, 1296), "Full Success": 0,
-                                "Partial Success": 0, "Failure": 0, "Critical Failure": Fraction(1, 1296)}
+    assert dict(d.outcomes) == {
+        "Critical Success": 1 - Fraction(1, 1296),
+        "Full Success": 0,
+        "Partial Success": 0,
+        "Failure": 0,
+        "Critical Failure": Fraction(1, 1296),
+    }
     assert [label for label, _ in d.outcomes] == TIERS
 
 
@@ -421,8 +511,11 @@ def test_combat_odds_use_dc_16():
 
 
 def test_advantage_improves_the_odds():
-    full = [m.odds(m.Params(dc=16, adv=a)).outcome("Full Success") + m.odds(m.Params(dc=16, adv=a)).outcome(
-        "Critical Success") for a in [(-2,), (-1,), (), (1,), (2,)]]
+    full = [
+        m.odds(m.Params(dc=16, adv=a)).outcome("Full Success")
+        + m.odds(m.Params(dc=16, adv=a)).outcome("Critical Success")
+        for a in [(-2,), (-1,), (), (1,), (2,)]
+    ]
     assert full == sorted(full)
 
 
@@ -434,8 +527,8 @@ def test_symmetric_contest_odds():
     assert sum(o.values()) == 1
     # a tie: both 4d6 totals equal = sum of squared 4d6 probabilities, but for both all 1s
     ties = sum(p * p for _, p in m.odds(m.Params()).distribution)
-    assert o["Tie — Partial for both"] == ties - Fraction(1, 1296 ** 2)
-    assert o["Critical Failure for both (all 1s)"] == Fraction(1, 1296 ** 2)
+    assert o["Tie — Partial for both"] == ties - Fraction(1, 1296**2)
+    assert o["Critical Failure for both (all 1s)"] == Fraction(1, 1296**2)
 
 
 # ---------------------------------------------------------------- properties
@@ -470,8 +563,12 @@ def _contest(p: m.Params, vs_bonus: int | None, vs_adv: tuple) -> m.Params:
     return m.Params(**{**m.params_to_json(p), "dc": None, "vs_bonus": vs_bonus, "vs_adv": vs_adv})
 
 
-@given(params_st, st.one_of(st.none(), st.integers(-3, 8)), st.lists(st.sampled_from([1, 2, -1, -2]), max_size=2),
-       st.lists(st.integers(1, 6), min_size=12, max_size=12))
+@given(
+    params_st,
+    st.one_of(st.none(), st.integers(-3, 8)),
+    st.lists(st.sampled_from([1, 2, -1, -2]), max_size=2),
+    st.lists(st.integers(1, 6), min_size=12, max_size=12),
+)
 def test_rolls_keep_four_dice_and_round_trip(params, vs_bonus, vs_adv, faces):
     params = _contest(params, vs_bonus, tuple(vs_adv))
     r = m.roll(params, FixedDice(faces))
@@ -505,4 +602,4 @@ def test_kept_distribution_equals_enumerating_every_roll(level):
     for faces in itertools.product(range(1, 7), repeat=n):
         s = sorted(faces)
         counts[sum(s[-4:]) if level > 0 else sum(s[:4])] += 1
-    assert m.kept_distribution(level) == {k: Fraction(c, 6 ** n) for k, c in counts.items()}
+    assert m.kept_distribution(level) == {k: Fraction(c, 6**n) for k, c in counts.items()}

@@ -23,8 +23,21 @@ SEED_COLUMNS = {
     "2d3": {-4: 1.2, -3: 4.9, -2: 12.3, -1: 19.8, 0: 23.5, 1: 19.8, 2: 12.3, 3: 4.9, 4: 1.2},
     "custom": {-4: 2.7, -3: 5.6, -2: 13.9, -1: 16.7, 0: 22.2, 1: 16.7, 2: 13.9, 3: 5.6, 4: 2.7},
     "d20": {-4: 1.8, -3: 3.3, -2: 10.0, -1: 20.0, 0: 30.0, 1: 20.0, 2: 10.0, 3: 3.3, 4: 1.8},
-    "d20-open": {-6: 0.3, -5: 0.5, -4: 1.0, -3: 3.3, -2: 10.0, -1: 20.0, 0: 30.0, 1: 20.0, 2: 10.0,
-                 3: 3.3, 4: 1.0, 5: 0.5, 6: 0.3},
+    "d20-open": {
+        -6: 0.3,
+        -5: 0.5,
+        -4: 1.0,
+        -3: 3.3,
+        -2: 10.0,
+        -1: 20.0,
+        0: 30.0,
+        1: 20.0,
+        2: 10.0,
+        3: 3.3,
+        4: 1.0,
+        5: 0.5,
+        6: 0.3,
+    },
     "d30": {-4: 3.3, -3: 6.7, -2: 10.0, -1: 16.7, 0: 26.7, 1: 16.7, 2: 10.0, 3: 6.7, 4: 3.3},
     "d12": {-4: 2.1, -3: 4.9, -2: 12.5, -1: 18.8, 0: 23.6, 1: 18.8, 2: 12.5, 3: 4.9, 4: 2.1},
 }
@@ -37,7 +50,6 @@ def roll(dice, **kw):
     rec = fudge.roll(P(**kw), rng)
     assert rng.remaining == 0, "the roll used fewer dice than scripted"
     return rec
-
 
 
 def test_registered_under_its_rules_id():
@@ -78,48 +90,113 @@ def test_2d3_is_positive_pair_minus_negative_pair():
     assert rec.outcome == "+4" and roll([1, 2, 3, 2]).outcome == f"{MINUS}2" and roll([2, 2, 2, 2]).outcome == "0"
 
 
-@pytest.mark.parametrize("faces, printed, r", [([1, 1], [-2, -2], -4), ([3, 4], [0, 0], 0), ([6, 5], [2, 1], 3),
-                                              ([2, 6], [-1, 2], 1)])
+@pytest.mark.parametrize(
+    "faces, printed, r", [([1, 1], [-2, -2], -4), ([3, 4], [0, 0], 0), ([6, 5], [2, 1], 3), ([2, 6], [-1, 2], 1)]
+)
 def test_custom_dice(faces, printed, r):
     rec = roll(faces, method="custom")
     assert rec.value == r and rec.get("faces") == tuple(printed)
     assert [(d.role, d.sides) for d in rec.dice] == [("die", 6), ("die", 6)]
 
 
-@pytest.mark.parametrize("face, r", [(2, -2), (3, -2), (4, -1), (7, -1), (8, 0), (13, 0), (14, 1), (17, 1),
-                                     (18, 2), (19, 2)])
+@pytest.mark.parametrize(
+    "face, r", [(2, -2), (3, -2), (4, -1), (7, -1), (8, 0), (13, 0), (14, 1), (17, 1), (18, 2), (19, 2)]
+)
 def test_d20_table_without_reroll(face, r):
     for method in ("d20", "d20-open"):
         rec = roll([face], method=method)
         assert rec.value == r and [(d.role, d.sides) for d in rec.dice] == [("die", 20)]
 
 
-@pytest.mark.parametrize("dice, r", [([1, 1], -4), ([1, 7], -4), ([1, 8], -3), ([1, 20], -3),
-                                     ([20, 14], 4), ([20, 20], 4), ([20, 13], 3), ([20, 1], 3)])
+@pytest.mark.parametrize(
+    "dice, r",
+    [
+        ([1, 1], -4),
+        ([1, 7], -4),
+        ([1, 8], -3),
+        ([1, 20], -3),
+        ([20, 14], 4),
+        ([20, 20], 4),
+        ([20, 13], 3),
+        ([20, 1], 3),
+    ],
+)
 def test_d20_rerolls_ones_and_twenties(dice, r):
     rec = roll(dice, method="d20")
     assert rec.value == r
     assert [d.role for d in rec.dice] == ["die", "reroll"]
 
 
-@pytest.mark.parametrize("dice, r", [([20, 18], 5), ([20, 1], 3), ([20, 10], 3), ([20, 14], 4), ([20, 20], 6),
-                                     ([1, 1], -6), ([1, 3], -5), ([1, 7], -4), ([1, 8], -3), ([1, 20], -3)])
+@pytest.mark.parametrize(
+    "dice, r",
+    [
+        ([20, 18], 5),
+        ([20, 1], 3),
+        ([20, 10], 3),
+        ([20, 14], 4),
+        ([20, 20], 6),
+        ([1, 1], -6),
+        ([1, 3], -5),
+        ([1, 7], -4),
+        ([1, 8], -3),
+        ([1, 20], -3),
+    ],
+)
 def test_d20_open_adds_a_second_result_of_the_same_sign(dice, r):
     rec = roll(dice, method="d20-open")
     assert rec.value == r
     assert [d.role for d in rec.dice] == ["die", "reroll"]
 
 
-@pytest.mark.parametrize("face, r", [(1, -4), (2, -3), (3, -3), (4, -2), (6, -2), (7, -1), (11, -1), (12, 0),
-                                     (19, 0), (20, 1), (24, 1), (25, 2), (27, 2), (28, 3), (29, 3), (30, 4)])
+@pytest.mark.parametrize(
+    "face, r",
+    [
+        (1, -4),
+        (2, -3),
+        (3, -3),
+        (4, -2),
+        (6, -2),
+        (7, -1),
+        (11, -1),
+        (12, 0),
+        (19, 0),
+        (20, 1),
+        (24, 1),
+        (25, 2),
+        (27, 2),
+        (28, 3),
+        (29, 3),
+        (30, 4),
+    ],
+)
 def test_d30_table_edges(face, r):
     rec = roll([face], method="d30")
     assert rec.value == r and rec.dice[0].sides == 30
 
 
-@pytest.mark.parametrize("a, b, r", [(1, 12, -4), (1, 11, -4), (1, 10, -3), (1, 9, -3), (1, 8, -2), (1, 6, -2),
-                                     (1, 5, -1), (1, 3, -1), (1, 2, 0), (2, 1, 0), (3, 1, 1), (5, 1, 1),
-                                     (6, 1, 2), (8, 1, 2), (9, 1, 3), (10, 1, 3), (11, 1, 4), (12, 1, 4)])
+@pytest.mark.parametrize(
+    "a, b, r",
+    [
+        (1, 12, -4),
+        (1, 11, -4),
+        (1, 10, -3),
+        (1, 9, -3),
+        (1, 8, -2),
+        (1, 6, -2),
+        (1, 5, -1),
+        (1, 3, -1),
+        (1, 2, 0),
+        (2, 1, 0),
+        (3, 1, 1),
+        (5, 1, 1),
+        (6, 1, 2),
+        (8, 1, 2),
+        (9, 1, 3),
+        (10, 1, 3),
+        (11, 1, 4),
+        (12, 1, 4),
+    ],
+)
 def test_d12_difference_table_edges(a, b, r):
     rec = roll([a, b], method="d12")
     assert rec.value == r and rec.get("difference") == a - b
@@ -136,17 +213,43 @@ def test_unknown_method_lists_the_methods():
 # --------------------------------------------------------------------------- ladder
 
 
-@pytest.mark.parametrize("level, name", [(-3, "Terrible"), (-2, "Poor"), (-1, "Mediocre"), (0, "Fair"),
-                                         (1, "Good"), (2, "Great"), (3, "Superb"), (4, "Superb +1"),
-                                         (6, "Superb +3"), (-4, f"Terrible {MINUS}1"), (-5, f"Terrible {MINUS}2")])
+@pytest.mark.parametrize(
+    "level, name",
+    [
+        (-3, "Terrible"),
+        (-2, "Poor"),
+        (-1, "Mediocre"),
+        (0, "Fair"),
+        (1, "Good"),
+        (2, "Great"),
+        (3, "Superb"),
+        (4, "Superb +1"),
+        (6, "Superb +3"),
+        (-4, f"Terrible {MINUS}1"),
+        (-5, f"Terrible {MINUS}2"),
+    ],
+)
 def test_ladder_names(level, name):
     assert fudge.ladder_name(level) == name
     assert fudge.parse_level("--trait", name) == level
     assert fudge.parse_level("--trait", name.upper()) == level
 
 
-@pytest.mark.parametrize("text, level", [("great", 2), ("GOOD", 1), ("+2", 2), ("-1", -1), (f"{MINUS}3", -3),
-                                         ("0", 0), ("superb+1", 4), ("Terrible -1", -4), (5, 5), (" fair ", 0)])
+@pytest.mark.parametrize(
+    "text, level",
+    [
+        ("great", 2),
+        ("GOOD", 1),
+        ("+2", 2),
+        ("-1", -1),
+        (f"{MINUS}3", -3),
+        ("0", 0),
+        ("superb+1", 4),
+        ("Terrible -1", -4),
+        (5, 5),
+        (" fair ", 0),
+    ],
+)
 def test_parse_level_accepts_names_and_numbers(text, level):
     assert fudge.parse_level("--trait", text) == level
 
@@ -197,9 +300,21 @@ def combat(degree, offense=0, defense=0):
     return roll([12, 12], method="d30", trait=degree, vs_trait=0, combat=True, offense=offense, defense=defense)
 
 
-@pytest.mark.parametrize("damage, text", [(1, "Scratch"), (2, "Scratch"), (3, "Hurt"), (4, "Hurt"), (5, "Very Hurt"),
-                                          (6, "Very Hurt"), (7, "Incapacitated"), (8, "Incapacitated"),
-                                          (9, "Near Death"), (15, "Near Death")])
+@pytest.mark.parametrize(
+    "damage, text",
+    [
+        (1, "Scratch"),
+        (2, "Scratch"),
+        (3, "Hurt"),
+        (4, "Hurt"),
+        (5, "Very Hurt"),
+        (6, "Very Hurt"),
+        (7, "Incapacitated"),
+        (8, "Incapacitated"),
+        (9, "Near Death"),
+        (15, "Near Death"),
+    ],
+)
 def test_damage_on_the_wound_track(damage, text):
     rec = combat(damage)
     assert rec.get("hit") is True and rec.get("damage") == damage
@@ -207,9 +322,18 @@ def test_damage_on_the_wound_track(damage, text):
     assert desc.text == text and desc.wound is True and desc.amount == damage and desc.applies_to == "target"
 
 
-@pytest.mark.parametrize("degree, offense, defense, damage, text", [
-    (1, 2, 0, 3, "Hurt"), (2, 0, 1, 1, "Scratch"), (3, 3, 2, 4, "Hurt"), (1, 0, 1, 0, "No wound"),
-    (1, 0, 3, -2, "No wound"), (4, 5, 0, 9, "Near Death"), (2, 6, 0, 8, "Incapacitated")])
+@pytest.mark.parametrize(
+    "degree, offense, defense, damage, text",
+    [
+        (1, 2, 0, 3, "Hurt"),
+        (2, 0, 1, 1, "Scratch"),
+        (3, 3, 2, 4, "Hurt"),
+        (1, 0, 1, 0, "No wound"),
+        (1, 0, 3, -2, "No wound"),
+        (4, 5, 0, 9, "Near Death"),
+        (2, 6, 0, 8, "Incapacitated"),
+    ],
+)
 def test_damage_with_offense_and_defense(degree, offense, defense, damage, text):
     rec = combat(degree, offense, defense)
     assert rec.get("damage") == damage and rec.descriptor.text == text
@@ -232,9 +356,16 @@ def test_combat_without_an_opponent_trait_faces_a_fair_opponent():
 
 
 def test_the_wound_track_is_an_editable_table():
-    mine = parse_table({"name": "gritty", "kind": "bands", "bands": [
-        {"lo": None, "hi": 1, "value": {"text": "Graze", "wound": False}},
-        {"lo": 2, "hi": None, "value": "Down"}]})
+    mine = parse_table(
+        {
+            "name": "gritty",
+            "kind": "bands",
+            "bands": [
+                {"lo": None, "hi": 1, "value": {"text": "Graze", "wound": False}},
+                {"lo": 2, "hi": None, "value": "Down"},
+            ],
+        }
+    )
     tables = TableSet({"fudge-wounds": mine})
     rec = fudge.roll(P(method="d30", trait=1, combat=True), FixedDice([12, 12]), tables)
     assert rec.descriptor.text == "Graze" and rec.descriptor.wound is False and rec.descriptor.table == "gritty"
@@ -248,8 +379,7 @@ def test_the_wound_track_is_an_editable_table():
 def test_odds_with_a_trait_lists_levels_best_first():
     o = fudge.odds(P(method="d30", trait="Great"))
     labels = [label for label, _ in o.outcomes]
-    assert labels == ["Superb +3", "Superb +2", "Superb +1", "Superb", "Great", "Good", "Fair",
-                      "Mediocre", "Poor"]
+    assert labels == ["Superb +3", "Superb +2", "Superb +1", "Superb", "Great", "Good", "Fair", "Mediocre", "Poor"]
     assert o.outcome("Great") == Fraction(8, 30)
     assert sum(p for _, p in o.outcomes) == 1
 
@@ -287,15 +417,23 @@ def parse_cli(argv):
 
 
 def test_cli_options():
-    p = parse_cli(["--method", "d12", "--trait", "great", "--vs-trait", "Poor", "--offense", "2", "--defense", "-1",
-                   "--combat"])
+    p = parse_cli(
+        ["--method", "d12", "--trait", "great", "--vs-trait", "Poor", "--offense", "2", "--defense", "-1", "--combat"]
+    )
     assert p == P(method="d12", trait=2, vs_trait=-2, offense=2, defense=-1, combat=True)
     assert parse_cli([]) == P()
 
 
-@pytest.mark.parametrize("argv, option", [(["--method", "3d6"], "--method"), (["--trait", "Legendary"], "--trait"),
-                                          (["--vs-trait", "x"], "--vs-trait"), (["--offense", "lots"], "--offense"),
-                                          (["--defense", "1.5"], "--defense")])
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (["--method", "3d6"], "--method"),
+        (["--trait", "Legendary"], "--trait"),
+        (["--vs-trait", "x"], "--vs-trait"),
+        (["--offense", "lots"], "--offense"),
+        (["--defense", "1.5"], "--defense"),
+    ],
+)
 def test_bad_cli_input_is_a_one_line_param_error(argv, option):
     with pytest.raises(ParamError) as err:
         parse_cli(argv)
@@ -316,8 +454,15 @@ def test_result_within_the_method_range(data, method):
     assert fudge.distribution(method).get(rec.value, 0) > 0
 
 
-@given(st.data(), st.sampled_from(fudge.METHODS), st.none() | st.integers(-5, 5), st.none() | st.integers(-5, 5),
-       st.booleans(), st.integers(-3, 3), st.integers(-3, 3))
+@given(
+    st.data(),
+    st.sampled_from(fudge.METHODS),
+    st.none() | st.integers(-5, 5),
+    st.none() | st.integers(-5, 5),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.integers(-3, 3),
+)
 def test_json_round_trip(data, method, trait, vs, is_combat, offense, defense):
     params = P(method=method, trait=trait, vs_trait=vs, combat=is_combat, offense=offense, defense=defense)
     assert fudge.params_from_json(json.loads(json.dumps(fudge.params_to_json(params)))) == params

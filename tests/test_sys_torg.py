@@ -32,7 +32,6 @@ def roles(rec):
     return [d.role for d in rec.dice]
 
 
-
 # --------------------------------------------------------------------------- the pair
 
 
@@ -161,7 +160,10 @@ def test_cancel_removes_the_latest_possibility_chain():
     cancelled = torg.cancel_possibility(rec)
     assert cancelled.value == 2 and cancelled.get("cancelled") == 1
     assert cancelled.get("possibilities") == 2  # both were spent
-    assert [(d["value"], d["role"]) for d in cancelled.get("cancelled_dice")] == [(10, "possibility"), (4, "possibility")]
+    assert [(d["value"], d["role"]) for d in cancelled.get("cancelled_dice")] == [
+        (10, "possibility"),
+        (4, "possibility"),
+    ]
     assert [d.value for d in cancelled.dice] == [5, 1, 3]
     twice = torg.cancel_possibility(RollRecord.from_json(json.loads(cancelled.dumps())))
     assert twice.value == -1 and twice.get("cancelled") == 2 and len(twice.get("cancelled_dice")) == 3
@@ -193,13 +195,16 @@ def test_session_moves_refuse_another_systems_record():
 # --------------------------------------------------------------------------- disconnection
 
 
-@pytest.mark.parametrize("case, hot, cold, expected", [
-    ("1-case", 8, 7, True),    # −7
-    ("1-case", 7, 6, False),   # −6
-    ("4-case", 5, 4, True),    # −4
-    ("4-case", 4, 3, False),   # −3
-    ("4-case", 3, 4, False),   # +3
-])
+@pytest.mark.parametrize(
+    "case, hot, cold, expected",
+    [
+        ("1-case", 8, 7, True),  # −7
+        ("1-case", 7, 6, False),  # −6
+        ("4-case", 5, 4, True),  # −4
+        ("4-case", 4, 3, False),  # −3
+        ("4-case", 3, 4, False),  # +3
+    ],
+)
 def test_disconnection_thresholds(case, hot, cold, expected):
     rec = roll([hot, cold], contradiction=case)
     assert rec.get("disconnection") is expected
@@ -212,15 +217,41 @@ def test_no_contradiction_no_disconnection_field():
 
 # --------------------------------------------------------------------------- combat
 
-ROWS = {-1: ("Nil", "Nil"), 1: ("Backfoot", "Cosmetic Injury"), 2: ("Knockback", "Rattle"),
-        3: ("Stun", "Severe Rattle"), 4: ("Severe Stun", "Programme Damage"), 5: ("Wound", "Peripheral Damage"),
-        6: ("Severe Wound", "Programme Destruction"), 8: ("Mortal Wound", "Attribute Damage"),
-        10: ("Fatal Wound", "Attribute Loss x 2")}
+ROWS = {
+    -1: ("Nil", "Nil"),
+    1: ("Backfoot", "Cosmetic Injury"),
+    2: ("Knockback", "Rattle"),
+    3: ("Stun", "Severe Rattle"),
+    4: ("Severe Stun", "Programme Damage"),
+    5: ("Wound", "Peripheral Damage"),
+    6: ("Severe Wound", "Programme Destruction"),
+    8: ("Mortal Wound", "Attribute Damage"),
+    10: ("Fatal Wound", "Attribute Loss x 2"),
+}
 
 
-@pytest.mark.parametrize("points, row", [
-    (-30, -1), (-1, -1), (0, 1), (1, 2), (2, 2), (3, 3), (4, 3), (5, 4), (6, 4), (7, 5), (8, 5),
-    (9, 6), (11, 6), (12, 8), (14, 8), (15, 10), (40, 10)])
+@pytest.mark.parametrize(
+    "points, row",
+    [
+        (-30, -1),
+        (-1, -1),
+        (0, 1),
+        (1, 2),
+        (2, 2),
+        (3, 3),
+        (4, 3),
+        (5, 4),
+        (6, 4),
+        (7, 5),
+        (8, 5),
+        (9, 6),
+        (11, 6),
+        (12, 8),
+        (14, 8),
+        (15, 10),
+        (40, 10),
+    ],
+)
 @pytest.mark.parametrize("kind", ["organic", "inorganic"])
 def test_combat_result_points_pick_the_row(points, row, kind):
     rec = roll([5, 5], skill=points, difficulty=0, combat=True, target_kind=kind)  # bonus 0
@@ -240,8 +271,13 @@ def test_combat_needs_a_difficulty():
 
 
 def test_combat_rows_are_an_editable_table():
-    mine = parse_table({"name": "my-rows", "kind": "bands",
-                        "bands": [{"lo": None, "hi": 4, "value": -1}, {"lo": 5, "hi": None, "value": 10}]})
+    mine = parse_table(
+        {
+            "name": "my-rows",
+            "kind": "bands",
+            "bands": [{"lo": None, "hi": 4, "value": -1}, {"lo": 5, "hi": None, "value": 10}],
+        }
+    )
     tables = TableSet({"torg-combat-rows": mine})
     rec = torg.roll(P(skill=4, difficulty=0, combat=True), FixedDice([5, 5]), tables)
     assert rec.descriptor.text == "Nil"
@@ -270,18 +306,51 @@ def parse_cli(argv):
 
 
 def test_cli_options():
-    p = parse_cli(["--stymied", "--up", "--possibilities", "2", "--ord-no-reroll", "--skill", "8",
-                   "--difficulty", "+10", "--contradiction", "4-case", "--combat", "--target-kind", "inorganic"])
-    assert p == P(stymied=True, up=True, possibilities=2, ord_no_reroll=True, skill=8, difficulty=10,
-                  contradiction="4-case", combat=True, target_kind="inorganic")
+    p = parse_cli(
+        [
+            "--stymied",
+            "--up",
+            "--possibilities",
+            "2",
+            "--ord-no-reroll",
+            "--skill",
+            "8",
+            "--difficulty",
+            "+10",
+            "--contradiction",
+            "4-case",
+            "--combat",
+            "--target-kind",
+            "inorganic",
+        ]
+    )
+    assert p == P(
+        stymied=True,
+        up=True,
+        possibilities=2,
+        ord_no_reroll=True,
+        skill=8,
+        difficulty=10,
+        contradiction="4-case",
+        combat=True,
+        target_kind="inorganic",
+    )
     assert parse_cli([]) == P()
 
 
-@pytest.mark.parametrize("argv, option", [
-    (["--possibilities", "x"], "--possibilities"), (["--possibilities", "-1"], "--possibilities"),
-    (["--possibilities", "11"], "--possibilities"), (["--skill", "ten"], "--skill"),
-    (["--difficulty", "1.5"], "--difficulty"), (["--contradiction", "2-case"], "--contradiction"),
-    (["--combat"], "--difficulty"), (["--combat", "--difficulty", "8", "--target-kind", "robot"], "--target-kind")])
+@pytest.mark.parametrize(
+    "argv, option",
+    [
+        (["--possibilities", "x"], "--possibilities"),
+        (["--possibilities", "-1"], "--possibilities"),
+        (["--possibilities", "11"], "--possibilities"),
+        (["--skill", "ten"], "--skill"),
+        (["--difficulty", "1.5"], "--difficulty"),
+        (["--contradiction", "2-case"], "--contradiction"),
+        (["--combat"], "--difficulty"),
+        (["--combat", "--difficulty", "8", "--target-kind", "robot"], "--target-kind"),
+    ],
+)
 def test_bad_cli_input_is_a_one_line_param_error(argv, option):
     with pytest.raises(ParamError) as err:
         parse_cli(argv)
@@ -310,8 +379,14 @@ def test_initiative_is_bonus_plus_dexterity():
 
 
 OPTION_SETS = [
-    {}, {"stymied": True}, {"ord_no_reroll": True}, {"up": True}, {"stymied": True, "up": True},
-    {"possibilities": 1}, {"possibilities": 2, "up": True}, {"possibilities": 3, "stymied": True, "up": True},
+    {},
+    {"stymied": True},
+    {"ord_no_reroll": True},
+    {"up": True},
+    {"stymied": True, "up": True},
+    {"possibilities": 1},
+    {"possibilities": 2, "up": True},
+    {"possibilities": 3, "stymied": True, "up": True},
     {"possibilities": 10, "up": True},
 ]
 
@@ -354,7 +429,9 @@ def _brute(kw, depth):
     return out, cut
 
 
-@pytest.mark.parametrize("kw", [{}, {"up": True}, {"stymied": True, "possibilities": 1}, {"ord_no_reroll": True, "up": True}])
+@pytest.mark.parametrize(
+    "kw", [{}, {"up": True}, {"stymied": True, "possibilities": 1}, {"ord_no_reroll": True, "up": True}]
+)
 def test_odds_agree_with_enumerating_every_roll(kw):
     brute, cut = _brute(kw, 4)
     o = torg.odds(P(**kw))
@@ -368,10 +445,10 @@ def test_odds_outcomes_success_failure_disconnection():
     success, failure, disc = o.outcome("Success"), o.outcome("Failure"), o.outcome("Disconnection")
     assert [label for label, _ in o.outcomes] == ["Success", "Failure", "Disconnection"]
     assert success + failure + o.tail == 1
-    assert abs(success - Fraction(55, 100)) < Fraction(1, 10**12)   # bonus ≥ 0
-    assert abs(disc - Fraction(21, 100)) < Fraction(1, 10**12)      # bonus ≤ −4
+    assert abs(success - Fraction(55, 100)) < Fraction(1, 10**12)  # bonus ≥ 0
+    assert abs(disc - Fraction(21, 100)) < Fraction(1, 10**12)  # bonus ≤ −4
     one = torg.odds(P(contradiction="1-case")).outcome("Disconnection")
-    assert abs(one - Fraction(6, 100)) < Fraction(1, 10**12)         # bonus ≤ −7
+    assert abs(one - Fraction(6, 100)) < Fraction(1, 10**12)  # bonus ≤ −7
 
 
 def test_odds_combat_rows_best_first():
@@ -385,8 +462,12 @@ def test_odds_combat_rows_best_first():
 
 
 def test_odds_are_fast_after_warm_up():
-    queries = [P(**kw, skill=s, difficulty=10, contradiction=c)
-               for kw in OPTION_SETS[:8] for s in (8, 10, 12) for c in (None, "4-case")]
+    queries = [
+        P(**kw, skill=s, difficulty=10, contradiction=c)
+        for kw in OPTION_SETS[:8]
+        for s in (8, 10, 12)
+        for c in (None, "4-case")
+    ]
     for q in queries:
         torg.odds(q)
     times = []

@@ -15,8 +15,9 @@ from gmdesk.core.tables import BandTable, DescriptorTable, TableSet, builtin_nam
 
 def test_every_builtin_table_loads():
     names = builtin_names()
-    assert {"4d2-combat", "4d2-maneuver", "4d2-outcomes", "torg-combat-rows", "fudge-wounds",
-            "4d6-combat-rows"} <= set(names)
+    assert {"4d2-combat", "4d2-maneuver", "4d2-outcomes", "torg-combat-rows", "fudge-wounds", "4d6-combat-rows"} <= set(
+        names
+    )
     for name in names:
         assert isinstance(load_builtin(name), (DescriptorTable, BandTable))
 
@@ -32,14 +33,17 @@ def test_combat_table_matches_the_seed_rows():
     assert t.lookup(0, "organic") == "Ongoing combat story"
 
 
-@pytest.mark.parametrize("content,problem", [
-    ("{not json", "not valid JSON"),
-    ('[1, 2]', "must be a JSON object"),
-    ('{"name": "x", "columns": ["organic"], "rows": {"ten": ["A"]}}', "not a whole number"),
-    ('{"name": "x", "columns": ["organic", "inorganic"], "rows": {"1": ["A"]}}', "must list 2 text"),
-    ('{"name": "", "columns": ["a"], "rows": {"1": ["A"]}}', "'name'"),
-    ('{"name": "x", "kind": "bands", "bands": [{"lo": 3, "hi": 1, "value": 1}]}', "lo 3 above hi 1"),
-])
+@pytest.mark.parametrize(
+    "content,problem",
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "must be a JSON object"),
+        ('{"name": "x", "columns": ["organic"], "rows": {"ten": ["A"]}}', "not a whole number"),
+        ('{"name": "x", "columns": ["organic", "inorganic"], "rows": {"1": ["A"]}}', "must list 2 text"),
+        ('{"name": "", "columns": ["a"], "rows": {"1": ["A"]}}', "'name'"),
+        ('{"name": "x", "kind": "bands", "bands": [{"lo": 3, "hi": 1, "value": 1}]}', "lo 3 above hi 1"),
+    ],
+)
 def test_bad_gm_table_is_refused_with_file_and_problem(tmp_path, content, problem):
     f = tmp_path / "mine.json"
     f.write_text(content)
@@ -70,9 +74,14 @@ def test_gm_table_takes_effect_in_a_roll(tmp_path):
 
 def test_cli_table_option(tmp_path):
     f = _gm_table(tmp_path)
-    out = subprocess.run([sys.executable, "-m", "gmdesk", "roll", "4d2", "--combat", "--seed", "1", "--json",
-                          "--table", f"combat={f}"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "gmdesk", "roll", "4d2", "--combat", "--seed", "1", "--json", "--table", f"combat={f}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert json.loads(out)["descriptor"]["text"].startswith(("Ouch", "Clank"))
-    bad = subprocess.run([sys.executable, "-m", "gmdesk", "roll", "4d2", "--table", "nonsense"],
-                         capture_output=True, text=True)
+    bad = subprocess.run(
+        [sys.executable, "-m", "gmdesk", "roll", "4d2", "--table", "nonsense"], capture_output=True, text=True
+    )
     assert bad.returncode == 2 and "--table" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1

@@ -9,18 +9,32 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
+    SMALL,
+    dialog,
+    main_screen,
+    make_app,
+    make_save,
+    notes,
+    press,
+    quick_odds,
+    saved,
+    screen_text,
+    settle,
+)
 from textual.widgets import Input, Select
 
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session
-from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
-    SMALL, dialog, main_screen, make_app, make_save, notes, press, quick_odds, saved, screen_text, settle,
-)
 from gmdesk.tui.screens.confirm import FormDialog, InputDialog
 from gmdesk.tui.screens.roll import RollDialog
 
-CAST = [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}, {"name": "Cid", "side": "NPC"},
-        {"name": "Dee", "side": "NPC"}]
+CAST = [
+    {"name": "Kara"},
+    {"name": "Bruno", "side": "NPC"},
+    {"name": "Cid", "side": "NPC"},
+    {"name": "Dee", "side": "NPC"},
+]
 ORDER = {"Kara": 10, "Bruno": 8, "Cid": 6, "Dee": 4}
 
 
@@ -61,7 +75,7 @@ async def test_the_unconscious_and_the_dead_get_no_turn_and_no_roll(tmp_path: Pa
         s.apply({"type": "character.edit", "id": ids["Cid"], "fields": {"dead": True}})
     app = make_app(path)
     async with app.run_test(size=SMALL) as pilot:
-        screen = await main_screen(pilot)
+        await main_screen(pilot)
         text = screen_text(app)
         assert "UNC" in text and "DEAD" in text  # marked in the order
         await press(pilot, "n")  # Kara's turn ends: Bruno and Cid are passed over
@@ -136,8 +150,9 @@ async def test_the_attack_target_is_the_last_one_if_not_dead_else_the_next_stand
 
 
 async def test_joining_rolls_a_logged_initiative_and_i_numbers_its_rolls(tmp_path: Path) -> None:
-    path, ids = make_save(tmp_path, "4d6", [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"},
-                                            {"name": "Cid"}], initiative={"Kara": 12})
+    path, ids = make_save(
+        tmp_path, "4d6", [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}, {"name": "Cid"}], initiative={"Kara": 12}
+    )
     # Bruno joins with 4d6 = 6 5 4 3 = 18; then i: Bruno 1 1 1 1 = 4, Kara 2 2 2 2 = 8, Cid 3 3 3 3 = 12
     app = make_app(path, rng=FixedDice([6, 5, 4, 3, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]))
     async with app.run_test(size=SMALL) as pilot:
@@ -165,7 +180,10 @@ async def test_joining_rolls_a_logged_initiative_and_i_numbers_its_rolls(tmp_pat
             assert f"#{seq + 1}.{k} {name}: 4d6 {value}" in text
     state = saved(path)
     assert [(state.characters[c.char_id].name, c.initiative) for c in state.encounter.order] == [
-        ("Cid", 12), ("Kara", 8), ("Bruno", 4)]
+        ("Cid", 12),
+        ("Kara", 8),
+        ("Bruno", 4),
+    ]
 
 
 async def test_fudge_initiative_with_the_sessions_method_and_ladder_names(tmp_path: Path) -> None:
@@ -190,5 +208,7 @@ async def test_fudge_initiative_with_the_sessions_method_and_ladder_names(tmp_pa
         assert app.screen is not form
     state = saved(path)
     assert [(state.characters[c.char_id].name, c.initiative) for c in state.encounter.order] == [
-        ("Aldric", 2), ("Bandit", -2)]
+        ("Aldric", 2),
+        ("Bandit", -2),
+    ]
     assert state.rolls[-1].record.params["method"] == "d20-open"

@@ -9,14 +9,26 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
+    LARGE,
+    SMALL,
+    dialog,
+    main_screen,
+    make_app,
+    make_save,
+    notes,
+    odds_ready,
+    palette,
+    press,
+    quick_odds,
+    saved,
+    screen_text,
+    settle,
+)
 from textual.widgets import Input, Select
 
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session
-from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
-    LARGE, SMALL, dialog, main_screen, make_app, make_save, notes, odds_ready, palette, press, quick_odds,
-    saved, screen_text, settle,
-)
 from gmdesk.tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog
 from gmdesk.tui.screens.roll import RollDialog
 
@@ -159,8 +171,12 @@ async def test_attack_1d6x4_missing_item_fails_automatically(tmp_path: Path) -> 
 
 
 async def test_attack_torg_spend_and_cancel_a_possibility(tmp_path: Path) -> None:
-    path, ids = fighters("torg-2d10", tmp_path, kara={"reality_rated": True, "possibilities": 3},
-                         bruno={"reality_rated": True, "possibilities": 2})
+    path, ids = fighters(
+        "torg-2d10",
+        tmp_path,
+        kara={"reality_rated": True, "possibilities": 3},
+        bruno={"reality_rated": True, "possibilities": 2},
+    )
     # hot 3, cold 8 → +3; skill 12 vs defense 10 → 5 result points → Severe Stun;
     # a Possibility die 7 → +10 → 12 result points → Mortal Wound
     app = make_app(path, rng=FixedDice([3, 8, 7]))
@@ -191,8 +207,12 @@ async def test_attack_torg_spend_and_cancel_a_possibility(tmp_path: Path) -> Non
 
 
 async def test_torg_cancel_refused_without_a_spend_and_buy_off(tmp_path: Path) -> None:
-    path, ids = fighters("torg-2d10", tmp_path, kara={"reality_rated": True, "possibilities": 3},
-                         bruno={"reality_rated": True, "possibilities": 2})
+    path, ids = fighters(
+        "torg-2d10",
+        tmp_path,
+        kara={"reality_rated": True, "possibilities": 3},
+        bruno={"reality_rated": True, "possibilities": 2},
+    )
     app = make_app(path, rng=FixedDice([3, 8]))
     async with app.run_test(size=LARGE) as pilot:
         screen = await main_screen(pilot)

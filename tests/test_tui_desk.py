@@ -9,11 +9,11 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from test_tui_main import SMALL, main_screen, make_app, make_save, notes, press, saved, screen_text, settle
 from textual import events
 from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
 from textual.widgets import Input
 
-from test_tui_main import SMALL, main_screen, make_app, make_save, notes, press, saved, screen_text, settle
 from gmdesk.tui.widgets.character import CharacterTable
 
 
@@ -51,11 +51,17 @@ def row_index(pane: Any, kind: str, key: Any) -> int:
 
 # ------------------------------------------------------------------------ point 28
 
+
 async def test_typing_after_adding_a_source_never_fires_the_screen_keys(tmp_path: Path) -> None:
     """After adding a source the cursor is back on "+ add advantage"; typing ``Mud -2``
     there starts the next source — it used to run Undo (u), Delay (d), Leave (-)."""
-    path, ids = make_save(tmp_path, "4d6", [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}],
-                          initiative={"Kara": 12, "Bruno": 8}, start=True)
+    path, ids = make_save(
+        tmp_path,
+        "4d6",
+        [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}],
+        initiative={"Kara": 12, "Bruno": 8},
+        start=True,
+    )
     app = make_app(path)
     async with app.run_test(size=SMALL) as pilot:
         screen = await main_screen(pilot)
@@ -95,8 +101,13 @@ async def test_typing_after_adding_a_source_never_fires_the_screen_keys(tmp_path
 
 
 async def test_removals_say_what_happened_and_how_to_undo(tmp_path: Path) -> None:
-    path, ids = make_save(tmp_path, "4d6", [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}],
-                          initiative={"Kara": 12, "Bruno": 8}, start=True)
+    path, ids = make_save(
+        tmp_path,
+        "4d6",
+        [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}],
+        initiative={"Kara": 12, "Bruno": 8},
+        start=True,
+    )
     from gmdesk.core.session import Session
 
     with Session.open(path) as s:
@@ -167,8 +178,10 @@ async def test_the_character_pane_shows_only_what_the_system_uses(tmp_path: Path
 
 
 async def test_sheet_use_counts_fit_at_80_columns(tmp_path: Path) -> None:
-    sheet = ("Kara\nDescriptor          Default  Current\nFitness             +1       -1\n"
-             "Healing Ability     +2 (3)   +2 (2)\n")
+    sheet = (
+        "Kara\nDescriptor          Default  Current\nFitness             +1       -1\n"
+        "Healing Ability     +2 (3)   +2 (2)\n"
+    )
     path, ids = make_save(tmp_path, "1d6x4", [{"name": "Kara", "sheet": sheet}])
     app = make_app(path)
     async with app.run_test(size=SMALL) as pilot:
@@ -184,10 +197,11 @@ async def test_sheet_use_counts_fit_at_80_columns(tmp_path: Path) -> None:
 
 # ------------------------------------------------------------------------ point 17
 
-async def test_help_scrolls_to_its_end_at_80x24(tmp_path: Path) -> None:
-    from gmdesk.tui.screens.help import HelpScreen
 
+async def test_help_scrolls_to_its_end_at_80x24(tmp_path: Path) -> None:
     from test_tui_main import dialog
+
+    from gmdesk.tui.screens.help import HelpScreen
 
     path, _ = make_save(tmp_path, "4d2", [{"name": "Kara"}])
     app = make_app(path)
@@ -208,11 +222,11 @@ async def test_help_scrolls_to_its_end_at_80x24(tmp_path: Path) -> None:
 
 
 async def test_help_from_the_picker_shows_the_pickers_keys(tmp_path: Path) -> None:
+    from test_tui_main import dialog
+
     from gmdesk.tui.app import GmdeskApp
     from gmdesk.tui.screens.help import HelpScreen
     from gmdesk.tui.screens.picker import PickerScreen
-
-    from test_tui_main import dialog
 
     make_save(tmp_path, "4d2", [{"name": "Kara"}])
     app = GmdeskApp(tmp_path / "saves", examples_dir=tmp_path / "no-examples")
@@ -230,15 +244,16 @@ async def test_help_from_the_picker_shows_the_pickers_keys(tmp_path: Path) -> No
 
 # ------------------------------------------------------------------------ point 33
 
+
 async def test_deleting_a_session_open_elsewhere_says_who_holds_it(tmp_path: Path) -> None:
     import os
     import socket
 
+    from test_tui_main import dialog
+
     from gmdesk.core.session import Session
     from gmdesk.tui.app import GmdeskApp
     from gmdesk.tui.screens.picker import PickerScreen
-
-    from test_tui_main import dialog
 
     path, _ = make_save(tmp_path, "4d2", [{"name": "Kara"}])
     app = GmdeskApp(tmp_path / "saves", examples_dir=tmp_path / "no-examples")
@@ -252,8 +267,10 @@ async def test_deleting_a_session_open_elsewhere_says_who_holds_it(tmp_path: Pat
             await until(pilot, lambda: isinstance(app.screen, PickerScreen) and "not deleted" in pk.status_text)
             await settle(pilot)
             status = pk.status_text
-            assert f"Table was not deleted: it is open in gmdesk (pid {os.getpid()} on {socket.gethostname()}, " \
-                   "since " in status
+            assert (
+                f"Table was not deleted: it is open in gmdesk (pid {os.getpid()} on {socket.gethostname()}, "
+                "since " in status
+            )
             assert "Close it there first." in status
             assert "not deleted" in screen_text(app)
     assert path.exists()
@@ -261,6 +278,7 @@ async def test_deleting_a_session_open_elsewhere_says_who_holds_it(tmp_path: Pat
 
 async def test_removing_a_character_selects_its_neighbour(tmp_path: Path) -> None:
     from test_tui_main import dialog, palette
+
     from gmdesk.tui.screens.confirm import ConfirmDialog
 
     path, ids = make_save(tmp_path, "4d2", [{"name": n} for n in ("Ann", "Bob", "Cid", "Dee")])
@@ -287,8 +305,10 @@ async def test_removing_a_character_selects_its_neighbour(tmp_path: Path) -> Non
 
 # ------------------------------------------------------------------------ point 21
 
-def _entry(path: Path, system: str, params: Any, dice: list[int], actor: str, target: str | None,
-           combat: bool = False) -> Any:
+
+def _entry(
+    path: Path, system: str, params: Any, dice: list[int], actor: str, target: str | None, combat: bool = False
+) -> Any:
     from gmdesk.core.dice import FixedDice
     from gmdesk.core.session import Session
 
@@ -306,9 +326,15 @@ def test_log_lines_put_what_matters_first_and_the_dice_last(tmp_path: Path) -> N
     people = [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}]
     # 1d6x4 attack, two-way: attack die 4 (+2 → 18), defense die 2 (+1 → 9), damage d6 = 5
     path, ids = make_save(tmp_path / "a", "1d6x4", people)
-    entry, names = _entry(path, "1d6x4", one_d6_x4.Params(bonus=2, vs_bonus=1, combat=True, test="Slingshot",
-                                                          vs_test="Dodge"), [4, 2, 5], ids["Kara"], ids["Bruno"],
-                          combat=True)
+    entry, names = _entry(
+        path,
+        "1d6x4",
+        one_d6_x4.Params(bonus=2, vs_bonus=1, combat=True, test="Slingshot", vs_test="Dodge"),
+        [4, 2, 5],
+        ids["Kara"],
+        ids["Bruno"],
+        combat=True,
+    )
     line = entry_line(entry, names)
     assert line.startswith(f"#{entry.seq} Kara → Bruno: 1d6x4 18 Attacker prevails vs 9 → Wound −5 Vitality [")
     assert line.endswith("[attack 4 | defense 2 | damage 5]")
@@ -318,16 +344,20 @@ def test_log_lines_put_what_matters_first_and_the_dice_last(tmp_path: Path) -> N
     assert "attack 4 | defense 2 | damage 5" in breakdown
     # fudge opposed: both levels and the opponent's dice
     path, ids = make_save(tmp_path / "f", "fudge", people)
-    entry, names = _entry(path, "fudge", fudge.Params(trait="Good", vs_trait="Fair"), [1, 2, 2, 1, 3, 1, 1, 1],
-                          ids["Kara"], ids["Bruno"])
+    entry, names = _entry(
+        path, "fudge", fudge.Params(trait="Good", vs_trait="Fair"), [1, 2, 2, 1, 3, 1, 1, 1], ids["Kara"], ids["Bruno"]
+    )
     line = entry_line(entry, names)
     # own dice +0 (1 2 − 2 1) on Good; the opponent's +2 (3 1 − 1 1) on Fair: Great
-    assert line == (f"#{entry.seq} Kara → Bruno: fudge +0 Loses by 1 (Good vs Great) "
-                    "[positive 1 2 | negative −2 −1 | vs positive 3 1 | negative −1 −1]")
+    assert line == (
+        f"#{entry.seq} Kara → Bruno: fudge +0 Loses by 1 (Good vs Great) "
+        "[positive 1 2 | negative −2 −1 | vs positive 3 1 | negative −1 −1]"
+    )
     # 4d6 contest: the opponent's total
     path, ids = make_save(tmp_path / "c", "4d6", people)
-    entry, names = _entry(path, "4d6", core_4d6.Params(bonus=2, vs_bonus=1), [3, 4, 5, 6, 1, 2, 3, 4],
-                          ids["Kara"], ids["Bruno"])
+    entry, names = _entry(
+        path, "4d6", core_4d6.Params(bonus=2, vs_bonus=1), [3, 4, 5, 6, 1, 2, 3, 4], ids["Kara"], ids["Bruno"]
+    )
     line = entry_line(entry, names)
     assert line.startswith(f"#{entry.seq} Kara → Bruno: 4d6 20 Decisive victory vs 11")
     assert line.endswith("[3 4 5 6 | vs 1 2 3 4]")
@@ -335,11 +365,12 @@ def test_log_lines_put_what_matters_first_and_the_dice_last(tmp_path: Path) -> N
 
 # ------------------------------------------------------------------------ point 24
 
+
 async def test_the_player_view_shows_the_clocks(tmp_path: Path) -> None:
+    from test_tui_player import shown
+
     from gmdesk.core.session import Session
     from gmdesk.tui.screens.player import PlayerApp
-
-    from test_tui_player import shown
 
     path, ids = make_save(tmp_path, "4d6", [{"name": "Kara"}], initiative={"Kara": 12}, start=True)
     with Session.open(path) as s:

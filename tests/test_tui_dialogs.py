@@ -9,15 +9,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_tui_combat import BRUNO_SHEET, KARA_SHEET, fighters
+from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
+    SMALL,
+    dialog,
+    main_screen,
+    make_app,
+    make_save,
+    notes,
+    press,
+    quick_odds,
+    saved,
+    screen_text,
+    settle,
+)
 from textual.widgets import Checkbox, Input, Select
 
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session import EventError, Session
-from test_tui_combat import BRUNO_SHEET, KARA_SHEET, fighters
-from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
-    SMALL, dialog, main_screen, make_app, make_save, notes, press, quick_odds, saved, screen_text, settle,
-)
 from gmdesk.tui.screens.confirm import FormDialog, InputDialog
 from gmdesk.tui.screens.dialog import DialogHint, ui_message
 from gmdesk.tui.screens.roll import RollDialog
@@ -28,6 +38,7 @@ def hint(screen: Any) -> str:
 
 
 # --------------------------------------------------------------------------- 16: Enter
+
 
 async def test_healing_dialog_heals_with_enter_from_its_dropdown(tmp_path: Path) -> None:
     path, ids = fighters("1d6x4", tmp_path, kara={"sheet": KARA_SHEET}, bruno={"sheet": BRUNO_SHEET})
@@ -114,26 +125,39 @@ async def test_the_hint_names_the_keys_of_the_keymap(tmp_path: Path) -> None:
 
 # --------------------------------------------------------------- 18: errors name the field
 
+
 def test_ui_message_names_fields_by_their_labels() -> None:
     labels = {"difficulty": "Difficulty", "bonus": "Extra bonus", "vs_bonus": "Defender bonus (two-way)"}
     err = ParamError("--difficulty", "--combat needs --difficulty (the target's defense value)")
     assert ui_message(err, labels) == "Difficulty: an attack needs Difficulty (the target's defense value)"
-    assert ui_message(ParamError("--bonus", "must be a whole number (got 'x')"), labels) == \
-        "Extra bonus: must be a whole number (got 'x')"
-    assert ui_message(ParamError("--defender-takes-14", "needs --vs-bonus"), labels) == \
-        "defender takes 14: needs Defender bonus"
+    assert (
+        ui_message(ParamError("--bonus", "must be a whole number (got 'x')"), labels)
+        == "Extra bonus: must be a whole number (got 'x')"
+    )
+    assert (
+        ui_message(ParamError("--defender-takes-14", "needs --vs-bonus"), labels)
+        == "defender takes 14: needs Defender bonus"
+    )
     refused = EventError("Kara has no Possibility to spend", "possibility.spend")
     assert ui_message(refused) == "Kara has no Possibility to spend"
-    assert ui_message(EventError("halves: must not be 0", "clock.tick"), {"halves": "Half segments"}) == \
-        "Half segments: must not be 0"
-    assert ui_message(EventError("roll: no roll #4 in the log (or it was undone)", "possibility.spend")) == \
-        "no roll #4 in the log (or it was undone)"
+    assert (
+        ui_message(EventError("halves: must not be 0", "clock.tick"), {"halves": "Half segments"})
+        == "Half segments: must not be 0"
+    )
+    assert (
+        ui_message(EventError("roll: no roll #4 in the log (or it was undone)", "possibility.spend"))
+        == "no roll #4 in the log (or it was undone)"
+    )
 
 
 async def test_roll_dialog_errors_use_the_form_labels(tmp_path: Path) -> None:
-    path, _ = make_save(tmp_path, "torg-2d10", [{"name": "Quin", "reality_rated": True, "possibilities": 2},
-                                                {"name": "Edeinos", "side": "NPC"}],
-                        initiative={"Quin": 9, "Edeinos": 3}, start=True)
+    path, _ = make_save(
+        tmp_path,
+        "torg-2d10",
+        [{"name": "Quin", "reality_rated": True, "possibilities": 2}, {"name": "Edeinos", "side": "NPC"}],
+        initiative={"Quin": 9, "Edeinos": 3},
+        start=True,
+    )
     app = make_app(path)
     async with app.run_test(size=SMALL) as pilot:
         await main_screen(pilot)
@@ -239,6 +263,7 @@ async def test_a_join_with_a_bad_initiative_keeps_the_dialog(tmp_path: Path) -> 
 
 # ------------------------------------------------------------ 19: focus without colour
 
+
 def _rows(app: Any) -> list[list[Any]]:
     """The screen's rows as segments, through the app's colour filters (NO_COLOR)."""
     out = []
@@ -265,8 +290,9 @@ def _style_of(app: Any, text: str) -> Any:
 
 
 @pytest.mark.parametrize("no_color", [True, False])
-async def test_the_focused_field_reads_without_colour(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                      no_color: bool) -> None:
+async def test_the_focused_field_reads_without_colour(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_color: bool
+) -> None:
     if no_color:
         monkeypatch.setenv("NO_COLOR", "1")
     else:
@@ -289,12 +315,19 @@ async def test_the_focused_field_reads_without_colour(tmp_path: Path, monkeypatc
         await settle(pilot)
         assert _style_of(app, "Maneuver table").reverse and not _style_of(app, "Fold").reverse
         if no_color:  # what the terminal gets is grey only: the marker is not a colour
-            colours = {c.triplet for row in _rows(app) for s in row if s.style
-                       for c in (s.style.color, s.style.bgcolor) if c is not None and c.triplet is not None}
+            colours = {
+                c.triplet
+                for row in _rows(app)
+                for s in row
+                if s.style
+                for c in (s.style.color, s.style.bgcolor)
+                if c is not None and c.triplet is not None
+            }
             assert all(len(set(t)) == 1 for t in colours)
 
 
 # ------------------------------------------------------- 10: fudge opposed and faces
+
 
 async def test_fudge_empty_vs_trait_is_unopposed_and_opposed_is_asked_for(tmp_path: Path) -> None:
     path, ids = make_save(tmp_path, "fudge", [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}])
@@ -351,13 +384,13 @@ def test_custom_fudge_dice_show_their_printed_faces() -> None:
 def test_cli_prints_custom_fudge_faces(capsys: pytest.CaptureFixture) -> None:
     from gmdesk.core.cli import main
 
-    assert main(["roll", "fudge", "--method", "custom", "--trait", "Good", "--vs-trait", "Fair",
-                 "--seed", "3"]) == 0
+    assert main(["roll", "fudge", "--method", "custom", "--trait", "Good", "--vs-trait", "Fair", "--seed", "3"]) == 0
     out = capsys.readouterr().out
     assert "dice: −1 +1" in out and "Opponent: [+1 −1]" in out
 
 
 # ---------------------------------------------------- 30: torg odds and the preview
+
 
 def test_torg_odds_fold_the_tails_and_explain_what_is_not_counted(capsys: pytest.CaptureFixture) -> None:
     from fractions import Fraction
@@ -393,8 +426,9 @@ async def test_torg_preview_shows_the_folded_curve_without_the_tail(tmp_path: Pa
 
 
 async def test_the_preview_refuses_an_ord_spending_possibilities(tmp_path: Path) -> None:
-    path, ids = make_save(tmp_path, "torg-2d10", [{"name": "Ord"}, {"name": "Quin", "reality_rated": True,
-                                                                     "possibilities": 1}])
+    path, ids = make_save(
+        tmp_path, "torg-2d10", [{"name": "Ord"}, {"name": "Quin", "reality_rated": True, "possibilities": 1}]
+    )
     app = make_app(path)
     async with app.run_test(size=SMALL) as pilot:
         screen = await main_screen(pilot)

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_tui_main import dialog, main_screen, make_app, make_save, press, saved
 
 from gmdesk.core.errors import GmdeskError
-from test_tui_main import dialog, main_screen, make_app, make_save, press, saved
+from gmdesk.tui.keymap import binding_ids, load_keymap
 from gmdesk.tui.screens.confirm import ChoiceDialog
 from gmdesk.tui.screens.roll import RollDialog
-from gmdesk.tui.keymap import binding_ids, load_keymap
 
 PCS = [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}]
 
@@ -50,11 +50,19 @@ def test_keymap_file_errors_name_the_file(tmp_path: Path) -> None:
     f.write_text('"main.roll" = 3\n')
     with pytest.raises(GmdeskError, match="string of keys"):
         load_keymap(f)
-    assert {"main.roll", "main.attack", "main.next_turn", "main.undo", "main.redo", "app.quit",
-            "app.help"} <= binding_ids()
+    assert {
+        "main.roll",
+        "main.attack",
+        "main.next_turn",
+        "main.undo",
+        "main.redo",
+        "app.quit",
+        "app.help",
+    } <= binding_ids()
 
 
 # ---------------------------------------------------------- issue 7 point 23
+
 
 async def test_a_key_bound_twice_is_reported_once_and_the_defaults_stay(tmp_path: Path) -> None:
     keymap = tmp_path / "keymap.toml"
@@ -91,8 +99,9 @@ async def test_an_unknown_key_name_is_reported_and_the_default_stays(tmp_path: P
         assert saved(path).encounter.turn == 1
 
 
-async def test_a_missing_keymap_named_by_the_environment_is_reported(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_missing_keymap_named_by_the_environment_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     missing = tmp_path / "nowhere" / "keys.toml"
     monkeypatch.setenv("GMDESK_KEYMAP", str(missing))
     path, _ = make_save(tmp_path, "4d2", PCS, initiative={"Kara": 12, "Bruno": 8}, start=True)
@@ -106,9 +115,8 @@ async def test_a_missing_keymap_named_by_the_environment_is_reported(tmp_path: P
 
 
 async def test_the_palette_shows_the_keys_actually_bound(tmp_path: Path) -> None:
-    from textual.command import CommandPalette
-
     from test_tui_main import screen_text, settle
+    from textual.command import CommandPalette
 
     keymap = tmp_path / "keymap.toml"
     keymap.write_text('"main.roll" = "g"\n"main.opposed" = "O"\n')

@@ -30,6 +30,7 @@ LARGE = (120, 40)
 
 # ----------------------------------------------------------------------------- helpers
 
+
 @pytest.fixture(autouse=True)
 def quick_odds(monkeypatch: pytest.MonkeyPatch) -> None:
     """The dialog waits a moment for typing to stop before computing odds; tests type fast."""
@@ -46,8 +47,11 @@ async def palette(pilot: Any, command: str) -> None:
     options = found.query_one("CommandList")
     for _ in range(400):
         await pilot.pause(0)
-        if options.option_count and options.highlighted is not None and \
-                str(options.get_option_at_index(options.highlighted).prompt).startswith(command):
+        if (
+            options.option_count
+            and options.highlighted is not None
+            and str(options.get_option_at_index(options.highlighted).prompt).startswith(command)
+        ):
             break
         await asyncio.sleep(0.005)
     else:
@@ -57,8 +61,15 @@ async def palette(pilot: Any, command: str) -> None:
     await settle(pilot)
 
 
-def make_save(tmp_path: Path, system: str = "4d2", characters: list[dict] | None = None, *,
-              initiative: dict[str, int] | None = None, start: bool = False, name: str = "Table") -> tuple[Path, dict]:
+def make_save(
+    tmp_path: Path,
+    system: str = "4d2",
+    characters: list[dict] | None = None,
+    *,
+    initiative: dict[str, int] | None = None,
+    start: bool = False,
+    name: str = "Table",
+) -> tuple[Path, dict]:
     """A session file with characters (name → id), optionally in an encounter."""
     store = SessionStore(tmp_path / "saves")
     path = store.create(name, system)
@@ -67,8 +78,7 @@ def make_save(tmp_path: Path, system: str = "4d2", characters: list[dict] | None
         for spec in characters or []:
             ids[spec["name"]] = s.apply({"type": "character.add", "character": spec}).data["id"]
         if initiative:
-            s.apply({"type": "initiative.set",
-                     "entries": [{"id": ids[n], "value": v} for n, v in initiative.items()]})
+            s.apply({"type": "initiative.set", "entries": [{"id": ids[n], "value": v} for n, v in initiative.items()]})
         if start:
             s.apply({"type": "turn.next"})
     return path, ids
@@ -179,6 +189,7 @@ def notes(app: Any) -> list[str]:
 
 # ------------------------------------------------------------------------------- tests
 
+
 async def test_add_characters_and_roll_initiative(tmp_path: Path) -> None:
     path, _ = make_save(tmp_path)
     # 4d2 initiative: two pairs of 2d6 per character (Kara: 6 5 − 1 1 = +9, Bruno: 3 3 − 4 4 = −2)
@@ -232,9 +243,11 @@ async def test_new_character_refuses_an_empty_name(tmp_path: Path) -> None:
 
 
 async def test_turns_resume_where_play_stopped(tmp_path: Path) -> None:
-    path, ids = make_save(tmp_path, characters=[{"name": "Kara"}, {"name": "Bruno", "side": "NPC"},
-                                               {"name": "Cid"}],
-                          initiative={"Kara": 12, "Bruno": 8, "Cid": 3})
+    path, ids = make_save(
+        tmp_path,
+        characters=[{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}, {"name": "Cid"}],
+        initiative={"Kara": 12, "Bruno": 8, "Cid": 3},
+    )
     async with make_app(path).run_test(size=SMALL) as pilot:
         screen = await main_screen(pilot)
         await press(pilot, "n", "n")  # round 1: Kara, then Bruno
@@ -280,8 +293,9 @@ async def test_resume_shows_the_log_at_its_end(tmp_path: Path) -> None:
 
 
 async def test_undo_and_redo_say_what_they_did(tmp_path: Path) -> None:
-    path, ids = make_save(tmp_path, characters=[{"name": "Kara"}, {"name": "Bruno"}],
-                          initiative={"Kara": 5, "Bruno": 3}, start=True)
+    path, ids = make_save(
+        tmp_path, characters=[{"name": "Kara"}, {"name": "Bruno"}], initiative={"Kara": 5, "Bruno": 3}, start=True
+    )
     app = make_app(path)
     async with app.run_test(size=SMALL) as pilot:
         await main_screen(pilot)
@@ -306,8 +320,9 @@ async def test_undo_and_redo_say_what_they_did(tmp_path: Path) -> None:
 
 
 async def test_inline_edit_is_validated(tmp_path: Path) -> None:
-    path, ids = make_save(tmp_path, "torg-2d10",
-                          [{"name": "Kara", "reality_rated": True, "possibilities": 3, "vitality": 10}])
+    path, ids = make_save(
+        tmp_path, "torg-2d10", [{"name": "Kara", "reality_rated": True, "possibilities": 3, "vitality": 10}]
+    )
     app = make_app(path)
     async with app.run_test(size=LARGE) as pilot:
         screen = await main_screen(pilot)
@@ -456,7 +471,7 @@ async def test_roll_dialog_any_system(tmp_path: Path) -> None:
 async def test_log_breakdown_copy_and_filter(tmp_path: Path) -> None:
     path, ids = make_save(tmp_path, "4d2", [{"name": "Kara"}, {"name": "Bruno"}])
     with Session.open(path) as s:
-        from gmdesk.core.systems import fudge, four_d_two
+        from gmdesk.core.systems import four_d_two, fudge
 
         rng = random.Random(5)
         s.roll("4d2", four_d_two.Params(), actor=ids["Kara"], rng=rng)
@@ -506,8 +521,17 @@ async def test_roll_log_is_lazy_with_thousands_of_rolls(tmp_path: Path) -> None:
     docs = []
     for _ in range(5000):
         rec = four_d_two.roll(four_d_two.Params(), rng)
-        docs.append({"type": "roll", "record": rec.to_json(), "actor": ids["Kara"], "target": None,
-                     "combat": False, "summary": "roll", "time": "2026-01-01T00:00:00+00:00"})
+        docs.append(
+            {
+                "type": "roll",
+                "record": rec.to_json(),
+                "actor": ids["Kara"],
+                "target": None,
+                "combat": False,
+                "summary": "roll",
+                "time": "2026-01-01T00:00:00+00:00",
+            }
+        )
     log = EventLog.open(path)
     log.append_many(docs)
     log.close()
@@ -554,10 +578,24 @@ async def test_help_and_command_palette(tmp_path: Path) -> None:
         await press(pilot, "escape")
         await settle(pilot)
         titles = [t for t, _, _ in screen.commands()] + [t for t, _, _ in app.app_commands()]
-        for wanted in ("Spend a Possibility (torg)", "Cancel a Possibility (torg)…", "Buy off damage (torg)",
-                       "Toggle Up (torg)", "Toggle Stymied (torg)", "Two-way Test (1d6x4)…", "Healing (1d6x4)…",
-                       "New day (1d6x4)…", "Contest (4d6)…", "Add clock (4d6)…", "Tick clock (4d6)…",
-                       "Folded roll (4d2)…", "Maneuver (4d2)…", "Undo", "Redo", "Quit"):
+        for wanted in (
+            "Spend a Possibility (torg)",
+            "Cancel a Possibility (torg)…",
+            "Buy off damage (torg)",
+            "Toggle Up (torg)",
+            "Toggle Stymied (torg)",
+            "Two-way Test (1d6x4)…",
+            "Healing (1d6x4)…",
+            "New day (1d6x4)…",
+            "Contest (4d6)…",
+            "Add clock (4d6)…",
+            "Tick clock (4d6)…",
+            "Folded roll (4d2)…",
+            "Maneuver (4d2)…",
+            "Undo",
+            "Redo",
+            "Quit",
+        ):
             assert wanted in titles
         # the palette runs them: Toggle Up on the selected character
         await palette(pilot, "Toggle Up")
@@ -566,8 +604,9 @@ async def test_help_and_command_palette(tmp_path: Path) -> None:
 
 
 async def test_keys_can_be_remapped_by_binding_id(tmp_path: Path) -> None:
-    path, _ = make_save(tmp_path, characters=[{"name": "Kara"}, {"name": "Bruno"}],
-                        initiative={"Kara": 5, "Bruno": 3}, start=True)
+    path, _ = make_save(
+        tmp_path, characters=[{"name": "Kara"}, {"name": "Bruno"}], initiative={"Kara": 5, "Bruno": 3}, start=True
+    )
     app = make_app(path)
     async with app.run_test(size=SMALL) as pilot:
         await main_screen(pilot)
@@ -579,8 +618,9 @@ async def test_keys_can_be_remapped_by_binding_id(tmp_path: Path) -> None:
 
 
 async def test_readonly_app_changes_nothing(tmp_path: Path) -> None:
-    path, _ = make_save(tmp_path, characters=[{"name": "Kara"}, {"name": "Bruno"}],
-                        initiative={"Kara": 5, "Bruno": 3}, start=True)
+    path, _ = make_save(
+        tmp_path, characters=[{"name": "Kara"}, {"name": "Bruno"}], initiative={"Kara": 5, "Bruno": 3}, start=True
+    )
     before = path.read_bytes()
     app = make_app(path, readonly=True)
     async with app.run_test(size=SMALL) as pilot:
@@ -641,9 +681,11 @@ async def test_picker_opens_a_session_and_back(tmp_path: Path) -> None:
 
 
 async def test_encounter_order_edits(tmp_path: Path) -> None:
-    path, ids = make_save(tmp_path, characters=[{"name": "Kara"}, {"name": "Bruno", "side": "NPC"},
-                                               {"name": "Cid"}],
-                          initiative={"Kara": 12, "Bruno": 8})
+    path, ids = make_save(
+        tmp_path,
+        characters=[{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}, {"name": "Cid"}],
+        initiative={"Kara": 12, "Bruno": 8},
+    )
     app = make_app(path)
 
     def order() -> list[str]:

@@ -13,7 +13,12 @@ from gmdesk.core.session import Session, SessionStore
 from gmdesk.tui.app import GmdeskApp
 from gmdesk.tui.screens.main import MainScreen
 from gmdesk.tui.screens.picker import (
-    ExampleDialog, NewSessionDialog, PickerScreen, check_new_name, default_examples_dir, format_last_played,
+    ExampleDialog,
+    NewSessionDialog,
+    PickerScreen,
+    check_new_name,
+    default_examples_dir,
+    format_last_played,
 )
 
 SIZE = (80, 24)
@@ -22,6 +27,7 @@ SIZE = (80, 24)
 # ---------------------------------------------------------------------------
 # helpers
 # ---------------------------------------------------------------------------
+
 
 def screen_text(app) -> str:
     """The characters on the terminal right now (the top screen over the ones below)."""
@@ -88,6 +94,7 @@ def app_for(dirs) -> GmdeskApp:
 # listing
 # ---------------------------------------------------------------------------
 
+
 async def test_lists_sessions_and_a_damaged_file_with_its_error(dirs):
     app = app_for(dirs)
     async with app.run_test(size=SIZE) as pilot:
@@ -141,8 +148,9 @@ async def test_a_damaged_session_is_checked_and_repaired_beside_itself(dirs):
         texts = [e.data.get("text") for e in s.events if e.type == "note"]
         assert texts == ["kept"] and len(s.state.rolls) == 3
     after = snapshot_files(dirs["saves"])
-    assert {k: v for k, v in after.items() if k in before and not k.endswith(".lock")} == \
-        {k: v for k, v in before.items() if not k.endswith(".lock")}  # the damaged files are unchanged
+    assert {k: v for k, v in after.items() if k in before and not k.endswith(".lock")} == {
+        k: v for k, v in before.items() if not k.endswith(".lock")
+    }  # the damaged files are unchanged
 
 
 async def test_most_recently_played_first_and_empty_directory_hint(tmp_path):
@@ -169,6 +177,7 @@ async def test_most_recently_played_first_and_empty_directory_hint(tmp_path):
 # new session
 # ---------------------------------------------------------------------------
 
+
 async def test_create_a_session_with_name_and_system_and_land_on_the_main_screen(dirs):
     app = app_for(dirs)
     async with app.run_test(size=SIZE) as pilot:
@@ -183,7 +192,8 @@ async def test_create_a_session_with_name_and_system_and_land_on_the_main_screen
         assert s.state.info.name == "Tuesday"
         assert s.state.info.system == "torg-2d10"
     assert not list(dirs["saves"].glob("*.lock")) or all(
-        p.read_text() == "" for p in dirs["saves"].glob("*.lock"))  # every lock released
+        p.read_text() == "" for p in dirs["saves"].glob("*.lock")
+    )  # every lock released
 
 
 async def test_new_session_name_is_checked_inline(dirs):
@@ -207,14 +217,21 @@ async def test_new_session_name_is_checked_inline(dirs):
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, PickerScreen))
     assert sorted(p.name for p in dirs["saves"].glob("*.gmdesk")) == [
-        "Night at the docks.gmdesk", "Torg test.gmdesk", "broken.gmdesk"]
+        "Night at the docks.gmdesk",
+        "Torg test.gmdesk",
+        "broken.gmdesk",
+    ]
 
 
 def test_check_new_name():
     assert check_new_name("  Tuesday ", ["Monday"]) == "Tuesday"
     assert check_new_name("Ünïcode ☃ / docks", []) == "Ünïcode ☃ / docks"  # the store makes the file safe
-    for bad, says in (("", "type a name"), ("  \t ", "type a name"), ("MONDAY", "already exists"),
-                      ("x" * 201, "at most 200 characters")):
+    for bad, says in (
+        ("", "type a name"),
+        ("  \t ", "type a name"),
+        ("MONDAY", "already exists"),
+        ("x" * 201, "at most 200 characters"),
+    ):
         with pytest.raises(Exception) as err:
             check_new_name(bad, ["Monday"])
         assert str(err.value).startswith("Name: ") and says in str(err.value)
@@ -230,6 +247,7 @@ def test_last_played_format_and_examples_package():
 # ---------------------------------------------------------------------------
 # duplicate, delete
 # ---------------------------------------------------------------------------
+
 
 async def test_duplicate_a_session(dirs):
     before = dirs["docks"].read_bytes()
@@ -280,6 +298,7 @@ async def test_delete_asks_first(dirs):
 # examples
 # ---------------------------------------------------------------------------
 
+
 async def test_new_from_example_copies_it_and_leaves_the_example_untouched(dirs):
     before = snapshot_files(dirs["examples"])
     app = app_for(dirs)
@@ -290,8 +309,12 @@ async def test_new_from_example_copies_it_and_leaves_the_example_untouched(dirs)
         assert "Example 4d2  (4d2)" in screen_text(app)
         await pilot.press("tab", "ctrl+u", *"My docks")
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, MainScreen) and "My docks" in screen_text(app)
-                    and "Kara" in screen_text(app))
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, MainScreen) and "My docks" in screen_text(app) and "Kara" in screen_text(app)
+            ),
+        )
     assert snapshot_files(dirs["examples"]) == before  # bytes and mtimes: never written
     with Session.open(dirs["store"].path_for("My docks"), readonly=True) as s:
         assert s.state.info.name == "My docks"
@@ -302,6 +325,7 @@ async def test_new_from_example_copies_it_and_leaves_the_example_untouched(dirs)
 # ---------------------------------------------------------------------------
 # a save held by another writer
 # ---------------------------------------------------------------------------
+
 
 async def test_a_save_open_elsewhere_is_refused_with_who_holds_it(dirs):
     holder = Session.open(dirs["docks"])  # another gmdesk (here: this process) is writing it
@@ -327,6 +351,7 @@ async def test_a_save_open_elsewhere_is_refused_with_who_holds_it(dirs):
 # snapshot (a fixed list: no temporary paths, no clock)
 # ---------------------------------------------------------------------------
 
+
 class FixedStore:
     """A store whose listing never changes (the picker only reads it here)."""
 
@@ -340,8 +365,11 @@ class FixedStore:
             SessionSummary("Skimmer Heist", d / "Skimmer Heist.gmdesk", "4d2", "2026-03-06T21:40:00", 4, 57),
             SessionSummary("Living Land", d / "Living Land.gmdesk", "torg-2d10", "2026-02-27T22:05:00", 2, 18),
             SessionSummary("Slingshot Valley", d / "Slingshot Valley.gmdesk", "1d6x4", "2026-01-09T19:30:00", 0, 0),
-            SessionSummary("old backup", d / "old backup.gmdesk",
-                           error=f"{d / 'old backup.gmdesk'}: line 1 column 1: not valid JSON"),
+            SessionSummary(
+                "old backup",
+                d / "old backup.gmdesk",
+                error=f"{d / 'old backup.gmdesk'}: line 1 column 1: not valid JSON",
+            ),
         ]
 
     def summary(self, path):  # pragma: no cover - no examples in this snapshot

@@ -8,7 +8,6 @@ import re
 import time
 from pathlib import Path
 
-
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.tui.screens.player import PlayerApp, PlayerRollDetails, PlayerScreen, build_picture
@@ -42,8 +41,12 @@ def make_docks(saves: Path) -> Path:
         s.apply({"type": "character.add", "character": {"name": "Bruno", "side": "NPC", "vitality": 7}})  # c2
         s.apply({"type": "character.add", "character": {"name": "Lurker", "side": "NPC"}})  # c3, not yet in play
         s.apply({"type": "character.add", "character": {"name": "Old Sal", "side": "PC"}})  # c4
-        s.apply({"type": "initiative.set", "entries": [{"id": "c1", "value": 12}, {"id": "c2", "value": 8},
-                                                       {"id": "c4", "value": 3}]})
+        s.apply(
+            {
+                "type": "initiative.set",
+                "entries": [{"id": "c1", "value": 12}, {"id": "c2", "value": 8}, {"id": "c4", "value": 3}],
+            }
+        )
         s.apply({"type": "round.new"})
         s.apply({"type": "condition.add", "id": "c2", "name": "Stymied", "rounds": 2})
         s.apply({"type": "note", "text": "GM only: the Lurker is Bruno's brother"})
@@ -143,8 +146,12 @@ async def test_status_markers_are_words(tmp_path):
             s.apply({"type": "character.add", "character": {"name": name, "side": "PC", "vitality": 3}})
         s.apply({"type": "character.edit", "id": "c2", "fields": {"vitality_current": -5}})
         s.apply({"type": "character.edit", "id": "c3", "fields": {"dead": True}})
-        s.apply({"type": "initiative.set", "entries": [{"id": "c1", "value": 5}, {"id": "c2", "value": 4},
-                                                       {"id": "c3", "value": 2}]})
+        s.apply(
+            {
+                "type": "initiative.set",
+                "entries": [{"id": "c1", "value": 5}, {"id": "c2", "value": 4}, {"id": "c3", "value": 2}],
+            }
+        )
     with Session.open(path, readonly=True) as s:
         picture = build_picture(s.state)
     party = picture.party.plain.splitlines()
@@ -200,7 +207,7 @@ async def test_narrow_layout_is_readable_at_40_columns(tmp_path):
     assert "PLAYER VIEW" in lines[0] and "Night at the docks" in lines[0]
     assert "▶ Kara" in " ".join(lines[:2])  # whose turn, in the (wrapped) title
     top = next(i for i, line in enumerate(lines) if "Initiative" in line)
-    order = lines[top + 1:next(i for i in range(top, len(lines)) if lines[i].startswith("╰"))]
+    order = lines[top + 1 : next(i for i in range(top, len(lines)) if lines[i].startswith("╰"))]
     assert [re.sub(r"\s+", " ", ln.strip("│ ")) for ln in order] == ["▶ 12 Kara", "8 Bruno STY", "3 Old Sal"]
     assert "Kara (PC) Vitality 5/5" in _joined(text)  # each PC's state
     assert "Old Sal (PC)" in text

@@ -36,8 +36,9 @@ ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b
 class Pty:
     """A process on a pseudo-terminal of ``cols``×``rows``, its output collected."""
 
-    def __init__(self, args: list[str], *, env: dict | None = None, stdin_null: bool = False,
-                 cols: int = 80, rows: int = 24):
+    def __init__(
+        self, args: list[str], *, env: dict | None = None, stdin_null: bool = False, cols: int = 80, rows: int = 24
+    ):
         self.master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         full_env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TEXTUAL", "COLUMNS", "LINES")}
@@ -48,9 +49,16 @@ class Pty:
             os.setsid()
             fcntl.ioctl(1, termios.TIOCSCTTY, 0)
 
-        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL if stdin_null else slave, stdout=slave,
-                                     stderr=slave, preexec_fn=controlling_tty, close_fds=True, env=full_env,
-                                     cwd=str(ROOT))
+        self.proc = subprocess.Popen(
+            args,
+            stdin=subprocess.DEVNULL if stdin_null else slave,
+            stdout=slave,
+            stderr=slave,
+            preexec_fn=controlling_tty,
+            close_fds=True,
+            env=full_env,
+            cwd=str(ROOT),
+        )
         os.close(slave)
         self.buf = bytearray()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -135,13 +143,13 @@ def chromatic_colours(raw: str) -> set[str]:
         i = 0
         while i < len(params):
             p = params[i]
-            if p in (38, 48) and params[i + 1:i + 2] == [5] and i + 2 < len(params):
+            if p in (38, 48) and params[i + 1 : i + 2] == [5] and i + 2 < len(params):
                 if params[i + 2] not in GREY_256:
                     found.add(f"{p};5;{params[i + 2]}")
                 i += 3
                 continue
-            if p in (38, 48) and params[i + 1:i + 2] == [2] and i + 4 < len(params):
-                r, g, b = params[i + 2:i + 5]
+            if p in (38, 48) and params[i + 1 : i + 2] == [2] and i + 4 < len(params):
+                r, g, b = params[i + 2 : i + 5]
                 if not r == g == b:
                     found.add(f"{p};2;{r};{g};{b}")
                 i += 5
@@ -234,8 +242,11 @@ def test_player_view_keeps_following_with_no_input_and_an_idle_cpu(saves):
 
 def test_readable_without_colour(tmp_path):
     """The player view under TERM=xterm, TERM=linux and NO_COLOR=1 (side by side)."""
-    envs = {"xterm": {"TERM": "xterm"}, "linux": {"TERM": "linux"},
-            "no-color": {"NO_COLOR": "1", "TERM": "xterm-256color"}}
+    envs = {
+        "xterm": {"TERM": "xterm"},
+        "linux": {"TERM": "linux"},
+        "no-color": {"NO_COLOR": "1", "TERM": "xterm-256color"},
+    }
     terms = {}
     try:
         for label, env in envs.items():
@@ -263,6 +274,7 @@ def test_readable_without_colour(tmp_path):
 # terminal too small (Pilot)
 # ---------------------------------------------------------------------------
 
+
 def screen_text(app) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
@@ -283,9 +295,14 @@ async def test_too_small_notice_comes_and_goes(saves):
     saves_dir, path = saves
     app = GmdeskApp(saves_dir, path)
     async with app.run_test(size=(50, 15)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, TooSmallScreen)
-                    and any(isinstance(s, MainScreen) for s in app.screen_stack)
-                    and "too small" in screen_text(app))
+        await until(
+            pilot,
+            lambda: (
+                isinstance(app.screen, TooSmallScreen)
+                and any(isinstance(s, MainScreen) for s in app.screen_stack)
+                and "too small" in screen_text(app)
+            ),
+        )
         text = screen_text(app)
         assert "Terminal too small: 50×15" in text and "at least 60×18" in text
         await pilot.press("n")  # keys do not reach the hidden screen

@@ -5,14 +5,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
+    SMALL,
+    dialog,
+    main_screen,
+    make_app,
+    make_save,
+    notes,
+    palette,
+    press,
+    quick_odds,
+    saved,
+    screen_text,
+    settle,
+)
 from textual.widgets import Input, OptionList, Select
 
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session
 from gmdesk.core.systems import get_system
-from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
-    SMALL, dialog, main_screen, palette, make_app, make_save, notes, press, quick_odds, saved, screen_text, settle,
-)
 from gmdesk.tui.screens.confirm import ChoiceDialog, FormDialog
 from gmdesk.tui.screens.roll import RollDialog
 

@@ -11,18 +11,27 @@ import random
 from pathlib import Path
 
 import pytest
+from test_tui_main import dialog, main_screen, make_app, make_save, odds_ready, press, quick_odds  # noqa: F401
 
 from gmdesk.core.session import Session
 from gmdesk.core.systems import four_d_two, torg_2d10
-from test_tui_main import dialog, main_screen, make_app, make_save, odds_ready, press, quick_odds  # noqa: F401
 from gmdesk.tui.screens.roll import RollDialog
 
 
 def fight_4d2(tmp_path: Path) -> Path:
-    path, ids = make_save(tmp_path, "4d2", [
-        {"name": "Kara Voss"}, {"name": "Bruno", "side": "NPC", "kind": "inorganic"},
-        {"name": "Old Tam"}, {"name": "Guard", "side": "NPC"},
-    ], initiative={"Kara Voss": 9, "Bruno": 4, "Old Tam": 2, "Guard": -1}, start=True, name="Skimmer Heist")
+    path, ids = make_save(
+        tmp_path,
+        "4d2",
+        [
+            {"name": "Kara Voss"},
+            {"name": "Bruno", "side": "NPC", "kind": "inorganic"},
+            {"name": "Old Tam"},
+            {"name": "Guard", "side": "NPC"},
+        ],
+        initiative={"Kara Voss": 9, "Bruno": 4, "Old Tam": 2, "Guard": -1},
+        start=True,
+        name="Skimmer Heist",
+    )
     rng = random.Random(2024)
     with Session.open(path) as s:
         kara, bruno, tam = ids["Kara Voss"], ids["Bruno"], ids["Old Tam"]
@@ -38,20 +47,25 @@ def fight_4d2(tmp_path: Path) -> Path:
 
 
 def fight_torg(tmp_path: Path) -> Path:
-    path, ids = make_save(tmp_path, "torg-2d10", [
-        {"name": "Quin", "reality_rated": True, "possibilities": 3, "vitality": 10},
-        {"name": "Edeinos", "side": "NPC", "vitality": 8},
-        {"name": "Tolwyn", "reality_rated": True, "possibilities": 5, "vitality": 12},
-    ], initiative={"Quin": 14, "Edeinos": 11, "Tolwyn": 7}, start=True, name="Living Land")
+    path, ids = make_save(
+        tmp_path,
+        "torg-2d10",
+        [
+            {"name": "Quin", "reality_rated": True, "possibilities": 3, "vitality": 10},
+            {"name": "Edeinos", "side": "NPC", "vitality": 8},
+            {"name": "Tolwyn", "reality_rated": True, "possibilities": 5, "vitality": 12},
+        ],
+        initiative={"Quin": 14, "Edeinos": 11, "Tolwyn": 7},
+        start=True,
+        name="Living Land",
+    )
     rng = random.Random(7)
     with Session.open(path) as s:
         quin, lizard = ids["Quin"], ids["Edeinos"]
         s.apply({"type": "condition.add", "id": quin, "name": "Up", "rounds": 1})
-        s.roll("torg-2d10", torg_2d10.Params(skill=13, difficulty=9), actor=quin, target=lizard, combat=True,
-               rng=rng)
+        s.roll("torg-2d10", torg_2d10.Params(skill=13, difficulty=9), actor=quin, target=lizard, combat=True, rng=rng)
         s.apply({"type": "turn.next"})
-        s.roll("torg-2d10", torg_2d10.Params(skill=10, difficulty=11), actor=lizard, target=quin, combat=True,
-               rng=rng)
+        s.roll("torg-2d10", torg_2d10.Params(skill=10, difficulty=11), actor=lizard, target=quin, combat=True, rng=rng)
         s.ui_set("selected", lizard)
     return path
 

@@ -43,8 +43,10 @@ class GmdeskCommands(Provider):
         app = self.app
         if isinstance(app, GmdeskApp):
             out.extend(app.app_commands())
-        return [(title, with_current_keys([screen, app], help_text, callback), callback)
-                for title, help_text, callback in out]
+        return [
+            (title, with_current_keys([screen, app], help_text, callback), callback)
+            for title, help_text, callback in out
+        ]
 
     async def discover(self) -> Hits:
         for title, help_text, callback in self._commands():
@@ -73,9 +75,16 @@ class GmdeskApp(TerminalGuard, App):
         Binding("question_mark", "help", "Help", id="app.help"),
     ]
 
-    def __init__(self, saves_dir: str | Path, open_path: str | Path | None = None, readonly: bool = False,
-                 *, rng: Any = None, examples_dir: str | Path | None = None,
-                 keymap_file: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        saves_dir: str | Path,
+        open_path: str | Path | None = None,
+        readonly: bool = False,
+        *,
+        rng: Any = None,
+        examples_dir: str | Path | None = None,
+        keymap_file: str | Path | None = None,
+    ) -> None:
         super().__init__()
         self.keymap_file = Path(keymap_file) if keymap_file is not None else None
         self.saves_dir = Path(saves_dir)
@@ -115,8 +124,9 @@ class GmdeskApp(TerminalGuard, App):
         named = self.keymap_file is not None or bool(os.environ.get("GMDESK_KEYMAP"))
         if named and not path.exists():
             source = "$GMDESK_KEYMAP" if self.keymap_file is None else "the keymap"
-            self.notify(f"{source} names {path}, which does not exist: the default keys stay",
-                        severity="error", timeout=10)
+            self.notify(
+                f"{source} names {path}, which does not exist: the default keys stay", severity="error", timeout=10
+            )
             return
         try:
             keymap = load_keymap(path)
@@ -269,9 +279,12 @@ class GmdeskApp(TerminalGuard, App):
             self.push_screen(HelpScreen(shown_keys, intro=PALETTE_INTRO, panes=()))
 
     def app_commands(self) -> list[tuple[str, str, Any]]:
-        out = [("Quit", "leave gmdesk (everything is already saved) (q)", self.action_quit),
-               ("Keys (help)", "every key of this screen (?)", self.action_help)]
+        out = [
+            ("Quit", "leave gmdesk (everything is already saved) (q)", self.action_quit),
+            ("Keys (help)", "every key of this screen (?)", self.action_help),
+        ]
         if isinstance(self.screen, MainScreen) or self.session is not None:
-            out.append(("Open another session…", "close this one and show the list of sessions",
-                        self.action_back_to_picker))
+            out.append(
+                ("Open another session…", "close this one and show the list of sessions", self.action_back_to_picker)
+            )
         return out

@@ -47,8 +47,11 @@ def binding_classes() -> list[type]:
     for package in (gmdesk.tui.screens, gmdesk.tui.widgets):
         for info in pkgutil.iter_modules(package.__path__):
             module = importlib.import_module(f"{package.__name__}.{info.name}")
-            classes.extend(v for v in vars(module).values() if isinstance(v, type) and "BINDINGS" in vars(v)
-                           and v.__module__ == module.__name__)
+            classes.extend(
+                v
+                for v in vars(module).values()
+                if isinstance(v, type) and "BINDINGS" in vars(v) and v.__module__ == module.__name__
+            )
     return classes
 
 
@@ -134,8 +137,9 @@ def clashes(keymap: Mapping[str, str], classes: Iterable[type] | None = None) ->
     return found
 
 
-def check_keymap(keymap: Mapping[str, str], known: Iterable[str] | None = None,
-                 classes: Iterable[type] | None = None) -> tuple[dict[str, str], list[str]]:
+def check_keymap(
+    keymap: Mapping[str, str], known: Iterable[str] | None = None, classes: Iterable[type] | None = None
+) -> tuple[dict[str, str], list[str]]:
     """The entries of ``keymap`` that can be applied, and one sentence per problem
     (unknown id, unknown key name, a key bound twice); the entries with a problem are
     left out, so their default keys stay."""
@@ -155,12 +159,11 @@ def check_keymap(keymap: Mapping[str, str], known: Iterable[str] | None = None,
         found = clashes(good, classes)
         if not found:
             break
-        for where, key, ids in found:
+        for _where, key, ids in found:
             mine = [i for i in ids if i in good]
             if not mine:
                 continue
-            problems.append(f"{key!r} is bound twice ({' and '.join(ids)}); "
-                            f"kept the default keys of {', '.join(mine)}")
+            problems.append(f"{key!r} is bound twice ({' and '.join(ids)}); kept the default keys of {', '.join(mine)}")
             for i in mine:
                 good.pop(i, None)
     return good, problems
@@ -225,7 +228,7 @@ def with_current_keys(nodes: Sequence[Any], help_text: str, callback: Any) -> st
     from gmdesk.tui.screens.dialog import key_name
 
     name = getattr(callback, "__name__", "")
-    action = name[len("action_"):] if name.startswith("action_") else None
+    action = name[len("action_") :] if name.startswith("action_") else None
     m = re.search(r"\s*\(([^()]*)\)\s*$", help_text)
     tokens = [t for t in re.split(r"\s*[,/]\s*", m.group(1).strip())] if m else []
     if tokens and any(not t or " " in t for t in tokens):

@@ -158,9 +158,10 @@ def banner(save_name: str, host: str, port: int, token: str, max_viewers: int) -
     local, table = viewer_urls(host, port, token)
     lines = [f"gmdesk serve · {save_name} · the read-only player view in a browser", ""]
     if table is None and not is_loopback(host):
-        lines += [f"  Open:  {local}",
-                  "  (this machine's address on the table's network was not found; "
-                  "use it in place of 127.0.0.1)"]
+        lines += [
+            f"  Open:  {local}",
+            "  (this machine's address on the table's network was not found; use it in place of 127.0.0.1)",
+        ]
     elif table is None:
         lines += [f"  Open:  {local}", "  (this machine only; --host 0.0.0.0 serves the table's network)"]
     elif table == local:
@@ -169,10 +170,13 @@ def banner(save_name: str, host: str, port: int, token: str, max_viewers: int) -
         lines += [f"  At the table:     {table}", f"  On this machine:  {local}"]
     if table is not None:
         lines += ["", qr_text(table).rstrip("\n")]
-    lines += ["",
-              f"  Up to {max_viewers} viewers, each one read-only. The link is the key: share",
-              "  it only with the table, on a network you trust (plain HTTP, not for the",
-              "  internet). Ctrl+C stops serving.", ""]
+    lines += [
+        "",
+        f"  Up to {max_viewers} viewers, each one read-only. The link is the key: share",
+        "  it only with the table, on a network you trust (plain HTTP, not for the",
+        "  internet). Ctrl+C stops serving.",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -271,9 +275,9 @@ class ViewerService(AppService):
 
 def _info_page(title: str, body: str) -> str:
     return (
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        "<meta name=\"referrer\" content=\"no-referrer\"><link rel=\"icon\" href=\"data:,\">"
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta name="referrer" content="no-referrer"><link rel="icon" href="data:,">'
         f"<title>{html.escape(title)}</title><style>body{{background:#0c181f;color:#eee;"
         "font-family:'Roboto Mono',menlo,monospace;margin:0;padding:2em 1em;line-height:1.5}"
         "main{max-width:36em;margin:auto}h1{font-size:1.3em}</style></head><body><main>"
@@ -294,14 +298,16 @@ def full_page(max_viewers: int) -> str:
         f"<p>All the player views this table allows ({max_viewers}) are open. Close the player "
         "view in another tab or on another device, then reload this page — or ask the GM "
         "to serve more (<code>--max-viewers</code>).</p>"
-        "<p><button onclick=\"location.reload()\">Reload</button></p>",
+        '<p><button onclick="location.reload()">Reload</button></p>',
     )
 
 
 def full_terminal_text(max_viewers: int) -> bytes:
     """The same words for a websocket that arrived after the table filled up."""
-    text = (f"The table is full: all the player views it allows ({max_viewers}) are open.\r\n\r\n"
-            "Close one in another tab or on another device, then reload this page.\r\n")
+    text = (
+        f"The table is full: all the player views it allows ({max_viewers}) are open.\r\n\r\n"
+        "Close one in another tab or on another device, then reload this page.\r\n"
+    )
     return ("\x1b[2J\x1b[H" + text).encode()
 
 
@@ -312,9 +318,17 @@ class PlayerServer(Server):
     called once the socket is bound (tests and the benchmark use ``port=0``).
     """
 
-    def __init__(self, path: str | Path, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
-                 max_viewers: int = DEFAULT_MAX_VIEWERS, token: str | None = None,
-                 out: TextIO | None = None, command: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        host: str = DEFAULT_HOST,
+        port: int = DEFAULT_PORT,
+        max_viewers: int = DEFAULT_MAX_VIEWERS,
+        token: str | None = None,
+        out: TextIO | None = None,
+        command: list[str] | None = None,
+    ) -> None:
         self.path = Path(path).resolve()
         self.argv = command or viewer_command(self.path)
         super().__init__(shlex.join(self.argv), host=host, port=port, title=f"{self.path.stem} · gmdesk")
@@ -338,20 +352,23 @@ class PlayerServer(Server):
     async def _make_app(self) -> web.Application:
         app = web.Application(middlewares=[self._token_middleware])
         prefix = f"/{self.token}"
-        app.add_routes([
-            web.get(prefix, self.handle_redirect),
-            web.get(prefix + "/", self.handle_index, name="index"),
-            web.get(prefix + "/ws", self.handle_websocket, name="websocket"),
-            web.static(prefix + "/static", self.statics_path, name="static"),
-        ])
+        app.add_routes(
+            [
+                web.get(prefix, self.handle_redirect),
+                web.get(prefix + "/", self.handle_index, name="index"),
+                web.get(prefix + "/ws", self.handle_websocket, name="websocket"),
+                web.static(prefix + "/static", self.statics_path, name="static"),
+            ]
+        )
         return app
 
     @web.middleware
     async def _token_middleware(self, request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
         first = request.path.lstrip("/").split("/", 1)[0]
         if not hmac.compare_digest(first.encode(), self.token.encode()):
-            return web.Response(status=403, text=FORBIDDEN_PAGE, content_type="text/html",
-                                headers={"Cache-Control": "no-store"})
+            return web.Response(
+                status=403, text=FORBIDDEN_PAGE, content_type="text/html", headers={"Cache-Control": "no-store"}
+            )
         response = await handler(request)
         with contextlib.suppress(Exception):
             response.headers.setdefault("Cache-Control", "no-store")
@@ -443,12 +460,10 @@ class PlayerServer(Server):
         """Serve until Ctrl+C / SIGTERM / SIGHUP; returns the exit status."""
         return asyncio.run(self.run())
 
-    async def run(self, on_ready: Callable[[int], None] | None = None,
-                  install_signals: bool = True) -> int:
+    async def run(self, on_ready: Callable[[int], None] | None = None, install_signals: bool = True) -> int:
         loop = asyncio.get_running_loop()
         self._stop_event = asyncio.Event()
-        runner = web.AppRunner(await self._make_app(), handle_signals=False, access_log=None,
-                               shutdown_timeout=0.2)
+        runner = web.AppRunner(await self._make_app(), handle_signals=False, access_log=None, shutdown_timeout=0.2)
         await runner.setup()
         site = web.TCPSite(runner, self.host, self.port, reuse_address=True)
         try:
@@ -490,8 +505,9 @@ class PlayerServer(Server):
     async def stop_viewers(self) -> None:
         """Every viewer quits (or is killed), then every browser's websocket is closed."""
         await asyncio.gather(*(s.stop(QUIT_GRACE) for s in list(self.services)), return_exceptions=True)
-        await asyncio.gather(*(ws.close(code=1001, message=b"gmdesk serve stopped")
-                               for ws in list(self.sockets)), return_exceptions=True)
+        await asyncio.gather(
+            *(ws.close(code=1001, message=b"gmdesk serve stopped") for ws in list(self.sockets)), return_exceptions=True
+        )
 
     async def _reap(self) -> None:
         """Wait for the killed viewers to be gone."""
@@ -522,14 +538,23 @@ def _bind_error(host: str, port: int, error: OSError) -> str:
     return f"cannot serve on {host}:{port}: {error.strerror or error}"
 
 
-def run_server(path: str | Path, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
-               max_viewers: int = DEFAULT_MAX_VIEWERS) -> int:
+def run_server(
+    path: str | Path, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, max_viewers: int = DEFAULT_MAX_VIEWERS
+) -> int:
     """``gmdesk serve``: serve until stopped; returns the exit status."""
     server = PlayerServer(path, host=host, port=port, max_viewers=max_viewers)
     return server.serve()
 
 
 __all__ = [
-    "DEFAULT_HOST", "DEFAULT_MAX_VIEWERS", "DEFAULT_PORT", "PlayerServer", "ServeError",
-    "banner", "qr_text", "run_server", "viewer_command", "viewer_urls",
+    "DEFAULT_HOST",
+    "DEFAULT_MAX_VIEWERS",
+    "DEFAULT_PORT",
+    "PlayerServer",
+    "ServeError",
+    "banner",
+    "qr_text",
+    "run_server",
+    "viewer_command",
+    "viewer_urls",
 ]

@@ -1,16 +1,16 @@
 """Terminal robustness shared by both gmdesk apps (:class:`TerminalGuard`, mixed in):
-    * SIGHUP and SIGTERM end the app the ordinary way (``App.exit``), so screens
-      unmount, the session is closed and its lock released; the return code is
-      128 + the signal number. Installed only in real runs, never under ``run_test``.
-    * A hung-up or closed terminal never blocks or crashes the exit: terminal writes
-      that fail are dropped (:class:`SafeStream`).
-    * End of input (stdin at EOF, e.g. ``< /dev/null``, or a terminal gone away) never
-      spins the CPU: the input thread stops reading and sleeps until the app ends.
-      A writer app then exits cleanly (nobody can drive it, and it must not sit on
-      the save's lock); the player view keeps following on a hang-up-free EOF, so a
-      wall display can run it with no keyboard.
-    * Below :data:`MIN_SIZE` columns × rows a "terminal too small" notice covers the
-      screen (``q`` still quits); it goes away by itself once the window is larger.
+* SIGHUP and SIGTERM end the app the ordinary way (``App.exit``), so screens
+  unmount, the session is closed and its lock released; the return code is
+  128 + the signal number. Installed only in real runs, never under ``run_test``.
+* A hung-up or closed terminal never blocks or crashes the exit: terminal writes
+  that fail are dropped (:class:`SafeStream`).
+* End of input (stdin at EOF, e.g. ``< /dev/null``, or a terminal gone away) never
+  spins the CPU: the input thread stops reading and sleeps until the app ends.
+  A writer app then exits cleanly (nobody can drive it, and it must not sit on
+  the save's lock); the player view keeps following on a hang-up-free EOF, so a
+  wall display can run it with no keyboard.
+* Below :data:`MIN_SIZE` columns × rows a "terminal too small" notice covers the
+  screen (``q`` still quits); it goes away by itself once the window is larger.
 """
 
 from __future__ import annotations
@@ -204,9 +204,11 @@ def is_too_small(size: tuple[int, int], minimum: tuple[int, int] = MIN_SIZE) -> 
 
 
 def too_small_message(width: int, height: int, minimum: tuple[int, int] = MIN_SIZE) -> str:
-    return (f"Terminal too small: {width}×{height}.\n"
-            f"gmdesk needs at least {minimum[0]}×{minimum[1]}.\n"
-            f"Enlarge the window (q quits).")
+    return (
+        f"Terminal too small: {width}×{height}.\n"
+        f"gmdesk needs at least {minimum[0]}×{minimum[1]}.\n"
+        f"Enlarge the window (q quits)."
+    )
 
 
 class TerminalGuard:

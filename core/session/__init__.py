@@ -9,13 +9,39 @@ store), ``saves`` (a directory of sessions), ``store`` (the durable event log),
 
 from gmdesk.core.session.events import EVENT_TYPES, Event, EventError
 from gmdesk.core.session.model import (
-    Character, Clock, Combatant, Condition, Encounter, Info, Note, RollEntry, Source, State, Wound,
+    Character,
+    Clock,
+    Combatant,
+    Condition,
+    Encounter,
+    Info,
+    Note,
+    RollEntry,
+    Source,
+    State,
+    Wound,
 )
 from gmdesk.core.session.saves import SessionStore, SessionSummary, default_saves_dir, safe_file_stem
 from gmdesk.core.session.session import Session
 
 __all__ = [
-    "SessionStore", "SessionSummary", "Session", "EventError", "Event", "EVENT_TYPES", "default_saves_dir",
-    "safe_file_stem", "State", "Info", "Character", "Source", "Condition", "Wound", "Encounter", "Combatant",
-    "Clock", "RollEntry", "Note",
+    "SessionStore",
+    "SessionSummary",
+    "Session",
+    "EventError",
+    "Event",
+    "EVENT_TYPES",
+    "default_saves_dir",
+    "safe_file_stem",
+    "State",
+    "Info",
+    "Character",
+    "Source",
+    "Condition",
+    "Wound",
+    "Encounter",
+    "Combatant",
+    "Clock",
+    "RollEntry",
+    "Note",
 ]

@@ -51,6 +51,7 @@ def _guard(fn: Callable[[Any], int]) -> Callable[[Any], int]:
         except OSError as e:
             where = f"{e.filename}: " if getattr(e, "filename", None) else ""
             return _fail(f"{where}{e.strerror or e}")
+
     return run
 
 
@@ -59,9 +60,13 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("new", help="create a new session")
     p.add_argument("name", metavar="NAME", help="the session's name (any text)")
     p.add_argument("--system", default="4d2", metavar="SYSTEM", help="default dice system (default 4d2)")
-    p.add_argument("--setting", action="append", default=[], metavar="KEY=VALUE",
-                   help="a session setting, e.g. skill_threshold=8, ord_positive_reroll=off, "
-                        "fudge_method=d20-open (repeatable)")
+    p.add_argument(
+        "--setting",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a session setting, e.g. skill_threshold=8, ord_positive_reroll=off, fudge_method=d20-open (repeatable)",
+    )
     p.set_defaults(func=cmd_new)
 
     p = subparsers.add_parser("list", help="list the sessions in the saves directory")
@@ -77,20 +82,34 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser("export", help="write the session's chronicle (md, html or json)")
     p.add_argument("save", metavar="SAVE", help="session name or path")
-    p.add_argument("--format", dest="format", default=None, metavar="md|html|json",
-                   help="chronicle format (default: from the -o suffix, else md)")
+    p.add_argument(
+        "--format",
+        dest="format",
+        default=None,
+        metavar="md|html|json",
+        help="chronicle format (default: from the -o suffix, else md)",
+    )
     p.add_argument("-o", "--output", default=None, metavar="FILE", help="write to FILE instead of stdout")
-    p.add_argument("--gm", action="store_true",
-                   help="the GM's chronicle: with the secrets (1d6x4 target numbers) and the GM's notes")
-    p.add_argument("--public", action="store_true",
-                   help="the players' chronicle, without the GM's secrets and notes (the default)")
+    p.add_argument(
+        "--gm",
+        action="store_true",
+        help="the GM's chronicle: with the secrets (1d6x4 target numbers) and the GM's notes",
+    )
+    p.add_argument(
+        "--public", action="store_true", help="the players' chronicle, without the GM's secrets and notes (the default)"
+    )
     p.set_defaults(func=cmd_export)
 
     p = subparsers.add_parser("import-sheet", help="add a 1d6x4 descriptor sheet to a session")
     p.add_argument("save", metavar="SAVE", help="session name or path")
     p.add_argument("sheet", metavar="SHEET.txt", help="the sheet file")
-    p.add_argument("--as", dest="name", default=None, metavar="NAME",
-                   help="the character (default: the name in the sheet's header)")
+    p.add_argument(
+        "--as",
+        dest="name",
+        default=None,
+        metavar="NAME",
+        help="the character (default: the name in the sheet's header)",
+    )
     p.set_defaults(func=cmd_import_sheet)
 
     p = subparsers.add_parser("check", help="say what is wrong with a session (reads only)")
@@ -115,11 +134,11 @@ def argparse_suppress() -> str:
 
 # --------------------------------------------------------------------------- commands
 
+
 @_guard
 def cmd_new(ns: Any) -> int:
-    from gmdesk.core.systems import get_system
-
     from gmdesk.core.session.settings import BY_KEY, parse_assignment
+    from gmdesk.core.systems import get_system
 
     get_system(ns.system)
     # every setting is checked before anything is written (a bad one names its label)
@@ -238,7 +257,8 @@ def cmd_export(ns: Any) -> int:
     fmt = ns.format
     if fmt is None and ns.output:
         fmt = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html", ".json": "json"}.get(
-            Path(ns.output).suffix.lower())
+            Path(ns.output).suffix.lower()
+        )
     if fmt is None:
         fmt = "md"  # no --format and no telling suffix: the Markdown chronicle
     if fmt not in FORMATS:
@@ -292,8 +312,10 @@ def cmd_import_sheet(ns: Any) -> int:
         if ns.name and ns.name in session.state.characters:
             existing = [session.state.characters[ns.name]]
         if len(existing) > 1:
-            raise GmdeskError(f"{len(existing)} characters are named {name!r}; use --as with the id "
-                              f"({', '.join(c.id for c in existing)})")
+            raise GmdeskError(
+                f"{len(existing)} characters are named {name!r}; use --as with the id "
+                f"({', '.join(c.id for c in existing)})"
+            )
         if existing:
             c = existing[0]
             session.apply({"type": "sheet.import", "id": c.id, "text": text})
@@ -317,9 +339,11 @@ def cmd_export_sheet(ns: Any) -> int:
         if sheet is None:
             sheet = sheet_new(c.name)
             if c.vitality_default or c.vitality_current:
-                sheet = sheet.set_values("Vitality", default=c.vitality_default,
-                                         current=None if c.vitality_current == c.vitality_default
-                                         else c.vitality_current)
+                sheet = sheet.set_values(
+                    "Vitality",
+                    default=c.vitality_default,
+                    current=None if c.vitality_current == c.vitality_default else c.vitality_current,
+                )
         text = write_sheet(sheet)
     # the sheet byte for byte (CRLF, no final newline: as imported); a terminal gets a
     # final newline after a sheet without one, so the prompt starts on its own line
@@ -358,8 +382,10 @@ def cmd_check(ns: Any) -> int:
     report = check(_damaged_path(ns))
     sys.stdout.write("\n".join(report.lines()) + "\n")
     if not report.ok:
-        sys.stdout.write(f"`gmdesk repair {ns.save}` writes a new session beside it from what can be trusted "
-                         f"(the damaged files are never changed)\n")
+        sys.stdout.write(
+            f"`gmdesk repair {ns.save}` writes a new session beside it from what can be trusted "
+            f"(the damaged files are never changed)\n"
+        )
     sys.stdout.flush()
     return 0 if report.ok else 1
 
@@ -380,8 +406,10 @@ def cmd_repair(ns: Any) -> int:
 
 # --------------------------------------------------------------------------- gmdesk roll --save
 
-def stream_rolls(ns: Any, system_module: Any, params: Any, rng: Any, count: int, *, tables: Any = None,
-                 given: Any = None) -> None:
+
+def stream_rolls(
+    ns: Any, system_module: Any, params: Any, rng: Any, count: int, *, tables: Any = None, given: Any = None
+) -> None:
     """``gmdesk roll SYSTEM … --save SAVE [--as CHARACTER] [--at TARGET] [--count N]``:
     roll, append to the session and print, one roll at a time (the first line is out
     after the first roll, whatever N; nothing is kept but the session itself).
@@ -412,8 +440,9 @@ def stream_rolls(ns: Any, system_module: Any, params: Any, rng: Any, count: int,
             # use) counts for the next one, as it would in the dialog
             chars = session.state.characters
             filled = _filled(session, system_module, params, chars.get(actor), chars.get(target), combat, given)
-            event = session.roll(system_module.ID, filled, actor=actor, target=target, combat=combat, rng=rng,
-                                 fill=False, tables=tables)
+            event = session.roll(
+                system_module.ID, filled, actor=actor, target=target, combat=combat, rng=rng, fill=False, tables=tables
+            )
             if as_json:
                 out.write(json.dumps(event.data["record"], ensure_ascii=False) + "\n")
             else:
@@ -433,12 +462,10 @@ def session_params(ns: Any, system_module: Any, params: Any, given: Any = None) 
         actor = session.character(ns.actor) if getattr(ns, "actor", None) else None
         target = session.character(ns.target) if getattr(ns, "target", None) else None
         session.check_roll(actor, target)  # an Unconscious / Dead roller, a Dead target: refused before rolling
-        return _filled(session, system_module, params, actor, target, bool(getattr(params, "combat", False)),
-                       given)
+        return _filled(session, system_module, params, actor, target, bool(getattr(params, "combat", False)), given)
 
 
-def _filled(session: Any, system_module: Any, params: Any, actor: Any, target: Any, combat: bool,
-            given: Any) -> Any:
+def _filled(session: Any, system_module: Any, params: Any, actor: Any, target: Any, combat: bool, given: Any) -> Any:
     """What the session knows filled in (core.session.params), then for 1d6x4 the
     descriptors named by --test / --vs-test read from the characters' sheets."""
     params = session.fill_params(system_module, params, actor, target, combat, given)

@@ -76,19 +76,57 @@ from typing import Any
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.model import (
-    DEFAULT_SETTINGS, KINDS, SIDES, SOURCE_KINDS, Character, Clock, Combatant, Condition, Note, RollEntry,
-    Source, State, Wound,
+    DEFAULT_SETTINGS,
+    KINDS,
+    SIDES,
+    SOURCE_KINDS,
+    Character,
+    Clock,
+    Combatant,
+    Condition,
+    Note,
+    RollEntry,
+    Source,
+    State,
+    Wound,
 )
 
 #: every event type, in the order the design lists them
 EVENT_TYPES = (
-    "session.settings", "character.add", "character.edit", "character.remove",
-    "source.add", "source.remove", "source.toggle", "condition.add", "condition.remove",
-    "sheet.set", "sheet.import", "encounter.add", "encounter.remove", "encounter.move", "encounter.delay",
+    "session.settings",
+    "character.add",
+    "character.edit",
+    "character.remove",
+    "source.add",
+    "source.remove",
+    "source.toggle",
+    "condition.add",
+    "condition.remove",
+    "sheet.set",
+    "sheet.import",
+    "encounter.add",
+    "encounter.remove",
+    "encounter.move",
+    "encounter.delay",
     "encounter.end",
-    "initiative.set", "turn.next", "turn.prev", "round.new", "day.new",
-    "clock.add", "clock.tick", "clock.remove", "roll", "use", "heal",
-    "possibility.spend", "possibility.cancel", "damage.buyoff", "wound.remove", "note", "undo", "redo",
+    "initiative.set",
+    "turn.next",
+    "turn.prev",
+    "round.new",
+    "day.new",
+    "clock.add",
+    "clock.tick",
+    "clock.remove",
+    "roll",
+    "use",
+    "heal",
+    "possibility.spend",
+    "possibility.cancel",
+    "damage.buyoff",
+    "wound.remove",
+    "note",
+    "undo",
+    "redo",
 )
 #: fields gmdesk adds to a stored event (never part of what is validated)
 #: (``effects``: the human-readable changes the event made, e.g. "Kara takes Severe Wound")
@@ -140,12 +178,13 @@ class Event:
         return out
 
     @classmethod
-    def from_doc(cls, seq: int, doc: Mapping[str, Any]) -> "Event":
+    def from_doc(cls, seq: int, doc: Mapping[str, Any]) -> Event:
         data = {k: v for k, v in doc.items() if k not in ("type", "time", "summary")}
         return cls(seq, str(doc.get("type", "")), data, str(doc.get("time", "")), str(doc.get("summary", "")))
 
 
 # --------------------------------------------------------------------------- formatting
+
 
 def num(n: int) -> str:
     """A number as the GM reads it: 3, 0, −1 (a real minus sign)."""
@@ -161,6 +200,7 @@ def status_word(status: str) -> str:
 
 
 # --------------------------------------------------------------------------- tables
+
 
 def session_tables(settings: Mapping[str, Any]):
     """The TableSet a session's settings put in force: ``settings["tables"]`` maps a role
@@ -203,6 +243,7 @@ def wound_status(settings: Mapping[str, Any], text: str, column: str) -> str | N
 
 # --------------------------------------------------------------------------- sheets
 # Thin adapters over core.sheet (imported lazily so this module loads without it).
+
 
 def sheet_parse(text: str):
     from gmdesk.core.sheet import parse_sheet
@@ -278,6 +319,7 @@ class Txn:
         def op() -> tuple:
             c = self.state.characters[cid]
             return ("char", cid, c.snapshot(), len(c.wounds))
+
         self._once(("char", cid), op)
         return self.state.characters[cid]
 
@@ -352,9 +394,9 @@ def revert(state: State, ops: list[tuple]) -> None:
         elif kind == "roll":
             state.rolls[op[1]] = op[2].snapshot()
         elif kind == "rolls":
-            del state.rolls[op[1]:]
+            del state.rolls[op[1] :]
         elif kind == "notes":
-            del state.notes[op[1]:]
+            del state.notes[op[1] :]
         else:  # pragma: no cover - programming error
             raise AssertionError(f"unknown inverse op {kind}")
 
@@ -362,8 +404,15 @@ def revert(state: State, ops: list[tuple]) -> None:
 def detached_copy(state: State) -> State:
     """A copy of ``state`` that :func:`revert_detached` may change without touching
     ``state`` (containers copied, the objects in them shared)."""
-    return State(info=state.info, characters=dict(state.characters), encounter=state.encounter,
-                 clocks=dict(state.clocks), rolls=list(state.rolls), notes=list(state.notes), next_id=state.next_id)
+    return State(
+        info=state.info,
+        characters=dict(state.characters),
+        encounter=state.encounter,
+        clocks=dict(state.clocks),
+        rolls=list(state.rolls),
+        notes=list(state.notes),
+        next_id=state.next_id,
+    )
 
 
 def revert_detached(state: State, ops: list[tuple]) -> None:
@@ -380,6 +429,7 @@ def revert_detached(state: State, ops: list[tuple]) -> None:
 
 
 # --------------------------------------------------------------------------- context
+
 
 class Ctx:
     """What a handler gets: the state, the transaction, the event's seq and time, a
@@ -421,8 +471,7 @@ class Ctx:
     def opt_char(self, cid: Any, what: str) -> Character | None:
         return None if cid is None else self.char(cid, what)
 
-    def text(self, value: Any, what: str, maxlen: int = MAX_NAME, empty: bool = False,
-             multiline: bool = False) -> str:
+    def text(self, value: Any, what: str, maxlen: int = MAX_NAME, empty: bool = False, multiline: bool = False) -> str:
         """Stripped text; names are one line, notes may have several."""
         if not isinstance(value, str):
             raise self.fail(f"{what}: must be text (got {value!r})")
@@ -445,8 +494,11 @@ class Ctx:
             shown = repr(value)
             raise self.fail(f"{what}: must be a whole number (got {shown if len(shown) <= 24 else shown[:20] + '…'})")
         if value < lo or value > hi:
-            shown = str(value) if value.bit_length() <= 64 else ("a far smaller number" if value < 0
-                                                                 else "a far larger number")
+            shown = (
+                str(value)
+                if value.bit_length() <= 64
+                else ("a far smaller number" if value < 0 else "a far larger number")
+            )
             rng = f" from {lo} to {hi}"
             raise self.fail(f"{what}: must be a whole number{rng} (got {shown})")
         return value
@@ -508,6 +560,7 @@ def handler(etype: str):
     def deco(fn: Handler) -> Handler:
         HANDLERS[etype] = fn
         return fn
+
     return deco
 
 
@@ -643,9 +696,18 @@ def _character_add(ctx: Ctx, p: dict) -> str:
     ctx.tx.counter()
     cid = f"c{ctx.state.next_id}"
     ctx.state.next_id += 1
-    c = Character(id=cid, name=f["name"], side=f.get("side", "PC"), kind=f.get("kind", "organic"),
-                  reality_rated=reality, vitality_default=v_default, vitality_current=v_current,
-                  possibilities=poss, sheet=sheet, notes=f.get("notes", ""))
+    c = Character(
+        id=cid,
+        name=f["name"],
+        side=f.get("side", "PC"),
+        kind=f.get("kind", "organic"),
+        reality_rated=reality,
+        vitality_default=v_default,
+        vitality_current=v_current,
+        possibilities=poss,
+        sheet=sheet,
+        notes=f.get("notes", ""),
+    )
     ctx.tx.new_char(c)
     ctx.extra["id"] = cid
     return f"{c.name} joins ({c.side}, {c.kind}{', reality-rated' if reality else ''})"
@@ -656,8 +718,17 @@ def _character_edit(ctx: Ctx, p: dict) -> str:
     ctx.fields(p, ("id", "fields"))
     c = ctx.char(p["id"])
     d = p["fields"]
-    allowed = ("name", "side", "kind", "reality_rated", "possibilities", "vitality_default", "vitality_current",
-               "notes", "dead")
+    allowed = (
+        "name",
+        "side",
+        "kind",
+        "reality_rated",
+        "possibilities",
+        "vitality_default",
+        "vitality_current",
+        "notes",
+        "dead",
+    )
     if not isinstance(d, Mapping) or not d:
         raise ctx.fail(f"fields: must be a non-empty object of {', '.join(allowed)}")
     for k in d:
@@ -685,7 +756,10 @@ def _character_edit(ctx: Ctx, p: dict) -> str:
                 live.sheet = sheet_set(ctx.tx.sheet(c.id), "Vitality", {"default": value, "current": current})
         else:
             setattr(live, key, value)
-        shown = (lambda v: num(v) if isinstance(v, int) and not isinstance(v, bool) else repr(v))
+
+        def shown(v):
+            return num(v) if isinstance(v, int) and not isinstance(v, bool) else repr(v)
+
         ctx.changes.append(f"{name}: {key} {shown(old)} → {shown(value)}" if key != "notes" else f"{name}: notes")
     if not reality and live.possibilities:
         ctx.changes.append(f"{name}: Possibilities {live.possibilities} → 0 (not reality-rated)")
@@ -868,6 +942,7 @@ def _sheet_import(ctx: Ctx, p: dict) -> str:
 
 # ---- encounter
 
+
 def _insert_position(order: list[Combatant], initiative: int) -> int:
     """After every combatant whose initiative is at least this one (ties: earlier first)."""
     i = 0
@@ -898,8 +973,9 @@ def _encounter_add(ctx: Ctx, p: dict) -> str:
         change = f"{c.name}: initiative {num(ini)}"
         ctx.changes.append(change)
         rnd, turn = ctx.roll_position()
-        ctx.tx.add_roll(RollEntry(ctx.seq, record, c.id, None, rnd, turn, [change], kind="initiative",
-                                  actor_name=c.name))
+        ctx.tx.add_roll(
+            RollEntry(ctx.seq, record, c.id, None, rnd, turn, [change], kind="initiative", actor_name=c.name)
+        )
     return f"{c.name} joins the encounter (initiative {num(ini)})"
 
 
@@ -1022,8 +1098,9 @@ def _initiative_set(ctx: Ctx, p: dict) -> str:
         change = f"{c.name}: initiative {num(v)}"
         ctx.changes.append(change)
         if record is not None:
-            ctx.tx.add_roll(RollEntry(ctx.seq, record, c.id, None, rnd, turn, [change], kind="initiative",
-                                      actor_name=c.name))
+            ctx.tx.add_roll(
+                RollEntry(ctx.seq, record, c.id, None, rnd, turn, [change], kind="initiative", actor_name=c.name)
+            )
     names = ", ".join(f"{c.name} {num(v)}" for c, v, _ in parsed)
     return f"Initiative: {names}"
 
@@ -1155,7 +1232,7 @@ def _round_new(ctx: Ctx, p: dict) -> str:
     if enc.round == 0:
         enc.round, enc.turn = 1, 0
     else:
-        for x in enc.order[enc.turn:]:
+        for x in enc.order[enc.turn :]:
             if not _out(ctx, x.char_id):
                 _tick(ctx, x.char_id)
         enc.round += 1
@@ -1188,6 +1265,7 @@ def _day_new(ctx: Ctx, p: dict) -> str:
 
 # ---- clocks
 
+
 @handler("clock.add")
 def _clock_add(ctx: Ctx, p: dict) -> str:
     ctx.fields(p, ("name", "segments"), ("halves",))
@@ -1206,8 +1284,9 @@ def _clock(ctx: Ctx, name: Any) -> Clock:
     for k, clock in ctx.state.clocks.items():
         if k.casefold() == name.casefold():
             return clock
-    raise ctx.fail(f"no clock named {name!r}" + (f" (clocks: {', '.join(ctx.state.clocks)})"
-                                                 if ctx.state.clocks else ""))
+    raise ctx.fail(
+        f"no clock named {name!r}" + (f" (clocks: {', '.join(ctx.state.clocks)})" if ctx.state.clocks else "")
+    )
 
 
 def _halves_text(h: int) -> str:
@@ -1227,8 +1306,10 @@ def _advance_clock(ctx: Ctx, clock: Clock, step: int, why: str = "") -> str:
     full = 2 * clock.segments
     new = max(0, min(full, clock.halves + step))
     ctx.tx.clocks()[clock.name] = Clock(clock.name, clock.segments, new)
-    msg = (f"Clock {clock.name}: {_halves_text(clock.halves)} → {_halves_text(new)} of {clock.segments}"
-           f" ({_halves_amount(new - clock.halves)}{why})")
+    msg = (
+        f"Clock {clock.name}: {_halves_text(clock.halves)} → {_halves_text(new)} of {clock.segments}"
+        f" ({_halves_amount(new - clock.halves)}{why})"
+    )
     ctx.changes.append(msg + (" (full)" if new >= full else ""))
     return msg
 
@@ -1279,6 +1360,7 @@ def _clock_remove(ctx: Ctx, p: dict) -> str:
 
 
 # ---- rolls and what they do
+
 
 def _apply_descriptors(ctx: Ctx, entry_index: int) -> None:
     """Apply a combat roll's descriptors to whoever receives them; log each change on
@@ -1405,8 +1487,7 @@ def _check_spender(ctx: Ctx, c: Character, n: int = 1) -> None:
     if not c.reality_rated:
         raise ctx.fail(f"{c.name} is not reality-rated and has no Possibilities")
     if c.possibilities < n:
-        raise ctx.fail(f"{c.name} has {c.possibilities} Possibilit{'y' if c.possibilities == 1 else 'ies'}, "
-                       f"needs {n}")
+        raise ctx.fail(f"{c.name} has {c.possibilities} Possibilit{'y' if c.possibilities == 1 else 'ies'}, needs {n}")
 
 
 def roll_refusal(actor: Character | None, target: Character | None) -> str | None:
@@ -1447,10 +1528,20 @@ def _roll(ctx: Ctx, p: dict) -> str:
     if cost and actor is not None:
         _check_spender(ctx, actor, cost)
     rnd, turn = ctx.roll_position()
-    entry = RollEntry(ctx.seq, record, actor.id if actor else None, target.id if target else None, rnd, turn, [],
-                      kind="roll", combat=combat, spends=[actor.id if actor else None] * cost,
-                      actor_name=actor.name if actor else str(p.get("actor_name") or ""),
-                      target_name=target.name if target else str(p.get("target_name") or ""))
+    entry = RollEntry(
+        ctx.seq,
+        record,
+        actor.id if actor else None,
+        target.id if target else None,
+        rnd,
+        turn,
+        [],
+        kind="roll",
+        combat=combat,
+        spends=[actor.id if actor else None] * cost,
+        actor_name=actor.name if actor else str(p.get("actor_name") or ""),
+        target_name=target.name if target else str(p.get("target_name") or ""),
+    )
     ctx.tx.add_roll(entry)
     index = len(ctx.state.rolls) - 1
     if cost and actor is not None:
@@ -1467,8 +1558,11 @@ def _roll(ctx: Ctx, p: dict) -> str:
             raise ctx.fail(f"uses[{k}]: {who.name} has no descriptor sheet")
         what = ctx.text(u.get("descriptor"), f"uses[{k}].descriptor")
         n = ctx.integer(u.get("amount", 1), f"uses[{k}].amount", 1, 10**6)
-        pn = None if u.get("parent_amount") is None else ctx.integer(u["parent_amount"],
-                                                                    f"uses[{k}].parent_amount", 0, 10**6)
+        pn = (
+            None
+            if u.get("parent_amount") is None
+            else ctx.integer(u["parent_amount"], f"uses[{k}].parent_amount", 0, 10**6)
+        )
         lines = _spend(ctx, who, what, n, pn)
         live = ctx.tx.roll(index)
         live.changes = [*live.changes, *lines]
@@ -1501,8 +1595,9 @@ def _use(ctx: Ctx, p: dict) -> str:
     c = ctx.char(p["id"])
     name = ctx.text(p["descriptor"], "descriptor")
     amount = ctx.integer(p.get("amount", 1), "amount", 1, 10**6)
-    parent_amount = (None if p.get("parent_amount") is None
-                     else ctx.integer(p["parent_amount"], "parent_amount", 0, 10**6))
+    parent_amount = (
+        None if p.get("parent_amount") is None else ctx.integer(p["parent_amount"], "parent_amount", 0, 10**6)
+    )
     if c.sheet is None:
         raise ctx.fail(f"{c.name} has no descriptor sheet")
     if c.status == "dead":
@@ -1541,8 +1636,20 @@ def _heal(ctx: Ctx, p: dict) -> str:
     change = f"{target.name}: Vitality {num(old)} → {num(new)}{tail}"
     ctx.changes.append(change)
     rnd, turn = ctx.roll_position()
-    ctx.tx.add_roll(RollEntry(ctx.seq, record, healer.id, target.id, rnd, turn, [change], kind="heal",
-                              actor_name=healer.name, target_name=target.name))
+    ctx.tx.add_roll(
+        RollEntry(
+            ctx.seq,
+            record,
+            healer.id,
+            target.id,
+            rnd,
+            turn,
+            [change],
+            kind="heal",
+            actor_name=healer.name,
+            target_name=target.name,
+        )
+    )
     return f"{healer.name} heals {target.name}: {change}"
 
 
@@ -1560,8 +1667,14 @@ def sheet_changes(name: str, before: Any, after: Any) -> list[str]:
     for path, row in after.entries():
         was = old.get(path)
         if was is None:
-            shown = " ".join(x for x in (signed(row.value) if row.has_value else "",
-                                         _uses_text(row.uses) if row.uses is not None else "") if x)
+            shown = " ".join(
+                x
+                for x in (
+                    signed(row.value) if row.has_value else "",
+                    _uses_text(row.uses) if row.uses is not None else "",
+                )
+                if x
+            )
             out.append(f"{name}: {path} written" + (f" ({shown})" if shown else ""))
             continue
         if was.uses != row.uses:
@@ -1619,7 +1732,7 @@ def _possibility_cancel(ctx: Ctx, p: dict) -> str:
     c = ctx.char(p["id"])
     i = _roll_index(ctx, p["roll"])
     entry = ctx.state.rolls[i]
-    live_spends = entry.spends[:len(entry.spends) - len(entry.cancels)]
+    live_spends = entry.spends[: len(entry.spends) - len(entry.cancels)]
     if not live_spends:
         raise ctx.fail(f"roll #{entry.seq} has no Possibility spend left to cancel")
     if live_spends[-1] == c.id:
@@ -1670,7 +1783,7 @@ def _buyoff(ctx: Ctx, p: dict) -> str:
     before = c.status
     ctx.set_possibilities(c, c.possibilities - 1, " (buy-off)")
     live = ctx.tx.char(c.id)
-    live.wounds = live.wounds[:k] + live.wounds[k + 1:]
+    live.wounds = live.wounds[:k] + live.wounds[k + 1 :]
     after = live.status
     change = f"{c.name} buys off {w.text}" + (f" ({status_word(after)})" if after != before else "")
     ctx.changes.append(change)
@@ -1691,7 +1804,7 @@ def _wound_remove(ctx: Ctx, p: dict) -> str:
     w = c.wounds[k]
     before = c.status
     live = ctx.tx.char(c.id)
-    live.wounds = live.wounds[:k] + live.wounds[k + 1:]
+    live.wounds = live.wounds[:k] + live.wounds[k + 1 :]
     after = live.status
     ctx.changes.append(f"{c.name}: {w.text} removed" + (f" ({status_word(after)})" if after != before else ""))
     return f"{c.name}: {w.text} removed"
@@ -1709,6 +1822,7 @@ def _note(ctx: Ctx, p: dict) -> str:
 
 
 # --------------------------------------------------------------------------- the fold
+
 
 @dataclass
 class Applied:
@@ -1749,7 +1863,7 @@ class Fold:
         self.source: Callable[[int], Mapping[str, Any]] | None = None
         #: ``rebuild(n)``: a full replay of the same log's events 1..n, for an undo that
         #: reaches past the inverses a checkpoint kept (see :meth:`_undo`)
-        self.rebuild: Callable[[int], "Fold"] | None = None
+        self.rebuild: Callable[[int], Fold] | None = None
 
     # ---- what the fold keeps about each undoable event (or finds in the log)
 
@@ -1780,8 +1894,9 @@ class Fold:
     def can_redo(self) -> bool:
         return bool(self.undone)
 
-    def apply(self, seq: int, doc: Mapping[str, Any], time: str = "", summary: str | None = None,
-              strict: bool = True) -> Applied:
+    def apply(
+        self, seq: int, doc: Mapping[str, Any], time: str = "", summary: str | None = None, strict: bool = True
+    ) -> Applied:
         """Validate and apply one event. ``summary``: the stored summary of an event
         being replayed (saves formatting it again). ``strict=False`` for an event read
         back from the log: the checks of what play allows (who can act, unique names)
@@ -1813,8 +1928,16 @@ class Fold:
         self._last = (applied, prev, stacks)
         return applied
 
-    def _run(self, seq: int, data_seq: int, etype: str, payload: dict, time: str,
-             summary: str | None = None, strict: bool = True) -> Applied:
+    def _run(
+        self,
+        seq: int,
+        data_seq: int,
+        etype: str,
+        payload: dict,
+        time: str,
+        summary: str | None = None,
+        strict: bool = True,
+    ) -> Applied:
         ctx = Ctx(self.state, etype, data_seq, time, strict)
         ctx.summary = summary
         try:
@@ -1827,8 +1950,7 @@ class Fold:
         except BaseException:
             revert(self.state, ctx.tx.ops)
             raise
-        return Applied(seq, etype, summary if ctx.summary is None else ctx.summary, ctx.changes, ctx.extra,
-                       ctx.tx.ops)
+        return Applied(seq, etype, summary if ctx.summary is None else ctx.summary, ctx.changes, ctx.extra, ctx.tx.ops)
 
     def _target(self, doc: Mapping[str, Any], stack: list[int], what: str) -> int:
         if not stack:
@@ -1842,8 +1964,9 @@ class Fold:
         """Apply an undone event again from its stored payload (same seq, same time)."""
         original = self._doc(target)
         payload = {k: v for k, v in original.items() if k != "type"}
-        applied = self._run(target, target, original["type"], payload, self._time(target), self._summary(target),
-                            strict=False)
+        applied = self._run(
+            target, target, original["type"], payload, self._time(target), self._summary(target), strict=False
+        )
         self.inverses[target] = applied.ops
         return applied
 
@@ -1863,12 +1986,11 @@ class Fold:
         what = self._summary(target) or self._doc(target)["type"]
         return Applied(seq, "undo", f"Undo #{target}: {what}", [], {"target": target}, [("undo", target)])
 
-    def _adopt(self, other: "Fold") -> None:
+    def _adopt(self, other: Fold) -> None:
         """Take over a full replay of the same log (same state, every inverse known).
         The State object stays the one the UI holds; its contents are the replay's."""
         if (other.done, other.undone, other.last_seq) != (self.done, self.undone, self.last_seq):
-            raise EventError("the log replays differently from the session in memory; reopen the session",
-                             "undo")
+            raise EventError("the log replays differently from the session in memory; reopen the session", "undo")
         self.state.__dict__.update(other.state.__dict__)
         other.state = self.state
         self.docs, self.times, self.summaries = other.docs, other.times, other.summaries
@@ -1880,8 +2002,14 @@ class Fold:
         applied = self._reapply(target)
         self.undone.pop()
         self.done.append(target)
-        return Applied(seq, "redo", f"Redo #{target}: {applied.summary}", applied.changes,
-                       {"target": target}, [("redo", target, applied.ops)])
+        return Applied(
+            seq,
+            "redo",
+            f"Redo #{target}: {applied.summary}",
+            applied.changes,
+            {"target": target},
+            [("redo", target, applied.ops)],
+        )
 
     def revert_last(self) -> None:
         """Take back the last :meth:`apply` (the store could not write it)."""
@@ -1965,8 +2093,13 @@ def fold_fingerprint() -> str:
 
     core = Path(__file__).resolve().parent.parent
     h = hashlib.sha256(f"gmdesk-fold {CHECKPOINT_VERSION}".encode())
-    files = [core / "session" / "events.py", core / "session" / "model.py", core / "dice.py", core / "sheet.py",
-             core / "tables.py"]
+    files = [
+        core / "session" / "events.py",
+        core / "session" / "model.py",
+        core / "dice.py",
+        core / "sheet.py",
+        core / "tables.py",
+    ]
     files += sorted((core / "systems").glob("*.py")) + sorted((core / "data").glob("*.json"))
     for f in files:
         try:
@@ -2015,17 +2148,26 @@ def fold_checkpoint(fold: Fold, keep: int, skipped: list[str] | None = None, seq
     state = fold.state
     if k:
         state = detached_copy(state)
-        for undoable in reversed(done[len(done) - k:]):
+        for undoable in reversed(done[len(done) - k :]):
             revert_detached(state, fold.inverses[undoable])
-    return {"seq": fold.last_seq if seq is None else seq, "last_seq": fold.last_seq,
-            "state": checkpoint_json(state), "done": _runs(done), "reapply": k,
-            "undone": list(fold.undone), "last_played": fold.state.info.last_played,
-            "skipped": list(skipped or ())}
+    return {
+        "seq": fold.last_seq if seq is None else seq,
+        "last_seq": fold.last_seq,
+        "state": checkpoint_json(state),
+        "done": _runs(done),
+        "reapply": k,
+        "undone": list(fold.undone),
+        "last_played": fold.state.info.last_played,
+        "skipped": list(skipped or ()),
+    }
 
 
-def fold_from_checkpoint(d: Mapping[str, Any], source: Callable[[int], Mapping[str, Any]],
-                         load_record: Callable[[int, str, Any], RollRecord],
-                         header: Mapping[str, Any] | None = None) -> Fold:
+def fold_from_checkpoint(
+    d: Mapping[str, Any],
+    source: Callable[[int], Mapping[str, Any]],
+    load_record: Callable[[int, str, Any], RollRecord],
+    header: Mapping[str, Any] | None = None,
+) -> Fold:
     """The fold :func:`fold_checkpoint` described, as of its ``seq``. ``source(seq)`` gives
     a stored event; ``load_record(seq, kind, j)`` the record a roll entry refers to;
     ``header`` the log's header (the session's name and creation time come from it,
@@ -2043,8 +2185,8 @@ def fold_from_checkpoint(d: Mapping[str, Any], source: Callable[[int], Mapping[s
     undone = d["undone"]
     if type(k) is not int or not 0 <= k <= len(done) or not all(type(x) is int for x in undone):
         raise ValueError("bad undo stacks")
-    fold.done = done[:len(done) - k]
-    for seq in done[len(done) - k:]:
+    fold.done = done[: len(done) - k]
+    for seq in done[len(done) - k :]:
         fold._reapply(seq)
         fold.done.append(seq)
     fold.undone = list(undone)

@@ -91,8 +91,9 @@ def event_rounds(header: Mapping[str, Any] | None, events: Sequence[Event]) -> d
     return rounds
 
 
-def _chronicle(state: State, public: bool, events: Sequence[Event] = (),
-               rounds: Mapping[int, int] | None = None) -> list[tuple[str, Any, int]]:
+def _chronicle(
+    state: State, public: bool, events: Sequence[Event] = (), rounds: Mapping[int, int] | None = None
+) -> list[tuple[str, Any, int]]:
     """Everything told, in log order: ("roll", RollEntry, round), ("note", Note, round),
     ("event", Event, round)."""
     items: list[tuple[int, int, str, Any, int]] = []
@@ -140,8 +141,14 @@ def record_facts(record: Any, public: bool) -> list[str]:
             continue
         if value is True:
             out.append(label)
-        elif isinstance(value, int) and key in ("shift", "bonus", "margin", "relative_degree", "advantage",
-                                                "result_points"):
+        elif isinstance(value, int) and key in (
+            "shift",
+            "bonus",
+            "margin",
+            "relative_degree",
+            "advantage",
+            "result_points",
+        ):
             out.append(f"{label} {value:+d}".replace("-", "−"))
         elif isinstance(value, (str, int, float)):
             out.append(f"{label} {value}")
@@ -207,13 +214,16 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
 
 
-def to_markdown(state: State, events: Sequence[Event] = (), public: bool = True,
-                rounds: Mapping[int, int] | None = None) -> str:
+def to_markdown(
+    state: State, events: Sequence[Event] = (), public: bool = True, rounds: Mapping[int, int] | None = None
+) -> str:
     info = state.info
     times = _times(events)
     out = [f"# {md_escape(info.name or 'Session')}", ""]
-    out.append(f"System: {md_escape(info.system)} · created {md_escape(_when(info.created))} · "
-               f"last played {md_escape(_when(info.last_played))}")
+    out.append(
+        f"System: {md_escape(info.system)} · created {md_escape(_when(info.created))} · "
+        f"last played {md_escape(_when(info.last_played))}"
+    )
     out.append("")
     out.append("## Cast")
     out.append("")
@@ -282,21 +292,33 @@ def _h(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
-def to_html(state: State, events: Sequence[Event] = (), public: bool = True,
-            rounds: Mapping[int, int] | None = None) -> str:
+def to_html(
+    state: State, events: Sequence[Event] = (), public: bool = True, rounds: Mapping[int, int] | None = None
+) -> str:
     info = state.info
     times = _times(events)
     title = info.name or "Session"
-    out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-           f"<title>{_h(title)}</title>", f"<style>{_CSS}</style>", "</head>", "<body>",
-           f"<h1>{_h(title)}</h1>",
-           f'<p class="meta">System {_h(info.system)} · created {_h(_when(info.created))} · '
-           f"last played {_h(_when(info.last_played))}</p>", "<h2>Cast</h2>"]
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f"<title>{_h(title)}</title>",
+        f"<style>{_CSS}</style>",
+        "</head>",
+        "<body>",
+        f"<h1>{_h(title)}</h1>",
+        f'<p class="meta">System {_h(info.system)} · created {_h(_when(info.created))} · '
+        f"last played {_h(_when(info.last_played))}</p>",
+        "<h2>Cast</h2>",
+    ]
     if state.characters:
         out.append("<ul>")
         for c in state.characters.values():
-            out.append(f'<li class="status-{_h(c.status)}"><strong>{_h(c.name)}</strong> — '
-                       f"{_h(', '.join(_char_facts(c, info.system)))}")
+            out.append(
+                f'<li class="status-{_h(c.status)}"><strong>{_h(c.name)}</strong> — '
+                f"{_h(', '.join(_char_facts(c, info.system)))}"
+            )
             wounds = _wound_text(c)
             if wounds:
                 out.append("<ul>" + "".join(f"<li>{_h(w)}</li>" for w in wounds) + "</ul>")
@@ -341,9 +363,11 @@ def to_html(state: State, events: Sequence[Event] = (), public: bool = True,
                 continue
             r: RollEntry = obj
             facts = record_facts(r.record, public)
-            out.append(f"<li>{_h(stamp)} <strong>{_h(_roll_head(state, r))}</strong>: {_h(_line(r.record, public))}"
-                       + (f'<br><span class="facts">{_h(" · ".join(facts))}</span>' if facts else "")
-                       + f'<br><span class="dice">dice: {_h(_dice(r.record))}</span>')
+            out.append(
+                f"<li>{_h(stamp)} <strong>{_h(_roll_head(state, r))}</strong>: {_h(_line(r.record, public))}"
+                + (f'<br><span class="facts">{_h(" · ".join(facts))}</span>' if facts else "")
+                + f'<br><span class="dice">dice: {_h(_dice(r.record))}</span>'
+            )
             if r.changes:
                 out.append('<ul class="changes">' + "".join(f"<li>{_h(ch)}</li>" for ch in r.changes) + "</ul>")
             out.append("</li>")
@@ -354,8 +378,10 @@ def to_html(state: State, events: Sequence[Event] = (), public: bool = True,
 
 # --------------------------------------------------------------------------- json
 
-def to_json(state: State, events: Sequence[Event] = (), public: bool = True,
-            rounds: Mapping[int, int] | None = None) -> dict:
+
+def to_json(
+    state: State, events: Sequence[Event] = (), public: bool = True, rounds: Mapping[int, int] | None = None
+) -> dict:
     from gmdesk.core.render import public_json
 
     times = _times(events)
@@ -364,23 +390,44 @@ def to_json(state: State, events: Sequence[Event] = (), public: bool = True,
     for kind, obj, rnd in _chronicle(state, public, events, rounds):
         if kind == "note":
             n: Note = obj
-            chronicle.append({"seq": n.seq, "type": "note", "round": n.round, "turn": n.turn, "time": n.time,
-                              "text": n.text})
+            chronicle.append(
+                {"seq": n.seq, "type": "note", "round": n.round, "turn": n.turn, "time": n.time, "text": n.text}
+            )
             continue
         if kind == "event":
             head, changes = _event_text(obj)
-            chronicle.append({"seq": obj.seq, "type": "event", "event": obj.type, "round": rnd,
-                              "time": obj.time, "summary": head, "changes": changes})
+            chronicle.append(
+                {
+                    "seq": obj.seq,
+                    "type": "event",
+                    "event": obj.type,
+                    "round": rnd,
+                    "time": obj.time,
+                    "summary": head,
+                    "changes": changes,
+                }
+            )
             continue
         r: RollEntry = obj
         record = public_json(r.record) if public else r.record.to_json()
-        chronicle.append({
-            "seq": r.seq, "type": r.kind, "round": r.round, "turn": r.turn, "time": times.get(r.seq, ""),
-            "actor": r.actor, "actor_name": _who(state, r.actor, r.actor_name) or None,
-            "target": r.target, "target_name": _who(state, r.target, r.target_name) or None,
-            "combat": r.combat, "line": _line(r.record, public), "facts": record_facts(r.record, public),
-            "roll": record, "changes": list(r.changes),
-        })
+        chronicle.append(
+            {
+                "seq": r.seq,
+                "type": r.kind,
+                "round": r.round,
+                "turn": r.turn,
+                "time": times.get(r.seq, ""),
+                "actor": r.actor,
+                "actor_name": _who(state, r.actor, r.actor_name) or None,
+                "target": r.target,
+                "target_name": _who(state, r.target, r.target_name) or None,
+                "combat": r.combat,
+                "line": _line(r.record, public),
+                "facts": record_facts(r.record, public),
+                "roll": record,
+                "changes": list(r.changes),
+            }
+        )
     characters = []
     for c in state.characters.values():
         d = c.to_json()
@@ -391,16 +438,18 @@ def to_json(state: State, events: Sequence[Event] = (), public: bool = True,
         "format": "gmdesk-chronicle",
         "session": info,
         "characters": characters,
-        "hurt": [{"id": c.id, "name": c.name, "status": c.status, "wounds": [w.text for w in c.wounds]}
-                 for c in _hurt(state)],
+        "hurt": [
+            {"id": c.id, "name": c.name, "status": c.status, "wounds": [w.text for w in c.wounds]} for c in _hurt(state)
+        ],
         "clocks": [c.to_json() for c in state.clocks.values()],
         "encounter": state.encounter.to_json(),
         "chronicle": chronicle,
     }
 
 
-def export(state: State, fmt: str, events: Sequence[Event] = (), public: bool = True,
-           header: Mapping[str, Any] | None = None) -> str:
+def export(
+    state: State, fmt: str, events: Sequence[Event] = (), public: bool = True, header: Mapping[str, Any] | None = None
+) -> str:
     """The chronicle as text in ``fmt`` (md, html or json): the players' (no GM secrets,
     no GM notes) unless ``public=False``. ``header``: the session's header
     (``Session.header``), to place each event in its round (without it the events

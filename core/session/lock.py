@@ -122,8 +122,12 @@ class WriterLock:
                 time.sleep(0.005)
             os.close(fd)
             pid = holder.get("pid")
-            raise LockedError(self.session_path, pid if isinstance(pid, int) else None,
-                              str(holder.get("host", "")), str(holder.get("since", ""))) from None
+            raise LockedError(
+                self.session_path,
+                pid if isinstance(pid, int) else None,
+                str(holder.get("host", "")),
+                str(holder.get("since", "")),
+            ) from None
         except BaseException:
             os.close(fd)
             raise
@@ -133,8 +137,11 @@ class WriterLock:
             os.close(fd)
             raise
         try:
-            info = {"pid": os.getpid(), "host": socket.gethostname(),
-                    "since": _dt.datetime.now().isoformat(timespec="seconds")}
+            info = {
+                "pid": os.getpid(),
+                "host": socket.gethostname(),
+                "since": _dt.datetime.now().isoformat(timespec="seconds"),
+            }
             os.ftruncate(fd, 0)
             os.pwrite(fd, (json.dumps(info) + "\n").encode("utf-8"), 0)
         except OSError:
@@ -157,8 +164,12 @@ class WriterLock:
                 os.close(sfd)
                 holder = _read_holder(lock_fd)
                 pid = holder.get("pid")
-                raise LockedError(self.session_path, pid if isinstance(pid, int) else None,
-                                  str(holder.get("host", "")), str(holder.get("since", ""))) from None
+                raise LockedError(
+                    self.session_path,
+                    pid if isinstance(pid, int) else None,
+                    str(holder.get("host", "")),
+                    str(holder.get("since", "")),
+                ) from None
             except BaseException:
                 os.close(sfd)
                 raise

@@ -65,7 +65,7 @@ class Source:
         return {"name": self.name, "value": self.value, "rounds": self.rounds, "active": self.active}
 
     @classmethod
-    def from_json(cls, d: dict) -> "Source":
+    def from_json(cls, d: dict) -> Source:
         return cls(d["name"], int(d["value"]), d.get("rounds"), bool(d.get("active", True)))
 
 
@@ -83,7 +83,7 @@ class Condition:
         return {"name": self.name, "rounds": self.rounds, "roll_seq": self.roll_seq}
 
     @classmethod
-    def from_json(cls, d: dict) -> "Condition":
+    def from_json(cls, d: dict) -> Condition:
         return cls(d["name"], d.get("rounds"), d.get("roll_seq"))
 
 
@@ -102,13 +102,27 @@ class Wound:
     column: str = ""
 
     def to_json(self) -> dict:
-        return {"text": self.text, "roll_seq": self.roll_seq, "system": self.system, "row": self.row,
-                "status": self.status, "amount": self.amount, "column": self.column}
+        return {
+            "text": self.text,
+            "roll_seq": self.roll_seq,
+            "system": self.system,
+            "row": self.row,
+            "status": self.status,
+            "amount": self.amount,
+            "column": self.column,
+        }
 
     @classmethod
-    def from_json(cls, d: dict) -> "Wound":
-        return cls(d["text"], d.get("roll_seq"), d.get("system", ""), d.get("row"), d.get("status"),
-                   d.get("amount"), d.get("column", ""))
+    def from_json(cls, d: dict) -> Wound:
+        return cls(
+            d["text"],
+            d.get("roll_seq"),
+            d.get("system", ""),
+            d.get("row"),
+            d.get("status"),
+            d.get("amount"),
+            d.get("column", ""),
+        )
 
 
 @dataclass
@@ -161,7 +175,7 @@ class Character:
     def sources(self, kind: str) -> list[Source]:
         return self.advantage if kind == "advantage" else self.shifts
 
-    def snapshot(self) -> "Character":
+    def snapshot(self) -> Character:
         """A shallow copy for the undo record. The fold never changes a list or a sheet
         in place (it assigns a new one), so they are shared, except that wounds grow
         in place: the undo record keeps their length and cuts them back."""
@@ -170,32 +184,44 @@ class Character:
         c.__dict__.pop("_status_cache", None)
         return c
 
-    def add_wound(self, wound: "Wound") -> None:
+    def add_wound(self, wound: Wound) -> None:
         """Pile a wound up. The list grows in place (O(1), and an undo record only keeps
         its old length); every other change to a list replaces it."""
         dead, out = self._wound_statuses()
         self.wounds.append(wound)
-        self.__dict__["_status_cache"] = (self.wounds, len(self.wounds),
-                                          (dead or wound.status == "dead", out or wound.status == "unconscious"))
+        self.__dict__["_status_cache"] = (
+            self.wounds,
+            len(self.wounds),
+            (dead or wound.status == "dead", out or wound.status == "unconscious"),
+        )
 
     def to_json(self) -> dict:
         return {
-            "id": self.id, "name": self.name, "side": self.side, "kind": self.kind,
-            "reality_rated": self.reality_rated, "vitality_default": self.vitality_default,
-            "vitality_current": self.vitality_current, "status": self.status,
+            "id": self.id,
+            "name": self.name,
+            "side": self.side,
+            "kind": self.kind,
+            "reality_rated": self.reality_rated,
+            "vitality_default": self.vitality_default,
+            "vitality_current": self.vitality_current,
+            "status": self.status,
             "possibilities": self.possibilities,
             "advantage": [s.to_json() for s in self.advantage],
             "shifts": [s.to_json() for s in self.shifts],
             "conditions": [c.to_json() for c in self.conditions],
             "wounds": [w.to_json() for w in self.wounds],
             "sheet": sheet_text(self.sheet),
-            "notes": self.notes, "dead": self.dead,
+            "notes": self.notes,
+            "dead": self.dead,
         }
 
     @classmethod
-    def from_json(cls, d: dict) -> "Character":
+    def from_json(cls, d: dict) -> Character:
         return cls(
-            id=d["id"], name=d["name"], side=d.get("side", "PC"), kind=d.get("kind", "organic"),
+            id=d["id"],
+            name=d["name"],
+            side=d.get("side", "PC"),
+            kind=d.get("kind", "organic"),
             reality_rated=bool(d.get("reality_rated", False)),
             vitality_default=int(d.get("vitality_default", 0)),
             vitality_current=int(d.get("vitality_current", 0)),
@@ -205,7 +231,8 @@ class Character:
             conditions=[Condition.from_json(x) for x in d.get("conditions", ())],
             wounds=[Wound.from_json(x) for x in d.get("wounds", ())],
             sheet=parse_sheet_text(d.get("sheet")),
-            notes=d.get("notes", ""), dead=bool(d.get("dead", False)),
+            notes=d.get("notes", ""),
+            dead=bool(d.get("dead", False)),
         )
 
 
@@ -239,7 +266,7 @@ class Encounter:
                 return i
         return None
 
-    def snapshot(self) -> "Encounter":
+    def snapshot(self) -> Encounter:
         return Encounter(list(self.order), self.round, self.turn)
 
     def to_json(self) -> dict:
@@ -292,17 +319,29 @@ class RollEntry:
     target_name: str = ""
     clock: str = ""
 
-    def snapshot(self) -> "RollEntry":
+    def snapshot(self) -> RollEntry:
         e = RollEntry.__new__(RollEntry)
         e.__dict__.update(self.__dict__)  # a record not read yet stays unread (see LazyRecord)
         e.changes, e.spends, e.cancels = list(self.changes), list(self.spends), list(self.cancels)
         return e
 
     def to_json(self) -> dict:
-        return {"seq": self.seq, "record": self.record.to_json(), "actor": self.actor, "target": self.target,
-                "round": self.round, "turn": self.turn, "changes": list(self.changes), "kind": self.kind,
-                "combat": self.combat, "spends": list(self.spends), "cancels": list(self.cancels),
-                "actor_name": self.actor_name, "target_name": self.target_name, "clock": self.clock}
+        return {
+            "seq": self.seq,
+            "record": self.record.to_json(),
+            "actor": self.actor,
+            "target": self.target,
+            "round": self.round,
+            "turn": self.turn,
+            "changes": list(self.changes),
+            "kind": self.kind,
+            "combat": self.combat,
+            "spends": list(self.spends),
+            "cancels": list(self.cancels),
+            "actor_name": self.actor_name,
+            "target_name": self.target_name,
+            "clock": self.clock,
+        }
 
 
 class LazyRecord:
@@ -365,12 +404,17 @@ class Info:
     created: str = ""
     last_played: str = ""
 
-    def snapshot(self) -> "Info":
+    def snapshot(self) -> Info:
         return Info(self.name, self.system, copy.deepcopy(self.settings), self.created, self.last_played)
 
     def to_json(self) -> dict:
-        return {"name": self.name, "system": self.system, "settings": copy.deepcopy(self.settings),
-                "created": self.created, "last_played": self.last_played}
+        return {
+            "name": self.name,
+            "system": self.system,
+            "settings": copy.deepcopy(self.settings),
+            "created": self.created,
+            "last_played": self.last_played,
+        }
 
 
 @dataclass
@@ -386,12 +430,18 @@ class State:
     next_id: int = 1
 
     @classmethod
-    def from_header(cls, header: dict) -> "State":
+    def from_header(cls, header: dict) -> State:
         settings = copy.deepcopy(DEFAULT_SETTINGS)
         settings.update(copy.deepcopy(header.get("settings") or {}))
-        return cls(info=Info(name=str(header.get("name", "")), system=str(header.get("system", "4d2")),
-                             settings=settings, created=str(header.get("created", "")),
-                             last_played=str(header.get("last_played", header.get("created", "")))))
+        return cls(
+            info=Info(
+                name=str(header.get("name", "")),
+                system=str(header.get("system", "4d2")),
+                settings=settings,
+                created=str(header.get("created", "")),
+                last_played=str(header.get("last_played", header.get("created", ""))),
+            )
+        )
 
     # ---- look-ups the UI wants
 
@@ -459,7 +509,7 @@ class State:
 
         order = [x.char_id for x in self.encounter.order if x.char_id in self.characters]
         i = order.index(actor) if actor in order else -1
-        for cid in order[i + 1:] + order[:i + 1]:
+        for cid in order[i + 1 :] + order[: i + 1]:
             if foe(self.characters[cid]):
                 return cid
         for c in self.characters.values():
@@ -503,22 +553,46 @@ class State:
         }
 
     @classmethod
-    def from_json(cls, d: dict) -> "State":
+    def from_json(cls, d: dict) -> State:
         info = d.get("info", {})
         st = cls(
-            info=Info(info.get("name", ""), info.get("system", "4d2"), copy.deepcopy(info.get("settings", {})),
-                      info.get("created", ""), info.get("last_played", "")),
+            info=Info(
+                info.get("name", ""),
+                info.get("system", "4d2"),
+                copy.deepcopy(info.get("settings", {})),
+                info.get("created", ""),
+                info.get("last_played", ""),
+            ),
             characters={c["id"]: Character.from_json(c) for c in d.get("characters", ())},
-            encounter=Encounter([Combatant(c["char_id"], int(c["initiative"])) for c in d["encounter"]["order"]],
-                                int(d["encounter"]["round"]), int(d["encounter"]["turn"])),
+            encounter=Encounter(
+                [Combatant(c["char_id"], int(c["initiative"])) for c in d["encounter"]["order"]],
+                int(d["encounter"]["round"]),
+                int(d["encounter"]["turn"]),
+            ),
             clocks={c["name"]: Clock(c["name"], int(c["segments"]), int(c["halves"])) for c in d.get("clocks", ())},
-            rolls=[RollEntry(r["seq"], RollRecord.from_json(r["record"]), r.get("actor"), r.get("target"),
-                             r.get("round", 0), r.get("turn", 0), list(r.get("changes", ())), r.get("kind", "roll"),
-                             bool(r.get("combat", False)), list(r.get("spends", ())), list(r.get("cancels", ())),
-                             r.get("actor_name", ""), r.get("target_name", ""), r.get("clock", ""))
-                   for r in d.get("rolls", ())],
-            notes=[Note(n["seq"], n["text"], n.get("round", 0), n.get("turn", 0), n.get("time", ""))
-                   for n in d.get("notes", ())],
+            rolls=[
+                RollEntry(
+                    r["seq"],
+                    RollRecord.from_json(r["record"]),
+                    r.get("actor"),
+                    r.get("target"),
+                    r.get("round", 0),
+                    r.get("turn", 0),
+                    list(r.get("changes", ())),
+                    r.get("kind", "roll"),
+                    bool(r.get("combat", False)),
+                    list(r.get("spends", ())),
+                    list(r.get("cancels", ())),
+                    r.get("actor_name", ""),
+                    r.get("target_name", ""),
+                    r.get("clock", ""),
+                )
+                for r in d.get("rolls", ())
+            ],
+            notes=[
+                Note(n["seq"], n["text"], n.get("round", 0), n.get("turn", 0), n.get("time", ""))
+                for n in d.get("notes", ())
+            ],
             next_id=int(d.get("next_id", 1)),
         )
         return st
@@ -548,8 +622,24 @@ def _roll_rows(rolls: list[RollEntry]) -> list[list]:
             ref = rec.ref
         else:
             ref = e.record.to_json()
-        rows.append([seq, kind, d["actor"], d["target"], d["round"], d["turn"], d["changes"], d["combat"],
-                     d["spends"], d["cancels"], d["actor_name"], d["target_name"], ref, d.get("clock", "")])
+        rows.append(
+            [
+                seq,
+                kind,
+                d["actor"],
+                d["target"],
+                d["round"],
+                d["turn"],
+                d["changes"],
+                d["combat"],
+                d["spends"],
+                d["cancels"],
+                d["actor_name"],
+                d["target_name"],
+                ref,
+                d.get("clock", ""),
+            ]
+        )
     return rows
 
 
@@ -557,12 +647,25 @@ def checkpoint_json(state: State) -> dict:
     """``state`` in the checkpoint's compact JSON form (see :func:`state_from_checkpoint`)."""
     chars = []
     for c in state.characters.values():
-        chars.append([c.id, c.name, c.side, c.kind, c.reality_rated, c.vitality_default, c.vitality_current,
-                      c.possibilities, [[s.name, s.value, s.rounds, s.active] for s in c.advantage],
-                      [[s.name, s.value, s.rounds, s.active] for s in c.shifts],
-                      [[x.name, x.rounds, x.roll_seq] for x in c.conditions],
-                      [[w.text, w.roll_seq, w.system, w.row, w.status, w.amount, w.column] for w in c.wounds],
-                      sheet_text(c.sheet), c.notes, c.dead])
+        chars.append(
+            [
+                c.id,
+                c.name,
+                c.side,
+                c.kind,
+                c.reality_rated,
+                c.vitality_default,
+                c.vitality_current,
+                c.possibilities,
+                [[s.name, s.value, s.rounds, s.active] for s in c.advantage],
+                [[s.name, s.value, s.rounds, s.active] for s in c.shifts],
+                [[x.name, x.rounds, x.roll_seq] for x in c.conditions],
+                [[w.text, w.roll_seq, w.system, w.row, w.status, w.amount, w.column] for w in c.wounds],
+                sheet_text(c.sheet),
+                c.notes,
+                c.dead,
+            ]
+        )
     enc = state.encounter
     return {
         "info": state.info.to_json(),
@@ -586,20 +689,38 @@ def state_from_checkpoint(d: dict, load_record) -> State:
     the record a roll entry refers to (called on the entry's first ``.record``).
     Raises KeyError / TypeError / ValueError / IndexError on a malformed form."""
     info = d["info"]
-    st = State(info=Info(str(info["name"]), str(info["system"]), dict(info["settings"]), str(info["created"]),
-                         str(info["last_played"])))
+    st = State(
+        info=Info(
+            str(info["name"]),
+            str(info["system"]),
+            dict(info["settings"]),
+            str(info["created"]),
+            str(info["last_played"]),
+        )
+    )
     new = object.__new__
-    for (cid, name, side, kind, rr, vd, vc, poss, adv, shifts, conds, wounds, sheet, notes, dead) in d["characters"]:
+    for cid, name, side, kind, rr, vd, vc, poss, adv, shifts, conds, wounds, sheet, notes, dead in d["characters"]:
         c = new(Character)
         c.__dict__.update(
-            id=cid, name=name, side=side, kind=kind, reality_rated=rr, vitality_default=vd, vitality_current=vc,
+            id=cid,
+            name=name,
+            side=side,
+            kind=kind,
+            reality_rated=rr,
+            vitality_default=vd,
+            vitality_current=vc,
             possibilities=poss,
             advantage=[_frozen(Source, name=n, value=v, rounds=r, active=a) for n, v, r, a in adv],
             shifts=[_frozen(Source, name=n, value=v, rounds=r, active=a) for n, v, r, a in shifts],
             conditions=[_frozen(Condition, name=n, rounds=r, roll_seq=q) for n, r, q in conds],
-            wounds=[_frozen(Wound, text=t, roll_seq=q, system=sy, row=ro, status=stt, amount=am, column=co)
-                    for t, q, sy, ro, stt, am, co in wounds],
-            sheet=parse_sheet_text(sheet), notes=notes, dead=dead)
+            wounds=[
+                _frozen(Wound, text=t, roll_seq=q, system=sy, row=ro, status=stt, amount=am, column=co)
+                for t, q, sy, ro, stt, am, co in wounds
+            ],
+            sheet=parse_sheet_text(sheet),
+            notes=notes,
+            dead=dead,
+        )
         st.characters[cid] = c
     order, rnd, turn = d["encounter"]
     st.encounter = Encounter([Combatant(cid, ini) for cid, ini in order], rnd, turn)
@@ -610,17 +731,34 @@ def state_from_checkpoint(d: dict, load_record) -> State:
     append = rolls.append
     lazy = LazyRecord
     entry = RollEntry
-    for (seq, kind, actor, target, rnd, turn, changes, combat, spends, cancels, an, tn, ref, clock) in d["rolls"]:
+    for seq, kind, actor, target, rnd, turn, changes, combat, spends, cancels, an, tn, ref, clock in d["rolls"]:
         if type(ref) is not dict and (type(ref) is not int or kind not in _ROLL_KINDS_BY_EVENT):
             raise ValueError(f"roll #{seq}: bad record reference {ref!r}")
-        append(entry(seq, lazy(load_record, seq, kind, ref), actor, target, rnd, turn, changes, kind, combat,
-                     spends, cancels, an, tn, clock))
+        append(
+            entry(
+                seq,
+                lazy(load_record, seq, kind, ref),
+                actor,
+                target,
+                rnd,
+                turn,
+                changes,
+                kind,
+                combat,
+                spends,
+                cancels,
+                an,
+                tn,
+                clock,
+            )
+        )
     st.rolls = rolls
     return st
 
 
 # --------------------------------------------------------------------------- sheets
 # The sheet module is imported lazily: the model must load even while it is absent.
+
 
 def sheet_text(sheet: Any) -> str | None:
     if sheet is None:
@@ -639,7 +777,25 @@ def parse_sheet_text(text: str | None) -> Any:
 
 
 __all__ = [
-    "SIDES", "KINDS", "STATUSES", "SOURCE_KINDS", "KNOWN_CONDITIONS", "UNCONSCIOUS_AT", "DEFAULT_SETTINGS",
-    "Source", "Condition", "Wound", "Character", "Combatant", "Encounter", "Clock", "RollEntry", "Note",
-    "Info", "State", "LazyRecord", "checkpoint_json", "state_from_checkpoint",
+    "SIDES",
+    "KINDS",
+    "STATUSES",
+    "SOURCE_KINDS",
+    "KNOWN_CONDITIONS",
+    "UNCONSCIOUS_AT",
+    "DEFAULT_SETTINGS",
+    "Source",
+    "Condition",
+    "Wound",
+    "Character",
+    "Combatant",
+    "Encounter",
+    "Clock",
+    "RollEntry",
+    "Note",
+    "Info",
+    "State",
+    "LazyRecord",
+    "checkpoint_json",
+    "state_from_checkpoint",
 ]

@@ -79,8 +79,12 @@ def buyoff_choices(state: Any, char_id: str) -> list[WoundChoice]:
     """The character's wounds, newest first (the damage just taken first)."""
     c = state.characters[char_id]
     latest = latest_wound_index(c)
-    order = sorted(range(len(c.wounds)),
-                   key=lambda i: (c.wounds[i].roll_seq if c.wounds[i].roll_seq is not None else -1, i),
-                   reverse=True)
-    return [WoundChoice(i, c.wounds[i].text, c.wounds[i].roll_seq, wound_age(state, c.wounds[i]), i == latest)
-            for i in order]
+    order = sorted(
+        range(len(c.wounds)),
+        key=lambda i: (c.wounds[i].roll_seq if c.wounds[i].roll_seq is not None else -1, i),
+        reverse=True,
+    )
+    return [
+        WoundChoice(i, c.wounds[i].text, c.wounds[i].roll_seq, wound_age(state, c.wounds[i]), i == latest)
+        for i in order
+    ]

@@ -110,8 +110,15 @@ def roll_defaults(settings: Mapping[str, Any], system: str, actor: Any = None, t
 _TRACKED = ("target_kind", "attacker_kind")
 
 
-def fill_params(settings: Mapping[str, Any], module: Any, params: Any, actor: Any = None, target: Any = None,
-                combat: bool = False, given: Collection[str] | None = None) -> Any:
+def fill_params(
+    settings: Mapping[str, Any],
+    module: Any,
+    params: Any,
+    actor: Any = None,
+    target: Any = None,
+    combat: bool = False,
+    given: Collection[str] | None = None,
+) -> Any:
     """``params`` with what the session knows filled in (see the module docstring).
 
     ``given``: the parameter names the caller set explicitly; they are kept as they

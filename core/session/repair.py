@@ -46,8 +46,11 @@ class CheckReport:
     events: int | None = None
 
     def lines(self) -> list[str]:
-        head = (f"{self.path.name}: fine — {self.events} event{'s' if self.events != 1 else ''}, opens cleanly"
-                if self.ok else f"{self.path.name}: DAMAGED")
+        head = (
+            f"{self.path.name}: fine — {self.events} event{'s' if self.events != 1 else ''}, opens cleanly"
+            if self.ok
+            else f"{self.path.name}: DAMAGED"
+        )
         return [head, *(f"  ✗ {p}" for p in self.problems), *(f"  · {n}" for n in self.notes)]
 
 
@@ -55,7 +58,7 @@ def _short(err: BaseException, path: Path) -> str:
     text = " ".join(str(err).split())
     for p in (str(path) + ".journal: ", str(path) + ": "):
         if text.startswith(p):
-            text = ("journal: " if p.endswith(".journal: ") else "") + text[len(p):]
+            text = ("journal: " if p.endswith(".journal: ") else "") + text[len(p) :]
     return text.replace(" (file left untouched)", "")
 
 
@@ -71,8 +74,11 @@ def check(path: str | os.PathLike) -> CheckReport:
     except GmdeskError as e:
         report = CheckReport(path, ok=False, problems=[_short(e, path)])
         got = salvage(path)
-        report.notes.append(f"`gmdesk repair` would keep {got.kept_text()}" if got.header is not None
-                            else "nothing can be recovered automatically: the session's header does not read")
+        report.notes.append(
+            f"`gmdesk repair` would keep {got.kept_text()}"
+            if got.header is not None
+            else "nothing can be recovered automatically: the session's header does not read"
+        )
         report.notes.extend(got.left_out)
         return report
     try:
@@ -138,22 +144,24 @@ def _snapshot_events(data: bytes, sysrec: dict | None, left_out: list[str]) -> t
             m = re.search(r"#(\d+)", where)
             first_bad = int(m.group(1)) - 1 if m else 0
             trusted_upto = first_bad
-            left_out.append(f"{where} of the session file changed since gmdesk saved them"
-                            + (f"; events #{first_bad + 1}–#{count} are left out" if first_bad + 1 <= count else ""))
+            left_out.append(
+                f"{where} of the session file changed since gmdesk saved them"
+                + (f"; events #{first_bad + 1}–#{count} are left out" if first_bad + 1 <= count else "")
+            )
     events: list[dict] = []
     pos = start
     complete = True
     while True:
-        if pos >= len(data) or data[pos:pos + 1] != b"\n":
+        if pos >= len(data) or data[pos : pos + 1] != b"\n":
             break
         nl = data.find(b"\n", pos + 1)
-        line = data[pos + 1: nl if nl >= 0 else len(data)]
+        line = data[pos + 1 : nl if nl >= 0 else len(data)]
         seq = len(events) + 1
         if trusted_upto is not None and seq > trusted_upto:
             complete = False
             break
         prefix = b'"' + str(seq).encode() + b'":'
-        body = line[len(prefix):].rstrip()
+        body = line[len(prefix) :].rstrip()
         if body.endswith(b","):
             body = body[:-1]
         last = False
@@ -171,8 +179,9 @@ def _snapshot_events(data: bytes, sysrec: dict | None, left_out: list[str]) -> t
         except ValueError:
             complete = False
             if trusted_upto is None:
-                left_out.append(f"event #{seq} of the session file does not read; it and every later "
-                                f"event of the file are left out")
+                left_out.append(
+                    f"event #{seq} of the session file does not read; it and every later event of the file are left out"
+                )
             break
         events.append(doc)
         pos = nl if nl >= 0 else len(data)
@@ -195,10 +204,10 @@ def salvage(path: str | os.PathLike) -> Salvage:
     data = got[0]
     sysrec: dict | None = None
     prefix = b'{"' + _st.SYSTEM_KEY.encode() + b'":'
-    first = data[:data.find(b"\n")] if b"\n" in data else data
+    first = data[: data.find(b"\n")] if b"\n" in data else data
     if first.startswith(prefix):
         try:
-            sysrec = json.loads(first[len(prefix):].rstrip(b","))
+            sysrec = json.loads(first[len(prefix) :].rstrip(b","))
         except ValueError:
             sysrec = None
     header = sysrec.get("header") if isinstance(sysrec, dict) and isinstance(sysrec.get("header"), dict) else None
@@ -208,8 +217,15 @@ def salvage(path: str | os.PathLike) -> Salvage:
             if schema < _st.SCHEMA_VERSION:
                 raw = _st._migrate(path, raw, schema)
             state = _st._state_from_snapshot(path, raw, _st.SCHEMA_VERSION)
-            return _with_journal(path, state.header, list(state.tables[_st.EVENTS_TABLE].all_docs()),
-                                 state.lsn if schema else None, state.tables.get(_st.META_TABLE, {}), True, left_out)
+            return _with_journal(
+                path,
+                state.header,
+                list(state.tables[_st.EVENTS_TABLE].all_docs()),
+                state.lsn if schema else None,
+                state.tables.get(_st.META_TABLE, {}),
+                True,
+                left_out,
+            )
         except GmdeskError:
             return Salvage(None, [], [], ["the session's header (name, system, settings) does not read"])
     events, complete, _rest = _snapshot_events(data, sysrec, left_out)
@@ -217,7 +233,7 @@ def salvage(path: str | os.PathLike) -> Salvage:
     at = data.rfind(b',\n"' + _st.META_TABLE.encode() + b'":{')
     if at >= 0:
         try:
-            others = json.loads(b"{" + data[at + 2:].strip())
+            others = json.loads(b"{" + data[at + 2 :].strip())
             meta = others.get(_st.META_TABLE, {}) if isinstance(others, dict) else {}
         except ValueError:
             left_out.append("the view state (selected character, log position) does not read; it starts afresh")
@@ -225,8 +241,9 @@ def salvage(path: str | os.PathLike) -> Salvage:
     return _with_journal(path, dict(header), events, lsn, meta, complete, left_out)
 
 
-def _with_journal(path: Path, header: dict, events: list[dict], lsn: int | None, meta: Any, complete: bool,
-                  left_out: list[str]) -> Salvage:
+def _with_journal(
+    path: Path, header: dict, events: list[dict], lsn: int | None, meta: Any, complete: bool, left_out: list[str]
+) -> Salvage:
     jpath = _st.sidecar_paths(path)["journal"]
     got = _st._read_file(jpath)
     meta_docs = {str(k): v for k, v in meta.items()} if isinstance(meta, dict) else {}
@@ -239,8 +256,9 @@ def _with_journal(path: Path, header: dict, events: list[dict], lsn: int | None,
             left_out.append("the journal's first line does not read; every change it holds is left out")
             lines, version, base = [], 0, lsn
         if lines and base > lsn:
-            left_out.append(f"the journal starts after the session file (record {base + 1} > {lsn}); "
-                            f"its changes are left out")
+            left_out.append(
+                f"the journal starts after the session file (record {base + 1} > {lsn}); its changes are left out"
+            )
             lines = []
         records = [ln for ln in lines[1:]]
         while records and not records[-1].strip():
@@ -249,9 +267,12 @@ def _with_journal(path: Path, header: dict, events: list[dict], lsn: int | None,
         if torn:
             records.pop()
             left_out.append("the journal's last record was cut short (a crash while saving); it is left out")
-        state = _st._State(_st.SCHEMA_VERSION, header, lsn, {_st.EVENTS_TABLE: {str(i + 1): d for i, d in
-                                                                                enumerate(events)},
-                                                             _st.META_TABLE: meta_docs})
+        state = _st._State(
+            _st.SCHEMA_VERSION,
+            header,
+            lsn,
+            {_st.EVENTS_TABLE: {str(i + 1): d for i, d in enumerate(events)}, _st.META_TABLE: meta_docs},
+        )
         expected = base
         for i, line in enumerate(records):
             try:
@@ -267,9 +288,11 @@ def _with_journal(path: Path, header: dict, events: list[dict], lsn: int | None,
             except (ValueError, GmdeskError) as e:
                 rest = records[i:]
                 evs = sum(1 for ln in rest if b'"tb":"events"' in ln)
-                left_out.append(f"journal line {i + 2}: {_short(e, jpath) if isinstance(e, GmdeskError) else e}; "
-                                f"{len(rest)} change{'s' if len(rest) != 1 else ''} from there on "
-                                f"({evs} event{'s' if evs != 1 else ''}) left out")
+                left_out.append(
+                    f"journal line {i + 2}: {_short(e, jpath) if isinstance(e, GmdeskError) else e}; "
+                    f"{len(rest)} change{'s' if len(rest) != 1 else ''} from there on "
+                    f"({evs} event{'s' if evs != 1 else ''}) left out"
+                )
                 break
         table = state.tables[_st.EVENTS_TABLE]
         events = [table[str(i)] for i in range(1, len(table) + 1)]

@@ -97,9 +97,17 @@ class SessionSummary:
     created: str = ""
 
     def to_json(self) -> dict:
-        return {"name": self.name, "path": str(self.path), "system": self.system, "last_played": self.last_played,
-                "round": self.round, "rolls": self.rolls, "characters": self.characters, "created": self.created,
-                "error": self.error}
+        return {
+            "name": self.name,
+            "path": str(self.path),
+            "system": self.system,
+            "last_played": self.last_played,
+            "round": self.round,
+            "rolls": self.rolls,
+            "characters": self.characters,
+            "created": self.created,
+            "error": self.error,
+        }
 
 
 #: files at least this big are listed from their header line (see SessionStore.summary)
@@ -125,7 +133,7 @@ def _quick_header(path: Path) -> dict | None:
         prefix = b'{"' + SYSTEM_KEY.encode() + b'":'
         if not first.startswith(prefix) or not tail.rstrip().endswith(b"}"):
             return None
-        body = first[len(prefix):].rstrip()
+        body = first[len(prefix) :].rstrip()
         body = body[:-1] if body.endswith(b",") else body
         rec = json.loads(body)
         if rec.get("format") != FORMAT_TAG or rec.get("schema") != SCHEMA_VERSION:
@@ -181,8 +189,9 @@ class SessionStore:
             return Path(name_or_path).expanduser()
         text = str(name_or_path)
         p = Path(text).expanduser()
-        pathish = os.sep in text or bool(os.altsep and os.altsep in text) or text.startswith("~") \
-            or text.endswith(SUFFIX)
+        pathish = (
+            os.sep in text or bool(os.altsep and os.altsep in text) or text.startswith("~") or text.endswith(SUFFIX)
+        )
         if pathish and p.is_file():
             return p
         if text.endswith(SUFFIX) and "/" not in text and (self.dir / text).is_file():
@@ -265,7 +274,7 @@ class SessionStore:
 
     # ---- listing
 
-    def list(self) -> list["SessionSummary"]:
+    def list(self) -> list[SessionSummary]:
         """Every session in the directory, by file name. Never raises for one bad file."""
         if not self.dir.is_dir():
             return []
@@ -290,8 +299,9 @@ class SessionStore:
 
                 log = EventLog.open(path, readonly=True)
             except GmdeskError as e:
-                return SessionSummary(name=path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.name,
-                                      path=path, error=str(e))
+                return SessionSummary(
+                    name=path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.name, path=path, error=str(e)
+                )
             except Exception as e:  # a listing must survive anything one file does
                 return SessionSummary(name=path.stem, path=path, error=f"{path}: cannot read ({e})")
             try:
@@ -302,13 +312,23 @@ class SessionStore:
 
         problems = header_problems(h)
         if problems:
-            return SessionSummary(name=path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.name,
-                                  path=path, error=f"{path}: header: {'; '.join(problems)}")
+            return SessionSummary(
+                name=path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.name,
+                path=path,
+                error=f"{path}: header: {'; '.join(problems)}",
+            )
         name = h.get("name") if isinstance(h.get("name"), str) and h.get("name") else path.stem
-        return SessionSummary(name=name, path=path, system=str(h.get("system", "")),
-                              last_played=str(h.get("last_played") or h.get("created") or ""),
-                              round=_int(h.get("round")), rolls=_int(h.get("rolls")), error=None,
-                              characters=_int(h.get("characters")), created=str(h.get("created", "")))
+        return SessionSummary(
+            name=name,
+            path=path,
+            system=str(h.get("system", "")),
+            last_played=str(h.get("last_played") or h.get("created") or ""),
+            round=_int(h.get("round")),
+            rolls=_int(h.get("rolls")),
+            error=None,
+            characters=_int(h.get("characters")),
+            created=str(h.get("created", "")),
+        )
 
     # ---- creating, copying, deleting
 

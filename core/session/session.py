@@ -19,7 +19,6 @@ conditions, the tracked characters' kinds, the session's settings — is
 from __future__ import annotations
 
 import copy
-import dataclasses
 import datetime as _dt
 import json
 import random
@@ -31,8 +30,17 @@ from typing import Any
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events import (
-    CHECKPOINT_VERSION, Event, EventError, Fold, fold_checkpoint, fold_fingerprint, fold_from_checkpoint, no_gc,
-    replay, roll_refusal, session_tables,
+    CHECKPOINT_VERSION,
+    Event,
+    EventError,
+    Fold,
+    fold_checkpoint,
+    fold_fingerprint,
+    fold_from_checkpoint,
+    no_gc,
+    replay,
+    roll_refusal,
+    session_tables,
 )
 from gmdesk.core.session.model import DEFAULT_SETTINGS, State
 
@@ -50,13 +58,22 @@ def _store():
     return store
 
 
-def new_header(name: str, system: str, settings: Mapping[str, Any] | None = None,
-               created: str | None = None) -> dict:
+def new_header(name: str, system: str, settings: Mapping[str, Any] | None = None, created: str | None = None) -> dict:
     when = created or now_iso()
     merged = copy.deepcopy(DEFAULT_SETTINGS)
     merged.update(copy.deepcopy(dict(settings or {})))
-    return {"format": FORMAT, "name": name, "system": system, "settings": merged, "created": when,
-            "last_played": when, "round": 0, "rolls": 0, "characters": 0, "events": 0}
+    return {
+        "format": FORMAT,
+        "name": name,
+        "system": system,
+        "settings": merged,
+        "created": when,
+        "last_played": when,
+        "round": 0,
+        "rolls": 0,
+        "characters": 0,
+        "events": 0,
+    }
 
 
 def header_problems(header: Mapping[str, Any]) -> list[str]:
@@ -73,8 +90,9 @@ def header_problems(header: Mapping[str, Any]) -> list[str]:
             out.append(f"the header's {key!r} is not {what}")
     system = header.get("system")
     if isinstance(system, str) and system not in SYSTEM_IDS:
-        out.append(f"the header names a dice system this gmdesk does not know ({system!r}; "
-                   f"it knows {', '.join(SYSTEM_IDS)})")
+        out.append(
+            f"the header names a dice system this gmdesk does not know ({system!r}; it knows {', '.join(SYSTEM_IDS)})"
+        )
     return out
 
 
@@ -100,6 +118,7 @@ def _jsonable(doc: Mapping[str, Any], etype: Any) -> dict:
 # The session's lazy parts read the log through these (closures over the log only:
 # no reference back to the Session, so nothing keeps a closed session alive).
 
+
 def _event_loader(log: Any) -> Callable[[int], Event]:
     return lambda seq: Event.from_doc(seq, log.event(seq, copy=False))
 
@@ -119,6 +138,7 @@ def _record_loader(log: Any) -> Callable[[int, str, Any], RollRecord]:
         else:
             data = doc["record"]
         return RollRecord.from_trusted_json(data)
+
     return load
 
 
@@ -127,6 +147,7 @@ def _replayer(log: Any) -> Callable[[int], Fold]:
         """The fold of the log's events 1..last_seq from scratch."""
         with no_gc(promote=last_seq >= PROMOTE_AT):
             return replay(dict(log.header), log.events(copy=False)[:last_seq], [])
+
     return rebuild
 
 
@@ -167,7 +188,7 @@ class EventList(Sequence):
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (EventList, list, tuple)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=False))
         return NotImplemented
 
     __hash__ = None  # type: ignore[assignment]
@@ -211,8 +232,7 @@ class Session:
         self._ckpt_seq = -1  # the seq the checkpoint on disk covers, when known
         problems = header_problems(log.header)
         if problems:
-            raise _store().CorruptSaveError(getattr(log, "path", path or "session"), "header",
-                                            "; ".join(problems))
+            raise _store().CorruptSaveError(getattr(log, "path", path or "session"), "header", "; ".join(problems))
         count = log.count
         with no_gc(promote=count >= PROMOTE_AT):
             header = dict(log.header)
@@ -244,8 +264,13 @@ class Session:
             return None
         head, body = got
         seq = head.get("seq")
-        if (head.get("version") != CHECKPOINT_VERSION or head.get("fingerprint") != fold_fingerprint()
-                or type(seq) is not int or not 0 < seq <= count or head.get("digest") != log.digest(seq)):
+        if (
+            head.get("version") != CHECKPOINT_VERSION
+            or head.get("fingerprint") != fold_fingerprint()
+            or type(seq) is not int
+            or not 0 < seq <= count
+            or head.get("digest") != log.digest(seq)
+        ):
             return None
         try:
             data = json.loads(body)
@@ -278,10 +303,18 @@ class Session:
             return
         try:
             with no_gc():
-                body = json.dumps(fold_checkpoint(fold, self.UNDO_KEPT, self._skipped, n), ensure_ascii=False,
-                                  separators=(",", ":"), allow_nan=False).encode("utf-8")
-            head = {"version": CHECKPOINT_VERSION, "fingerprint": fold_fingerprint(), "seq": n,
-                    "digest": self._log.digest(n)}
+                body = json.dumps(
+                    fold_checkpoint(fold, self.UNDO_KEPT, self._skipped, n),
+                    ensure_ascii=False,
+                    separators=(",", ":"),
+                    allow_nan=False,
+                ).encode("utf-8")
+            head = {
+                "version": CHECKPOINT_VERSION,
+                "fingerprint": fold_fingerprint(),
+                "seq": n,
+                "digest": self._log.digest(n),
+            }
             self._log.write_checkpoint(head, body)
         except (GmdeskError, OSError, TypeError, ValueError) as e:
             self.warnings.append(f"could not save the checkpoint (the next open replays the log): {e}")
@@ -291,7 +324,7 @@ class Session:
     # ---- opening
 
     @classmethod
-    def open(cls, path: str | Path, readonly: bool = False) -> "Session":
+    def open(cls, path: str | Path, readonly: bool = False) -> Session:
         """Replay the save at ``path``. The writer takes the lock (LockedError names who
         holds it); ``readonly=True`` never writes anything."""
         log = _store().EventLog.open(Path(path), readonly=readonly)
@@ -302,8 +335,7 @@ class Session:
             raise
 
     @classmethod
-    def create(cls, path: str | Path, name: str, system: str, settings: Mapping[str, Any] | None = None
-               ) -> "Session":
+    def create(cls, path: str | Path, name: str, system: str, settings: Mapping[str, Any] | None = None) -> Session:
         """A new, empty session file (refuses to overwrite), open for writing."""
         from gmdesk.core.systems import get_system
 
@@ -311,7 +343,7 @@ class Session:
         log = _store().EventLog.create(Path(path), new_header(name, system, settings))
         return cls(log, readonly=False, path=path)
 
-    def __enter__(self) -> "Session":
+    def __enter__(self) -> Session:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -449,9 +481,19 @@ class Session:
         self._log_seq = seq
         self._events.grow(seq)
 
-    def roll(self, system: str, params: Any, actor: str | None = None, target: str | None = None,
-             combat: bool = False, rng: Any = None, fill: bool = True, clock: str | None = None,
-             given: Any = None, tables: Any = None) -> Event:
+    def roll(
+        self,
+        system: str,
+        params: Any,
+        actor: str | None = None,
+        target: str | None = None,
+        combat: bool = False,
+        rng: Any = None,
+        fill: bool = True,
+        clock: str | None = None,
+        given: Any = None,
+        tables: Any = None,
+    ) -> Event:
         """Roll ``system`` with the session's tables and log it (a ``roll`` event).
 
         ``params`` is the system's Params (or its JSON). ``rng`` defaults to a fresh
@@ -491,18 +533,30 @@ class Session:
                 raise EventError(f"clock: only a 4d6 roll moves a clock (this is a {module.ID} roll)", "roll")
             if not any(k.casefold() == clock.strip().casefold() for k in st.clocks):
                 raise EventError(f"clock: no clock named {clock!r}", "roll")
-        record = module.roll(params, rng if rng is not None else random.Random(),
-                             tables if tables is not None else self.tables())
+        record = module.roll(
+            params, rng if rng is not None else random.Random(), tables if tables is not None else self.tables()
+        )
         return self.log_roll(record, actor, target, bool(combat or getattr(params, "combat", False)), clock=clock)
 
-    def log_roll(self, record: RollRecord, actor: str | None = None, target: str | None = None,
-                 combat: bool = False, clock: str | None = None) -> Event:
+    def log_roll(
+        self,
+        record: RollRecord,
+        actor: str | None = None,
+        target: str | None = None,
+        combat: bool = False,
+        clock: str | None = None,
+    ) -> Event:
         """Log a rolled record (one ``roll`` event) with what it does besides: a 1d6x4
         Test that names Abilities or Uses on the roller's (or the defender's) sheet spends
         their uses with it (see ``core.systems.one_d6_x4.test_uses``); ``clock``: the 4d6
         clock its progress goes to."""
-        doc: dict[str, Any] = {"type": "roll", "record": record.to_json(), "actor": actor, "target": target,
-                               "combat": bool(combat)}
+        doc: dict[str, Any] = {
+            "type": "roll",
+            "record": record.to_json(),
+            "actor": actor,
+            "target": target,
+            "combat": bool(combat),
+        }
         if clock:
             doc["clock"] = clock
         if record.system == "1d6x4":
@@ -513,8 +567,10 @@ class Session:
             t = chars.get(target) if target is not None else None
             spent = test_uses(record, a.sheet if a is not None else None, t.sheet if t is not None else None)
             if spent:
-                doc["uses"] = [{"id": actor if side == "actor" else target, "descriptor": path, "amount": 1}
-                               for side, path in spent]
+                doc["uses"] = [
+                    {"id": actor if side == "actor" else target, "descriptor": path, "amount": 1}
+                    for side, path in spent
+                ]
         return self.apply(doc)
 
     def check_roll(self, actor: Any = None, target: Any = None) -> None:
@@ -524,8 +580,9 @@ class Session:
         if refusal is not None:
             raise EventError(refusal, "roll")
 
-    def fill_params(self, module: Any, params: Any, actor=None, target=None, combat: bool = False,
-                    given: Any = None) -> Any:
+    def fill_params(
+        self, module: Any, params: Any, actor=None, target=None, combat: bool = False, given: Any = None
+    ) -> Any:
         """The parameters with what the session knows filled in: the roller's active
         sources, conditions and the session's settings (see :mod:`core.session.params`;
         ``given`` names the parameters the caller set, which are kept)."""
@@ -554,14 +611,20 @@ class Session:
         if entry is None:
             raise EventError(f"roll: no roll #{roll_seq} in the log (or it was undone)", "possibility.spend")
         if entry.record.system != "torg-2d10":
-            raise EventError(f"roll #{roll_seq} is a {entry.record.system} roll; Possibilities are for torg-2d10",
-                             "possibility.spend")
+            raise EventError(
+                f"roll #{roll_seq} is a {entry.record.system} roll; Possibilities are for torg-2d10",
+                "possibility.spend",
+            )
         c = self.state.characters.get(char_id)
         if c is None:
             raise EventError(f"id: no character {char_id!r} in this session", "possibility.spend")
         if not c.reality_rated or c.possibilities < 1:
-            raise EventError(f"{c.name} has no Possibility to spend" if c.reality_rated
-                             else f"{c.name} is not reality-rated and has no Possibilities", "possibility.spend")
+            raise EventError(
+                f"{c.name} has no Possibility to spend"
+                if c.reality_rated
+                else f"{c.name} is not reality-rated and has no Possibilities",
+                "possibility.spend",
+            )
         from gmdesk.core.systems.torg_2d10 import spend_possibility
 
         record = spend_possibility(entry.record, rng if rng is not None else random.Random(), self.tables())
@@ -584,8 +647,9 @@ class Session:
         from gmdesk.core.systems.one_d6_x4 import heal
 
         record, new = heal(rng if rng is not None else random.Random(), t.vitality_current, t.vitality_default)
-        return self.apply({"type": "heal", "healer": healer, "target": target, "record": record.to_json(),
-                           "vitality": new})
+        return self.apply(
+            {"type": "heal", "healer": healer, "target": target, "record": record.to_json(), "vitality": new}
+        )
 
     def initiative_modifier(self, char_id: str, system: str | None = None) -> int:
         """The character's own initiative modifier where gmdesk knows it: 4d2 its own
@@ -605,8 +669,9 @@ class Session:
                     return 0
         return 0
 
-    def initiative_record(self, char_id: str, rng: Any = None, modifier: int | None = None,
-                          system: str | None = None) -> RollRecord:
+    def initiative_record(
+        self, char_id: str, rng: Any = None, modifier: int | None = None, system: str | None = None
+    ) -> RollRecord:
         """One initiative roll for ``char_id`` (not logged): the session's system (fudge
         with the session's ``fudge_method``), the character's own modifier unless
         ``modifier`` is given."""
@@ -623,8 +688,14 @@ class Session:
             return module.initiative(rng, mod, method=method)
         return module.initiative(rng, mod)
 
-    def roll_initiative(self, ids: Sequence[str], rng: Any = None, modifiers: Mapping[str, int] | None = None,
-                        system: str | None = None, values: Mapping[str, int] | None = None) -> Event:
+    def roll_initiative(
+        self,
+        ids: Sequence[str],
+        rng: Any = None,
+        modifiers: Mapping[str, int] | None = None,
+        system: str | None = None,
+        values: Mapping[str, int] | None = None,
+    ) -> Event:
         """Roll initiative for ``ids`` with the session's system and set it (one event;
         each roll is logged with its dice). ``values``: typed initiatives (no roll) for
         some of them. Characters not yet in the encounter join it."""
@@ -640,15 +711,17 @@ class Session:
             entries.append({"id": cid, "value": record.value, "record": record.to_json()})
         return self.apply({"type": "initiative.set", "entries": entries})
 
-    def join_encounter(self, char_id: str, rng: Any = None, value: int | None = None,
-                       modifier: int | None = None) -> Event:
+    def join_encounter(
+        self, char_id: str, rng: Any = None, value: int | None = None, modifier: int | None = None
+    ) -> Event:
         """``char_id`` joins the encounter: at the typed ``value``, else at an initiative
         rolled now (as ``roll_initiative`` rolls it) and logged with its dice."""
         if value is not None:
             return self.apply({"type": "encounter.add", "id": char_id, "initiative": int(value)})
         record = self.initiative_record(char_id, rng, modifier)
-        return self.apply({"type": "encounter.add", "id": char_id, "initiative": record.value,
-                           "record": record.to_json()})
+        return self.apply(
+            {"type": "encounter.add", "id": char_id, "initiative": record.value, "record": record.to_json()}
+        )
 
     # ---- view state
 
@@ -702,9 +775,15 @@ class Session:
 
     def _summary(self) -> dict:
         st = self.state
-        return {"name": st.info.name, "system": st.info.system, "last_played": st.info.last_played,
-                "round": st.encounter.round, "rolls": self._roll_count(),
-                "characters": len(st.characters), "events": self._log_seq}
+        return {
+            "name": st.info.name,
+            "system": st.info.system,
+            "last_played": st.info.last_played,
+            "round": st.encounter.round,
+            "rolls": self._roll_count(),
+            "characters": len(st.characters),
+            "events": self._log_seq,
+        }
 
     #: the header summary is rewritten at least every this many events
     HEADER_EVERY = 25
@@ -755,10 +834,11 @@ def params_refusal(system: str, params: Any, actor: Any = None) -> EventError | 
     cost = int(getattr(params, "possibilities", 0) or 0) if system == "torg-2d10" else 0
     if cost and actor is not None:
         if not actor.reality_rated:
-            return EventError(f"{actor.name} is not reality-rated and has no Possibilities to spend", "roll",
-                              field="possibilities")
+            return EventError(
+                f"{actor.name} is not reality-rated and has no Possibilities to spend", "roll", field="possibilities"
+            )
         if actor.possibilities < cost:
-            return EventError(f"{actor.name} has {actor.possibilities} Possibilities, needs {cost}", "roll",
-                              field="possibilities")
+            return EventError(
+                f"{actor.name} has {actor.possibilities} Possibilities, needs {cost}", "roll", field="possibilities"
+            )
     return None
-

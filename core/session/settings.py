@@ -117,15 +117,33 @@ def _declare() -> tuple[Setting, ...]:
     from gmdesk.core.systems.fudge import DEFAULT_METHOD, METHODS
 
     return (
-        Setting("skill_threshold", "Skill chance threshold",
-                "the unshifted Number from which a roll gives a chance at a new skill", "int",
-                DEFAULT_SKILL_THRESHOLD, "4d2", lo=SKILL_THRESHOLD_MIN, hi=SKILL_THRESHOLD_MAX),
-        Setting("ord_positive_reroll", "Ords reroll a maxed die",
-                "ords (not reality-rated) reroll a maxed positive die as Storm Knights do; off denies them",
-                "bool", True, "torg-2d10"),
-        Setting("fudge_method", "Dice method",
-                "the FUDGE dice method initiative and the roll dialog use", "choice",
-                DEFAULT_METHOD, "fudge", choices=tuple(METHODS)),
+        Setting(
+            "skill_threshold",
+            "Skill chance threshold",
+            "the unshifted Number from which a roll gives a chance at a new skill",
+            "int",
+            DEFAULT_SKILL_THRESHOLD,
+            "4d2",
+            lo=SKILL_THRESHOLD_MIN,
+            hi=SKILL_THRESHOLD_MAX,
+        ),
+        Setting(
+            "ord_positive_reroll",
+            "Ords reroll a maxed die",
+            "ords (not reality-rated) reroll a maxed positive die as Storm Knights do; off denies them",
+            "bool",
+            True,
+            "torg-2d10",
+        ),
+        Setting(
+            "fudge_method",
+            "Dice method",
+            "the FUDGE dice method initiative and the roll dialog use",
+            "choice",
+            DEFAULT_METHOD,
+            "fudge",
+            choices=tuple(METHODS),
+        ),
     )
 
 

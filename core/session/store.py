@@ -81,11 +81,27 @@ from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.session.lock import FILE_MODE, LockedError, WriterLock
 
 __all__ = [
-    "SCHEMA_VERSION", "JOURNAL_VERSION", "COMPACT_AT", "EVENTS_TABLE", "META_TABLE",
-    "EventLog", "SessionDB", "JournalStorage", "JournalTable",
-    "StoreError", "CorruptSaveError", "FutureVersionError", "StoreWriteError", "StoreReadError",
-    "SessionExistsError", "SessionMissingError", "LockedError",
-    "sidecar_paths", "session_files", "peek", "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "JOURNAL_VERSION",
+    "COMPACT_AT",
+    "EVENTS_TABLE",
+    "META_TABLE",
+    "EventLog",
+    "SessionDB",
+    "JournalStorage",
+    "JournalTable",
+    "StoreError",
+    "CorruptSaveError",
+    "FutureVersionError",
+    "StoreWriteError",
+    "StoreReadError",
+    "SessionExistsError",
+    "SessionMissingError",
+    "LockedError",
+    "sidecar_paths",
+    "session_files",
+    "peek",
+    "MIGRATIONS",
 ]
 
 #: Version of the snapshot layout this gmdesk writes (``_gmdesk.schema``).
@@ -150,7 +166,8 @@ class FutureVersionError(StoreError):
         self.supported = supported
         super().__init__(
             f"{self.path}: saved by a newer gmdesk ({what} v{version}; this gmdesk reads up to "
-            f"v{supported}); update gmdesk to open it (file left untouched)")
+            f"v{supported}); update gmdesk to open it (file left untouched)"
+        )
 
 
 class StoreWriteError(StoreError):
@@ -282,8 +299,9 @@ def _unlink_quiet(path: Path) -> None:
 
 def _write_error(path: Path, err: OSError, what: str) -> StoreWriteError:
     reason = err.strerror or str(err)
-    return StoreWriteError(f"{path}: could not {what} ({reason}); the change was not saved, "
-                           f"everything saved before it is intact")
+    return StoreWriteError(
+        f"{path}: could not {what} ({reason}); the change was not saved, everything saved before it is intact"
+    )
 
 
 def _new_file(tmp: Path) -> int:
@@ -294,8 +312,15 @@ def _new_file(tmp: Path) -> int:
     return fd
 
 
-def _publish(tmp: Path, final: Path, data: bytes, *, overwrite: bool, keep: Callable[[int], None] | None = None,
-             hold: Callable[[int], None] | None = None) -> None:
+def _publish(
+    tmp: Path,
+    final: Path,
+    data: bytes,
+    *,
+    overwrite: bool,
+    keep: Callable[[int], None] | None = None,
+    hold: Callable[[int], None] | None = None,
+) -> None:
     """Write ``data`` to ``tmp``, fsync, move it to ``final`` (atomically replacing it,
     or refusing if it exists when ``overwrite`` is False) and fsync the directory.
 
@@ -371,8 +396,14 @@ def _v0_to_v1(raw: dict) -> dict:
     header = header_table.get("1", {}) if header_table else {}
     if not isinstance(header, dict):
         raise ValueError("header document 1 is not an object")
-    out: dict = {SYSTEM_KEY: {"format": FORMAT_TAG, "schema": 1, "lsn": 0,
-                              "header": {k: v for k, v in header.items() if k != "schema"}}}
+    out: dict = {
+        SYSTEM_KEY: {
+            "format": FORMAT_TAG,
+            "schema": 1,
+            "lsn": 0,
+            "header": {k: v for k, v in header.items() if k != "schema"},
+        }
+    }
     for name, table in raw.items():
         if name != "header":
             out[name] = table
@@ -410,8 +441,9 @@ class _State:
 
     __slots__ = ("schema", "header", "lsn", "tables", "extra")
 
-    def __init__(self, schema: int, header: dict, lsn: int, tables: dict[str, dict[str, dict]],
-                 extra: dict | None = None):
+    def __init__(
+        self, schema: int, header: dict, lsn: int, tables: dict[str, dict[str, dict]], extra: dict | None = None
+    ):
         self.schema = schema
         self.header = header
         self.lsn = lsn
@@ -422,8 +454,18 @@ class _State:
 
 
 #: the ``_gmdesk`` record's keys this gmdesk writes itself
-_SYSREC_KEYS = ("format", "schema", "lsn", "count", "header", "events_bytes", "events_sha256", "events_crc32",
-                "header_crc32", "tail_crc32")
+_SYSREC_KEYS = (
+    "format",
+    "schema",
+    "lsn",
+    "count",
+    "header",
+    "events_bytes",
+    "events_sha256",
+    "events_crc32",
+    "header_crc32",
+    "tail_crc32",
+)
 
 
 def _extra(sysrec: dict) -> dict:
@@ -447,21 +489,28 @@ class _EventTable(Mapping):
 
     __slots__ = ("_buf", "_start", "_end", "_base", "_nl", "_docs", "_texts", "_base_hash", "_run", "path")
 
-    def __init__(self, buf: bytes = b"", start: int = 0, end: int = 0, base: int = 0, base_hash: Any = None,
-                 path: Path | None = None):
-        self._buf = buf               # bytes holding the region at [start, end)
+    def __init__(
+        self,
+        buf: bytes = b"",
+        start: int = 0,
+        end: int = 0,
+        base: int = 0,
+        base_hash: Any = None,
+        path: Path | None = None,
+    ):
+        self._buf = buf  # bytes holding the region at [start, end)
         self._start = start
         self._end = end
-        self._base = base             # events held in the region
+        self._base = base  # events held in the region
         self._nl: list[int] | None = None  # offset in buf of the "\n" opening each region event (lazy)
         self._docs: list[dict | None] = [None] * base  # parsed documents, index seq - 1
         self._texts: list[str | bytes | None] = []  # texts of events base+1..n (None: not known yet)
-        self._base_hash = base_hash   # sha256 of the region, when computed
+        self._base_hash = base_hash  # sha256 of the region, when computed
         self._run: tuple[Any, int] | None = None  # (sha256 of events 1..k, k) for k >= base
         self.path = path
 
     @classmethod
-    def from_docs(cls, docs: list[dict], path: Path | None = None) -> "_EventTable":
+    def from_docs(cls, docs: list[dict], path: Path | None = None) -> _EventTable:
         table = cls(path=path)
         table._docs = list(docs)
         table._texts = [None] * len(docs)
@@ -527,15 +576,16 @@ class _EventTable(Mapping):
         missing = docs.count(None)
         if missing > 64 and missing * 3 > self._base:  # most of them: one parse of the whole region
             with _no_gc():
-                parsed = json.loads(b"{" + self._buf[self._start:self._end] + b"}")
+                parsed = json.loads(b"{" + self._buf[self._start : self._end] + b"}")
             if len(parsed) != self._base:
                 raise CorruptSaveError(self.path or "session", "table 'events'", "events are not numbered 1..n")
             for i in range(self._base):
                 if docs[i] is None:
                     d = parsed[str(i + 1)]
                     if type(d) is not dict:
-                        raise CorruptSaveError(self.path or "session", f"table 'events' document {i + 1}",
-                                               "not a JSON object")
+                        raise CorruptSaveError(
+                            self.path or "session", f"table 'events' document {i + 1}", "not a JSON object"
+                        )
                     docs[i] = d
         elif missing:
             for i in range(self._base):
@@ -601,7 +651,7 @@ class _EventTable(Mapping):
         if n < self._base:  # pragma: no cover - appends never reach into the region
             raise ValueError("cannot truncate the snapshot's events")
         del self._docs[n:]
-        del self._texts[n - self._base:]
+        del self._texts[n - self._base :]
         if self._run is not None and self._run[1] > n:
             self._run = None
 
@@ -616,7 +666,7 @@ class _EventTable(Mapping):
         nl = self._lines()
         self._end = nl[i - 1] - 1 if i > 1 else self._start
         self._base = i - 1
-        self._nl = nl[:i - 1]
+        self._nl = nl[: i - 1]
         self._texts = texts + self._texts
         self._base_hash = None
         self._run = None
@@ -624,7 +674,7 @@ class _EventTable(Mapping):
     # ---- the region and its checksum
 
     def _piece(self, seq: int) -> bytes:
-        return (b",\n\"" if seq > 1 else b"\n\"") + str(seq).encode() + b'":' + self.text(seq)
+        return (b',\n"' if seq > 1 else b'\n"') + str(seq).encode() + b'":' + self.text(seq)
 
     def digest(self, upto: int | None = None) -> str:
         """SHA-256 (hex) of events ``1..upto`` laid out as in the snapshot's region
@@ -634,9 +684,9 @@ class _EventTable(Mapping):
             raise ParamError("upto", f"must be from 0 to {len(self._docs)} (got {upto!r})")
         if n < self._base:
             end = self._lines()[n] - 1 if n else self._start
-            return hashlib.sha256(memoryview(self._buf)[self._start:end]).hexdigest()
+            return hashlib.sha256(memoryview(self._buf)[self._start : end]).hexdigest()
         if self._base_hash is None:
-            self._base_hash = hashlib.sha256(memoryview(self._buf)[self._start:self._end])
+            self._base_hash = hashlib.sha256(memoryview(self._buf)[self._start : self._end])
         run = self._run
         if run is None or run[1] > n:
             run = (self._base_hash.copy(), self._base)
@@ -648,7 +698,7 @@ class _EventTable(Mapping):
 
     def region(self) -> bytes:
         """Every event as the snapshot's ``events`` object holds them (between its braces)."""
-        head = self._buf[self._start:self._end]
+        head = self._buf[self._start : self._end]
         if len(self._docs) == self._base:
             return head
         return head + b"".join(self._piece(seq) for seq in range(self._base + 1, len(self._docs) + 1))
@@ -714,8 +764,9 @@ def _check_table(path: Path, name: str, table: Any) -> None:
         n = len(table)
         if n and not all(str(i) in table for i in range(1, n + 1)):
             missing = next(i for i in range(1, n + 1) if str(i) not in table)
-            raise CorruptSaveError(path, f"events seq {missing}",
-                                   f"missing (events must be numbered 1..{n} without gaps)")
+            raise CorruptSaveError(
+                path, f"events seq {missing}", f"missing (events must be numbered 1..{n} without gaps)"
+            )
     else:
         for key in table:
             if not (key.isdigit() and key[0] != "0"):
@@ -783,14 +834,13 @@ def _changed_events(data: bytes, start: int, end: int, count: int, sysrec: dict)
                 bad.append(k)
                 continue
             b = nls[(k + 1) * BLOCK_EVENTS] if k + 1 < blocks and (k + 1) * BLOCK_EVENTS < len(nls) else end
-            if b"%08x" % zlib.crc32(data[nls[a] if k else start:b]) != want[8 * k:8 * k + 8].encode():
+            if b"%08x" % zlib.crc32(data[nls[a] if k else start : b]) != want[8 * k : 8 * k + 8].encode():
                 bad.append(k)
         if bad:
             first, last = bad[0] * BLOCK_EVENTS + 1, min(count, (bad[-1] + 1) * BLOCK_EVENTS)
             if len(bad) == bad[-1] - bad[0] + 1:
                 return f"events #{first}–#{last}" if first != last else f"event #{first}"
-            return "events " + ", ".join(f"#{k * BLOCK_EVENTS + 1}–#{min(count, (k + 1) * BLOCK_EVENTS)}"
-                                         for k in bad)
+            return "events " + ", ".join(f"#{k * BLOCK_EVENTS + 1}–#{min(count, (k + 1) * BLOCK_EVENTS)}" for k in bad)
     return f"events #1–#{count}" if count > 1 else "the events"
 
 
@@ -805,42 +855,65 @@ def _fast_snapshot(path: Path, data: bytes) -> _State | None:
     if not data.startswith(prefix):
         return None
     nl = data.find(b"\n")
-    if nl < 0 or data[nl - 1:nl] != b",":
+    if nl < 0 or data[nl - 1 : nl] != b",":
         return None
     try:
-        sysrec = json.loads(data[len(prefix):nl - 1])
+        sysrec = json.loads(data[len(prefix) : nl - 1])
     except ValueError:
         return None
     if type(sysrec) is not dict or sysrec.get("format") != FORMAT_TAG or sysrec.get("schema") != SCHEMA_VERSION:
         return None
-    lsn, count, length, digest = sysrec.get("lsn"), sysrec.get("count"), sysrec.get("events_bytes"), \
-        sysrec.get("events_sha256")
+    lsn, count, length, digest = (
+        sysrec.get("lsn"),
+        sysrec.get("count"),
+        sysrec.get("events_bytes"),
+        sysrec.get("events_sha256"),
+    )
     header = sysrec.get("header")
     if type(digest) is not str:
         return None  # an older layout: parsed whole
     # From here on the file says it is exactly what gmdesk wrote: anything that does
     # not match is damage, reported — never parsed anyway and stamped with a new checksum.
-    if (type(lsn) is not int or lsn < 0 or type(count) is not int or count < 0 or type(length) is not int
-            or length < 0 or type(header) is not dict):
+    if (
+        type(lsn) is not int
+        or lsn < 0
+        or type(count) is not int
+        or count < 0
+        or type(length) is not int
+        or length < 0
+        or type(header) is not dict
+    ):
         raise CorruptSaveError(path, f"line 1 (record {SYSTEM_KEY!r})", "the record describing the session is damaged")
     start = nl + 1 + len(_EVENTS_OPEN)
     end = start + length
-    if (data[nl + 1:start] != _EVENTS_OPEN or data[end:end + 1] != b"}" or data.count(b"\n", start, end) != count
-            or (count and not data.startswith(b'\n"1":', start))):
-        raise CorruptSaveError(path, _changed_events(data, start, end, count, sysrec),
-                               "changed since gmdesk saved them (bytes added or removed)")
+    if (
+        data[nl + 1 : start] != _EVENTS_OPEN
+        or data[end : end + 1] != b"}"
+        or data.count(b"\n", start, end) != count
+        or (count and not data.startswith(b'\n"1":', start))
+    ):
+        raise CorruptSaveError(
+            path,
+            _changed_events(data, start, end, count, sysrec),
+            "changed since gmdesk saved them (bytes added or removed)",
+        )
     h = hashlib.sha256(memoryview(data)[start:end])
     if h.hexdigest() != digest:
-        raise CorruptSaveError(path, _changed_events(data, start, end, count, sysrec),
-                               "changed since gmdesk saved them (their checksum does not match)")
+        raise CorruptSaveError(
+            path,
+            _changed_events(data, start, end, count, sysrec),
+            "changed since gmdesk saved them (their checksum does not match)",
+        )
     hcrc, tcrc = sysrec.get("header_crc32"), sysrec.get("tail_crc32")
     if type(hcrc) is int and zlib.crc32(_dumps(header).encode("utf-8")) != hcrc:
-        raise CorruptSaveError(path, f"line 1 (the session's header)",
-                               "changed since gmdesk saved it (its checksum does not match)")
+        raise CorruptSaveError(
+            path, "line 1 (the session's header)", "changed since gmdesk saved it (its checksum does not match)"
+        )
     if type(tcrc) is int and zlib.crc32(data[end:]) != tcrc:
-        raise CorruptSaveError(path, "after the events (view state)",
-                               "changed since gmdesk saved it (its checksum does not match)")
-    rest = data[end + 1:]
+        raise CorruptSaveError(
+            path, "after the events (view state)", "changed since gmdesk saved it (its checksum does not match)"
+        )
+    rest = data[end + 1 :]
     try:
         if rest.strip() == b"}":
             others: Any = {}
@@ -931,13 +1004,13 @@ class _Journal:
 
     def __init__(self) -> None:
         self.version = JOURNAL_VERSION
-        self.blank = 0         # blank lines at the end (tolerated)
-        self.present = False   # a journal with a header exists
-        self.base = 0          # its base lsn
-        self.last = 0          # n of its last record (== base when it has none)
-        self.lines = 0         # number of records
-        self.good_len = 0      # bytes up to and including the last complete line
-        self.torn = 0          # bytes of an incomplete last line (dropped)
+        self.blank = 0  # blank lines at the end (tolerated)
+        self.present = False  # a journal with a header exists
+        self.base = 0  # its base lsn
+        self.last = 0  # n of its last record (== base when it has none)
+        self.lines = 0  # number of records
+        self.good_len = 0  # bytes up to and including the last complete line
+        self.torn = 0  # bytes of an incomplete last line (dropped)
         self.ident: tuple = ()
 
 
@@ -974,14 +1047,14 @@ def _read_journal(jpath: Path, state: _State, *, retry_ok: bool) -> _Journal:
     if base > state.lsn:
         if retry_ok:
             raise _Inconsistent()
-        raise CorruptSaveError(jpath, "line 1", f"journal starts after the snapshot (journal base {base} > "
-                                                f"snapshot record {state.lsn})")
+        raise CorruptSaveError(
+            jpath, "line 1", f"journal starts after the snapshot (journal base {base} > snapshot record {state.lsn})"
+        )
     j.present = True
     j.base = base
     j.version = version = head["gmdesk_journal"]
     expected = base
     snap_lsn = state.lsn
-    loads = json.loads
     with _no_gc():
         for i in range(1, len(lines)):
             lineno = i + 1
@@ -994,22 +1067,27 @@ def _read_journal(jpath: Path, state: _State, *, retry_ok: bool) -> _Journal:
                     if type(n) is int and n <= expected:
                         gap = f" (record {n} again: a duplicated or older line)"
                     elif type(n) is int:
-                        gap = (f" (record {expected + 1} is missing)" if n == expected + 2
-                               else f" (records {expected + 1}–{n - 1} are missing)")
+                        gap = (
+                            f" (record {expected + 1} is missing)"
+                            if n == expected + 2
+                            else f" (records {expected + 1}–{n - 1} are missing)"
+                        )
                     raise ValueError(f"out of order: expected journal record {expected + 1}{gap}")
             except ValueError as e:
-                raise _journal_damage(jpath, lines, i, n if type(n) is int else expected + 1, state,
-                                      str(e)) from None
+                raise _journal_damage(jpath, lines, i, n if type(n) is int else expected + 1, state, str(e)) from None
             expected = n
             if n > snap_lsn:
                 _apply(state, rec, jpath, lineno)
     j.last = expected
     j.lines = len(lines) - 1
     if expected < snap_lsn:
-        raise CorruptSaveError(jpath, "whole file",
-                               f"older than the session file: the journal ends at record {expected}, the session "
-                               f"file holds records up to {snap_lsn} (changes saved after record {snap_lsn} "
-                               f"may be missing)")
+        raise CorruptSaveError(
+            jpath,
+            "whole file",
+            f"older than the session file: the journal ends at record {expected}, the session "
+            f"file holds records up to {snap_lsn} (changes saved after record {snap_lsn} "
+            f"may be missing)",
+        )
     if expected > state.lsn:
         state.lsn = expected
     return j
@@ -1029,8 +1107,9 @@ def _journal_record(line: bytes, version: int) -> dict:
     return rec
 
 
-def _journal_damage(jpath: Path, lines: list[bytes], i: int, record: int, state: _State,
-                    problem: str) -> CorruptSaveError:
+def _journal_damage(
+    jpath: Path, lines: list[bytes], i: int, record: int, state: _State, problem: str
+) -> CorruptSaveError:
     """The error for a damaged journal record at ``lines[i]``: which record and which
     events from there on cannot be trusted."""
     first_seq = len(state.tables.get(EVENTS_TABLE, {})) + 1
@@ -1041,13 +1120,17 @@ def _journal_damage(jpath: Path, lines: list[bytes], i: int, record: int, state:
         seqs = "no events"
     records = len(lines) - i
     where = f"line {i + 1} (journal record {record})"
-    err = CorruptSaveError(jpath, where, f"{problem}; {records} record{'s' if records != 1 else ''} from here on "
-                                         f"cannot be trusted ({seqs})")
+    err = CorruptSaveError(
+        jpath,
+        where,
+        f"{problem}; {records} record{'s' if records != 1 else ''} from here on cannot be trusted ({seqs})",
+    )
     return err
 
 
-def _load(path: Path, *, readonly: bool, stats: dict | None = None
-          ) -> tuple[_State, _Journal, bytes, os.stat_result, list[str]]:
+def _load(
+    path: Path, *, readonly: bool, stats: dict | None = None
+) -> tuple[_State, _Journal, bytes, os.stat_result, list[str]]:
     """Read snapshot + journal into a state. Readers retry while the writer compacts.
 
     Returns (state, journal info, the snapshot's original bytes and stat, warnings).
@@ -1071,8 +1154,11 @@ def _load(path: Path, *, readonly: bool, stats: dict | None = None
         if state.schema == 0:
             jgot = _read_file(paths["journal"])
             if jgot is not None and jgot[0]:
-                raise CorruptSaveError(paths["journal"], "whole file",
-                                       "a journal beside an old-format (v0) session file; move it away to open the session")
+                raise CorruptSaveError(
+                    paths["journal"],
+                    "whole file",
+                    "a journal beside an old-format (v0) session file; move it away to open the session",
+                )
             return state, _Journal(), data, snap_st, warnings
         try:
             journal = _read_journal(paths["journal"], state, retry_ok=readonly)
@@ -1081,15 +1167,21 @@ def _load(path: Path, *, readonly: bool, stats: dict | None = None
             continue
         if not journal.present:
             if state.lsn > 0:
-                warnings.append(f"{paths['journal'].name} is missing or empty; "
-                                f"the session was loaded from {path.name} alone")
+                warnings.append(
+                    f"{paths['journal'].name} is missing or empty; the session was loaded from {path.name} alone"
+                )
         elif journal.torn:
-            what = ("a write in progress, or cut short by a crash" if readonly else "cut short by a crash; removed")
-            warnings.append(f"{paths['journal'].name}: ignored an incomplete last record "
-                            f"({journal.torn} bytes at line {journal.lines + 2}; {what})")
+            what = "a write in progress, or cut short by a crash" if readonly else "cut short by a crash; removed"
+            warnings.append(
+                f"{paths['journal'].name}: ignored an incomplete last record "
+                f"({journal.torn} bytes at line {journal.lines + 2}; {what})"
+            )
         return state, journal, data, snap_st, warnings
-    raise CorruptSaveError(paths["journal"], "line 1",
-                           "journal keeps starting after the snapshot (is another program rewriting the session?)")
+    raise CorruptSaveError(
+        paths["journal"],
+        "line 1",
+        "journal keeps starting after the snapshot (is another program rewriting the session?)",
+    )
 
 
 class _EventCounter(dict):
@@ -1126,7 +1218,7 @@ def _peek_snapshot(path: Path) -> dict | None:
     if not first.startswith(prefix) or not first.rstrip().endswith((b",", b"}")):
         return None
     try:
-        sysrec = json.loads(first.rstrip()[len(prefix):-1])
+        sysrec = json.loads(first.rstrip()[len(prefix) : -1])
     except ValueError:
         return None
     if not isinstance(sysrec, dict) or sysrec.get("format") != FORMAT_TAG:
@@ -1134,8 +1226,12 @@ def _peek_snapshot(path: Path) -> dict | None:
     schema = sysrec.get("schema")
     if type(schema) is int and schema > SCHEMA_VERSION:
         raise FutureVersionError(path, schema)
-    if (schema != SCHEMA_VERSION or type(sysrec.get("lsn")) is not int or type(sysrec.get("count")) is not int
-            or not isinstance(sysrec.get("header"), dict)):
+    if (
+        schema != SCHEMA_VERSION
+        or type(sysrec.get("lsn")) is not int
+        or type(sysrec.get("count")) is not int
+        or not isinstance(sysrec.get("header"), dict)
+    ):
         return None
     return sysrec
 
@@ -1158,8 +1254,12 @@ def peek(path: str | os.PathLike) -> tuple[dict, int]:
         sysrec = _peek_snapshot(path)
         if sysrec is None:
             break
-        state = _State(SCHEMA_VERSION, sysrec["header"], sysrec["lsn"],
-                       {EVENTS_TABLE: _EventCounter(sysrec["count"]), META_TABLE: {}})
+        state = _State(
+            SCHEMA_VERSION,
+            sysrec["header"],
+            sysrec["lsn"],
+            {EVENTS_TABLE: _EventCounter(sysrec["count"]), META_TABLE: {}},
+        )
         try:
             _read_journal(jpath, state, retry_ok=True)
         except _Inconsistent:
@@ -1186,8 +1286,15 @@ class JournalStorage(Storage):
     ``"open"`` (writer: takes the lock) or ``"readonly"`` (never locks or writes).
     """
 
-    def __init__(self, path: str | os.PathLike, *, mode: str = "open", header: Mapping | None = None,
-                 compact_at: int = COMPACT_AT, compact_on_close: bool = True):
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        *,
+        mode: str = "open",
+        header: Mapping | None = None,
+        compact_at: int = COMPACT_AT,
+        compact_on_close: bool = True,
+    ):
         super().__init__()
         if mode not in ("create", "open", "readonly"):
             raise ParamError("mode", f"must be one of create, open, readonly (got {mode!r})")
@@ -1208,17 +1315,17 @@ class JournalStorage(Storage):
         self.stats = {"loads": 0, "retries": 0}
         self._mutex = threading.RLock()
         self._lock: WriterLock | None = None
-        self._fd: int | None = None        # journal, writer only (O_APPEND)
-        self._jsize = 0                    # bytes of the journal known good
-        self._jlines = 0                   # records in the journal
-        self._next_auto = compact_at       # journal length that triggers auto-compaction
-        self._broken: str | None = None    # set when a failed write could not be cut back
+        self._fd: int | None = None  # journal, writer only (O_APPEND)
+        self._jsize = 0  # bytes of the journal known good
+        self._jlines = 0  # records in the journal
+        self._next_auto = compact_at  # journal length that triggers auto-compaction
+        self._broken: str | None = None  # set when a failed write could not be cut back
         self._closed = False
         self._maxid: dict[str, int] = {}
-        self._snap_ident: tuple = ()       # readers: which snapshot they loaded
-        self._j_ident: tuple = ()          # readers: which journal they follow
-        self._jpos = 0                     # readers: journal bytes consumed
-        self._jversion = JOURNAL_VERSION   # readers: format of the journal they follow
+        self._snap_ident: tuple = ()  # readers: which snapshot they loaded
+        self._j_ident: tuple = ()  # readers: which journal they follow
+        self._jpos = 0  # readers: journal bytes consumed
+        self._jversion = JOURNAL_VERSION  # readers: format of the journal they follow
         self._state = _State(SCHEMA_VERSION, {}, 0, {EVENTS_TABLE: _EventTable(path=self.path), META_TABLE: {}})
         if mode == "create":
             self._create(header)
@@ -1247,8 +1354,13 @@ class JournalStorage(Storage):
                 made = True
                 self._swap_journal()
                 try:
-                    _publish(self.paths["snapshot_tmp"], self.path, self._snapshot_bytes()[0], overwrite=False,
-                             hold=self._lock.add_session_file)  # type: ignore[union-attr]
+                    _publish(
+                        self.paths["snapshot_tmp"],
+                        self.path,
+                        self._snapshot_bytes()[0],
+                        overwrite=False,
+                        hold=self._lock.add_session_file,
+                    )  # type: ignore[union-attr]
                 finally:
                     self._lock.prune_session_files()  # type: ignore[union-attr]
             except FileExistsError:
@@ -1273,8 +1385,9 @@ class JournalStorage(Storage):
         except OSError as e:
             if e.filename is not None and Path(e.filename) == self.path:
                 raise StoreReadError(f"{self.path}: cannot read ({e.strerror or e})") from None
-            raise StoreWriteError(f"{self.path}: cannot open for writing ({e.strerror or e}); "
-                                  f"open it read-only instead") from None
+            raise StoreWriteError(
+                f"{self.path}: cannot open for writing ({e.strerror or e}); open it read-only instead"
+            ) from None
 
     def _open_writer(self) -> None:
         if not os.path.lexists(self.path):
@@ -1295,8 +1408,10 @@ class JournalStorage(Storage):
                 backup = self._write_backup(original, old_schema)
                 self.compact()
                 state.schema = SCHEMA_VERSION
-                self.warnings.append(f"upgraded {self.path.name} from format v{old_schema} to "
-                                     f"v{SCHEMA_VERSION}; the original is kept as {backup.name}")
+                self.warnings.append(
+                    f"upgraded {self.path.name} from format v{old_schema} to "
+                    f"v{SCHEMA_VERSION}; the original is kept as {backup.name}"
+                )
                 return
             if not journal.present:
                 self._swap_journal()  # no journal: start one
@@ -1380,8 +1495,7 @@ class JournalStorage(Storage):
                 except CorruptSaveError as e:
                     raise ValueError(f"{e.record}: {e.problem}") from None
             if new is not old:
-                tables[EVENTS_TABLE] = _EventTable.from_docs([new[str(i)] for i in range(1, len(new) + 1)],
-                                                             self.path)
+                tables[EVENTS_TABLE] = _EventTable.from_docs([new[str(i)] for i in range(1, len(new) + 1)], self.path)
             tables.setdefault(META_TABLE, {})
             self.compact(tables)
             self._maxid.clear()
@@ -1470,8 +1584,13 @@ class JournalStorage(Storage):
             if rec["op"] in ("put", "del") and rec["tb"] != EVENTS_TABLE:
                 table = state.tables.get(rec["tb"])
                 ids = [rec["id"]] if rec["op"] == "put" else rec["ids"]
-                docs.append((rec["tb"], table is not None,
-                             [(str(i), None if table is None else table.get(str(i))) for i in ids]))
+                docs.append(
+                    (
+                        rec["tb"],
+                        table is not None,
+                        [(str(i), None if table is None else table.get(str(i))) for i in ids],
+                    )
+                )
         return (state.lsn, dict(state.header), len(state.tables[EVENTS_TABLE]), docs, self._jlines)
 
     def _restore(self, undo: tuple) -> None:
@@ -1503,8 +1622,10 @@ class JournalStorage(Storage):
                 os.fsync(self._fd)
             self._jsize = start
         except OSError:
-            self._broken = (f"{self.paths['journal']}: a failed save could not be cut back; "
-                            f"close and reopen the session (everything saved before is intact)")
+            self._broken = (
+                f"{self.paths['journal']}: a failed save could not be cut back; "
+                f"close and reopen the session (everything saved before is intact)"
+            )
 
     def _apply_in_memory(self, recs: list[dict], n: int, lines: int) -> None:
         state = self._state
@@ -1551,8 +1672,10 @@ class JournalStorage(Storage):
         except StoreWriteError as e:
             if not self._compact_failing:
                 self._compact_failing = True
-                note = (f"could not compact the session (it stays safe in its journal, which keeps "
-                        f"growing; will retry): {e}")
+                note = (
+                    f"could not compact the session (it stays safe in its journal, which keeps "
+                    f"growing; will retry): {e}"
+                )
                 self.warnings.append(note)
                 self.notices.append(note)
             self._next_auto = self._jlines + self.compact_at
@@ -1591,10 +1714,19 @@ class JournalStorage(Storage):
             parts.append("}")
         parts.append("}\n")
         tail = "".join(parts).encode("utf-8")
-        sysrec = {**state.extra, "format": FORMAT_TAG, "schema": SCHEMA_VERSION, "lsn": state.lsn, "count": len(events),
-                  "header": state.header, "header_crc32": zlib.crc32(enc(state.header).encode("utf-8")),
-                  "events_bytes": len(region), "events_sha256": events.digest(),
-                  "events_crc32": _block_crcs(region, len(events)), "tail_crc32": zlib.crc32(tail)}
+        sysrec = {
+            **state.extra,
+            "format": FORMAT_TAG,
+            "schema": SCHEMA_VERSION,
+            "lsn": state.lsn,
+            "count": len(events),
+            "header": state.header,
+            "header_crc32": zlib.crc32(enc(state.header).encode("utf-8")),
+            "events_bytes": len(region),
+            "events_sha256": events.digest(),
+            "events_crc32": _block_crcs(region, len(events)),
+            "tail_crc32": zlib.crc32(tail),
+        }
         head = ('{"_gmdesk":' + enc(sysrec) + ",\n" + enc(EVENTS_TABLE) + ":{").encode("utf-8")
         data = b"".join((head, region, tail))
         return data, len(head), len(head) + len(region)
@@ -1639,8 +1771,10 @@ class JournalStorage(Storage):
                 elif st.st_size != self._jsize:
                     problem = f"{self.paths['journal'].name} was written by another program"
         if problem:
-            self._broken = (f"{self.path}: {problem} while this gmdesk had the session open; nothing more is "
-                            f"saved here (close it, then `gmdesk check` the session)")
+            self._broken = (
+                f"{self.path}: {problem} while this gmdesk had the session open; nothing more is "
+                f"saved here (close it, then `gmdesk check` the session)"
+            )
             raise StoreWriteError(self._broken)
 
     def compact(self, tables: dict[str, dict[str, dict]] | None = None) -> None:
@@ -1656,8 +1790,7 @@ class JournalStorage(Storage):
             with _no_gc():
                 data, start, end = self._snapshot_bytes(tables)
             try:
-                _publish(self.paths["snapshot_tmp"], self.path, data, overwrite=True,
-                         hold=self._lock.add_session_file)  # type: ignore[union-attr]
+                _publish(self.paths["snapshot_tmp"], self.path, data, overwrite=True, hold=self._lock.add_session_file)  # type: ignore[union-attr]
             except OSError as e:
                 raise _write_error(self.path, e, "compact the session") from None
             finally:
@@ -1685,8 +1818,10 @@ class JournalStorage(Storage):
         self._jversion = journal.version
         self._jpos = journal.good_len
         if state.schema < SCHEMA_VERSION:
-            warnings.append(f"{self.path.name} is in format v{state.schema}; opening it for writing "
-                            f"upgrades it to v{SCHEMA_VERSION} (keeping a backup)")
+            warnings.append(
+                f"{self.path.name} is in format v{state.schema}; opening it for writing "
+                f"upgrades it to v{SCHEMA_VERSION} (keeping a backup)"
+            )
         if not self.warnings:
             self.warnings = warnings
         return (state.lsn, len(state.tables[EVENTS_TABLE])) != before
@@ -1793,8 +1928,13 @@ class JournalStorage(Storage):
             if self._closed:
                 return
             try:
-                if (not self.readonly and self.compact_on_close and self._jlines > 0
-                        and self._fd is not None and not self._broken):
+                if (
+                    not self.readonly
+                    and self.compact_on_close
+                    and self._jlines > 0
+                    and self._fd is not None
+                    and not self._broken
+                ):
                     try:
                         self.compact()
                     except StoreWriteError as e:
@@ -1819,8 +1959,9 @@ def _json_text(value: Any, option: str) -> str:
     try:
         return _dumps(value)
     except (TypeError, ValueError) as e:
-        raise ParamError(option, f"must be plain JSON data (objects, lists, strings, numbers, "
-                                 f"true/false/null): {e}") from None
+        raise ParamError(
+            option, f"must be plain JSON data (objects, lists, strings, numbers, true/false/null): {e}"
+        ) from None
 
 
 def _check_header(header: Mapping | None) -> dict:
@@ -1857,7 +1998,7 @@ class JournalTable(Table):
         with storage._mutex:
             return self._insert_locked(storage, documents)
 
-    def _insert_locked(self, storage: "JournalStorage", documents: Iterable[Mapping]) -> list[int]:
+    def _insert_locked(self, storage: JournalStorage, documents: Iterable[Mapping]) -> list[int]:
         table = storage.read().get(self.name, {})
         next_id = storage.next_id(self.name)
         ids: list[int] = []
@@ -1888,7 +2029,7 @@ class JournalTable(Table):
         with storage._mutex:
             self._update_locked(storage, updater)
 
-    def _update_locked(self, storage: "JournalStorage", updater: Callable[[dict[int, Mapping]], None]) -> None:
+    def _update_locked(self, storage: JournalStorage, updater: Callable[[dict[int, Mapping]], None]) -> None:
         raw = storage.read().get(self.name, {})
         table = {int(k): copy.deepcopy(v) for k, v in raw.items()}
         updater(table)
@@ -1939,8 +2080,9 @@ class EventLog:
     # ---- opening
 
     @classmethod
-    def create(cls, path: str | os.PathLike, header: Mapping, *, compact_at: int = COMPACT_AT,
-               compact_on_close: bool = True) -> "EventLog":
+    def create(
+        cls, path: str | os.PathLike, header: Mapping, *, compact_at: int = COMPACT_AT, compact_on_close: bool = True
+    ) -> EventLog:
         """Create a new, empty session file at ``path`` (and its journal and lock) and
         open it for writing.
 
@@ -1949,12 +2091,26 @@ class EventLog:
         LockedError if someone else is creating it right now; StoreWriteError if
         the disk refuses. Missing parent directories are created.
         """
-        return cls(SessionDB(path, storage=JournalStorage, mode="create", header=header,
-                             compact_at=compact_at, compact_on_close=compact_on_close))
+        return cls(
+            SessionDB(
+                path,
+                storage=JournalStorage,
+                mode="create",
+                header=header,
+                compact_at=compact_at,
+                compact_on_close=compact_on_close,
+            )
+        )
 
     @classmethod
-    def open(cls, path: str | os.PathLike, readonly: bool = False, *, compact_at: int = COMPACT_AT,
-             compact_on_close: bool = True) -> "EventLog":
+    def open(
+        cls,
+        path: str | os.PathLike,
+        readonly: bool = False,
+        *,
+        compact_at: int = COMPACT_AT,
+        compact_on_close: bool = True,
+    ) -> EventLog:
         """Open an existing session.
 
         Writer (default): takes the exclusive lock or raises LockedError("… is open in
@@ -1976,8 +2132,9 @@ class EventLog:
         ``<name>.gmdesk`` self-contained; same cost, paid when the GM leaves).
         """
         mode = "readonly" if readonly else "open"
-        return cls(SessionDB(path, storage=JournalStorage, mode=mode, compact_at=compact_at,
-                             compact_on_close=compact_on_close))
+        return cls(
+            SessionDB(path, storage=JournalStorage, mode=mode, compact_at=compact_at, compact_on_close=compact_on_close)
+        )
 
     # ---- properties
 
@@ -2036,8 +2193,7 @@ class EventLog:
             raise ParamError("schema", f"is set by the store ({SCHEMA_VERSION}) and cannot be changed")
         with self._storage._mutex:
             current = self._storage.header
-            changed = {k: v for k, v in changes.items()
-                       if k not in current or _dumps(current[k]) != _json_text(v, k)}
+            changed = {k: v for k, v in changes.items() if k not in current or _dumps(current[k]) != _json_text(v, k)}
             if changed:
                 self._storage.commit([("hdr", changed)])
 
@@ -2167,9 +2323,13 @@ class EventLog:
             head = json.loads(data[:nl])
         except ValueError:
             return None
-        body = data[nl + 1:]
-        if (type(head) is not dict or head.get("format") != CHECKPOINT_TAG or head.get("bytes") != len(body)
-                or head.get("sha256") != hashlib.sha256(body).hexdigest()):
+        body = data[nl + 1 :]
+        if (
+            type(head) is not dict
+            or head.get("format") != CHECKPOINT_TAG
+            or head.get("bytes") != len(body)
+            or head.get("sha256") != hashlib.sha256(body).hexdigest()
+        ):
             return None
         return head, body
 
@@ -2215,7 +2375,7 @@ class EventLog:
         """Compact (see ``open``), release the lock. Idempotent."""
         self.db.close()
 
-    def __enter__(self) -> "EventLog":
+    def __enter__(self) -> EventLog:
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -159,8 +159,9 @@ def dataclass_from_json(cls: type, data: Mapping[str, Any]) -> Any:
     return cls(**kwargs)
 
 
-def combat_descriptor(tables: TableSet, row: int, *, applies_to: str, receiver_kind: str,
-                      role: str = "combat") -> Descriptor:
+def combat_descriptor(
+    tables: TableSet, row: int, *, applies_to: str, receiver_kind: str, role: str = "combat"
+) -> Descriptor:
     """Read a row of the (4d2) Combat table in the receiver's kind column.
 
     Rows 0 ("Ongoing combat story") and -1 ("Nil") are not wounds."""

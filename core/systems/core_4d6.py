@@ -55,7 +55,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from gmdesk.core import odds as odds_mod
@@ -63,20 +63,21 @@ from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
 from gmdesk.core.errors import ParamError, TableError
 from gmdesk.core.odds import Odds
 from gmdesk.core.systems.base import (
-    shown,
     CombatFields,
     combat_descriptor,
     dataclass_from_json,
     dataclass_to_json,
     parse_choice,
     parse_int,
+    shown,
 )
 from gmdesk.core.tables import DEFAULT_TABLES, BandTable, TableSet, parse_table
 
 ID = "4d6"
 NAME = "Core 4d6 vs DC"
-#: what a character of this system uses: advantage sources (advantage / disadvantage), conditions, wounds (core.systems.base.SECTIONS)
-CHARACTER_SECTIONS = frozenset({'advantage', 'conditions', 'wounds'})
+#: what a character of this system uses: advantage sources (advantage / disadvantage), conditions, wounds
+#: (the sections are listed in core.systems.base.SECTIONS)
+CHARACTER_SECTIONS = frozenset({"advantage", "conditions", "wounds"})
 
 # --------------------------------------------------------------------------- data
 
@@ -99,27 +100,37 @@ TIER_RANK = {name: 2 - i for i, name in enumerate(TIERS)}
 ALL_ONES_TIER = "Critical Failure"
 
 #: Margin -> tier.
-TIER_BANDS: BandTable = parse_table({
-    "name": "4d6-tiers", "kind": "bands", "title": "4d6 margin tiers",
-    "bands": [
-        {"lo": 5, "hi": None, "value": "Critical Success"},
-        {"lo": 0, "hi": 4, "value": "Full Success"},
-        {"lo": -2, "hi": -1, "value": "Partial Success"},
-        {"lo": -6, "hi": -3, "value": "Failure"},
-        {"lo": None, "hi": -7, "value": "Critical Failure"},
-    ],
-}, "4d6 tiers")
+TIER_BANDS: BandTable = parse_table(
+    {
+        "name": "4d6-tiers",
+        "kind": "bands",
+        "title": "4d6 margin tiers",
+        "bands": [
+            {"lo": 5, "hi": None, "value": "Critical Success"},
+            {"lo": 0, "hi": 4, "value": "Full Success"},
+            {"lo": -2, "hi": -1, "value": "Partial Success"},
+            {"lo": -6, "hi": -3, "value": "Failure"},
+            {"lo": None, "hi": -7, "value": "Critical Failure"},
+        ],
+    },
+    "4d6 tiers",
+)
 
 #: |total difference| -> degree of a contest.
-CONTEST_BANDS: BandTable = parse_table({
-    "name": "4d6-contest", "kind": "bands", "title": "4d6 contest degrees",
-    "bands": [
-        {"lo": 0, "hi": 0, "value": "Tie"},
-        {"lo": 1, "hi": 3, "value": "Narrow"},
-        {"lo": 4, "hi": 6, "value": "Clear"},
-        {"lo": 7, "hi": None, "value": "Decisive"},
-    ],
-}, "4d6 contest")
+CONTEST_BANDS: BandTable = parse_table(
+    {
+        "name": "4d6-contest",
+        "kind": "bands",
+        "title": "4d6 contest degrees",
+        "bands": [
+            {"lo": 0, "hi": 0, "value": "Tie"},
+            {"lo": 1, "hi": 3, "value": "Narrow"},
+            {"lo": 4, "hi": 6, "value": "Clear"},
+            {"lo": 7, "hi": None, "value": "Decisive"},
+        ],
+    },
+    "4d6 contest",
+)
 TIE_LABEL = "Tie — Partial for both"
 #: Contest results decided by kept dice all showing 1 (whatever the totals).
 ALL_ONES_WIN = "Victory — opponent's Critical Failure (all 1s)"
@@ -127,8 +138,18 @@ ALL_ONES_LOSS = "Critical Failure (all 1s)"
 ALL_ONES_BOTH = "Critical Failure for both (all 1s)"
 ALL_ONES_DEGREE = "All 1s"
 #: Contest outcome labels, best first for the roller.
-CONTEST_OUTCOMES = (ALL_ONES_WIN, "Decisive victory", "Clear victory", "Narrow victory", TIE_LABEL,
-                    "Narrow defeat", "Clear defeat", "Decisive defeat", ALL_ONES_LOSS, ALL_ONES_BOTH)
+CONTEST_OUTCOMES = (
+    ALL_ONES_WIN,
+    "Decisive victory",
+    "Clear victory",
+    "Narrow victory",
+    TIE_LABEL,
+    "Narrow defeat",
+    "Clear defeat",
+    "Decisive defeat",
+    ALL_ONES_LOSS,
+    ALL_ONES_BOTH,
+)
 #: The roller's contest result read as a tier (clocks, success, combat).
 CONTEST_TIERS = {
     "Decisive victory": "Critical Success",
@@ -187,8 +208,9 @@ def parse_sources(option: str, value: Any) -> tuple[int, ...]:
         except ParamError:
             n = None
         if n not in ADVANTAGE_LEVELS:
-            raise ParamError(option, "each source must be one of +1, +2, -1, -2, comma-separated like "
-                                     f"+1,+2,-1 (got {shown(t)})")
+            raise ParamError(
+                option, f"each source must be one of +1, +2, -1, -2, comma-separated like +1,+2,-1 (got {shown(t)})"
+            )
         out.append(n)
     return tuple(out)
 
@@ -236,8 +258,7 @@ def contest_result(difference: int) -> tuple[str, str, str | None]:
     return f"{degree} defeat", degree, "opponent"
 
 
-def contest_outcome(difference: int, all_ones: bool = False, opp_all_ones: bool = False
-                    ) -> tuple[str, str, str | None]:
+def contest_outcome(difference: int, all_ones: bool = False, opp_all_ones: bool = False) -> tuple[str, str, str | None]:
     """``(label, degree, winner)`` of a contest: all kept dice 1s is a Critical Failure
     for that side whatever the totals (see the module docstring), else the totals decide."""
     if all_ones and opp_all_ones:
@@ -283,7 +304,9 @@ def _parse_dc(value: Any) -> int | None:
         return parse_int("--dc", value, 1)
     except ParamError:
         ladder = ", ".join(f"{n} {name}" for n, name in DC_LADDER)
-        raise ParamError("--dc", f"must be a whole number ≥ 1 or a ladder name ({ladder}) (got {shown(value)})") from None
+        raise ParamError(
+            "--dc", f"must be a whole number ≥ 1 or a ladder name ({ladder}) (got {shown(value)})"
+        ) from None
 
 
 def _parse_optional_int(option: str, value: Any) -> int | None:
@@ -358,19 +381,31 @@ def params_from_json(data: Mapping[str, Any]) -> Params:
 def add_arguments(parser: Any) -> None:
     """The 4d6 options (the CLI adds --combat, --target-kind, --attacker-kind itself)."""
     parser.add_argument("--bonus", type=str, default=None, metavar="N", help="bonus added to the 4 kept dice")
-    parser.add_argument("--dc", type=str, default=None, metavar="N",
-                        help="DC: a number or a ladder name (12 Simple, 14 Routine, 16 Standard, "
-                             "18 Difficult, 20 Very Difficult, 22 Exceptional); default 16, none in a contest")
-    parser.add_argument("--adv", type=str, default=None, metavar="SOURCES",
-                        help="advantage sources, each +1, +2, -1 or -2, e.g. +1,+2,-1")
-    parser.add_argument("--vs-bonus", type=str, default=None, metavar="N",
-                        help="contest: the opponent's bonus")
-    parser.add_argument("--vs-adv", type=str, default=None, metavar="SOURCES",
-                        help="contest: the opponent's advantage sources")
-    parser.add_argument("--position", type=str, default=None, metavar="high|standard|low",
-                        help="position (default standard)")
-    parser.add_argument("--effect", type=str, default=None, metavar="great|standard|limited",
-                        help="effect (default standard)")
+    parser.add_argument(
+        "--dc",
+        type=str,
+        default=None,
+        metavar="N",
+        help="DC: a number or a ladder name (12 Simple, 14 Routine, 16 Standard, "
+        "18 Difficult, 20 Very Difficult, 22 Exceptional); default 16, none in a contest",
+    )
+    parser.add_argument(
+        "--adv",
+        type=str,
+        default=None,
+        metavar="SOURCES",
+        help="advantage sources, each +1, +2, -1 or -2, e.g. +1,+2,-1",
+    )
+    parser.add_argument("--vs-bonus", type=str, default=None, metavar="N", help="contest: the opponent's bonus")
+    parser.add_argument(
+        "--vs-adv", type=str, default=None, metavar="SOURCES", help="contest: the opponent's advantage sources"
+    )
+    parser.add_argument(
+        "--position", type=str, default=None, metavar="high|standard|low", help="position (default standard)"
+    )
+    parser.add_argument(
+        "--effect", type=str, default=None, metavar="great|standard|limited", help="effect (default standard)"
+    )
 
 
 def params_from_args(ns: Any) -> Params:
@@ -419,8 +454,10 @@ def combat_rows(tier: str, tables: TableSet = DEFAULT_TABLES) -> list[tuple[int,
         row = r.get("row") if isinstance(r, Mapping) else None
         to = r.get("applies_to") if isinstance(r, Mapping) else None
         if not isinstance(row, int) or isinstance(row, bool) or to not in ("target", "attacker"):
-            raise TableError(f"table {table.name!r}: the {tier} band's rows need an integer 'row' and "
-                             f"'applies_to' target or attacker")
+            raise TableError(
+                f"table {table.name!r}: the {tier} band's rows need an integer 'row' and "
+                f"'applies_to' target or attacker"
+            )
         out.append((row, to))
     return out
 
@@ -466,8 +503,13 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
             margin=total - opp_total,
             contest=degree,
             winner=winner,
-            opponent={"dice": [d.to_json() for d in opp_dice], "kept": opp_kept, "bonus": params.vs_bonus,
-                      "advantage": vs_level, "total": opp_total},
+            opponent={
+                "dice": [d.to_json() for d in opp_dice],
+                "kept": opp_kept,
+                "bonus": params.vs_bonus,
+                "advantage": vs_level,
+                "total": opp_total,
+            },
         )
     else:
         assert dc is not None
@@ -494,14 +536,20 @@ def initiative(rng: RandomSource, modifier: int = 0) -> RollRecord:
     modifier = parse_int("--modifier", modifier)
     dice = roll_dice(rng, 0)
     total = _kept_sum(dice) + modifier
-    return RollRecord(system=ID, params={"modifier": modifier}, dice=dice, value=total,
-                      outcome=f"Initiative {total}", extra={"total": total, "modifier": modifier})
+    return RollRecord(
+        system=ID,
+        params={"modifier": modifier},
+        dice=dice,
+        value=total,
+        outcome=f"Initiative {total}",
+        extra={"total": total, "modifier": modifier},
+    )
 
 
 # --------------------------------------------------------------------------- odds
 
 
-@lru_cache(maxsize=None)
+@cache
 def kept_distribution(level: int) -> dict[int, Fraction]:
     """Exact distribution of the 4 kept dice at an advantage level (−2..+2).
 
@@ -517,7 +565,7 @@ def kept_distribution(level: int) -> dict[int, Fraction]:
         for c in Counter(s).values():
             orders //= math.factorial(c)
         counts[sum(s[-KEEP:]) if level > 0 else sum(s[:KEEP])] += orders
-    total = 6 ** n
+    total = 6**n
     return {k: Fraction(c, total) for k, c in sorted(counts.items())}
 
 
@@ -543,6 +591,5 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
         outcomes = [(label, probs[label]) for label in CONTEST_OUTCOMES]
     else:
         assert dc is not None
-        outcomes = odds_mod.outcomes_by(
-            kept, lambda k: tier_for(k + params.bonus - dc, all_ones=(k == KEEP)), TIERS)
+        outcomes = odds_mod.outcomes_by(kept, lambda k: tier_for(k + params.bonus - dc, all_ones=(k == KEEP)), TIERS)
     return Odds.from_dist(ID, params_to_json(params), dist, outcomes)

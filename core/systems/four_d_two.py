@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from functools import lru_cache
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from gmdesk.core import odds as odds_mod
@@ -45,20 +45,21 @@ from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
 from gmdesk.core.errors import ParamError
 from gmdesk.core.odds import Odds
 from gmdesk.core.systems.base import (
-    shown,
     CombatFields,
     combat_descriptor,
     dataclass_from_json,
     dataclass_to_json,
     parse_choice,
     parse_int,
+    shown,
 )
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
 ID = "4d2"
 NAME = "Four D Two"
-#: what a character of this system uses: shift sources (a roll's shift), conditions, combat descriptors (core.systems.base.SECTIONS)
-CHARACTER_SECTIONS = frozenset({'shift', 'conditions', 'wounds'})
+#: what a character of this system uses: shift sources (a roll's shift), conditions, combat descriptors
+#: (the sections are listed in core.systems.base.SECTIONS)
+CHARACTER_SECTIONS = frozenset({"shift", "conditions", "wounds"})
 
 #: The Outcome scale, best first.
 VALUE_MIN, VALUE_MAX = -10, 10
@@ -102,15 +103,20 @@ class Params(CombatFields):
             set_(self, "fold", parse_choice("--fold", self.fold, FOLDS))
         _check_bool("--maneuver", self.maneuver)
         _check_bool("--combat", self.combat)
-        set_(self, "skill_threshold",
-             parse_int("--skill-threshold", self.skill_threshold, SKILL_THRESHOLD_MIN, SKILL_THRESHOLD_MAX))
+        set_(
+            self,
+            "skill_threshold",
+            parse_int("--skill-threshold", self.skill_threshold, SKILL_THRESHOLD_MIN, SKILL_THRESHOLD_MAX),
+        )
         self._check_combat()
         if self.combat and self.maneuver:
-            raise ParamError("--maneuver", "cannot be combined with --combat (a roll reads either the "
-                                           "Combat or the Maneuver table)")
+            raise ParamError(
+                "--maneuver", "cannot be combined with --combat (a roll reads either the Combat or the Maneuver table)"
+            )
 
 
 # --------------------------------------------------------------------------- helpers
+
 
 def own_shift(values: Iterable[int]) -> int:
     """A character's own shift total: the sum of its active shift sources, 0..3.
@@ -162,6 +168,7 @@ def skill_chance(raw_number: int, fold: str | None, threshold: int = DEFAULT_SKI
 
 # --------------------------------------------------------------------------- params
 
+
 def params_to_json(params: Params) -> dict:
     return dataclass_to_json(params)
 
@@ -172,14 +179,24 @@ def params_from_json(data: Mapping[str, Any]) -> Params:
 
 def add_arguments(parser: Any) -> None:
     """The 4d2 options (the CLI adds --combat, --target-kind, --attacker-kind itself)."""
-    parser.add_argument("--shift", type=str, default=None, metavar="N",
-                        help="net shift, -3..3 (own shifts minus the opponent's)")
-    parser.add_argument("--fold", type=str, default=None, metavar="positive|negative",
-                        help="folded roll: only Detent and good things, or only Detent and bad things")
-    parser.add_argument("--maneuver", action="store_true", default=False,
-                        help="read the Maneuver descriptor table")
-    parser.add_argument("--skill-threshold", type=str, default=None, metavar="N",
-                        help=f"unshifted Number that gives a skill chance (default {DEFAULT_SKILL_THRESHOLD})")
+    parser.add_argument(
+        "--shift", type=str, default=None, metavar="N", help="net shift, -3..3 (own shifts minus the opponent's)"
+    )
+    parser.add_argument(
+        "--fold",
+        type=str,
+        default=None,
+        metavar="positive|negative",
+        help="folded roll: only Detent and good things, or only Detent and bad things",
+    )
+    parser.add_argument("--maneuver", action="store_true", default=False, help="read the Maneuver descriptor table")
+    parser.add_argument(
+        "--skill-threshold",
+        type=str,
+        default=None,
+        metavar="N",
+        help=f"unshifted Number that gives a skill chance (default {DEFAULT_SKILL_THRESHOLD})",
+    )
 
 
 def params_from_args(ns: Any) -> Params:
@@ -194,8 +211,9 @@ def params_from_args(ns: Any) -> Params:
         shift=0 if shift is None else parse_int("--shift", shift, SHIFT_MIN, SHIFT_MAX),
         fold=fold,
         maneuver=bool(getattr(ns, "maneuver", False)),
-        skill_threshold=DEFAULT_SKILL_THRESHOLD if threshold is None else parse_int(
-            "--skill-threshold", threshold, SKILL_THRESHOLD_MIN, SKILL_THRESHOLD_MAX),
+        skill_threshold=DEFAULT_SKILL_THRESHOLD
+        if threshold is None
+        else parse_int("--skill-threshold", threshold, SKILL_THRESHOLD_MIN, SKILL_THRESHOLD_MAX),
         combat=bool(getattr(ns, "combat", False)),
         target_kind=getattr(ns, "target_kind", None) or "organic",
         attacker_kind=getattr(ns, "attacker_kind", None) or "organic",
@@ -203,6 +221,7 @@ def params_from_args(ns: Any) -> Params:
 
 
 # --------------------------------------------------------------------------- rolls
+
 
 def _roll_pairs(rng: RandomSource) -> tuple[Die, ...]:
     return tuple(Die(roll_die(rng, 6), role) for role in ("positive", "positive", "negative", "negative"))
@@ -216,8 +235,16 @@ def descriptors_for(value: int, params: Params, tables: TableSet = DEFAULT_TABLE
     """What a combat or maneuver roll with this Outcome value did (empty for a plain roll)."""
     if params.maneuver:
         table = tables.descriptor_table("maneuver")
-        return (Descriptor(text=table.lookup(value), applies_to="attacker", row=value, table=table.name,
-                           column=table.columns[0], wound=False),)
+        return (
+            Descriptor(
+                text=table.lookup(value),
+                applies_to="attacker",
+                row=value,
+                table=table.name,
+                column=table.columns[0],
+                wound=False,
+            ),
+        )
     if params.combat:
         if value >= 0:
             return (combat_descriptor(tables, value, applies_to="target", receiver_kind=params.target_kind),)
@@ -266,6 +293,7 @@ def initiative(rng: RandomSource, modifier: int = 0) -> RollRecord:
 
 
 # --------------------------------------------------------------------------- odds
+
 
 @lru_cache(maxsize=1)
 def number_distribution() -> dict[int, Fraction]:

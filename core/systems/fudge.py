@@ -44,28 +44,29 @@ import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord
 from gmdesk.core.errors import ParamError, TableError
 from gmdesk.core.odds import Dist, Odds, die, mix, outcomes_by, remap, repeat, shift, sub
 from gmdesk.core.systems.base import (
-    shown,
     MINUS,
-    signed,
     CombatFields,
     dataclass_from_json,
     dataclass_to_json,
     parse_choice,
     parse_int,
+    shown,
+    signed,
 )
 from gmdesk.core.tables import DEFAULT_TABLES, BandTable, TableSet, load_builtin
 
 ID = "fudge"
 NAME = "FUDGE alternate dice"
-#: what a character of this system uses: conditions and combat descriptors only (traits are typed per roll) (core.systems.base.SECTIONS)
-CHARACTER_SECTIONS = frozenset({'conditions', 'wounds'})
+#: what a character of this system uses: conditions and combat descriptors only (traits are typed per roll)
+#: (the sections are listed in core.systems.base.SECTIONS)
+CHARACTER_SECTIONS = frozenset({"conditions", "wounds"})
 
 METHODS = ("2d3", "custom", "d20", "d20-open", "d30", "d12")
 DEFAULT_METHOD = "2d3"
@@ -89,7 +90,7 @@ def _ladder() -> BandTable:
     return t
 
 
-@lru_cache(maxsize=None)
+@cache
 def _ladder_levels() -> tuple[tuple[int, str], ...]:
     """(level, name) for every named rung, lowest first."""
     return tuple(sorted((lo, str(name)) for lo, hi, name in _ladder().bands if lo is not None and lo == hi))
@@ -127,8 +128,10 @@ def parse_level(option: str, text: Any) -> int:
                 level += -offset if m.group(2) in ("-", _MINUS) else offset
             return level
     names = ", ".join(name for _, name in _ladder_levels())
-    raise ParamError(option, f"must be a ladder level ({names}; beyond the ends e.g. 'Superb +1') "
-                             f"or a whole number (got {shown(text)})")
+    raise ParamError(
+        option,
+        f"must be a ladder level ({names}; beyond the ends e.g. 'Superb +1') or a whole number (got {shown(text)})",
+    )
 
 
 # --------------------------------------------------------------------------- methods
@@ -196,8 +199,12 @@ def _dist_d20(open_ended: bool) -> Dist:
     for face in range(1, 21):
         first = _read("fudge-d20", face)
         if face in _D20_AGAIN:
-            parts.append((Fraction(1, 20), remap(die(20), lambda s: _d20_second(first, _read("fudge-d20", s),
-                                                                               open_ended))))
+            parts.append(
+                (
+                    Fraction(1, 20),
+                    remap(die(20), lambda s, first=first: _d20_second(first, _read("fudge-d20", s), open_ended)),
+                )
+            )
         else:
             parts.append((Fraction(1, 20), {first: Fraction(1)}))
     return mix(parts)
@@ -215,7 +222,7 @@ _METHODS: dict[str, tuple[Callable[[RandomSource], Rolled], Callable[[], Dist]]]
 assert tuple(_METHODS) == METHODS
 
 
-@lru_cache(maxsize=None)
+@cache
 def _dist(method: str) -> tuple[tuple[int, Fraction], ...]:
     return tuple(sorted(_METHODS[method][1]().items()))
 
@@ -271,12 +278,27 @@ def params_from_json(data: Mapping[str, Any]) -> Params:
 
 
 def add_arguments(parser: Any) -> None:
-    parser.add_argument("--method", type=str, default=None, metavar="M",
-                        help=f"dice method: {', '.join(METHODS)} (default {DEFAULT_METHOD})")
-    parser.add_argument("--trait", type=str, default=None, metavar="LEVEL",
-                        help="trait level: a ladder name (Terrible..Superb) or a number")
-    parser.add_argument("--vs-trait", type=str, default=None, metavar="LEVEL",
-                        help="opposed roll: the opponent's trait level (the opponent rolls too)")
+    parser.add_argument(
+        "--method",
+        type=str,
+        default=None,
+        metavar="M",
+        help=f"dice method: {', '.join(METHODS)} (default {DEFAULT_METHOD})",
+    )
+    parser.add_argument(
+        "--trait",
+        type=str,
+        default=None,
+        metavar="LEVEL",
+        help="trait level: a ladder name (Terrible..Superb) or a number",
+    )
+    parser.add_argument(
+        "--vs-trait",
+        type=str,
+        default=None,
+        metavar="LEVEL",
+        help="opposed roll: the opponent's trait level (the opponent rolls too)",
+    )
     parser.add_argument("--offense", type=str, default=None, metavar="N", help="combat: attacker's offensive factor")
     parser.add_argument("--defense", type=str, default=None, metavar="N", help="combat: defender's defensive factor")
 
@@ -311,8 +333,9 @@ def _wound(tables: TableSet, damage: int) -> tuple[str, bool]:
 def wound_descriptor(tables: TableSet, damage: int) -> Descriptor:
     """The descriptor a hit dealing ``damage`` gives the target."""
     text, wound = _wound(tables, damage)
-    return Descriptor(text, "target", row=damage, table=tables.band_table("fudge-wounds").name,
-                      amount=damage, wound=wound)
+    return Descriptor(
+        text, "target", row=damage, table=tables.band_table("fudge-wounds").name, amount=damage, wound=wound
+    )
 
 
 def _opposed_label(degree: int) -> str:
@@ -339,8 +362,14 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
         vs = params.vs_trait if params.vs_trait is not None else FAIR
         odice, orr, oextra = roll_method(rng)
         opp_level = vs + orr
-        extra["opponent"] = {"dice": [d.to_json() for d in odice], "result": orr, **oextra,
-                             "trait": vs, "level": opp_level, "level_name": ladder_name(opp_level)}
+        extra["opponent"] = {
+            "dice": [d.to_json() for d in odice],
+            "result": orr,
+            **oextra,
+            "trait": vs,
+            "level": opp_level,
+            "level_name": ladder_name(opp_level),
+        }
         degree = extra["level"] - opp_level
         extra["relative_degree"] = degree
         label = _opposed_label(degree)
@@ -352,8 +381,9 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
             if hit:
                 descriptors.append(wound_descriptor(tables, damage))
             else:
-                descriptors.append(Descriptor("Miss", "target", table=tables.band_table("fudge-wounds").name,
-                                              wound=False))
+                descriptors.append(
+                    Descriptor("Miss", "target", table=tables.band_table("fudge-wounds").name, wound=False)
+                )
     return RollRecord(ID, params_to_json(params), tuple(dice), r, label, extra, tuple(descriptors))
 
 
@@ -381,8 +411,9 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
         vs = params.vs_trait if params.vs_trait is not None else FAIR
         degree = shift(sub(dist, dist), trait - vs)
         if not params.combat:
-            outcomes = outcomes_by(degree, lambda d: "Wins" if d > 0 else "Loses" if d < 0 else "Tie",
-                                   ["Wins", "Tie", "Loses"])
+            outcomes = outcomes_by(
+                degree, lambda d: "Wins" if d > 0 else "Loses" if d < 0 else "Tie", ["Wins", "Tie", "Loses"]
+            )
         else:
             hit = sum((p for d, p in degree.items() if d >= 1), Fraction(0))
             outcomes = [("Hit", hit), ("Miss", 1 - hit)]

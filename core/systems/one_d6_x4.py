@@ -54,8 +54,9 @@ from gmdesk.core.tables import DEFAULT_TABLES, DescriptorTable, TableSet, load_b
 
 ID = "1d6x4"
 NAME = "OneDeeSixTimesFour"
-#: what a character of this system uses: Vitality, the descriptor sheet and its uses, conditions, wounds (core.systems.base.SECTIONS)
-CHARACTER_SECTIONS = frozenset({'vitality', 'sheet', 'conditions', 'wounds'})
+#: what a character of this system uses: Vitality, the descriptor sheet and its uses, conditions, wounds
+#: (the sections are listed in core.systems.base.SECTIONS)
+CHARACTER_SECTIONS = frozenset({"vitality", "sheet", "conditions", "wounds"})
 
 #: the d6 is multiplied by this
 MULTIPLIER = 4
@@ -181,8 +182,9 @@ class Params(CombatFields):
         set_(self, "vs_test", " ".join(str(self.vs_test or "").split()))
         self._check_combat()
         if self.vs_bonus is not None and self.target is not None:
-            raise ParamError("--target", "a two-way Test compares the two totals; give --target or --vs-bonus, "
-                                         "not both")
+            raise ParamError(
+                "--target", "a two-way Test compares the two totals; give --target or --vs-bonus, not both"
+            )
         if self.defender_takes_14 and self.vs_bonus is None:
             raise ParamError("--defender-takes-14", "needs --vs-bonus (the defender's descriptors; 0 for none)")
         if self.vs_auto_fail and self.vs_bonus is None:
@@ -190,11 +192,13 @@ class Params(CombatFields):
         if self.mutual and not self.combat:
             raise ParamError("--mutual", "is for a fight: add --combat")
         if self.mutual and self.vs_bonus is None:
-            raise ParamError("--mutual", "a mutual melee is a two-way Test: give --vs-bonus (the other side's "
-                                         "descriptors)")
+            raise ParamError(
+                "--mutual", "a mutual melee is a two-way Test: give --vs-bonus (the other side's descriptors)"
+            )
         if self.combat and self.vs_bonus is None and self.target is None:
-            raise ParamError("--vs-bonus", "a combat roll needs the defender's Defense: give --vs-bonus N "
-                                           "(or the GM's --target N)")
+            raise ParamError(
+                "--vs-bonus", "a combat roll needs the defender's Defense: give --vs-bonus N (or the GM's --target N)"
+            )
 
     @property
     def two_way(self) -> bool:
@@ -211,28 +215,65 @@ def params_from_json(data: Mapping[str, Any]) -> Params:
 
 def add_arguments(parser: Any) -> None:
     """The 1d6x4 options (the CLI adds --combat, --target-kind, --attacker-kind itself)."""
-    parser.add_argument("--bonus", type=str, default=None, metavar="N",
-                        help="the Current Values of the descriptors tested, summed (default 0)")
-    parser.add_argument("--target", dest="target_number", type=str, default=None, metavar="N",
-                        help="the GM's secret target number: success iff total >= N")
-    parser.add_argument("--vs-bonus", type=str, default=None, metavar="N",
-                        help="two-way Test: the defender's descriptors (in combat: its Defense)")
-    parser.add_argument("--defender-takes-14", action="store_true",
-                        help="the defender takes 14 + its descriptors instead of rolling")
-    parser.add_argument("--mutual", action="store_true",
-                        help="combat: a mutual melee, the winner hurts the loser")
-    parser.add_argument("--damage", type=str, default=None, metavar="FORMULA",
-                        help="the Vitality Adjustment: d6 (default), 2d6, d6+2, …")
-    parser.add_argument("--test", type=str, default=None, metavar="NAMES",
-                        help="the descriptors tested, e.g. 'Precision+Slingshot Expertise+Slingshot'; with "
-                             "--save/--as they are read from the roller's sheet (added to --bonus; a missing "
-                             "Item, Ability or Use fails automatically)")
-    parser.add_argument("--vs-test", type=str, default=None, metavar="NAMES",
-                        help="the defender's descriptors (e.g. Defense), read from the --at character's sheet")
-    parser.add_argument("--auto-fail", type=str, default=None, metavar="REASON",
-                        help="the Test fails automatically (e.g. 'Slingshot is missing'); no die is rolled")
-    parser.add_argument("--vs-auto-fail", type=str, default=None, metavar="REASON",
-                        help="the defender cannot perform its Test")
+    parser.add_argument(
+        "--bonus",
+        type=str,
+        default=None,
+        metavar="N",
+        help="the Current Values of the descriptors tested, summed (default 0)",
+    )
+    parser.add_argument(
+        "--target",
+        dest="target_number",
+        type=str,
+        default=None,
+        metavar="N",
+        help="the GM's secret target number: success iff total >= N",
+    )
+    parser.add_argument(
+        "--vs-bonus",
+        type=str,
+        default=None,
+        metavar="N",
+        help="two-way Test: the defender's descriptors (in combat: its Defense)",
+    )
+    parser.add_argument(
+        "--defender-takes-14", action="store_true", help="the defender takes 14 + its descriptors instead of rolling"
+    )
+    parser.add_argument("--mutual", action="store_true", help="combat: a mutual melee, the winner hurts the loser")
+    parser.add_argument(
+        "--damage",
+        type=str,
+        default=None,
+        metavar="FORMULA",
+        help="the Vitality Adjustment: d6 (default), 2d6, d6+2, …",
+    )
+    parser.add_argument(
+        "--test",
+        type=str,
+        default=None,
+        metavar="NAMES",
+        help="the descriptors tested, e.g. 'Precision+Slingshot Expertise+Slingshot'; with "
+        "--save/--as they are read from the roller's sheet (added to --bonus; a missing "
+        "Item, Ability or Use fails automatically)",
+    )
+    parser.add_argument(
+        "--vs-test",
+        type=str,
+        default=None,
+        metavar="NAMES",
+        help="the defender's descriptors (e.g. Defense), read from the --at character's sheet",
+    )
+    parser.add_argument(
+        "--auto-fail",
+        type=str,
+        default=None,
+        metavar="REASON",
+        help="the Test fails automatically (e.g. 'Slingshot is missing'); no die is rolled",
+    )
+    parser.add_argument(
+        "--vs-auto-fail", type=str, default=None, metavar="REASON", help="the defender cannot perform its Test"
+    )
 
 
 def params_from_args(ns: Any) -> Params:
@@ -240,8 +281,9 @@ def params_from_args(ns: Any) -> Params:
         bonus=getattr(ns, "bonus", None) or 0,
         target=getattr(ns, "target_number", None),
         # a defender named by --vs-test is a two-way Test even without --vs-bonus
-        vs_bonus=getattr(ns, "vs_bonus", None) if getattr(ns, "vs_bonus", None) is not None or not getattr(
-            ns, "vs_test", None) else 0,
+        vs_bonus=getattr(ns, "vs_bonus", None)
+        if getattr(ns, "vs_bonus", None) is not None or not getattr(ns, "vs_test", None)
+        else 0,
         defender_takes_14=bool(getattr(ns, "defender_takes_14", False)),
         mutual=bool(getattr(ns, "mutual", False)),
         damage=getattr(ns, "damage", None) or "d6",
@@ -283,7 +325,7 @@ def text_for(key: str, tables: TableSet = DEFAULT_TABLES, **fmt: Any) -> tuple[i
 
 
 def status_text(status: str, tables: TableSet = DEFAULT_TABLES) -> str:
-    """"Unconscious" / "Dead" from the table ("" for "ok")."""
+    """ "Unconscious" / "Dead" from the table ("" for "ok")."""
     if status == "ok":
         return ""
     return text_for(status, tables)[1]
@@ -303,12 +345,13 @@ def roll_damage(formula: str, rng: RandomSource) -> tuple[tuple[Die, ...], int]:
     return dice, max(0, sum(d.value for d in dice) + mod)
 
 
-def _hurt(applies_to: str, formula: str, rng: RandomSource, tables: TableSet) -> tuple[tuple[Die, ...], int, Descriptor]:
+def _hurt(
+    applies_to: str, formula: str, rng: RandomSource, tables: TableSet
+) -> tuple[tuple[Die, ...], int, Descriptor]:
     dice, amount = roll_damage(formula, rng)
     key = "hit" if amount > 0 else "graze"
     _, text, table = text_for(key, tables, amount=amount)
-    return dice, amount, Descriptor(text=text, applies_to=applies_to, table=table, amount=amount,
-                                    wound=amount > 0)
+    return dice, amount, Descriptor(text=text, applies_to=applies_to, table=table, amount=amount, wound=amount > 0)
 
 
 def _no_hurt(key: str, tables: TableSet) -> Descriptor:
@@ -395,9 +438,15 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
             extra["damage_dice"] = [d.to_json() for d in ddice]
         descriptors.append(desc)
 
-    return RollRecord(system=ID, params=params_to_json(params), dice=tuple(dice),
-                      value=total if total is not None else 0, outcome=outcome, extra=extra,
-                      descriptors=tuple(descriptors))
+    return RollRecord(
+        system=ID,
+        params=params_to_json(params),
+        dice=tuple(dice),
+        value=total if total is not None else 0,
+        outcome=outcome,
+        extra=extra,
+        descriptors=tuple(descriptors),
+    )
 
 
 def initiative(rng: RandomSource, modifier: int = 0) -> RollRecord:
@@ -427,8 +476,7 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
         if params.vs_auto_fail:
             outcomes = [(OUTCOME_ATTACKER, Fraction(1)), (OUTCOME_DEFENDER, Fraction(0))]
         else:
-            opp = ({TAKES + params.vs_bonus: Fraction(1)} if params.defender_takes_14
-                   else _test_dist(params.vs_bonus))
+            opp = {TAKES + params.vs_bonus: Fraction(1)} if params.defender_takes_14 else _test_dist(params.vs_bonus)
             diff = odds_mod.sub(dist, opp)
             win = odds_mod.prob(diff, lambda x: x > 0)
             tie = odds_mod.prob(diff, lambda x: x == 0)
@@ -438,15 +486,16 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
                 outcomes = [(OUTCOME_ATTACKER, win), (OUTCOME_DEFENDER, 1 - win)]
     elif params.target is not None:
         t = params.target
-        outcomes = odds_mod.outcomes_by(dist, lambda x: OUTCOME_SUCCESS if x >= t else OUTCOME_FAILURE,
-                                        (OUTCOME_SUCCESS, OUTCOME_FAILURE))
+        outcomes = odds_mod.outcomes_by(
+            dist, lambda x: OUTCOME_SUCCESS if x >= t else OUTCOME_FAILURE, (OUTCOME_SUCCESS, OUTCOME_FAILURE)
+        )
     return Odds.from_dist(ID, pj, dist, outcomes)
 
 
 # --------------------------------------------------------------------------- sheets and Vitality
 
 
-def split_names(names: "str | Iterable[str]", sheet: Any = None) -> list[str]:
+def split_names(names: str | Iterable[str], sheet: Any = None) -> list[str]:
     """Descriptor names of a Test: a list, or one string joined with ``+`` or ``,``
     (``"Precision+Slingshot Expertise+Slingshot"``). A string naming a row of the
     sheet as a whole (``Precision+Slingshot Expertise+Slingshot Test``) stays whole."""
@@ -531,7 +580,7 @@ def lacks_when_missing(name: str) -> bool:
     return "/" in name or is_item_or_ability_name(name)
 
 
-def read_test(sheet: Any, names: "str | Iterable[str]", items: Iterable[str] = ()) -> TestReading:
+def read_test(sheet: Any, names: str | Iterable[str], items: Iterable[str] = ()) -> TestReading:
     """Read a Test's descriptor names on a sheet (``sheet`` None is an empty sheet).
 
     Each name is found with :func:`find_test_row`; a found row adds its Current Value
@@ -560,13 +609,12 @@ def read_test(sheet: Any, names: "str | Iterable[str]", items: Iterable[str] = (
         why = sheet._blocked_at(i)
         if why:
             reasons.append(why)
-        if (_is_ability(row.name) or sheet.is_sub_ability(i)) and row.uses not in (None, "inf") \
-                and path not in uses:
+        if (_is_ability(row.name) or sheet.is_sub_ability(i)) and row.uses not in (None, "inf") and path not in uses:
             uses.append(path)
     return TestReading(bonus, "; ".join(dict.fromkeys(reasons)) or None, tuple(found), tuple(uses))
 
 
-def test_bonus(sheet: Any, names: "str | Iterable[str]", items: Iterable[str] = ()) -> tuple[int, str | None]:
+def test_bonus(sheet: Any, names: str | Iterable[str], items: Iterable[str] = ()) -> tuple[int, str | None]:
     """``(bonus, why it fails automatically or None)`` of a Test: see :func:`read_test`."""
     reading = read_test(sheet, names, items)
     return reading.bonus, reading.auto_fail
@@ -628,8 +676,7 @@ def vitality_after(current: int, amount: int, already_unconscious: bool = False)
     return new, "ok"
 
 
-def heal(rng: RandomSource, current: int, default: int,
-         tables: TableSet = DEFAULT_TABLES) -> tuple[RollRecord, int]:
+def heal(rng: RandomSource, current: int, default: int, tables: TableSet = DEFAULT_TABLES) -> tuple[RollRecord, int]:
     """Healing Ability: a d6 Vitality Adjustment back to ``current``, never above
     ``default`` (a Vitality already at or above its Default stays as it is). Returns the
     record (value: the die; ``restored``: what was actually gained) and the new
@@ -641,10 +688,15 @@ def heal(rng: RandomSource, current: int, default: int,
     restored = new - current
     _, text, table = text_for("heal", tables, amount=restored)
     desc = Descriptor(text=text, applies_to="target", table=table, amount=restored, wound=False)
-    extra = {"heal": True, "vitality_before": current, "vitality_after": new, "vitality_default": default,
-             "restored": restored, "capped": restored < d.value}
-    record = RollRecord(system=ID, params={}, dice=(d,), value=d.value, outcome=text, extra=extra,
-                        descriptors=(desc,))
+    extra = {
+        "heal": True,
+        "vitality_before": current,
+        "vitality_after": new,
+        "vitality_default": default,
+        "restored": restored,
+        "capped": restored < d.value,
+    }
+    record = RollRecord(system=ID, params={}, dice=(d,), value=d.value, outcome=text, extra=extra, descriptors=(desc,))
     return record, new
 
 
@@ -659,9 +711,31 @@ def public_view(record_json: Mapping[str, Any]) -> dict:
 
 
 __all__ = [
-    "ID", "NAME", "Params", "add_arguments", "damage_distribution", "heal", "initiative", "odds", "order_by_total",
+    "ID",
+    "NAME",
+    "Params",
+    "add_arguments",
+    "damage_distribution",
+    "heal",
+    "initiative",
+    "odds",
+    "order_by_total",
     "params_from_args",
-    "params_from_json", "params_to_json", "parse_damage", "public_view", "roll", "roll_damage", "split_names",
-    "status_text", "test_bonus", "text_for", "vitality_after", "TestReading", "read_test", "find_test_row",
-    "fill_from_sheets", "test_uses", "lacks_when_missing",
+    "params_from_json",
+    "params_to_json",
+    "parse_damage",
+    "public_view",
+    "roll",
+    "roll_damage",
+    "split_names",
+    "status_text",
+    "test_bonus",
+    "text_for",
+    "vitality_after",
+    "TestReading",
+    "read_test",
+    "find_test_row",
+    "fill_from_sheets",
+    "test_uses",
+    "lacks_when_missing",
 ]

@@ -52,7 +52,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from gmdesk.core.dice import Die, RandomSource, RollRecord, thaw
@@ -60,20 +60,21 @@ from gmdesk.core.errors import ParamError
 from gmdesk.core.odds import Odds
 from gmdesk.core.systems.base import (
     MINUS,
-    signed,
     CombatFields,
     combat_descriptor,
     dataclass_from_json,
     dataclass_to_json,
     parse_choice,
     parse_int,
+    signed,
 )
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
 ID = "torg-2d10"
 NAME = "2D10 Dice for TORG"
-#: what a character of this system uses: Possibilities (reality-rated), conditions (Up, Stymied, Disconnected), wounds (core.systems.base.SECTIONS)
-CHARACTER_SECTIONS = frozenset({'possibilities', 'conditions', 'wounds'})
+#: what a character of this system uses: Possibilities (reality-rated), conditions (Up, Stymied, Disconnected), wounds
+#: (the sections are listed in core.systems.base.SECTIONS)
+CHARACTER_SECTIONS = frozenset({"possibilities", "conditions", "wounds"})
 
 #: Contradiction case -> the final Bonus Number at or below which the roll disconnects.
 DISCONNECTION_AT = {"1-case": -7, "4-case": -4}
@@ -104,8 +105,9 @@ class Params(CombatFields):
         for name in ("stymied", "up", "ord_no_reroll"):
             if not isinstance(getattr(self, name), bool):
                 raise ParamError(_opt(name), f"must be true or false (got {getattr(self, name)!r})")
-        object.__setattr__(self, "possibilities",
-                           parse_int("--possibilities", self.possibilities, 0, MAX_POSSIBILITIES))
+        object.__setattr__(
+            self, "possibilities", parse_int("--possibilities", self.possibilities, 0, MAX_POSSIBILITIES)
+        )
         for name in ("skill", "difficulty"):
             value = getattr(self, name)
             if value is not None:
@@ -139,15 +141,29 @@ def params_from_json(data: Mapping[str, Any]) -> Params:
 def add_arguments(parser: Any) -> None:
     parser.add_argument("--stymied", action="store_true", help="Stymied: no reroll for maxing the positive die")
     parser.add_argument("--up", action="store_true", help="Up: a positive progressive d10 after the total")
-    parser.add_argument("--possibilities", type=str, default=None, metavar="N",
-                        help=f"Possibilities spent on the roll (0..{MAX_POSSIBILITIES}), each a positive progressive d10")
-    parser.add_argument("--ord-no-reroll", action="store_true",
-                        help="the roller is an ord and the session denies ords the positive reroll")
+    parser.add_argument(
+        "--possibilities",
+        type=str,
+        default=None,
+        metavar="N",
+        help=f"Possibilities spent on the roll (0..{MAX_POSSIBILITIES}), each a positive progressive d10",
+    )
+    parser.add_argument(
+        "--ord-no-reroll",
+        action="store_true",
+        help="the roller is an ord and the session denies ords the positive reroll",
+    )
     parser.add_argument("--skill", type=str, default=None, metavar="N", help="attribute/skill value")
-    parser.add_argument("--difficulty", type=str, default=None, metavar="N",
-                        help="difficulty number (in combat: the target's defense)")
-    parser.add_argument("--contradiction", type=str, default=None, metavar="CASE",
-                        help="using a contradictory tool: " + " | ".join(CONTRADICTIONS))
+    parser.add_argument(
+        "--difficulty", type=str, default=None, metavar="N", help="difficulty number (in combat: the target's defense)"
+    )
+    parser.add_argument(
+        "--contradiction",
+        type=str,
+        default=None,
+        metavar="CASE",
+        help="using a contradictory tool: " + " | ".join(CONTRADICTIONS),
+    )
 
 
 def params_from_args(ns: Any) -> Params:
@@ -207,8 +223,9 @@ def bonus_of_dice(dice: tuple[Die, ...] | list[Die]) -> int:
     return total
 
 
-def _build(params: Params, dice: list[Die], tables: TableSet, *, spent: int, cancelled: int,
-           cancelled_dice: list[Die]) -> RollRecord:
+def _build(
+    params: Params, dice: list[Die], tables: TableSet, *, spent: int, cancelled: int, cancelled_dice: list[Die]
+) -> RollRecord:
     bonus = bonus_of_dice(dice)
     base = bonus_of_pair(*_pair(dice))
     extra: dict[str, Any] = {"bonus": bonus}
@@ -229,8 +246,7 @@ def _build(params: Params, dice: list[Die], tables: TableSet, *, spent: int, can
         label = f"{'Success' if points >= 0 else 'Failure'} ({signed(points)} {unit})"
         if params.combat:
             row = int(tables.band_table("torg-combat-rows").lookup(points))
-            descriptors.append(combat_descriptor(tables, row, applies_to="target",
-                                                 receiver_kind=params.target_kind))
+            descriptors.append(combat_descriptor(tables, row, applies_to="target", receiver_kind=params.target_kind))
     if params.contradiction is not None:
         extra["disconnection"] = bonus <= DISCONNECTION_AT[params.contradiction]
         if extra["disconnection"]:
@@ -270,8 +286,14 @@ def spend_possibility(record: RollRecord, rng: RandomSource, tables: TableSet = 
     value, success, disconnection and combat descriptor recomputed."""
     params, cancelled_dice = _own_record(record)
     dice = list(record.dice) + _chain(rng, "possibility")
-    return _build(params, dice, tables, spent=int(record.get("possibilities", 0)) + 1,
-                  cancelled=int(record.get("cancelled", 0)), cancelled_dice=cancelled_dice)
+    return _build(
+        params,
+        dice,
+        tables,
+        spent=int(record.get("possibilities", 0)) + 1,
+        cancelled=int(record.get("cancelled", 0)),
+        cancelled_dice=cancelled_dice,
+    )
 
 
 def cancel_possibility(record: RollRecord, tables: TableSet = DEFAULT_TABLES) -> RollRecord:
@@ -285,15 +307,20 @@ def cancel_possibility(record: RollRecord, tables: TableSet = DEFAULT_TABLES) ->
     dice = list(record.dice)
     last = max((i for i, d in enumerate(dice) if d.role == "possibility"), default=None)
     if last is None:
-        raise ParamError("cancel", "this roll has no Possibility to cancel "
-                                   "(maxing rerolls and Up cannot be cancelled)")
+        raise ParamError("cancel", "this roll has no Possibility to cancel (maxing rerolls and Up cannot be cancelled)")
     first = last
     while first > 0 and dice[first - 1].role == "possibility" and dice[first - 1].value == SIDES:
         first -= 1
-    removed = dice[first:last + 1]
-    del dice[first:last + 1]
-    return _build(params, dice, tables, spent=int(record.get("possibilities", 0)),
-                  cancelled=int(record.get("cancelled", 0)) + 1, cancelled_dice=cancelled_dice + removed)
+    removed = dice[first : last + 1]
+    del dice[first : last + 1]
+    return _build(
+        params,
+        dice,
+        tables,
+        spent=int(record.get("possibilities", 0)),
+        cancelled=int(record.get("cancelled", 0)) + 1,
+        cancelled_dice=cancelled_dice + removed,
+    )
 
 
 def initiative(rng: RandomSource, modifier: int = 0) -> RollRecord:
@@ -322,10 +349,10 @@ def _convolve(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     pb = int.from_bytes(b"".join(c.to_bytes(width, "little") for c in b), "little")
     n = len(a) + len(b) - 1
     raw = (pa * pb).to_bytes(n * width, "little")
-    return tuple(int.from_bytes(raw[i * width:(i + 1) * width], "little") for i in range(n))
+    return tuple(int.from_bytes(raw[i * width : (i + 1) * width], "little") for i in range(n))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _chain_dist(levels: int) -> tuple[int, ...]:
     """A progressive d10 cut after ``levels`` rolls: value v (from 1) -> numerator over
     10**levels, index v - 1. Face 10k + r (r in 1..9) has probability 10**-(k+1)."""
@@ -336,7 +363,7 @@ def _chain_dist(levels: int) -> tuple[int, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _chains_sum(n: int, levels: int) -> tuple[int, tuple[int, ...]]:
     """Sum of n cut chains: (lowest value, numerators over 10**(n*levels))."""
     if n == 0:
@@ -345,7 +372,7 @@ def _chains_sum(n: int, levels: int) -> tuple[int, tuple[int, ...]]:
     return lo + 1, _convolve(acc, _chain_dist(levels))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _pair_with_maxing(levels: int, positive_reroll: bool) -> tuple[int, tuple[int, ...]]:
     """Bonus Number of the pair and its maxing rerolls: (lowest value, numerators over
     10**(2 + levels))."""
@@ -353,7 +380,7 @@ def _pair_with_maxing(levels: int, positive_reroll: bool) -> tuple[int, tuple[in
     reach = len(chain)
     lo = -MAXED - reach
     out = [0] * (2 * (MAXED + reach) + 1)
-    unit = 10 ** levels
+    unit = 10**levels
     for b in range(-MAXED, MAXED + 1):
         count = SIDES - abs(b)  # pairs out of 100 giving b
         if b == -MAXED:
@@ -431,5 +458,5 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
             outcomes += [(text, Fraction(c, den)) for text, c in by_text.items()]
     if params.contradiction is not None:
         stop = DISCONNECTION_AT[params.contradiction] - lo + 1
-        outcomes.append(("Disconnection", Fraction(sum(nums[:max(0, stop)]), den)))
+        outcomes.append(("Disconnection", Fraction(sum(nums[: max(0, stop)]), den)))
     return Odds.from_dist(ID, params_to_json(params), dist, outcomes, tail)

@@ -53,9 +53,11 @@ class ConfirmDialog(Dialog[bool]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes_label} (y)", id="yes", variant="primary")
                 yield Button(f"{self.no_label} (n)", id="no")
-            yield DialogHint(extra=f"{keys_text(self, 'confirm', shown_only=False)} {self.yes_label.lower()} · "
-                                   f"{keys_text(self, 'cancel', exclude=('escape',), shown_only=False)} "
-                                   f"{self.no_label.lower()}")
+            yield DialogHint(
+                extra=f"{keys_text(self, 'confirm', shown_only=False)} {self.yes_label.lower()} · "
+                f"{keys_text(self, 'cancel', exclude=('escape',), shown_only=False)} "
+                f"{self.no_label.lower()}"
+            )
 
     def on_mount(self) -> None:
         self.query_one("#yes", Button).focus()
@@ -77,9 +79,18 @@ class InputDialog(Dialog[Any]):
     its message is shown under the input and the dialog stays open. Returns the text,
     or with ``commit(text)`` (a session call) that call's result once it succeeded."""
 
-    def __init__(self, prompt: str, value: str = "", *, placeholder: str = "", title: str = "",
-                 validate: Callable[[str], Any] | None = None, commit: Commit | None = None,
-                 label: str = "", verb: str = "accept") -> None:
+    def __init__(
+        self,
+        prompt: str,
+        value: str = "",
+        *,
+        placeholder: str = "",
+        title: str = "",
+        validate: Callable[[str], Any] | None = None,
+        commit: Commit | None = None,
+        label: str = "",
+        verb: str = "accept",
+    ) -> None:
         super().__init__()
         self.commit_fn = commit
         self.verb = verb
@@ -123,8 +134,9 @@ class InputDialog(Dialog[Any]):
 class ChoiceDialog(Dialog[Any]):
     """Pick one of ``choices`` (``(value, label)`` pairs); the value, or None on Escape."""
 
-    def __init__(self, prompt: str, choices: Sequence[tuple[Any, str]], *, title: str = "",
-                 selected: Any = None) -> None:
+    def __init__(
+        self, prompt: str, choices: Sequence[tuple[Any, str]], *, title: str = "", selected: Any = None
+    ) -> None:
         super().__init__()
         self.prompt = prompt
         self.choices = list(choices)
@@ -135,8 +147,9 @@ class ChoiceDialog(Dialog[Any]):
         with Vertical(classes="dialog", id="choice-dialog") as box:
             box.border_title = self.dialog_title or "Choose"
             yield Label(self.prompt, classes="dialog-text")
-            yield OptionList(*[Option(label, id=str(i)) for i, (_, label) in enumerate(self.choices)],
-                             id="dialog-options")
+            yield OptionList(
+                *[Option(label, id=str(i)) for i, (_, label) in enumerate(self.choices)], id="dialog-options"
+            )
             yield DialogHint("choose")
 
     def on_mount(self) -> None:
@@ -184,9 +197,16 @@ class FormDialog(Dialog[Any]):
     ``verb`` is what Enter does ("add", "heal d6…"), for the hint line; ``hint`` is
     an extra note shown after it."""
 
-    def __init__(self, title: str, fields: Sequence[FormField], *,
-                 validate: Callable[[dict], Any] | None = None, hint: str = "", verb: str = "accept",
-                 commit: Commit | None = None) -> None:
+    def __init__(
+        self,
+        title: str,
+        fields: Sequence[FormField],
+        *,
+        validate: Callable[[dict], Any] | None = None,
+        hint: str = "",
+        verb: str = "accept",
+        commit: Commit | None = None,
+    ) -> None:
         super().__init__()
         self.dialog_title = title
         self.fields = list(fields)
@@ -225,8 +245,13 @@ class FormDialog(Dialog[Any]):
             return
         yield Label(f.label, classes="form-label" if not f.same_row else "form-label-inline")
         if f.kind == "choice":
-            yield Select([(label, value) for value, label in f.choices], value=f.value,
-                         allow_blank=False, id=wid, classes="form-input")
+            yield Select(
+                [(label, value) for value, label in f.choices],
+                value=f.value,
+                allow_blank=False,
+                id=wid,
+                classes="form-input",
+            )
         else:
             yield SteadyInput(str(f.value), placeholder=f.placeholder, id=wid, classes="form-input")
 

@@ -36,8 +36,17 @@ ResultT = TypeVar("ResultT")
 
 #: how the hint line writes a key (anything else: Textual's own display)
 KEY_NAMES: Mapping[str, str] = {
-    "enter": "Enter", "escape": "Esc", "space": "Space", "tab": "Tab", "shift+tab": "Shift+Tab",
-    "down": "↓", "up": "↑", "left": "←", "right": "→", "backspace": "Backspace", "delete": "Del",
+    "enter": "Enter",
+    "escape": "Esc",
+    "space": "Space",
+    "tab": "Tab",
+    "shift+tab": "Shift+Tab",
+    "down": "↓",
+    "up": "↑",
+    "left": "←",
+    "right": "→",
+    "backspace": "Backspace",
+    "delete": "Del",
 }
 
 #: words for CLI flags that are not fields of a dialog (an attack is a dialog of its own)
@@ -103,9 +112,9 @@ def ui_message(error: BaseException | str, labels: Mapping[str, str] | None = No
     labels = {field_key(k): v for k, v in (labels or {}).items()}
     head: str | None = None
     if isinstance(error, ParamError):
-        head, text = error.option, str(error)[len(error.option) + 2:]
+        head, text = error.option, str(error)[len(error.option) + 2 :]
     elif isinstance(error, GmdeskError) and hasattr(error, "reason"):
-        text = str(getattr(error, "reason"))  # EventError: the reason, not the event type
+        text = str(error.reason)  # EventError: the reason, not the event type
         field = getattr(error, "field", None)
         if field and field_key(field) in labels:  # a whole sentence: named only in a form
             head = field
@@ -138,6 +147,7 @@ def ui_message(error: BaseException | str, labels: Mapping[str, str] | None = No
 
 # ----------------------------------------------------------------------------------- hint
 
+
 class DialogHint(Static):
     """The dialog's hint line: ``Enter <verb> · … · Esc cancel`` with the keys bound now,
     and the focused field's own keys (Space toggle, Space/↓ open list)."""
@@ -168,8 +178,9 @@ class DialogHint(Static):
         if isinstance(focused, Checkbox):
             parts.append(f"{keys_text(focused, 'toggle_button', shown_only=False) or 'Space'} toggle")
         elif isinstance(focused, Select):
-            keys = keys_text(focused, "show_overlay", exclude=bound_keys(screen, "submit", shown_only=False),
-                             shown_only=False)
+            keys = keys_text(
+                focused, "show_overlay", exclude=bound_keys(screen, "submit", shown_only=False), shown_only=False
+            )
             parts.append(f"{keys or 'Space'} open list")
         if self.extra:
             parts.append(self.extra)
@@ -186,6 +197,7 @@ class DialogHint(Static):
 
 
 # --------------------------------------------------------------------------------- dialog
+
 
 class Dialog(ModalScreen[ResultT], Generic[ResultT]):
     """Base of the desk's dialogs (see the module docstring). Subclasses implement
@@ -254,8 +266,7 @@ class Dialog(ModalScreen[ResultT], Generic[ResultT]):
         """Run ``fn(session)`` through the desk's session runner; close the dialog with
         ``result(value)`` (default: the value) once the session accepted it, or show
         the refusal inline and keep everything typed."""
-        runner = next((s for s in reversed(self.app.screen_stack) if s is not self and hasattr(s, "submit")),
-                      None)
+        runner = next((s for s in reversed(self.app.screen_stack) if s is not self and hasattr(s, "submit")), None)
         if runner is None or self.committing:
             return
         self.committing = True

@@ -41,9 +41,14 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS = [Binding("escape,q,question_mark", "close", "Close", id="help.close")]
 
-    def __init__(self, keys: Sequence[tuple[str, str]], *, intro: str = INTRO,
-                 panes: Sequence[tuple[str, str]] = PANE_KEYS,
-                 settings: Sequence[tuple[str, str, str]] | None = None) -> None:
+    def __init__(
+        self,
+        keys: Sequence[tuple[str, str]],
+        *,
+        intro: str = INTRO,
+        panes: Sequence[tuple[str, str]] = PANE_KEYS,
+        settings: Sequence[tuple[str, str, str]] | None = None,
+    ) -> None:
         super().__init__(classes="dialog-screen")
         self.keys = list(keys)
         self.intro = intro

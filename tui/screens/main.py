@@ -49,7 +49,7 @@ from textual.widgets import Footer, Static
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.render import headline
 from gmdesk.core.session.offers import buyoff_choices, pending_clock_progress
-from gmdesk.core.systems import SYSTEM_IDS, get_system
+from gmdesk.core.systems import SYSTEM_IDS
 from gmdesk.core.systems.base import parse_int
 from gmdesk.tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog, FormField, InputDialog
 from gmdesk.tui.screens.dialog import ui_message
@@ -84,8 +84,14 @@ MOVE_TITLES = {
 
 #: changes a stray key could make (removals, leaving the order, delaying): the
 #: notification names what happened and the key that undoes it
-UNDO_NAMED = ("source.remove", "condition.remove", "wound.remove", "encounter.remove", "encounter.delay",
-              "character.remove")
+UNDO_NAMED = (
+    "source.remove",
+    "condition.remove",
+    "wound.remove",
+    "encounter.remove",
+    "encounter.delay",
+    "character.remove",
+)
 
 #: how far back in the log P / C look for the torg roll to spend on or cancel
 TORG_LOOKBACK = 500
@@ -106,8 +112,13 @@ class MainScreen(Screen):
 
     BINDINGS = [
         Binding("r", "roll", "Roll", tooltip="Roll any system, with live odds", id="main.roll"),
-        Binding("a", "attack", "Attack",
-                tooltip="The current combatant attacks: the descriptor is applied and logged", id="main.attack"),
+        Binding(
+            "a",
+            "attack",
+            "Attack",
+            tooltip="The current combatant attacks: the descriptor is applied and logged",
+            id="main.attack",
+        ),
         Binding("n", "next_turn", "Next", tooltip="Next turn", id="main.next_turn"),
         Binding("p", "prev_turn", "Prev turn", show=False, id="main.prev_turn"),
         Binding("R", "new_round", "New round", show=False, id="main.new_round"),
@@ -136,8 +147,9 @@ class MainScreen(Screen):
             self.result = result
             self.error = error
 
-    def __init__(self, session: Any, *, rng: Any = None, readonly: bool = False,
-                 lock: threading.Lock | None = None) -> None:
+    def __init__(
+        self, session: Any, *, rng: Any = None, readonly: bool = False, lock: threading.Lock | None = None
+    ) -> None:
         super().__init__()
         self.session = session
         self.rng = rng
@@ -220,8 +232,14 @@ class MainScreen(Screen):
         """A session call is running or waiting."""
         return self._op_current is not None or bool(self._op_queue)
 
-    def submit(self, fn: Callable[[Any], Any], done: Callable[[Any], None] | None = None,
-               error: Callable[[str], None] | None = None, *, refresh: bool = True) -> None:
+    def submit(
+        self,
+        fn: Callable[[Any], Any],
+        done: Callable[[Any], None] | None = None,
+        error: Callable[[str], None] | None = None,
+        *,
+        refresh: bool = True,
+    ) -> None:
         """Run ``fn(session)`` in the worker after the calls already queued; then
         ``done(result)`` or ``error(message)`` (default: a notification) and a redraw."""
         if self.readonly:
@@ -272,7 +290,7 @@ class MainScreen(Screen):
             if op.refresh:
                 self.refresh_view()
             take = getattr(self.session, "take_notices", None)
-            for note in (take() if take is not None else ()):  # e.g. a compaction that failed: said once
+            for note in take() if take is not None else ():  # e.g. a compaction that failed: said once
                 self.say(note, error=True)
         finally:
             self._pump()
@@ -287,8 +305,14 @@ class MainScreen(Screen):
         """Tell the GM (a notification; errors stay a little longer)."""
         self.notify(message, severity="error" if error else "information", timeout=6 if error else 4)
 
-    def apply(self, event: dict, what: str = "", *, done: Callable[[Any], None] | None = None,
-              error: Callable[[str], None] | None = None) -> None:
+    def apply(
+        self,
+        event: dict,
+        what: str = "",
+        *,
+        done: Callable[[Any], None] | None = None,
+        error: Callable[[str], None] | None = None,
+    ) -> None:
         """Apply one session event; say ``what`` (else the session's summary) when it is done."""
 
         def ok(ev: Any) -> None:
@@ -344,7 +368,7 @@ class MainScreen(Screen):
         self.submit(fn, refresh=False)
 
     def undo_hint(self) -> str:
-        """"u to undo", with the key undo is bound to now (the GM's keymap may move it)."""
+        """ "u to undo", with the key undo is bound to now (the GM's keymap may move it)."""
         for active in self.active_bindings.values():
             if active.binding.id == "main.undo" and active.node is self:
                 return f"{self.app.get_key_display(active.binding)} to undo"
@@ -355,8 +379,9 @@ class MainScreen(Screen):
         what = message.what
         if message.event.get("type") in UNDO_NAMED:
             what = f"{what} — {self.undo_hint()}"
-        self.apply(message.event, what, done=lambda _ev: pane.edit_result(None),
-                   error=lambda err: pane.edit_result(err))
+        self.apply(
+            message.event, what, done=lambda _ev: pane.edit_result(None), error=lambda err: pane.edit_result(err)
+        )
 
     def on_roll_log_details(self, message: RollLog.Details) -> None:
         log = self.rolllog
@@ -383,19 +408,39 @@ class MainScreen(Screen):
 
         self.when_idle(go)
 
-    def open_roll_dialog(self, *, actor: Any = None, target: Any = None, combat: bool = False,
-                         system: str | None = None, preset: dict | None = None, title: str | None = None) -> None:
+    def open_roll_dialog(
+        self,
+        *,
+        actor: Any = None,
+        target: Any = None,
+        combat: bool = False,
+        system: str | None = None,
+        preset: dict | None = None,
+        title: str | None = None,
+    ) -> None:
         system = system or self.state.info.system
         remembered = self._remembered.get((system, actor, combat), {})
 
         def rolled(req: RollRequest | None) -> None:
             if req is not None:
                 self._remembered[(req.system, req.actor, req.combat)] = {
-                    k: v for k, v in req.values.items() if k not in NOT_REMEMBERED}
+                    k: v for k, v in req.values.items() if k not in NOT_REMEMBERED
+                }
                 self.do_roll(req)
 
-        self.app.push_screen(RollDialog(self.state, system=system, actor=actor, target=target, combat=combat,
-                                        preset=preset, title=title, remembered=remembered), rolled)
+        self.app.push_screen(
+            RollDialog(
+                self.state,
+                system=system,
+                actor=actor,
+                target=target,
+                combat=combat,
+                preset=preset,
+                title=title,
+                remembered=remembered,
+            ),
+            rolled,
+        )
 
     def do_roll(self, req: RollRequest) -> None:
         rng = self.rng
@@ -403,8 +448,16 @@ class MainScreen(Screen):
         def fn(s: Any) -> Any:
             # what the dialog shows is the GM's (a source or Up switched off for this roll
             # stays off); the session fills the rest as for `gmdesk roll --save`
-            return s.roll(req.system, req.params, actor=req.actor, target=req.target, combat=req.combat,
-                          rng=rng, clock=req.clock, given=req.given)
+            return s.roll(
+                req.system,
+                req.params,
+                actor=req.actor,
+                target=req.target,
+                combat=req.combat,
+                rng=rng,
+                clock=req.clock,
+                given=req.given,
+            )
 
         def done(event: Any) -> None:
             entry = self.state.roll_entry(event.seq)
@@ -455,11 +508,17 @@ class MainScreen(Screen):
                     self.say(f"{name} joins the encounter at initiative {value}")
 
             ladder = " or a ladder level" if state.info.system == "fudge" else ""
-            self.app.push_screen(InputDialog(f"Initiative for {name} (a number{ladder}; empty rolls it)",
-                                             title="Join the encounter",
-                                             validate=lambda text: self._typed_initiative(text),
-                                             commit=lambda text: self._join(cid, text.strip()),
-                                             label="Initiative", verb="join"), joined)
+            self.app.push_screen(
+                InputDialog(
+                    f"Initiative for {name} (a number{ladder}; empty rolls it)",
+                    title="Join the encounter",
+                    validate=lambda text: self._typed_initiative(text),
+                    commit=lambda text: self._join(cid, text.strip()),
+                    label="Initiative",
+                    verb="join",
+                ),
+                joined,
+            )
 
         self.when_idle(go)
 
@@ -518,8 +577,9 @@ class MainScreen(Screen):
                 system = next(iter(preset), system)  # a 4d2 move in another system's session
             actor = self.able(self.acting())
             target = self.default_target(actor) if move == "opposed" else None
-            self.open_roll_dialog(actor=actor, target=target, system=system, preset=preset.get(system, {}),
-                                  title=MOVE_TITLES.get(move))
+            self.open_roll_dialog(
+                actor=actor, target=target, system=system, preset=preset.get(system, {}), title=MOVE_TITLES.get(move)
+            )
 
         self.when_idle(go)
 
@@ -532,8 +592,9 @@ class MainScreen(Screen):
             self.say(f"{name} is not in the encounter.", error=True)
             return
         event = {"type": "encounter.delay", "id": cid}
-        self.submit(lambda s: s.apply(event),
-                    lambda ev: self.say(f"{ev.summary or name + ' delays'} — {self.undo_hint()}"))
+        self.submit(
+            lambda s: s.apply(event), lambda ev: self.say(f"{ev.summary or name + ' delays'} — {self.undo_hint()}")
+        )
 
     def initiative_modifier(self, cid: Any) -> int:
         """What the session's system adds to this character's initiative roll (the
@@ -581,8 +642,16 @@ class MainScreen(Screen):
 
         fudge = state.info.system == "fudge"
         method = f", {state.info.settings.get('fudge_method', '2d3')}" if fudge else ""
-        self.app.push_screen(FormDialog(f"Initiative ({state.info.system}{method})", fields, validate=read,
-                                        verb="roll (typed values are kept)", hint="+ joins the encounter"), done)
+        self.app.push_screen(
+            FormDialog(
+                f"Initiative ({state.info.system}{method})",
+                fields,
+                validate=read,
+                verb="roll (typed values are kept)",
+                hint="+ joins the encounter",
+            ),
+            done,
+        )
 
     def roll_initiative_for_all(self) -> None:
         """Roll everyone's initiative with the default modifiers (no dialog)."""
@@ -594,8 +663,12 @@ class MainScreen(Screen):
         rng = self.rng
 
         def fn(s: Any) -> Any:
-            return s.roll_initiative([cid for cid, _, _ in plan], rng, modifiers={cid: mod for cid, mod, _ in plan},
-                                     values={cid: typed for cid, _, typed in plan if typed is not None})
+            return s.roll_initiative(
+                [cid for cid, _, _ in plan],
+                rng,
+                modifiers={cid: mod for cid, mod, _ in plan},
+                values={cid: typed for cid, _, typed in plan if typed is not None},
+            )
 
         def done(_ev: Any) -> None:
             state = self.state
@@ -625,8 +698,12 @@ class MainScreen(Screen):
             _check_optional_int(v["possibilities"], "possibilities", 0)
 
         def commit(v: dict) -> Callable[[Any], Any]:
-            character: dict[str, Any] = {"name": v["name"].strip(), "side": v["side"], "kind": v["kind"],
-                                         "reality_rated": bool(v["reality_rated"])}
+            character: dict[str, Any] = {
+                "name": v["name"].strip(),
+                "side": v["side"],
+                "kind": v["kind"],
+                "reality_rated": bool(v["reality_rated"]),
+            }
             if v["vitality"].strip():
                 character["vitality"] = int(v["vitality"])
             if v["possibilities"].strip():
@@ -644,8 +721,7 @@ class MainScreen(Screen):
 
         # the dialog stays open until the session accepted the character (a refused
         # name keeps everything typed)
-        self.app.push_screen(FormDialog("New character", fields, validate=validate, commit=commit, verb="add"),
-                             done)
+        self.app.push_screen(FormDialog("New character", fields, validate=validate, commit=commit, verb="add"), done)
 
     def _add_character(self, character: dict, *, join: bool) -> Callable[[Any], Any]:
         """The session call that adds ``character`` (and rolls its initiative if it
@@ -670,7 +746,7 @@ class MainScreen(Screen):
         listed = list(self.initiative.row_ids)
         at = listed.index(cid) if cid in listed else -1
         # the selection stays where it was in the list: the next character, else the one above
-        neighbour = next((c for c in listed[at + 1:] + listed[:at][::-1] if c != cid), None) if at >= 0 else None
+        neighbour = next((c for c in listed[at + 1 :] + listed[:at][::-1] if c != cid), None) if at >= 0 else None
 
         def removed(_ev: Any) -> None:
             if neighbour in self.state.characters:
@@ -679,11 +755,14 @@ class MainScreen(Screen):
 
         def done(yes: bool | None) -> None:
             if yes:
-                self.apply({"type": "character.remove", "id": cid}, f"{name} removed — {self.undo_hint()}",
-                           done=removed)
+                self.apply(
+                    {"type": "character.remove", "id": cid}, f"{name} removed — {self.undo_hint()}", done=removed
+                )
 
-        self.app.push_screen(ConfirmDialog(f"Remove {name} from the session? (u undoes it)", yes="Remove",
-                                           title="Remove character"), done)
+        self.app.push_screen(
+            ConfirmDialog(f"Remove {name} from the session? (u undoes it)", yes="Remove", title="Remove character"),
+            done,
+        )
 
     def action_toggle_condition(self, name: str) -> None:
         cid = self._need_selected()
@@ -694,17 +773,24 @@ class MainScreen(Screen):
         if cond is None:
             self.apply({"type": "condition.add", "id": cid, "name": name, "rounds": None}, f"{ch.name} is {name}")
         else:
-            self.apply({"type": "condition.remove", "id": cid, "name": cond.name, "rounds": cond.rounds},
-                       f"{ch.name} is no longer {name}")
+            self.apply(
+                {"type": "condition.remove", "id": cid, "name": cond.name, "rounds": cond.rounds},
+                f"{ch.name} is no longer {name}",
+            )
 
     def action_end_encounter(self) -> None:
         def done(yes: bool | None) -> None:
             if yes:
                 self.apply({"type": "encounter.end"}, "The encounter ends (u undoes it)")
 
-        self.app.push_screen(ConfirmDialog("End the encounter? The initiative order empties and the round "
-                                           "count goes back to 0. (u undoes it)", yes="End it",
-                                           title="End the encounter"), done)
+        self.app.push_screen(
+            ConfirmDialog(
+                "End the encounter? The initiative order empties and the round count goes back to 0. (u undoes it)",
+                yes="End it",
+                title="End the encounter",
+            ),
+            done,
+        )
 
     def action_import_sheet(self) -> None:
         cid = self._need_selected()
@@ -733,9 +819,17 @@ class MainScreen(Screen):
             if file is not None:
                 self.say(f"{name}: sheet imported from {file}")
 
-        self.app.push_screen(InputDialog(f"Descriptor sheet file for {name}", placeholder="path/to/sheet.txt",
-                                         title="Import a sheet", commit=commit, label="Sheet file",
-                                         verb="import"), imported)
+        self.app.push_screen(
+            InputDialog(
+                f"Descriptor sheet file for {name}",
+                placeholder="path/to/sheet.txt",
+                title="Import a sheet",
+                commit=commit,
+                label="Sheet file",
+                verb="import",
+            ),
+            imported,
+        )
 
     def action_settings(self) -> None:
         """The session's settings as a form (tui.screens.settings); what changed is one
@@ -746,8 +840,9 @@ class MainScreen(Screen):
             if event is not None:
                 self.say("\n".join([event.summary, *event.changes]))
 
-        self.when_idle(lambda: self.app.push_screen(
-            SettingsDialog(self.state.info.settings, self.state.info.system), done))
+        self.when_idle(
+            lambda: self.app.push_screen(SettingsDialog(self.state.info.settings, self.state.info.system), done)
+        )
 
     def action_note(self) -> None:
         def commit(text: str) -> Callable[[Any], Any]:
@@ -757,8 +852,9 @@ class MainScreen(Screen):
             if event is not None:
                 self.say("Note added")
 
-        self.app.push_screen(InputDialog("Note for the log", title="Note", commit=commit, label="Note",
-                                         verb="add to the log"), done)
+        self.app.push_screen(
+            InputDialog("Note for the log", title="Note", commit=commit, label="Note", verb="add to the log"), done
+        )
 
     # -- Possibilities, damage, healing -----------------------------------------------------------
 
@@ -796,8 +892,11 @@ class MainScreen(Screen):
         def done(_ev: Any) -> None:
             new = self.state.roll_entry(seq)
             rec = new.record if new is not None else None
-            self.say(f"{name} spends a Possibility on #{seq}: now {headline(rec)} {rec.outcome}"
-                     if rec is not None else f"{name} spends a Possibility")
+            self.say(
+                f"{name} spends a Possibility on #{seq}: now {headline(rec)} {rec.outcome}"
+                if rec is not None
+                else f"{name} spends a Possibility"
+            )
 
         self.submit(fn, done)
 
@@ -808,8 +907,11 @@ class MainScreen(Screen):
                 self.say("No Possibility to cancel: only a spent Possibility can be cancelled.", error=True)
                 return
             state = self.state
-            choices = [(cid, f"{c.name} ({c.possibilities} left)") for cid, c in state.characters.items()
-                       if cid != entry.actor and c.reality_rated]
+            choices = [
+                (cid, f"{c.name} ({c.possibilities} left)")
+                for cid, c in state.characters.items()
+                if cid != entry.actor and c.reality_rated
+            ]
             if not choices:
                 self.say("Nobody else is reality-rated: no one can cancel.", error=True)
                 return
@@ -817,12 +919,21 @@ class MainScreen(Screen):
 
             def chosen(cid: Any) -> None:
                 if cid is not None:
-                    self.apply({"type": "possibility.cancel", "id": cid, "roll": seq},
-                               f"{name_of(self.state, cid)} cancels the Possibility on #{seq}")
+                    self.apply(
+                        {"type": "possibility.cancel", "id": cid, "roll": seq},
+                        f"{name_of(self.state, cid)} cancels the Possibility on #{seq}",
+                    )
 
             default = self.selected if self.selected != entry.actor else None
-            self.app.push_screen(ChoiceDialog(f"Who cancels the Possibility on roll #{seq}?", choices,
-                                              title="Cancel a Possibility", selected=default), chosen)
+            self.app.push_screen(
+                ChoiceDialog(
+                    f"Who cancels the Possibility on roll #{seq}?",
+                    choices,
+                    title="Cancel a Possibility",
+                    selected=default,
+                ),
+                chosen,
+            )
 
         self.when_idle(go)
 
@@ -851,8 +962,15 @@ class MainScreen(Screen):
             chosen(choices[0].index)
             return
         labels = [(c.index, f"{c.text} — {'latest, ' if c.latest else ''}{c.age}") for c in choices]
-        self.app.push_screen(ChoiceDialog(f"{ch.name} buys off which damage? (a Possibility)", labels,
-                                          title="Buy off damage", selected=choices[0].index), chosen)
+        self.app.push_screen(
+            ChoiceDialog(
+                f"{ch.name} buys off which damage? (a Possibility)",
+                labels,
+                title="Buy off damage",
+                selected=choices[0].index,
+            ),
+            chosen,
+        )
 
     def action_heal(self) -> None:
         def go() -> None:
@@ -863,8 +981,12 @@ class MainScreen(Screen):
             healers = [(cid, c.name) for cid, c in state.characters.items() if c.can_act]
             patients = [(cid, c.name) for cid, c in state.characters.items() if c.status != "dead"]
             if not healers or not patients:
-                self.say("Nobody can heal (the Unconscious and the Dead cannot act)." if not healers
-                         else "Nobody to heal: the Dead stay dead.", error=True)
+                self.say(
+                    "Nobody can heal (the Unconscious and the Dead cannot act)."
+                    if not healers
+                    else "Nobody to heal: the Dead stay dead.",
+                    error=True,
+                )
                 return
             ids = {cid for cid, _ in healers}
             healer = self.acting() if self.acting() in ids else healers[0][0]
@@ -880,14 +1002,22 @@ class MainScreen(Screen):
                 healer, target = v
                 p = self.state.characters.get(target)
                 if p is not None:
-                    self.say(f"{name_of(self.state, healer)} heals {p.name}: "
-                             f"Vitality {p.vitality_current}/{p.vitality_default}")
+                    self.say(
+                        f"{name_of(self.state, healer)} heals {p.name}: "
+                        f"Vitality {p.vitality_current}/{p.vitality_default}"
+                    )
 
             # the dialog stays open until the session accepted the healing (a refusal,
             # e.g. a healer without a sheet, shows in it)
-            self.app.push_screen(FormDialog("Healing Ability (1d6x4)", fields,
-                                            commit=lambda v: self._heal(v["healer"], v["target"]),
-                                            verb="heal d6 (never above the default)"), done)
+            self.app.push_screen(
+                FormDialog(
+                    "Healing Ability (1d6x4)",
+                    fields,
+                    commit=lambda v: self._heal(v["healer"], v["target"]),
+                    verb="heal d6 (never above the default)",
+                ),
+                done,
+            )
 
         self.when_idle(go)
 
@@ -905,15 +1035,20 @@ class MainScreen(Screen):
             if yes:
                 self.apply({"type": "day.new"}, "A new day: every current value is back to its default")
 
-        self.app.push_screen(ConfirmDialog("Start a new day? Every current value (uses too) returns to its "
-                                           "default; the Dead stay dead. (u undoes it)", yes="New day",
-                                           title="New day"), done)
+        self.app.push_screen(
+            ConfirmDialog(
+                "Start a new day? Every current value (uses too) returns to its "
+                "default; the Dead stay dead. (u undoes it)",
+                yes="New day",
+                title="New day",
+            ),
+            done,
+        )
 
     # -- clocks ---------------------------------------------------------------------------------
 
     def action_clock_add(self) -> None:
-        fields = [FormField("name", "Clock name", "text", ""),
-                  FormField("segments", "Segments", "text", "4")]
+        fields = [FormField("name", "Clock name", "text", ""), FormField("segments", "Segments", "text", "4")]
 
         def validate(v: dict) -> None:
             if not v["name"].strip():
@@ -928,8 +1063,7 @@ class MainScreen(Screen):
             if event is not None:
                 self.say(f"Clock {event.data.get('name')} added")
 
-        self.app.push_screen(FormDialog("Add a clock", fields, validate=validate, commit=commit, verb="add"),
-                             done)
+        self.app.push_screen(FormDialog("Add a clock", fields, validate=validate, commit=commit, verb="add"), done)
 
     def action_clock_tick(self) -> None:
         clocks = list(self.state.clocks.values())
@@ -939,8 +1073,10 @@ class MainScreen(Screen):
         # the progress the latest 4d6 roll earned (and no clock took yet) is the default
         offer = pending_clock_progress(self.state)
         halves0 = str(offer.halves) if offer is not None else "2"
-        fields = [FormField("name", "Clock", "choice", clocks[0].name, [(c.name, c.name) for c in clocks]),
-                  FormField("halves", "Half segments", "text", halves0, placeholder="2 = one segment; -1 takes back")]
+        fields = [
+            FormField("name", "Clock", "choice", clocks[0].name, [(c.name, c.name) for c in clocks]),
+            FormField("halves", "Half segments", "text", halves0, placeholder="2 = one segment; -1 takes back"),
+        ]
         hint = f"From roll #{offer.roll_seq}: {offer.outcome}, {offer.effect} effect" if offer is not None else ""
 
         def validate(v: dict) -> None:
@@ -958,8 +1094,9 @@ class MainScreen(Screen):
                 halves = int(event.data.get("halves", 0))
                 self.say(f"Clock {event.data.get('name')} {'+' if halves >= 0 else ''}{halves / 2:g} segment(s)")
 
-        self.app.push_screen(FormDialog("Tick a clock", fields, validate=validate, hint=hint, commit=commit,
-                                        verb="tick"), done)
+        self.app.push_screen(
+            FormDialog("Tick a clock", fields, validate=validate, hint=hint, commit=commit, verb="tick"), done
+        )
 
     # -- undo / redo --------------------------------------------------------------------------
 
@@ -1021,28 +1158,52 @@ class MainScreen(Screen):
             ("Add character…", "name, side, kind, Vitality, Possibilities (c)", self.action_new_character),
             ("Remove character…", "remove the selected character from the session", self.action_remove_character),
             ("Join the encounter", "the selected character joins the initiative order (+)", self.action_encounter_add),
-            ("Leave the encounter", "the selected character leaves the initiative order (-)",
-             self.action_encounter_remove),
+            (
+                "Leave the encounter",
+                "the selected character leaves the initiative order (-)",
+                self.action_encounter_remove,
+            ),
             ("Move up in the order", "([)", lambda: self.action_move(-1)),
             ("Move down in the order", "(])", lambda: self.action_move(1)),
             ("Delay", "the selected character acts after the next combatant (d)", self.action_delay),
-            ("Opposed roll / two-way Test / contest…", "fudge opposed, 1d6x4 two-way, 4d6 contest (o)",
-             lambda: self.action_preset("opposed")),
+            (
+                "Opposed roll / two-way Test / contest…",
+                "fudge opposed, 1d6x4 two-way, 4d6 contest (o)",
+                lambda: self.action_preset("opposed"),
+            ),
             ("Folded roll (4d2)…", "positive or negative fold", lambda: self.action_preset("fold")),
             ("Maneuver (4d2)…", "read the Maneuver table", lambda: self.action_preset("maneuver")),
-            ("Spend a Possibility (torg)", "on the roll under the log cursor or the latest torg roll (P)",
-             self.action_spend_possibility),
-            ("Cancel a Possibility (torg)…", "another reality-rated character cancels it (C)",
-             self.action_cancel_possibility),
-            ("Buy off damage (torg)",
-             "spend a Possibility on the damage just taken (older wounds listed with their age)",
-             self.action_buyoff),
+            (
+                "Spend a Possibility (torg)",
+                "on the roll under the log cursor or the latest torg roll (P)",
+                self.action_spend_possibility,
+            ),
+            (
+                "Cancel a Possibility (torg)…",
+                "another reality-rated character cancels it (C)",
+                self.action_cancel_possibility,
+            ),
+            (
+                "Buy off damage (torg)",
+                "spend a Possibility on the damage just taken (older wounds listed with their age)",
+                self.action_buyoff,
+            ),
             ("Toggle Up (torg)", "the selected character's Up condition", lambda: self.action_toggle_condition("Up")),
-            ("Toggle Stymied (torg)", "the selected character's Stymied condition",
-             lambda: self.action_toggle_condition("Stymied")),
-            ("Toggle Disconnected (torg)", "the selected character's Disconnected condition",
-             lambda: self.action_toggle_condition("Disconnected")),
-            ("Two-way Test (1d6x4)…", "both sides roll; the defender may take 14", lambda: self.action_preset("opposed")),
+            (
+                "Toggle Stymied (torg)",
+                "the selected character's Stymied condition",
+                lambda: self.action_toggle_condition("Stymied"),
+            ),
+            (
+                "Toggle Disconnected (torg)",
+                "the selected character's Disconnected condition",
+                lambda: self.action_toggle_condition("Disconnected"),
+            ),
+            (
+                "Two-way Test (1d6x4)…",
+                "both sides roll; the defender may take 14",
+                lambda: self.action_preset("opposed"),
+            ),
             ("Healing (1d6x4)…", "Healing Ability: d6 back, never above the default (h)", self.action_heal),
             ("New day (1d6x4)…", "every current value back to its default", self.action_new_day),
             ("Contest (4d6)…", "both roll; the higher total wins", lambda: self.action_preset("opposed")),
@@ -1055,13 +1216,19 @@ class MainScreen(Screen):
             ("Copy roll", "copy the roll under the log cursor to the clipboard", self.action_copy_roll),
             ("Focus the roll log", "", self.action_focus_log),
             ("Add a note", "a line in the session's log", self.action_note),
-            ("Session settings…", "skill chance threshold (4d2), ords' reroll (torg), dice method (fudge)",
-             self.action_settings),
+            (
+                "Session settings…",
+                "skill chance threshold (4d2), ords' reroll (torg), dice method (fudge)",
+                self.action_settings,
+            ),
             ("End the encounter…", "empty the initiative order, round back to 0", self.action_end_encounter),
-            ("Import a descriptor sheet…", "read a 1d6x4 sheet file for the selected character",
-             self.action_import_sheet),
+            (
+                "Import a descriptor sheet…",
+                "read a 1d6x4 sheet file for the selected character",
+                self.action_import_sheet,
+            ),
             ("Spend a use (1d6x4)", "s on a sheet row of the character pane", self.action_focus_character),
-                    ]
+        ]
         return c
 
 

@@ -51,8 +51,13 @@ DEFAULT_SYSTEM = "4d2"
 MAX_NAME = 200
 
 #: (label, key, width); the Session column takes the rest of the width
-COLUMNS = (("Session", "name", 0), ("System", "system", 9), ("Last played", "last", 16),
-           ("Round", "round", 5), ("Rolls", "rolls", 6))
+COLUMNS = (
+    ("Session", "name", 0),
+    ("System", "system", 9),
+    ("Last played", "last", 16),
+    ("Round", "round", 5),
+    ("Rolls", "rolls", 6),
+)
 
 
 def default_examples_dir() -> Path:
@@ -110,6 +115,7 @@ def check_new_name(name: str, taken: Iterable[str]) -> str:
 # dialogs
 # ---------------------------------------------------------------------------
 
+
 def system_label(system_id: str) -> str:
     """``4d2 — Four D Two``: the id the saves use and the system's display name."""
     try:
@@ -144,8 +150,14 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel")]
 
-    def __init__(self, taken: Iterable[str], system: str = DEFAULT_SYSTEM, name: str = "",
-                 title: str = "New session", ask_system: bool = True) -> None:
+    def __init__(
+        self,
+        taken: Iterable[str],
+        system: str = DEFAULT_SYSTEM,
+        name: str = "",
+        title: str = "New session",
+        ask_system: bool = True,
+    ) -> None:
         super().__init__()
         self.ask_system = ask_system
         self.taken = list(taken)
@@ -161,7 +173,7 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
             if self.ask_system:
                 yield Label("System", classes="picker-label")
                 yield OptionList(*[Option(system_label(s), id=s) for s in SYSTEM_IDS], id="new-system")
-            hint = ("Enter create · Tab systems · Esc cancel" if self.ask_system else "Enter copy · Esc cancel")
+            hint = "Enter create · Tab systems · Esc cancel" if self.ask_system else "Enter copy · Esc cancel"
             yield Static(hint, classes="picker-hint")
 
     def on_mount(self) -> None:
@@ -245,8 +257,10 @@ class ExampleDialog(ModalScreen[tuple[Path, str] | None]):
             if not self.examples:
                 yield Static("No example sessions are installed.")
             else:
-                yield OptionList(*[Option(f"{e.name}  ({e.system})", id=str(i))
-                                   for i, e in enumerate(self.examples)], id="example-list")
+                yield OptionList(
+                    *[Option(f"{e.name}  ({e.system})", id=str(i)) for i, e in enumerate(self.examples)],
+                    id="example-list",
+                )
                 with Horizontal(classes="picker-row"):
                     yield Label("Name", classes="picker-label")
                     yield Input(self._suggest(0), id="example-name")
@@ -323,6 +337,7 @@ def _confirm_dialog(question: str, yes: str, title: str) -> ModalScreen[bool]:
 # the picker
 # ---------------------------------------------------------------------------
 
+
 class PickerScreen(Screen):
     """The sessions in the save directory; see the module docstring."""
 
@@ -359,8 +374,9 @@ class PickerScreen(Screen):
             self.count = count
             self.damaged = damaged
 
-    def __init__(self, store: Any, examples_dir: Path | str | None = None, *, name: str | None = None,
-                 id: str | None = None) -> None:
+    def __init__(
+        self, store: Any, examples_dir: Path | str | None = None, *, name: str | None = None, id: str | None = None
+    ) -> None:
         super().__init__(name=name, id=id)
         self.store = store
         self.examples_dir = Path(examples_dir) if examples_dir is not None else default_examples_dir()
@@ -418,8 +434,7 @@ class PickerScreen(Screen):
             self._select_after_load = Path(select)
         self._generation += 1
         generation = self._generation
-        self.run_worker(lambda: self._list_worker(generation), thread=True, group="picker-list",
-                        exit_on_error=False)
+        self.run_worker(lambda: self._list_worker(generation), thread=True, group="picker-list", exit_on_error=False)
 
     def _list_worker(self, generation: int) -> None:
         try:
@@ -438,8 +453,7 @@ class PickerScreen(Screen):
         except RuntimeError:  # the app is closing
             pass
 
-    def _fill_if_current(self, generation: int, summaries: list[Any], examples: list[Any],
-                         error: str | None) -> None:
+    def _fill_if_current(self, generation: int, summaries: list[Any], examples: list[Any], error: str | None) -> None:
         if generation == self._generation:  # an older listing that finished late is dropped
             self._fill(summaries, examples, error)
 
@@ -487,8 +501,9 @@ class PickerScreen(Screen):
                 self.action_from_example()
         else:
             more = f", {damaged} damaged" if damaged else ""
-            self.show_message(f"{len(summaries)} session{'s' if len(summaries) != 1 else ''}{more}. "
-                              "Enter opens the highlighted one.")
+            self.show_message(
+                f"{len(summaries)} session{'s' if len(summaries) != 1 else ''}{more}. Enter opens the highlighted one."
+            )
         self._update_detail()
         self.post_message(self.Listed(len(summaries), damaged))
 
@@ -500,9 +515,13 @@ class PickerScreen(Screen):
             name.append("\n✗ " + short_error(s), style="italic")
             return (name, Text("DAMAGED", style="bold"), "can't be read", "", "")
         rnd = getattr(s, "round", 0) or 0
-        return (Text(str(s.name)), str(s.system), format_last_played(getattr(s, "last_played", "")),
-                Text(str(rnd) if rnd else "—", justify="right"),
-                Text(str(getattr(s, "rolls", 0) or 0), justify="right"))
+        return (
+            Text(str(s.name)),
+            str(s.system),
+            format_last_played(getattr(s, "last_played", "")),
+            Text(str(rnd) if rnd else "—", justify="right"),
+            Text(str(getattr(s, "rolls", 0) or 0), justify="right"),
+        )
 
     # -- selection -----------------------------------------------------------------
 
@@ -612,8 +631,14 @@ class PickerScreen(Screen):
     def _ask_repair(self, s: Any, lines: list[str]) -> None:
         path = Path(s.path)
         self.show_error(f"{path.name} is damaged and cannot be opened: {short_error(s)}")
-        question = "\n".join([*lines, "", "Repair writes a new session beside it from everything that can be "
-                                          "trusted; the damaged file is never changed."])
+        question = "\n".join(
+            [
+                *lines,
+                "",
+                "Repair writes a new session beside it from everything that can be "
+                "trusted; the damaged file is never changed.",
+            ]
+        )
 
         def done(yes: bool | None) -> None:
             if not yes:
@@ -630,8 +655,12 @@ class PickerScreen(Screen):
                 said.append(f"Repaired into {dst.name} ({got.kept_text()}){left}")
                 return dst
 
-            self._run_disk(job, open_after=False, doing=f"Repairing {path.name}…",
-                           done=lambda: said[0] if said else f"Repaired {path.name}.")
+            self._run_disk(
+                job,
+                open_after=False,
+                doing=f"Repairing {path.name}…",
+                done=lambda: said[0] if said else f"Repaired {path.name}.",
+            )
 
         self._in_dialog = True
         self.app.push_screen(_confirm_dialog(question, yes="Repair", title="Damaged session"), done)
@@ -640,8 +669,7 @@ class PickerScreen(Screen):
         def done(result: tuple[str, str] | None) -> None:
             if result is not None:
                 name, system = result
-                self._run_disk(lambda: self.store.create(name, system), open_after=True,
-                               doing=f"Creating {name}…")
+                self._run_disk(lambda: self.store.create(name, system), open_after=True, doing=f"Creating {name}…")
 
         self._in_dialog = True
         self.app.push_screen(NewSessionDialog(self._taken(), self._default_system()), done)
@@ -654,8 +682,11 @@ class PickerScreen(Screen):
         def done(result: tuple[Path, str] | None) -> None:
             if result is not None:
                 example, name = result
-                self._run_disk(lambda: self.store.create_from_example(example, name), open_after=True,
-                               doing=f"Creating {name} from {example.stem}…")
+                self._run_disk(
+                    lambda: self.store.create_from_example(example, name),
+                    open_after=True,
+                    doing=f"Creating {name} from {example.stem}…",
+                )
 
         self._in_dialog = True
         self.app.push_screen(ExampleDialog(self.examples, self._taken()), done)
@@ -675,12 +706,17 @@ class PickerScreen(Screen):
         def done(result: tuple[str, str] | None) -> None:
             if result is not None:
                 name = result[0]
-                self._run_disk(lambda: self.store.duplicate(Path(s.path), name), open_after=False,
-                               doing=f"Copying {s.name} to {name}…", done=f"Copied {s.name} to {name}.")
+                self._run_disk(
+                    lambda: self.store.duplicate(Path(s.path), name),
+                    open_after=False,
+                    doing=f"Copying {s.name} to {name}…",
+                    done=f"Copied {s.name} to {name}.",
+                )
 
         self._in_dialog = True
-        self.app.push_screen(NewSessionDialog(taken, s.system, name=suggestion, title=f"Duplicate {s.name}",
-                                              ask_system=False), done)
+        self.app.push_screen(
+            NewSessionDialog(taken, s.system, name=suggestion, title=f"Duplicate {s.name}", ask_system=False), done
+        )
 
     def action_delete(self) -> None:
         s = self.selected_summary()
@@ -688,15 +724,15 @@ class PickerScreen(Screen):
             return
         path = Path(s.path)
         what = "the damaged file" if getattr(s, "error", None) else "the session"
-        question = (f"Delete {what} {s.name!s}?\n{path}\n"
-                    "Its whole log goes with it; this cannot be undone.")
+        question = f"Delete {what} {s.name!s}?\n{path}\nIts whole log goes with it; this cannot be undone."
 
         def delete() -> None:
             try:
                 self.store.delete(path)
             except LockedError as e:
-                raise GmdeskError(f"{s.name} was not deleted: it is open in gmdesk ({e.holder}). "
-                                  "Close it there first.") from None
+                raise GmdeskError(
+                    f"{s.name} was not deleted: it is open in gmdesk ({e.holder}). Close it there first."
+                ) from None
 
         def done(yes: bool | None) -> None:
             if yes:
@@ -710,8 +746,9 @@ class PickerScreen(Screen):
     def action_reload(self) -> None:
         self.reload()
 
-    def _run_disk(self, job: Callable[[], Any], *, open_after: bool, doing: str,
-                  done: str | Callable[[], str] = "") -> None:
+    def _run_disk(
+        self, job: Callable[[], Any], *, open_after: bool, doing: str, done: str | Callable[[], str] = ""
+    ) -> None:
         """Run a store call in a worker; open / select the resulting path afterwards."""
         self.show_message(doing)
 
@@ -749,14 +786,17 @@ def short_error(summary: Any) -> str:
     """A damaged file's error without the leading path (the row already names it)."""
     error = str(getattr(summary, "error", "") or "")
     prefix = f"{summary.path}: "
-    return error[len(prefix):] if error.startswith(prefix) else error
+    return error[len(prefix) :] if error.startswith(prefix) else error
 
 
 def list_examples(store: Any, examples_dir: Path) -> list[Any]:
     """Summaries of the readable example sessions in ``examples_dir`` (``*.gmdesk`` or
     ``*.json`` session files), by name. Only read: example files are never written."""
-    paths = sorted(p for p in Path(examples_dir).iterdir()
-                   if p.is_file() and p.suffix in (".gmdesk", ".json") and not p.name.startswith((".", "_")))
+    paths = sorted(
+        p
+        for p in Path(examples_dir).iterdir()
+        if p.is_file() and p.suffix in (".gmdesk", ".json") and not p.name.startswith((".", "_"))
+    )
     out = []
     for p in paths:
         summary = store.summary(p)

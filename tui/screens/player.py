@@ -46,6 +46,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
 from gmdesk.tui.terminal import TerminalGuard
+
 # ---------------------------------------------------------------------------
 # The player view
 # ---------------------------------------------------------------------------
@@ -167,8 +168,13 @@ def build_picture(state: Any) -> PlayerPicture:
             party.append("\n    conditions: " + conds)
         if c.wounds:
             party.append("\n    wounds: " + "; ".join(w.text for w in c.wounds))
-    return PlayerPicture(title=title, initiative=init, party=party, rolls=tuple(state.rolls),
-                         characters={cid: c for cid, c in chars.items()})
+    return PlayerPicture(
+        title=title,
+        initiative=init,
+        party=party,
+        rolls=tuple(state.rolls),
+        characters={cid: c for cid, c in chars.items()},
+    )
 
 
 #: Below this many columns the player view takes its narrow (phone) layout.
@@ -244,8 +250,7 @@ class PlayerScreen(Screen):
     def compose(self) -> ComposeResult:
         from gmdesk.tui.widgets.rolllog import RollLog
 
-        yield Static(Text("PLAYER VIEW", style="reverse") + Text(f"  {self.save_name}  opening…"),
-                     id="player-title")
+        yield Static(Text("PLAYER VIEW", style="reverse") + Text(f"  {self.save_name}  opening…"), id="player-title")
         with Horizontal(id="player-top"):
             with VerticalScroll(id="player-initiative-box", classes="player-pane") as box:
                 box.border_title = "Initiative"
@@ -338,8 +343,9 @@ class PlayerApp(TerminalGuard, App):
         Binding("ctrl+q", "quit", "Quit", show=False, id="player.quit_ctrl"),
     ]
 
-    def __init__(self, path: str | Path, *, poll_interval: float = POLL_INTERVAL,
-                 clock: Callable[[], str] | None = None) -> None:
+    def __init__(
+        self, path: str | Path, *, poll_interval: float = POLL_INTERVAL, clock: Callable[[], str] | None = None
+    ) -> None:
         super().__init__()
         self.path = Path(path)
         self.poll_interval = poll_interval

@@ -32,9 +32,9 @@ from rich.console import Group
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.css.query import NoMatches
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
@@ -43,8 +43,8 @@ from gmdesk.core.render import render_record
 from gmdesk.core.session.params import fill_params, roll_defaults, roll_sources, sources_params
 from gmdesk.core.systems import SYSTEM_IDS, get_system
 from gmdesk.tui.screens.dialog import Dialog, DialogHint, ui_message
-from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput
 from gmdesk.tui.widgets.common import name_of, signed
+from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput
 from gmdesk.tui.widgets.oddspreview import OddsPreview
 from gmdesk.tui.widgets.rolllog import public_record
 
@@ -107,8 +107,13 @@ def _forms() -> dict[str, tuple[FormField, ...]]:
             FormField("stymied", "Stymied", "bool", False),
             FormField("up", "Up", "bool", False),
             FormField("possibilities", "Possibilities", "text", "0", placeholder="spent now"),
-            FormField("contradiction", "Contradiction", "choice", NONE,
-                      (("none", NONE),) + tuple((c, c) for c in torg_2d10.CONTRADICTIONS)),
+            FormField(
+                "contradiction",
+                "Contradiction",
+                "choice",
+                NONE,
+                (("none", NONE),) + tuple((c, c) for c in torg_2d10.CONTRADICTIONS),
+            ),
         ),
         "4d6": (
             FormField("bonus", "Bonus", "text", "0"),
@@ -162,9 +167,18 @@ class RollDialog(Dialog[RollRequest | None]):
 
     ODDS_DELAY = 0.15
 
-    def __init__(self, state: Any, *, system: str | None = None, actor: Any = None, target: Any = None,
-                 combat: bool = False, preset: Mapping[str, Any] | None = None, title: str | None = None,
-                 remembered: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        state: Any,
+        *,
+        system: str | None = None,
+        actor: Any = None,
+        target: Any = None,
+        combat: bool = False,
+        preset: Mapping[str, Any] | None = None,
+        title: str | None = None,
+        remembered: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__()
         self.state = state
         self.system = system or state.info.system
@@ -195,8 +209,9 @@ class RollDialog(Dialog[RollRequest | None]):
 
     def _target_choices(self) -> list[tuple[str, Any]]:
         """Everyone but the roller and the Dead."""
-        return [("— none —", NONE)] + [(c.name, cid) for cid, c in self.state.characters.items()
-                                       if cid != self.actor and c.status != "dead"]
+        return [("— none —", NONE)] + [
+            (c.name, cid) for cid, c in self.state.characters.items() if cid != self.actor and c.status != "dead"
+        ]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="roll-dialog") as box:
@@ -205,20 +220,40 @@ class RollDialog(Dialog[RollRequest | None]):
                 with VerticalScroll(id="roll-form"):
                     with Horizontal(classes="form-row"):
                         yield Label("System", classes="form-label")
-                        yield Select([(s, s) for s in SYSTEM_IDS], value=self.system, allow_blank=False,
-                                     id="rd-system", classes="form-input")
+                        yield Select(
+                            [(s, s) for s in SYSTEM_IDS],
+                            value=self.system,
+                            allow_blank=False,
+                            id="rd-system",
+                            classes="form-input",
+                        )
                     with Horizontal(classes="form-row"):
                         yield Label("Roller", classes="form-label")
-                        yield Select(self._roller_choices(), value=self._or_none(self.actor),
-                                     allow_blank=False, id="rd-actor", classes="form-input")
+                        yield Select(
+                            self._roller_choices(),
+                            value=self._or_none(self.actor),
+                            allow_blank=False,
+                            id="rd-actor",
+                            classes="form-input",
+                        )
                     with Horizontal(classes="form-row"):
                         yield Label("Target", classes="form-label")
-                        yield Select(self._target_choices(), value=self._or_none(self.target),
-                                     allow_blank=False, id="rd-target", classes="form-input")
+                        yield Select(
+                            self._target_choices(),
+                            value=self._or_none(self.target),
+                            allow_blank=False,
+                            id="rd-target",
+                            classes="form-input",
+                        )
                     with Horizontal(classes="form-row", id="rd-tkind-row"):
                         yield Label("Target kind", classes="form-label")
-                        yield Select([("organic", "organic"), ("inorganic", "inorganic")], value=self._target_kind(),
-                                     allow_blank=False, id="rd-tkind", classes="form-input")
+                        yield Select(
+                            [("organic", "organic"), ("inorganic", "inorganic")],
+                            value=self._target_kind(),
+                            allow_blank=False,
+                            id="rd-tkind",
+                            classes="form-input",
+                        )
                     yield Vertical(id="rd-sources")
                     yield Vertical(id="rd-params")
                     yield Static("", id="rd-info")
@@ -263,8 +298,14 @@ class RollDialog(Dialog[RollRequest | None]):
             sb = SourceBox(f"src-{src.owner}-{i}", src)
             self._sources.append(sb)
             who = "" if src.owner == "own" else f"{src.who}: "
-            widgets.append(EnterCheckbox(f"{who}{src.name} {signed(src.value)} ({src.kind})", src.active,
-                                         id=sb.widget_id, classes="source-box"))
+            widgets.append(
+                EnterCheckbox(
+                    f"{who}{src.name} {signed(src.value)} ({src.kind})",
+                    src.active,
+                    id=sb.widget_id,
+                    classes="source-box",
+                )
+            )
         if widgets:
             await box.mount(Label("Sources (Space: off for this roll)", classes="form-note"))
             await box.mount_all(widgets)
@@ -272,8 +313,13 @@ class RollDialog(Dialog[RollRequest | None]):
 
     async def _rebuild_params(self) -> None:
         # errors name the fields as this form labels them (Params name them by option)
-        self.labels = {"system": "System", "actor": "Roller", "target": "Target", "target_kind": "Target kind",
-                       **{f.name: f.label for f in forms()[self.system]}}
+        self.labels = {
+            "system": "System",
+            "actor": "Roller",
+            "target": "Target",
+            "target_kind": "Target kind",
+            **{f.name: f.label for f in forms()[self.system]},
+        }
         box = self.query_one("#rd-params", Vertical)
         await box.remove_children()
         widgets: list[Any] = []
@@ -285,12 +331,17 @@ class RollDialog(Dialog[RollRequest | None]):
                 continue
             if f.kind == "clock":
                 names = list(self.state.clocks)
-                control: Any = Select([("— none —", NONE)] + [(n, n) for n in names],
-                                      value=value if value in names else NONE, allow_blank=False,
-                                      id=wid, classes="form-input")
+                control: Any = Select(
+                    [("— none —", NONE)] + [(n, n) for n in names],
+                    value=value if value in names else NONE,
+                    allow_blank=False,
+                    id=wid,
+                    classes="form-input",
+                )
             elif f.kind == "choice":
-                control = Select([(label, v) for label, v in f.choices], value=value, allow_blank=False,
-                                 id=wid, classes="form-input")
+                control = Select(
+                    [(label, v) for label, v in f.choices], value=value, allow_blank=False, id=wid, classes="form-input"
+                )
             else:
                 control = SteadyInput(str(value), placeholder=f.placeholder, id=wid, classes="form-input")
             widgets.append(Horizontal(Label(f.label, classes="form-label"), control, classes="form-row"))
@@ -320,8 +371,9 @@ class RollDialog(Dialog[RollRequest | None]):
 
     def _session_defaults(self) -> dict[str, Any]:
         """What the session fills in for this roller and target (core.session.params)."""
-        return roll_defaults(self.state.info.settings, self.system, self._character(self.actor),
-                             self._character(self.target))
+        return roll_defaults(
+            self.state.info.settings, self.system, self._character(self.actor), self._character(self.target)
+        )
 
     def _apply_sources(self) -> None:
         """Write the checked sources into the parameter they feed (shift / adv)."""
@@ -402,8 +454,13 @@ class RollDialog(Dialog[RollRequest | None]):
 
         refusal = roll_refusal(actor, target)
         if refusal is not None:
-            raise EventError(refusal, "roll", field="target" if target is not None and target.status == "dead"
-                             and (actor is None or actor.can_act) else "actor")
+            raise EventError(
+                refusal,
+                "roll",
+                field="target"
+                if target is not None and target.status == "dead" and (actor is None or actor.can_act)
+                else "actor",
+            )
         refused = params_refusal(module.ID, params, actor)
         if refused is not None:
             raise refused
@@ -454,8 +511,9 @@ class RollDialog(Dialog[RollRequest | None]):
                 data["vs_bonus"] = "0"
             info.append("No target: the defender's descriptors are not read from a sheet")
         elif vs_names:
-            found, blocked = one_d6_x4.test_bonus(target.sheet if target.sheet is not None else _EMPTY_SHEET(),
-                                                  vs_names)
+            found, blocked = one_d6_x4.test_bonus(
+                target.sheet if target.sheet is not None else _EMPTY_SHEET(), vs_names
+            )
             typed = data.get("vs_bonus")
             data["vs_bonus"] = found + (parse_int("--vs-bonus", typed) if typed is not None else 0)
             data["vs_test"] = vs_names
@@ -608,8 +666,11 @@ class RollDialog(Dialog[RollRequest | None]):
             return
         values = self.form_values()
         clock = values.get("clock") if self.system == "4d6" else None
-        self.dismiss(RollRequest(self.system, params, self.actor, self.target, self.combat, values,
-                                 clock=clock or None, given=self.given))
+        self.dismiss(
+            RollRequest(
+                self.system, params, self.actor, self.target, self.combat, values, clock=clock or None, given=self.given
+            )
+        )
 
     def action_submit(self) -> None:
         self.action_roll()

@@ -49,8 +49,9 @@ class SettingsDialog(Dialog[Any]):
             with Horizontal(classes="form-row"):
                 yield Label(s.label, classes="form-label")
                 if s.type == "choice":
-                    yield Select([(c, c) for c in s.choices], value=value, allow_blank=False, id=wid,
-                                 classes="form-input")
+                    yield Select(
+                        [(c, c) for c in s.choices], value=value, allow_blank=False, id=wid, classes="form-input"
+                    )
                 else:
                     yield SteadyInput(str(value), placeholder=f"{s.lo}..{s.hi}", id=wid, classes="form-input")
         yield Static(f"{s.system}: {s.help}" if s.system else s.help, classes="form-note setting-help")

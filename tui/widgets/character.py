@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -32,13 +33,11 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
-from rich.cells import cell_len
-
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems import character_sections
 from gmdesk.core.systems.base import parse_int
-from gmdesk.tui.widgets.controls import SteadyInput
 from gmdesk.tui.widgets.common import STATUS_MARKERS, gauge, markers_text, signed
+from gmdesk.tui.widgets.controls import SteadyInput
 
 SOURCE_KINDS = (("advantage", "Advantage sources"), ("shift", "Shift sources"))
 
@@ -52,6 +51,7 @@ class Row:
 
 
 # -------------------------------------------------------------------- parsing typed values
+
 
 def parse_source(text: str, kind: str) -> tuple[str, int, int | None]:
     """``"Aim +1"`` or ``"Aim +1 3"`` (3 rounds) → (name, value, rounds)."""
@@ -85,7 +85,10 @@ def parse_vitality(text: str) -> dict:
     """``"3"`` (current) or ``"3/5"`` (current/default)."""
     if "/" in text:
         cur, default = text.split("/", 1)
-        return {"vitality_current": parse_int("vitality", cur), "vitality_default": parse_int("vitality default", default)}
+        return {
+            "vitality_current": parse_int("vitality", cur),
+            "vitality_default": parse_int("vitality default", default),
+        }
     return {"vitality_current": parse_int("vitality", text)}
 
 
@@ -114,6 +117,7 @@ def _is_int(word: str) -> bool:
 
 
 # ------------------------------------------------------------------------------ the pane
+
 
 class CharacterTable(DataTable):
     """The character's rows. Keys act on the row under the cursor; the Footer shows
@@ -156,8 +160,7 @@ class CharacterTable(DataTable):
             editor.post_message(events.Key(event.key, event.character))
             return
         row = pane.current_row()
-        if row is not None and row.kind == "add" and event.is_printable and event.character \
-                and event.key != "space":
+        if row is not None and row.kind == "add" and event.is_printable and event.character and event.key != "space":
             event.stop()
             event.prevent_default()
             pane.open_editor(row, typed=event.character)
@@ -178,7 +181,7 @@ class CharacterTable(DataTable):
         self.parent_pane.act("use")
 
     @property
-    def parent_pane(self) -> "CharacterPane":
+    def parent_pane(self) -> CharacterPane:
         return self.query_ancestor(CharacterPane)
 
 
@@ -299,8 +302,11 @@ class CharacterPane(Vertical):
             for i, src in enumerate(ch.sources(kind)):
                 mark = "[x]" if src.active else "[ ]"
                 dur = "" if src.rounds is None else f"{src.rounds} rd"
-                add(Row(kind, i), Text(f"{mark} {src.name}", style="" if src.active else "dim"),
-                    f"{signed(src.value)} {dur}".strip())
+                add(
+                    Row(kind, i),
+                    Text(f"{mark} {src.name}", style="" if src.active else "dim"),
+                    f"{signed(src.value)} {dur}".strip(),
+                )
             add(Row("add", kind), Text(f"+ add {kind}", style="dim italic"), "")
         head("Conditions")
         for i, cond in enumerate(ch.conditions):
@@ -331,8 +337,12 @@ class CharacterPane(Vertical):
         add(Row("field", "notes"), "Notes", ch.notes or "")
 
         # the values' column fits the numbers (notes and names may be cut, not the titles)
-        self._layout_columns(max((cell_len(str(v)) for r, _, v in rows
-                                  if not (r.kind == "field" and r.key in ("notes", "name"))), default=0))
+        self._layout_columns(
+            max(
+                (cell_len(str(v)) for r, _, v in rows if not (r.kind == "field" and r.key in ("notes", "name"))),
+                default=0,
+            )
+        )
         table.clear()
         for row, what, value in rows:
             self._rows.append(row)
@@ -387,15 +397,27 @@ class CharacterPane(Vertical):
             src = ch.sources(row.kind)[row.key]
             if what in ("enter", "toggle", "edit"):
                 state = "off" if src.active else "on"
-                self._post({"type": "source.toggle", "id": cid, "kind": row.kind, "name": src.name},
-                           f"{src.name} {state}")
+                self._post(
+                    {"type": "source.toggle", "id": cid, "kind": row.kind, "name": src.name}, f"{src.name} {state}"
+                )
             elif what == "remove":
-                self._post({"type": "source.remove", "id": cid, "kind": row.kind, "name": src.name,
-                            "value": src.value, "rounds": src.rounds}, f"{src.name} removed")
+                self._post(
+                    {
+                        "type": "source.remove",
+                        "id": cid,
+                        "kind": row.kind,
+                        "name": src.name,
+                        "value": src.value,
+                        "rounds": src.rounds,
+                    },
+                    f"{src.name} removed",
+                )
         elif row.kind == "condition" and what == "remove":
             cond = ch.conditions[row.key]
-            self._post({"type": "condition.remove", "id": cid, "name": cond.name, "rounds": cond.rounds},
-                       f"{cond.name} removed")
+            self._post(
+                {"type": "condition.remove", "id": cid, "name": cond.name, "rounds": cond.rounds},
+                f"{cond.name} removed",
+            )
         elif row.kind == "wound" and what == "remove":
             wound = ch.wounds[row.key]
             self._post({"type": "wound.remove", "id": cid, "wound": row.key}, f"{ch.name}: {wound.text} taken off")
@@ -404,14 +426,15 @@ class CharacterPane(Vertical):
             self._post({"type": "use", "id": cid, "descriptor": path, "amount": 1}, f"{ch.name} uses {path}")
         elif row.kind == "wound" and what == "buyoff":
             wound = ch.wounds[row.key]
-            self._post({"type": "damage.buyoff", "id": cid, "wound": row.key},
-                       f"{ch.name} buys off {wound.text}")
+            self._post({"type": "damage.buyoff", "id": cid, "wound": row.key}, f"{ch.name} buys off {wound.text}")
         elif what in ("enter", "edit"):
             if row.kind == "field" and row.key in ("side", "kind", "reality_rated"):
                 flip = {"side": {"PC": "NPC", "NPC": "PC"}, "kind": {"organic": "inorganic", "inorganic": "organic"}}
                 value = not ch.reality_rated if row.key == "reality_rated" else flip[row.key][getattr(ch, row.key)]
-                self._post({"type": "character.edit", "id": cid, "fields": {row.key: value}},
-                           f"{ch.name}: {row.key.replace('_', '-')} {value}")
+                self._post(
+                    {"type": "character.edit", "id": cid, "fields": {row.key: value}},
+                    f"{ch.name}: {row.key.replace('_', '-')} {value}",
+                )
             elif row.kind in ("field", "sheet", "add"):
                 self.open_editor(row)
 
@@ -430,7 +453,10 @@ class CharacterPane(Vertical):
         ``+ add`` row that opened it (it starts the new entry)."""
         ch = self._character
         prompts = {
-            ("field", "vitality"): ("Vitality current or current/default", f"{ch.vitality_current}/{ch.vitality_default}"),
+            ("field", "vitality"): (
+                "Vitality current or current/default",
+                f"{ch.vitality_current}/{ch.vitality_default}",
+            ),
             ("field", "possibilities"): ("Possibilities", str(ch.possibilities)),
             ("field", "name"): ("Name", ch.name),
             ("field", "notes"): ("Notes", ch.notes or ""),
@@ -501,15 +527,19 @@ class CharacterPane(Vertical):
             return {"type": "character.edit", "id": cid, "fields": fields}, f"{ch.name}: {', '.join(fields)} changed"
         if row.kind == "add" and row.key in ("advantage", "shift"):
             name, value, rounds = parse_source(text, row.key)
-            return ({"type": "source.add", "id": cid, "kind": row.key, "name": name, "value": value, "rounds": rounds},
-                    f"{ch.name}: {name} {signed(value)} added")
+            return (
+                {"type": "source.add", "id": cid, "kind": row.key, "name": name, "value": value, "rounds": rounds},
+                f"{ch.name}: {name} {signed(value)} added",
+            )
         if row.kind == "add":
             name, rounds = parse_condition(text)
             return {"type": "condition.add", "id": cid, "name": name, "rounds": rounds}, f"{ch.name}: {name} added"
         r = ch.sheet.rows[row.key]
         changes = parse_sheet_value(text)
-        return ({"type": "sheet.set", "id": cid, "descriptor": _sheet_path(ch.sheet, row.key), **changes},
-                f"{ch.name}: {r.name} changed")
+        return (
+            {"type": "sheet.set", "id": cid, "descriptor": _sheet_path(ch.sheet, row.key), **changes},
+            f"{ch.name}: {r.name} changed",
+        )
 
     def show_message(self, message: str) -> None:
         self.query_one("#character-message", Static).update(f"✗ {message}" if message else "")
@@ -535,6 +565,7 @@ class CharacterPane(Vertical):
 
 # -------------------------------------------------------------------------- sheet rows
 
+
 def _sheet_name(r: Any) -> str:
     indent = " " * min(8, int(r.depth or 0))
     star = "*" if r.sub else ""
@@ -557,8 +588,11 @@ def _sheet_value(r: Any) -> str:
             parts.append("(∞)")
         else:
             fmt = {"inf": "∞"}
-            parts.append(f"({fmt.get(str(cur_uses).lower(), cur_uses)}/{fmt.get(str(ud).lower(), ud)})"
-                         if ud is not None else f"({cur_uses})")
+            parts.append(
+                f"({fmt.get(str(cur_uses).lower(), cur_uses)}/{fmt.get(str(ud).lower(), ud)})"
+                if ud is not None
+                else f"({cur_uses})"
+            )
     return " ".join(parts)
 
 

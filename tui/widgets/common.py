@@ -25,8 +25,13 @@ CONDITION_MARKERS: Mapping[str, str] = {
     "dead": "DEAD",
 }
 
-STATUS_STYLE: Mapping[str, str] = {"UNC": "bold yellow", "DEAD": "bold red", "UP": "bold green",
-                                   "STY": "bold magenta", "DISC": "bold magenta"}
+STATUS_STYLE: Mapping[str, str] = {
+    "UNC": "bold yellow",
+    "DEAD": "bold red",
+    "UP": "bold green",
+    "STY": "bold magenta",
+    "DISC": "bold magenta",
+}
 
 TURN_MARKER = "▶"
 

@@ -21,10 +21,14 @@ from textual.widgets import DataTable, Static
 from gmdesk.tui.widgets.common import TURN_MARKER, health_summary, markers_text
 
 #: fixed column widths (the name takes what is left); a narrow pane uses the compact set
-COLUMNS = (("init", "  Init ", 7), ("name", "Name", 0), ("side", "Side", 5),
-           ("health", "Health", 7), ("status", "Status", 6))
-COMPACT = (("init", " Ini ", 5), ("name", "Name", 0), ("side", "Sd ", 4),
-           ("health", "Hlth ", 6), ("status", "St", 5))
+COLUMNS = (
+    ("init", "  Init ", 7),
+    ("name", "Name", 0),
+    ("side", "Side", 5),
+    ("health", "Health", 7),
+    ("status", "Status", 6),
+)
+COMPACT = (("init", " Ini ", 5), ("name", "Name", 0), ("side", "Sd ", 4), ("health", "Hlth ", 6), ("status", "St", 5))
 MIN_NAME = 6
 MAX_NAME = 24
 

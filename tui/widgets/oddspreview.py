@@ -2,8 +2,8 @@
 probability (as a percentage) and a bar (scaled to the likeliest line); without named
 outcomes, the distribution of the headline value, its far tails folded into one row
 each (``core.render.distribution_rows``). The uncounted chance of endless reroll
-chains (torg-2d10, under 1e-12) is left out: it would never show as a percentage. It only draws an ``Odds`` it is given — computing them is the
-dialog's worker's job.
+chains (torg-2d10, under 1e-12) is left out: it would never show as a percentage. It
+only draws an ``Odds`` it is given — computing them is the dialog's worker's job.
 """
 
 from __future__ import annotations

@@ -65,8 +65,9 @@ def entry_line(entry: Any, names: dict, hide_secrets: bool = False, label: str |
     if other:
         line += f" {other}"
     if not hide_secrets:
-        secret = [f"{k} {record.params[k]}" for k in SECRET_PARAMS.get(record.system, ())
-                  if record.params.get(k) is not None]
+        secret = [
+            f"{k} {record.params[k]}" for k in SECRET_PARAMS.get(record.system, ()) if record.params.get(k) is not None
+        ]
         if secret:
             line += f" (vs {', '.join(secret)})"
     desc = log_descriptors(record, entry.target is not None)
@@ -224,14 +225,18 @@ class RollLog(ScrollView, can_focus=True):
         cached = self._line_cache.get(key)
         if cached is not None and cached[0] is entry and cached[1] is entry.record:
             return cached[2]
-        text = Text(("▶ " if selected else "  ") + entry_line(entry, self._names, self.hide_secrets,
-                                                                self.label(index)),
-                    no_wrap=True, overflow="ellipsis", end="")
+        text = Text(
+            ("▶ " if selected else "  ") + entry_line(entry, self._names, self.hide_secrets, self.label(index)),
+            no_wrap=True,
+            overflow="ellipsis",
+            end="",
+        )
         if selected:
             text.stylize(self.get_component_rich_style("rolllog--cursor", partial=True))
         text.truncate(width, overflow="ellipsis", pad=True)
-        segments = [Segment(s.text, base + s.style if s.style else base, s.control)
-                    for s in text.render(self.app.console)]
+        segments = [
+            Segment(s.text, base + s.style if s.style else base, s.control) for s in text.render(self.app.console)
+        ]
         strip = Strip(segments, width)
         self._line_cache[key] = (entry, entry.record, strip)
         return strip
