@@ -1,0 +1,630 @@
+"""The Sheet: an immutable tree of descriptor rows, its look-ups and its changes."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from gmdesk.core.dice import Die, RandomSource
+from gmdesk.core.errors import ParamError, SheetError
+from gmdesk.core.sheet.descriptors import core_descriptors, is_ability_name, is_item_or_ability_name, norm
+from gmdesk.core.sheet.line import (
+    COLUMN_LINE,
+    Cols,
+    LineError,
+    check_parens,
+    parse_columns,
+    row_text,
+    scan,
+    title_line,
+)
+from gmdesk.core.sheet.row import INF, TAB, UNUSABLE_AT, Row, Uses
+
+
+class CannotUse(SheetError):
+    """A descriptor cannot be used now: at (0) uses, at −5 or below, or missing."""
+
+
+class _Keep:
+    """Marker for "leave this value as it is" in the ``set_*`` methods."""
+
+    def __repr__(self) -> str:
+        return "KEEP"
+
+
+KEEP: Any = _Keep()
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What the text looked like beyond its meaning (not part of equality)."""
+
+    head: tuple[str, ...] | None = None  # the exact lines before the column line / the title
+    column_line: str | None = None
+    tail: tuple[str, ...] = ()  # blank lines after the last row
+    final_newline: bool = True
+
+
+def _split_path(name: str) -> list[str]:
+    return [norm(p) for p in str(name).split("/") if p.strip()]
+
+
+def _row_matches(row: Row, key: str) -> bool:
+    return key == norm(row.name) or key == norm(row.label)
+
+
+def _add(a: int | None, b: int | None) -> int | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a + b
+
+
+def _add_uses(a: Uses, b: Uses) -> Uses:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if a == INF or b == INF:
+        return INF
+    return int(a) + int(b)
+
+
+def _check_value(option: str, v: Any) -> int | None:
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int):
+        try:
+            v = int(str(v).strip().replace("\u2212", "-"))
+        except ValueError:
+            raise ParamError(option, f"must be a whole number like +2 or -1, or empty (got {v!r})") from None
+    return v
+
+
+def _check_uses(option: str, u: Any) -> Uses:
+    if u is None:
+        return None
+    if isinstance(u, str):
+        s = u.strip().strip("()").strip()
+        if s.casefold() == INF:
+            return INF
+        if s == "":
+            return None
+        try:
+            u = int(s)
+        except ValueError:
+            raise ParamError(option, f"must be a count N ≥ 0 or 'inf', or empty (got {u!r})") from None
+    if isinstance(u, bool) or not isinstance(u, int) or u < 0:
+        raise ParamError(option, f"must be a count N ≥ 0 or 'inf', or empty (got {u!r})")
+    return u
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """A Character Descriptor Sheet (or a template: ``has_columns`` False).
+
+    Immutable; every change returns a new Sheet. Rows are in sheet order; nesting
+    comes from ``Row.depth``.
+    """
+
+    header: str = ""
+    rows: tuple[Row, ...] = ()
+    has_notes_column: bool = False
+    has_columns: bool = True
+    layout: Layout = field(default=Layout(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rows", tuple(self.rows))
+        if self.has_columns and self.layout.column_line is None:
+            # fix the column line once, so rows added later line up with the same headings
+            object.__setattr__(self, "layout", dataclasses.replace(self.layout, column_line=self._column_line))
+            self.__dict__.pop("_column_line", None)
+        if not self.has_columns and self.header and ("\n" in self.header.strip() or not title_line(self.header)):
+            raise ParamError("header", "a sheet without a column line can only have a one-line 'Name:' title")
+        if any(COLUMN_LINE.match(x) for x in self.header.split("\n")):
+            raise ParamError("header", "the header cannot look like the column line 'Descriptor  Default …'")
+
+    # -- text -------------------------------------------------------------------------------
+
+    @cached_property
+    def _cols(self) -> Cols | None:
+        if not self.has_columns:
+            return None
+        return parse_columns(self._column_line)
+
+    @cached_property
+    def _column_line(self) -> str:
+        line = self.layout.column_line
+        if line is not None:
+            has_notes = re.search(r"\bNotes\b", line, re.I) is not None
+            if has_notes == self.has_notes_column:
+                return line
+            cr = "\r" if line.endswith("\r") else ""
+            body = line[:-1] if cr else line
+            if self.has_notes_column:
+                cols = parse_columns(body)
+                n = max((cols.c if cols.c is not None else cols.d) + 11, len(body.rstrip().expandtabs(TAB)) + 4)
+                body = body.rstrip().expandtabs(TAB)
+                return body + " " * (n - len(body)) + "Notes" + cr
+            return re.sub(r"\s*\bNotes\b\s*$", "", body, flags=re.I) + cr
+        width = max([18] + [r.depth + (1 if r.sub else 0) + len(r.label) + 3 for r in self.rows])
+        line = f"{'Descriptor':<{width}}{'Default':<11}Current"
+        if self.has_notes_column:
+            line += " " * 4 + "Notes"
+        return line
+
+    def text(self) -> str:
+        from gmdesk.core.sheet.text import write_sheet  # the text module builds Sheets: import it late
+
+        return write_sheet(self)
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def _with_rows(self, rows: Iterable[Row]) -> Sheet:
+        return dataclasses.replace(self, rows=tuple(rows))
+
+    def _noting(self, row: Row) -> Sheet:
+        """This sheet, with a Notes heading when ``row`` brings the first notes."""
+        if row.notes and self.has_columns and not self.has_notes_column:
+            return dataclasses.replace(self, has_notes_column=True)
+        return self
+
+    def _laid_out(self, row: Row) -> Row:
+        """The row with ``raw`` brought up to date with its values."""
+        return dataclasses.replace(row, raw=row_text(row, self._cols, self._cr))
+
+    @cached_property
+    def _cr(self) -> str:
+        """ "\r" when the text this sheet was read from has CRLF line endings."""
+        first = self.layout.column_line or next((r.raw for r in self.rows if r.raw is not None), None)
+        if first is None and self.layout.head:
+            first = self.layout.head[0]
+        return "\r" if first is not None and first.endswith("\r") else ""
+
+    def with_header(self, header: str) -> Sheet:
+        """The sheet with another header (a template gains a column line, its rows are
+        laid out again under it)."""
+        header = str(header).strip("\n")
+        if self.has_columns or not header or title_line(header):
+            return dataclasses.replace(self, header=header)
+        return dataclasses.replace(
+            self,
+            header=header,
+            has_columns=True,
+            layout=Layout(tail=self.layout.tail, final_newline=self.layout.final_newline),
+        ).relayout()
+
+    def relayout(self) -> Sheet:
+        """Every row laid out afresh under the column line (blank lines kept)."""
+        return self._with_rows(self._laid_out(dataclasses.replace(r, raw=None)) for r in self.rows)
+
+    # -- structure --------------------------------------------------------------------------
+
+    @cached_property
+    def _parents(self) -> tuple[int | None, ...]:
+        out: list[int | None] = []
+        stack: list[int] = []
+        for i, r in enumerate(self.rows):
+            while stack and self.rows[stack[-1]].depth >= r.depth:
+                stack.pop()
+            out.append(stack[-1] if stack else None)
+            stack.append(i)
+        return tuple(out)
+
+    def parent_index(self, i: int) -> int | None:
+        return self._parents[i]
+
+    def parent(self, name: str) -> Row | None:
+        p = self._parents[self.index(name)]
+        return None if p is None else self.rows[p]
+
+    def _chain(self, i: int) -> list[int]:
+        chain = [i]
+        while (p := self._parents[chain[-1]]) is not None:
+            chain.append(p)
+        return chain[::-1]
+
+    def path(self, i: int) -> str:
+        """``Magic Ability/Turn Invisible``: the names from the top row down to row ``i``."""
+        return "/".join(self.rows[j].name for j in self._chain(i))
+
+    def entries(self) -> tuple[tuple[str, Row], ...]:
+        """Every row with its path."""
+        return tuple((self.path(i), r) for i, r in enumerate(self.rows))
+
+    def children(self, name: str) -> tuple[Row, ...]:
+        i = self.index(name)
+        return tuple(r for j, r in enumerate(self.rows) if self._parents[j] == i)
+
+    def _subtree_end(self, i: int) -> int:
+        j = i + 1
+        while j < len(self.rows) and self.rows[j].depth > self.rows[i].depth:
+            j += 1
+        return j
+
+    # -- lookup -----------------------------------------------------------------------------
+
+    def _find_index(self, name: str) -> int | None:
+        parts = _split_path(name)
+        if not parts:
+            raise ParamError("descriptor", "give a descriptor name (nested ones as 'Magic Ability/Turn Invisible')")
+        hits: list[int] = []
+        rooted: list[int] = []
+        for i, r in enumerate(self.rows):
+            if not _row_matches(r, parts[-1]):
+                continue
+            chain = self._chain(i)
+            if len(chain) < len(parts):
+                continue
+            tail = chain[-len(parts) :]
+            if all(_row_matches(self.rows[j], p) for j, p in zip(tail, parts, strict=False)):
+                hits.append(i)
+                if len(chain) == len(parts):
+                    rooted.append(i)
+        if len(hits) == 1:
+            return hits[0]
+        if not hits:
+            return None
+        if len(rooted) == 1:  # a top-level row wins over nested rows of the same name
+            return rooted[0]
+        raise ParamError(
+            "descriptor", f"{name!r} is ambiguous; write one of " + ", ".join(repr(self.path(i)) for i in hits)
+        )
+
+    def find(self, name: str) -> Row | None:
+        """The row called ``name`` (case-insensitive; ``Magic Ability/Turn Invisible``
+        for a nested row, or just its name when that is unique; a top-level row wins
+        over nested rows of the same name). None when missing; ParamError when
+        ambiguous."""
+        i = self._find_index(name)
+        return None if i is None else self.rows[i]
+
+    def index(self, name: str) -> int:
+        i = self._find_index(name)
+        if i is None:
+            raise ParamError("descriptor", f"{name!r} is not on the sheet")
+        return i
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._find_index(name) is not None
+
+    def value(self, name: str) -> int:
+        """The number a Test adds: Current if written, else Default; missing → +0."""
+        r = self.find(name)
+        return 0 if r is None else r.value
+
+    def uses(self, name: str) -> Uses:
+        r = self.find(name)
+        return None if r is None else r.uses
+
+    # -- kinds ------------------------------------------------------------------------------
+
+    def is_sub_ability(self, name_or_index: str | int) -> bool:
+        """A Sub-Ability (a Use): starred, or nested directly under an Ability."""
+        i = name_or_index if isinstance(name_or_index, int) else self.index(name_or_index)
+        r = self.rows[i]
+        p = self._parents[i]
+        return r.sub or (p is not None and is_ability_name(self.rows[p].name))
+
+    def is_item_or_ability(self, name_or_index: str | int) -> bool:
+        """Whether a row is a Physical Item, an Ability or a Use — things a character
+        either has or lacks, which cannot be used once they are missing.
+
+        Abilities contain the word Ability; Uses are Sub-Abilities. For the rest gmdesk
+        uses one rule (:func:`is_item_or_ability_name`): a descriptor that is neither a
+        Core Descriptor, nor an Expertise, nor a Test Descriptor is a Physical Item
+        (``Slingshot +4``, ``Medical Kit``, ``2 shovels``, ``Sneak +1``).
+        """
+        i = name_or_index if isinstance(name_or_index, int) else self.index(name_or_index)
+        r = self.rows[i]
+        if is_ability_name(r.name) or self.is_sub_ability(i):
+            return True
+        return is_item_or_ability_name(r.name)
+
+    def blocked(self, name: str) -> str | None:
+        """Why ``name`` cannot be used in a Test now (None if it can): at or below −5,
+        at (0) uses (its own or, for a Sub-Ability, its parent's). Missing rows are not
+        judged here (see ``core.systems.one_d6_x4.test_bonus``)."""
+        i = self._find_index(name)
+        if i is None:
+            return None
+        return self._blocked_at(i)
+
+    def _blocked_at(self, i: int) -> str | None:
+        r = self.rows[i]
+        if r.value <= UNUSABLE_AT:
+            return f"{self.path(i)} is at {r.value:+d}"
+        if r.uses == 0:
+            return f"{self.path(i)} is at (0)"
+        p = self._parents[i]
+        if p is not None and self.is_sub_ability(i):
+            pr = self.rows[p]
+            if pr.uses == 0:
+                return f"{self.path(p)} is at (0)"
+            if pr.value <= UNUSABLE_AT:
+                return f"{self.path(p)} is at {pr.value:+d}"
+        return None
+
+    # -- changes ----------------------------------------------------------------------------
+
+    def _replace_at(self, i: int, row: Row) -> Sheet:
+        s = self._noting(row)
+        rows = list(s.rows)
+        rows[i] = s._laid_out(row)
+        return s._with_rows(rows)
+
+    def set_values(
+        self, name: str, *, default: Any = KEEP, current: Any = KEEP, uses_default: Any = KEEP, uses_current: Any = KEEP
+    ) -> Sheet:
+        """Set any of the four numbers (None erases one; KEEP leaves it).
+
+        A missing descriptor is added at the top level. A Current Value on a row with
+        no Default Value gets Default +0 (the rule for missing descriptors); a Current
+        uses count needs a Default uses count."""
+        i = self._find_index(name)
+        if i is None:
+            if "/" in name:
+                raise ParamError("descriptor", f"{name!r} is not on the sheet (add the parent row first)")
+            row = Row(name=" ".join(name.split()))
+        else:
+            row = self.rows[i]
+        changes: dict[str, Any] = {}
+        if default is not KEEP:
+            changes["default"] = _check_value("default", default)
+        if current is not KEEP:
+            changes["current"] = _check_value("current", current)
+        if uses_default is not KEEP:
+            changes["uses_default"] = _check_uses("uses_default", uses_default)
+        if uses_current is not KEEP:
+            changes["uses_current"] = _check_uses("uses_current", uses_current)
+        new = dataclasses.replace(row, **changes)
+        if new.current is not None and new.default is None:
+            if "default" in changes:
+                raise ParamError("default", f"{new.label} has a Current Value: erase it before the Default")
+            new = dataclasses.replace(new, default=0)
+        if new.uses_current is not None and new.uses_default is None:
+            raise ParamError("uses_current", f"{new.label} has no Default uses count; set uses_default first")
+        if i is None:
+            return self._with_rows(self.rows + (self._laid_out(new),))
+        if new == row:
+            return self
+        return self._replace_at(i, new)
+
+    def set_current(self, name: str, value: Any = KEEP, *, uses: Any = KEEP) -> Sheet:
+        return self.set_values(name, current=value, uses_current=uses)
+
+    def set_default(self, name: str, value: Any = KEEP, *, uses: Any = KEEP) -> Sheet:
+        return self.set_values(name, default=value, uses_default=uses)
+
+    def set_notes(self, name: str, notes: str) -> Sheet:
+        """Replace a row's notes (wrapped in parentheses if they are not)."""
+        notes = " ".join(str(notes).split())
+        if notes and not (notes.startswith("(") and notes.endswith(")")):
+            notes = f"({notes})"
+        try:
+            check_parens(notes)
+        except LineError as e:
+            raise ParamError("notes", str(e)) from None
+        if notes and any(t.kind != "note" for t in scan(notes, 0)):
+            raise ParamError("notes", f"notes must be text in parentheses (got {notes!r})")
+        i = self.index(name)
+        return self._replace_at(i, dataclasses.replace(self.rows[i], notes=notes))
+
+    def lower(self, name: str, amount: int) -> Sheet:
+        """Lower a descriptor's Current Value by ``amount`` (negative raises it).
+
+        A missing descriptor (a Core Descriptor, an Expertise, a Test Descriptor)
+        counts +0 and is written as Default +0 with its new Current Value; a Physical
+        Item, Ability or Use the character lacks is not written (ParamError; see
+        :func:`is_item_or_ability_name`)."""
+        amount = _check_value("amount", amount)
+        if not amount:
+            return self
+        i = self._find_index(name)
+        if i is None:
+            if "/" in name or is_item_or_ability_name(name):
+                raise ParamError(
+                    "descriptor",
+                    f"{name!r} is not on the sheet: a Physical Item, Ability or Use "
+                    "the character lacks cannot be lowered",
+                )
+            return self.set_values(name, default=0, current=-amount)
+        r = self.rows[i]
+        return self._replace_at(
+            i, dataclasses.replace(r, current=r.value - amount, default=r.default if r.default is not None else 0)
+        )
+
+    def pay(self, amount: int, name: str = "Wealth") -> Sheet:
+        """Pay with Wealth: a permanent loss, so the Default Value is lowered (the
+        Current Value is left as it is). Wealth at or below −5 cannot be used."""
+        amount = _check_value("amount", amount)
+        if amount is None or amount < 1:
+            raise ParamError("amount", f"must be a whole number ≥ 1 (got {amount!r})")
+        why = self.blocked(name)
+        if why:
+            raise CannotUse(f"{why}: it cannot be used")
+        r = self.find(name)
+        base = r.default if r is not None and r.default is not None else 0
+        return self.set_values(name, default=base - amount)
+
+    def spend_use(self, name: str, amount: int = 1, parent_amount: int | None = None) -> Sheet:
+        """Use an Ability, Item or Sub-Ability: its current uses drop by ``amount``; a
+        Sub-Ability also spends its parent's (``parent_amount``, default the same).
+
+        CannotUse when it (or the parent) is at (0), has fewer uses left than asked,
+        or is at −5 or below. ``(inf)`` never runs out; a row with no uses count is
+        not counted. Nothing changes when any check fails."""
+        amount = _check_value("amount", amount)
+        if amount is None or amount < 1:
+            raise ParamError("amount", f"must be a whole number ≥ 1 (got {amount!r})")
+        pamount = amount if parent_amount is None else _check_value("parent_amount", parent_amount)
+        if pamount is None or pamount < 0:
+            raise ParamError("parent_amount", f"must be a whole number ≥ 0 (got {parent_amount!r})")
+        i = self._find_index(name)
+        if i is None:
+            raise CannotUse(f"{name} is not on the sheet: the character lacks it and cannot use it")
+        todo = [(i, amount)]
+        p = self._parents[i]
+        if p is not None and self.is_sub_ability(i):
+            todo.append((p, pamount))
+        out = self
+        for j, amt in todo:
+            r = self.rows[j]
+            if r.value <= UNUSABLE_AT:
+                raise CannotUse(f"{self.path(j)} is at {r.value:+d}: it cannot be used")
+            left = r.uses
+            if left is None or left == INF or amt == 0:
+                continue
+            if left == 0:
+                raise CannotUse(f"{self.path(j)} is at (0): used up until a new day")
+            if left < amt:
+                raise CannotUse(f"{self.path(j)} has ({left}) left, {amt} needed")
+            out = out._replace_at(j, dataclasses.replace(out.rows[j], uses_current=left - amt))
+        return out
+
+    def new_day(self) -> Sheet:
+        """A new day: every Current Value (uses too) is erased, back to the Default."""
+        if not any(r.current is not None or r.uses_current is not None for r in self.rows):
+            return self
+        return self._with_rows(
+            self._laid_out(dataclasses.replace(r, current=None, uses_current=None))
+            if (r.current is not None or r.uses_current is not None)
+            else r
+            for r in self.rows
+        )
+
+    def add_row(
+        self,
+        name: str,
+        default: int | None = None,
+        *,
+        uses: Uses = None,
+        notes: str = "",
+        parent: str | None = None,
+        sub: bool = False,
+        quantity: str | None = None,
+    ) -> Sheet:
+        """Add a row at the end of the sheet, or as the last child of ``parent``."""
+        label = " ".join(str(name).split())
+        if not label:
+            raise ParamError("descriptor", "a descriptor needs a name")
+        row = Row(
+            label,
+            default=_check_value("default", default),
+            uses_default=_check_uses("uses", uses),
+            sub=sub,
+            quantity=(str(quantity).strip() or None) if quantity is not None else None,
+        )
+        if notes:
+            notes = " ".join(notes.split())
+            row = dataclasses.replace(row, notes=notes if notes.startswith("(") else f"({notes})")
+        if parent is None:
+            return self._insert(len(self.rows), row)
+        p = self.index(parent)
+        return self._insert(self._subtree_end(p), dataclasses.replace(row, depth=self.rows[p].depth + 2))
+
+    def _insert(self, at: int, row: Row) -> Sheet:
+        s = self._noting(row)
+        rows = list(s.rows)
+        rows.insert(at, s._laid_out(row))
+        return s._with_rows(rows)
+
+    def remove(self, name: str) -> Sheet:
+        """Remove a row and everything nested in it."""
+        i = self.index(name)
+        return self._with_rows(self.rows[:i] + self.rows[self._subtree_end(i) :])
+
+    def apply_template(self, template_text: str | Sheet) -> Sheet:
+        """Append a template's Descriptors; one already on the sheet (same name, same
+        place) adds the template's value to its Default Value (and its uses count to
+        the Default uses; ``(inf)`` wins). Rows nested in the template are merged the
+        same way under their parent."""
+        from gmdesk.core.sheet.text import parse_sheet
+
+        t = parse_sheet(template_text, "<template>") if isinstance(template_text, str) else template_text
+        out: Sheet = self
+        for i, _r in enumerate(t.rows):
+            if t._parents[i] is None:
+                out = out._merge(t, i, None)
+        return out
+
+    def _merge(self, t: Sheet, ti: int, parent: int | None) -> Sheet:
+        tr = t.rows[ti]
+        # the same name at the same place on this sheet?
+        found = None
+        for j, r in enumerate(self.rows):
+            if self._parents[j] == parent and norm(r.name) == norm(tr.name):
+                found = j
+                break
+        kids = [k for k in range(ti + 1, t._subtree_end(ti)) if t._parents[k] == ti]
+        if found is None:
+            depth = 0 if parent is None else self.rows[parent].depth + 2
+            at = len(self.rows) if parent is None else self._subtree_end(parent)
+            new = Row(
+                tr.name,
+                default=tr.default,
+                uses_default=tr.uses_default,
+                notes=tr.notes,
+                depth=depth,
+                sub=tr.sub,
+                quantity=tr.quantity,
+            )
+            out = self._insert(at, new)
+            found = at
+        else:
+            r = self.rows[found]
+            out = self._replace_at(
+                found,
+                dataclasses.replace(
+                    r,
+                    default=_add(r.default, tr.default),
+                    uses_default=_add_uses(r.uses_default, tr.uses_default),
+                    notes=r.notes or tr.notes,
+                ),
+            )
+        for k in kids:
+            out = out._merge(t, k, found)
+        return out
+
+
+def new_sheet(header: str = "", rows: Iterable[Row] = (), *, has_notes_column: bool = False) -> Sheet:
+    """A sheet built from rows (laid out under a fresh column line)."""
+    s = Sheet(header=header, rows=tuple(rows), has_notes_column=has_notes_column, has_columns=True)
+    return s._with_rows(s._laid_out(r) for r in s.rows)
+
+
+def is_item_or_ability(row: Row, sheet: Sheet | None = None) -> bool:
+    """See :meth:`Sheet.is_item_or_ability`; without the sheet a row is judged alone
+    (a starred row is a Use)."""
+    if sheet is not None:
+        for i, r in enumerate(sheet.rows):
+            if r is row:
+                return sheet.is_item_or_ability(i)
+    return row.sub or is_item_or_ability_name(row.name)
+
+
+def generate_core(
+    rng: RandomSource, all_zero: bool = False, header: str = "New character"
+) -> tuple[Sheet, tuple[Die, ...]]:
+    """A new character's Core Descriptors: each d6 − d4 (−3..+5), dice in sheet order
+    (d6 then d4 for each descriptor, role ``die``).
+
+    ``all_zero``: the player does not roll and every Core Descriptor is +0. The rules
+    say they need not be written then; gmdesk writes Vitality alone (+0) so there is
+    room for its Current Value, as the rules advise for GM-made characters."""
+    if all_zero:
+        return new_sheet(header, [Row("Vitality", default=0)]), ()
+    dice: list[Die] = []
+    rows = []
+    for name in core_descriptors():
+        a = rng.randint(1, 6)
+        b = rng.randint(1, 4)
+        dice += [Die(a, "die", 6), Die(b, "die", 4)]
+        rows.append(Row(name, default=a - b))
+    return new_sheet(header, rows), tuple(dice)
