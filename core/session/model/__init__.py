@@ -1,0 +1,56 @@
+"""The session state: plain dataclasses, folded from the event log.
+
+Nothing here talks to storage or to dice. :mod:`core.session.events` mutates a
+``State`` while folding events; everybody else reads it.
+
+Small value objects (``Source``, ``Condition``, ``Wound``, ``Combatant``, ``Clock``,
+``Note``) are frozen: a change replaces them. A ``Character``'s lists are replaced,
+never mutated in place, by the fold — except ``wounds``, which only ever grow in
+place (``add_wound``) — so a shallow copy plus the wounds' length is a faithful
+snapshot (the undo machinery relies on it). Treat the state as read-only.
+
+Modules: ``characters`` (a character and its sources, conditions and wounds),
+``rolls`` (the roll log's entries), ``state`` (the session info, the encounter,
+clocks, notes and the State that holds them all), ``checkpoint`` (the State's
+compact JSON form for the session's checkpoint).
+"""
+
+from gmdesk.core.session.model.characters import (
+    KINDS,
+    KNOWN_CONDITIONS,
+    SIDES,
+    SOURCE_KINDS,
+    STATUSES,
+    UNCONSCIOUS_AT,
+    Character,
+    Condition,
+    Source,
+    Wound,
+)
+from gmdesk.core.session.model.checkpoint import checkpoint_json, state_from_checkpoint
+from gmdesk.core.session.model.rolls import LazyRecord, RollEntry
+from gmdesk.core.session.model.state import DEFAULT_SETTINGS, Clock, Combatant, Encounter, Info, Note, State
+
+__all__ = [
+    "SIDES",
+    "KINDS",
+    "STATUSES",
+    "SOURCE_KINDS",
+    "KNOWN_CONDITIONS",
+    "UNCONSCIOUS_AT",
+    "DEFAULT_SETTINGS",
+    "Source",
+    "Condition",
+    "Wound",
+    "Character",
+    "Combatant",
+    "Encounter",
+    "Clock",
+    "RollEntry",
+    "Note",
+    "Info",
+    "State",
+    "LazyRecord",
+    "checkpoint_json",
+    "state_from_checkpoint",
+]

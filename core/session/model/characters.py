@@ -1,0 +1,233 @@
+"""A character: its side and kind, Vitality and Possibilities, advantage and shift
+sources, conditions, wounds and descriptor sheet.
+
+Status is derived, never stored:
+
+* ``dead`` when the sticky ``dead`` flag is set (a 1d6x4 character injured again
+  while Unconscious) or when any wound it carries maps to ``dead`` in
+  ``core/data/wound-status.json`` (e.g. an organic "Fatal Wound");
+* ``unconscious`` when Vitality is at −5 or lower, or any wound maps to
+  ``unconscious`` (e.g. "Mortal Wound", FUDGE "Incapacitated" / "Near Death");
+* ``ok`` otherwise.
+
+Removing a wound (undo, buy-off, ``wound.remove``) therefore lifts the status it
+caused; the ``dead`` flag is only ever cleared by undoing the event that set it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SIDES = ("PC", "NPC")
+KINDS = ("organic", "inorganic")
+STATUSES = ("ok", "unconscious", "dead")
+SOURCE_KINDS = ("advantage", "shift")
+#: conditions gmdesk knows by name (the torg ones); any other non-empty name is a custom condition
+KNOWN_CONDITIONS = ("Up", "Stymied", "Disconnected")
+#: Vitality at or below this is Unconscious (1d6x4)
+UNCONSCIOUS_AT = -5
+
+
+@dataclass(frozen=True)
+class Source:
+    """An advantage source (value ±1/±2) or a shift source (value ≥ 1)."""
+
+    name: str
+    value: int
+    rounds: int | None = None
+    active: bool = True
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "value": self.value, "rounds": self.rounds, "active": self.active}
+
+    @classmethod
+    def from_json(cls, d: dict) -> Source:
+        return cls(d["name"], int(d["value"]), d.get("rounds"), bool(d.get("active", True)))
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A condition (Up, Stymied, Disconnected or the GM's own); ``roll_seq`` is set
+    when a roll imposed it (a torg disconnection), so that re-reading the roll
+    (a Possibility spent or cancelled) can lift it again."""
+
+    name: str
+    rounds: int | None = None
+    roll_seq: int | None = None
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "rounds": self.rounds, "roll_seq": self.roll_seq}
+
+    @classmethod
+    def from_json(cls, d: dict) -> Condition:
+        return cls(d["name"], d.get("rounds"), d.get("roll_seq"))
+
+
+@dataclass(frozen=True)
+class Wound:
+    """A descriptor a character took: the text, the roll that caused it (its seq),
+    the system, the table row, the status it imposes (or None) and the numeric
+    amount where the system has one (1d6x4 Vitality Adjustment, FUDGE damage)."""
+
+    text: str
+    roll_seq: int | None
+    system: str
+    row: int | None = None
+    status: str | None = None
+    amount: int | None = None
+    column: str = ""
+
+    def to_json(self) -> dict:
+        return {
+            "text": self.text,
+            "roll_seq": self.roll_seq,
+            "system": self.system,
+            "row": self.row,
+            "status": self.status,
+            "amount": self.amount,
+            "column": self.column,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict) -> Wound:
+        return cls(
+            d["text"],
+            d.get("roll_seq"),
+            d.get("system", ""),
+            d.get("row"),
+            d.get("status"),
+            d.get("amount"),
+            d.get("column", ""),
+        )
+
+
+@dataclass
+class Character:
+    id: str
+    name: str
+    side: str = "PC"
+    kind: str = "organic"
+    reality_rated: bool = False
+    vitality_default: int = 0
+    vitality_current: int = 0
+    possibilities: int = 0
+    advantage: list[Source] = field(default_factory=list)
+    shifts: list[Source] = field(default_factory=list)
+    conditions: list[Condition] = field(default_factory=list)
+    wounds: list[Wound] = field(default_factory=list)
+    sheet: Any = None  # core.sheet.Sheet, or None when the character has no sheet
+    notes: str = ""
+    dead: bool = False  # sticky: set by an injury taken while Unconscious (1d6x4)
+
+    @property
+    def status(self) -> str:
+        dead, out = self._wound_statuses()
+        if self.dead or dead:
+            return "dead"
+        if self.vitality_current <= UNCONSCIOUS_AT or out:
+            return "unconscious"
+        return "ok"
+
+    def _wound_statuses(self) -> tuple[bool, bool]:
+        """(any wound kills, any wound knocks out), cached per wounds list: the fold
+        replaces the list on every change, so a character with thousands of wounds
+        does not rescan them for every look at its status."""
+        wounds = self.wounds
+        cache = self.__dict__.get("_status_cache")
+        if cache is not None and cache[0] is wounds and cache[1] == len(wounds):
+            return cache[2]
+        flags = (any(w.status == "dead" for w in wounds), any(w.status == "unconscious" for w in wounds))
+        self.__dict__["_status_cache"] = (wounds, len(wounds), flags)
+        return flags
+
+    @property
+    def can_act(self) -> bool:
+        """Takes turns and rolls for actions: not Unconscious, not Dead (RULES "Who can act")."""
+        return self.status == "ok"
+
+    def has_condition(self, name: str) -> bool:
+        return any(c.name.casefold() == name.casefold() for c in self.conditions)
+
+    def sources(self, kind: str) -> list[Source]:
+        return self.advantage if kind == "advantage" else self.shifts
+
+    def snapshot(self) -> Character:
+        """A shallow copy for the undo record. The fold never changes a list or a sheet
+        in place (it assigns a new one), so they are shared, except that wounds grow
+        in place: the undo record keeps their length and cuts them back."""
+        c = Character.__new__(Character)
+        c.__dict__.update(self.__dict__)
+        c.__dict__.pop("_status_cache", None)
+        return c
+
+    def add_wound(self, wound: Wound) -> None:
+        """Pile a wound up. The list grows in place (O(1), and an undo record only keeps
+        its old length); every other change to a list replaces it."""
+        dead, out = self._wound_statuses()
+        self.wounds.append(wound)
+        self.__dict__["_status_cache"] = (
+            self.wounds,
+            len(self.wounds),
+            (dead or wound.status == "dead", out or wound.status == "unconscious"),
+        )
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "side": self.side,
+            "kind": self.kind,
+            "reality_rated": self.reality_rated,
+            "vitality_default": self.vitality_default,
+            "vitality_current": self.vitality_current,
+            "status": self.status,
+            "possibilities": self.possibilities,
+            "advantage": [s.to_json() for s in self.advantage],
+            "shifts": [s.to_json() for s in self.shifts],
+            "conditions": [c.to_json() for c in self.conditions],
+            "wounds": [w.to_json() for w in self.wounds],
+            "sheet": sheet_text(self.sheet),
+            "notes": self.notes,
+            "dead": self.dead,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict) -> Character:
+        return cls(
+            id=d["id"],
+            name=d["name"],
+            side=d.get("side", "PC"),
+            kind=d.get("kind", "organic"),
+            reality_rated=bool(d.get("reality_rated", False)),
+            vitality_default=int(d.get("vitality_default", 0)),
+            vitality_current=int(d.get("vitality_current", 0)),
+            possibilities=int(d.get("possibilities", 0)),
+            advantage=[Source.from_json(x) for x in d.get("advantage", ())],
+            shifts=[Source.from_json(x) for x in d.get("shifts", ())],
+            conditions=[Condition.from_json(x) for x in d.get("conditions", ())],
+            wounds=[Wound.from_json(x) for x in d.get("wounds", ())],
+            sheet=parse_sheet_text(d.get("sheet")),
+            notes=d.get("notes", ""),
+            dead=bool(d.get("dead", False)),
+        )
+
+
+# --------------------------------------------------------------------------- sheets
+# The sheet module is imported lazily: the model must load even while it is absent.
+
+
+def sheet_text(sheet: Any) -> str | None:
+    if sheet is None:
+        return None
+    from gmdesk.core.sheet import write_sheet
+
+    return write_sheet(sheet)
+
+
+def parse_sheet_text(text: str | None) -> Any:
+    if text is None:
+        return None
+    from gmdesk.core.sheet import parse_sheet
+
+    return parse_sheet(text)

@@ -1,0 +1,163 @@
+"""A compact, plain-JSON form of a State for the session's checkpoint (a cache of
+the fold, see core.session.session). Rows instead of objects keep it small and
+quick to read; a roll's record is written as a reference to where the log holds
+it (not copied) unless a Possibility re-read it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gmdesk.core.session.model.characters import Character, Condition, Source, Wound, parse_sheet_text, sheet_text
+from gmdesk.core.session.model.rolls import LazyRecord, RollEntry
+from gmdesk.core.session.model.state import Clock, Combatant, Encounter, Info, Note, State
+
+_ROLL_KINDS_BY_EVENT = {"roll": "roll", "heal": "heal", "initiative": "initiative.set"}
+
+
+def _roll_rows(rolls: list[RollEntry]) -> list[list]:
+    rows = []
+    prev_seq, prev_kind, j = None, None, 0
+    for e in rolls:
+        d = e.__dict__
+        seq, kind = d["seq"], d["kind"]
+        j = j + 1 if (seq, kind) == (prev_seq, prev_kind) else 0
+        prev_seq, prev_kind = seq, kind
+        rec = d["record"]
+        if kind in _ROLL_KINDS_BY_EVENT and not d["spends"] and not d["cancels"]:
+            ref: Any = j if kind == "initiative" else 0  # the record the event itself carries
+        elif type(rec) is LazyRecord and type(rec.ref) is dict:
+            ref = rec.ref
+        else:
+            ref = e.record.to_json()
+        rows.append(
+            [
+                seq,
+                kind,
+                d["actor"],
+                d["target"],
+                d["round"],
+                d["turn"],
+                d["changes"],
+                d["combat"],
+                d["spends"],
+                d["cancels"],
+                d["actor_name"],
+                d["target_name"],
+                ref,
+                d.get("clock", ""),
+            ]
+        )
+    return rows
+
+
+def checkpoint_json(state: State) -> dict:
+    """``state`` in the checkpoint's compact JSON form (see :func:`state_from_checkpoint`)."""
+    chars = []
+    for c in state.characters.values():
+        chars.append(
+            [
+                c.id,
+                c.name,
+                c.side,
+                c.kind,
+                c.reality_rated,
+                c.vitality_default,
+                c.vitality_current,
+                c.possibilities,
+                [[s.name, s.value, s.rounds, s.active] for s in c.advantage],
+                [[s.name, s.value, s.rounds, s.active] for s in c.shifts],
+                [[x.name, x.rounds, x.roll_seq] for x in c.conditions],
+                [[w.text, w.roll_seq, w.system, w.row, w.status, w.amount, w.column] for w in c.wounds],
+                sheet_text(c.sheet),
+                c.notes,
+                c.dead,
+            ]
+        )
+    enc = state.encounter
+    return {
+        "info": state.info.to_json(),
+        "characters": chars,
+        "encounter": [[[x.char_id, x.initiative] for x in enc.order], enc.round, enc.turn],
+        "clocks": [[k.name, k.segments, k.halves] for k in state.clocks.values()],
+        "notes": [[n.seq, n.text, n.round, n.turn, n.time] for n in state.notes],
+        "next_id": state.next_id,
+        "rolls": _roll_rows(state.rolls),
+    }
+
+
+def _frozen(cls: type, **values: Any) -> Any:
+    obj = object.__new__(cls)
+    obj.__dict__.update(values)
+    return obj
+
+
+def state_from_checkpoint(d: dict, load_record) -> State:
+    """The State that :func:`checkpoint_json` wrote. ``load_record(seq, kind, j)`` gives
+    the record a roll entry refers to (called on the entry's first ``.record``).
+    Raises KeyError / TypeError / ValueError / IndexError on a malformed form."""
+    info = d["info"]
+    st = State(
+        info=Info(
+            str(info["name"]),
+            str(info["system"]),
+            dict(info["settings"]),
+            str(info["created"]),
+            str(info["last_played"]),
+        )
+    )
+    new = object.__new__
+    for cid, name, side, kind, rr, vd, vc, poss, adv, shifts, conds, wounds, sheet, notes, dead in d["characters"]:
+        c = new(Character)
+        c.__dict__.update(
+            id=cid,
+            name=name,
+            side=side,
+            kind=kind,
+            reality_rated=rr,
+            vitality_default=vd,
+            vitality_current=vc,
+            possibilities=poss,
+            advantage=[_frozen(Source, name=n, value=v, rounds=r, active=a) for n, v, r, a in adv],
+            shifts=[_frozen(Source, name=n, value=v, rounds=r, active=a) for n, v, r, a in shifts],
+            conditions=[_frozen(Condition, name=n, rounds=r, roll_seq=q) for n, r, q in conds],
+            wounds=[
+                _frozen(Wound, text=t, roll_seq=q, system=sy, row=ro, status=stt, amount=am, column=co)
+                for t, q, sy, ro, stt, am, co in wounds
+            ],
+            sheet=parse_sheet_text(sheet),
+            notes=notes,
+            dead=dead,
+        )
+        st.characters[cid] = c
+    order, rnd, turn = d["encounter"]
+    st.encounter = Encounter([Combatant(cid, ini) for cid, ini in order], rnd, turn)
+    st.clocks = {name: Clock(name, seg, halves) for name, seg, halves in d["clocks"]}
+    st.notes = [_frozen(Note, seq=q, text=t, round=r, turn=tu, time=ti) for q, t, r, tu, ti in d["notes"]]
+    st.next_id = int(d["next_id"])
+    rolls = []
+    append = rolls.append
+    lazy = LazyRecord
+    entry = RollEntry
+    for seq, kind, actor, target, rnd, turn, changes, combat, spends, cancels, an, tn, ref, clock in d["rolls"]:
+        if type(ref) is not dict and (type(ref) is not int or kind not in _ROLL_KINDS_BY_EVENT):
+            raise ValueError(f"roll #{seq}: bad record reference {ref!r}")
+        append(
+            entry(
+                seq,
+                lazy(load_record, seq, kind, ref),
+                actor,
+                target,
+                rnd,
+                turn,
+                changes,
+                kind,
+                combat,
+                spends,
+                cancels,
+                an,
+                tn,
+                clock,
+            )
+        )
+    st.rolls = rolls
+    return st

@@ -1,0 +1,99 @@
+"""The roll log's entries: who rolled what, at whom, when, and what it changed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gmdesk.core.dice import RollRecord
+
+
+@dataclass
+class RollEntry:
+    """One roll in the log, with who rolled it, at whom, when, and what it changed.
+
+    ``kind`` is ``roll`` (a ``roll`` event), ``initiative`` (one entry of an
+    ``initiative.set``) or ``heal`` (a Healing Ability roll). ``spends`` lists who
+    spent a Possibility on it (one id per Possibility die, None for an untracked
+    roller), ``cancels`` who cancelled one. ``clock``: the clock its progress (4d6)
+    went to, by the roll itself or by a later tick that took it ("" while nobody did).
+    """
+
+    seq: int
+    record: RollRecord
+    actor: str | None = None
+    target: str | None = None
+    round: int = 0
+    turn: int = 0
+    changes: list[str] = field(default_factory=list)
+    kind: str = "roll"
+    combat: bool = False
+    spends: list[str | None] = field(default_factory=list)
+    cancels: list[str] = field(default_factory=list)
+    actor_name: str = ""  # names as they were when rolled (the character may be renamed or removed)
+    target_name: str = ""
+    clock: str = ""
+
+    def snapshot(self) -> RollEntry:
+        e = RollEntry.__new__(RollEntry)
+        e.__dict__.update(self.__dict__)  # a record not read yet stays unread (see LazyRecord)
+        e.changes, e.spends, e.cancels = list(self.changes), list(self.spends), list(self.cancels)
+        return e
+
+    def to_json(self) -> dict:
+        return {
+            "seq": self.seq,
+            "record": self.record.to_json(),
+            "actor": self.actor,
+            "target": self.target,
+            "round": self.round,
+            "turn": self.turn,
+            "changes": list(self.changes),
+            "kind": self.kind,
+            "combat": self.combat,
+            "spends": list(self.spends),
+            "cancels": list(self.cancels),
+            "actor_name": self.actor_name,
+            "target_name": self.target_name,
+            "clock": self.clock,
+        }
+
+
+class LazyRecord:
+    """Stands in for a roll entry's record until someone reads ``entry.record``.
+
+    A session opened from its checkpoint knows each roll by where its record is
+    written in the log (the event's ``record``, or the j-th recorded entry of an
+    ``initiative.set``), or by the record's JSON; ``load()`` parses it then, once.
+    Reading ``entry.record`` always gives the RollRecord (never this object)."""
+
+    __slots__ = ("load_fn", "seq", "kind", "ref")
+
+    def __init__(self, load_fn, seq: int, kind: str, ref: Any):
+        self.load_fn = load_fn
+        self.seq = seq
+        self.kind = kind
+        self.ref = ref  # int: the j-th record of event seq; dict: the record's JSON
+
+    def load(self) -> RollRecord:
+        if type(self.ref) is dict:
+            return RollRecord.from_trusted_json(self.ref)
+        return self.load_fn(self.seq, self.kind, self.ref)
+
+
+def _entry_record(self: RollEntry) -> RollRecord:
+    r = self.__dict__["record"]
+    if type(r) is LazyRecord:
+        r = r.load()
+        self.__dict__["record"] = r
+    return r
+
+
+def _set_entry_record(self: RollEntry, value: RollRecord) -> None:
+    self.__dict__["record"] = value
+
+
+# ``record`` reads through a property so that an entry restored from a checkpoint
+# parses its record on first use (the dataclass field, __init__, ==, repr and
+# replace() are unchanged: they all go through the attribute).
+RollEntry.record = property(_entry_record, _set_entry_record, doc="The roll's RollRecord.")  # type: ignore

@@ -1,0 +1,291 @@
+"""Everything the session knows: its info and settings, the encounter, clocks,
+notes, the characters and the roll log, and the look-ups the UI asks of them."""
+
+from __future__ import annotations
+
+import copy
+import re
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import Any
+
+from gmdesk.core.dice import RollRecord
+from gmdesk.core.session.model.characters import Character
+from gmdesk.core.session.model.rolls import RollEntry
+
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "skill_threshold": 9,  # 4d2: unshifted Number that gives a skill chance
+    "ord_positive_reroll": True,  # torg-2d10: ords reroll a maxed positive die
+    "tie_rule": "defender",  # 1d6x4 two-way Test: who prevails on a tie
+    "fudge_method": "2d3",  # fudge: the dice method initiative (and the roll dialog) use
+    "tables": {},  # role -> built-in table name or path of a GM's table file
+}
+
+
+_NUMBERED = re.compile(r"^(.*\S)\s+(\d{1,6})$")
+
+
+@dataclass(frozen=True)
+class Combatant:
+    char_id: str
+    initiative: int = 0
+
+    def to_json(self) -> dict:
+        return {"char_id": self.char_id, "initiative": self.initiative}
+
+
+@dataclass
+class Encounter:
+    """Combatants in turn order; ``round`` 0 means the encounter has not started;
+    ``turn`` is the index in ``order`` of whoever is acting."""
+
+    order: list[Combatant] = field(default_factory=list)
+    round: int = 0
+    turn: int = 0
+
+    @property
+    def current(self) -> Combatant | None:
+        if self.round > 0 and 0 <= self.turn < len(self.order):
+            return self.order[self.turn]
+        return None
+
+    def index_of(self, char_id: str) -> int | None:
+        for i, c in enumerate(self.order):
+            if c.char_id == char_id:
+                return i
+        return None
+
+    def snapshot(self) -> Encounter:
+        return Encounter(list(self.order), self.round, self.turn)
+
+    def to_json(self) -> dict:
+        return {"order": [c.to_json() for c in self.order], "round": self.round, "turn": self.turn}
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A named clock of ``segments`` segments, filled in half segments (0..2×segments)."""
+
+    name: str
+    segments: int
+    halves: int = 0
+
+    @property
+    def filled(self) -> float:
+        return self.halves / 2
+
+    @property
+    def full(self) -> bool:
+        return self.halves >= 2 * self.segments
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "segments": self.segments, "halves": self.halves}
+
+
+@dataclass(frozen=True)
+class Note:
+    seq: int
+    text: str
+    round: int = 0
+    turn: int = 0
+    time: str = ""
+
+    def to_json(self) -> dict:
+        return {"seq": self.seq, "text": self.text, "round": self.round, "turn": self.turn, "time": self.time}
+
+
+@dataclass
+class Info:
+    name: str = ""
+    system: str = "4d2"
+    settings: dict[str, Any] = field(default_factory=lambda: copy.deepcopy(DEFAULT_SETTINGS))
+    created: str = ""
+    last_played: str = ""
+
+    def snapshot(self) -> Info:
+        return Info(self.name, self.system, copy.deepcopy(self.settings), self.created, self.last_played)
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name,
+            "system": self.system,
+            "settings": copy.deepcopy(self.settings),
+            "created": self.created,
+            "last_played": self.last_played,
+        }
+
+
+@dataclass
+class State:
+    """Everything the session knows, as a fold of its log."""
+
+    info: Info = field(default_factory=Info)
+    characters: dict[str, Character] = field(default_factory=dict)
+    encounter: Encounter = field(default_factory=Encounter)
+    clocks: dict[str, Clock] = field(default_factory=dict)
+    rolls: list[RollEntry] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    next_id: int = 1
+
+    @classmethod
+    def from_header(cls, header: dict) -> State:
+        settings = copy.deepcopy(DEFAULT_SETTINGS)
+        settings.update(copy.deepcopy(header.get("settings") or {}))
+        return cls(
+            info=Info(
+                name=str(header.get("name", "")),
+                system=str(header.get("system", "4d2")),
+                settings=settings,
+                created=str(header.get("created", "")),
+                last_played=str(header.get("last_played", header.get("created", ""))),
+            )
+        )
+
+    # ---- look-ups the UI wants
+
+    def character(self, id_or_name: str) -> Character | None:
+        """By id, else by name (case-insensitive, first match)."""
+        if id_or_name in self.characters:
+            return self.characters[id_or_name]
+        key = id_or_name.casefold()
+        for c in self.characters.values():
+            if c.name.casefold() == key:
+                return c
+        return None
+
+    def name_clash(self, name: str, exclude: str | None = None) -> Character | None:
+        """The character (other than ``exclude``) already called ``name`` (case-insensitive,
+        spaces trimmed), or None. Two characters never share a name, so that every
+        list and dropdown of characters is unambiguous."""
+        key = name.strip().casefold()
+        for c in self.characters.values():
+            if c.id != exclude and c.name.strip().casefold() == key:
+                return c
+        return None
+
+    def free_name(self, name: str, exclude: str | None = None) -> str:
+        """A numbered name nobody has yet: "Gospog" → "Gospog 2" (→ "Gospog 3"…);
+        "Gospog 2" → "Gospog 3"."""
+        base = name.strip()
+        n = 1
+        m = _NUMBERED.match(base)
+        if m:
+            base, n = m.group(1), int(m.group(2))
+        while True:
+            n += 1
+            candidate = f"{base} {n}"
+            if self.name_clash(candidate, exclude) is None:
+                return candidate
+
+    def name_refusal(self, name: str, exclude: str | None = None) -> str | None:
+        """Why ``name`` cannot be used (naming the clash and a free numbered name), or None."""
+        other = self.name_clash(name, exclude)
+        if other is None:
+            return None
+        return f"{other.name!r} is already a character here; try {self.free_name(name, exclude)!r}"
+
+    def last_target(self, actor: str) -> str | None:
+        """Whom ``actor`` last rolled at (newest roll first), if that character is still here."""
+        for e in reversed(self.rolls):
+            if e.actor == actor and e.kind == "roll" and e.target is not None:
+                return e.target if e.target in self.characters else None
+        return None
+
+    def default_target(self, actor: str | None) -> str | None:
+        """The target an attack by ``actor`` starts with: its last target if that one is
+        not Dead (and is not the roller), else the next standing foe — the next combatant
+        after the roller in initiative order (wrapping round) on the other side who is
+        neither Unconscious nor Dead — else any standing character of the other side.
+        Never the roller itself; None when nobody fits."""
+        me = self.characters.get(actor) if actor is not None else None
+        last = self.last_target(actor) if actor is not None else None
+        if last is not None and last != actor and self.characters[last].status != "dead":
+            return last
+
+        def foe(c: Character) -> bool:
+            return c.id != actor and c.can_act and (me is None or c.side != me.side)
+
+        order = [x.char_id for x in self.encounter.order if x.char_id in self.characters]
+        i = order.index(actor) if actor in order else -1
+        for cid in order[i + 1 :] + order[: i + 1]:
+            if foe(self.characters[cid]):
+                return cid
+        for c in self.characters.values():
+            if foe(c):
+                return c.id
+        return None
+
+    def roll_entry(self, seq: int, kind: str = "roll") -> RollEntry | None:
+        i = self.roll_index(seq, kind)
+        return None if i is None else self.rolls[i]
+
+    def roll_index(self, seq: int, kind: str = "roll") -> int | None:
+        """Index in ``rolls`` of the entry of that kind made by event ``seq`` (binary search:
+        entries are in seq order)."""
+        lo = bisect_left(self.rolls, seq, key=attrgetter("seq"))
+        while lo < len(self.rolls) and self.rolls[lo].seq == seq:
+            if self.rolls[lo].kind == kind:
+                return lo
+            lo += 1
+        return None
+
+    def combatants(self) -> list[Character]:
+        return [self.characters[c.char_id] for c in self.encounter.order if c.char_id in self.characters]
+
+    def to_json(self) -> dict:
+        """Plain JSON of the whole state (export, tests: replay == live, lossless reload)."""
+        return {
+            "info": self.info.to_json(),
+            "characters": [c.to_json() for c in self.characters.values()],
+            "encounter": self.encounter.to_json(),
+            "clocks": [c.to_json() for c in self.clocks.values()],
+            "rolls": [r.to_json() for r in self.rolls],
+            "notes": [n.to_json() for n in self.notes],
+            "next_id": self.next_id,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict) -> State:
+        info = d.get("info", {})
+        st = cls(
+            info=Info(
+                info.get("name", ""),
+                info.get("system", "4d2"),
+                copy.deepcopy(info.get("settings", {})),
+                info.get("created", ""),
+                info.get("last_played", ""),
+            ),
+            characters={c["id"]: Character.from_json(c) for c in d.get("characters", ())},
+            encounter=Encounter(
+                [Combatant(c["char_id"], int(c["initiative"])) for c in d["encounter"]["order"]],
+                int(d["encounter"]["round"]),
+                int(d["encounter"]["turn"]),
+            ),
+            clocks={c["name"]: Clock(c["name"], int(c["segments"]), int(c["halves"])) for c in d.get("clocks", ())},
+            rolls=[
+                RollEntry(
+                    r["seq"],
+                    RollRecord.from_json(r["record"]),
+                    r.get("actor"),
+                    r.get("target"),
+                    r.get("round", 0),
+                    r.get("turn", 0),
+                    list(r.get("changes", ())),
+                    r.get("kind", "roll"),
+                    bool(r.get("combat", False)),
+                    list(r.get("spends", ())),
+                    list(r.get("cancels", ())),
+                    r.get("actor_name", ""),
+                    r.get("target_name", ""),
+                    r.get("clock", ""),
+                )
+                for r in d.get("rolls", ())
+            ],
+            notes=[
+                Note(n["seq"], n["text"], n.get("round", 0), n.get("turn", 0), n.get("time", ""))
+                for n in d.get("notes", ())
+            ],
+            next_id=int(d.get("next_id", 1)),
+        )
+        return st
