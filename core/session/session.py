@@ -21,14 +21,16 @@ from __future__ import annotations
 import copy
 import datetime as _dt
 import json
-import random
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from bisect import bisect_left
+from collections.abc import Mapping, Sequence
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.errors import GmdeskError
+from gmdesk.core.session.eventlist import PROMOTE_AT, EventList, event_loader, record_loader, replayer, stored_event
 from gmdesk.core.session.events import (
     CHECKPOINT_VERSION,
     Event,
@@ -39,10 +41,10 @@ from gmdesk.core.session.events import (
     fold_from_checkpoint,
     no_gc,
     replay,
-    roll_refusal,
     session_tables,
 )
 from gmdesk.core.session.model import DEFAULT_SETTINGS, State
+from gmdesk.core.session.moves import SessionMoves, params_refusal
 
 #: the header's ``format`` value: marks a file as a gmdesk session
 FORMAT = "gmdesk-session"
@@ -115,103 +117,14 @@ def _jsonable(doc: Mapping[str, Any], etype: Any) -> dict:
         raise EventError(f"the event is not plain data ({e})", etype if isinstance(etype, str) else None) from None
 
 
-# The session's lazy parts read the log through these (closures over the log only:
-# no reference back to the Session, so nothing keeps a closed session alive).
-
-
-def _event_loader(log: Any) -> Callable[[int], Event]:
-    return lambda seq: Event.from_doc(seq, log.event(seq, copy=False))
-
-
-def _stored_event(log: Any) -> Callable[[int], Mapping[str, Any]]:
-    return lambda seq: log.event(seq, copy=False)
-
-
-def _record_loader(log: Any) -> Callable[[int, str, Any], RollRecord]:
-    def load(seq: int, kind: str, j: Any) -> RollRecord:
-        """The record a roll entry restored from a checkpoint refers to: the event's
-        ``record`` (a roll, a heal, an ``encounter.add`` with its initiative roll), or
-        the j-th recorded entry of an ``initiative.set``."""
-        doc = log.event(seq, copy=False)
-        if kind == "initiative" and "entries" in doc:
-            data = [e["record"] for e in doc["entries"] if e.get("record") is not None][j]
-        else:
-            data = doc["record"]
-        return RollRecord.from_trusted_json(data)
-
-    return load
-
-
-def _replayer(log: Any) -> Callable[[int], Fold]:
-    def rebuild(last_seq: int) -> Fold:
-        """The fold of the log's events 1..last_seq from scratch."""
-        with no_gc(promote=last_seq >= PROMOTE_AT):
-            return replay(dict(log.header), log.events(copy=False)[:last_seq], [])
-
-    return rebuild
-
-
-#: from this many events on, opening moves what it built to the GC's oldest
-#: generation (see events.no_gc): worth it for a long session, pointless for a short one
-PROMOTE_AT = 20_000
-
-
-class EventList(Sequence):
-    """``Session.events``: the log's events, oldest first (``events[i].seq == i + 1``).
-
-    A sequence like a list (len, index, slices, iteration, ``==`` with a list); each
-    :class:`Event` is made from the log when first looked at and kept, so opening a
-    long session does not build tens of thousands of them up front."""
-
-    __slots__ = ("_items", "_load")
-
-    def __init__(self, load: Callable[[int], Event], count: int = 0):
-        self._items: list[Event | None] = [None] * count
-        self._load = load
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self._items)))]
-        items = self._items
-        e = items[index]
-        if e is None:
-            i = index if index >= 0 else index + len(items)
-            e = items[i] = self._load(i + 1)
-        return e
-
-    def __iter__(self):
-        for i in range(len(self._items)):
-            yield self[i]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, (EventList, list, tuple)):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=False))
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"EventList({len(self._items)} events)"
-
-    def append(self, event: Event) -> None:
-        self._items.append(event)
-
-    def grow(self, count: int) -> None:
-        """The log now holds ``count`` events: the new ones are made when first looked at."""
-        if count > len(self._items):
-            self._items.extend([None] * (count - len(self._items)))
-
-
-class Session:
+class Session(SessionMoves):
     """One open session. Use :meth:`open` (or :meth:`create`); see docs/DESIGN.md.
 
     Opening replays the log, or — when the save has a checkpoint that fits it (see
     :meth:`_fold_from_checkpoint`) — loads the state the log folded to when it was
     last closed and replays only what came after; the result is the same state,
-    with the same undo and redo."""
+    with the same undo and redo. The moves that roll dice first (``roll``,
+    ``heal``, initiative, Possibilities) are :class:`~core.session.moves.SessionMoves`."""
 
     #: write a checkpoint when the writer closes (and when the store compacts)
     CHECKPOINTS = True
@@ -236,12 +149,12 @@ class Session:
         count = log.count
         with no_gc(promote=count >= PROMOTE_AT):
             header = dict(log.header)
-            self._events = EventList(_event_loader(log), count)
+            self._events = EventList(event_loader(log), count)
             fold = self._fold_from_checkpoint(header, count) if self.CHECKPOINTS else None
             if fold is None:
                 self._skipped = []
                 fold = replay(header, log.events(copy=False), self._skipped)
-        fold.rebuild = _replayer(log)
+        fold.rebuild = replayer(log)
         self._fold: Fold = fold
         self.warnings.extend(self._skipped)
         self._log_seq = count
@@ -276,11 +189,11 @@ class Session:
             data = json.loads(body)
             if data.get("seq") != seq:
                 return None
-            fold = fold_from_checkpoint(data, _stored_event(log), _record_loader(log), header)
+            fold = fold_from_checkpoint(data, stored_event(log), record_loader(log), header)
             skipped = [str(w) for w in data.get("skipped", ())]
         except Exception:  # noqa: BLE001 - a cache that does not fit is not an error: replay instead
             return None
-        fold.rebuild = _replayer(log)  # an undo in the tail may reach past the kept inverses
+        fold.rebuild = replayer(log)  # an undo in the tail may reach past the kept inverses
         for n in range(seq + 1, count + 1):  # what was saved after the checkpoint
             doc = log.event(n, copy=False)
             try:
@@ -385,13 +298,7 @@ class Session:
     def _event(self, seq: int) -> Event | None:
         if type(seq) is int and 0 < seq <= len(self._events) and self._events[seq - 1].seq == seq:
             return self._events[seq - 1]  # the log is numbered 1..n without gaps
-        lo, hi = 0, len(self._events)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self._events[mid].seq < seq:
-                lo = mid + 1
-            else:
-                hi = mid
+        lo = bisect_left(self._events, seq, key=attrgetter("seq"))
         return self._events[lo] if lo < len(self._events) and self._events[lo].seq == seq else None
 
     def event(self, seq: int) -> Event | None:
@@ -481,115 +388,6 @@ class Session:
         self._log_seq = seq
         self._events.grow(seq)
 
-    def roll(
-        self,
-        system: str,
-        params: Any,
-        actor: str | None = None,
-        target: str | None = None,
-        combat: bool = False,
-        rng: Any = None,
-        fill: bool = True,
-        clock: str | None = None,
-        given: Any = None,
-        tables: Any = None,
-    ) -> Event:
-        """Roll ``system`` with the session's tables and log it (a ``roll`` event).
-
-        ``params`` is the system's Params (or its JSON). ``rng`` defaults to a fresh
-        ``random.Random()``. Possibilities spent at roll time (torg ``possibilities``)
-        cost the roller; refused before any die is rolled if it lacks them. ``clock``
-        (4d6): the clock the roll's progress goes to (refused before rolling if the
-        session has no such clock). ``given``: the parameter names the caller set
-        explicitly (they win over what the session fills in; None: those that differ
-        from the default). ``tables``: other tables than the session's (``gmdesk roll
-        --table``)."""
-        from gmdesk.core.systems import get_system
-
-        if self.readonly:
-            raise EventError("this session is open read-only", "roll")
-        module = get_system(system)
-        if isinstance(params, Mapping):
-            data = dict(params)
-            if combat:  # before validation: some combat-only options need it (1d6x4 --mutual)
-                data.setdefault("combat", True)
-            params = module.params_from_json(data)
-        st = self.state
-        a = st.characters.get(actor) if actor is not None else None
-        t = st.characters.get(target) if target is not None else None
-        if actor is not None and a is None:
-            raise EventError(f"actor: no character {actor!r} in this session", "roll")
-        if target is not None and t is None:
-            raise EventError(f"target: no character {target!r} in this session", "roll")
-        self.check_roll(a, t)
-        if fill:
-            params = self.fill_params(module, params, a, t, combat, given)
-        # fill=False: the caller already settled every parameter
-        refused = params_refusal(module.ID, params, a)
-        if refused is not None:
-            raise refused
-        if clock:
-            if module.ID != "4d6":
-                raise EventError(f"clock: only a 4d6 roll moves a clock (this is a {module.ID} roll)", "roll")
-            if not any(k.casefold() == clock.strip().casefold() for k in st.clocks):
-                raise EventError(f"clock: no clock named {clock!r}", "roll")
-        record = module.roll(
-            params, rng if rng is not None else random.Random(), tables if tables is not None else self.tables()
-        )
-        return self.log_roll(record, actor, target, bool(combat or getattr(params, "combat", False)), clock=clock)
-
-    def log_roll(
-        self,
-        record: RollRecord,
-        actor: str | None = None,
-        target: str | None = None,
-        combat: bool = False,
-        clock: str | None = None,
-    ) -> Event:
-        """Log a rolled record (one ``roll`` event) with what it does besides: a 1d6x4
-        Test that names Abilities or Uses on the roller's (or the defender's) sheet spends
-        their uses with it (see ``core.systems.one_d6_x4.test_uses``); ``clock``: the 4d6
-        clock its progress goes to."""
-        doc: dict[str, Any] = {
-            "type": "roll",
-            "record": record.to_json(),
-            "actor": actor,
-            "target": target,
-            "combat": bool(combat),
-        }
-        if clock:
-            doc["clock"] = clock
-        if record.system == "1d6x4":
-            from gmdesk.core.systems.one_d6_x4 import test_uses
-
-            chars = self.state.characters
-            a = chars.get(actor) if actor is not None else None
-            t = chars.get(target) if target is not None else None
-            spent = test_uses(record, a.sheet if a is not None else None, t.sheet if t is not None else None)
-            if spent:
-                doc["uses"] = [
-                    {"id": actor if side == "actor" else target, "descriptor": path, "amount": 1}
-                    for side, path in spent
-                ]
-        return self.apply(doc)
-
-    def check_roll(self, actor: Any = None, target: Any = None) -> None:
-        """Refuse, before any die is rolled, a roll the session would refuse to log: an
-        Unconscious or Dead roller, a Dead target (EventError naming the status)."""
-        refusal = roll_refusal(actor, target)
-        if refusal is not None:
-            raise EventError(refusal, "roll")
-
-    def fill_params(
-        self, module: Any, params: Any, actor=None, target=None, combat: bool = False, given: Any = None
-    ) -> Any:
-        """The parameters with what the session knows filled in: the roller's active
-        sources, conditions and the session's settings (see :mod:`core.session.params`;
-        ``given`` names the parameters the caller set, which are kept)."""
-        from gmdesk.core.session.params import fill_params
-
-        return fill_params(self.state.info.settings, module, params, actor, target, combat, given)
-
     def undo(self) -> Event | None:
         """Revert the latest undoable event (with every change it made); None if nothing to undo."""
         with self._mutex:
@@ -602,126 +400,6 @@ class Session:
             if not self.can_redo:
                 return None
             return self._apply({"type": "redo", "target": self._fold.undone[-1]})
-
-    # ---- conveniences over apply (each rolls what it needs, then appends one event)
-
-    def spend_possibility(self, char_id: str, roll_seq: int, rng: Any = None) -> Event:
-        """``char_id`` spends a Possibility on torg roll ``roll_seq``: a positive progressive d10."""
-        entry = self.state.roll_entry(roll_seq)
-        if entry is None:
-            raise EventError(f"roll: no roll #{roll_seq} in the log (or it was undone)", "possibility.spend")
-        if entry.record.system != "torg-2d10":
-            raise EventError(
-                f"roll #{roll_seq} is a {entry.record.system} roll; Possibilities are for torg-2d10",
-                "possibility.spend",
-            )
-        c = self.state.characters.get(char_id)
-        if c is None:
-            raise EventError(f"id: no character {char_id!r} in this session", "possibility.spend")
-        if not c.reality_rated or c.possibilities < 1:
-            raise EventError(
-                f"{c.name} has no Possibility to spend"
-                if c.reality_rated
-                else f"{c.name} is not reality-rated and has no Possibilities",
-                "possibility.spend",
-            )
-        from gmdesk.core.systems.torg_2d10 import spend_possibility
-
-        record = spend_possibility(entry.record, rng if rng is not None else random.Random(), self.tables())
-        return self.apply({"type": "possibility.spend", "id": char_id, "roll": roll_seq, "record": record.to_json()})
-
-    def cancel_possibility(self, char_id: str, roll_seq: int) -> Event:
-        """``char_id`` cancels the latest Possibility spent on roll ``roll_seq``."""
-        return self.apply({"type": "possibility.cancel", "id": char_id, "roll": roll_seq})
-
-    def heal(self, healer: str, target: str, rng: Any = None) -> Event:
-        """1d6x4 Healing Ability: d6 back onto ``target``'s Vitality (capped at its Default)."""
-        st = self.state
-        t = st.characters.get(target)
-        if t is None:
-            raise EventError(f"target: no character {target!r} in this session", "heal")
-        if healer not in st.characters:
-            raise EventError(f"healer: no character {healer!r} in this session", "heal")
-        if t.status == "dead":
-            raise EventError(f"{t.name} is dead; the Dead stay dead", "heal")
-        from gmdesk.core.systems.one_d6_x4 import heal
-
-        record, new = heal(rng if rng is not None else random.Random(), t.vitality_current, t.vitality_default)
-        return self.apply(
-            {"type": "heal", "healer": healer, "target": target, "record": record.to_json(), "vitality": new}
-        )
-
-    def initiative_modifier(self, char_id: str, system: str | None = None) -> int:
-        """The character's own initiative modifier where gmdesk knows it: 4d2 its own
-        active shift total (0..3), 1d6x4 its Reflex Current Value; else 0."""
-        c = self.state.characters[char_id]
-        system = system or self.state.info.system
-        if system == "4d2":
-            from gmdesk.core.systems.four_d_two import own_shift
-
-            return own_shift([s.value for s in c.shifts if s.active])
-        if system == "1d6x4" and c.sheet is not None:
-            value = getattr(c.sheet, "value", None)
-            if value is not None:
-                try:
-                    return int(value("Reflex") or 0)
-                except GmdeskError:
-                    return 0
-        return 0
-
-    def initiative_record(
-        self, char_id: str, rng: Any = None, modifier: int | None = None, system: str | None = None
-    ) -> RollRecord:
-        """One initiative roll for ``char_id`` (not logged): the session's system (fudge
-        with the session's ``fudge_method``), the character's own modifier unless
-        ``modifier`` is given."""
-        from gmdesk.core.systems import get_system
-
-        system = system or self.state.info.system
-        module = get_system(system)
-        if char_id not in self.state.characters:
-            raise EventError(f"no character {char_id!r} in this session", "initiative.set")
-        mod = self.initiative_modifier(char_id, system) if modifier is None else modifier
-        rng = rng if rng is not None else random.Random()
-        if module.ID == "fudge":
-            method = self.state.info.settings.get("fudge_method", DEFAULT_SETTINGS["fudge_method"])
-            return module.initiative(rng, mod, method=method)
-        return module.initiative(rng, mod)
-
-    def roll_initiative(
-        self,
-        ids: Sequence[str],
-        rng: Any = None,
-        modifiers: Mapping[str, int] | None = None,
-        system: str | None = None,
-        values: Mapping[str, int] | None = None,
-    ) -> Event:
-        """Roll initiative for ``ids`` with the session's system and set it (one event;
-        each roll is logged with its dice). ``values``: typed initiatives (no roll) for
-        some of them. Characters not yet in the encounter join it."""
-        rng = rng if rng is not None else random.Random()
-        entries = []
-        for cid in ids:
-            if cid not in self.state.characters:
-                raise EventError(f"no character {cid!r} in this session", "initiative.set")
-            if values is not None and values.get(cid) is not None:
-                entries.append({"id": cid, "value": int(values[cid])})
-                continue
-            record = self.initiative_record(cid, rng, (modifiers or {}).get(cid), system)
-            entries.append({"id": cid, "value": record.value, "record": record.to_json()})
-        return self.apply({"type": "initiative.set", "entries": entries})
-
-    def join_encounter(
-        self, char_id: str, rng: Any = None, value: int | None = None, modifier: int | None = None
-    ) -> Event:
-        """``char_id`` joins the encounter: at the typed ``value``, else at an initiative
-        rolled now (as ``roll_initiative`` rolls it) and logged with its dice."""
-        if value is not None:
-            return self.apply({"type": "encounter.add", "id": char_id, "initiative": int(value)})
-        record = self.initiative_record(char_id, rng, modifier)
-        return self.apply(
-            {"type": "encounter.add", "id": char_id, "initiative": record.value, "record": record.to_json()}
-        )
 
     # ---- view state
 
@@ -826,19 +504,4 @@ class Session:
             self._log.close()
 
 
-def params_refusal(system: str, params: Any, actor: Any = None) -> EventError | None:
-    """Why the session refuses to roll these parameters for this roller, before any die
-    is rolled (the roll dialog asks the same, so its preview refuses what the roll
-    would): torg Possibilities spent at roll time need a reality-rated roller who has
-    them. None when nothing is wrong."""
-    cost = int(getattr(params, "possibilities", 0) or 0) if system == "torg-2d10" else 0
-    if cost and actor is not None:
-        if not actor.reality_rated:
-            return EventError(
-                f"{actor.name} is not reality-rated and has no Possibilities to spend", "roll", field="possibilities"
-            )
-        if actor.possibilities < cost:
-            return EventError(
-                f"{actor.name} has {actor.possibilities} Possibilities, needs {cost}", "roll", field="possibilities"
-            )
-    return None
+__all__ = ["FORMAT", "EventList", "Session", "header_problems", "new_header", "now_iso", "params_refusal"]

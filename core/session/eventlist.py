@@ -1,0 +1,98 @@
+"""``Session.events`` and the session's other lazy reads of its log."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from gmdesk.core.dice import RollRecord
+from gmdesk.core.session.events import Event, Fold, no_gc, replay
+
+# The session's lazy parts read the log through these (closures over the log only:
+# no reference back to the Session, so nothing keeps a closed session alive).
+
+
+def event_loader(log: Any) -> Callable[[int], Event]:
+    return lambda seq: Event.from_doc(seq, log.event(seq, copy=False))
+
+
+def stored_event(log: Any) -> Callable[[int], Mapping[str, Any]]:
+    return lambda seq: log.event(seq, copy=False)
+
+
+def record_loader(log: Any) -> Callable[[int, str, Any], RollRecord]:
+    def load(seq: int, kind: str, j: Any) -> RollRecord:
+        """The record a roll entry restored from a checkpoint refers to: the event's
+        ``record`` (a roll, a heal, an ``encounter.add`` with its initiative roll), or
+        the j-th recorded entry of an ``initiative.set``."""
+        doc = log.event(seq, copy=False)
+        if kind == "initiative" and "entries" in doc:
+            data = [e["record"] for e in doc["entries"] if e.get("record") is not None][j]
+        else:
+            data = doc["record"]
+        return RollRecord.from_trusted_json(data)
+
+    return load
+
+
+def replayer(log: Any) -> Callable[[int], Fold]:
+    def rebuild(last_seq: int) -> Fold:
+        """The fold of the log's events 1..last_seq from scratch."""
+        with no_gc(promote=last_seq >= PROMOTE_AT):
+            return replay(dict(log.header), log.events(copy=False)[:last_seq], [])
+
+    return rebuild
+
+
+#: from this many events on, opening moves what it built to the GC's oldest
+#: generation (see events.no_gc): worth it for a long session, pointless for a short one
+PROMOTE_AT = 20_000
+
+
+class EventList(Sequence):
+    """``Session.events``: the log's events, oldest first (``events[i].seq == i + 1``).
+
+    A sequence like a list (len, index, slices, iteration, ``==`` with a list); each
+    :class:`Event` is made from the log when first looked at and kept, so opening a
+    long session does not build tens of thousands of them up front."""
+
+    __slots__ = ("_items", "_load")
+
+    def __init__(self, load: Callable[[int], Event], count: int = 0):
+        self._items: list[Event | None] = [None] * count
+        self._load = load
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._items)))]
+        items = self._items
+        e = items[index]
+        if e is None:
+            i = index if index >= 0 else index + len(items)
+            e = items[i] = self._load(i + 1)
+        return e
+
+    def __iter__(self):
+        for i in range(len(self._items)):
+            yield self[i]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (EventList, list, tuple)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=False))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"EventList({len(self._items)} events)"
+
+    def append(self, event: Event) -> None:
+        self._items.append(event)
+
+    def grow(self, count: int) -> None:
+        """The log now holds ``count`` events: the new ones are made when first looked at."""
+        if count > len(self._items):
+            self._items.extend([None] * (count - len(self._items)))

@@ -1,0 +1,275 @@
+"""The session's moves at the table: each rolls the dice it needs (a Test, a
+Possibility, a heal, initiative) with the session's tables, then appends one event
+through :meth:`Session.apply <core.session.session.Session.apply>`."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from gmdesk.core.dice import RollRecord
+from gmdesk.core.errors import GmdeskError
+from gmdesk.core.session.events import Event, EventError, roll_refusal
+from gmdesk.core.session.model import DEFAULT_SETTINGS, State
+
+
+class SessionMoves:
+    """The rolling half of :class:`~core.session.session.Session` (mixed into it)."""
+
+    if TYPE_CHECKING:  # what Session provides
+        readonly: bool
+
+        @property
+        def state(self) -> State: ...
+
+        def tables(self) -> Any: ...
+
+        def apply(self, doc: Mapping[str, Any]) -> Event: ...
+
+    def roll(
+        self,
+        system: str,
+        params: Any,
+        actor: str | None = None,
+        target: str | None = None,
+        combat: bool = False,
+        rng: Any = None,
+        fill: bool = True,
+        clock: str | None = None,
+        given: Any = None,
+        tables: Any = None,
+    ) -> Event:
+        """Roll ``system`` with the session's tables and log it (a ``roll`` event).
+
+        ``params`` is the system's Params (or its JSON). ``rng`` defaults to a fresh
+        ``random.Random()``. Possibilities spent at roll time (torg ``possibilities``)
+        cost the roller; refused before any die is rolled if it lacks them. ``clock``
+        (4d6): the clock the roll's progress goes to (refused before rolling if the
+        session has no such clock). ``given``: the parameter names the caller set
+        explicitly (they win over what the session fills in; None: those that differ
+        from the default). ``tables``: other tables than the session's (``gmdesk roll
+        --table``)."""
+        from gmdesk.core.systems import get_system
+
+        if self.readonly:
+            raise EventError("this session is open read-only", "roll")
+        module = get_system(system)
+        if isinstance(params, Mapping):
+            data = dict(params)
+            if combat:  # before validation: some combat-only options need it (1d6x4 --mutual)
+                data.setdefault("combat", True)
+            params = module.params_from_json(data)
+        st = self.state
+        a = st.characters.get(actor) if actor is not None else None
+        t = st.characters.get(target) if target is not None else None
+        if actor is not None and a is None:
+            raise EventError(f"actor: no character {actor!r} in this session", "roll")
+        if target is not None and t is None:
+            raise EventError(f"target: no character {target!r} in this session", "roll")
+        self.check_roll(a, t)
+        if fill:
+            params = self.fill_params(module, params, a, t, combat, given)
+        # fill=False: the caller already settled every parameter
+        refused = params_refusal(module.ID, params, a)
+        if refused is not None:
+            raise refused
+        if clock:
+            if module.ID != "4d6":
+                raise EventError(f"clock: only a 4d6 roll moves a clock (this is a {module.ID} roll)", "roll")
+            if not any(k.casefold() == clock.strip().casefold() for k in st.clocks):
+                raise EventError(f"clock: no clock named {clock!r}", "roll")
+        record = module.roll(
+            params, rng if rng is not None else random.Random(), tables if tables is not None else self.tables()
+        )
+        return self.log_roll(record, actor, target, bool(combat or getattr(params, "combat", False)), clock=clock)
+
+    def log_roll(
+        self,
+        record: RollRecord,
+        actor: str | None = None,
+        target: str | None = None,
+        combat: bool = False,
+        clock: str | None = None,
+    ) -> Event:
+        """Log a rolled record (one ``roll`` event) with what it does besides: a 1d6x4
+        Test that names Abilities or Uses on the roller's (or the defender's) sheet spends
+        their uses with it (see ``core.systems.one_d6_x4.test_uses``); ``clock``: the 4d6
+        clock its progress goes to."""
+        doc: dict[str, Any] = {
+            "type": "roll",
+            "record": record.to_json(),
+            "actor": actor,
+            "target": target,
+            "combat": bool(combat),
+        }
+        if clock:
+            doc["clock"] = clock
+        if record.system == "1d6x4":
+            from gmdesk.core.systems.one_d6_x4 import test_uses
+
+            chars = self.state.characters
+            a = chars.get(actor) if actor is not None else None
+            t = chars.get(target) if target is not None else None
+            spent = test_uses(record, a.sheet if a is not None else None, t.sheet if t is not None else None)
+            if spent:
+                doc["uses"] = [
+                    {"id": actor if side == "actor" else target, "descriptor": path, "amount": 1}
+                    for side, path in spent
+                ]
+        return self.apply(doc)
+
+    def check_roll(self, actor: Any = None, target: Any = None) -> None:
+        """Refuse, before any die is rolled, a roll the session would refuse to log: an
+        Unconscious or Dead roller, a Dead target (EventError naming the status)."""
+        refusal = roll_refusal(actor, target)
+        if refusal is not None:
+            raise EventError(refusal, "roll")
+
+    def fill_params(
+        self, module: Any, params: Any, actor=None, target=None, combat: bool = False, given: Any = None
+    ) -> Any:
+        """The parameters with what the session knows filled in: the roller's active
+        sources, conditions and the session's settings (see :mod:`core.session.params`;
+        ``given`` names the parameters the caller set, which are kept)."""
+        from gmdesk.core.session.params import fill_params
+
+        return fill_params(self.state.info.settings, module, params, actor, target, combat, given)
+
+    # ---- conveniences over apply (each rolls what it needs, then appends one event)
+
+    def spend_possibility(self, char_id: str, roll_seq: int, rng: Any = None) -> Event:
+        """``char_id`` spends a Possibility on torg roll ``roll_seq``: a positive progressive d10."""
+        entry = self.state.roll_entry(roll_seq)
+        if entry is None:
+            raise EventError(f"roll: no roll #{roll_seq} in the log (or it was undone)", "possibility.spend")
+        if entry.record.system != "torg-2d10":
+            raise EventError(
+                f"roll #{roll_seq} is a {entry.record.system} roll; Possibilities are for torg-2d10",
+                "possibility.spend",
+            )
+        c = self.state.characters.get(char_id)
+        if c is None:
+            raise EventError(f"id: no character {char_id!r} in this session", "possibility.spend")
+        if not c.reality_rated or c.possibilities < 1:
+            raise EventError(
+                f"{c.name} has no Possibility to spend"
+                if c.reality_rated
+                else f"{c.name} is not reality-rated and has no Possibilities",
+                "possibility.spend",
+            )
+        from gmdesk.core.systems.torg_2d10 import spend_possibility
+
+        record = spend_possibility(entry.record, rng if rng is not None else random.Random(), self.tables())
+        return self.apply({"type": "possibility.spend", "id": char_id, "roll": roll_seq, "record": record.to_json()})
+
+    def cancel_possibility(self, char_id: str, roll_seq: int) -> Event:
+        """``char_id`` cancels the latest Possibility spent on roll ``roll_seq``."""
+        return self.apply({"type": "possibility.cancel", "id": char_id, "roll": roll_seq})
+
+    def heal(self, healer: str, target: str, rng: Any = None) -> Event:
+        """1d6x4 Healing Ability: d6 back onto ``target``'s Vitality (capped at its Default)."""
+        st = self.state
+        t = st.characters.get(target)
+        if t is None:
+            raise EventError(f"target: no character {target!r} in this session", "heal")
+        if healer not in st.characters:
+            raise EventError(f"healer: no character {healer!r} in this session", "heal")
+        if t.status == "dead":
+            raise EventError(f"{t.name} is dead; the Dead stay dead", "heal")
+        from gmdesk.core.systems.one_d6_x4 import heal
+
+        record, new = heal(rng if rng is not None else random.Random(), t.vitality_current, t.vitality_default)
+        return self.apply(
+            {"type": "heal", "healer": healer, "target": target, "record": record.to_json(), "vitality": new}
+        )
+
+    def initiative_modifier(self, char_id: str, system: str | None = None) -> int:
+        """The character's own initiative modifier where gmdesk knows it: 4d2 its own
+        active shift total (0..3), 1d6x4 its Reflex Current Value; else 0."""
+        c = self.state.characters[char_id]
+        system = system or self.state.info.system
+        if system == "4d2":
+            from gmdesk.core.systems.four_d_two import own_shift
+
+            return own_shift([s.value for s in c.shifts if s.active])
+        if system == "1d6x4" and c.sheet is not None:
+            value = getattr(c.sheet, "value", None)
+            if value is not None:
+                try:
+                    return int(value("Reflex") or 0)
+                except GmdeskError:
+                    return 0
+        return 0
+
+    def initiative_record(
+        self, char_id: str, rng: Any = None, modifier: int | None = None, system: str | None = None
+    ) -> RollRecord:
+        """One initiative roll for ``char_id`` (not logged): the session's system (fudge
+        with the session's ``fudge_method``), the character's own modifier unless
+        ``modifier`` is given."""
+        from gmdesk.core.systems import get_system
+
+        system = system or self.state.info.system
+        module = get_system(system)
+        if char_id not in self.state.characters:
+            raise EventError(f"no character {char_id!r} in this session", "initiative.set")
+        mod = self.initiative_modifier(char_id, system) if modifier is None else modifier
+        rng = rng if rng is not None else random.Random()
+        if module.ID == "fudge":
+            method = self.state.info.settings.get("fudge_method", DEFAULT_SETTINGS["fudge_method"])
+            return module.initiative(rng, mod, method=method)
+        return module.initiative(rng, mod)
+
+    def roll_initiative(
+        self,
+        ids: Sequence[str],
+        rng: Any = None,
+        modifiers: Mapping[str, int] | None = None,
+        system: str | None = None,
+        values: Mapping[str, int] | None = None,
+    ) -> Event:
+        """Roll initiative for ``ids`` with the session's system and set it (one event;
+        each roll is logged with its dice). ``values``: typed initiatives (no roll) for
+        some of them. Characters not yet in the encounter join it."""
+        rng = rng if rng is not None else random.Random()
+        entries = []
+        for cid in ids:
+            if cid not in self.state.characters:
+                raise EventError(f"no character {cid!r} in this session", "initiative.set")
+            if values is not None and values.get(cid) is not None:
+                entries.append({"id": cid, "value": int(values[cid])})
+                continue
+            record = self.initiative_record(cid, rng, (modifiers or {}).get(cid), system)
+            entries.append({"id": cid, "value": record.value, "record": record.to_json()})
+        return self.apply({"type": "initiative.set", "entries": entries})
+
+    def join_encounter(
+        self, char_id: str, rng: Any = None, value: int | None = None, modifier: int | None = None
+    ) -> Event:
+        """``char_id`` joins the encounter: at the typed ``value``, else at an initiative
+        rolled now (as ``roll_initiative`` rolls it) and logged with its dice."""
+        if value is not None:
+            return self.apply({"type": "encounter.add", "id": char_id, "initiative": int(value)})
+        record = self.initiative_record(char_id, rng, modifier)
+        return self.apply(
+            {"type": "encounter.add", "id": char_id, "initiative": record.value, "record": record.to_json()}
+        )
+
+
+def params_refusal(system: str, params: Any, actor: Any = None) -> EventError | None:
+    """Why the session refuses to roll these parameters for this roller, before any die
+    is rolled (the roll dialog asks the same, so its preview refuses what the roll
+    would): torg Possibilities spent at roll time need a reality-rated roller who has
+    them. None when nothing is wrong."""
+    cost = int(getattr(params, "possibilities", 0) or 0) if system == "torg-2d10" else 0
+    if cost and actor is not None:
+        if not actor.reality_rated:
+            return EventError(
+                f"{actor.name} is not reality-rated and has no Possibilities to spend", "roll", field="possibilities"
+            )
+        if actor.possibilities < cost:
+            return EventError(
+                f"{actor.name} has {actor.possibilities} Possibilities, needs {cost}", "roll", field="possibilities"
+            )
+    return None
