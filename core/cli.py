@@ -27,7 +27,7 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 from gmdesk.core.errors import GmdeskError, ParamError
 
@@ -68,7 +68,7 @@ def version() -> str:
 class Parser(argparse.ArgumentParser):
     """argparse that reports a bad option in one line (exit 2) instead of usage + traceback."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}")
 
 
@@ -318,8 +318,8 @@ def _main(args: list[str], front_end: FrontEnd | None) -> int:
         raise UsageError(f"gmdesk: unknown option {command} (try gmdesk --help)")
     if len(args) > 1:
         raise UsageError(f"gmdesk: unknown command {command!r}; commands: {', '.join(COMMANDS)} or a SAVE to open")
-    path = _open_path(saves, command) if command else None
-    return _needs(front_end).desk(_resolve_saves(saves), path)
+    opened = _open_path(saves, command) if command else None
+    return _needs(front_end).desk(_resolve_saves(saves), opened)
 
 
 def cmd_serve(argv: list[str], saves: str | None, front_end: FrontEnd | None) -> int:

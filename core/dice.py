@@ -310,7 +310,7 @@ def _trusted_descriptor(d: Any) -> Descriptor | None:
     return desc
 
 
-def _trusted_record(cls: type, data: dict) -> RollRecord | None:
+def _trusted_record(cls: type[RollRecord], data: dict) -> RollRecord | None:
     """The record ``RollRecord.from_json(data)`` gives, or None when ``data`` is not
     plain JSON of the usual shape (the caller then takes the general path)."""
     system, value, outcome = data.get("system"), data.get("value"), data.get("outcome")

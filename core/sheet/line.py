@@ -293,8 +293,9 @@ def _render(row: Row, cols: Cols | None, old: tuple[str, Pos] | None) -> str:
             target[v] = cv
         if tu is not None:
             if cu is None:
-                if tv is not None and target.get(v) is not None:
-                    cu = target[v] + len(tv) + 1  # type: ignore[operator]
+                placed = target.get(v)
+                if tv is not None and placed is not None:
+                    cu = placed + len(tv) + 1
                     if base is not None:
                         cu = max(cu, base + 4)
                 elif base is not None:
@@ -306,11 +307,11 @@ def _render(row: Row, cols: Cols | None, old: tuple[str, Pos] | None) -> str:
         cbase: int | None = cols.c
         if cbase is not None and not ("cv" in oldcols or "cu" in oldcols):
             # line the Current cell up with the Default cell, as the rules' examples do
-            shift = cols.c - cols.d
+            shift = cbase - cols.d
             if "dv" in target and target["dv"] is not None and "cv" in texts:
-                cbase = target["dv"] + shift - 1  # type: ignore[operator]
+                cbase = target["dv"] + shift - 1
             elif "du" in target and target["du"] is not None:
-                cbase = target["du"] + shift - 4  # type: ignore[operator]
+                cbase = target["du"] + shift - 4
         place_pair("cv", "cu", cbase)
         if "notes" in texts:
             target["notes"] = oldcols.get("notes", cols.n)

@@ -423,8 +423,8 @@ class Sheet:
         counts +0 and is written as Default +0 with its new Current Value; a Physical
         Item, Ability or Use the character lacks is not written (ParamError; see
         :func:`is_item_or_ability_name`)."""
-        amount = _check_value("amount", amount)
-        if not amount:
+        by = _check_value("amount", amount)
+        if not by:
             return self
         i = self._find_index(name)
         if i is None:
@@ -434,24 +434,24 @@ class Sheet:
                     f"{name!r} is not on the sheet: a Physical Item, Ability or Use "
                     "the character lacks cannot be lowered",
                 )
-            return self.set_values(name, default=0, current=-amount)
+            return self.set_values(name, default=0, current=-by)
         r = self.rows[i]
         return self._replace_at(
-            i, dataclasses.replace(r, current=r.value - amount, default=r.default if r.default is not None else 0)
+            i, dataclasses.replace(r, current=r.value - by, default=r.default if r.default is not None else 0)
         )
 
     def pay(self, amount: int, name: str = "Wealth") -> Sheet:
         """Pay with Wealth: a permanent loss, so the Default Value is lowered (the
         Current Value is left as it is). Wealth at or below −5 cannot be used."""
-        amount = _check_value("amount", amount)
-        if amount is None or amount < 1:
-            raise ParamError("amount", f"must be a whole number ≥ 1 (got {amount!r})")
+        paid = _check_value("amount", amount)
+        if paid is None or paid < 1:
+            raise ParamError("amount", f"must be a whole number ≥ 1 (got {paid!r})")
         why = self.blocked(name)
         if why:
             raise CannotUse(f"{why}: it cannot be used")
         r = self.find(name)
         base = r.default if r is not None and r.default is not None else 0
-        return self.set_values(name, default=base - amount)
+        return self.set_values(name, default=base - paid)
 
     def spend_use(self, name: str, amount: int = 1, parent_amount: int | None = None) -> Sheet:
         """Use an Ability, Item or Sub-Ability: its current uses drop by ``amount``; a
@@ -460,16 +460,16 @@ class Sheet:
         CannotUse when it (or the parent) is at (0), has fewer uses left than asked,
         or is at −5 or below. ``(inf)`` never runs out; a row with no uses count is
         not counted. Nothing changes when any check fails."""
-        amount = _check_value("amount", amount)
-        if amount is None or amount < 1:
-            raise ParamError("amount", f"must be a whole number ≥ 1 (got {amount!r})")
-        pamount = amount if parent_amount is None else _check_value("parent_amount", parent_amount)
+        spent = _check_value("amount", amount)
+        if spent is None or spent < 1:
+            raise ParamError("amount", f"must be a whole number ≥ 1 (got {spent!r})")
+        pamount = spent if parent_amount is None else _check_value("parent_amount", parent_amount)
         if pamount is None or pamount < 0:
             raise ParamError("parent_amount", f"must be a whole number ≥ 0 (got {parent_amount!r})")
         i = self._find_index(name)
         if i is None:
             raise CannotUse(f"{name} is not on the sheet: the character lacks it and cannot use it")
-        todo = [(i, amount)]
+        todo = [(i, spent)]
         p = self._parents[i]
         if p is not None and self.is_sub_ability(i):
             todo.append((p, pamount))
@@ -481,6 +481,7 @@ class Sheet:
             left = r.uses
             if left is None or left == INF or amt == 0:
                 continue
+            assert isinstance(left, int)  # a count: not None, not (inf)
             if left == 0:
                 raise CannotUse(f"{self.path(j)} is at (0): used up until a new day")
             if left < amt:

@@ -99,8 +99,15 @@ TIER_RANK = {name: 2 - i for i, name in enumerate(TIERS)}
 #: The tier an all-1s roll gets, whatever its margin.
 ALL_ONES_TIER = "Critical Failure"
 
+
+def _band_table(data: dict[str, Any], source: str) -> BandTable:
+    table = parse_table(data, source)
+    assert isinstance(table, BandTable)
+    return table
+
+
 #: Margin -> tier.
-TIER_BANDS: BandTable = parse_table(
+TIER_BANDS: BandTable = _band_table(
     {
         "name": "4d6-tiers",
         "kind": "bands",
@@ -117,7 +124,7 @@ TIER_BANDS: BandTable = parse_table(
 )
 
 #: |total difference| -> degree of a contest.
-CONTEST_BANDS: BandTable = parse_table(
+CONTEST_BANDS: BandTable = _band_table(
     {
         "name": "4d6-contest",
         "kind": "bands",
@@ -194,7 +201,7 @@ def parse_sources(option: str, value: Any) -> tuple[int, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
-        tokens = [t for t in value.replace(";", ",").replace(" ", ",").split(",") if t.strip()]
+        tokens: list[Any] = [t for t in value.replace(";", ",").replace(" ", ",").split(",") if t.strip()]
     elif isinstance(value, int) and not isinstance(value, bool):
         tokens = [value]
     elif isinstance(value, Iterable):
@@ -495,7 +502,7 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
         vs_level = params.vs_advantage
         opp_dice = roll_dice(rng, vs_level)
         opp_kept = _kept_sum(opp_dice)
-        opp_total = opp_kept + params.vs_bonus
+        opp_total = opp_kept + (params.vs_bonus or 0)  # set: it makes the roll a contest
         label, degree, winner = contest_outcome(total - opp_total, all_ones, _all_ones(opp_dice))
         tier = CONTEST_TIERS[label]
         outcome = label
@@ -583,10 +590,11 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
     outcomes: list[tuple[str, Fraction]]
     if params.contest:
         opp_kept = kept_distribution(params.vs_advantage)
+        vs_bonus = params.vs_bonus or 0  # set: it makes the roll a contest
         probs: dict[str, Fraction] = {label: Fraction(0) for label in CONTEST_OUTCOMES}
         for k1, p1 in kept.items():
             for k2, p2 in opp_kept.items():
-                label = contest_outcome(k1 + params.bonus - k2 - params.vs_bonus, k1 == KEEP, k2 == KEEP)[0]
+                label = contest_outcome(k1 + params.bonus - k2 - vs_bonus, k1 == KEEP, k2 == KEEP)[0]
                 probs[label] += p1 * p2
         outcomes = [(label, probs[label]) for label in CONTEST_OUTCOMES]
     else:

@@ -127,10 +127,10 @@ def parse_level(option: str, text: Any) -> int:
                 offset = int(m.group(3))
                 level += -offset if m.group(2) in ("-", _MINUS) else offset
             return level
-    names = ", ".join(name for _, name in _ladder_levels())
+    ladder = ", ".join(name for _, name in _ladder_levels())
     raise ParamError(
         option,
-        f"must be a ladder level ({names}; beyond the ends e.g. 'Superb +1') or a whole number (got {shown(text)})",
+        f"must be a ladder level ({ladder}; beyond the ends e.g. 'Superb +1') or a whole number (got {shown(text)})",
     )
 
 
@@ -194,17 +194,17 @@ def _roll_d12(rng: RandomSource) -> Rolled:
     return [Die(a, "positive", 12), Die(b, "negative", 12)], _read("fudge-d12", a - b), {"difference": a - b}
 
 
+def _d20_then(first: int, open_ended: bool) -> Callable[[int], int]:
+    """The result once the second d20 shows ``s``, after a first result ``first``."""
+    return lambda s: _d20_second(first, _read("fudge-d20", s), open_ended)
+
+
 def _dist_d20(open_ended: bool) -> Dist:
     parts = []
     for face in range(1, 21):
         first = _read("fudge-d20", face)
         if face in _D20_AGAIN:
-            parts.append(
-                (
-                    Fraction(1, 20),
-                    remap(die(20), lambda s, first=first: _d20_second(first, _read("fudge-d20", s), open_ended)),
-                )
-            )
+            parts.append((Fraction(1, 20), remap(die(20), _d20_then(first, open_ended))))
         else:
             parts.append((Fraction(1, 20), {first: Fraction(1)}))
     return mix(parts)
@@ -403,9 +403,10 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
     dist = dict(_dist(params.method))
     outcomes: list[tuple[str, Fraction]] = []
     if not params.opposed:
-        if params.trait is not None:
-            levels = sorted({params.trait + r for r in dist}, reverse=True)
-            outcomes = outcomes_by(dist, lambda r: ladder_name(params.trait + r), [ladder_name(lv) for lv in levels])
+        own = params.trait
+        if own is not None:
+            levels = sorted({own + r for r in dist}, reverse=True)
+            outcomes = outcomes_by(dist, lambda r: ladder_name(own + r), [ladder_name(lv) for lv in levels])
     else:
         trait = params.trait if params.trait is not None else FAIR
         vs = params.vs_trait if params.vs_trait is not None else FAIR

@@ -86,7 +86,7 @@ def checkpoint_json(state: State) -> dict:
 
 
 def _frozen(cls: type, **values: Any) -> Any:
-    obj = object.__new__(cls)
+    obj: Any = object.__new__(cls)
     obj.__dict__.update(values)
     return obj
 
@@ -134,7 +134,7 @@ def state_from_checkpoint(d: dict, load_record) -> State:
     st.clocks = {name: Clock(name, seg, halves) for name, seg, halves in d["clocks"]}
     st.notes = [_frozen(Note, seq=q, text=t, round=r, turn=tu, time=ti) for q, t, r, tu, ti in d["notes"]]
     st.next_id = int(d["next_id"])
-    rolls = []
+    rolls: list[RollEntry] = []
     append = rolls.append
     lazy = LazyRecord
     entry = RollEntry
@@ -144,7 +144,7 @@ def state_from_checkpoint(d: dict, load_record) -> State:
         append(
             entry(
                 seq,
-                lazy(load_record, seq, kind, ref),
+                lazy(load_record, seq, kind, ref),  # type: ignore[arg-type]  # read as a RollRecord
                 actor,
                 target,
                 rnd,
