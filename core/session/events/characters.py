@@ -1,0 +1,321 @@
+"""Handlers of the characters: who is in the session, their sources of advantage and
+shifts, conditions and descriptor sheets."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gmdesk.core.session.events.context import MAX_POSSIBILITIES, MAX_TEXT, MAX_VITALITY, Ctx
+from gmdesk.core.session.events.encounter import encounter_drop
+from gmdesk.core.session.events.registry import handler
+from gmdesk.core.session.events.sheets import sheet_changes, sheet_new, sheet_parse, sheet_set, sheet_vitality
+from gmdesk.core.session.events.text import num, signed
+from gmdesk.core.session.model import KINDS, SIDES, SOURCE_KINDS, Character, Condition, Source
+
+
+def _character_fields(ctx: Ctx, d: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if "name" in d:
+        out["name"] = ctx.text(d["name"], "name")
+    if "side" in d:
+        out["side"] = ctx.choice(d["side"], "side", SIDES)
+    if "kind" in d:
+        out["kind"] = ctx.choice(d["kind"], "kind", KINDS)
+    if "reality_rated" in d:
+        out["reality_rated"] = ctx.boolean(d["reality_rated"], "reality_rated")
+    if "possibilities" in d:
+        out["possibilities"] = ctx.integer(d["possibilities"], "possibilities", 0, MAX_POSSIBILITIES)
+    for key in ("vitality", "vitality_default", "vitality_current"):
+        if key in d:
+            out[key] = ctx.integer(d[key], key, -MAX_VITALITY, MAX_VITALITY)
+    if "notes" in d:
+        out["notes"] = ctx.text(d["notes"], "notes", MAX_TEXT, empty=True, multiline=True)
+    if "dead" in d:
+        out["dead"] = ctx.boolean(d["dead"], "dead")
+    return out
+
+
+def _check_name(ctx: Ctx, name: str, exclude: str | None = None) -> None:
+    if ctx.strict:
+        refusal = ctx.state.name_refusal(name, exclude)
+        if refusal is not None:
+            raise ctx.fail(f"name: {refusal}")
+
+
+@handler("character.add")
+def _character_add(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("character",), ("id",))
+    d = p["character"]
+    if not isinstance(d, Mapping):
+        raise ctx.fail("character: must be an object with name, side, kind, …")
+    allowed = ("name", "side", "kind", "reality_rated", "vitality", "possibilities", "sheet", "notes")
+    for k in d:
+        if k not in allowed:
+            raise ctx.fail(f"character: unknown field {k!r} (allowed: {', '.join(allowed)})")
+    if "name" not in d:
+        raise ctx.fail("character: missing field 'name'")
+    f = _character_fields(ctx, d)
+    _check_name(ctx, f["name"])
+    sheet = None
+    if d.get("sheet") is not None:
+        text = d["sheet"]
+        if not isinstance(text, str):
+            raise ctx.fail("sheet: must be the text of a descriptor sheet")
+        sheet = sheet_parse(text)  # SheetError (a GmdeskError) names the problem
+    reality = f.get("reality_rated", False)
+    poss = f.get("possibilities", 0)
+    if poss and not reality:
+        raise ctx.fail("possibilities: only a reality-rated character has Possibilities")
+    vit = sheet_vitality(sheet)
+    if vit is not None:  # the sheet's Vitality descriptor is the truth when it has one
+        v_default, v_current = vit
+    elif "vitality" in f:
+        v_default = v_current = f["vitality"]
+    else:
+        v_default = v_current = 0
+    ctx.tx.counter()
+    cid = f"c{ctx.state.next_id}"
+    ctx.state.next_id += 1
+    c = Character(
+        id=cid,
+        name=f["name"],
+        side=f.get("side", "PC"),
+        kind=f.get("kind", "organic"),
+        reality_rated=reality,
+        vitality_default=v_default,
+        vitality_current=v_current,
+        possibilities=poss,
+        sheet=sheet,
+        notes=f.get("notes", ""),
+    )
+    ctx.tx.new_char(c)
+    ctx.extra["id"] = cid
+    return f"{c.name} joins ({c.side}, {c.kind}{', reality-rated' if reality else ''})"
+
+
+@handler("character.edit")
+def _character_edit(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "fields"))
+    c = ctx.char(p["id"])
+    d = p["fields"]
+    allowed = (
+        "name",
+        "side",
+        "kind",
+        "reality_rated",
+        "possibilities",
+        "vitality_default",
+        "vitality_current",
+        "notes",
+        "dead",
+    )
+    if not isinstance(d, Mapping) or not d:
+        raise ctx.fail(f"fields: must be a non-empty object of {', '.join(allowed)}")
+    for k in d:
+        if k not in allowed:
+            raise ctx.fail(f"fields: unknown field {k!r} (allowed: {', '.join(allowed)})")
+    f = _character_fields(ctx, d)
+    if "name" in f:
+        _check_name(ctx, f["name"], c.id)
+    reality = f.get("reality_rated", c.reality_rated)
+    poss = f.get("possibilities", c.possibilities)
+    if not reality and "possibilities" in f and poss:
+        raise ctx.fail("possibilities: only a reality-rated character has Possibilities")
+    name = c.name
+    live = ctx.tx.char(c.id)
+    for key, value in f.items():
+        old = getattr(live, key)
+        if old == value:
+            continue
+        if key == "vitality_current":
+            ctx.set_vitality(live, value)
+        elif key == "vitality_default":
+            live.vitality_default = value
+            if live.sheet is not None and sheet_vitality(live.sheet) is not None:
+                current = None if live.vitality_current == value else live.vitality_current
+                live.sheet = sheet_set(ctx.tx.sheet(c.id), "Vitality", {"default": value, "current": current})
+        else:
+            setattr(live, key, value)
+
+        def shown(v):
+            return num(v) if isinstance(v, int) and not isinstance(v, bool) else repr(v)
+
+        ctx.changes.append(f"{name}: {key} {shown(old)} → {shown(value)}" if key != "notes" else f"{name}: notes")
+    if not reality and live.possibilities:
+        ctx.changes.append(f"{name}: Possibilities {live.possibilities} → 0 (not reality-rated)")
+        live.possibilities = 0
+    return f"{name} edited" if ctx.changes else f"{name} edited (no change)"
+
+
+@handler("character.remove")
+def _character_remove(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id",))
+    c = ctx.char(p["id"])
+    if ctx.state.encounter.index_of(c.id) is not None:
+        encounter_drop(ctx, c.id)
+    ctx.tx.remove_char(c.id)
+    return f"{c.name} leaves the session"
+
+
+def _source_list(ctx: Ctx, p: dict) -> tuple[Character, str, str]:
+    c = ctx.char(p["id"])
+    kind = ctx.choice(p["kind"], "kind", SOURCE_KINDS)
+    name = ctx.text(p["name"], "name")
+    return c, kind, name
+
+
+def _find_source(sources: list[Source], name: str) -> int | None:
+    key = name.casefold()
+    for i, s in enumerate(sources):
+        if s.name.casefold() == key:
+            return i
+    return None
+
+
+@handler("source.add")
+def _source_add(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "kind", "name", "value"), ("rounds", "active"))
+    c, kind, name = _source_list(ctx, p)
+    if kind == "advantage":
+        value = ctx.integer(p["value"], "value", -2, 2)
+        if value == 0:
+            raise ctx.fail("value: an advantage source is +1 or +2, a disadvantage −1 or −2 (got 0)")
+    else:
+        value = ctx.integer(p["value"], "value", 1, 9)
+    rounds = ctx.rounds(p.get("rounds"))
+    active = ctx.boolean(p.get("active", True), "active")
+    if _find_source(c.sources(kind), name) is not None:
+        raise ctx.fail(f"{c.name} already has the {kind} source {name!r}")
+    live = ctx.tx.char(c.id)
+    src = Source(name, value, rounds, active)
+    if kind == "advantage":
+        live.advantage = [*live.advantage, src]
+    else:
+        live.shifts = [*live.shifts, src]
+    dur = f" for {rounds} round{'s' if rounds != 1 else ''}" if rounds else ""
+    ctx.changes.append(f"{c.name} gains {kind} {name} {signed(value)}{dur}")
+    return ctx.changes[-1]
+
+
+def _source_at(ctx: Ctx, p: dict) -> tuple[Character, str, int, Any, list]:
+    """The character, kind, index of the named source, the live character and a copy
+    of its list of that kind (for source.remove / source.toggle)."""
+    ctx.fields(p, ("id", "kind", "name"), ("value", "rounds"))
+    c, kind, name = _source_list(ctx, p)
+    i = _find_source(c.sources(kind), name)
+    if i is None:
+        raise ctx.fail(f"{c.name} has no {kind} source {name!r}")
+    live = ctx.tx.char(c.id)
+    return c, kind, i, live, list(live.sources(kind))
+
+
+def _set_sources(live: Any, kind: str, sources: list) -> None:
+    setattr(live, "advantage" if kind == "advantage" else "shifts", sources)
+
+
+@handler("source.remove")
+def _source_remove(ctx: Ctx, p: dict) -> str:
+    c, kind, i, live, lst = _source_at(ctx, p)
+    removed = lst.pop(i)
+    _set_sources(live, kind, lst)
+    ctx.changes.append(f"{c.name} loses {kind} {removed.name}")
+    return ctx.changes[-1]
+
+
+@handler("source.toggle")
+def _source_toggle(ctx: Ctx, p: dict) -> str:
+    c, kind, i, live, lst = _source_at(ctx, p)
+    s = lst[i]
+    lst[i] = Source(s.name, s.value, s.rounds, not s.active)
+    _set_sources(live, kind, lst)
+    ctx.changes.append(f"{c.name}: {kind} {s.name} {'off' if s.active else 'on'}")
+    return ctx.changes[-1]
+
+
+def _find_condition(c: Character, name: str) -> int | None:
+    key = name.casefold()
+    for i, cond in enumerate(c.conditions):
+        if cond.name.casefold() == key:
+            return i
+    return None
+
+
+@handler("condition.add")
+def _condition_add(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "name"), ("rounds",))
+    c = ctx.char(p["id"])
+    name = ctx.text(p["name"], "name")
+    rounds = ctx.rounds(p.get("rounds"))
+    if _find_condition(c, name) is not None:
+        raise ctx.fail(f"{c.name} is already {name}")
+    live = ctx.tx.char(c.id)
+    live.conditions = [*live.conditions, Condition(name, rounds)]
+    dur = f" for {rounds} round{'s' if rounds != 1 else ''}" if rounds else ""
+    ctx.changes.append(f"{c.name} is {name}{dur}")
+    return ctx.changes[-1]
+
+
+@handler("condition.remove")
+def _condition_remove(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "name"), ("rounds",))
+    c = ctx.char(p["id"])
+    name = ctx.text(p["name"], "name")
+    i = _find_condition(c, name)
+    if i is None:
+        raise ctx.fail(f"{c.name} is not {name}")
+    live = ctx.tx.char(c.id)
+    lst = list(live.conditions)
+    gone = lst.pop(i)
+    live.conditions = lst
+    ctx.changes.append(f"{c.name} is no longer {gone.name}")
+    return ctx.changes[-1]
+
+
+SHEET_VALUE_FIELDS = ("default", "current", "uses_default", "uses_current")
+
+
+@handler("sheet.set")
+def _sheet_set(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "descriptor"), SHEET_VALUE_FIELDS)
+    c = ctx.char(p["id"])
+    name = ctx.text(p["descriptor"], "descriptor")
+    values: dict[str, Any] = {}
+    for key in SHEET_VALUE_FIELDS:
+        if key in p:
+            v = p[key]
+            if v is None or v == "inf" and key.startswith("uses"):
+                values[key] = v
+            else:
+                values[key] = ctx.integer(v, key, -MAX_VITALITY, 10**6)
+    if not values:
+        raise ctx.fail(f"give at least one of {', '.join(SHEET_VALUE_FIELDS)}")
+    if c.sheet is None:
+        ctx.tx.char(c.id).sheet = sheet_new(c.name)
+    sheet = ctx.tx.sheet(c.id)
+    live = ctx.tx.char(c.id)
+    live.sheet = sheet_set(sheet, name, values)
+    ctx.changes.extend(sheet_changes(c.name, sheet, live.sheet))
+    if name.casefold() == "vitality":
+        vit = sheet_vitality(live.sheet)
+        if vit is not None:
+            if live.vitality_default != vit[0] or live.vitality_current != vit[1]:
+                ctx.changes.append(f"{c.name}: Vitality {num(live.vitality_current)} → {num(vit[1])}")
+            live.vitality_default, live.vitality_current = vit
+    shown = ", ".join(f"{k} {v}" for k, v in values.items())
+    return f"{c.name}: {name} set ({shown})"
+
+
+@handler("sheet.import")
+def _sheet_import(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "text"))
+    c = ctx.char(p["id"])
+    if not isinstance(p["text"], str):
+        raise ctx.fail("text: must be the text of a descriptor sheet")
+    sheet = sheet_parse(p["text"])
+    live = ctx.tx.char(c.id)
+    live.sheet = sheet
+    vit = sheet_vitality(sheet)
+    if vit is not None:
+        live.vitality_default, live.vitality_current = vit
+    return f"{c.name}: sheet imported"

@@ -1,0 +1,128 @@
+"""Checkpoints: save and restore a fold so that a long log opens without replaying it
+all (a replay from scratch stays the reference)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from gmdesk.core.dice import RollRecord
+from gmdesk.core.session.events.fold import Fold
+from gmdesk.core.session.events.records import detached_copy, revert_detached
+
+#: Version of the checkpoint form (:func:`fold_checkpoint`); bump it when it changes.
+CHECKPOINT_VERSION = 1
+
+
+@lru_cache(maxsize=1)
+def fold_fingerprint() -> str:
+    """What the fold's result depends on: the checkpoint version and the source of
+    the code and data that fold a log (this package, the model, records, sheets,
+    tables, the systems). A checkpoint written by any other gmdesk is not used:
+    a fix to a rule takes effect at the next open, by replaying the log."""
+    import hashlib
+
+    core = Path(__file__).resolve().parent.parent.parent
+    h = hashlib.sha256(f"gmdesk-fold {CHECKPOINT_VERSION}".encode())
+    files = sorted((core / "session" / "events").glob("*.py"))
+    files += [
+        core / "session" / "model.py",
+        core / "dice.py",
+        core / "sheet.py",
+        core / "tables.py",
+    ]
+    files += sorted((core / "systems").glob("*.py")) + sorted((core / "data").glob("*.json"))
+    for f in files:
+        try:
+            h.update(f.name.encode() + b"\0" + f.read_bytes())
+        except OSError:
+            h.update(f.name.encode() + b"\0?")
+    return h.hexdigest()
+
+
+def _runs(seqs: list[int]) -> list[list[int]]:
+    """[1, 2, 3, 7, 8] -> [[1, 3], [7, 8]] (the done stack is mostly runs)."""
+    out: list[list[int]] = []
+    for s in seqs:
+        if out and s == out[-1][1] + 1:
+            out[-1][1] = s
+        else:
+            out.append([s, s])
+    return out
+
+
+def _unruns(runs: list) -> list[int]:
+    out: list[int] = []
+    for a, b in runs:
+        if type(a) is not int or type(b) is not int or b < a:
+            raise ValueError(f"bad run {a!r}..{b!r}")
+        out.extend(range(a, b + 1))
+    return out
+
+
+def fold_checkpoint(fold: Fold, keep: int, skipped: list[str] | None = None, seq: int | None = None) -> dict:
+    """What a fold must remember to be rebuilt without replaying its whole log.
+
+    The state is written as it was *before* the latest ``keep`` undoable events (their
+    inverses are taken back on a detached copy); reopening applies those events again
+    from the log, which gives the state, and their inverses, exactly: undo and redo
+    right after reopening behave as if the session had never been closed. An undo
+    that goes further back makes the session replay its log once (see Fold._undo).
+    ``skipped``: the warnings of events the fold refused when it replayed the log;
+    ``seq``: the last event of the log the fold has seen (default: its last applied)."""
+    from gmdesk.core.session.model import checkpoint_json
+
+    done = fold.done
+    k = 0
+    while k < min(keep, len(done)) and done[-1 - k] in fold.inverses:
+        k += 1
+    state = fold.state
+    if k:
+        state = detached_copy(state)
+        for undoable in reversed(done[len(done) - k :]):
+            revert_detached(state, fold.inverses[undoable])
+    return {
+        "seq": fold.last_seq if seq is None else seq,
+        "last_seq": fold.last_seq,
+        "state": checkpoint_json(state),
+        "done": _runs(done),
+        "reapply": k,
+        "undone": list(fold.undone),
+        "last_played": fold.state.info.last_played,
+        "skipped": list(skipped or ()),
+    }
+
+
+def fold_from_checkpoint(
+    d: Mapping[str, Any],
+    source: Callable[[int], Mapping[str, Any]],
+    load_record: Callable[[int, str, Any], RollRecord],
+    header: Mapping[str, Any] | None = None,
+) -> Fold:
+    """The fold :func:`fold_checkpoint` described, as of its ``seq``. ``source(seq)`` gives
+    a stored event; ``load_record(seq, kind, j)`` the record a roll entry refers to;
+    ``header`` the log's header (the session's name and creation time come from it,
+    as in a replay). Raises (EventError, KeyError, TypeError, ValueError, IndexError)
+    when the checkpoint does not fit the log; the caller then replays the log instead."""
+    from gmdesk.core.session.model import state_from_checkpoint
+
+    fold = Fold(state_from_checkpoint(d["state"], load_record))
+    if header is not None:
+        fold.state.info.name = str(header.get("name", ""))
+        fold.state.info.created = str(header.get("created", ""))
+    fold.source = source
+    done = _unruns(d["done"])
+    k = d["reapply"]
+    undone = d["undone"]
+    if type(k) is not int or not 0 <= k <= len(done) or not all(type(x) is int for x in undone):
+        raise ValueError("bad undo stacks")
+    fold.done = done[: len(done) - k]
+    for seq in done[len(done) - k :]:
+        fold._reapply(seq)
+        fold.done.append(seq)
+    fold.undone = list(undone)
+    fold.last_seq = int(d["last_seq"])
+    fold.state.info.last_played = str(d["last_played"])
+    return fold

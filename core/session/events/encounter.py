@@ -1,0 +1,332 @@
+"""Handlers of the encounter and its turns: the initiative order, turns and rounds
+(durations tick when a turn ends), and the new day."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from gmdesk.core.session.events.context import MAX_INITIATIVE, Ctx
+from gmdesk.core.session.events.registry import handler
+from gmdesk.core.session.events.sheets import sheet_changes, sheet_new_day, sheet_set_current, sheet_vitality
+from gmdesk.core.session.events.text import num, status_word
+from gmdesk.core.session.model import Combatant, Condition, RollEntry, Source
+
+
+def _insert_position(order: list[Combatant], initiative: int) -> int:
+    """After every combatant whose initiative is at least this one (ties: earlier first)."""
+    i = 0
+    for k, c in enumerate(order):
+        if c.initiative >= initiative:
+            i = k + 1
+    return i
+
+
+@handler("encounter.add")
+def _encounter_add(ctx: Ctx, p: dict) -> str:
+    """A character joins the order at ``initiative`` (after everyone at least as high).
+    With ``record`` (the initiative roll that gave the number) the roll is logged,
+    dice and all, as an initiative roll — as ``initiative.set`` logs its rolls."""
+    ctx.fields(p, ("id",), ("initiative", "record"))
+    c = ctx.char(p["id"])
+    record = ctx.record(p["record"]) if p.get("record") is not None else None
+    default = record.value if record is not None else 0
+    ini = ctx.integer(p.get("initiative", default), "initiative", -MAX_INITIATIVE, MAX_INITIATIVE)
+    if ctx.state.encounter.index_of(c.id) is not None:
+        raise ctx.fail(f"{c.name} is already in the encounter")
+    enc = ctx.tx.encounter()
+    i = _insert_position(enc.order, ini)
+    enc.order.insert(i, Combatant(c.id, ini))
+    if enc.round > 0 and i <= enc.turn and len(enc.order) > 1:
+        enc.turn += 1
+    if record is not None:
+        change = f"{c.name}: initiative {num(ini)}"
+        ctx.changes.append(change)
+        rnd, turn = ctx.roll_position()
+        ctx.tx.add_roll(
+            RollEntry(ctx.seq, record, c.id, None, rnd, turn, [change], kind="initiative", actor_name=c.name)
+        )
+    return f"{c.name} joins the encounter (initiative {num(ini)})"
+
+
+def encounter_drop(ctx: Ctx, cid: str) -> None:
+    enc = ctx.tx.encounter()
+    i = enc.index_of(cid)
+    del enc.order[i]
+    if i < enc.turn:
+        enc.turn -= 1
+    if enc.turn >= len(enc.order):
+        enc.turn = 0
+        if enc.order and enc.round > 0:
+            enc.round += 1
+
+
+@handler("encounter.remove")
+def _encounter_remove(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id",), ("initiative",))
+    c = ctx.char(p["id"])
+    if ctx.state.encounter.index_of(c.id) is None:
+        raise ctx.fail(f"{c.name} is not in the encounter")
+    encounter_drop(ctx, c.id)
+    return f"{c.name} leaves the encounter"
+
+
+def _move(enc, i: int, j: int) -> None:
+    """Move order[i] to index j, keeping whoever is acting the one acting."""
+    current = enc.order[enc.turn].char_id if enc.order and enc.turn < len(enc.order) else None
+    item = enc.order.pop(i)
+    enc.order.insert(j, item)
+    if current is not None:
+        enc.turn = enc.index_of(current)
+
+
+@handler("encounter.move")
+def _encounter_move(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "index"))
+    c = ctx.char(p["id"])
+    i = ctx.state.encounter.index_of(c.id)
+    if i is None:
+        raise ctx.fail(f"{c.name} is not in the encounter")
+    j = ctx.integer(p["index"], "index", 0, len(ctx.state.encounter.order) - 1)
+    enc = ctx.tx.encounter()
+    _move(enc, i, j)
+    return f"{c.name} moves to place {j + 1} in the order"
+
+
+@handler("encounter.delay")
+def _encounter_delay(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id",))
+    c = ctx.char(p["id"])
+    enc0 = ctx.state.encounter
+    i = enc0.index_of(c.id)
+    if i is None:
+        raise ctx.fail(f"{c.name} is not in the encounter")
+    if i == len(enc0.order) - 1:
+        raise ctx.fail(f"{c.name} is last in the order; there is nobody to wait for this round")
+    enc = ctx.tx.encounter()
+    acting = enc.round > 0 and enc.turn == i
+    item = enc.order.pop(i)
+    enc.order.insert(i + 1, item)
+    if not acting and enc.round > 0 and enc.turn == i + 1:
+        enc.turn = i  # the one who was acting moved up one place
+    # when the delayer was acting, index i now holds the next combatant: their turn now
+    nxt = ctx.state.characters[enc.order[i].char_id].name
+    return f"{c.name} delays until after {nxt}"
+
+
+@handler("encounter.end")
+def _encounter_end(ctx: Ctx, p: dict) -> str:
+    """The fight is over: the order empties and the round count goes back to 0
+    (durations in rounds stay as they are)."""
+    ctx.fields(p)
+    enc0 = ctx.state.encounter
+    if not enc0.order and enc0.round == 0:
+        raise ctx.fail("there is no encounter to end")
+    rounds = enc0.round
+    enc = ctx.tx.encounter()
+    enc.order[:] = []
+    enc.round = 0
+    enc.turn = 0
+    return f"The encounter ends after round {rounds}" if rounds else "The encounter ends"
+
+
+@handler("initiative.set")
+def _initiative_set(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("entries",))
+    entries = p["entries"]
+    if not isinstance(entries, list) or not entries:
+        raise ctx.fail("entries: must be a non-empty list of {id, value, record?}")
+    seen: set[str] = set()
+    parsed = []
+    for k, e in enumerate(entries):
+        if not isinstance(e, Mapping):
+            raise ctx.fail(f"entries[{k}]: must be an object with id and value")
+        for key in e:
+            if key not in ("id", "value", "record"):
+                raise ctx.fail(f"entries[{k}]: unknown field {key!r} (allowed: id, record, value)")
+        if "id" not in e or "value" not in e:
+            raise ctx.fail(f"entries[{k}]: needs id and value")
+        c = ctx.char(e["id"], f"entries[{k}].id")
+        if c.id in seen:
+            raise ctx.fail(f"{c.name} appears twice in entries")
+        seen.add(c.id)
+        value = ctx.integer(e["value"], f"entries[{k}].value", -MAX_INITIATIVE, MAX_INITIATIVE)
+        record = ctx.record(e["record"], f"entries[{k}].record") if e.get("record") is not None else None
+        parsed.append((c, value, record))
+    enc = ctx.tx.encounter()
+    current = enc.order[enc.turn].char_id if enc.round > 0 and enc.order else None
+    values = {c.id: v for c, v, _ in parsed}
+    order = [Combatant(x.char_id, values.get(x.char_id, x.initiative)) for x in enc.order]
+    present = {x.char_id for x in order}
+    order += [Combatant(c.id, v) for c, v, _ in parsed if c.id not in present]
+    order.sort(key=lambda x: -x.initiative)  # stable: ties keep their earlier place
+    enc.order[:] = order
+    if current is not None:
+        enc.turn = enc.index_of(current)
+    rnd, turn = ctx.roll_position()
+    for c, v, record in parsed:
+        change = f"{c.name}: initiative {num(v)}"
+        ctx.changes.append(change)
+        if record is not None:
+            ctx.tx.add_roll(
+                RollEntry(ctx.seq, record, c.id, None, rnd, turn, [change], kind="initiative", actor_name=c.name)
+            )
+    names = ", ".join(f"{c.name} {num(v)}" for c, v, _ in parsed)
+    return f"Initiative: {names}"
+
+
+def _tick(ctx: Ctx, cid: str) -> None:
+    """The end of ``cid``'s turn: every duration it carries loses a round; at 0 it ends."""
+    c = ctx.state.characters.get(cid)
+    if c is None:
+        return
+    timed = any(x.rounds is not None for x in (*c.advantage, *c.shifts, *c.conditions))
+    if not timed:
+        return
+    live = ctx.tx.char(cid)
+
+    def tick_sources(lst: list[Source], kind: str) -> list[Source]:
+        out = []
+        for s in lst:
+            if s.rounds is None:
+                out.append(s)
+            elif s.rounds > 1:
+                out.append(Source(s.name, s.value, s.rounds - 1, s.active))
+            else:
+                ctx.changes.append(f"{live.name}: {kind} {s.name} ends")
+        return out
+
+    live.advantage = tick_sources(live.advantage, "advantage")
+    live.shifts = tick_sources(live.shifts, "shift")
+    conds = []
+    for cond in live.conditions:
+        if cond.rounds is None:
+            conds.append(cond)
+        elif cond.rounds > 1:
+            conds.append(Condition(cond.name, cond.rounds - 1, cond.roll_seq))
+        else:
+            ctx.changes.append(f"{live.name}: {cond.name} ends")
+    live.conditions = conds
+
+
+def _acting_name(ctx: Ctx) -> str:
+    enc = ctx.state.encounter
+    cur = enc.current
+    if cur is None:
+        return "nobody"
+    c = ctx.state.characters.get(cur.char_id)
+    return c.name if c else cur.char_id
+
+
+def _out(ctx: Ctx, cid: str) -> bool:
+    """Takes no turn: Unconscious or Dead (a character no longer in the session too)."""
+    c = ctx.state.characters.get(cid)
+    return c is None or not c.can_act
+
+
+def _skip_out(ctx: Ctx) -> list[str]:
+    """Move the turn forward past those who cannot act (unless no combatant can);
+    the names passed over, for the summary."""
+    enc = ctx.state.encounter
+    if all(_out(ctx, x.char_id) for x in enc.order):
+        return []
+    passed = []
+    while _out(ctx, enc.order[enc.turn].char_id):
+        passed.append(_skipped_name(ctx, enc.order[enc.turn].char_id))
+        enc.turn += 1
+        if enc.turn >= len(enc.order):
+            enc.turn = 0
+            enc.round += 1
+    return passed
+
+
+def _skipped_name(ctx: Ctx, cid: str) -> str:
+    c = ctx.state.characters.get(cid)
+    return f"{c.name} ({status_word(c.status)})" if c is not None else cid
+
+
+def _passed_text(passed: list[str]) -> str:
+    return f" (no turn: {', '.join(dict.fromkeys(passed))})" if passed else ""
+
+
+def _need_combatants(ctx: Ctx) -> None:
+    if not ctx.state.encounter.order:
+        raise ctx.fail("the encounter has no combatants")
+
+
+@handler("turn.next")
+def _turn_next(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p)
+    _need_combatants(ctx)
+    enc = ctx.tx.encounter()
+    if enc.round == 0:
+        enc.round, enc.turn = 1, 0
+    else:
+        _tick(ctx, enc.order[enc.turn].char_id)
+        enc.turn += 1
+        if enc.turn >= len(enc.order):
+            enc.round += 1
+            enc.turn = 0
+    passed = _skip_out(ctx)
+    return f"Round {enc.round}: {_acting_name(ctx)}'s turn{_passed_text(passed)}"
+
+
+@handler("turn.prev")
+def _turn_prev(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p)
+    _need_combatants(ctx)
+    enc0 = ctx.state.encounter
+    if enc0.round == 0:
+        raise ctx.fail("the encounter has not started")
+    rnd, turn = enc0.round, enc0.turn
+    everyone_out = all(_out(ctx, x.char_id) for x in enc0.order)
+    while True:  # back one turn, over those who cannot act
+        turn -= 1
+        if turn < 0:
+            rnd -= 1
+            turn = len(enc0.order) - 1
+        if rnd < 1:
+            raise ctx.fail("already at the first turn of round 1")
+        if everyone_out or not _out(ctx, enc0.order[turn].char_id):
+            break
+    enc = ctx.tx.encounter()
+    enc.round, enc.turn = rnd, turn
+    return f"Back to round {enc.round}: {_acting_name(ctx)}'s turn"
+
+
+@handler("round.new")
+def _round_new(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p)
+    _need_combatants(ctx)
+    enc = ctx.tx.encounter()
+    if enc.round == 0:
+        enc.round, enc.turn = 1, 0
+    else:
+        for x in enc.order[enc.turn :]:
+            if not _out(ctx, x.char_id):
+                _tick(ctx, x.char_id)
+        enc.round += 1
+        enc.turn = 0
+    passed = _skip_out(ctx)
+    return f"Round {enc.round} begins: {_acting_name(ctx)}'s turn{_passed_text(passed)}"
+
+
+@handler("day.new")
+def _day_new(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p)
+    for c in list(ctx.state.characters.values()):
+        if c.status == "dead":
+            continue
+        if c.vitality_current != c.vitality_default:
+            ctx.changes.append(f"{c.name}: Vitality {num(c.vitality_current)} → {num(c.vitality_default)}")
+        live = ctx.tx.char(c.id)
+        if live.sheet is not None:
+            sheet = ctx.tx.sheet(c.id)
+            live.sheet = sheet_new_day(sheet)
+            ctx.changes.extend(sheet_changes(c.name, sheet, live.sheet))
+        live.vitality_current = live.vitality_default
+        if live.sheet is not None and sheet_vitality(live.sheet) is not None:
+            live.sheet = sheet_set_current(live.sheet, "Vitality", live.vitality_default)
+        kept = [w for w in live.wounds if not (w.system == "1d6x4" and w.amount is not None)]
+        if len(kept) != len(live.wounds):
+            live.wounds = kept
+    return "A new day: Current Values return to their Defaults"

@@ -1,0 +1,437 @@
+"""Handlers of rolls and the system moves made on them: combat descriptors, torg
+Possibilities (spend, cancel, buy-off) and Disconnected, 1d6x4 uses and healing,
+wounds, and the notes written in the same log."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gmdesk.core.dice import RollRecord
+from gmdesk.core.session.events.clocks import advance_clock, clock_named
+from gmdesk.core.session.events.context import MAX_TEXT, MAX_VITALITY, Ctx
+from gmdesk.core.session.events.registry import handler
+from gmdesk.core.session.events.sheets import sheet_changes
+from gmdesk.core.session.events.tables import session_tables, wound_status
+from gmdesk.core.session.events.text import num, signed, status_word
+from gmdesk.core.session.model import Character, Condition, Note, RollEntry, Wound
+
+
+def _apply_descriptors(ctx: Ctx, entry_index: int) -> None:
+    """Apply a combat roll's descriptors to whoever receives them; log each change on
+    the roll entry and in the event's changes."""
+    entry = ctx.tx.roll(entry_index)
+    record = entry.record
+    settings = ctx.state.info.settings
+    for d in record.descriptors:
+        if not d.wound:
+            continue
+        cid = entry.target if d.applies_to == "target" else entry.actor if d.applies_to == "attacker" else None
+        if cid is None or cid not in ctx.state.characters:
+            continue
+        c = ctx.state.characters[cid]
+        before = c.status
+        live = ctx.tx.char(cid)
+        if record.system == "1d6x4" and d.amount is not None:
+            from gmdesk.core.systems.one_d6_x4 import vitality_after
+
+            old = live.vitality_current
+            new, status = vitality_after(old, d.amount, before == "unconscious")
+            live.add_wound(Wound(d.text, entry.seq, record.system, d.row, None, d.amount, d.column))
+            ctx.set_vitality(live, new)
+            if status == "dead":
+                live.dead = True
+            after = live.status
+            tail = f" ({status_word(after)})" if after != "ok" else ""
+            change = f"{c.name}: Vitality {num(old)} → {num(new)}{tail}"
+        else:
+            st = wound_status(settings, d.text, d.column)
+            live.add_wound(Wound(d.text, entry.seq, record.system, d.row, st, d.amount, d.column))
+            after = live.status
+            tail = f" ({status_word(after)})" if after != before and after != "ok" else ""
+            change = f"{c.name} takes {d.text}{tail}"
+        entry.changes = [*entry.changes, change]
+        ctx.changes.append(change)
+
+
+def _apply_disconnection(ctx: Ctx, entry_index: int, quiet: set[tuple[str, str]] = frozenset()) -> None:
+    """A torg roll with ``disconnection`` marks a tracked roller Disconnected (unless it
+    already is). ``quiet``: conditions the roll imposed before a re-read — put back
+    without a new change line."""
+    entry = ctx.state.rolls[entry_index]
+    if entry.actor is None or entry.actor not in ctx.state.characters:
+        return
+    if not entry.record.get("disconnection"):
+        return
+    c = ctx.state.characters[entry.actor]
+    if c.has_condition("Disconnected"):
+        return
+    live = ctx.tx.char(c.id)
+    live.conditions = [*live.conditions, Condition("Disconnected", None, entry.seq)]
+    if (c.id, "Disconnected") in quiet:
+        return
+    change = f"{c.name} is Disconnected"
+    entry = ctx.tx.roll(entry_index)
+    entry.changes = [*entry.changes, change]
+    ctx.changes.append(change)
+
+
+def _unapply_roll(ctx: Ctx, entry_index: int) -> None:
+    """Take off what a roll put on: wounds and conditions it caused (before re-reading it)."""
+    entry = ctx.state.rolls[entry_index]
+    for cid in dict.fromkeys(x for x in (entry.actor, entry.target) if x is not None):
+        c = ctx.state.characters.get(cid)
+        if c is None:
+            continue
+        if any(w.roll_seq == entry.seq for w in c.wounds) or any(x.roll_seq == entry.seq for x in c.conditions):
+            live = ctx.tx.char(cid)
+            gone = [w for w in live.wounds if w.roll_seq == entry.seq]
+            live.wounds = [w for w in live.wounds if w.roll_seq != entry.seq]
+            live.conditions = [x for x in live.conditions if x.roll_seq != entry.seq]
+            for w in gone:
+                if w.system == "1d6x4" and w.amount is not None:
+                    continue  # torg/4d2/4d6/fudge rolls only: 1d6x4 has no Possibilities
+                ctx.changes.append(f"{c.name}: {w.text} comes off")
+
+
+def _imposed(ctx: Ctx, entry: RollEntry) -> set[tuple[str, str]]:
+    """(character id, condition name) of every condition the roll imposed."""
+    out = set()
+    for cid in dict.fromkeys(x for x in (entry.actor, entry.target) if x is not None):
+        c = ctx.state.characters.get(cid)
+        if c is not None:
+            out.update((cid, x.name) for x in c.conditions if x.roll_seq == entry.seq)
+    return out
+
+
+def _reread(ctx: Ctx, entry_index: int, record: RollRecord) -> None:
+    """A Possibility spend or cancel changed the roll's record: take off what the old
+    record did and put on what the new one does — a combat roll's wounds and, for any
+    roll, the Disconnected condition it imposed (lifted when the new Bonus Number leaves
+    the disconnection range, imposed again when it comes back in). The changes say so."""
+    entry = ctx.tx.roll(entry_index)
+    entry.record = record
+    before = _imposed(ctx, entry)
+    if entry.combat:
+        _unapply_roll(ctx, entry_index)
+    else:
+        for cid in {cid for cid, _ in before}:
+            live = ctx.tx.char(cid)
+            live.conditions = [x for x in live.conditions if x.roll_seq != entry.seq]
+    n = len(ctx.changes)
+    if entry.combat:
+        _apply_descriptors(ctx, entry_index)
+    _apply_disconnection(ctx, entry_index, quiet=before)
+    for cid, name in sorted(before - _imposed(ctx, entry)):
+        change = f"{ctx.state.characters[cid].name} is no longer {name}"
+        entry = ctx.tx.roll(entry_index)
+        entry.changes = [*entry.changes, change]
+        ctx.changes.insert(n, change)
+
+
+def _torg_cost(record: RollRecord) -> int:
+    if record.system != "torg-2d10":
+        return 0
+    try:
+        return int(record.params.get("possibilities", 0) or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _check_spender(ctx: Ctx, c: Character, n: int = 1) -> None:
+    if not c.reality_rated:
+        raise ctx.fail(f"{c.name} is not reality-rated and has no Possibilities")
+    if c.possibilities < n:
+        raise ctx.fail(f"{c.name} has {c.possibilities} Possibilit{'y' if c.possibilities == 1 else 'ies'}, needs {n}")
+
+
+def roll_refusal(actor: Character | None, target: Character | None) -> str | None:
+    """Why this roll may not be made (RULES "Who can act"), or None: an Unconscious or
+    Dead roller takes no action; the Dead cannot be targeted."""
+    if actor is not None and not actor.can_act:
+        return f"{actor.name} is {status_word(actor.status)} and cannot act"
+    if target is not None and target.status == "dead":
+        return f"{target.name} is Dead and cannot be targeted"
+    return None
+
+
+@handler("roll")
+def _roll(ctx: Ctx, p: dict) -> str:
+    """A roll, with what it does: combat descriptors, Possibilities spent at roll time,
+    Disconnected, ``clock`` (optional, a clock's name): the clock the roll's own
+    progress goes to (4d6; a roll that earned none leaves it as it is, and says so),
+    and ``uses`` (optional, 1d6x4): ``[{id, descriptor, amount?, parent_amount?}]``,
+    the Abilities and Uses the Test used (each spends its uses and, for a Use, its
+    parent's; refused, with nothing changed, when one cannot be used)."""
+    ctx.fields(p, ("record",), ("actor", "target", "combat", "actor_name", "target_name", "clock", "uses"))
+    record = ctx.record(p["record"])
+    from gmdesk.core.systems import SYSTEM_IDS
+
+    if record.system not in SYSTEM_IDS:
+        raise ctx.fail(f"record: unknown system {record.system!r}")
+    actor = ctx.opt_char(p.get("actor"), "actor")
+    target = ctx.opt_char(p.get("target"), "target")
+    combat = ctx.boolean(p.get("combat", False), "combat")
+    clock = clock_named(ctx, p["clock"]) if p.get("clock") not in (None, "") else None
+    if clock is not None and (record.system != "4d6" or not isinstance(record.get("clock"), int)):
+        raise ctx.fail(f"clock: only a 4d6 roll moves a clock (this is a {record.system} roll)")
+    if ctx.strict:
+        refusal = roll_refusal(actor, target)
+        if refusal is not None:
+            raise ctx.fail(refusal)
+    cost = _torg_cost(record)
+    if cost and actor is not None:
+        _check_spender(ctx, actor, cost)
+    rnd, turn = ctx.roll_position()
+    entry = RollEntry(
+        ctx.seq,
+        record,
+        actor.id if actor else None,
+        target.id if target else None,
+        rnd,
+        turn,
+        [],
+        kind="roll",
+        combat=combat,
+        spends=[actor.id if actor else None] * cost,
+        actor_name=actor.name if actor else str(p.get("actor_name") or ""),
+        target_name=target.name if target else str(p.get("target_name") or ""),
+    )
+    ctx.tx.add_roll(entry)
+    index = len(ctx.state.rolls) - 1
+    if cost and actor is not None:
+        ctx.set_possibilities(actor, actor.possibilities - cost, " (spent on the roll)")
+        ctx.tx.roll(index).changes = [ctx.changes[-1]]
+    uses = p.get("uses") or []
+    if not isinstance(uses, list):
+        raise ctx.fail("uses: must be a list of {id, descriptor, amount, parent_amount}")
+    for k, u in enumerate(uses):
+        if not isinstance(u, Mapping) or set(u) - {"id", "descriptor", "amount", "parent_amount"}:
+            raise ctx.fail(f"uses[{k}]: must be an object with id, descriptor, amount, parent_amount")
+        who = ctx.char(u.get("id"), f"uses[{k}].id")
+        if who.sheet is None:
+            raise ctx.fail(f"uses[{k}]: {who.name} has no descriptor sheet")
+        what = ctx.text(u.get("descriptor"), f"uses[{k}].descriptor")
+        n = ctx.integer(u.get("amount", 1), f"uses[{k}].amount", 1, 10**6)
+        pn = (
+            None
+            if u.get("parent_amount") is None
+            else ctx.integer(u["parent_amount"], f"uses[{k}].parent_amount", 0, 10**6)
+        )
+        lines = _spend(ctx, who, what, n, pn)
+        live = ctx.tx.roll(index)
+        live.changes = [*live.changes, *lines]
+    if combat:
+        _apply_descriptors(ctx, index)
+    _apply_disconnection(ctx, index)
+    if clock is not None:
+        live = ctx.tx.roll(index)
+        live.clock = clock.name
+        if record.get("clock"):
+            advance_clock(ctx, clock, record.get("clock"))
+        else:
+            ctx.changes.append(f"Clock {clock.name}: no progress ({record.outcome})")
+        live.changes = [*live.changes, ctx.changes[-1]]
+    if ctx.summary is not None:
+        return ctx.summary
+    from gmdesk.core.render import record_line
+
+    who = actor.name if actor else (entry.actor_name or "GM")
+    at = f" at {target.name}" if target else (f" at {entry.target_name}" if entry.target_name else "")
+    return f"{who} rolls{at}: {record_line(record, hide_secrets=True)}"
+
+
+@handler("use")
+def _use(ctx: Ctx, p: dict) -> str:
+    """Spend uses of an Ability, Item or Use: ``amount`` of its own (default 1) and, for
+    a Use, ``parent_amount`` of its parent's (default the same; 0 spends none of the
+    parent's — the GM decides what a Magic Ability Use costs)."""
+    ctx.fields(p, ("id", "descriptor"), ("amount", "parent_amount"))
+    c = ctx.char(p["id"])
+    name = ctx.text(p["descriptor"], "descriptor")
+    amount = ctx.integer(p.get("amount", 1), "amount", 1, 10**6)
+    parent_amount = (
+        None if p.get("parent_amount") is None else ctx.integer(p["parent_amount"], "parent_amount", 0, 10**6)
+    )
+    if c.sheet is None:
+        raise ctx.fail(f"{c.name} has no descriptor sheet")
+    if c.status == "dead":
+        raise ctx.fail(f"{c.name} is dead")
+    summary = f"{c.name} uses {name}" + (f" ×{amount}" if amount != 1 else "")
+    ctx.changes.append(summary)
+    _spend(ctx, c, name, amount, parent_amount)
+    return summary
+
+
+@handler("heal")
+def _heal(ctx: Ctx, p: dict) -> str:
+    """1d6x4 Healing Ability: the record's d6 back onto the target's Vitality, never
+    above its Default (a Vitality already above Default is left alone); the healer
+    spends a use of Healing Ability. The Dead cannot be healed."""
+    ctx.fields(p, ("healer", "target", "record"), ("vitality",))
+    healer = ctx.char(p["healer"], "healer")
+    target = ctx.char(p["target"], "target")
+    record = ctx.record(p["record"])
+    if target.status == "dead":
+        raise ctx.fail(f"{target.name} is dead; the Dead stay dead")
+    if healer.status != "ok":
+        raise ctx.fail(f"{healer.name} is {status_word(healer.status)} and cannot heal")
+    if healer.sheet is None:
+        raise ctx.fail(f"{healer.name} has no Healing Ability (no descriptor sheet)")
+    old = target.vitality_current
+    if "vitality" in p:
+        new = ctx.integer(p["vitality"], "vitality", -MAX_VITALITY, MAX_VITALITY)
+    else:
+        new = max(old, min(target.vitality_default, old + record.value))
+    _spend(ctx, healer, "Healing Ability", 1)
+    before = target.status
+    ctx.set_vitality(target, new)
+    after = ctx.state.characters[target.id].status
+    tail = f" ({status_word(after)})" if after != before else ""
+    change = f"{target.name}: Vitality {num(old)} → {num(new)}{tail}"
+    ctx.changes.append(change)
+    rnd, turn = ctx.roll_position()
+    ctx.tx.add_roll(
+        RollEntry(
+            ctx.seq,
+            record,
+            healer.id,
+            target.id,
+            rnd,
+            turn,
+            [change],
+            kind="heal",
+            actor_name=healer.name,
+            target_name=target.name,
+        )
+    )
+    return f"{healer.name} heals {target.name}: {change}"
+
+
+def _spend(ctx: Ctx, c: Character, name: str, amount: int = 1, parent_amount: int | None = None) -> list[str]:
+    """Spend uses of ``name`` (and of its parent, for a Use) on ``c``'s sheet; the change
+    lines are added to the event's changes and returned."""
+    before = ctx.state.characters[c.id].sheet
+    live = ctx.tx.char(c.id)
+    live.sheet = before.spend_use(name, amount, parent_amount)
+    lines = sheet_changes(c.name, before, live.sheet)
+    ctx.changes.extend(lines)
+    return lines
+
+
+@handler("possibility.spend")
+def _possibility_spend(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "roll", "record"))
+    c = ctx.char(p["id"])
+    i = ctx.roll_index(p["roll"])
+    entry = ctx.state.rolls[i]
+    if entry.record.system != "torg-2d10":
+        raise ctx.fail(f"roll #{entry.seq} is a {entry.record.system} roll; Possibilities are for torg-2d10 rolls")
+    _check_spender(ctx, c)
+    record = ctx.record(p["record"])
+    if record.system != entry.record.system:
+        raise ctx.fail("record: must be the same roll with the Possibility die added")
+    old_value = entry.record.value
+    ctx.set_possibilities(c, c.possibilities - 1)
+    spend_change = f"{c.name} spends a Possibility on roll #{entry.seq}: {signed(old_value)} → {signed(record.value)}"
+    ctx.changes.append(spend_change)
+    live = ctx.tx.roll(i)
+    live.spends = [*live.spends, c.id]
+    live.changes = [*live.changes, spend_change]
+    _reread(ctx, i, record)
+    return spend_change
+
+
+@handler("possibility.cancel")
+def _possibility_cancel(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "roll"), ("record",))
+    c = ctx.char(p["id"])
+    i = ctx.roll_index(p["roll"])
+    entry = ctx.state.rolls[i]
+    live_spends = entry.spends[: len(entry.spends) - len(entry.cancels)]
+    if not live_spends:
+        raise ctx.fail(f"roll #{entry.seq} has no Possibility spend left to cancel")
+    if live_spends[-1] == c.id:
+        raise ctx.fail(f"{c.name} cannot cancel their own Possibility")
+    _check_spender(ctx, c)
+    if p.get("record") is not None:
+        record = ctx.record(p["record"])
+    else:
+        from gmdesk.core.systems.torg_2d10 import cancel_possibility
+
+        record = cancel_possibility(entry.record, session_tables(ctx.state.info.settings))
+        ctx.extra["record"] = record.to_json()
+    old_value = entry.record.value
+    ctx.set_possibilities(c, c.possibilities - 1)
+    change = f"{c.name} cancels a Possibility on roll #{entry.seq}: {signed(old_value)} → {signed(record.value)}"
+    ctx.changes.append(change)
+    live = ctx.tx.roll(i)
+    live.cancels = [*live.cancels, c.id]
+    live.changes = [*live.changes, change]
+    _reread(ctx, i, record)
+    return change
+
+
+def _wound_index(ctx: Ctx, c: Character, value: Any) -> int:
+    if not c.wounds:
+        raise ctx.fail(f"{c.name} has no wounds")
+    return ctx.integer(value, "wound", 0, len(c.wounds) - 1)
+
+
+@handler("damage.buyoff")
+def _buyoff(ctx: Ctx, p: dict) -> str:
+    """A Possibility buys off damage just taken: without ``wound`` the latest wound (from
+    the most recent roll that wounded the character); ``wound`` (an index) is the GM's
+    explicit pick of an older one. gmdesk stores the index it used."""
+    ctx.fields(p, ("id",), ("wound",))
+    c = ctx.char(p["id"])
+    if p.get("wound") is None:
+        from gmdesk.core.session.offers import latest_wound_index
+
+        if not c.wounds:
+            raise ctx.fail(f"{c.name} has no wounds")
+        k = latest_wound_index(c)
+        ctx.extra["wound"] = k
+    else:
+        k = _wound_index(ctx, c, p["wound"])
+    _check_spender(ctx, c)
+    w = c.wounds[k]
+    before = c.status
+    ctx.set_possibilities(c, c.possibilities - 1, " (buy-off)")
+    live = ctx.tx.char(c.id)
+    live.wounds = live.wounds[:k] + live.wounds[k + 1 :]
+    after = live.status
+    change = f"{c.name} buys off {w.text}" + (f" ({status_word(after)})" if after != before else "")
+    ctx.changes.append(change)
+    if w.roll_seq is not None:
+        i = ctx.state.roll_index(w.roll_seq, "roll")
+        if i is not None:
+            entry = ctx.tx.roll(i)
+            entry.changes = [*entry.changes, change]
+    return change
+
+
+@handler("wound.remove")
+def _wound_remove(ctx: Ctx, p: dict) -> str:
+    """The GM takes a wound off (healing, story): no cost."""
+    ctx.fields(p, ("id", "wound"))
+    c = ctx.char(p["id"])
+    k = _wound_index(ctx, c, p["wound"])
+    w = c.wounds[k]
+    before = c.status
+    live = ctx.tx.char(c.id)
+    live.wounds = live.wounds[:k] + live.wounds[k + 1 :]
+    after = live.status
+    ctx.changes.append(f"{c.name}: {w.text} removed" + (f" ({status_word(after)})" if after != before else ""))
+    return f"{c.name}: {w.text} removed"
+
+
+@handler("note")
+def _note(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("text",))
+    text = ctx.text(p["text"], "text", MAX_TEXT, multiline=True)
+    rnd, turn = ctx.roll_position()
+    ctx.tx.add_note(Note(ctx.seq, text, rnd, turn, ctx.time))
+    first = text.splitlines()[0]
+    more = "…" if len(first) > 80 or "\n" in text else ""
+    return f"Note: {first[:80]}{more}"

@@ -1,0 +1,82 @@
+"""The ``session.settings`` event: the game system and the GM's settings (declared in
+core.session.settings), checked and changed."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from gmdesk.core.errors import GmdeskError
+from gmdesk.core.session.events.context import Ctx
+from gmdesk.core.session.events.registry import handler
+from gmdesk.core.session.events.tables import resolve_table
+from gmdesk.core.session.model import DEFAULT_SETTINGS
+
+SETTING_KEYS = ("system", "skill_threshold", "ord_positive_reroll", "tie_rule", "fudge_method", "tables")
+
+
+def _declared() -> dict:
+    from gmdesk.core.session.settings import BY_KEY
+
+    return dict(BY_KEY)
+
+
+#: the settings the GM sets (label, help, type, range), declared in core.session.settings
+DECLARED = _declared()
+#: 1d6x4 two-way Test ties: the defender prevails (the status quo holds); the only rule gmdesk rolls
+TIE_RULES = ("defender",)
+
+
+@handler("session.settings")
+def _settings(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("changes",))
+    changes = p["changes"]
+    if not isinstance(changes, Mapping) or not changes:
+        raise ctx.fail("changes: must be a non-empty object of setting -> value")
+    clean: dict[str, Any] = {}
+    for key, value in changes.items():
+        if key not in SETTING_KEYS:
+            raise ctx.fail(f"unknown setting {key!r} (settings: {', '.join(SETTING_KEYS)})")
+        if key == "system":
+            from gmdesk.core.systems import SYSTEM_IDS
+
+            clean[key] = ctx.choice(value, "system", SYSTEM_IDS)
+        elif key in DECLARED:
+            # the GM's settings, checked by their declaration (core.session.settings)
+            try:
+                clean[key] = DECLARED[key].parse(value)
+            except GmdeskError as e:
+                raise ctx.fail(f"{key}: {getattr(e, 'reason', e)}") from None
+        elif key == "tie_rule":
+            clean[key] = ctx.choice(value, "tie_rule", TIE_RULES)
+        elif key == "tables":
+            if not isinstance(value, Mapping):
+                raise ctx.fail("tables: must be an object of role -> table name or file")
+            tables = {}
+            for role, name in value.items():
+                if not isinstance(role, str) or not role or not isinstance(name, str) or not name:
+                    raise ctx.fail("tables: each role must name a table (built-in name or file path)")
+                try:
+                    resolve_table(name)
+                except GmdeskError as e:
+                    raise ctx.fail(f"tables: {role}: {e}") from None
+                tables[role] = name
+            clean[key] = tables
+    info = ctx.tx.info()
+    parts = []
+    for key, value in clean.items():
+        if key == "system":
+            old = info.system
+            info.system = value
+        else:
+            old = info.settings.get(key, DEFAULT_SETTINGS.get(key))
+            info.settings[key] = copy.deepcopy(value)
+        if key in DECLARED:  # in the GM's words: "Skill chance threshold (4d2): 9 → 8"
+            s = DECLARED[key]
+            ctx.changes.append(f"{s.title}: {s.show(old)} → {s.show(value)}")
+            parts.append(s.title)
+            continue
+        ctx.changes.append(f"{key}: {old!r} → {value!r}" if key != "system" else f"system: {old} → {value}")
+        parts.append(key)
+    return f"Settings changed: {', '.join(parts)}"
