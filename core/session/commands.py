@@ -439,7 +439,9 @@ def stream_rolls(
             # filled afresh for each roll: what a roll changed (a torg condition, a spent
             # use) counts for the next one, as it would in the dialog
             chars = session.state.characters
-            filled = _filled(session, system_module, params, chars.get(actor), chars.get(target), combat, given)
+            who = chars.get(actor) if actor is not None else None
+            at = chars.get(target) if target is not None else None
+            filled = _filled(session, system_module, params, who, at, combat, given)
             event = session.roll(
                 system_module.ID, filled, actor=actor, target=target, combat=combat, rng=rng, fill=False, tables=tables
             )

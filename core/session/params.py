@@ -123,13 +123,13 @@ def fill_params(
 
     ``given``: the parameter names the caller set explicitly; they are kept as they
     are. ``None`` means "whatever differs from the Params default was given"."""
-    if not dataclasses.is_dataclass(params):
+    if not dataclasses.is_dataclass(params) or isinstance(params, type):
         return params
     defaults = {f.name: f.default for f in dataclasses.fields(params)}
     if given is None:
         given = {name for name, d in defaults.items() if getattr(params, name) != d}
     changes: dict[str, Any] = {}
-    if combat and "combat" in defaults and not params.combat:
+    if combat and "combat" in defaults and not getattr(params, "combat", False):
         changes["combat"] = True
     for name, value in roll_defaults(settings, module.ID, actor, target).items():
         if name in defaults and (name in _TRACKED or name not in given):

@@ -179,7 +179,8 @@ def _tick(ctx: Ctx, cid: str) -> None:
     c = ctx.state.characters.get(cid)
     if c is None:
         return
-    timed = any(x.rounds is not None for x in (*c.advantage, *c.shifts, *c.conditions))
+    durations: tuple[Source | Condition, ...] = (*c.advantage, *c.shifts, *c.conditions)
+    timed = any(x.rounds is not None for x in durations)
     if not timed:
         return
     live = ctx.tx.char(cid)

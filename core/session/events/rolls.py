@@ -5,6 +5,7 @@ wounds, and the notes written in the same log."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from gmdesk.core.dice import RollRecord
@@ -54,7 +55,7 @@ def _apply_descriptors(ctx: Ctx, entry_index: int) -> None:
         ctx.changes.append(change)
 
 
-def _apply_disconnection(ctx: Ctx, entry_index: int, quiet: set[tuple[str, str]] = frozenset()) -> None:
+def _apply_disconnection(ctx: Ctx, entry_index: int, quiet: AbstractSet[tuple[str, str]] = frozenset()) -> None:
     """A torg roll with ``disconnection`` marks a tracked roller Disconnected (unless it
     already is). ``quiet``: conditions the roll imposed before a re-read — put back
     without a new change line."""
@@ -96,7 +97,7 @@ def _unapply_roll(ctx: Ctx, entry_index: int) -> None:
 
 def _imposed(ctx: Ctx, entry: RollEntry) -> set[tuple[str, str]]:
     """(character id, condition name) of every condition the roll imposed."""
-    out = set()
+    out: set[tuple[str, str]] = set()
     for cid in dict.fromkeys(x for x in (entry.actor, entry.target) if x is not None):
         c = ctx.state.characters.get(cid)
         if c is not None:
@@ -236,9 +237,9 @@ def _roll(ctx: Ctx, p: dict) -> str:
         return ctx.summary
     from gmdesk.core.render import record_line
 
-    who = actor.name if actor else (entry.actor_name or "GM")
+    roller = actor.name if actor else (entry.actor_name or "GM")
     at = f" at {target.name}" if target else (f" at {entry.target_name}" if entry.target_name else "")
-    return f"{who} rolls{at}: {record_line(record, hide_secrets=True)}"
+    return f"{roller} rolls{at}: {record_line(record, hide_secrets=True)}"
 
 
 @handler("use")
@@ -388,9 +389,9 @@ def _buyoff(ctx: Ctx, p: dict) -> str:
     if p.get("wound") is None:
         from gmdesk.core.session.offers import latest_wound_index
 
-        if not c.wounds:
-            raise ctx.fail(f"{c.name} has no wounds")
         k = latest_wound_index(c)
+        if k is None:
+            raise ctx.fail(f"{c.name} has no wounds")
         ctx.extra["wound"] = k
     else:
         k = _wound_index(ctx, c, p["wound"])
