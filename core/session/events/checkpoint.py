@@ -27,18 +27,16 @@ def fold_fingerprint() -> str:
     core = Path(__file__).resolve().parent.parent.parent
     h = hashlib.sha256(f"gmdesk-fold {CHECKPOINT_VERSION}".encode())
     files = sorted((core / "session" / "events").glob("*.py"))
-    files += [
-        core / "session" / "model.py",
-        core / "dice.py",
-        core / "sheet.py",
-        core / "tables.py",
-    ]
+    files += sorted((core / "session" / "model").glob("*.py"))
+    files += [core / "dice.py", core / "tables.py"]
+    files += sorted((core / "sheet").glob("*.py"))
     files += sorted((core / "systems").glob("*.py")) + sorted((core / "data").glob("*.json"))
     for f in files:
+        name = f.relative_to(core).as_posix().encode()
         try:
-            h.update(f.name.encode() + b"\0" + f.read_bytes())
+            h.update(name + b"\0" + f.read_bytes())
         except OSError:
-            h.update(f.name.encode() + b"\0?")
+            h.update(name + b"\0?")
     return h.hexdigest()
 
 
