@@ -15,6 +15,7 @@ from rich.text import Text
 
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.odds import Odds
+from gmdesk.core.text import signed
 
 ROLE_STYLE = {
     "positive": "bold green",
@@ -89,21 +90,13 @@ def public_json(record: RollRecord | Mapping[str, Any]) -> dict:
 
 
 def _signed(n: Any) -> str:
-    if isinstance(n, bool) or not isinstance(n, int):
-        return str(n)
-    return f"{n:+d}"
+    """A headline or breakdown number: ``+3``, ``-2``, ``+0`` (a plain ASCII minus)."""
+    return signed(n, zero="+0", minus="-")
 
 
 def headline(record: RollRecord) -> str:
     """The record's value as a GM reads it: ``+3`` for a bonus, ``17`` for a total."""
     return _signed(record.value) if record.system in SIGNED_SYSTEMS else str(record.value)
-
-
-def _face(n: Any) -> str:
-    """A printed die face: ``+2``, ``0``, ``−1``."""
-    if isinstance(n, bool) or not isinstance(n, int):
-        return str(n)
-    return f"+{n}" if n > 0 else f"\u2212{-n}" if n < 0 else "0"
 
 
 def printed_faces(record: RollRecord) -> list[str] | None:
@@ -112,7 +105,7 @@ def printed_faces(record: RollRecord) -> list[str] | None:
     printed faces in ``extra["faces"]``); None for ordinary dice."""
     faces = record.extra.get("faces")
     if isinstance(faces, (list, tuple)) and len(faces) == len(record.dice):
-        return [_face(f) for f in faces]
+        return [signed(f) for f in faces]
     return None
 
 
@@ -125,7 +118,7 @@ def opponent_dice_plain(record: RollRecord) -> str:
     dice = list(opponent.get("dice", ()) or ())
     faces = opponent.get("faces")
     if isinstance(faces, (list, tuple)) and len(faces) == len(dice):
-        return " ".join(_face(f) for f in faces)
+        return " ".join(signed(f) for f in faces)
     out = []
     for d in dice:
         value = d.get("value") if isinstance(d, Mapping) else d
@@ -292,10 +285,6 @@ def _pct(p: float) -> str:
 FOLD_AT: Mapping[str, tuple[int, int]] = {"torg-2d10": (-20, 20)}
 
 
-def _minus(n: int) -> str:
-    return f"+{n}" if n > 0 else f"\u2212{-n}" if n < 0 else "0"
-
-
 def distribution_rows(odds: Odds) -> list[tuple[str, Any]]:
     """The distribution as (label, p) rows a GM reads: one row per value, except
     that the far tails of an open-ended roll (:data:`FOLD_AT`) are summed into
@@ -309,10 +298,10 @@ def distribution_rows(odds: Odds) -> list[tuple[str, Any]]:
     high = sum((p for v, p in odds.distribution if v >= hi), start=0 * odds.tail)
     rows: list[tuple[str, Any]] = []
     if low:
-        rows.append((f"≤ {_minus(lo)}", low))
-    rows += [(_minus(v), p) for v, p in odds.distribution if lo < v < hi]
+        rows.append((f"≤ {signed(lo)}", low))
+    rows += [(signed(v), p) for v, p in odds.distribution if lo < v < hi]
     if high:
-        rows.append((f"≥ {_minus(hi)}", high))
+        rows.append((f"≥ {signed(hi)}", high))
     return rows
 
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from gmdesk.core.session.events import Event, num, status_word
 from gmdesk.core.session.model import Character, Note, RollEntry, State
+from gmdesk.core.text import signed
 
 FORMATS = ("md", "html", "json")
 
@@ -149,7 +150,7 @@ def record_facts(record: Any, public: bool) -> list[str]:
             "advantage",
             "result_points",
         ):
-            out.append(f"{label} {value:+d}".replace("-", "−"))
+            out.append(f"{label} {signed(value, zero='+0')}")
         elif isinstance(value, (str, int, float)):
             out.append(f"{label} {value}")
     if record.system == "4d6" and record.extra.get("contest") is None and record.extra.get("dc") is not None:

@@ -48,17 +48,6 @@ KINDS = ("organic", "inorganic")
 #: Character Descriptor Sheet with its uses).
 SECTIONS = ("vitality", "possibilities", "advantage", "shift", "conditions", "wounds", "sheet")
 
-MINUS = "\u2212"
-
-
-def signed(n: int) -> str:
-    """``+3``, ``−2`` (typographic minus) or ``0``, as outcome labels print numbers."""
-    if n > 0:
-        return f"+{n}"
-    if n < 0:
-        return f"{MINUS}{-n}"
-    return "0"
-
 
 class System(Protocol):  # pragma: no cover - typing only
     ID: str

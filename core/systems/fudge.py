@@ -51,16 +51,15 @@ from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord
 from gmdesk.core.errors import ParamError, TableError
 from gmdesk.core.odds import Dist, Odds, die, mix, outcomes_by, remap, repeat, shift, sub
 from gmdesk.core.systems.base import (
-    MINUS,
     CombatFields,
     dataclass_from_json,
     dataclass_to_json,
     parse_choice,
     parse_int,
     shown,
-    signed,
 )
 from gmdesk.core.tables import DEFAULT_TABLES, BandTable, TableSet, load_builtin
+from gmdesk.core.text import MINUS, signed
 
 ID = "fudge"
 NAME = "FUDGE alternate dice"

@@ -59,16 +59,15 @@ from gmdesk.core.dice import Die, RandomSource, RollRecord, thaw
 from gmdesk.core.errors import ParamError
 from gmdesk.core.odds import Odds
 from gmdesk.core.systems.base import (
-    MINUS,
     CombatFields,
     combat_descriptor,
     dataclass_from_json,
     dataclass_to_json,
     parse_choice,
     parse_int,
-    signed,
 )
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
+from gmdesk.core.text import MINUS, signed
 
 ID = "torg-2d10"
 NAME = "2D10 Dice for TORG"

@@ -13,6 +13,8 @@ from typing import Any
 
 from rich.text import Text
 
+from gmdesk.core.text import signed as core_signed
+
 #: character status (derived by the session) -> marker shown wherever the character is listed
 STATUS_MARKERS: Mapping[str, str] = {"unconscious": "UNC", "dead": "DEAD"}
 
@@ -74,9 +76,9 @@ def markers_text(character: Any) -> Text:
 
 
 def signed(n: Any) -> str:
-    if isinstance(n, bool) or not isinstance(n, int):
-        return str(n)
-    return f"{n:+d}"
+    """A bonus as the forms write it: ``+2``, ``-1``, ``+0`` (an ASCII minus, which
+    the roll form's inputs read back)."""
+    return core_signed(n, zero="+0", minus="-")
 
 
 def gauge(current: int | None, default: int | None, width: int = 10) -> Text:
