@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.text import short_time
 
 EXIT_ERROR = 2
 
@@ -150,20 +151,6 @@ def cmd_new(ns: Any) -> int:
     return 0
 
 
-def _short_time(iso: str) -> str:
-    import datetime as _dt
-
-    if not iso:
-        return "never"
-    try:
-        when = _dt.datetime.fromisoformat(iso)
-    except ValueError:
-        return iso[:16]
-    if when.tzinfo is not None:
-        when = when.astimezone()
-    return when.strftime("%Y-%m-%d %H:%M")
-
-
 @_guard
 def cmd_list(ns: Any) -> int:
     store = _store(ns)
@@ -180,7 +167,7 @@ def cmd_list(ns: Any) -> int:
         if s.error:
             rows.append((s.name, "DAMAGED", s.error, "", ""))
         else:
-            rows.append((s.name, s.system, _short_time(s.last_played), str(s.round), str(s.rolls)))
+            rows.append((s.name, s.system, short_time(s.last_played), str(s.round), str(s.rolls)))
     widths = [max(len(r[i]) for r in rows if not (r[1] == "DAMAGED" and i == 2)) for i in range(5)]
     for r in rows:
         if r[1] == "DAMAGED":

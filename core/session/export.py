@@ -28,7 +28,7 @@ from typing import Any
 
 from gmdesk.core.session.events import Event, num, status_word
 from gmdesk.core.session.model import Character, Note, RollEntry, State
-from gmdesk.core.text import signed
+from gmdesk.core.text import short_time, signed
 
 FORMATS = ("md", "html", "json")
 
@@ -43,10 +43,6 @@ def _dice(record) -> str:
     from gmdesk.core.render import dice_plain
 
     return dice_plain(record)
-
-
-def _when(iso: str) -> str:
-    return (iso or "")[:16].replace("T", " ") or "never"
 
 
 def _times(events: Iterable[Event]) -> dict[int, str]:
@@ -222,8 +218,8 @@ def to_markdown(
     times = _times(events)
     out = [f"# {md_escape(info.name or 'Session')}", ""]
     out.append(
-        f"System: {md_escape(info.system)} · created {md_escape(_when(info.created))} · "
-        f"last played {md_escape(_when(info.last_played))}"
+        f"System: {md_escape(info.system)} · created {md_escape(short_time(info.created, local=False))} · "
+        f"last played {md_escape(short_time(info.last_played, local=False))}"
     )
     out.append("")
     out.append("## Cast")
@@ -309,8 +305,8 @@ def to_html(
         "</head>",
         "<body>",
         f"<h1>{_h(title)}</h1>",
-        f'<p class="meta">System {_h(info.system)} · created {_h(_when(info.created))} · '
-        f"last played {_h(_when(info.last_played))}</p>",
+        f'<p class="meta">System {_h(info.system)} · created {_h(short_time(info.created, local=False))} · '
+        f"last played {_h(short_time(info.last_played, local=False))}</p>",
         "<h2>Cast</h2>",
     ]
     if state.characters:

@@ -22,7 +22,6 @@ its content is only informative and is emptied on a clean release.
 
 from __future__ import annotations
 
-import datetime as _dt
 import fcntl
 import json
 import os
@@ -31,6 +30,7 @@ import time
 from pathlib import Path
 
 from gmdesk.core.errors import GmdeskError
+from gmdesk.core.text import now_iso, short_time
 
 #: Mode of every file gmdesk creates for a session (owner read/write only).
 FILE_MODE = 0o600
@@ -60,15 +60,8 @@ class LockedError(GmdeskError):
         elif self.host:
             who.append(f"on {self.host}")
         if self.since:
-            who.append(f"since {_short_time(self.since)}")
+            who.append(f"since {short_time(self.since)}")
         return ", ".join(who) if who else "holder unknown"
-
-
-def _short_time(iso: str) -> str:
-    try:
-        return _dt.datetime.fromisoformat(iso).strftime("%Y-%m-%d %H:%M")
-    except ValueError:
-        return iso
 
 
 def _read_holder(fd: int) -> dict:
@@ -140,7 +133,7 @@ class WriterLock:
             info = {
                 "pid": os.getpid(),
                 "host": socket.gethostname(),
-                "since": _dt.datetime.now().isoformat(timespec="seconds"),
+                "since": now_iso(),
             }
             os.ftruncate(fd, 0)
             os.pwrite(fd, (json.dumps(info) + "\n").encode("utf-8"), 0)

@@ -307,7 +307,7 @@ def repair(path: str | os.PathLike, saves_dir: str | os.PathLike | None = None) 
     can be trusted; returns its path and what was kept / left out. The damaged files
     are only read. GmdeskError when nothing can be recovered (no readable header)."""
     from gmdesk.core.session.saves import SessionStore
-    from gmdesk.core.session.session import now_iso
+    from gmdesk.core.text import now_iso
 
     path = Path(path)
     got = salvage(path)

@@ -366,8 +366,8 @@ class SessionStore:
         return path
 
     def _copy(self, src: Path, new_name: str) -> Path:
-        from gmdesk.core.session.session import now_iso
         from gmdesk.core.session.store import EventLog
+        from gmdesk.core.text import now_iso
 
         new_name = self._check_name(new_name)
         log = EventLog.open(src, readonly=True)

@@ -19,7 +19,6 @@ conditions, the tracked characters' kinds, the session's settings — is
 from __future__ import annotations
 
 import copy
-import datetime as _dt
 import json
 import threading
 from bisect import bisect_left
@@ -45,13 +44,10 @@ from gmdesk.core.session.events import (
 )
 from gmdesk.core.session.model import DEFAULT_SETTINGS, State
 from gmdesk.core.session.moves import SessionMoves, params_refusal
+from gmdesk.core.text import now_iso
 
 #: the header's ``format`` value: marks a file as a gmdesk session
 FORMAT = "gmdesk-session"
-
-
-def now_iso() -> str:
-    return _dt.datetime.now().astimezone().isoformat(timespec="seconds")
 
 
 def _store():

@@ -24,7 +24,6 @@ opened (the GM usually prepares it for later), its row is selected.
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Callable, Iterable, Sequence
 from importlib import resources
 from pathlib import Path
@@ -67,21 +66,9 @@ def default_examples_dir() -> Path:
 
 def format_last_played(value: Any) -> str:
     """``2025-11-21 21:03`` (local time) from an ISO string, a datetime or a timestamp."""
-    if value in (None, ""):
-        return "never"
-    when: _dt.datetime | None = None
-    if isinstance(value, _dt.datetime):
-        when = value
-    elif isinstance(value, (int, float)):
-        when = _dt.datetime.fromtimestamp(value)
-    else:
-        try:
-            when = _dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-        except ValueError:
-            return str(value)[:16]
-    if when.tzinfo is not None:
-        when = when.astimezone()
-    return when.strftime("%Y-%m-%d %H:%M")
+    from gmdesk.core.text import short_time
+
+    return short_time(value)
 
 
 def _sort_key(summary: Any) -> tuple:
