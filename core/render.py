@@ -13,6 +13,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from gmdesk.core import systems
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.odds import Odds
 from gmdesk.core.text import signed
@@ -39,9 +40,6 @@ SIGNED_SYSTEMS = {"4d2", "fudge", "torg-2d10"}
 
 #: roles shown without a label: kept dice plain, dropped dice in parentheses
 UNLABELLED_ROLES = {"kept", "dropped", "die"}
-
-#: extra fields that are the GM's secret (never shown in the player view)
-SECRET_PARAMS = {"1d6x4": ("target",)}
 
 #: extra fields shown in the breakdown, in this order, with their labels
 EXTRA_LABELS = (
@@ -79,14 +77,23 @@ EXTRA_LABELS = (
 
 def public_json(record: RollRecord | Mapping[str, Any]) -> dict:
     """The record as JSON with the GM's secrets removed (for the player view)."""
-    data = record.to_json() if isinstance(record, RollRecord) else dict(record)
-    secrets = SECRET_PARAMS.get(data.get("system", ""), ())
-    if secrets:
-        data = dict(data)
-        data["params"] = {k: v for k, v in dict(data.get("params", {})).items() if k not in secrets}
-        for key in secrets:
-            data.pop(key, None)
-    return data
+    return systems.public_json(record.to_json() if isinstance(record, RollRecord) else record)
+
+
+def public_record(record: RollRecord) -> RollRecord:
+    """The record as players may see it: the GM's secrets (the 1d6x4 target number)
+    removed; the record itself when its system keeps none."""
+    if not systems.secret_params(record.system):
+        return record
+    return RollRecord.from_json(public_json(record))
+
+
+def secret_note(record: RollRecord) -> str:
+    """The GM's secrets as the GM's own line names them, ``" (vs target 17)"``, or ``""``."""
+    secret = [
+        f"{k} {record.params[k]}" for k in systems.secret_params(record.system) if record.params.get(k) is not None
+    ]
+    return f" (vs {', '.join(secret)})" if secret else ""
 
 
 def _signed(n: Any) -> str:
@@ -195,10 +202,8 @@ def descriptor_plain(record: RollRecord) -> str:
 def record_line(record: RollRecord, hide_secrets: bool = False) -> str:
     """One plain line: ``4d2 [positive 6 1 | negative −4 −2] = +1 Barely Successful → Backfoot (target)``."""
     line = f"{record.system} [{dice_plain(record)}] = {headline(record)} {record.outcome}"
-    if not hide_secrets and record.system in SECRET_PARAMS:
-        secret = [f"{k} {record.params[k]}" for k in SECRET_PARAMS[record.system] if record.params.get(k) is not None]
-        if secret:
-            line += f" (vs {', '.join(secret)})"
+    if not hide_secrets:
+        line += secret_note(record)
     desc = descriptor_plain(record)
     if desc:
         line += f" → {desc}"
@@ -216,7 +221,7 @@ def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
     for key, label in (("test", "Tested"), ("vs_test", "Opponent tested")):
         if record.params.get(key):  # the descriptors a 1d6x4 Test added up
             lines.append(Text(f"{label}: {record.params[key]}"))
-    secrets = SECRET_PARAMS.get(record.system, ()) if hide_secrets else ()
+    secrets = systems.secret_params(record.system) if hide_secrets else ()
     for key, label in EXTRA_LABELS:
         if key in record.extra and key not in secrets and record.extra[key] is not None:
             value = record.extra[key]

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import importlib
+from collections.abc import Mapping
+from functools import cache
 from types import ModuleType
+from typing import Any
 
 from gmdesk.core.errors import ParamError
 
@@ -38,3 +42,32 @@ def character_sections(system_id: str) -> frozenset[str]:
     except ParamError:
         return frozenset(SECTIONS)
     return frozenset(getattr(module, "CHARACTER_SECTIONS", SECTIONS))
+
+
+@cache
+def secret_params(system_id: str) -> tuple[str, ...]:
+    """What is the GM's secret in ``system_id``'s records (the system's
+    ``SECRET_PARAMS``: parameters, and the record fields of the same names), never
+    shown to players; nothing for a system that keeps no secret or is unknown."""
+    try:
+        module = get_system(system_id)
+    except ParamError:
+        return ()
+    return tuple(getattr(module, "SECRET_PARAMS", ()))
+
+
+def public_json(record_json: Mapping[str, Any]) -> dict:
+    """A record's JSON as players may see it: its system's secrets
+    (:func:`secret_params`) removed from the parameters and from the record's own
+    fields. The original is left untouched."""
+    out = dict(record_json)
+    secrets = secret_params(str(out.get("system", "")))
+    if not secrets:
+        return out
+    out = copy.deepcopy(out)
+    params = out.get("params")
+    if isinstance(params, Mapping):
+        out["params"] = {k: v for k, v in params.items() if k not in secrets}
+    for key in secrets:
+        out.pop(key, None)
+    return out

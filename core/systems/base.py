@@ -26,6 +26,10 @@ Each system lives in its own module under ``core/systems`` and exposes:
     the parts of a character the system reads or writes (a frozenset of names from
     :data:`SECTIONS`). The desk's character pane shows these and no others, so that
     the GM never fills in a field the session's rules ignore.
+``SECRET_PARAMS`` (optional)
+    the parameters (and record fields of the same names) that are the GM's secret,
+    in the order the GM's own log line names them; the players' views leave them
+    out (:func:`core.systems.public_json`).
 """
 
 from __future__ import annotations

@@ -38,7 +38,6 @@
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import re
 from collections.abc import Iterable, Mapping
@@ -66,6 +65,8 @@ NAME = "OneDeeSixTimesFour"
 #: what a character of this system uses: Vitality, the descriptor sheet and its uses, conditions, wounds
 #: (the sections are listed in core.systems.base.SECTIONS)
 CHARACTER_SECTIONS = frozenset({"vitality", "sheet", "conditions", "wounds"})
+#: the GM's secret: the target number, never shown to players
+SECRET_PARAMS = ("target",)
 
 #: the d6 is multiplied by this
 MULTIPLIER = 4
@@ -573,12 +574,9 @@ def heal(rng: RandomSource, current: int, default: int, tables: TableSet = DEFAU
 
 def public_view(record_json: Mapping[str, Any]) -> dict:
     """The record as players may see it: the GM's target number removed."""
-    out = copy.deepcopy(dict(record_json))
-    params = out.get("params")
-    if isinstance(params, Mapping):
-        out["params"] = {k: v for k, v in params.items() if k != "target"}
-    out.pop("target", None)
-    return out
+    from gmdesk.core.systems import public_json
+
+    return public_json(record_json)
 
 
 __all__ = [
@@ -596,6 +594,7 @@ __all__ = [
     "params_to_json",
     "parse_damage",
     "public_view",
+    "SECRET_PARAMS",
     "roll",
     "roll_damage",
     "split_names",

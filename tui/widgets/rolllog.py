@@ -24,17 +24,16 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from gmdesk.core.dice import RollRecord
-from gmdesk.core.render import SECRET_PARAMS, headline, log_descriptors, log_dice_text, opponent_brief
+from gmdesk.core.render import (
+    headline,
+    log_descriptors,
+    log_dice_text,
+    opponent_brief,
+    public_record,
+    secret_note,
+)
 
-
-def public_record(record: RollRecord) -> RollRecord:
-    """The record as players may see it (the 1d6x4 target number removed)."""
-    if record.system != "1d6x4":
-        return record
-    from gmdesk.core.systems import one_d6_x4
-
-    return RollRecord.from_json(one_d6_x4.public_view(record.to_json()))
+__all__ = ["RollLog", "entry_line", "public_record", "roll_label"]
 
 
 def roll_label(rolls: Any, i: int) -> str:
@@ -65,11 +64,7 @@ def entry_line(entry: Any, names: dict, hide_secrets: bool = False, label: str |
     if other:
         line += f" {other}"
     if not hide_secrets:
-        secret = [
-            f"{k} {record.params[k]}" for k in SECRET_PARAMS.get(record.system, ()) if record.params.get(k) is not None
-        ]
-        if secret:
-            line += f" (vs {', '.join(secret)})"
+        line += secret_note(record)
     desc = log_descriptors(record, entry.target is not None)
     if desc:
         line += f" → {desc}"
