@@ -24,7 +24,7 @@ import html
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from gmdesk.core.session.events import Event, num, status_word
 from gmdesk.core.session.model import Character, Note, RollEntry, State
@@ -203,6 +203,82 @@ def _hurt(state: State) -> list[Character]:
     return [c for c in state.characters.values() if c.wounds or c.status != "ok"]
 
 
+# --------------------------------------------------------------------------- the walk
+
+
+class ChronicleWriter(Protocol):
+    """What the walk over a session hands its items to (:class:`MarkdownWriter`,
+    :class:`HtmlWriter`): plain text in, each writer escapes and marks it up."""
+
+    def heading(self, title: str, system: str, created: str, last_played: str) -> None: ...
+    def cast(self, people: Sequence[tuple[str, str, str, list[str]]]) -> None: ...
+    def hurt(self, people: Sequence[tuple[str, str, str]]) -> None: ...
+    def clocks(self, clocks: Sequence[tuple[str, str]]) -> None: ...
+    def chronicle(self, told: bool) -> None: ...
+    def round(self, title: str) -> None: ...
+    def note(self, stamp: str, text: str) -> None: ...
+    def event(self, stamp: str, head: str, changes: Sequence[str]) -> None: ...
+    def roll(
+        self, stamp: str, head: str, line: str, facts: Sequence[str], dice: str, changes: Sequence[str]
+    ) -> None: ...
+    def end_round(self) -> None: ...
+    def text(self) -> str: ...
+
+
+def write_chronicle(
+    writer: ChronicleWriter,
+    state: State,
+    events: Sequence[Event] = (),
+    public: bool = True,
+    rounds: Mapping[int, int] | None = None,
+) -> str:
+    """Walk the session once, in the chronicle's order, handing each part to ``writer``;
+    its text."""
+    info = state.info
+    writer.heading(
+        info.name or "Session",
+        info.system,
+        short_time(info.created, local=False),
+        short_time(info.last_played, local=False),
+    )
+    writer.cast(
+        [(c.name, c.status, ", ".join(_char_facts(c, info.system)), _wound_text(c)) for c in state.characters.values()]
+    )
+    writer.hurt(
+        [
+            (c.name, status_word(c.status), "; ".join(w.text for w in c.wounds) or "no wounds on record")
+            for c in _hurt(state)
+        ]
+    )
+    if state.clocks:
+        writer.clocks([(clock.name, f"{clock.filled:g} of {clock.segments}") for clock in state.clocks.values()])
+    entries = _chronicle(state, public, events, rounds)
+    writer.chronicle(bool(entries))
+    times = _times(events)
+    for rnd, items in _stretches(entries):
+        writer.round(_round_title(rnd))
+        for kind, obj in items:
+            when = times.get(obj.seq, "")[11:16]
+            stamp = f"#{obj.seq}" + (f" {when}" if when else "")
+            if kind == "note":
+                writer.note(stamp, obj.text)
+            elif kind == "event":
+                writer.event(stamp, *_event_text(obj))
+            else:
+                r: RollEntry = obj
+                record = r.record
+                writer.roll(
+                    stamp,
+                    _roll_head(state, r),
+                    _line(record, public),
+                    record_facts(record, public),
+                    _dice(record),
+                    r.changes,
+                )
+        writer.end_round()
+    return writer.text()
+
+
 # --------------------------------------------------------------------------- markdown
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|#])")
@@ -212,71 +288,75 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
 
 
+class MarkdownWriter:
+    """The chronicle in Markdown: headings, bullet lists, the table's text escaped."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+
+    def heading(self, title: str, system: str, created: str, last_played: str) -> None:
+        self.out += [
+            f"# {md_escape(title)}",
+            "",
+            f"System: {md_escape(system)} · created {md_escape(created)} · last played {md_escape(last_played)}",
+            "",
+        ]
+
+    def cast(self, people: Sequence[tuple[str, str, str, list[str]]]) -> None:
+        self.out += ["## Cast", ""]
+        if not people:
+            self.out.append("Nobody yet.")
+        for name, _status, facts, wounds in people:
+            self.out.append(f"- **{md_escape(name)}** — {md_escape(facts)}")
+            self.out += [f"  - {md_escape(w)}" for w in wounds]
+        self.out.append("")
+
+    def hurt(self, people: Sequence[tuple[str, str, str]]) -> None:
+        self.out += ["## Who was hurt", ""]
+        if not people:
+            self.out.append("Nobody.")
+        for name, status, wounds in people:
+            self.out.append(f"- **{md_escape(name)}** ({md_escape(status)}): {md_escape(wounds)}")
+        self.out.append("")
+
+    def clocks(self, clocks: Sequence[tuple[str, str]]) -> None:
+        self.out += ["## Clocks", ""]
+        self.out += [f"- {md_escape(name)}: {progress}" for name, progress in clocks]
+        self.out.append("")
+
+    def chronicle(self, told: bool) -> None:
+        self.out += ["## Chronicle", ""]
+        if not told:
+            self.out.append("Nothing yet.")
+
+    def round(self, title: str) -> None:
+        self.out += [f"### {title}", ""]
+
+    def note(self, stamp: str, text: str) -> None:
+        self.out.append(f"- {stamp} *Note:* {md_escape(text)}")
+
+    def event(self, stamp: str, head: str, changes: Sequence[str]) -> None:
+        self.out.append(f"- {stamp} {md_escape(head)}")
+        self.out += [f"  - {md_escape(ch)}" for ch in changes]
+
+    def roll(self, stamp: str, head: str, line: str, facts: Sequence[str], dice: str, changes: Sequence[str]) -> None:
+        self.out.append(f"- {stamp} **{md_escape(head)}**: {md_escape(line)}")
+        if facts:
+            self.out.append(f"  - {md_escape(' · '.join(facts))}")
+        self.out.append(f"  - dice: {md_escape(dice)}")
+        self.out += [f"  - {md_escape(ch)}" for ch in changes]
+
+    def end_round(self) -> None:
+        self.out.append("")
+
+    def text(self) -> str:
+        return "\n".join(self.out).rstrip() + "\n"
+
+
 def to_markdown(
     state: State, events: Sequence[Event] = (), public: bool = True, rounds: Mapping[int, int] | None = None
 ) -> str:
-    info = state.info
-    times = _times(events)
-    out = [f"# {md_escape(info.name or 'Session')}", ""]
-    out.append(
-        f"System: {md_escape(info.system)} · created {md_escape(short_time(info.created, local=False))} · "
-        f"last played {md_escape(short_time(info.last_played, local=False))}"
-    )
-    out.append("")
-    out.append("## Cast")
-    out.append("")
-    if not state.characters:
-        out.append("Nobody yet.")
-    for c in state.characters.values():
-        out.append(f"- **{md_escape(c.name)}** — {md_escape(', '.join(_char_facts(c, info.system)))}")
-        for w in _wound_text(c):
-            out.append(f"  - {md_escape(w)}")
-    out.append("")
-    hurt = _hurt(state)
-    out.append("## Who was hurt")
-    out.append("")
-    if not hurt:
-        out.append("Nobody.")
-    for c in hurt:
-        wounds = "; ".join(w.text for w in c.wounds) or "no wounds on record"
-        out.append(f"- **{md_escape(c.name)}** ({md_escape(status_word(c.status))}): {md_escape(wounds)}")
-    out.append("")
-    if state.clocks:
-        out.append("## Clocks")
-        out.append("")
-        for clock in state.clocks.values():
-            out.append(f"- {md_escape(clock.name)}: {clock.filled:g} of {clock.segments}")
-        out.append("")
-    out.append("## Chronicle")
-    out.append("")
-    entries = _chronicle(state, public, events, rounds)
-    if not entries:
-        out.append("Nothing yet.")
-    for rnd, items in _stretches(entries):
-        out.append(f"### {_round_title(rnd)}")
-        out.append("")
-        for kind, obj in items:
-            when = times.get(obj.seq, "")[11:16]
-            stamp = f"#{obj.seq}" + (f" {when}" if when else "")
-            if kind == "note":
-                out.append(f"- {stamp} *Note:* {md_escape(obj.text)}")
-                continue
-            if kind == "event":
-                head, changes = _event_text(obj)
-                out.append(f"- {stamp} {md_escape(head)}")
-                for ch in changes:
-                    out.append(f"  - {md_escape(ch)}")
-                continue
-            r: RollEntry = obj
-            out.append(f"- {stamp} **{md_escape(_roll_head(state, r))}**: {md_escape(_line(r.record, public))}")
-            facts = record_facts(r.record, public)
-            if facts:
-                out.append(f"  - {md_escape(' · '.join(facts))}")
-            out.append(f"  - dice: {md_escape(_dice(r.record))}")
-            for ch in r.changes:
-                out.append(f"  - {md_escape(ch)}")
-        out.append("")
-    return "\n".join(out).rstrip() + "\n"
+    return write_chronicle(MarkdownWriter(), state, events, public, rounds)
 
 
 # --------------------------------------------------------------------------- html
@@ -290,88 +370,96 @@ def _h(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
+def _changes_html(changes: Sequence[str]) -> str:
+    return '<ul class="changes">' + "".join(f"<li>{_h(ch)}</li>" for ch in changes) + "</ul>"
+
+
+class HtmlWriter:
+    """The chronicle as one HTML page with its own style, the table's text escaped."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+
+    def heading(self, title: str, system: str, created: str, last_played: str) -> None:
+        self.out += [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            f"<title>{_h(title)}</title>",
+            f"<style>{_CSS}</style>",
+            "</head>",
+            "<body>",
+            f"<h1>{_h(title)}</h1>",
+            f'<p class="meta">System {_h(system)} · created {_h(created)} · last played {_h(last_played)}</p>',
+        ]
+
+    def cast(self, people: Sequence[tuple[str, str, str, list[str]]]) -> None:
+        self.out.append("<h2>Cast</h2>")
+        if not people:
+            self.out.append("<p>Nobody yet.</p>")
+            return
+        self.out.append("<ul>")
+        for name, status, facts, wounds in people:
+            self.out.append(f'<li class="status-{_h(status)}"><strong>{_h(name)}</strong> — {_h(facts)}')
+            if wounds:
+                self.out.append("<ul>" + "".join(f"<li>{_h(w)}</li>" for w in wounds) + "</ul>")
+            self.out.append("</li>")
+        self.out.append("</ul>")
+
+    def hurt(self, people: Sequence[tuple[str, str, str]]) -> None:
+        self.out.append("<h2>Who was hurt</h2>")
+        if not people:
+            self.out.append("<p>Nobody.</p>")
+            return
+        self.out.append("<ul>")
+        for name, status, wounds in people:
+            self.out.append(f"<li><strong>{_h(name)}</strong> ({_h(status)}): {_h(wounds)}</li>")
+        self.out.append("</ul>")
+
+    def clocks(self, clocks: Sequence[tuple[str, str]]) -> None:
+        self.out.append("<h2>Clocks</h2><ul>")
+        self.out += [f"<li>{_h(name)}: {progress}</li>" for name, progress in clocks]
+        self.out.append("</ul>")
+
+    def chronicle(self, told: bool) -> None:
+        self.out.append("<h2>Chronicle</h2>")
+        if not told:
+            self.out.append("<p>Nothing yet.</p>")
+
+    def round(self, title: str) -> None:
+        self.out += [f"<h3>{_h(title)}</h3>", "<ul>"]
+
+    def note(self, stamp: str, text: str) -> None:
+        self.out.append(f"<li>{_h(stamp)} <em>Note:</em> {_h(text)}</li>")
+
+    def event(self, stamp: str, head: str, changes: Sequence[str]) -> None:
+        self.out.append(f"<li>{_h(stamp)} {_h(head)}")
+        if changes:
+            self.out.append(_changes_html(changes))
+        self.out.append("</li>")
+
+    def roll(self, stamp: str, head: str, line: str, facts: Sequence[str], dice: str, changes: Sequence[str]) -> None:
+        self.out.append(
+            f"<li>{_h(stamp)} <strong>{_h(head)}</strong>: {_h(line)}"
+            + (f'<br><span class="facts">{_h(" · ".join(facts))}</span>' if facts else "")
+            + f'<br><span class="dice">dice: {_h(dice)}</span>'
+        )
+        if changes:
+            self.out.append(_changes_html(changes))
+        self.out.append("</li>")
+
+    def end_round(self) -> None:
+        self.out.append("</ul>")
+
+    def text(self) -> str:
+        return "\n".join([*self.out, "</body>", "</html>"]) + "\n"
+
+
 def to_html(
     state: State, events: Sequence[Event] = (), public: bool = True, rounds: Mapping[int, int] | None = None
 ) -> str:
-    info = state.info
-    times = _times(events)
-    title = info.name or "Session"
-    out = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        f"<title>{_h(title)}</title>",
-        f"<style>{_CSS}</style>",
-        "</head>",
-        "<body>",
-        f"<h1>{_h(title)}</h1>",
-        f'<p class="meta">System {_h(info.system)} · created {_h(short_time(info.created, local=False))} · '
-        f"last played {_h(short_time(info.last_played, local=False))}</p>",
-        "<h2>Cast</h2>",
-    ]
-    if state.characters:
-        out.append("<ul>")
-        for c in state.characters.values():
-            out.append(
-                f'<li class="status-{_h(c.status)}"><strong>{_h(c.name)}</strong> — '
-                f"{_h(', '.join(_char_facts(c, info.system)))}"
-            )
-            wounds = _wound_text(c)
-            if wounds:
-                out.append("<ul>" + "".join(f"<li>{_h(w)}</li>" for w in wounds) + "</ul>")
-            out.append("</li>")
-        out.append("</ul>")
-    else:
-        out.append("<p>Nobody yet.</p>")
-    out.append("<h2>Who was hurt</h2>")
-    hurt = _hurt(state)
-    if hurt:
-        out.append("<ul>")
-        for c in hurt:
-            wounds = "; ".join(w.text for w in c.wounds) or "no wounds on record"
-            out.append(f"<li><strong>{_h(c.name)}</strong> ({_h(status_word(c.status))}): {_h(wounds)}</li>")
-        out.append("</ul>")
-    else:
-        out.append("<p>Nobody.</p>")
-    if state.clocks:
-        out.append("<h2>Clocks</h2><ul>")
-        for clock in state.clocks.values():
-            out.append(f"<li>{_h(clock.name)}: {clock.filled:g} of {clock.segments}</li>")
-        out.append("</ul>")
-    out.append("<h2>Chronicle</h2>")
-    entries = _chronicle(state, public, events, rounds)
-    if not entries:
-        out.append("<p>Nothing yet.</p>")
-    for rnd, items in _stretches(entries):
-        out.append(f"<h3>{_h(_round_title(rnd))}</h3>")
-        out.append("<ul>")
-        for kind, obj in items:
-            when = times.get(obj.seq, "")[11:16]
-            stamp = f"#{obj.seq}" + (f" {when}" if when else "")
-            if kind == "note":
-                out.append(f"<li>{_h(stamp)} <em>Note:</em> {_h(obj.text)}</li>")
-                continue
-            if kind == "event":
-                head, changes = _event_text(obj)
-                out.append(f"<li>{_h(stamp)} {_h(head)}")
-                if changes:
-                    out.append('<ul class="changes">' + "".join(f"<li>{_h(ch)}</li>" for ch in changes) + "</ul>")
-                out.append("</li>")
-                continue
-            r: RollEntry = obj
-            facts = record_facts(r.record, public)
-            out.append(
-                f"<li>{_h(stamp)} <strong>{_h(_roll_head(state, r))}</strong>: {_h(_line(r.record, public))}"
-                + (f'<br><span class="facts">{_h(" · ".join(facts))}</span>' if facts else "")
-                + f'<br><span class="dice">dice: {_h(_dice(r.record))}</span>'
-            )
-            if r.changes:
-                out.append('<ul class="changes">' + "".join(f"<li>{_h(ch)}</li>" for ch in r.changes) + "</ul>")
-            out.append("</li>")
-        out.append("</ul>")
-    out += ["</body>", "</html>"]
-    return "\n".join(out) + "\n"
+    return write_chronicle(HtmlWriter(), state, events, public, rounds)
 
 
 # --------------------------------------------------------------------------- json
