@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from gmdesk.core.text import signed as _signed
+
 
 def num(n: int) -> str:
     """A number as the GM reads it: 3, 0, −1 (a real minus sign)."""
@@ -9,7 +11,8 @@ def num(n: int) -> str:
 
 
 def signed(n: int) -> str:
-    return f"−{-n}" if n < 0 else f"+{n}"
+    """A bonus or a value as changes print it: ``+2``, ``−1``, ``+0``."""
+    return _signed(n, zero="+0")
 
 
 def status_word(status: str) -> str:
