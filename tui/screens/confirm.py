@@ -13,7 +13,6 @@ Enter confirms from any field, Escape cancels (cancelling is never destructive);
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from textual import on
@@ -25,7 +24,8 @@ from textual.widgets.option_list import Option
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.tui.screens.dialog import Dialog, DialogHint, keys_text
-from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput
+from gmdesk.tui.widgets.controls import SteadyInput
+from gmdesk.tui.widgets.form import FormField, field_control
 
 #: ``commit``: the values typed → the session call that applies them (run by the desk)
 Commit = Callable[[Any], Callable[[Any], Any]]
@@ -174,19 +174,6 @@ class ChoiceDialog(Dialog[Any]):
             self.dismiss(self.choices[index][0])
 
 
-@dataclass
-class FormField:
-    """One field of a :class:`FormDialog`: ``kind`` is "text", "choice" or "bool"."""
-
-    key: str
-    label: str
-    kind: str = "text"
-    value: Any = ""
-    choices: Sequence[tuple[Any, str]] = field(default_factory=tuple)
-    placeholder: str = ""
-    same_row: bool = False  # placed beside the previous field (e.g. "modifier | or value")
-
-
 class FormDialog(Dialog[Any]):
     """A few labelled fields. On Enter (from any field), ``validate(values)`` may raise
     ``GmdeskError`` (or ValueError): the message shows inline with the field's label,
@@ -228,8 +215,7 @@ class FormDialog(Dialog[Any]):
                         rows.append([f])
                 for row in rows:
                     if len(row) == 1 and row[0].kind == "bool":
-                        f = row[0]
-                        yield EnterCheckbox(f.label, bool(f.value), id=f"form-{f.key}", classes="form-check")
+                        yield field_control(row[0], f"form-{row[0].key}", row[0].value)
                         continue
                     with Horizontal(classes="form-row"):
                         for f in row:
@@ -239,21 +225,9 @@ class FormDialog(Dialog[Any]):
             yield DialogHint(self.verb, extra=self.hint)
 
     def _field(self, f: FormField) -> ComposeResult:
-        wid = f"form-{f.key}"
-        if f.kind == "bool":
-            yield EnterCheckbox(f.label, bool(f.value), id=wid, classes="form-check")
-            return
-        yield Label(f.label, classes="form-label" if not f.same_row else "form-label-inline")
-        if f.kind == "choice":
-            yield Select(
-                [(label, value) for value, label in f.choices],
-                value=f.value,
-                allow_blank=False,
-                id=wid,
-                classes="form-input",
-            )
-        else:
-            yield SteadyInput(str(f.value), placeholder=f.placeholder, id=wid, classes="form-input")
+        if f.kind != "bool":
+            yield Label(f.label, classes="form-label" if not f.same_row else "form-label-inline")
+        yield field_control(f, f"form-{f.key}", f.value)
 
     def on_mount(self) -> None:
         for f in self.fields:
