@@ -10,7 +10,8 @@ after the parameters stop changing. Enter rolls: the dialog returns a
 :class:`RollRequest` and the screen makes the roll. Parameters are validated by the
 system's own ``Params`` (a ``ParamError`` shows inline and nothing is rolled).
 
-What the form offers per system is layout data (:data:`FORMS`); the rules stay in
+What the form offers per system is layout data, and how its entries become the
+system's parameters, in :mod:`tui.screens.rollforms`; the rules stay in
 ``core.systems``.
 
 Who is offered (RULES.md "Who can act"): the Roller list holds only characters who
@@ -24,7 +25,7 @@ a valid target.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from gmdesk.core.errors import GmdeskError, ParamError
@@ -43,100 +45,12 @@ from gmdesk.core.render import render_record
 from gmdesk.core.session.params import fill_params, roll_defaults, roll_sources, sources_params
 from gmdesk.core.systems import SYSTEM_IDS, get_system
 from gmdesk.tui.screens.dialog import Dialog, DialogHint, ui_message
+from gmdesk.tui.screens.rollforms import NONE, form_data, forms
 from gmdesk.tui.widgets.common import name_of, signed
-from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput
+from gmdesk.tui.widgets.controls import EnterCheckbox
+from gmdesk.tui.widgets.form import FormField, choice_control, field_control
 from gmdesk.tui.widgets.oddspreview import OddsPreview
 from gmdesk.tui.widgets.rolllog import public_record
-
-NONE = ""  # the "none" value of optional choices and of the target
-
-
-def _EMPTY_SHEET() -> Any:
-    """The sheet of a tracked character that has none: it lacks every Item."""
-    from gmdesk.core.sheet import parse_sheet
-
-    return parse_sheet("")
-
-
-@dataclass(frozen=True)
-class FormField:
-    """One parameter row. ``kind``: "text" (typed, passed to Params as typed), "opt"
-    (typed; empty means None), "choice", "bool", "descriptors" (1d6x4: names read
-    from a sheet, not a Params field) or "clock" (4d6: the session's clock the roll's
-    progress goes to, not a Params field; default none)."""
-
-    name: str
-    label: str
-    kind: str = "text"
-    default: Any = ""
-    choices: Sequence[tuple[str, Any]] = ()
-    placeholder: str = ""
-
-
-def _forms() -> dict[str, tuple[FormField, ...]]:
-    from gmdesk.core.systems import core_4d6, four_d_two, fudge, torg_2d10
-
-    dc_hint = ", ".join(f"{n} {name}" for n, name in core_4d6.DC_LADDER)
-    return {
-        "4d2": (
-            FormField("shift", "Net shift", "text", "0", placeholder="-3..3"),
-            FormField("fold", "Fold", "choice", NONE, (("no fold", NONE),) + tuple((f, f) for f in four_d_two.FOLDS)),
-            FormField("maneuver", "Maneuver table", "bool", False),
-        ),
-        "fudge": (
-            FormField("method", "Method", "choice", fudge.DEFAULT_METHOD, tuple((m, m) for m in fudge.METHODS)),
-            FormField("trait", "Trait", "opt", "", placeholder="Good, +1 …"),
-            FormField("opposed", "Opposed (the opponent rolls too)", "bool", False),
-            FormField("vs_trait", "Vs trait", "opt", "", placeholder="opposed only; empty: Fair"),
-            FormField("offense", "Offense factor", "text", "0"),
-            FormField("defense", "Defense factor", "text", "0"),
-        ),
-        "1d6x4": (
-            FormField("descriptors", "Descriptors", "descriptors", "", placeholder="Precision, Slingshot"),
-            FormField("bonus", "Extra bonus", "text", "0"),
-            FormField("target", "Target number", "opt", "", placeholder="secret; empty: none"),
-            FormField("vs_descriptors", "Defender's", "descriptors", "", placeholder="Defense (two-way)"),
-            FormField("vs_bonus", "Defender bonus", "opt", "", placeholder="empty: not two-way"),
-            FormField("defender_takes_14", "Defender takes 14", "bool", False),
-            FormField("mutual", "Mutual melee", "bool", False),
-            FormField("damage", "Damage", "text", "d6"),
-        ),
-        "torg-2d10": (
-            FormField("skill", "Skill value", "opt", "", placeholder="attribute + skill"),
-            FormField("difficulty", "Difficulty", "opt", "", placeholder="in combat: defense"),
-            FormField("stymied", "Stymied", "bool", False),
-            FormField("up", "Up", "bool", False),
-            FormField("possibilities", "Possibilities", "text", "0", placeholder="spent now"),
-            FormField(
-                "contradiction",
-                "Contradiction",
-                "choice",
-                NONE,
-                (("none", NONE),) + tuple((c, c) for c in torg_2d10.CONTRADICTIONS),
-            ),
-        ),
-        "4d6": (
-            FormField("bonus", "Bonus", "text", "0"),
-            FormField("dc", "DC", "opt", str(core_4d6.DEFAULT_DC), placeholder=dc_hint),
-            FormField("adv", "Advantage", "text", "", placeholder="+1,-2 …"),
-            FormField("vs_bonus", "Vs bonus (contest)", "opt", "", placeholder="empty: no contest"),
-            FormField("vs_adv", "Vs advantage", "text", "", placeholder="+1 …"),
-            FormField("position", "Position", "choice", "standard", tuple((p, p) for p in core_4d6.POSITIONS)),
-            FormField("effect", "Effect", "choice", "standard", tuple((e, e) for e in core_4d6.EFFECTS)),
-            FormField("clock", "Clock", "clock", NONE),
-        ),
-    }
-
-
-_FORMS: dict[str, tuple[FormField, ...]] | None = None
-
-
-def forms() -> dict[str, tuple[FormField, ...]]:
-    """The parameter form of each system (built once, on first use)."""
-    global _FORMS
-    if _FORMS is None:
-        _FORMS = _forms()
-    return _FORMS
 
 
 @dataclass(frozen=True)
@@ -318,51 +232,42 @@ class RollDialog(Dialog[RollRequest | None]):
             "actor": "Roller",
             "target": "Target",
             "target_kind": "Target kind",
-            **{f.name: f.label for f in forms()[self.system]},
+            **{f.key: f.label for f in forms()[self.system]},
         }
         box = self.query_one("#rd-params", Vertical)
         await box.remove_children()
-        widgets: list[Any] = []
+        widgets: list[Widget] = []
         for f in forms()[self.system]:
             value = self._initial(f)
-            wid = f"p-{f.name}"
+            wid = f"p-{f.key}"
             if f.kind == "bool":
-                widgets.append(EnterCheckbox(f.label, bool(value), id=wid, classes="param-check"))
+                widgets.append(field_control(f, wid, value, check_classes="param-check"))
                 continue
             if f.kind == "clock":
                 names = list(self.state.clocks)
-                control: Any = Select(
-                    [("— none —", NONE)] + [(n, n) for n in names],
-                    value=value if value in names else NONE,
-                    allow_blank=False,
-                    id=wid,
-                    classes="form-input",
-                )
-            elif f.kind == "choice":
-                control = Select(
-                    [(label, v) for label, v in f.choices], value=value, allow_blank=False, id=wid, classes="form-input"
-                )
+                choices = [(NONE, "— none —")] + [(n, n) for n in names]
+                control = choice_control(choices, value if value in names else NONE, wid)
             else:
-                control = SteadyInput(str(value), placeholder=f.placeholder, id=wid, classes="form-input")
+                control = field_control(f, wid, value)
             widgets.append(Horizontal(Label(f.label, classes="form-label"), control, classes="form-row"))
         await box.mount_all(widgets)
         self._apply_sources()
 
     def _initial(self, f: FormField) -> Any:
         """Preset (from the move that opened the dialog) > remembered > from the actor > default."""
-        if self.system == "fudge" and f.name == "opposed":
+        if self.system == "fudge" and f.key == "opposed":
             return self._initial_opposed()
-        if f.name in self.preset:
-            return self.preset[f.name]
-        if f.name in self.remembered:
-            return self.remembered[f.name]
-        if f.kind == "bool" and f.name in self._session_defaults():
-            return bool(self._session_defaults()[f.name])  # torg Up / Stymied from the roller's conditions
-        if self.system == "1d6x4" and f.name == "vs_descriptors" and self.combat:
+        if f.key in self.preset:
+            return self.preset[f.key]
+        if f.key in self.remembered:
+            return self.remembered[f.key]
+        if f.kind == "bool" and f.key in self._session_defaults():
+            return bool(self._session_defaults()[f.key])  # torg Up / Stymied from the roller's conditions
+        if self.system == "1d6x4" and f.key == "vs_descriptors" and self.combat:
             return "Defense"
-        if self.system == "fudge" and f.name == "method":  # the session's fudge method
-            return self.state.info.settings.get("fudge_method", f.default)
-        return f.default
+        if self.system == "fudge" and f.key == "method":  # the session's fudge method
+            return self.state.info.settings.get("fudge_method", f.value)
+        return f.value
 
     def _initial_opposed(self) -> bool:
         """fudge: an opposed roll is asked for explicitly (``o`` presets it, or the
@@ -395,11 +300,11 @@ class RollDialog(Dialog[RollRequest | None]):
         out: dict[str, Any] = {}
         for f in forms()[self.system]:
             try:
-                w = self.query_one(f"#p-{f.name}")
+                w = self.query_one(f"#p-{f.key}")
             except NoMatches:
                 # the form of a newly chosen system is still being mounted
                 raise ParamError(f.label, "the form is still loading") from None
-            out[f.name] = w.value  # type: ignore[attr-defined]
+            out[f.key] = w.value  # type: ignore[attr-defined]
         return out
 
     def build_params(self) -> Any:
@@ -408,28 +313,7 @@ class RollDialog(Dialog[RollRequest | None]):
         values = self.form_values()
         actor = self._character(self.actor)
         target = self._character(self.target)
-        data: dict[str, Any] = {}
-        info: list[str] = []
-        for f in forms()[self.system]:
-            v = values[f.name]
-            if f.kind in ("descriptors", "clock"):
-                continue
-            if f.kind == "opt":
-                v = v.strip() or None
-            elif f.kind == "choice":
-                v = None if v == NONE else v
-            elif f.kind == "text":
-                v = v.strip()
-                if v == "" and f.default != "":
-                    v = f.default
-            data[f.name] = v
-        if self.system == "1d6x4":
-            data, info = self._one_d6_x4(data, values, actor, target)
-        if self.system == "fudge":
-            data, info = self._fudge(data, values)
-        if self.system == "4d6" and data.get("vs_bonus") is not None:
-            data["dc"] = None  # a contest compares the totals: the DC field does not apply
-            info.append("Contest: the totals are compared, no DC")
+        data, info = form_data(self.system, values, actor, target, self.combat)
         data["combat"] = self.combat
         if target is None:  # an untracked target: its kind as chosen (a tracked one has its own)
             data["target_kind"] = self.query_one("#rd-tkind", Select).value
@@ -464,64 +348,6 @@ class RollDialog(Dialog[RollRequest | None]):
         refused = params_refusal(module.ID, params, actor)
         if refused is not None:
             raise refused
-
-    def _fudge(self, data: dict, values: dict) -> tuple[dict, list[str]]:
-        """An empty Vs trait is no opponent (the trait read on its own ladder, as the CLI
-        without ``--vs-trait``); an opposed roll is asked for with the Opposed box (or
-        ``o``), and then an empty Vs trait is a Fair opponent."""
-        from gmdesk.core.systems import fudge
-
-        if self.combat or values.get("opposed"):
-            if data.get("vs_trait") is None:
-                data["vs_trait"] = fudge.ladder_name(fudge.FAIR)
-            return data, [f"Opposed: against {data['vs_trait']}, who rolls too"]
-        if data.get("vs_trait") is not None:
-            data["vs_trait"] = None
-            return data, ["Not opposed: Vs trait counts only with Opposed ticked"]
-        return data, []
-
-    def _one_d6_x4(self, data: dict, values: dict, actor: Any, target: Any) -> tuple[dict, list[str]]:
-        """Descriptor names → the Test bonus read from the sheets (and automatic failure);
-        the typed bonus is added on top."""
-        from gmdesk.core.systems import one_d6_x4
-        from gmdesk.core.systems.base import parse_int
-
-        info = []
-        names = values.get("descriptors", "").strip()
-        bonus = parse_int("--bonus", data.get("bonus") or 0)
-        if names and actor is None:
-            data["test"] = names  # nobody's sheet to read: the names only label the roll
-            info.append("No roller: the descriptors are not read from a sheet")
-        elif names:
-            reading = one_d6_x4.read_test(actor.sheet if actor.sheet is not None else _EMPTY_SHEET(), names)
-            found, blocked = reading.bonus, reading.auto_fail
-            bonus += found
-            data["test"] = names
-            info.append(f"Test {signed(found)} from {names}")
-            if blocked:
-                data["auto_fail"] = blocked
-                info.append(f"Automatic failure: {blocked}")
-            elif reading.uses:
-                info.append(f"Spends a use of {', '.join(reading.uses)}")
-        data["bonus"] = bonus
-        vs_names = values.get("vs_descriptors", "").strip()
-        if vs_names and target is None:
-            data["vs_test"] = vs_names
-            if data.get("vs_bonus") is None:
-                data["vs_bonus"] = "0"
-            info.append("No target: the defender's descriptors are not read from a sheet")
-        elif vs_names:
-            found, blocked = one_d6_x4.test_bonus(
-                target.sheet if target.sheet is not None else _EMPTY_SHEET(), vs_names
-            )
-            typed = data.get("vs_bonus")
-            data["vs_bonus"] = found + (parse_int("--vs-bonus", typed) if typed is not None else 0)
-            data["vs_test"] = vs_names
-            info.append(f"Defender {signed(found)} from {vs_names}")
-            if blocked:
-                data["vs_auto_fail"] = blocked
-                info.append(f"Defender fails automatically: {blocked}")
-        return data, info
 
     # -- reacting to edits -------------------------------------------------------------------
 
@@ -590,8 +416,8 @@ class RollDialog(Dialog[RollRequest | None]):
     def _reset_condition_params(self) -> None:
         defaults = self._session_defaults()
         for f in forms()[self.system]:
-            if f.kind == "bool" and f.name in defaults:
-                self.query_one(f"#p-{f.name}", Checkbox).value = bool(defaults[f.name])
+            if f.kind == "bool" and f.key in defaults:
+                self.query_one(f"#p-{f.key}", Checkbox).value = bool(defaults[f.key])
 
     @on(Checkbox.Changed, ".source-box")
     def source_toggled(self, event: Checkbox.Changed) -> None:
