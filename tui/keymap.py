@@ -20,9 +20,13 @@ import string
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from gmdesk.core.errors import GmdeskError
+
+if TYPE_CHECKING:
+    from textual.binding import Binding
+    from textual.dom import DOMNode
 
 
 def keymap_path() -> Path:
@@ -93,10 +97,11 @@ def key_problem(key: str) -> str | None:
     return f"unknown key {key!r} (key names look like r, R, space, enter, f5, ctrl+r, question_mark)"
 
 
-def _groups(classes: Iterable[type]) -> list[tuple[str, list[Any]]]:
+def _groups(classes: Iterable[type]) -> list[tuple[str, list[Binding]]]:
     """The bindings that are active together: each class's own (inherited ones
     included), plus the app's for a screen that is not modal (the app's keys reach it)."""
     from textual.app import App
+    from textual.dom import DOMNode
     from textual.screen import ModalScreen, Screen
 
     from gmdesk.tui.app import GmdeskApp
@@ -106,8 +111,8 @@ def _groups(classes: Iterable[type]) -> list[tuple[str, list[Any]]]:
     app_bindings = [b for bs in GmdeskApp._merge_bindings().key_to_bindings.values() for b in bs]
     out = []
     for cls in classes:
-        if issubclass(cls, App) and cls is not GmdeskApp:
-            continue
+        if not issubclass(cls, DOMNode) or (issubclass(cls, App) and cls is not GmdeskApp):
+            continue  # only nodes bind keys; of the apps, the desk's
         bindings = [b for bs in cls._merge_bindings().key_to_bindings.values() for b in bs]
         if issubclass(cls, Screen) and not issubclass(cls, ModalScreen):
             bindings = bindings + app_bindings
@@ -198,7 +203,9 @@ def _norm(key: str) -> str:
     return key.lower()
 
 
-def current_keys(nodes: Iterable[Any], action: str | None = None, default_keys: Iterable[str] = ()) -> list[str] | None:
+def current_keys(
+    nodes: Iterable[DOMNode], action: str | None = None, default_keys: Iterable[str] = ()
+) -> list[str] | None:
     """The keys bound now (the GM's keymap applied) to the bindings of ``nodes`` whose
     action is ``action`` or whose default keys include ``default_keys``; None when no
     binding matches."""
@@ -219,7 +226,7 @@ def current_keys(nodes: Iterable[Any], action: str | None = None, default_keys: 
     return found if matched else None
 
 
-def with_current_keys(nodes: Sequence[Any], help_text: str, callback: Any) -> str:
+def with_current_keys(nodes: Sequence[DOMNode], help_text: str, callback: object) -> str:
     """A palette entry's help with the keys bound now: its trailing "(r)" note is
     read as the default keys of a binding (or the callback's action names it) and
     rewritten with the keys the GM's keymap gives that binding."""

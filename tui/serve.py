@@ -379,7 +379,7 @@ class PlayerServer(Server):
     async def handle_redirect(self, request: web.Request) -> web.StreamResponse:
         raise web.HTTPFound(f"/{self.token}/")
 
-    async def handle_index(self, request: web.Request) -> web.StreamResponse:  # type: ignore[override]
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
         if self.live >= self.max_viewers:
             return web.Response(status=503, text=full_page(self.max_viewers), content_type="text/html")
         font_size = max(8, min(40, to_int(request.query.get("fontsize", "16"), 16)))
@@ -392,7 +392,7 @@ class PlayerServer(Server):
         )
         return web.Response(text=page, content_type="text/html")
 
-    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:  # type: ignore[override]
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         (wmin, wmax), (hmin, hmax) = SIZE_LIMITS
         width = max(wmin, min(wmax, to_int(request.query.get("width", "80"), 80)))
         height = max(hmin, min(hmax, to_int(request.query.get("height", "24"), 24)))
@@ -452,7 +452,7 @@ class PlayerServer(Server):
     def _stopping(self) -> bool:
         return self._stop_event is not None and self._stop_event.is_set()
 
-    def request_exit(self) -> None:  # type: ignore[override]
+    def request_exit(self) -> None:
         if self._stop_event is not None:
             self._stop_event.set()
 

@@ -16,12 +16,13 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import selectors
 import signal
 import threading
 from codecs import getincrementaldecoder
-from typing import Any
+from typing import Any, cast
 
 from textual import events
 from textual.app import App, ComposeResult
@@ -105,7 +106,8 @@ def _robust_linux_driver() -> type[Driver] | None:
     class RobustLinuxDriver(LinuxDriver):
         def __init__(self, app: App, **kwargs: Any) -> None:
             super().__init__(app, **kwargs)
-            self._file = SafeStream(self._file)
+            # SafeStream stands in for the file (it passes everything else through)
+            self._file = cast(io.TextIOWrapper, SafeStream(self._file))
 
         def run_input_thread(self) -> None:
             """Textual's input loop, except that end of input stops reading.
@@ -191,7 +193,8 @@ class TooSmallScreen(ModalScreen[None]):
 
     def _minimum(self) -> tuple[int, int]:
         """The app's own minimum (the player view reflows down to 40 columns)."""
-        return tuple(getattr(self.app, "MIN_SIZE", MIN_SIZE))  # type: ignore[return-value]
+        width, height = getattr(self.app, "MIN_SIZE", MIN_SIZE)
+        return (width, height)
 
     def _update(self) -> None:
         w, h = self.app.size
