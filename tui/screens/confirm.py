@@ -13,7 +13,7 @@ Enter confirms from any field, Escape cancels (cancelling is never destructive);
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -27,8 +27,11 @@ from gmdesk.tui.screens.dialog import Dialog, DialogHint, keys_text
 from gmdesk.tui.widgets.controls import SteadyInput
 from gmdesk.tui.widgets.form import FormField, field_control
 
+if TYPE_CHECKING:
+    from gmdesk.core.session import Session
+
 #: ``commit``: the values typed → the session call that applies them (run by the desk)
-Commit = Callable[[Any], Callable[[Any], Any]]
+Commit = Callable[[Any], Callable[["Session"], Any]]
 
 
 class ConfirmDialog(Dialog[bool]):

@@ -24,13 +24,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from textual import events
 from textual.binding import Binding, BindingsMap
+from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, OptionList, Select, Static, TextArea
 
 from gmdesk.core.errors import GmdeskError, ParamError
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from gmdesk.core.session import Session
 
 ResultT = TypeVar("ResultT")
 
@@ -53,7 +60,7 @@ KEY_NAMES: Mapping[str, str] = {
 FLAG_WORDS: Mapping[str, str] = {"combat": "an attack"}
 
 
-def key_name(app: Any, key: str) -> str:
+def key_name(app: App[Any], key: str) -> str:
     if key in KEY_NAMES:
         return KEY_NAMES[key]
     if key.startswith("ctrl+") and len(key) == 6:
@@ -64,7 +71,7 @@ def key_name(app: Any, key: str) -> str:
         return key
 
 
-def bound_keys(node: Any, action: str, *, shown_only: bool = True) -> list[str]:
+def bound_keys(node: DOMNode, action: str, *, shown_only: bool = True) -> list[str]:
     """The keys bound to ``action`` on ``node`` now (the GM's keymap applied), in the
     order they were declared."""
     bindings: BindingsMap = node._bindings.copy()
@@ -79,7 +86,7 @@ def bound_keys(node: Any, action: str, *, shown_only: bool = True) -> list[str]:
     return out
 
 
-def keys_text(node: Any, action: str, exclude: Iterable[str] = (), *, shown_only: bool = True) -> str:
+def keys_text(node: DOMNode, action: str, exclude: Iterable[str] = (), *, shown_only: bool = True) -> str:
     keys = [k for k in bound_keys(node, action, shown_only=shown_only) if k not in set(exclude)]
     keys.sort(key=lambda k: k not in ("enter", "space"))  # the keys a GM reaches for first
     return "/".join(key_name(node.app, k) for k in keys[:2])
@@ -228,7 +235,7 @@ class Dialog(ModalScreen[ResultT], Generic[ResultT]):
                 return False
         return True
 
-    def on_descendant_focus(self, event: Any) -> None:
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         for hint in self.query(DialogHint):
             hint.refresh_hint()
 
@@ -262,7 +269,7 @@ class Dialog(ModalScreen[ResultT], Generic[ResultT]):
         if w is not None:
             w.update("")
 
-    def commit(self, fn: Callable[[Any], Any], result: Callable[[Any], ResultT] | None = None) -> None:
+    def commit(self, fn: Callable[[Session], Any], result: Callable[[Any], ResultT] | None = None) -> None:
         """Run ``fn(session)`` through the desk's session runner; close the dialog with
         ``result(value)`` (default: the value) once the session accepted it, or show
         the refusal inline and keep everything typed."""
@@ -271,13 +278,13 @@ class Dialog(ModalScreen[ResultT], Generic[ResultT]):
             return
         self.committing = True
 
-        def guarded(session: Any) -> Any:
+        def guarded(session: Session) -> tuple[bool, Any]:
             try:
                 return True, fn(session)
             except GmdeskError as e:
                 return False, e
 
-        def finished(outcome: Any) -> None:
+        def finished(outcome: tuple[bool, Any]) -> None:
             self.committing = False
             ok, value = outcome
             if not ok:

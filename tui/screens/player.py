@@ -35,8 +35,9 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
@@ -46,6 +47,10 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
 from gmdesk.tui.terminal import TerminalGuard
+from gmdesk.tui.widgets.rolllog import RollLog
+
+if TYPE_CHECKING:
+    from gmdesk.core.session import Character, RollEntry, Session, State
 
 # ---------------------------------------------------------------------------
 # The player view
@@ -71,25 +76,25 @@ class PlayerPicture:
     title: Text
     initiative: Text
     party: Text
-    rolls: tuple[Any, ...] = ()
-    characters: Mapping[str, Any] = field(default_factory=dict)
+    rolls: tuple[RollEntry, ...] = ()
+    characters: Mapping[str, Character] = field(default_factory=dict)
 
 
-def _visible_characters(state: Any) -> list[Any]:
+def _visible_characters(state: State) -> list[Character]:
     """Player characters always; other characters only while they are in the initiative
     order (an ambush the GM has prepared stays hidden until it is rolled in)."""
     in_order = {c.char_id for c in state.encounter.order}
     return [c for c in state.characters.values() if c.side == "PC" or c.id in in_order]
 
 
-def public_status_words(character: Any) -> list[str]:
+def public_status_words(character: Character) -> list[str]:
     """Status and condition markers (UNC, DEAD, UP, STY, …) — words, never colour alone."""
     from gmdesk.tui.widgets.common import markers
 
     return markers(character)
 
 
-def _conditions_text(character: Any) -> str:
+def _conditions_text(character: Character) -> str:
     parts = []
     for cond in character.conditions:
         rounds = getattr(cond, "rounds", None)
@@ -97,7 +102,7 @@ def _conditions_text(character: Any) -> str:
     return ", ".join(parts)
 
 
-def build_picture(state: Any) -> PlayerPicture:
+def build_picture(state: State) -> PlayerPicture:
     """The players' picture of ``state`` (pure; see the module docstring for what is public)."""
     from gmdesk.tui.widgets.common import TURN_MARKER, source_label
 
@@ -183,7 +188,9 @@ NARROW_BELOW = 60
 RECENT_ROLLS = 8
 
 
-def recent_rolls_text(rolls: Sequence[Any], characters: Mapping[str, Any], count: int = RECENT_ROLLS) -> Any:
+def recent_rolls_text(
+    rolls: Sequence[RollEntry], characters: Mapping[str, Character], count: int = RECENT_ROLLS
+) -> RenderableType:
     """The last ``count`` roll entries, newest first — the narrow layout's roll list:
     ``#seq`` in a column of its own and the rest of the roll log's line (players'
     view: no secrets) wrapped beside it, so a roll reads whole at 40 columns."""
@@ -245,11 +252,9 @@ class PlayerScreen(Screen):
     def __init__(self, save_name: str = "") -> None:
         super().__init__()
         self.save_name = save_name
-        self.characters: Mapping[str, Any] = {}
+        self.characters: Mapping[str, Character] = {}
 
     def compose(self) -> ComposeResult:
-        from gmdesk.tui.widgets.rolllog import RollLog
-
         yield Static(Text("PLAYER VIEW", style="reverse") + Text(f"  {self.save_name}  opening…"), id="player-title")
         with Horizontal(id="player-top"):
             with VerticalScroll(id="player-initiative-box", classes="player-pane") as box:
@@ -274,7 +279,7 @@ class PlayerScreen(Screen):
         self.query_one("#player-initiative", Static).update(picture.initiative)
         self.query_one("#player-party", Static).update(picture.party)
         self.query_one("#player-recent", Static).update(recent_rolls_text(picture.rolls, picture.characters))
-        self.query_one("#player-log").set_state(_RollsView(picture.characters, picture.rolls))
+        self.query_one("#player-log", RollLog).set_state(_RollsView(picture.characters, picture.rolls))
 
     def show_status(self, text: str) -> None:
         self.query_one("#player-status", Static).update(text)
@@ -295,7 +300,7 @@ class PlayerRollDetails(ModalScreen[None]):
         Binding("escape,enter,q", "close", "Close", id="player.details.close"),
     ]
 
-    def __init__(self, entry: Any, names: Mapping[str, str]) -> None:
+    def __init__(self, entry: RollEntry, names: Mapping[str, str]) -> None:
         super().__init__()
         self.entry = entry
         self.names = names
@@ -321,8 +326,8 @@ class PlayerRollDetails(ModalScreen[None]):
 class _RollsView:
     """The slice of a state the roll log reads (a snapshot, safe on the UI thread)."""
 
-    characters: Mapping[str, Any]
-    rolls: Sequence[Any]
+    characters: Mapping[str, Character]
+    rolls: Sequence[RollEntry]
 
 
 class PlayerApp(TerminalGuard, App):
@@ -350,7 +355,7 @@ class PlayerApp(TerminalGuard, App):
         self.path = Path(path)
         self.poll_interval = poll_interval
         self.clock = clock or _now_clock
-        self._session: Any = None
+        self._session: Session | None = None
         self._follow_wake = threading.Event()  # set at the end: the follower stops waiting
         self._follow_lock = threading.Lock()  # the session is used by one worker at a time
         self._follow_closed = False
@@ -427,12 +432,12 @@ class PlayerApp(TerminalGuard, App):
             self._follow_error = None
             screen.show_status(f"● following {self.path.name} live · read-only · updated {self.clock()}")
 
-    def on_roll_log_details(self, message: Any) -> None:
+    def on_roll_log_details(self, message: RollLog.Details) -> None:
         screen = next((sc for sc in self.screen_stack if isinstance(sc, PlayerScreen)), None)
         names = {cid: c.name for cid, c in screen.characters.items()} if screen is not None else {}
         self.push_screen(PlayerRollDetails(message.entry, names))
 
-    def on_roll_log_copy(self, message: Any) -> None:
+    def on_roll_log_copy(self, message: RollLog.Copy) -> None:
         self.copy_to_clipboard(message.text)
         self.notify("Roll copied.", timeout=2)
 

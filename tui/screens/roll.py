@@ -27,9 +27,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -37,12 +38,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.odds import Odds
 from gmdesk.core.render import render_record
-from gmdesk.core.session.params import fill_params, roll_defaults, roll_sources, sources_params
+from gmdesk.core.session.params import RollSource, fill_params, roll_defaults, roll_sources, sources_params
 from gmdesk.core.systems import SYSTEM_IDS, get_system
 from gmdesk.tui.screens.dialog import Dialog, DialogHint, ui_message
 from gmdesk.tui.screens.rollforms import NONE, form_data, forms
@@ -52,15 +55,23 @@ from gmdesk.tui.widgets.form import FormField, choice_control, field_control
 from gmdesk.tui.widgets.oddspreview import OddsPreview
 from gmdesk.tui.widgets.rolllog import public_record
 
+if TYPE_CHECKING:
+    from gmdesk.core.session import Character, RollEntry, State
+
+
+def _chosen(value: object) -> str | None:
+    """The character a Roller / Target dropdown holds (None for "nobody")."""
+    return value if isinstance(value, str) and value != NONE else None
+
 
 @dataclass(frozen=True)
 class RollRequest:
     """What the dialog asks the screen to roll."""
 
     system: str
-    params: Any
-    actor: Any = None
-    target: Any = None
+    params: Any  # the system's Params
+    actor: str | None = None
+    target: str | None = None
     combat: bool = False
     values: Mapping[str, Any] = field(default_factory=dict)  # the form as typed (to prefill next time)
     clock: str | None = None  # 4d6: the clock the roll's progress goes to
@@ -72,7 +83,7 @@ class SourceBox:
     """A checkbox of the dialog: one of the actor's (or target's) sources."""
 
     widget_id: str
-    source: Any  # core.session.params.RollSource
+    source: RollSource
 
 
 class RollDialog(Dialog[RollRequest | None]):
@@ -83,11 +94,11 @@ class RollDialog(Dialog[RollRequest | None]):
 
     def __init__(
         self,
-        state: Any,
+        state: State,
         *,
         system: str | None = None,
-        actor: Any = None,
-        target: Any = None,
+        actor: str | None = None,
+        target: str | None = None,
         combat: bool = False,
         preset: Mapping[str, Any] | None = None,
         title: str | None = None,
@@ -102,26 +113,27 @@ class RollDialog(Dialog[RollRequest | None]):
         self.preset = dict(preset or {})
         self.remembered = dict(remembered or {})
         self.dialog_title = title or ("Attack" if combat else "Roll")
-        if self._character(self.actor) is None or not self._character(self.actor).can_act:
+        roller = self._character(self.actor)
+        if roller is None or not roller.can_act:
             self.actor = None  # the Unconscious and the Dead roll for no action
         if self.target not in {v for _, v in self._target_choices()}:
             self.target = None
         self._target_chosen = False  # the GM picked the target by hand
         self._sources: list[SourceBox] = []
-        self._odds_timer: Any = None
+        self._odds_timer: Timer | None = None
         self._odds_token = 0
         self._ready = False
         self.last_error: str = ""
-        self.last_odds: Any = None
+        self.last_odds: Odds | None = None
         self.given: frozenset[str] = frozenset()
 
     # -- layout ----------------------------------------------------------------------------
 
-    def _roller_choices(self) -> list[tuple[str, Any]]:
+    def _roller_choices(self) -> list[tuple[str, str]]:
         """Everyone who can act (never the Unconscious or the Dead)."""
         return [("— nobody —", NONE)] + [(c.name, cid) for cid, c in self.state.characters.items() if c.can_act]
 
-    def _target_choices(self) -> list[tuple[str, Any]]:
+    def _target_choices(self) -> list[tuple[str, str]]:
         """Everyone but the roller and the Dead."""
         return [("— none —", NONE)] + [
             (c.name, cid) for cid, c in self.state.characters.items() if cid != self.actor and c.status != "dead"
@@ -175,7 +187,7 @@ class RollDialog(Dialog[RollRequest | None]):
             yield Static("", id="rd-error", classes="inline-error")
             yield DialogHint("attack" if self.combat else "roll")
 
-    def _or_none(self, cid: Any) -> Any:
+    def _or_none(self, cid: str | None) -> str:
         return cid if cid in self.state.characters else NONE
 
     def _target_kind(self) -> str:
@@ -197,15 +209,15 @@ class RollDialog(Dialog[RollRequest | None]):
 
     # -- the parts that depend on the system / actor -------------------------------------
 
-    def _character(self, cid: Any) -> Any:
-        return self.state.characters.get(cid) if cid not in (None, NONE) else None
+    def _character(self, cid: str | None) -> Character | None:
+        return self.state.characters.get(cid) if cid is not None and cid != NONE else None
 
     async def _rebuild_sources(self) -> None:
         """Checkboxes for the roller's (and the target's) sources this system reads."""
         box = self.query_one("#rd-sources", Vertical)
         await box.remove_children()
         self._sources = []
-        widgets: list[Any] = []
+        widgets: list[Widget] = []
         counts: dict[str, int] = {}
         for src in roll_sources(self.system, self._character(self.actor), self._character(self.target)):
             i = counts[src.owner] = counts.get(src.owner, -1) + 1
@@ -246,7 +258,7 @@ class RollDialog(Dialog[RollRequest | None]):
             if f.kind == "clock":
                 names = list(self.state.clocks)
                 choices = [(NONE, "— none —")] + [(n, n) for n in names]
-                control = choice_control(choices, value if value in names else NONE, wid)
+                control: Widget = choice_control(choices, value if value in names else NONE, wid)
             else:
                 control = field_control(f, wid, value)
             widgets.append(Horizontal(Label(f.label, classes="form-label"), control, classes="form-row"))
@@ -328,7 +340,9 @@ class RollDialog(Dialog[RollRequest | None]):
         self._check_session(module, params, actor, target)
         return params
 
-    def _check_session(self, module: Any, params: Any, actor: Any, target: Any) -> None:
+    def _check_session(
+        self, module: ModuleType, params: Any, actor: Character | None, target: Character | None
+    ) -> None:
         """Refuse here, in the form, what the session would refuse after Enter (the
         same core checks ``Session.roll`` makes): an Unconscious or Dead roller, a Dead
         target, Possibilities the roller does not have."""
@@ -367,7 +381,7 @@ class RollDialog(Dialog[RollRequest | None]):
     async def actor_changed(self, event: Select.Changed) -> None:
         if not self._ready:
             return
-        self.actor = event.value if event.value != NONE else None
+        self.actor = _chosen(event.value)
         self._retarget()
         await self._rebuild_sources()
         self._reset_condition_params()
@@ -378,7 +392,7 @@ class RollDialog(Dialog[RollRequest | None]):
     async def target_changed(self, event: Select.Changed) -> None:
         if not self._ready:
             return
-        value = event.value if event.value != NONE else None
+        value = _chosen(event.value)
         if value == self.target:
             return  # the value the dialog set itself
         self.target = value
@@ -428,7 +442,7 @@ class RollDialog(Dialog[RollRequest | None]):
     @on(Input.Changed)
     @on(Checkbox.Changed, ".param-check")
     @on(Select.Changed, "#rd-params Select, #rd-tkind")
-    def param_changed(self, event: Any) -> None:
+    def param_changed(self, event: Input.Changed | Checkbox.Changed | Select.Changed) -> None:
         self._changed()
 
     def _changed(self) -> None:
@@ -462,7 +476,7 @@ class RollDialog(Dialog[RollRequest | None]):
             return
         self.app.call_from_thread(self._odds_ready, token, odds)
 
-    def _odds_ready(self, token: int, odds: Any) -> None:
+    def _odds_ready(self, token: int, odds: Odds) -> None:
         # the odds may arrive while the dialog is closing (its widgets already gone)
         if token == self._odds_token and self.is_mounted:
             self.last_odds = odds
@@ -511,7 +525,7 @@ class RollDetails(ModalScreen[None]):
         Binding("y", "copy", "Copy", id="details.copy"),
     ]
 
-    def __init__(self, entry: Any, state: Any, line: str, hide_secrets: bool = False) -> None:
+    def __init__(self, entry: RollEntry, state: State, line: str, hide_secrets: bool = False) -> None:
         super().__init__(classes="dialog-screen")
         self.entry = entry
         self.state = state
@@ -533,7 +547,7 @@ class RollDetails(ModalScreen[None]):
             head.append("  attack", style="bold")
         if e.round:
             head.append(f"  round {e.round}", style="dim")
-        parts: list[Any] = [head, render_record(record, hide_secrets=self.hide_secrets)]
+        parts: list[RenderableType] = [head, render_record(record, hide_secrets=self.hide_secrets)]
         for who in getattr(e, "spends", ()) or ():
             parts.append(Text(f"Possibility spent by {name_of(self.state, who, 'the roller')}"))
         for who in getattr(e, "cancels", ()) or ():

@@ -21,8 +21,9 @@ apply; the screen answers with :meth:`edit_result`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -38,6 +39,11 @@ from gmdesk.core.systems import character_sections
 from gmdesk.core.systems.base import parse_int
 from gmdesk.tui.widgets.common import STATUS_MARKERS, gauge, markers_text, signed
 from gmdesk.tui.widgets.controls import SteadyInput
+
+if TYPE_CHECKING:
+    from gmdesk.core.session import Character, State
+    from gmdesk.core.sheet import Row as SheetRow
+    from gmdesk.core.sheet import Sheet
 
 SOURCE_KINDS = (("advantage", "Advantage sources"), ("shift", "Shift sources"))
 
@@ -129,7 +135,7 @@ class CharacterTable(DataTable):
 
     BINDINGS = [
         Binding("e", "edit", "Edit", id="character.edit"),
-        Binding("space", "toggle", "Toggle", id="character.toggle"),
+        Binding("space", "toggle_row", "Toggle", id="character.toggle"),
         Binding("delete,x", "remove", "Remove", id="character.remove"),
         Binding("b", "buyoff", "Buy off", id="character.buyoff"),
         Binding("s", "use", "Use", tooltip="Spend one use of the sheet row", id="character.use"),
@@ -149,7 +155,7 @@ class CharacterTable(DataTable):
             return ch is not None and ch.sheet is not None
         return True
 
-    def on_key(self, event: Any) -> None:
+    def on_key(self, event: events.Key) -> None:
         pane = self.parent_pane
         editor = pane.query_one("#character-editor", EditorInput)
         if pane.editing and editor.display:
@@ -165,7 +171,7 @@ class CharacterTable(DataTable):
             event.prevent_default()
             pane.open_editor(row, typed=event.character)
 
-    def action_toggle(self) -> None:
+    def action_toggle_row(self) -> None:
         self.parent_pane.act("toggle")
 
     def action_remove(self) -> None:
@@ -205,11 +211,11 @@ class CharacterPane(Vertical):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.char_id: Any = None
-        self._character: Any = None
+        self.char_id: str | None = None
+        self._character: Character | None = None
         self._rows: list[Row] = []
         self._editing: Row | None = None
-        self._state: Any = None
+        self._state: State | None = None
         self._widths = (0, 0)
         self._cursor_to: Row | None = None  # where the cursor goes at the next redraw
         self._after_remove = False  # the next redraw follows a removal
@@ -237,7 +243,7 @@ class CharacterPane(Vertical):
 
     # -- drawing -----------------------------------------------------------------------
 
-    def set_state(self, state: Any, char_id: Any) -> None:
+    def set_state(self, state: State, char_id: str | None) -> None:
         self._state = state
         ch = state.characters.get(char_id) if char_id is not None else None
         changed_char = char_id != self.char_id
@@ -283,9 +289,9 @@ class CharacterPane(Vertical):
             facts.append(f"\nLatest wound: {ch.wounds[-1].text}")
         summary.update(facts)
 
-        rows: list[tuple[Row, Any, Any]] = []
+        rows: list[tuple[Row, str | Text, str]] = []
 
-        def add(row: Row, what: Any, value: Any = "") -> None:
+        def add(row: Row, what: str | Text, value: str = "") -> None:
             rows.append((row, what, value))
 
         def head(title: str) -> None:
@@ -324,9 +330,10 @@ class CharacterPane(Vertical):
                 extra.append(f"#{w.roll_seq}")
             add(Row("wound", i), w.text, " ".join(extra))
         sheet = ch.sheet
-        if sheet is not None and ("sheet" in uses or getattr(sheet, "rows", ())):
+        sheet_rows: Sequence[SheetRow] = getattr(sheet, "rows", ())
+        if sheet is not None and ("sheet" in uses or sheet_rows):
             head("Sheet")
-            for i, r in enumerate(getattr(sheet, "rows", ())):
+            for i, r in enumerate(sheet_rows):
                 add(Row("sheet", i), _sheet_name(r), _sheet_value(r))
         head("Details")
         add(Row("field", "name"), "Name", ch.name)
@@ -452,6 +459,8 @@ class CharacterPane(Vertical):
         """Open the one-line editor for ``row``; ``typed``: the text typed on a
         ``+ add`` row that opened it (it starts the new entry)."""
         ch = self._character
+        if ch is None:  # nothing selected: nothing to edit
+            return
         prompts = {
             ("field", "vitality"): (
                 "Vitality current or current/default",
@@ -511,7 +520,7 @@ class CharacterPane(Vertical):
             return
         self._post(ev, what)
 
-    def _event_for(self, row: Row, ch: Any, text: str) -> tuple[dict, str]:
+    def _event_for(self, row: Row, ch: Character, text: str) -> tuple[dict, str]:
         cid = ch.id
         if row.kind == "field":
             if row.key == "vitality":
@@ -566,13 +575,13 @@ class CharacterPane(Vertical):
 # -------------------------------------------------------------------------- sheet rows
 
 
-def _sheet_name(r: Any) -> str:
+def _sheet_name(r: SheetRow) -> str:
     indent = " " * min(8, int(r.depth or 0))
     star = "*" if r.sub else ""
     return f"{indent}{star}{r.label}"
 
 
-def _sheet_value(r: Any) -> str:
+def _sheet_value(r: SheetRow) -> str:
     """A sheet row's value as the pane shows it, short enough for 80 columns: the
     Current Value, followed by ``/Default`` only when they differ (``+1/+3``), then
     the uses as current/default in parentheses (``(2/3)``, ``(∞)``)."""
@@ -596,6 +605,6 @@ def _sheet_value(r: Any) -> str:
     return " ".join(parts)
 
 
-def _sheet_path(sheet: Any, index: int) -> str:
+def _sheet_path(sheet: Sheet, index: int) -> str:
     """The descriptor's name as ``sheet.set`` finds it (``Parent/Child`` when nested)."""
     return sheet.path(index)

@@ -9,11 +9,14 @@ DEAD…), the current turn has "▶", inactive sources a "☐".
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
 from gmdesk.core.text import signed as core_signed
+
+if TYPE_CHECKING:
+    from gmdesk.core.session import Character, RollEntry, Source, State
 
 #: character status (derived by the session) -> marker shown wherever the character is listed
 STATUS_MARKERS: Mapping[str, str] = {"unconscious": "UNC", "dead": "DEAD"}
@@ -38,11 +41,11 @@ STATUS_STYLE: Mapping[str, str] = {
 TURN_MARKER = "▶"
 
 
-def names_of(state: Any) -> dict[Any, str]:
+def names_of(state: State) -> dict[str, str]:
     return {cid: c.name for cid, c in state.characters.items()}
 
 
-def name_of(state: Any, cid: Any, default: str = "—") -> str:
+def name_of(state: State, cid: str | None, default: str = "—") -> str:
     if cid is None:
         return default
     c = state.characters.get(cid)
@@ -53,7 +56,7 @@ def condition_marker(name: str) -> str:
     return CONDITION_MARKERS.get(name.strip().lower(), name.strip()[:6])
 
 
-def markers(character: Any) -> list[str]:
+def markers(character: Character) -> list[str]:
     """Status first (UNC/DEAD), then one marker per condition (Up, Stymied, …)."""
     out: list[str] = []
     status = STATUS_MARKERS.get(getattr(character, "status", "ok"))
@@ -66,7 +69,7 @@ def markers(character: Any) -> list[str]:
     return out
 
 
-def markers_text(character: Any) -> Text:
+def markers_text(character: Character) -> Text:
     text = Text()
     for i, m in enumerate(markers(character)):
         if i:
@@ -95,7 +98,7 @@ def gauge(current: int | None, default: int | None, width: int = 10) -> Text:
     return text
 
 
-def health_summary(character: Any, system: str) -> str:
+def health_summary(character: Character, system: str) -> str:
     """The compact health cell of the initiative list: Vitality for 1d6x4 sessions (and
     whenever a character has taken no descriptor wounds), else the number of wounds."""
     wounds = len(getattr(character, "wounds", ()) or ())
@@ -110,13 +113,13 @@ def health_summary(character: Any, system: str) -> str:
     return "ok"
 
 
-def source_label(source: Any) -> str:
+def source_label(source: Source) -> str:
     rounds = getattr(source, "rounds", None)
     dur = "" if rounds is None else f" ({rounds} rd)"
     return f"{source.name} {signed(source.value)}{dur}"
 
 
-def attack_sentence(entry: Any, state: Any) -> str:
+def attack_sentence(entry: RollEntry, state: State) -> str:
     """What a combat roll did, in plain words: "Kara hits Bruno: Severe Wound"."""
     actor = name_of(state, entry.actor, "Someone")
     target = name_of(state, entry.target, "the target")

@@ -10,7 +10,7 @@ alone); characters outside the encounter show "·" instead of an initiative.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,6 +19,9 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from gmdesk.tui.widgets.common import TURN_MARKER, health_summary, markers_text
+
+if TYPE_CHECKING:
+    from gmdesk.core.session import Character, Clock, State
 
 #: fixed column widths (the name takes what is left); a narrow pane uses the compact set
 COLUMNS = (
@@ -33,7 +36,7 @@ MIN_NAME = 6
 MAX_NAME = 24
 
 
-def _clock_text(clock: Any) -> str:
+def _clock_text(clock: Clock) -> str:
     halves = getattr(clock, "halves", 0)
     whole, half = divmod(halves, 2)
     filled = f"{whole}½" if half else str(whole)
@@ -50,18 +53,18 @@ class InitiativePane(Vertical):
     class Selected(Message):
         """The GM moved to a character in the list."""
 
-        def __init__(self, char_id: Any) -> None:
+        def __init__(self, char_id: str) -> None:
             super().__init__()
             self.char_id = char_id
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self._ids: list[Any] = []
-        self._selected: Any = None
+        self._ids: list[str] = []
+        self._selected: str | None = None
         self._quiet = False
         self._name_width = 0
         self._columns = COLUMNS
-        self._state: Any = None
+        self._state: State | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="round-line")
@@ -96,11 +99,11 @@ class InitiativePane(Vertical):
         return self.query_one(InitiativeTable)
 
     @property
-    def row_ids(self) -> list[Any]:
+    def row_ids(self) -> list[str]:
         """Character ids in the order listed (combatants first)."""
         return list(self._ids)
 
-    def set_state(self, state: Any, selected: Any = None) -> None:
+    def set_state(self, state: State, selected: str | None = None) -> None:
         self._state = state
         self._layout_columns()
         enc = state.encounter
@@ -119,7 +122,7 @@ class InitiativePane(Vertical):
         self._quiet = True
         try:
             table.clear()
-            ids: list[Any] = []
+            ids: list[str] = []
             in_order = set()
             for c in order:
                 ch = state.characters.get(c.char_id)
@@ -148,7 +151,7 @@ class InitiativePane(Vertical):
         n = len(order)
         self.border_title = f"Initiative ({n})" if n else "Initiative"
 
-    def _cells(self, ch: Any, init: str, is_turn: bool, system: str, dim: bool = False) -> list[Text]:
+    def _cells(self, ch: Character, init: str, is_turn: bool, system: str, dim: bool = False) -> list[Text]:
         style = "bold reverse" if is_turn else "dim" if dim else ""
         if ch.status == "dead":
             style += " strike"
@@ -164,7 +167,7 @@ class InitiativePane(Vertical):
             markers_text(ch),
         ]
 
-    def select(self, char_id: Any) -> None:
+    def select(self, char_id: str | None) -> None:
         """Move the cursor to ``char_id`` without announcing it."""
         if char_id in self._ids:
             self._selected = char_id

@@ -13,6 +13,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from gmdesk.core.odds import Odds
 from gmdesk.core.render import distribution_rows
 
 BAR_WIDTH = 12
@@ -35,7 +36,7 @@ def bar(p: float, width: int = BAR_WIDTH) -> str:
     return "█" * full + (" ▏▎▍▌▋▊▉"[part] if part else "")
 
 
-def odds_text(odds: Any, width: int = BAR_WIDTH, line_width: int | None = None) -> Text:
+def odds_text(odds: Odds, width: int = BAR_WIDTH, line_width: int | None = None) -> Text:
     """Outcomes (or the distribution) as lines ``label  12.50% ███``; with
     ``line_width`` the labels and bars shrink so that no line wraps."""
     text = Text()
@@ -66,7 +67,7 @@ class OddsPreview(Static):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.odds: Any = None
+        self.odds: Odds | None = None
 
     def on_mount(self) -> None:
         self.border_title = "Odds"
@@ -76,7 +77,7 @@ class OddsPreview(Static):
             width = self.content_size.width - 1  # room for a scrollbar
             self.update(odds_text(self.odds, line_width=width if width > 0 else None))
 
-    def show_odds(self, odds: Any) -> None:
+    def show_odds(self, odds: Odds) -> None:
         self.odds = odds
         self._draw()
 

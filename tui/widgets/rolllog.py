@@ -12,12 +12,14 @@ view) the GM's hidden values — the 1d6x4 target number — never reach the scr
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from rich.segment import Segment
 from rich.text import Text
 from textual.binding import Binding
 from textual.cache import LRUCache
+from textual.events import Click
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -33,10 +35,25 @@ from gmdesk.core.render import (
     secret_note,
 )
 
-__all__ = ["RollLog", "entry_line", "public_record", "roll_label"]
+__all__ = ["RollLog", "RollsView", "entry_line", "public_record", "roll_label"]
+
+if TYPE_CHECKING:
+    from gmdesk.core.dice import RollRecord
+    from gmdesk.core.session import Character, RollEntry
 
 
-def roll_label(rolls: Any, i: int) -> str:
+class RollsView(Protocol):
+    """What the roll log reads of a state: the characters (for their names) and the
+    rolls (a session's ``State``, or the player view's snapshot of one)."""
+
+    @property
+    def characters(self) -> Mapping[str, Character]: ...
+
+    @property
+    def rolls(self) -> Sequence[RollEntry]: ...
+
+
+def roll_label(rolls: Sequence[RollEntry], i: int) -> str:
     """How the log numbers ``rolls[i]``: ``#12`` (its event's seq), or ``#12.2`` for the
     second of the several rolls one event made (one ``i`` rolls everyone's initiative)."""
     seq = rolls[i].seq
@@ -48,7 +65,7 @@ def roll_label(rolls: Any, i: int) -> str:
     return f"#{seq}.{i - first + 1}"
 
 
-def entry_line(entry: Any, names: dict, hide_secrets: bool = False, label: str | None = None) -> str:
+def entry_line(entry: RollEntry, names: Mapping[str, str], hide_secrets: bool = False, label: str | None = None) -> str:
     """One plain line, what matters first so that 80 columns show it: who → whom, the
     value, the outcome with the other side's level or total, the descriptor; the dice
     come last, each group named by its role (the breakdown has them all):
@@ -92,14 +109,14 @@ class RollLog(ScrollView, can_focus=True):
     class Details(Message):
         """The GM asked for a roll's full breakdown."""
 
-        def __init__(self, entry: Any) -> None:
+        def __init__(self, entry: RollEntry) -> None:
             super().__init__()
             self.entry = entry
 
     class Copy(Message):
         """The GM asked to copy a roll's line."""
 
-        def __init__(self, entry: Any, text: str) -> None:
+        def __init__(self, entry: RollEntry, text: str) -> None:
             super().__init__()
             self.entry = entry
             self.text = text
@@ -107,18 +124,18 @@ class RollLog(ScrollView, can_focus=True):
     def __init__(self, *, hide_secrets: bool = False, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.hide_secrets = hide_secrets
-        self._rolls: Any = ()
+        self._rolls: Sequence[RollEntry] = ()
         self._view: list[int] = []  # indices into self._rolls that pass the filter
         self._known = 0
-        self._last: Any = None
-        self._names: dict = {}
-        self._line_cache: LRUCache[tuple[int, int, bool], tuple[Any, Any, Strip]] = LRUCache(512)
-        self.filter_actor: Any = None
+        self._last: RollEntry | None = None
+        self._names: dict[str, str] = {}
+        self._line_cache: LRUCache[tuple[int, int, bool], tuple[RollEntry, RollRecord, Strip]] = LRUCache(512)
+        self.filter_actor: str | None = None
         self.filter_system: str | None = None
 
     # -- data in ---------------------------------------------------------------------
 
-    def set_state(self, state: Any) -> None:
+    def set_state(self, state: RollsView) -> None:
         """Take the session's rolls; only entries added since the last call are indexed
         unless the history changed underneath (undo, a Possibility spend…)."""
         names = {cid: c.name for cid, c in state.characters.items()}
@@ -139,13 +156,13 @@ class RollLog(ScrollView, can_focus=True):
         self._last = rolls[n - 1] if n else None
         self._update_size(following)
 
-    def set_filter(self, actor: Any = None, system: str | None = None) -> None:
+    def set_filter(self, actor: str | None = None, system: str | None = None) -> None:
         self.filter_actor = actor
         self.filter_system = system
         self._rebuild()
         self._update_size(True)
 
-    def _passes(self, entry: Any) -> bool:
+    def _passes(self, entry: RollEntry) -> bool:
         if self.filter_actor is not None and self.filter_actor not in (entry.actor, entry.target):
             return False
         if self.filter_system is not None and entry.record.system != self.filter_system:
@@ -185,11 +202,11 @@ class RollLog(ScrollView, can_focus=True):
         """How many entries pass the filter."""
         return len(self._view)
 
-    def entry_at(self, index: int) -> Any:
+    def entry_at(self, index: int) -> RollEntry:
         return self._rolls[self._view[index]]
 
     @property
-    def current_entry(self) -> Any:
+    def current_entry(self) -> RollEntry | None:
         if 0 <= self.cursor < len(self._view):
             return self.entry_at(self.cursor)
         return None
@@ -285,7 +302,7 @@ class RollLog(ScrollView, can_focus=True):
         if entry is not None:
             self.post_message(self.Copy(entry, self.line_text(self.cursor)))
 
-    def on_click(self, event: Any) -> None:
+    def on_click(self, event: Click) -> None:
         index = self.scroll_offset.y + event.y
         if 0 <= index < len(self._view):
             self.cursor = index
