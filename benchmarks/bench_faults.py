@@ -70,7 +70,8 @@ def kills(n: int, workdir: Path, seed: int = 20261123) -> Counter:
     sys.path.insert(0, str(ROOT / "tests"))
     from crash_writer import event_doc
 
-    from gmdesk.core.session.store import EventLog, GmdeskError
+    from gmdesk.core.errors import GmdeskError
+    from gmdesk.core.session.storage import EventLog
 
     rng = random.Random(seed)
     c: Counter = Counter()
@@ -124,13 +125,13 @@ def _template(workdir: Path) -> Path:
 
 
 def _files(path: Path) -> dict[str, bytes]:
-    from gmdesk.core.session.store import session_files
+    from gmdesk.core.session.storage import session_files
 
     return {f.name: f.read_bytes() for f in session_files(path) if not f.name.endswith(".lock")}
 
 
 def _mutate(rng: random.Random, path: Path, old_journal: bytes) -> str:
-    from gmdesk.core.session.store import sidecar_paths
+    from gmdesk.core.session.storage import sidecar_paths
 
     paths = sidecar_paths(path)
     kind = rng.choice(
@@ -177,7 +178,7 @@ def _mutate(rng: random.Random, path: Path, old_journal: bytes) -> str:
 def mutations(n: int, workdir: Path, seed: int = 8) -> Counter:
     from gmdesk.core.errors import GmdeskError
     from gmdesk.core.session import Session
-    from gmdesk.core.session.store import session_files, sidecar_paths
+    from gmdesk.core.session.storage import session_files, sidecar_paths
 
     rng = random.Random(seed)
     template = _template(workdir)

@@ -37,7 +37,7 @@ from tinydb import TinyDB
 from tinydb.storages import JSONStorage
 
 from gmdesk.core.dice import Descriptor, Die, RollRecord
-from gmdesk.core.session.store import EventLog, peek, sidecar_paths
+from gmdesk.core.session.storage import EventLog, peek, sidecar_paths
 
 REPO = Path(__file__).resolve().parent.parent
 SIZES = (500, 5_000, 50_000)
@@ -147,7 +147,7 @@ def bench_stock(path: Path, n: int, samples: int, budget: float) -> list[float]:
 OPEN_PROBE = """
 import json, sys, time
 t = time.perf_counter()
-from gmdesk.core.session.store import EventLog
+from gmdesk.core.session.storage import EventLog
 t_import = time.perf_counter() - t
 t = time.perf_counter()
 log = EventLog.open(sys.argv[1], readonly=sys.argv[2] == "ro")
@@ -263,7 +263,7 @@ SESSION_PROBE = """
 import json, sys, time
 t = time.perf_counter()
 from gmdesk.core.session import Session
-from gmdesk.core.session.store import EventLog
+from gmdesk.core.session.storage import EventLog
 t_import = time.perf_counter() - t
 path, mode = sys.argv[1], sys.argv[2]
 if mode == "store":

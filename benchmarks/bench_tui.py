@@ -66,7 +66,7 @@ def build_session(saves: Path, name: str, events: int, seed: int = 1) -> tuple[P
 
     Returns (path, seconds it took, seq of the last roll)."""
     from gmdesk.core.session import Session, SessionStore
-    from gmdesk.core.session.store import EventLog
+    from gmdesk.core.session.storage import EventLog
     from gmdesk.core.systems import get_system
 
     t0 = time.perf_counter()

@@ -27,9 +27,9 @@ sys.path.insert(0, str(ROOT))  # noqa: E402 - a bare checkout runs it too
 
 
 def _import_store():
-    """Import core.session.store without running core/session/__init__.py (the whole
+    """Import core.session.storage without running core/session/__init__.py (the whole
     rules engine): the crash test starts this script 120 times and only needs the
-    store, which imports nothing else from the package."""
+    store, which imports nothing else from the package but the lock."""
     import types
 
     import gmdesk.core
@@ -39,9 +39,9 @@ def _import_store():
         pkg.__path__ = [str(ROOT / "core" / "session")]
         sys.modules["gmdesk.core.session"] = pkg
         gmdesk.core.session = pkg  # type: ignore[attr-defined]
-    from gmdesk.core.session import store
+    from gmdesk.core.session import storage
 
-    return store
+    return storage
 
 
 EventLog = _import_store().EventLog

@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from gmdesk.core.session.store import EventLog, session_files
+from gmdesk.core.session.storage import EventLog, session_files
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from crash_writer import event_doc  # noqa: E402

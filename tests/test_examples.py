@@ -13,7 +13,7 @@ import pytest
 
 from gmdesk.core.session.events import Fold
 from gmdesk.core.session.model import State
-from gmdesk.core.session.store import EventLog
+from gmdesk.core.session.storage import EventLog
 
 SAVES = Path(__file__).resolve().parent.parent / "saves"
 EXAMPLES = sorted(p.name for p in SAVES.glob("*.gmdesk"))

@@ -17,7 +17,7 @@ from gmdesk.core.session import Event, EventError, Session, SessionStore, defaul
 from gmdesk.core.session.events import replay
 from gmdesk.core.session.export import export, to_json
 from gmdesk.core.session.saves import clean_name
-from gmdesk.core.session.store import EventLog, LockedError
+from gmdesk.core.session.storage import EventLog, LockedError
 from gmdesk.core.systems import get_system
 
 FOUR_D_TWO = get_system("4d2")

@@ -11,7 +11,7 @@ import pytest
 from gmdesk.core.cli import main
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import EventError, Session, SessionStore
-from gmdesk.core.session.store import EventLog
+from gmdesk.core.session.storage import EventLog
 
 
 @pytest.fixture

@@ -26,8 +26,7 @@ from tinydb import Query, TinyDB
 
 from gmdesk.core.dice import Descriptor, Die, RollRecord
 from gmdesk.core.errors import GmdeskError, ParamError
-from gmdesk.core.session import store as store_mod
-from gmdesk.core.session.store import (
+from gmdesk.core.session.storage import (
     COMPACT_AT,
     SCHEMA_VERSION,
     CorruptSaveError,
@@ -41,7 +40,9 @@ from gmdesk.core.session.store import (
     peek,
     session_files,
     sidecar_paths,
+    tinydb_adapter,
 )
+from gmdesk.core.session.storage import format as storage_format
 
 REPO = Path(__file__).resolve().parent.parent
 HEADER = {"name": "Night at the docks", "system": "4d2", "created": "2026-11-21T22:10:00"}
@@ -291,10 +292,10 @@ def test_peek_gives_header_and_count_without_loading_events(path, settle, monkey
         log.meta_set("selected", "c1")
         assert peek(path) == (log.header, 8)  # while the writer holds it, too
         # (it really does not parse the events)
-        real = store_mod._state_from_snapshot
-        monkeypatch.setattr(store_mod, "_state_from_snapshot", lambda *a: pytest.fail("full load"))
+        real = storage_format.state_from_snapshot
+        monkeypatch.setattr(storage_format, "state_from_snapshot", lambda *a: pytest.fail("full load"))
         assert peek(path)[1] == 8
-        monkeypatch.setattr(store_mod, "_state_from_snapshot", real)
+        monkeypatch.setattr(storage_format, "state_from_snapshot", real)
     with EventLog.open(path, readonly=True) as log:
         assert (
             peek(path)
@@ -359,8 +360,8 @@ def test_insert_appends_one_line_and_never_rebuilds_the_table(path, monkeypatch)
     with EventLog.create(path, HEADER, compact_at=10**6) as log:
         log.append_many([roll_event(i) for i in range(2000)])
         rebuilt = []
-        monkeypatch.setattr(store_mod.Table, "_update_table", lambda *a: rebuilt.append(a))
-        monkeypatch.setattr(store_mod.JournalTable, "_update_table", lambda *a: rebuilt.append(a))
+        monkeypatch.setattr(tinydb_adapter.Table, "_update_table", lambda *a: rebuilt.append(a))
+        monkeypatch.setattr(tinydb_adapter.JournalTable, "_update_table", lambda *a: rebuilt.append(a))
         journal = sidecar_paths(path)["journal"]
         size = journal.stat().st_size
         doc = roll_event(7)
@@ -388,7 +389,7 @@ def test_second_writer_is_refused_naming_pid_and_host(path):
 
 HOLDER = """
 import sys, time
-from gmdesk.core.session.store import EventLog
+from gmdesk.core.session.storage import EventLog
 log = EventLog.open(sys.argv[1])
 print("ready", flush=True)
 time.sleep(60)
@@ -682,7 +683,7 @@ def test_upgrade_never_overwrites_an_earlier_backup(path):
 
 
 def test_migration_table_covers_every_older_version():
-    assert set(store_mod.MIGRATIONS) == set(range(SCHEMA_VERSION))
+    assert set(storage_format.MIGRATIONS) == set(range(SCHEMA_VERSION))
 
 
 # --------------------------------------------------------------------------- write failures
@@ -753,7 +754,7 @@ def test_write_that_cannot_be_cut_back_is_dropped_on_load(path, monkeypatch):
 
 FSIZE_SCRIPT = """
 import json, os, resource, signal, sys
-from gmdesk.core.session.store import EventLog, StoreWriteError, sidecar_paths
+from gmdesk.core.session.storage import EventLog, StoreWriteError, sidecar_paths
 path = sys.argv[1]
 log = EventLog.create(path, {"name": "limits"}, compact_on_close=False)
 acked = [log.append({"type": "note", "text": "x" * 200, "i": i}) for i in range(20)]
@@ -1007,7 +1008,7 @@ def test_reader_thread_sees_a_consistent_log_while_the_writer_compacts(path):
 
 READER = """
 import json, sys, time
-from gmdesk.core.session.store import EventLog
+from gmdesk.core.session.storage import EventLog
 path, total = sys.argv[1], int(sys.argv[2])
 deadline = time.monotonic() + 60
 opens = retries = 0

@@ -13,7 +13,7 @@ import pytest
 from gmdesk.core.cli import main
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session, SessionStore
-from gmdesk.core.session.store import EventLog, session_files
+from gmdesk.core.session.storage import EventLog, session_files
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -192,7 +192,7 @@ def test_huge_event_fields_are_refused(tmp_path):
 
 def test_deleting_the_lock_file_does_not_let_a_second_writer_in(tmp_path):
     from gmdesk.core.session.lock import LockedError
-    from gmdesk.core.session.store import sidecar_paths
+    from gmdesk.core.session.storage import sidecar_paths
 
     path = SessionStore(tmp_path).create("Docks", "4d6")
     first = Session.open(path)
@@ -214,7 +214,7 @@ def test_deleting_the_lock_file_does_not_let_a_second_writer_in(tmp_path):
 
 
 def test_a_second_writer_in_another_process_is_refused_after_the_lock_file_is_deleted(tmp_path):
-    from gmdesk.core.session.store import sidecar_paths
+    from gmdesk.core.session.storage import sidecar_paths
 
     path = SessionStore(tmp_path).create("Docks", "4d6")
     with Session.open(path) as s:
@@ -240,7 +240,7 @@ def test_a_second_writer_in_another_process_is_refused_after_the_lock_file_is_de
 
 
 def test_compaction_never_discards_records_it_did_not_write(tmp_path):
-    from gmdesk.core.session.store import StoreWriteError, sidecar_paths
+    from gmdesk.core.session.storage import StoreWriteError, sidecar_paths
 
     path = SessionStore(tmp_path).create("Docks", "4d6")
     log = EventLog.open(path)
@@ -268,24 +268,25 @@ class Interrupt(KeyboardInterrupt):
 def _points():
     """(object, attribute) of every storage step inside Session.apply."""
     import gmdesk.core.session.session as session_mod
-    import gmdesk.core.session.store as store_mod
+    from gmdesk.core.session.storage import atomic, eventlog, format, journal, table
 
     return [
-        (store_mod, "_write_all"),
-        (store_mod.os, "fsync"),
-        (store_mod, "_apply"),
-        (store_mod.json, "loads"),
-        (store_mod.JournalStorage, "_append_durably"),
-        (store_mod.JournalStorage, "commit"),
-        (store_mod.JournalStorage, "_apply_in_memory"),
-        (store_mod.JournalStorage, "_auto_compact"),
-        (store_mod.JournalStorage, "compact"),
-        (store_mod, "_publish"),
-        (store_mod, "_fsync_dir"),
-        (store_mod.JournalStorage, "_swap_journal"),
-        (store_mod._EventTable, "set_text"),
-        (store_mod.EventLog, "append"),
-        (store_mod.EventLog, "set_header"),
+        (atomic, "write_all"),
+        (atomic.os, "fsync"),
+        (format, "apply_record"),
+        (journal, "apply_record"),
+        (format.json, "loads"),
+        (journal.JournalEngine, "_append_durably"),
+        (journal.JournalEngine, "commit"),
+        (journal.JournalEngine, "_apply_in_memory"),
+        (journal.JournalEngine, "_auto_compact"),
+        (journal.JournalEngine, "compact"),
+        (atomic, "publish"),
+        (atomic, "fsync_dir"),
+        (journal.JournalEngine, "_swap_journal"),
+        (table.EventTable, "set_text"),
+        (eventlog.EventLog, "append"),
+        (eventlog.EventLog, "set_header"),
         (session_mod.Session, "_maybe_update_header"),
         (session_mod.Session, "_save_checkpoint"),
         (session_mod.EventList, "grow"),
@@ -301,9 +302,9 @@ def _state(s: Session) -> dict:
 
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_an_interrupted_apply_leaves_memory_and_disk_agreeing(tmp_path, monkeypatch, when):
-    from gmdesk.core.session import store as store_mod
+    from gmdesk.core.session.storage import journal
 
-    monkeypatch.setattr(store_mod, "COMPACT_AT", 3)  # compactions happen inside applies
+    monkeypatch.setattr(journal, "COMPACT_AT", 3)  # compactions happen inside applies
     trials = 0
     for i, (obj, attr) in enumerate(_points()):
         real = getattr(obj, attr)
@@ -355,7 +356,7 @@ def test_an_interrupted_apply_leaves_memory_and_disk_agreeing(tmp_path, monkeypa
 
 # --------------------------------------------------------------------------- 2. damage is detected
 
-from gmdesk.core.session.store import BLOCK_EVENTS, CorruptSaveError, sidecar_paths  # noqa: E402
+from gmdesk.core.session.storage import BLOCK_EVENTS, CorruptSaveError, sidecar_paths  # noqa: E402
 
 
 def _log_with(path: Path, events: int, journal: int = 0) -> None:
@@ -543,9 +544,9 @@ def test_a_header_missing_required_fields_is_refused_not_rewritten(capsys, saves
 def test_a_failed_new_leaves_no_lock_or_partial_file(capsys, saves, monkeypatch):
     import errno
 
-    from gmdesk.core.session import store as store_mod
+    from gmdesk.core.session.storage import atomic
 
-    real = store_mod._write_all
+    real = atomic.write_all
     calls = {"n": 0}
 
     def full(fd, data):
@@ -554,12 +555,12 @@ def test_a_failed_new_leaves_no_lock_or_partial_file(capsys, saves, monkeypatch)
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(fd, data)
 
-    monkeypatch.setattr(store_mod, "_write_all", full)
+    monkeypatch.setattr(atomic, "write_all", full)
     rc, out, err = run(capsys, "--saves", str(saves), "new", "Docks", "--system", "4d6")
     assert rc == 2
     one_line(err, "No space left on device")
     assert sorted(p.name for p in saves.iterdir()) == []
-    monkeypatch.setattr(store_mod, "_write_all", real)
+    monkeypatch.setattr(atomic, "write_all", real)
     rc, out, err = run(capsys, "--saves", str(saves), "new", "Docks", "--system", "4d6")
     assert rc == 0
 
@@ -567,26 +568,26 @@ def test_a_failed_new_leaves_no_lock_or_partial_file(capsys, saves, monkeypatch)
 def test_a_compaction_that_cannot_be_written_is_reported_once(tmp_path, monkeypatch):
     import errno
 
-    from gmdesk.core.session import store as store_mod
+    from gmdesk.core.session.storage import atomic
 
     path = SessionStore(tmp_path).create("Docks", "4d6")
     s = Session.open(path)
     s._log._storage.compact_at = s._log._storage._next_auto = 4
-    real = store_mod._publish
+    real = atomic.publish
 
     def full(tmp, final, data, **kw):
         if final == path:
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(tmp, final, data, **kw)
 
-    monkeypatch.setattr(store_mod, "_publish", full)
+    monkeypatch.setattr(atomic, "publish", full)
     notes = []
     for i in range(30):  # several compactions are tried and fail
         s.apply({"type": "note", "text": f"n{i}"})
         notes += s.take_notices()
     assert len(notes) == 1 and "could not compact" in notes[0] and "No space left" in notes[0]
     assert s._log.journal_lines >= 30
-    monkeypatch.setattr(store_mod, "_publish", real)
+    monkeypatch.setattr(atomic, "publish", real)
     for i in range(6):
         s.apply({"type": "note", "text": f"m{i}"})
         notes += s.take_notices()

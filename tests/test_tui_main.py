@@ -514,7 +514,7 @@ async def test_log_breakdown_copy_and_filter(tmp_path: Path) -> None:
 async def test_roll_log_is_lazy_with_thousands_of_rolls(tmp_path: Path) -> None:
     """A long log only renders its window, and a new roll only indexes itself."""
     path, ids = make_save(tmp_path, "4d2", [{"name": "Kara"}])
-    from gmdesk.core.session.store import EventLog
+    from gmdesk.core.session.storage import EventLog
     from gmdesk.core.systems import four_d_two
 
     rng = random.Random(9)

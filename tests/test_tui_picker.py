@@ -120,7 +120,7 @@ async def test_lists_sessions_and_a_damaged_file_with_its_error(dirs):
 
 
 async def test_a_damaged_session_is_checked_and_repaired_beside_itself(dirs):
-    from gmdesk.core.session.store import sidecar_paths
+    from gmdesk.core.session.storage import sidecar_paths
 
     s = Session.open(dirs["docks"])  # leave changes in the journal (as a crash would), then damage one
     s.apply({"type": "note", "text": "kept"})
@@ -163,7 +163,7 @@ async def test_most_recently_played_first_and_empty_directory_hint(tmp_path):
     b = store.create("Newer", "fudge")
     with Session.open(a) as s:
         s.apply({"type": "note", "text": "x"})
-    from gmdesk.core.session.store import EventLog
+    from gmdesk.core.session.storage import EventLog
 
     with EventLog.open(b) as log:  # make "Newer" the last played, whatever the clock did
         log.set_header(last_played="2999-01-01T00:00:00+00:00")

@@ -6,7 +6,7 @@ What can be trusted (decided here, where the issue leaves it open):
 
 * the snapshot's header (name, system, settings) when its first line reads;
 * the snapshot's events up to the first block whose checksum disagrees (blocks of
-  :data:`core.session.store.BLOCK_EVENTS` events; a snapshot in an older layout,
+  :data:`core.session.storage.BLOCK_EVENTS` events; a snapshot in an older layout,
   without checksums, up to the first event that does not read);
 * the journal's records, in order, up to the first one that is damaged (bad
   checksum, unreadable, out of order, missing) — only when every snapshot event
@@ -29,7 +29,25 @@ from pathlib import Path
 from typing import Any
 
 from gmdesk.core.errors import GmdeskError
-from gmdesk.core.session import store as _st
+from gmdesk.core.session.storage import (
+    EVENTS_TABLE,
+    META_TABLE,
+    SCHEMA_VERSION,
+    SYSTEM_KEY,
+    EventLog,
+    session_files,
+    sidecar_paths,
+)
+from gmdesk.core.session.storage.atomic import read_file
+from gmdesk.core.session.storage.checksums import changed_events
+from gmdesk.core.session.storage.format import (
+    State,
+    apply_record,
+    journal_record,
+    migrate,
+    parse_snapshot,
+    state_from_snapshot,
+)
 
 __all__ = ["CheckReport", "check", "repair", "Salvage", "salvage"]
 
@@ -70,7 +88,7 @@ def check(path: str | os.PathLike) -> CheckReport:
     if not path.is_file():
         raise GmdeskError(f"{path}: no such session file")
     try:
-        log = _st.EventLog.open(path, readonly=True)
+        log = EventLog.open(path, readonly=True)
     except GmdeskError as e:
         report = CheckReport(path, ok=False, problems=[_short(e, path)])
         got = salvage(path)
@@ -112,7 +130,7 @@ class Salvage:
 
     header: dict | None
     events: list[dict]
-    meta: list[tuple[str, Any]]
+    meta: list[tuple[Any, Any]]  # (key, value) as read: repair keeps those with a text key
     left_out: list[str]
 
     def kept_text(self) -> str:
@@ -123,15 +141,15 @@ class Salvage:
 def _snapshot_events(data: bytes, sysrec: dict | None, left_out: list[str]) -> tuple[list[dict], bool, bytes]:
     """The trusted events of a snapshot (one per line, ``"N":{…}``), whether that is all
     of them, and the rest of the file after the events."""
-    start = data.find(b"\n" + b'"' + _st.EVENTS_TABLE.encode() + b'":{')
+    start = data.find(b"\n" + b'"' + EVENTS_TABLE.encode() + b'":{')
     if start < 0:
-        start = data.find(b'"' + _st.EVENTS_TABLE.encode() + b'":{')
+        start = data.find(b'"' + EVENTS_TABLE.encode() + b'":{')
         if start < 0:
             left_out.append("the session file's events do not read at all")
             return [], False, b""
     else:
         start += 1
-    start += len(_st.EVENTS_TABLE) + 4
+    start += len(EVENTS_TABLE) + 4
     count = sysrec.get("count") if isinstance(sysrec, dict) else None
     trusted_upto = None
     if isinstance(sysrec, dict) and type(count) is int and type(sysrec.get("events_sha256")) is str:
@@ -140,7 +158,7 @@ def _snapshot_events(data: bytes, sysrec: dict | None, left_out: list[str]) -> t
         import hashlib
 
         if hashlib.sha256(data[start:end]).hexdigest() != sysrec["events_sha256"]:
-            where = _st._changed_events(data, start, end, count, sysrec)
+            where = changed_events(data, start, end, count, sysrec)
             m = re.search(r"#(\d+)", where)
             first_bad = int(m.group(1)) - 1 if m else 0
             trusted_upto = first_bad
@@ -198,12 +216,12 @@ def salvage(path: str | os.PathLike) -> Salvage:
     """Everything that can be trusted in the session at ``path`` (read only)."""
     path = Path(path)
     left_out: list[str] = []
-    got = _st._read_file(path)
+    got = read_file(path)
     if got is None:
         raise GmdeskError(f"{path}: no such session file")
     data = got[0]
     sysrec: dict | None = None
-    prefix = b'{"' + _st.SYSTEM_KEY.encode() + b'":'
+    prefix = b'{"' + SYSTEM_KEY.encode() + b'":'
     first = data[: data.find(b"\n")] if b"\n" in data else data
     if first.startswith(prefix):
         try:
@@ -213,16 +231,16 @@ def salvage(path: str | os.PathLike) -> Salvage:
     header = sysrec.get("header") if isinstance(sysrec, dict) and isinstance(sysrec.get("header"), dict) else None
     if header is None:
         try:  # an older layout read whole
-            schema, raw = _st._parse_snapshot(path, data)
-            if schema < _st.SCHEMA_VERSION:
-                raw = _st._migrate(path, raw, schema)
-            state = _st._state_from_snapshot(path, raw, _st.SCHEMA_VERSION)
+            schema, raw = parse_snapshot(path, data)
+            if schema < SCHEMA_VERSION:
+                raw = migrate(path, raw, schema)
+            state = state_from_snapshot(path, raw, SCHEMA_VERSION)
             return _with_journal(
                 path,
                 state.header,
-                list(state.tables[_st.EVENTS_TABLE].all_docs()),
+                list(state.tables[EVENTS_TABLE].all_docs()),
                 state.lsn if schema else None,
-                state.tables.get(_st.META_TABLE, {}),
+                state.tables.get(META_TABLE, {}),
                 True,
                 left_out,
             )
@@ -230,11 +248,11 @@ def salvage(path: str | os.PathLike) -> Salvage:
             return Salvage(None, [], [], ["the session's header (name, system, settings) does not read"])
     events, complete, _rest = _snapshot_events(data, sysrec, left_out)
     meta: dict = {}
-    at = data.rfind(b',\n"' + _st.META_TABLE.encode() + b'":{')
+    at = data.rfind(b',\n"' + META_TABLE.encode() + b'":{')
     if at >= 0:
         try:
             others = json.loads(b"{" + data[at + 2 :].strip())
-            meta = others.get(_st.META_TABLE, {}) if isinstance(others, dict) else {}
+            meta = others.get(META_TABLE, {}) if isinstance(others, dict) else {}
         except ValueError:
             left_out.append("the view state (selected character, log position) does not read; it starts afresh")
     lsn = sysrec.get("lsn") if isinstance(sysrec, dict) and type(sysrec.get("lsn")) is int else None
@@ -244,8 +262,8 @@ def salvage(path: str | os.PathLike) -> Salvage:
 def _with_journal(
     path: Path, header: dict, events: list[dict], lsn: int | None, meta: Any, complete: bool, left_out: list[str]
 ) -> Salvage:
-    jpath = _st.sidecar_paths(path)["journal"]
-    got = _st._read_file(jpath)
+    jpath = sidecar_paths(path)["journal"]
+    got = read_file(jpath)
     meta_docs = {str(k): v for k, v in meta.items()} if isinstance(meta, dict) else {}
     if got is not None and got[0].strip() and lsn is not None:
         lines = got[0].split(b"\n")
@@ -267,24 +285,24 @@ def _with_journal(
         if torn:
             records.pop()
             left_out.append("the journal's last record was cut short (a crash while saving); it is left out")
-        state = _st._State(
-            _st.SCHEMA_VERSION,
+        state = State(
+            SCHEMA_VERSION,
             header,
             lsn,
-            {_st.EVENTS_TABLE: {str(i + 1): d for i, d in enumerate(events)}, _st.META_TABLE: meta_docs},
+            {EVENTS_TABLE: {str(i + 1): d for i, d in enumerate(events)}, META_TABLE: meta_docs},
         )
         expected = base
         for i, line in enumerate(records):
             try:
-                rec = _st._journal_record(line, version)
+                rec = journal_record(line, version)
                 n = rec.get("n")
                 if n != expected + 1:
                     raise ValueError(f"out of order (expected record {expected + 1})")
                 expected = n
                 if n > lsn:
-                    if not complete and rec.get("op") == "put" and rec.get("tb") == _st.EVENTS_TABLE:
+                    if not complete and rec.get("op") == "put" and rec.get("tb") == EVENTS_TABLE:
                         raise ValueError("follows events that were left out")
-                    _st._apply(state, rec, jpath, i + 2)
+                    apply_record(state, rec, jpath, i + 2)
             except (ValueError, GmdeskError) as e:
                 rest = records[i:]
                 evs = sum(1 for ln in rest if b'"tb":"events"' in ln)
@@ -294,9 +312,9 @@ def _with_journal(
                     f"({evs} event{'s' if evs != 1 else ''}) left out"
                 )
                 break
-        table = state.tables[_st.EVENTS_TABLE]
+        table = state.tables[EVENTS_TABLE]
         events = [table[str(i)] for i in range(1, len(table) + 1)]
-        meta_docs = state.tables.get(_st.META_TABLE, {})
+        meta_docs = state.tables.get(META_TABLE, {})
         header = state.header
     meta_list = [(d.get("key"), d.get("value")) for d in meta_docs.values() if isinstance(d, dict)]
     return Salvage(header, events, meta_list, left_out)
@@ -326,7 +344,7 @@ def repair(path: str | os.PathLike, saves_dir: str | os.PathLike | None = None) 
     header.update(name=name, created=now_iso())
     with store._creating():
         dst = store._new_path(name)
-        out = _st.EventLog.create(dst, header)
+        out = EventLog.create(dst, header)
         try:
             if got.events:
                 out.append_many(got.events)
@@ -335,7 +353,7 @@ def repair(path: str | os.PathLike, saves_dir: str | os.PathLike | None = None) 
                     out.meta_set(key, value)
         except BaseException:
             out.close()
-            for f in _st.session_files(dst):
+            for f in session_files(dst):
                 f.unlink(missing_ok=True)
             raise
         out.close()

@@ -1,7 +1,7 @@
 """A directory of sessions: list, create, duplicate, delete, new from an example.
 
 A session named ``name`` lives in ``<saves>/<file stem>.gmdesk`` (plus the store's
-journal and lock files beside it, see :mod:`core.session.store`). The file stem is
+journal and lock files beside it, see :mod:`core.session.storage`). The file stem is
 the name made safe for any file system (:func:`safe_file_stem`): no path separators
 or characters Windows forbids, no control or format characters, no leading or
 trailing dots and spaces, at most 120 bytes; any other Unicode is kept. The real
@@ -122,7 +122,7 @@ def _quick_header(path: Path) -> dict | None:
     import json
 
     try:
-        from gmdesk.core.session.store import FORMAT_TAG, SCHEMA_VERSION, SYSTEM_KEY, sidecar_paths
+        from gmdesk.core.session.storage import FORMAT_TAG, SCHEMA_VERSION, SYSTEM_KEY, sidecar_paths
 
         if path.stat().st_size < QUICK_BYTES:
             return None
@@ -212,7 +212,7 @@ class SessionStore:
         """The casefolded name in a session file's header; None when it cannot be read
         (the open then says what is wrong with the file)."""
         try:
-            from gmdesk.core.session.store import peek
+            from gmdesk.core.session.storage import peek
 
             name = peek(path)[0].get("name")
         except Exception:  # noqa: BLE001 - damaged: let the open report it
@@ -220,7 +220,7 @@ class SessionStore:
         return clean_name(name).casefold() if isinstance(name, str) else None
 
     def _free_path(self, stem: str) -> Path:
-        from gmdesk.core.session.store import session_files
+        from gmdesk.core.session.storage import session_files
 
         n = 1
         while True:
@@ -295,7 +295,7 @@ class SessionStore:
         h = _quick_header(path)
         if h is None:
             try:
-                from gmdesk.core.session.store import EventLog
+                from gmdesk.core.session.storage import EventLog
 
                 log = EventLog.open(path, readonly=True)
             except GmdeskError as e:
@@ -317,7 +317,8 @@ class SessionStore:
                 path=path,
                 error=f"{path}: header: {'; '.join(problems)}",
             )
-        name = h.get("name") if isinstance(h.get("name"), str) and h.get("name") else path.stem
+        stored = h.get("name")
+        name = stored if isinstance(stored, str) and stored else path.stem
         return SessionSummary(
             name=name,
             path=path,
@@ -366,7 +367,7 @@ class SessionStore:
         return path
 
     def _copy(self, src: Path, new_name: str) -> Path:
-        from gmdesk.core.session.store import EventLog
+        from gmdesk.core.session.storage import EventLog
         from gmdesk.core.text import now_iso
 
         new_name = self._check_name(new_name)
@@ -391,7 +392,7 @@ class SessionStore:
                     out.meta_set(key, value)
         except BaseException:
             out.close()
-            from gmdesk.core.session.store import session_files
+            from gmdesk.core.session.storage import session_files
 
             for f in session_files(dst):
                 f.unlink(missing_ok=True)
@@ -403,7 +404,7 @@ class SessionStore:
         """Delete a session and every file that belongs to it. Refuses a session open
         for writing elsewhere (LockedError) and the shipped examples."""
         from gmdesk.core.session.lock import WriterLock
-        from gmdesk.core.session.store import SessionMissingError, session_files, sidecar_paths
+        from gmdesk.core.session.storage import SessionMissingError, session_files, sidecar_paths
 
         p = Path(path)
         if not p.is_file():

@@ -51,9 +51,9 @@ FORMAT = "gmdesk-session"
 
 
 def _store():
-    from gmdesk.core.session import store
+    from gmdesk.core.session import storage
 
-    return store
+    return storage
 
 
 def new_header(name: str, system: str, settings: Mapping[str, Any] | None = None, created: str | None = None) -> dict:
