@@ -115,43 +115,17 @@ QUICK_BYTES = 1 << 20
 
 
 def _quick_header(path: Path) -> dict | None:
-    """The header of a big session without parsing its events: the snapshot's first
-    line holds the store's record (format, schema, position, header) and the journal's
-    ``hdr`` lines the header changes since. None when anything looks unusual (the
-    caller then opens the file through the store, which says what is wrong)."""
-    import json
-
+    """The header of a big session without parsing its events (the store's ``peek``:
+    the snapshot's first line and the journal). None for a small file or when
+    anything looks unusual (the caller then opens the file through the store, which
+    says what is wrong)."""
     try:
-        from gmdesk.core.session.storage import FORMAT_TAG, SCHEMA_VERSION, SYSTEM_KEY, sidecar_paths
+        from gmdesk.core.session.storage.format import peek
 
         if path.stat().st_size < QUICK_BYTES:
             return None
-        with open(path, "rb") as f:
-            first = f.readline(1 << 20)
-            f.seek(-16, os.SEEK_END)
-            tail = f.read()
-        prefix = b'{"' + SYSTEM_KEY.encode() + b'":'
-        if not first.startswith(prefix) or not tail.rstrip().endswith(b"}"):
-            return None
-        body = first[len(prefix) :].rstrip()
-        body = body[:-1] if body.endswith(b",") else body
-        rec = json.loads(body)
-        if rec.get("format") != FORMAT_TAG or rec.get("schema") != SCHEMA_VERSION:
-            return None
-        header, lsn = dict(rec["header"]), int(rec["lsn"])
-        journal = sidecar_paths(path)["journal"]
-        if journal.exists():
-            for line in journal.read_bytes().split(b"\n")[1:]:
-                if b'"op":"hdr"' not in line:
-                    continue
-                try:
-                    change = json.loads(line)
-                except ValueError:
-                    continue  # a torn last line: the store drops it too
-                if isinstance(change, dict) and int(change.get("n", 0)) > lsn and isinstance(change.get("set"), dict):
-                    header.update(change["set"])
-        return header
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, ImportError):
+        return peek(path)[0]
+    except Exception:  # damaged or unusual: the open says what is wrong
         return None
 
 

@@ -625,7 +625,8 @@ def load(
 
 def _peek_snapshot(path: Path) -> dict | None:
     """The ``_gmdesk`` record from the snapshot's first line, or None when the file
-    is not laid out the way this gmdesk writes it (then the caller reads it all)."""
+    is not laid out the way this gmdesk writes it or does not end as a snapshot ends
+    (cut short): then the caller reads it all, which says what is wrong."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except FileNotFoundError:
@@ -635,12 +636,13 @@ def _peek_snapshot(path: Path) -> dict | None:
     try:
         with os.fdopen(fd, "rb", closefd=False) as f:
             first = f.readline(1 << 20)
+        tail = os.pread(fd, 16, max(0, os.fstat(fd).st_size - 16))
     except OSError as e:
         raise StoreReadError(f"{path}: cannot read ({e.strerror or e})") from None
     finally:
         os.close(fd)
     prefix = b'{"' + SYSTEM_KEY.encode() + b'":'
-    if not first.startswith(prefix) or not first.rstrip().endswith((b",", b"}")):
+    if not first.startswith(prefix) or not first.rstrip().endswith((b",", b"}")) or not tail.rstrip().endswith(b"}"):
         return None
     try:
         sysrec = json.loads(first.rstrip()[len(prefix) : -1])
@@ -671,7 +673,7 @@ def peek(path: str | os.PathLike) -> tuple[dict, int]:
     Never locks or writes. Same errors as ``EventLog.open(path, readonly=True)``
     for what it reads (SessionMissingError, CorruptSaveError for a damaged journal,
     FutureVersionError, StoreReadError); a snapshot this gmdesk did not lay out
-    (older format, hand-edited) is read in full instead (:func:`load`).
+    (older format, hand-edited) or one cut short is read in full instead (:func:`load`).
     """
     path = Path(path)
     jpath = sidecar_paths(path)["journal"]
