@@ -44,10 +44,11 @@ from gmdesk.core.session.events import (
 )
 from gmdesk.core.session.model import DEFAULT_SETTINGS, State
 from gmdesk.core.session.moves import SessionMoves, params_refusal
+from gmdesk.core.session.storage import FORMAT_TAG
 from gmdesk.core.text import now_iso
 
 #: the header's ``format`` value: marks a file as a gmdesk session
-FORMAT = "gmdesk-session"
+FORMAT = FORMAT_TAG
 
 
 def _store():
