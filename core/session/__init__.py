@@ -3,7 +3,7 @@
 ``from core.session import SessionStore, Session, EventError`` — the contract is in
 docs/DESIGN.md ("Session contract"). Modules: ``model`` (the state dataclasses),
 ``events`` (validate, fold, undo/redo), ``session`` (an open session over the
-store), ``saves`` (a directory of sessions), ``store`` (the durable event log),
+store), ``saves`` (a directory of sessions), ``storage`` (the durable event log),
 ``export`` (md/html/json chronicle), ``commands`` (the CLI subcommands).
 """
 
