@@ -242,13 +242,11 @@ def build_folding_session(path: Path, n: int) -> float:
     gmdesk does (a full replay; closing leaves the checkpoint). Returns that first
     open's time."""
     from gmdesk.core.session import Session
+    from gmdesk.core.session.model import DEFAULT_SETTINGS
 
     docs = session_docs(n)
-    with EventLog.create(
-        path,
-        {"format": "gmdesk-session", "name": f"bench {n}", "system": "4d2", "created": "2026-11-21T22:00:00+01:00"},
-        compact_at=10**9,
-    ) as log:
+    header = {"format": "gmdesk-session", "name": f"bench {n}", "system": "4d2", "settings": DEFAULT_SETTINGS}
+    with EventLog.create(path, header | {"created": "2026-11-21T22:00:00+01:00"}, compact_at=10**9) as log:
         for start in range(0, n, 2000):
             log.append_many(docs[start : start + 2000])
         log.compact()
