@@ -1,8 +1,8 @@
 """The on-disk format of a session: snapshot and journal parsing, the snapshot's
 layout, migrations from older formats, and :func:`peek` at a session's header.
 
-What the files hold is described in :mod:`core.session.storage`; this module is
-the only one that knows their bytes. Stdlib :mod:`json` only."""
+What the files hold is described in :mod:`core.session.storage`. Stdlib
+:mod:`json` only."""
 
 from __future__ import annotations
 
