@@ -3,9 +3,7 @@ and keeps the undo and redo stacks; :func:`replay` folds a whole log from scratc
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +12,7 @@ from gmdesk.core.session.events.context import Ctx, EventError
 from gmdesk.core.session.events.records import revert
 from gmdesk.core.session.events.registry import EVENT_TYPES, HANDLERS, META_FIELDS
 from gmdesk.core.session.model import State
+from gmdesk.core.session.storage.gcpause import no_gc
 
 
 @dataclass
@@ -244,26 +243,3 @@ def replay(header: Mapping[str, Any], events, warnings: list[str] | None = None)
                 if warnings is not None:
                     warnings.append(f"event #{seq} ({doc.get('type')}) skipped: {e}")
     return fold
-
-
-@contextmanager
-def no_gc(promote: bool = False):
-    """The fold builds no reference cycles: while a long log is replayed the cyclic
-    GC would only rescan an ever larger heap (quadratic), so it rests meanwhile.
-
-    ``promote``: on the way out, move every object the GC tracks to its oldest
-    generation (``gc.freeze()`` then ``gc.unfreeze()``). Without it the first young
-    collections after opening a long session scan the whole new state (tens of
-    milliseconds each, right when the UI draws its first frame); with it only a
-    full collection ever looks at them, as it would sooner or later anyway. Nothing
-    stays frozen."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            if promote:
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
