@@ -1,9 +1,9 @@
-"""Run every gmdesk benchmark in turn: `python -m benchmarks [odds|store|tui|serve ...]`."""
+"""Run every gmdesk benchmark in turn: `python -m benchmarks [odds|store|tui|stall|serve ...]`."""
 
 import importlib
 import sys
 
-ALL = ("odds", "store", "tui", "serve")
+ALL = ("odds", "store", "tui", "stall", "serve")
 
 names = sys.argv[1:] or list(ALL)
 for name in names:

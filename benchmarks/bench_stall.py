@@ -1,0 +1,193 @@
+"""The event loop while a long session is opened, played, switched and closed:
+`python -m benchmarks.bench_stall` prints a table.
+
+The real app runs headless (Pilot, 80×24) on a save directory holding a
+50,000-event session (built as in :mod:`benchmarks.bench_tui`) and a short one. A
+ticker coroutine on the app's event loop wakes every millisecond and records the
+longest gap between two wake-ups: that is the longest the GM's screen could not
+answer a key. The figure is taken per phase, from the picker on (Textual's own
+start-up is not in it):
+
+1. open the long session from the picker (Enter), until its newest roll shows;
+2. play: a few rolls through the roll dialog (r, Enter) and turns (n), undo (u);
+3. switch: back to the list of sessions (closing the long session: checkpoint and
+   compaction) and open the short one;
+4. quit (q), until the app has ended (its final close may wait for the session).
+
+Target: the longest stall of phases 1–3 ≤ 50 ms. Phase 4 is the app's end, shown
+for the record: the app is gone when it ends.
+
+Options: ``--events N`` (default 50000), ``--rolls N`` (default 5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TARGET = 0.050
+
+
+class Ticker:
+    """The longest gap between wake-ups of a coroutine that sleeps 1 ms at a time."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self._task: asyncio.Task | None = None
+        self._last = 0.0
+
+    async def _run(self) -> None:
+        self._last = time.perf_counter()
+        while True:
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            self.worst = max(self.worst, now - self._last)
+            self._last = now
+
+    def start(self) -> None:
+        self.worst = 0.0
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def phase(self) -> float:
+        """The worst gap since the last call (the gap now running included)."""
+        worst = max(self.worst, time.perf_counter() - self._last)
+        self.worst = 0.0
+        return worst
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+
+async def _play(saves: Path, long_name: str, short_name: str, rolls: int) -> dict[str, float]:
+    from gmdesk.tui.app import GmdeskApp
+    from gmdesk.tui.screens.main import MainScreen
+    from gmdesk.tui.screens.picker import PickerScreen
+    from gmdesk.tui.screens.roll import RollDialog
+    from gmdesk.tui.widgets.rolllog import RollLog
+
+    out: dict[str, float] = {}
+    app = GmdeskApp(saves, rng=random.Random(3))
+    ticker = Ticker()
+
+    async def until(pred, timeout: float = 120.0) -> None:
+        start = time.perf_counter()
+        while not pred():
+            if time.perf_counter() - start > timeout:
+                raise RuntimeError(f"timed out on {app.screen!r}")
+            await asyncio.sleep(0.002)
+
+    def idle() -> bool:
+        screen = app.screen
+        return isinstance(screen, MainScreen) and not screen.busy
+
+    async def open_named(name: str) -> None:
+        await until(lambda: isinstance(app.screen, PickerScreen) and app.screen.loaded)
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        await until(lambda: any(s.name == name for s in picker.summaries))
+        while (s := picker.selected_summary()) is not None and s.name != name:
+            await pilot.press("down")
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, MainScreen) and bool(app.screen.query(RollLog)))
+        await until(idle)
+        await pilot.pause(0.1)
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(lambda: isinstance(app.screen, PickerScreen) and app.screen.loaded)
+        await pilot.pause(0.2)
+        ticker.start()
+
+        t0 = time.perf_counter()
+        await open_named(long_name)
+        out["open"] = ticker.phase()
+        out["open_s"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        for _ in range(rolls):
+            await pilot.press("r")
+            await until(lambda: isinstance(app.screen, RollDialog))
+            await pilot.pause(0.05)
+            await pilot.press("enter")
+            await until(idle)
+            await pilot.press("n")
+            await until(idle)
+        await pilot.press("u")
+        await until(idle)
+        await pilot.pause(0.1)
+        out["play"] = ticker.phase()
+        out["play_s"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        app.action_back_to_picker()
+        await open_named(short_name)
+        out["switch"] = ticker.phase()
+        out["switch_s"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        await pilot.press("q")
+        await until(lambda: not app.is_running, timeout=60)
+    out["quit"] = ticker.phase()
+    out["quit_s"] = time.perf_counter() - t0
+    ticker.stop()
+    return out
+
+
+def run(events: int = 50_000, rolls: int = 5) -> dict[str, float]:
+    from benchmarks.bench_tui import build_session
+
+    with tempfile.TemporaryDirectory(prefix="gmdesk-stall-") as tmp:
+        saves = Path(tmp)
+        build_session(saves, "Bench long night", events)
+        build_session(saves, "Bench short night", 0)
+        return asyncio.run(_play(saves, "Bench long night", "Bench short night", rolls))
+
+
+def _ms(x: float) -> str:
+    return f"{x * 1000:8.1f} ms"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_stall")
+    parser.add_argument("--events", type=int, default=50_000)
+    parser.add_argument("--rolls", type=int, default=5)
+    ns, _rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)  # (`python -m benchmarks stall`)
+    r = run(ns.events, ns.rolls)
+
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"gmdesk event loop — {ns.events:,}-event session, 80×24, longest stall per phase")
+    table.add_column("phase")
+    table.add_column("longest stall", justify="right")
+    table.add_column("phase took", justify="right")
+    table.add_column("target", justify="right")
+    table.add_column("", justify="center")
+    rows = (
+        ("open", "open it from the picker until its newest roll shows"),
+        ("play", f"{ns.rolls} rolls (r, Enter) and turns (n), an undo"),
+        ("switch", "back to the picker (closing it) and open another session"),
+    )
+    for key, what in rows:
+        good = r[key] <= TARGET
+        table.add_row(what, _ms(r[key]), _ms(r[f"{key}_s"]), f"≤ {TARGET * 1000:.0f} ms", "ok" if good else "MISSED")
+    table.add_row("quit (q) until the app has ended (for the record)", _ms(r["quit"]), _ms(r["quit_s"]), "", "")
+    worst = max(r[k] for k, _ in rows)
+    table.add_row(
+        "longest stall, open · play · switch",
+        _ms(worst),
+        "",
+        f"≤ {TARGET * 1000:.0f} ms",
+        "ok" if worst <= TARGET else "MISSED",
+    )
+    Console().print(table)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
