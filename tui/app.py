@@ -16,19 +16,32 @@ every roll (tests pass a seeded one; play uses a fresh ``random.Random``).
 
 from __future__ import annotations
 
-import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.dom import DOMNode
+from textual.screen import Screen
 
-from gmdesk.core.dice import make_rng
+from gmdesk.core.dice import RandomSource, make_rng
 from gmdesk.core.errors import GmdeskError
+from gmdesk.core.session import Session, SessionStore
+from gmdesk.tui.runner import SessionRunner
 from gmdesk.tui.screens.help import HelpScreen
 from gmdesk.tui.screens.main import MainScreen
+from gmdesk.tui.screens.opening import OpeningScreen
+from gmdesk.tui.screens.picker import PickerScreen
 from gmdesk.tui.terminal import TerminalGuard, TooSmallScreen
+
+#: the screens the app shows one at a time: showing another replaces them (anything
+#: else on top, a dialog or the help, stays under a new one)
+BASE_SCREENS: tuple[type[Screen], ...] = (OpeningScreen, PickerScreen, MainScreen)
+
+#: (title, help, callback): one move in the command palette
+Command = tuple[str, str, Callable[[], Any]]
 
 
 class GmdeskCommands(Provider):
@@ -81,7 +94,7 @@ class GmdeskApp(TerminalGuard, App):
         open_path: str | Path | None = None,
         readonly: bool = False,
         *,
-        rng: Any = None,
+        rng: RandomSource | None = None,
         examples_dir: str | Path | None = None,
         keymap_file: str | Path | None = None,
     ) -> None:
@@ -90,19 +103,22 @@ class GmdeskApp(TerminalGuard, App):
         self.saves_dir = Path(saves_dir)
         self.open_path = Path(open_path) if open_path is not None else None
         self.readonly = readonly
-        self.rng = rng if rng is not None else make_rng()
+        self.rng: RandomSource = rng if rng is not None else make_rng()
         self.examples_dir = Path(examples_dir) if examples_dir is not None else None
-        self.session: Any = None
-        self.session_lock = threading.Lock()
-        self._store: Any = None
+        self.runner = SessionRunner(self)
+        self._store: SessionStore | None = None
+        self._ending = False
+
+    @property
+    def session(self) -> Session | None:
+        """The open session (None on the picker, or while one is being opened)."""
+        return self.runner.session
 
     # -- start ---------------------------------------------------------------------------
 
     @property
-    def store(self) -> Any:
+    def store(self) -> SessionStore:
         if self._store is None:
-            from gmdesk.core.session import SessionStore
-
             self._store = SessionStore(self.saves_dir)
         return self._store
 
@@ -139,18 +155,21 @@ class GmdeskApp(TerminalGuard, App):
         if keymap:
             self.set_keymap(keymap)
 
-    def handle_bindings_clash(self, clashed_bindings: set[Binding], node: Any) -> None:
+    def handle_bindings_clash(self, clashed_bindings: set[Binding], node: DOMNode) -> None:
         """Clashes are found (and their keymap entries left out) once at start."""
 
-    def show_picker(self, error: str | None = None) -> None:
-        from gmdesk.tui.screens.picker import PickerScreen
-
-        picker = PickerScreen(self.store, self.examples_dir)
+    def _show(self, screen: Screen) -> None:
+        """Show ``screen`` in place of the one shown now (the picker, a session, the
+        opening notice), or on top of a dialog."""
         self._lift_notice()
-        if isinstance(self.screen, (MainScreen, PickerScreen)) or type(self.screen).__name__ == "OpeningScreen":
-            self.switch_screen(picker)
+        if isinstance(self.screen, BASE_SCREENS):
+            self.switch_screen(screen)
         else:
-            self.push_screen(picker)
+            self.push_screen(screen)
+
+    def show_picker(self, error: str | None = None) -> None:
+        picker = PickerScreen(self.store, self.runner, self.examples_dir)
+        self._show(picker)
         if error:
             self.call_after_refresh(picker.show_error, error)
 
@@ -160,62 +179,31 @@ class GmdeskApp(TerminalGuard, App):
         if isinstance(self.screen, TooSmallScreen):
             self.pop_screen()
 
-    def on_picker_screen_open(self, message: Any) -> None:
+    def on_picker_screen_open(self, message: PickerScreen.Open) -> None:
         self.open_session(message.path)
 
     def open_session(self, path: str | Path, first: bool = False) -> None:
-        """Open ``path`` in a worker, then show it (or say why not). ``first``: the
-        app was started on this save (``gmdesk SAVE``), nothing is on screen yet."""
+        """Open ``path`` in the session runner (after closing the session open now),
+        then show it (or say why not). ``first``: the app was started on this save
+        (``gmdesk SAVE``), nothing is on screen yet."""
         path = Path(path)
-        readonly = self.readonly
         if first:
             # gmdesk SAVE: the first frame already names the table while it is read
-            from gmdesk.tui.screens.opening import OpeningScreen
-
             self.push_screen(OpeningScreen(path.stem))
+        self.runner.open(path, readonly=self.readonly)
 
-        def work() -> None:
-            from gmdesk.core.session import Session
+    def on_session_runner_finished(self, message: SessionRunner.Finished) -> None:
+        self.runner.finished(message)
 
-            try:
-                session = Session.open(path, readonly=readonly)
-            except GmdeskError as e:
-                error = str(e)
-            except OSError as e:
-                error = f"{path}: {e.strerror or e}"
-            else:
-                try:
-                    self.call_from_thread(self._opened, session)
-                except Exception:
-                    # the app ended while the session was opening: release it here
-                    self._close(session)
-                return
-            try:
-                self.call_from_thread(self._open_failed, error)
-            except Exception:
-                pass
-
-        self.run_worker(work, thread=True, group="open", exit_on_error=False)
-
-    def _opened(self, session: Any) -> None:
-        old = self.session
-        self.session = session
-        if old is not None and old is not session:
-            self._close(old)
-        screen = MainScreen(session, rng=self.rng, readonly=self.readonly, lock=self.session_lock)
-        self._lift_notice()
-        if isinstance(self.screen, MainScreen) or type(self.screen).__name__ in ("PickerScreen", "OpeningScreen"):
-            self.switch_screen(screen)
-        else:
-            self.push_screen(screen)
-
-    def _open_failed(self, error: str) -> None:
-        if type(self.screen).__name__ == "OpeningScreen":
-            self.show_picker(error)
-            self.notify(error, severity="error", timeout=8)
+    def on_session_runner_opened(self, message: SessionRunner.Opened) -> None:
+        if self._ending or self.draining:  # the app ends: the final close releases the session
             return
+        self._show(MainScreen(message.session, self.runner, rng=self.rng, readonly=self.readonly))
+
+    def on_session_runner_open_failed(self, message: SessionRunner.OpenFailed) -> None:
+        error = message.error
         screen = self.screen
-        if hasattr(screen, "show_error"):
+        if isinstance(screen, PickerScreen):
             screen.show_error(error)
         else:
             self.show_picker(error)
@@ -223,33 +211,30 @@ class GmdeskApp(TerminalGuard, App):
 
     # -- end -----------------------------------------------------------------------------
 
-    def _close(self, session: Any) -> None:
-        with self.session_lock:
-            try:
-                session.close()
-            except GmdeskError as e:  # pragma: no cover - closing is best effort
-                self.log.error(f"closing the session: {e}")
-
     def close_session(self) -> None:
-        """Release the session (and its lock); idempotent."""
-        session, self.session = self.session, None
-        if session is not None:
-            self._close(session)
+        """The final close: wait for the session call under way, then release the
+        session (and its lock); idempotent."""
+        self.runner.shutdown()
+
+    @property
+    def draining(self) -> bool:
+        """The app is ending (a hang-up, the end of input): what is under way lands first."""
+        return bool(getattr(self, "_guard_draining", False))
+
+    def exit(self, result: Any = None, return_code: int = 0, message: Any = None) -> None:
+        self._ending = True
+        super().exit(result, return_code, message)
 
     def on_unmount(self) -> None:
         self.close_session()
 
     async def action_quit(self) -> None:
         """Quit at once — after the session calls already under way (a few ms) are written."""
-        screen = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
-        if screen is not None and screen.busy:
-            screen.when_idle(self.exit)
-        else:
-            self.exit()
+        self.runner.when_idle(self.exit)
 
     def action_back_to_picker(self) -> None:
-        """Close the session and show the list of sessions."""
-        self.close_session()
+        """Show the list of sessions; the session closes in the runner meanwhile."""
+        self.runner.close()
         self.show_picker()
 
     # -- help and commands -----------------------------------------------------------------
@@ -267,19 +252,18 @@ class GmdeskApp(TerminalGuard, App):
             keys.setdefault((b.action, b.tooltip or b.description), []).append(self.get_key_display(b))
         shown_keys = [(" / ".join(shown), what) for (_, what), shown in keys.items()]
         if isinstance(screen, MainScreen):
-            settings = None
-            if self.session is not None:  # the open session's settings and their values
-                from gmdesk.core.session.settings import current
+            from gmdesk.core.session.settings import current
 
-                settings = [(s.title, s.show(v), s.help) for s, v in current(self.session.state.info.settings)]
+            # the open session's settings and their values
+            settings = [(s.title, s.show(v), s.help) for s, v in current(screen.state.info.settings)]
             self.push_screen(HelpScreen(shown_keys, settings=settings))
         else:  # the picker (or another screen): its own keys, no pane keys of the desk
             from gmdesk.tui.screens.help import PALETTE_INTRO
 
             self.push_screen(HelpScreen(shown_keys, intro=PALETTE_INTRO, panes=()))
 
-    def app_commands(self) -> list[tuple[str, str, Any]]:
-        out = [
+    def app_commands(self) -> list[Command]:
+        out: list[Command] = [
             ("Quit", "leave gmdesk (everything is already saved) (q)", self.action_quit),
             ("Keys (help)", "every key of this screen (?)", self.action_help),
         ]

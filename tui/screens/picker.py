@@ -13,7 +13,8 @@ The screen holds no rules and never opens a session itself: opening or creating
 posts :class:`PickerScreen.Open` and the app opens the save. If that fails (another
 gmdesk holds the save's lock…) the app calls :meth:`PickerScreen.show_error` with
 the one-line reason and the picker stays usable. Listing, creating, copying and
-deleting touch the disk, so they run in thread workers and post their results back.
+deleting touch the disk, so they run in the session runner (:mod:`tui.runner`), in
+order with the closing of the session the GM just left.
 
 Example sessions are templates: they are read (listed) and copied with
 ``store.create_from_example``, never opened for writing. Choices made where the
@@ -24,30 +25,32 @@ opened (the GM usually prepares it for later), its row is selected.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Input, Label, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import DataTable, Footer, Static
 
 from gmdesk.core.errors import GmdeskError
+from gmdesk.core.session import SessionStore, SessionSummary
 from gmdesk.core.session.lock import LockedError
 from gmdesk.core.systems import SYSTEM_IDS
-
-#: system offered for a new session when nothing has been played yet
-DEFAULT_SYSTEM = "4d2"
-
-#: longest session name (the store's limit)
-MAX_NAME = 200
+from gmdesk.tui.runner import SessionRunner
+from gmdesk.tui.screens.newsession import (
+    DEFAULT_SYSTEM,
+    MAX_NAME,
+    ExampleDialog,
+    NewSessionDialog,
+    check_new_name,
+    system_label,
+)
 
 #: (label, key, width); the Session column takes the rest of the width
 COLUMNS = (
@@ -71,7 +74,7 @@ def format_last_played(value: Any) -> str:
     return short_time(value)
 
 
-def _sort_key(summary: Any) -> tuple:
+def _sort_key(summary: SessionSummary) -> tuple:
     damaged = bool(getattr(summary, "error", None))
     last = str(getattr(summary, "last_played", "") or "")
     return (damaged, _neg(last), str(getattr(summary, "name", "")).casefold())
@@ -80,238 +83,6 @@ def _sort_key(summary: Any) -> tuple:
 def _neg(s: str) -> tuple:
     # sort ISO strings descending inside an ascending key
     return tuple(-ord(ch) for ch in s)
-
-
-def check_new_name(name: str, taken: Iterable[str]) -> str:
-    """The name as the store keeps it (``clean_name``), or GmdeskError naming the
-    option and what is allowed. Any Unicode is welcome: the store makes the file
-    name safe by itself."""
-    from gmdesk.core.session.saves import clean_name
-
-    clean = clean_name(name)
-    if not clean:
-        raise GmdeskError("Name: type a name for the session (any text)")
-    if len(clean) > MAX_NAME:
-        raise GmdeskError(f"Name: at most {MAX_NAME} characters (got {len(clean)})")
-    if clean.casefold() in {clean_name(t).casefold() for t in taken}:
-        raise GmdeskError(f"Name: a session named {clean!r} already exists; choose another name")
-    return clean
-
-
-# ---------------------------------------------------------------------------
-# dialogs
-# ---------------------------------------------------------------------------
-
-
-def system_label(system_id: str) -> str:
-    """``4d2 — Four D Two``: the id the saves use and the system's display name."""
-    try:
-        from gmdesk.core.systems import get_system
-
-        name = getattr(get_system(system_id), "NAME", "")
-    except Exception:  # a system module still missing must not break the picker
-        name = ""
-    return f"{system_id} — {name}" if name and name != system_id else system_id
-
-
-class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
-    """Name + system for a new session; the name is checked as it is typed.
-
-    Enter in the name creates the session with the highlighted system; Tab moves to
-    the list of systems, where Enter on a system creates it with that one. Returns
-    ``(name, system)``, or None on Escape. ``taken`` are the names already in the
-    save directory. ``ask_system=False`` (duplicate) asks for the name only.
-    """
-
-    DEFAULT_CSS = """
-    NewSessionDialog { align: center middle; }
-    NewSessionDialog > Vertical {
-        width: 64; max-width: 100%; height: auto; max-height: 100%;
-        border: round $accent; padding: 0 1; background: $surface;
-    }
-    NewSessionDialog .picker-label { padding-top: 1; }
-    NewSessionDialog OptionList { height: auto; max-height: 7; }
-    NewSessionDialog #new-error { color: $error; height: auto; min-height: 1; }
-    NewSessionDialog .picker-hint { color: $text-muted; }
-    """
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel")]
-
-    def __init__(
-        self,
-        taken: Iterable[str],
-        system: str = DEFAULT_SYSTEM,
-        name: str = "",
-        title: str = "New session",
-        ask_system: bool = True,
-    ) -> None:
-        super().__init__()
-        self.ask_system = ask_system
-        self.taken = list(taken)
-        self.system = system if system in SYSTEM_IDS else DEFAULT_SYSTEM
-        self.initial_name = name
-        self.dialog_title = title
-
-    def compose(self) -> ComposeResult:
-        with Vertical() as box:
-            box.border_title = self.dialog_title
-            yield Input(self.initial_name, placeholder="name, e.g. Tuesday campaign", id="new-name")
-            yield Static("", id="new-error")
-            if self.ask_system:
-                yield Label("System", classes="picker-label")
-                yield OptionList(*[Option(system_label(s), id=s) for s in SYSTEM_IDS], id="new-system")
-            hint = "Enter create · Tab systems · Esc cancel" if self.ask_system else "Enter copy · Esc cancel"
-            yield Static(hint, classes="picker-hint")
-
-    def on_mount(self) -> None:
-        if self.ask_system:
-            self.query_one("#new-system", OptionList).highlighted = SYSTEM_IDS.index(self.system)
-        self.query_one("#new-name", Input).focus()
-        if self.initial_name:
-            self._check(self.initial_name)
-
-    def _check(self, name: str) -> str | None:
-        try:
-            clean = check_new_name(name, self.taken)
-        except GmdeskError as e:
-            self.query_one("#new-error", Static).update(f"✗ {e}")
-            return None
-        self.query_one("#new-error", Static).update("")
-        return clean
-
-    @on(Input.Changed, "#new-name")
-    def _changed(self, event: Input.Changed) -> None:
-        if event.value.strip():
-            self._check(event.value)
-        else:
-            self.query_one("#new-error", Static).update("")
-
-    @on(Input.Submitted, "#new-name")
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_create()
-
-    @on(OptionList.OptionSelected, "#new-system")
-    def _system_chosen(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        self.action_create()
-
-    def chosen_system(self) -> str:
-        if not self.ask_system:
-            return self.system
-        index = self.query_one("#new-system", OptionList).highlighted
-        return SYSTEM_IDS[index] if index is not None else self.system
-
-    def action_create(self) -> None:
-        clean = self._check(self.query_one("#new-name", Input).value)
-        if clean is None:
-            self.query_one("#new-name", Input).focus()
-            return
-        self.dismiss((clean, self.chosen_system()))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-
-class ExampleDialog(ModalScreen[tuple[Path, str] | None]):
-    """Pick an example session and name the copy. Returns ``(example path, name)``."""
-
-    DEFAULT_CSS = """
-    ExampleDialog { align: center middle; }
-    ExampleDialog > Vertical {
-        width: 70; max-width: 100%; height: auto; max-height: 100%;
-        border: round $accent; padding: 0 1; background: $surface;
-    }
-    ExampleDialog OptionList { height: auto; max-height: 9; }
-    ExampleDialog .picker-row { height: auto; }
-    ExampleDialog .picker-label { width: 8; padding-top: 1; }
-    ExampleDialog Input { width: 1fr; }
-    ExampleDialog #example-error { color: $error; height: auto; min-height: 1; }
-    ExampleDialog .picker-hint { color: $text-muted; }
-    """
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel")]
-
-    def __init__(self, examples: Sequence[Any], taken: Iterable[str]) -> None:
-        super().__init__()
-        self.examples = [e for e in examples if not getattr(e, "error", None)]
-        self.taken = list(taken)
-        self._chosen = 0
-
-    def compose(self) -> ComposeResult:
-        with Vertical() as box:
-            box.border_title = "New session from an example"
-            if not self.examples:
-                yield Static("No example sessions are installed.")
-            else:
-                yield OptionList(
-                    *[Option(f"{e.name}  ({e.system})", id=str(i)) for i, e in enumerate(self.examples)],
-                    id="example-list",
-                )
-                with Horizontal(classes="picker-row"):
-                    yield Label("Name", classes="picker-label")
-                    yield Input(self._suggest(0), id="example-name")
-            yield Static("", id="example-error")
-            yield Static("↑↓ example · Tab name · Enter create · Esc cancel", classes="picker-hint")
-
-    def _suggest(self, index: int) -> str:
-        base = str(self.examples[index].name)
-        name, n = base, 2
-        taken = {t.casefold() for t in self.taken}
-        while name.casefold() in taken:
-            name, n = f"{base} {n}", n + 1
-        return name
-
-    def on_mount(self) -> None:
-        if self.examples:
-            options = self.query_one(OptionList)
-            options.highlighted = 0
-            options.focus()
-
-    @on(OptionList.OptionHighlighted)
-    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        index = int(event.option.id or 0)
-        if index != self._chosen:
-            name = self.query_one("#example-name", Input)
-            if name.value == self._suggest(self._chosen):  # not typed over: follow the choice
-                name.value = self._suggest(index)
-            self._chosen = index
-
-    @on(OptionList.OptionSelected)
-    def _selected(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        self._chosen = int(event.option.id or 0)
-        self.action_create()
-
-    @on(Input.Changed, "#example-name")
-    def _changed(self, event: Input.Changed) -> None:
-        self._check(event.value)
-
-    @on(Input.Submitted, "#example-name")
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.action_create()
-
-    def _check(self, name: str) -> str | None:
-        try:
-            clean = check_new_name(name, self.taken)
-        except GmdeskError as e:
-            self.query_one("#example-error", Static).update(f"✗ {e}")
-            return None
-        self.query_one("#example-error", Static).update("")
-        return clean
-
-    def action_create(self) -> None:
-        if not self.examples:
-            return
-        clean = self._check(self.query_one("#example-name", Input).value)
-        if clean is None:
-            self.query_one("#example-name", Input).focus()
-            return
-        self.dismiss((Path(self.examples[self._chosen].path), clean))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 def _confirm_dialog(question: str, yes: str, title: str) -> ModalScreen[bool]:
@@ -362,13 +133,20 @@ class PickerScreen(Screen):
             self.damaged = damaged
 
     def __init__(
-        self, store: Any, examples_dir: Path | str | None = None, *, name: str | None = None, id: str | None = None
+        self,
+        store: SessionStore,
+        runner: SessionRunner,
+        examples_dir: Path | str | None = None,
+        *,
+        name: str | None = None,
+        id: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id)
         self.store = store
+        self.runner = runner
         self.examples_dir = Path(examples_dir) if examples_dir is not None else default_examples_dir()
-        self.summaries: list[Any] = []
-        self.examples: list[Any] = []
+        self.summaries: list[SessionSummary] = []
+        self.examples: list[SessionSummary] = []
         self.loaded = False
         self._select_after_load: Path | None = None
         self._picker_notice: str | None = None
@@ -399,7 +177,7 @@ class PickerScreen(Screen):
         self.query_one(DataTable).focus()
         self.reload()
 
-    def on_resize(self, event: Any) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         if self.loaded and self._columns_width != self._table_width():
             self._fill(self.summaries, self.examples, None, quiet=True)
 
@@ -413,38 +191,41 @@ class PickerScreen(Screen):
             self.reload()
         self._in_dialog = False
 
-    # -- listing (worker) -----------------------------------------------------------
+    # -- listing (in the session runner) ----------------------------------------------
 
     def reload(self, select: Path | None = None) -> None:
-        """List the sessions (and the examples) again, in a worker."""
+        """List the sessions (and the examples) again, in the session runner (after a
+        session being closed is written)."""
         if select is not None:
             self._select_after_load = Path(select)
         self._generation += 1
         generation = self._generation
-        self.run_worker(lambda: self._list_worker(generation), thread=True, group="picker-list", exit_on_error=False)
+        self.runner.run(self._list, lambda listed: self._fill_if_current(generation, *listed), owner=self)
 
-    def _list_worker(self, generation: int) -> None:
+    def _list(self) -> tuple[list[SessionSummary], list[SessionSummary], str | None]:
+        """In the runner's worker: the sessions, the examples, why the directory cannot be listed."""
         try:
             summaries = sorted(self.store.list(), key=_sort_key)
             error = None
         except Exception as e:  # the directory itself is unreadable
             summaries, error = [], str(e) or type(e).__name__
-        examples: list[Any] = []
+        examples: list[SessionSummary] = []
         if self.examples_dir is not None and self.examples_dir.is_dir():
             try:
                 examples = list_examples(self.store, self.examples_dir)
             except Exception:
                 examples = []
-        try:
-            self.app.call_from_thread(self._fill_if_current, generation, summaries, examples, error)
-        except RuntimeError:  # the app is closing
-            pass
+        return summaries, examples, error
 
-    def _fill_if_current(self, generation: int, summaries: list[Any], examples: list[Any], error: str | None) -> None:
+    def _fill_if_current(
+        self, generation: int, summaries: list[SessionSummary], examples: list[SessionSummary], error: str | None
+    ) -> None:
         if generation == self._generation:  # an older listing that finished late is dropped
             self._fill(summaries, examples, error)
 
-    def _fill(self, summaries: list[Any], examples: list[Any], error: str | None, quiet: bool = False) -> None:
+    def _fill(
+        self, summaries: list[SessionSummary], examples: list[SessionSummary], error: str | None, quiet: bool = False
+    ) -> None:
         keep = self._select_after_load or self.selected_path()
         self._select_after_load = None
         self.summaries = summaries
@@ -471,7 +252,7 @@ class PickerScreen(Screen):
             table.move_cursor(row=target_row, animate=False)
         if quiet:
             return
-        damaged = sum(1 for s in summaries if getattr(s, "error", None))
+        n_damaged = sum(1 for s in summaries if getattr(s, "error", None))
         pending, self._picker_notice = self._picker_notice, None
         pending_error, self._picker_error = self._picker_error, None
         if error is not None:
@@ -487,15 +268,15 @@ class PickerScreen(Screen):
                 self._offered_examples = True
                 self.action_from_example()
         else:
-            more = f", {damaged} damaged" if damaged else ""
+            more = f", {n_damaged} damaged" if n_damaged else ""
             self.show_message(
                 f"{len(summaries)} session{'s' if len(summaries) != 1 else ''}{more}. Enter opens the highlighted one."
             )
         self._update_detail()
-        self.post_message(self.Listed(len(summaries), damaged))
+        self.post_message(self.Listed(len(summaries), n_damaged))
 
     @staticmethod
-    def _cells(s: Any) -> tuple:
+    def _cells(s: SessionSummary) -> tuple:
         error = getattr(s, "error", None)
         if error:
             name = Text(str(s.name))
@@ -512,7 +293,7 @@ class PickerScreen(Screen):
 
     # -- selection -----------------------------------------------------------------
 
-    def selected_summary(self) -> Any | None:
+    def selected_summary(self) -> SessionSummary | None:
         table = self.query_one(DataTable)
         if not self.summaries or table.row_count == 0:
             return None
@@ -594,28 +375,24 @@ class PickerScreen(Screen):
         self.show_message(f"Opening {s.name}…")
         self.post_message(self.Open(Path(s.path)))
 
-    def offer_repair(self, s: Any) -> None:
-        """A damaged session: check it (in a worker; reads only), show what is wrong and
-        offer a repair, which writes a new session beside it from everything that can
-        be trusted (the damaged files are never changed)."""
+    def offer_repair(self, s: SessionSummary) -> None:
+        """A damaged session: check it (in the session runner; reads only), show what is
+        wrong and offer a repair, which writes a new session beside it from everything
+        that can be trusted (the damaged files are never changed)."""
         path = Path(s.path)
         self.show_error(f"{path.name} is damaged and cannot be opened: {short_error(s)} — checking it…")
 
-        def work() -> None:
+        def work() -> list[str]:
             from gmdesk.core.session.repair import check
 
             try:
-                lines = check(path).lines()
+                return check(path).lines()
             except (GmdeskError, OSError) as e:
-                lines = [f"{path.name}: DAMAGED", f"  ✗ {e}"]
-            try:
-                self.app.call_from_thread(self._ask_repair, s, lines)
-            except RuntimeError:
-                pass
+                return [f"{path.name}: DAMAGED", f"  ✗ {e}"]
 
-        self.run_worker(work, thread=True, group="picker-disk", exit_on_error=False)
+        self.runner.run(work, lambda lines: self._ask_repair(s, lines), owner=self)
 
-    def _ask_repair(self, s: Any, lines: list[str]) -> None:
+    def _ask_repair(self, s: SessionSummary, lines: list[str]) -> None:
         path = Path(s.path)
         self.show_error(f"{path.name} is damaged and cannot be opened: {short_error(s)}")
         question = "\n".join(
@@ -736,23 +513,18 @@ class PickerScreen(Screen):
     def _run_disk(
         self, job: Callable[[], Any], *, open_after: bool, doing: str, done: str | Callable[[], str] = ""
     ) -> None:
-        """Run a store call in a worker; open / select the resulting path afterwards."""
+        """Run a store call in the session runner; open / select the resulting path afterwards."""
         self.show_message(doing)
 
-        def work() -> None:
+        def work() -> tuple[Any, str | None]:
             try:
-                result = job()
-                error = None
+                return job(), None
             except GmdeskError as e:
-                result, error = None, str(e)
+                return None, str(e)
             except OSError as e:
-                result, error = None, f"{e.strerror or e} ({e.filename or ''})".strip()
-            try:
-                self.app.call_from_thread(self._after_disk, result, error, open_after, done)
-            except RuntimeError:
-                pass
+                return None, f"{e.strerror or e} ({e.filename or ''})".strip()
 
-        self.run_worker(work, thread=True, group="picker-disk", exit_on_error=False)
+        self.runner.run(work, lambda outcome: self._after_disk(outcome[0], outcome[1], open_after, done), owner=self)
 
     def _after_disk(self, result: Any, error: str | None, open_after: bool, done: str | Callable[[], str]) -> None:
         if error is not None:
@@ -769,14 +541,14 @@ class PickerScreen(Screen):
         self.reload(select=path)
 
 
-def short_error(summary: Any) -> str:
+def short_error(summary: SessionSummary) -> str:
     """A damaged file's error without the leading path (the row already names it)."""
     error = str(getattr(summary, "error", "") or "")
     prefix = f"{summary.path}: "
     return error[len(prefix) :] if error.startswith(prefix) else error
 
 
-def list_examples(store: Any, examples_dir: Path) -> list[Any]:
+def list_examples(store: SessionStore, examples_dir: Path) -> list[SessionSummary]:
     """Summaries of the readable example sessions in ``examples_dir`` (``*.gmdesk`` or
     ``*.json`` session files), by name. Only read: example files are never written."""
     paths = sorted(
@@ -791,3 +563,18 @@ def list_examples(store: Any, examples_dir: Path) -> list[Any]:
             out.append(summary)
     order = {sid: i for i, sid in enumerate(SYSTEM_IDS)}
     return sorted(out, key=lambda s: (order.get(str(s.system), len(order)), str(s.name).casefold()))
+
+
+__all__ = [
+    "DEFAULT_SYSTEM",
+    "MAX_NAME",
+    "ExampleDialog",
+    "NewSessionDialog",
+    "PickerScreen",
+    "check_new_name",
+    "default_examples_dir",
+    "format_last_played",
+    "list_examples",
+    "short_error",
+    "system_label",
+]

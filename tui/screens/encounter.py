@@ -1,0 +1,228 @@
+"""The turns, the encounter and initiative on the GM's main screen: next / previous
+turn, a new round, joining and leaving the order, moving and delaying in it, rolling
+initiative for all (or typing values), ending the encounter.
+
+Initiative for all prefills each combatant's modifier from what the session's system
+reads (4d2: own shift total; 1d6x4: Reflex from the sheet; others 0) — the GM can
+change any of them or type a number instead of rolling. In a fudge session a typed
+value may be a ladder level ("Good", "Superb +1"), as the CLI takes it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gmdesk.core.errors import GmdeskError
+from gmdesk.core.session import Event, Session
+from gmdesk.core.systems import get_system
+from gmdesk.core.systems.base import parse_int
+from gmdesk.tui.screens.confirm import ConfirmDialog, FormDialog, FormField, InputDialog
+from gmdesk.tui.screens.desk import DeskScreen, SessionCall
+from gmdesk.tui.widgets.common import name_of
+
+#: one combatant's initiative: (id, modifier, typed value or None to roll)
+InitiativePlan = list[tuple[str, int, int | None]]
+
+
+class EncounterMoves(DeskScreen):
+    """The turn and encounter moves of the main screen."""
+
+    def action_next_turn(self) -> None:
+        self.submit(lambda s: s.apply({"type": "turn.next"}), self._say_turn)
+
+    def action_prev_turn(self) -> None:
+        self.submit(lambda s: s.apply({"type": "turn.prev"}), self._say_turn)
+
+    def action_new_round(self) -> None:
+        self.submit(lambda s: s.apply({"type": "round.new"}), self._say_turn)
+
+    def _say_turn(self, event: Event) -> None:
+        """Say whose turn it is (and which durations ended); the pane follows the turn."""
+        self.say("\n".join([event.summary, *event.changes]))
+        cur = self.state.encounter.current
+        if cur is not None:
+            self.selected = cur.char_id
+            self.remember_selection()
+
+    def action_encounter_add(self) -> None:
+        def go() -> None:
+            cid = self._need_selected()
+            if cid is None:
+                return
+            state = self.state
+            if state.encounter.index_of(cid) is not None:
+                self.say(f"{name_of(state, cid)} is already in the encounter.", error=True)
+                return
+            name = name_of(state, cid)
+
+            def joined(value: Any) -> None:
+                if value is not None:
+                    self.say(f"{name} joins the encounter at initiative {value}")
+
+            ladder = " or a ladder level" if state.info.system == "fudge" else ""
+            self.app.push_screen(
+                InputDialog(
+                    f"Initiative for {name} (a number{ladder}; empty rolls it)",
+                    title="Join the encounter",
+                    validate=lambda text: self._typed_initiative(text),
+                    commit=lambda text: self._join(cid, text.strip()),
+                    label="Initiative",
+                    verb="join",
+                ),
+                joined,
+            )
+
+        self.when_idle(go)
+
+    def _typed_initiative(self, text: str, label: str = "initiative") -> int | None:
+        """A typed initiative (or modifier): a whole number, or in a fudge session a ladder
+        level ("Good", "Superb +1") as the CLI takes it; None when empty."""
+        if not text.strip():
+            return None
+        if self.state.info.system == "fudge":
+            return int(get_system("fudge").parse_level(label, text))
+        return parse_int(label, text)
+
+    def _join(self, cid: str, typed: str) -> SessionCall:
+        """The session call that puts ``cid`` in the encounter: at the typed value, else at
+        an initiative rolled now with the session's system (and fudge method), logged
+        with its dice like ``i``."""
+        rng = self.rng
+        value = self._typed_initiative(typed)
+
+        def fn(s: Session) -> Any:
+            s.join_encounter(cid, rng, value=value)
+            c = s.state.encounter.index_of(cid)
+            return s.state.encounter.order[c].initiative if c is not None else value
+
+        return fn
+
+    def action_encounter_remove(self) -> None:
+        cid = self._need_selected()
+        if cid is None:
+            return
+        name = name_of(self.state, cid)
+        if self.state.encounter.index_of(cid) is None:
+            self.say(f"{name} is not in the encounter.", error=True)
+            return
+        self.apply({"type": "encounter.remove", "id": cid}, f"{name} leaves the encounter — {self.undo_hint()}")
+
+    def action_move(self, delta: int) -> None:
+        cid = self._need_selected()
+        if cid is None:
+            return
+        index = self.state.encounter.index_of(cid)
+        if index is None:
+            self.say(f"{name_of(self.state, cid)} is not in the encounter.", error=True)
+            return
+        new = max(0, min(len(self.state.encounter.order) - 1, index + int(delta)))
+        if new != index:
+            self.apply({"type": "encounter.move", "id": cid, "index": new})
+
+    def action_delay(self) -> None:
+        cid = self._need_selected()
+        if cid is None:
+            return
+        name = name_of(self.state, cid)
+        if self.state.encounter.index_of(cid) is None:
+            self.say(f"{name} is not in the encounter.", error=True)
+            return
+        event = {"type": "encounter.delay", "id": cid}
+        self.submit(
+            lambda s: s.apply(event), lambda ev: self.say(f"{ev.summary or name + ' delays'} — {self.undo_hint()}")
+        )
+
+    def initiative_modifier(self, cid: str) -> int:
+        """What the session's system adds to this character's initiative roll (the
+        session knows: 4d2 own shift total, 1d6x4 Reflex, else 0)."""
+        try:
+            return int(self.session.initiative_modifier(cid))
+        except (GmdeskError, KeyError):
+            return 0
+
+    def action_initiative(self) -> None:
+        self.when_idle(self._open_initiative)
+
+    def initiative_ids(self) -> list[Any]:
+        """Who ``i`` rolls for: everyone in the encounter (in order), then every other
+        character but the Dead (they join the encounter)."""
+        state = self.state
+        ids = [c.char_id for c in state.encounter.order if c.char_id in state.characters]
+        ids += [cid for cid, c in state.characters.items() if cid not in ids and c.status != "dead"]
+        return ids
+
+    def _open_initiative(self) -> None:
+        state = self.state
+        ids = self.initiative_ids()
+        if not ids:
+            self.say("No characters yet: c adds one.", error=True)
+            return
+        fields = []
+        names = [name_of(state, cid) for cid in ids]
+        for i, cid in enumerate(ids):
+            joins = "" if state.encounter.index_of(cid) is not None else " +"
+            fields.append(FormField(f"m{i}", f"{names[i]}{joins}  mod", "text", str(self.initiative_modifier(cid))))
+            fields.append(FormField(f"v{i}", "or value", "text", "", placeholder="roll", same_row=True))
+
+        def read(values: dict) -> list[tuple[Any, int, int | None]]:
+            plan = []
+            for i, cid in enumerate(ids):
+                mod = self._typed_initiative(values[f"m{i}"], f"{names[i]} mod")
+                typed = self._typed_initiative(values[f"v{i}"], f"{names[i]} value")
+                plan.append((cid, mod or 0, typed))
+            return plan
+
+        def done(values: dict | None) -> None:
+            if values is not None:
+                self._roll_initiative(read(values))
+
+        fudge = state.info.system == "fudge"
+        method = f", {state.info.settings.get('fudge_method', '2d3')}" if fudge else ""
+        self.app.push_screen(
+            FormDialog(
+                f"Initiative ({state.info.system}{method})",
+                fields,
+                validate=read,
+                verb="roll (typed values are kept)",
+                hint="+ joins the encounter",
+            ),
+            done,
+        )
+
+    def roll_initiative_for_all(self) -> None:
+        """Roll everyone's initiative with the default modifiers (no dialog)."""
+        self._roll_initiative([(cid, self.initiative_modifier(cid), None) for cid in self.initiative_ids()])
+
+    def _roll_initiative(self, plan: list[tuple[Any, int, int | None]]) -> None:
+        """One ``initiative.set``: typed values as typed, the rest rolled by the session
+        (its system and fudge method), each roll logged with its dice."""
+        rng = self.rng
+
+        def fn(s: Session) -> Any:
+            return s.roll_initiative(
+                [cid for cid, _, _ in plan],
+                rng,
+                modifiers={cid: mod for cid, mod, _ in plan},
+                values={cid: typed for cid, _, typed in plan if typed is not None},
+            )
+
+        def done(_ev: Any) -> None:
+            state = self.state
+            order = ", ".join(f"{name_of(state, c.char_id)} {c.initiative}" for c in state.encounter.order)
+            self.say(f"Initiative: {order}")
+
+        self.submit(fn, done)
+
+    def action_end_encounter(self) -> None:
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.apply({"type": "encounter.end"}, "The encounter ends (u undoes it)")
+
+        self.app.push_screen(
+            ConfirmDialog(
+                "End the encounter? The initiative order empties and the round count goes back to 0. (u undoes it)",
+                yes="End it",
+                title="End the encounter",
+            ),
+            done,
+        )

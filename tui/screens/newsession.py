@@ -1,0 +1,252 @@
+"""Starting a session on the picker: the name + system dialog (also the duplicate's
+name) and the example dialog, with the check of a new name as it is typed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from gmdesk.core.errors import GmdeskError
+from gmdesk.core.session import SessionSummary
+from gmdesk.core.systems import SYSTEM_IDS
+
+#: system offered for a new session when nothing has been played yet
+DEFAULT_SYSTEM = "4d2"
+
+#: longest session name (the store's limit)
+MAX_NAME = 200
+
+
+def check_new_name(name: str, taken: Iterable[str]) -> str:
+    """The name as the store keeps it (``clean_name``), or GmdeskError naming the
+    option and what is allowed. Any Unicode is welcome: the store makes the file
+    name safe by itself."""
+    from gmdesk.core.session.saves import clean_name
+
+    clean = clean_name(name)
+    if not clean:
+        raise GmdeskError("Name: type a name for the session (any text)")
+    if len(clean) > MAX_NAME:
+        raise GmdeskError(f"Name: at most {MAX_NAME} characters (got {len(clean)})")
+    if clean.casefold() in {clean_name(t).casefold() for t in taken}:
+        raise GmdeskError(f"Name: a session named {clean!r} already exists; choose another name")
+    return clean
+
+
+def system_label(system_id: str) -> str:
+    """``4d2 — Four D Two``: the id the saves use and the system's display name."""
+    try:
+        from gmdesk.core.systems import get_system
+
+        name = getattr(get_system(system_id), "NAME", "")
+    except Exception:  # a system module still missing must not break the picker
+        name = ""
+    return f"{system_id} — {name}" if name and name != system_id else system_id
+
+
+class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
+    """Name + system for a new session; the name is checked as it is typed.
+
+    Enter in the name creates the session with the highlighted system; Tab moves to
+    the list of systems, where Enter on a system creates it with that one. Returns
+    ``(name, system)``, or None on Escape. ``taken`` are the names already in the
+    save directory. ``ask_system=False`` (duplicate) asks for the name only.
+    """
+
+    DEFAULT_CSS = """
+    NewSessionDialog { align: center middle; }
+    NewSessionDialog > Vertical {
+        width: 64; max-width: 100%; height: auto; max-height: 100%;
+        border: round $accent; padding: 0 1; background: $surface;
+    }
+    NewSessionDialog .picker-label { padding-top: 1; }
+    NewSessionDialog OptionList { height: auto; max-height: 7; }
+    NewSessionDialog #new-error { color: $error; height: auto; min-height: 1; }
+    NewSessionDialog .picker-hint { color: $text-muted; }
+    """
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel")]
+
+    def __init__(
+        self,
+        taken: Iterable[str],
+        system: str = DEFAULT_SYSTEM,
+        name: str = "",
+        title: str = "New session",
+        ask_system: bool = True,
+    ) -> None:
+        super().__init__()
+        self.ask_system = ask_system
+        self.taken = list(taken)
+        self.system = system if system in SYSTEM_IDS else DEFAULT_SYSTEM
+        self.initial_name = name
+        self.dialog_title = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = self.dialog_title
+            yield Input(self.initial_name, placeholder="name, e.g. Tuesday campaign", id="new-name")
+            yield Static("", id="new-error")
+            if self.ask_system:
+                yield Label("System", classes="picker-label")
+                yield OptionList(*[Option(system_label(s), id=s) for s in SYSTEM_IDS], id="new-system")
+            hint = "Enter create · Tab systems · Esc cancel" if self.ask_system else "Enter copy · Esc cancel"
+            yield Static(hint, classes="picker-hint")
+
+    def on_mount(self) -> None:
+        if self.ask_system:
+            self.query_one("#new-system", OptionList).highlighted = SYSTEM_IDS.index(self.system)
+        self.query_one("#new-name", Input).focus()
+        if self.initial_name:
+            self._check(self.initial_name)
+
+    def _check(self, name: str) -> str | None:
+        try:
+            clean = check_new_name(name, self.taken)
+        except GmdeskError as e:
+            self.query_one("#new-error", Static).update(f"✗ {e}")
+            return None
+        self.query_one("#new-error", Static).update("")
+        return clean
+
+    @on(Input.Changed, "#new-name")
+    def _changed(self, event: Input.Changed) -> None:
+        if event.value.strip():
+            self._check(event.value)
+        else:
+            self.query_one("#new-error", Static).update("")
+
+    @on(Input.Submitted, "#new-name")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_create()
+
+    @on(OptionList.OptionSelected, "#new-system")
+    def _system_chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.action_create()
+
+    def chosen_system(self) -> str:
+        if not self.ask_system:
+            return self.system
+        index = self.query_one("#new-system", OptionList).highlighted
+        return SYSTEM_IDS[index] if index is not None else self.system
+
+    def action_create(self) -> None:
+        clean = self._check(self.query_one("#new-name", Input).value)
+        if clean is None:
+            self.query_one("#new-name", Input).focus()
+            return
+        self.dismiss((clean, self.chosen_system()))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ExampleDialog(ModalScreen[tuple[Path, str] | None]):
+    """Pick an example session and name the copy. Returns ``(example path, name)``."""
+
+    DEFAULT_CSS = """
+    ExampleDialog { align: center middle; }
+    ExampleDialog > Vertical {
+        width: 70; max-width: 100%; height: auto; max-height: 100%;
+        border: round $accent; padding: 0 1; background: $surface;
+    }
+    ExampleDialog OptionList { height: auto; max-height: 9; }
+    ExampleDialog .picker-row { height: auto; }
+    ExampleDialog .picker-label { width: 8; padding-top: 1; }
+    ExampleDialog Input { width: 1fr; }
+    ExampleDialog #example-error { color: $error; height: auto; min-height: 1; }
+    ExampleDialog .picker-hint { color: $text-muted; }
+    """
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel")]
+
+    def __init__(self, examples: Sequence[SessionSummary], taken: Iterable[str]) -> None:
+        super().__init__()
+        self.examples = [e for e in examples if not getattr(e, "error", None)]
+        self.taken = list(taken)
+        self._chosen = 0
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = "New session from an example"
+            if not self.examples:
+                yield Static("No example sessions are installed.")
+            else:
+                yield OptionList(
+                    *[Option(f"{e.name}  ({e.system})", id=str(i)) for i, e in enumerate(self.examples)],
+                    id="example-list",
+                )
+                with Horizontal(classes="picker-row"):
+                    yield Label("Name", classes="picker-label")
+                    yield Input(self._suggest(0), id="example-name")
+            yield Static("", id="example-error")
+            yield Static("↑↓ example · Tab name · Enter create · Esc cancel", classes="picker-hint")
+
+    def _suggest(self, index: int) -> str:
+        base = str(self.examples[index].name)
+        name, n = base, 2
+        taken = {t.casefold() for t in self.taken}
+        while name.casefold() in taken:
+            name, n = f"{base} {n}", n + 1
+        return name
+
+    def on_mount(self) -> None:
+        if self.examples:
+            options = self.query_one(OptionList)
+            options.highlighted = 0
+            options.focus()
+
+    @on(OptionList.OptionHighlighted)
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        index = int(event.option.id or 0)
+        if index != self._chosen:
+            name = self.query_one("#example-name", Input)
+            if name.value == self._suggest(self._chosen):  # not typed over: follow the choice
+                name.value = self._suggest(index)
+            self._chosen = index
+
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self._chosen = int(event.option.id or 0)
+        self.action_create()
+
+    @on(Input.Changed, "#example-name")
+    def _changed(self, event: Input.Changed) -> None:
+        self._check(event.value)
+
+    @on(Input.Submitted, "#example-name")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_create()
+
+    def _check(self, name: str) -> str | None:
+        try:
+            clean = check_new_name(name, self.taken)
+        except GmdeskError as e:
+            self.query_one("#example-error", Static).update(f"✗ {e}")
+            return None
+        self.query_one("#example-error", Static).update("")
+        return clean
+
+    def action_create(self) -> None:
+        if not self.examples:
+            return
+        clean = self._check(self.query_one("#example-name", Input).value)
+        if clean is None:
+            self.query_one("#example-name", Input).focus()
+            return
+        self.dismiss((Path(self.examples[self._chosen].path), clean))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,176 @@
+"""The characters on the GM's main screen: add one (name, side, kind, Vitality,
+Possibilities, joining the encounter), remove one, import a descriptor sheet, the
+session's settings and a note in the log.
+
+Names are unique in a session: the new-character dialog refuses a taken name in
+place (with a numbered suggestion) and keeps what was typed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.session import Session
+from gmdesk.core.systems.base import parse_int
+from gmdesk.tui.screens.confirm import ConfirmDialog, FormDialog, FormField, InputDialog
+from gmdesk.tui.screens.desk import DeskScreen, SessionCall
+from gmdesk.tui.widgets.common import name_of
+
+
+class RosterMoves(DeskScreen):
+    """The character moves of the main screen."""
+
+    def action_new_character(self) -> None:
+        state = self.state
+        fields = [
+            FormField("name", "Name", "text", ""),
+            FormField("side", "Side", "choice", "PC", (("PC", "PC (player)"), ("NPC", "NPC"))),
+            FormField("kind", "Kind", "choice", "organic", (("organic", "organic"), ("inorganic", "inorganic"))),
+            FormField("vitality", "Vitality", "text", "", placeholder="default Vitality"),
+            FormField("possibilities", "Possibilities", "text", "", placeholder="torg: e.g. 3"),
+            FormField("reality_rated", "Reality-rated (torg)", "bool", state.info.system == "torg-2d10"),
+            FormField("join", "Join the encounter (rolls initiative)", "bool", bool(state.encounter.order)),
+        ]
+
+        def validate(v: dict) -> None:
+            if not v["name"].strip():
+                raise ParamError("name", "must not be empty")
+            _check_optional_int(v["vitality"], "vitality")
+            _check_optional_int(v["possibilities"], "possibilities", 0)
+
+        def commit(v: dict) -> SessionCall:
+            character: dict[str, Any] = {
+                "name": v["name"].strip(),
+                "side": v["side"],
+                "kind": v["kind"],
+                "reality_rated": bool(v["reality_rated"]),
+            }
+            if v["vitality"].strip():
+                character["vitality"] = int(v["vitality"])
+            if v["possibilities"].strip():
+                character["possibilities"] = int(v["possibilities"])
+            return self._add_character(character, join=bool(v["join"]))
+
+        def done(added: Any) -> None:
+            if added is None:
+                return
+            cid, character, join = added
+            if cid is not None:
+                self.selected = cid
+                self.remember_selection()
+            self.say(f"{character['name']} added" + (" to the encounter" if join else ""))
+
+        # the dialog stays open until the session accepted the character (a refused
+        # name keeps everything typed)
+        self.app.push_screen(FormDialog("New character", fields, validate=validate, commit=commit, verb="add"), done)
+
+    def _add_character(self, character: dict, *, join: bool) -> SessionCall:
+        """The session call that adds ``character`` (and rolls its initiative if it
+        joins); it returns ``(id, character, join)``."""
+        rng = self.rng
+
+        def fn(s: Session) -> Any:
+            event = s.apply({"type": "character.add", "character": character})
+            cid = event.data.get("id")
+            if join and cid is not None:
+                s.join_encounter(cid, rng)  # the initiative roll is logged with its dice
+            return cid, character, join
+
+        return fn
+
+    def action_remove_character(self) -> None:
+        cid = self._need_selected()
+        if cid is None:
+            return
+        name = name_of(self.state, cid)
+
+        listed = list(self.initiative.row_ids)
+        at = listed.index(cid) if cid in listed else -1
+        # the selection stays where it was in the list: the next character, else the one above
+        neighbour = next((c for c in listed[at + 1 :] + listed[:at][::-1] if c != cid), None) if at >= 0 else None
+
+        def removed(_ev: Any) -> None:
+            if neighbour in self.state.characters:
+                self.selected = neighbour
+                self.remember_selection()
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.apply(
+                    {"type": "character.remove", "id": cid}, f"{name} removed — {self.undo_hint()}", done=removed
+                )
+
+        self.app.push_screen(
+            ConfirmDialog(f"Remove {name} from the session? (u undoes it)", yes="Remove", title="Remove character"),
+            done,
+        )
+
+    def action_import_sheet(self) -> None:
+        cid = self._need_selected()
+        if cid is None:
+            return
+        name = name_of(self.state, cid)
+
+        def commit(text: str) -> SessionCall:
+            file = text.strip()
+
+            def fn(s: Session) -> Any:
+
+                if not file:
+                    raise ParamError("file", "type the path of a sheet file")
+                try:
+                    content = Path(file).expanduser().read_text(encoding="utf-8")
+                except OSError as e:
+                    raise GmdeskError(f"{file}: {e.strerror or e}") from None
+                s.apply({"type": "sheet.import", "id": cid, "text": content})
+                return file
+
+            return fn
+
+        def imported(file: Any) -> None:
+            if file is not None:
+                self.say(f"{name}: sheet imported from {file}")
+
+        self.app.push_screen(
+            InputDialog(
+                f"Descriptor sheet file for {name}",
+                placeholder="path/to/sheet.txt",
+                title="Import a sheet",
+                commit=commit,
+                label="Sheet file",
+                verb="import",
+            ),
+            imported,
+        )
+
+    def action_settings(self) -> None:
+        """The session's settings as a form (tui.screens.settings); what changed is one
+        ``session.settings`` event, undoable."""
+        from gmdesk.tui.screens.settings import SettingsDialog
+
+        def done(event: Any) -> None:
+            if event is not None:
+                self.say("\n".join([event.summary, *event.changes]))
+
+        self.when_idle(
+            lambda: self.app.push_screen(SettingsDialog(self.state.info.settings, self.state.info.system), done)
+        )
+
+    def action_note(self) -> None:
+        def commit(text: str) -> SessionCall:
+            return lambda s: s.apply({"type": "note", "text": text.strip()}) if text.strip() else None
+
+        def done(event: Any) -> None:
+            if event is not None:
+                self.say("Note added")
+
+        self.app.push_screen(
+            InputDialog("Note for the log", title="Note", commit=commit, label="Note", verb="add to the log"), done
+        )
+
+
+def _check_optional_int(text: str, option: str = "initiative", lo: int | None = None) -> None:
+    if text.strip():
+        parse_int(option, text, lo)
