@@ -63,8 +63,8 @@ COLUMNS = (
 
 
 def default_examples_dir() -> Path:
-    """The shipped example sessions (the ``saves`` package), via importlib.resources."""
-    return Path(str(resources.files("saves")))
+    """The shipped example sessions (the ``gmdesk.saves`` package), via importlib.resources."""
+    return Path(str(resources.files("gmdesk.saves")))
 
 
 def format_last_played(value: Any) -> str:
