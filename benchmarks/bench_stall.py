@@ -78,7 +78,7 @@ async def _play(saves: Path, long_name: str, short_name: str, rolls: int) -> dic
 
     out: dict[str, dict[str, float]] = {"open": {}, "play": {}, "switch": {}, "quit": {}}
     took: dict[str, float] = {}
-    app = GmdeskApp(saves, rng=random.Random(3))
+    app = GmdeskApp(saves, rng=random.Random(3), examples_dir=saves / "no-examples")
     ticker = Ticker()
 
     async def until(pred, timeout: float = 120.0) -> None:
