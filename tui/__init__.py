@@ -5,10 +5,13 @@ read-only players' view of a save)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+
+from gmdesk.core.dice import RandomSource
 
 
-def run(saves_dir: str | Path, path: str | Path | None = None, *, readonly: bool = False, rng: Any = None) -> int:
+def run(
+    saves_dir: str | Path, path: str | Path | None = None, *, readonly: bool = False, rng: RandomSource | None = None
+) -> int:
     """Run the GM's app until the GM quits; returns the exit status."""
     from gmdesk.tui.app import GmdeskApp
 

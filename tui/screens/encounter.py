@@ -143,7 +143,7 @@ class EncounterMoves(DeskScreen):
     def action_initiative(self) -> None:
         self.when_idle(self._open_initiative)
 
-    def initiative_ids(self) -> list[Any]:
+    def initiative_ids(self) -> list[str]:
         """Who ``i`` rolls for: everyone in the encounter (in order), then every other
         character but the Dead (they join the encounter)."""
         state = self.state
@@ -164,7 +164,7 @@ class EncounterMoves(DeskScreen):
             fields.append(FormField(f"m{i}", f"{names[i]}{joins}  mod", "text", str(self.initiative_modifier(cid))))
             fields.append(FormField(f"v{i}", "or value", "text", "", placeholder="roll", same_row=True))
 
-        def read(values: dict) -> list[tuple[Any, int, int | None]]:
+        def read(values: dict) -> InitiativePlan:
             plan = []
             for i, cid in enumerate(ids):
                 mod = self._typed_initiative(values[f"m{i}"], f"{names[i]} mod")
@@ -193,7 +193,7 @@ class EncounterMoves(DeskScreen):
         """Roll everyone's initiative with the default modifiers (no dialog)."""
         self._roll_initiative([(cid, self.initiative_modifier(cid), None) for cid in self.initiative_ids()])
 
-    def _roll_initiative(self, plan: list[tuple[Any, int, int | None]]) -> None:
+    def _roll_initiative(self, plan: InitiativePlan) -> None:
         """One ``initiative.set``: typed values as typed, the rest rolled by the session
         (its system and fudge method), each roll logged with its dice."""
         rng = self.rng

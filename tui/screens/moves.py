@@ -12,7 +12,7 @@ from typing import Any
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.render import headline
-from gmdesk.core.session import Session
+from gmdesk.core.session import RollEntry, Session
 from gmdesk.core.session.offers import buyoff_choices, pending_clock_progress
 from gmdesk.core.systems.base import parse_int
 from gmdesk.tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog, FormField
@@ -26,7 +26,7 @@ TORG_LOOKBACK = 500
 class SystemMoves(DeskScreen):
     """The system moves of the main screen."""
 
-    def _torg_entry(self) -> Any:
+    def _torg_entry(self) -> RollEntry | None:
         entry = self.rolllog.current_entry
         if entry is not None and entry.record.system == "torg-2d10" and getattr(entry, "kind", "roll") == "roll":
             return entry
