@@ -1,11 +1,13 @@
 """The gmdesk Textual app: the picker when started without a save, the main screen
 for a session.
 
-``GmdeskApp(saves_dir, open_path=None, readonly=False, rng=None)``. Opening a save
-runs in a worker (a save held by another gmdesk is refused with the holder's pid,
-host and since — shown on the picker, which stays usable). The session is closed
-(its lock released) whenever the app ends: ``q``, SIGHUP / SIGTERM, end of input
-(:class:`tui.screens.player.TerminalGuard`). Quitting never asks "save?": every
+``GmdeskApp(saves_dir, open_path=None, readonly=False, rng=None)``. The app's
+:class:`~gmdesk.tui.runner.SessionRunner` owns the open session: opening, every
+session call and closing (leaving for the picker) run there, off the event loop (a
+save held by another gmdesk is refused with the holder's pid, host and since — shown
+on the picker, which stays usable). The app routes its screens by type. The session
+is closed (its lock released) whenever the app ends: ``q``, SIGHUP / SIGTERM, end of
+input (:class:`tui.terminal.TerminalGuard`). Quitting never asks "save?": every
 change is already durable when it shows.
 
 Every binding has an id; the GM's keymap file remaps them (:mod:`tui.keymap`,
