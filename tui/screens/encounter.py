@@ -16,9 +16,10 @@ from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Event, Session
 from gmdesk.core.systems import get_system
 from gmdesk.core.systems.base import parse_int
-from gmdesk.tui.screens.confirm import ConfirmDialog, FormDialog, FormField, InputDialog
+from gmdesk.tui.screens.confirm import ConfirmDialog, FormDialog, InputDialog
 from gmdesk.tui.screens.desk import DeskScreen, SessionCall
 from gmdesk.tui.widgets.common import name_of
+from gmdesk.tui.widgets.form import FormField
 
 #: one combatant's initiative: (id, modifier, typed value or None to roll)
 InitiativePlan = list[tuple[str, int, int | None]]

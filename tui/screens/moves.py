@@ -15,9 +15,10 @@ from gmdesk.core.render import headline
 from gmdesk.core.session import RollEntry, Session
 from gmdesk.core.session.offers import buyoff_choices, pending_clock_progress
 from gmdesk.core.systems.base import parse_int
-from gmdesk.tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog, FormField
+from gmdesk.tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog
 from gmdesk.tui.screens.desk import DeskScreen, SessionCall
 from gmdesk.tui.widgets.common import name_of
+from gmdesk.tui.widgets.form import FormField
 
 #: how far back in the log P / C look for the torg roll to spend on or cancel
 TORG_LOOKBACK = 500

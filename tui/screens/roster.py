@@ -14,9 +14,10 @@ from typing import Any
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.session import Session
 from gmdesk.core.systems.base import parse_int
-from gmdesk.tui.screens.confirm import ConfirmDialog, FormDialog, FormField, InputDialog
+from gmdesk.tui.screens.confirm import ConfirmDialog, FormDialog, InputDialog
 from gmdesk.tui.screens.desk import DeskScreen, SessionCall
 from gmdesk.tui.widgets.common import name_of
+from gmdesk.tui.widgets.form import FormField
 
 
 class RosterMoves(DeskScreen):
