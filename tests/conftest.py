@@ -1,5 +1,6 @@
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("ci", deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow])
@@ -9,3 +10,12 @@ settings.load_profile("ci" if os.environ.get("CI") else "dev")
 # A GM's own keymap on this machine must not change what the tests press.
 # (an existing empty file: a $GMDESK_KEYMAP naming a missing file is reported)
 os.environ["GMDESK_KEYMAP"] = os.path.join(os.path.dirname(__file__), "data", "empty-keymap.toml")
+
+
+@pytest.fixture
+def quick_odds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The roll dialog waits a moment for typing to stop before computing odds; tests
+    type fast (a TUI test module asks for it with ``pytestmark``)."""
+    from gmdesk.tui.screens.roll import RollDialog
+
+    monkeypatch.setattr(RollDialog, "ODDS_DELAY", 0.01)

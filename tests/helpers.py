@@ -1,6 +1,29 @@
-"""Small helpers shared by the rules tests."""
+"""Helpers shared by the tests, one copy each: session files, the dice the rules tests
+draw, and driving the TUI through Textual's public testing API (``App.run_test``,
+``Pilot.press`` / ``pause``, ``App.export_screenshot``)."""
+
+from __future__ import annotations
+
+import html
+import random
+import re
+import time
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from weakref import WeakKeyDictionary
 
 from hypothesis import strategies as st
+
+SMALL = (80, 24)
+LARGE = (120, 40)
+
+#: how long a test waits for a condition before it fails (generous: a loaded CI machine)
+TIMEOUT = 30.0
+
+
+# ----------------------------------------------------------------------------- dice
 
 
 class DrawnDice:
@@ -11,3 +34,252 @@ class DrawnDice:
 
     def randint(self, a, b):
         return self.data.draw(st.integers(a, b))
+
+
+# ----------------------------------------------------------------------------- files
+
+
+def make_save(
+    tmp_path: Path,
+    system: str = "4d2",
+    characters: list[dict] | None = None,
+    *,
+    initiative: dict[str, int] | None = None,
+    start: bool = False,
+    name: str = "Table",
+) -> tuple[Path, dict]:
+    """A session file in ``tmp_path/saves`` with characters (name → id), optionally in
+    an encounter (``initiative``) and at its first turn (``start``)."""
+    from gmdesk.core.session import Session, SessionStore
+
+    store = SessionStore(tmp_path / "saves")
+    path = store.create(name, system)
+    ids: dict[str, str] = {}
+    with Session.open(path) as s:
+        for spec in characters or []:
+            ids[spec["name"]] = s.apply({"type": "character.add", "character": spec}).data["id"]
+        if initiative:
+            s.apply({"type": "initiative.set", "entries": [{"id": ids[n], "value": v} for n, v in initiative.items()]})
+        if start:
+            s.apply({"type": "turn.next"})
+    return path, ids
+
+
+def saved(path: Path) -> Any:
+    """The session as saved on disk (re-opened read-only)."""
+    from gmdesk.core.session import Session
+
+    with Session.open(path, readonly=True) as s:
+        return s.state
+
+
+def files_of(directory: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file of ``directory``: its bytes and modification time (to see that nothing wrote)."""
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(directory.iterdir()) if p.is_file()}
+
+
+# ----------------------------------------------------------------------------- waiting
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float = TIMEOUT, step: float = 0.02, what: str = "") -> Any:
+    """Poll ``predicate()`` (outside an event loop) until it is true; returns its value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout} s: {what or predicate}")
+        time.sleep(step)
+
+
+# ----------------------------------------------------------------------------- the TUI
+
+_heard: WeakKeyDictionary[Any, list[Any]] = WeakKeyDictionary()
+
+
+def run(app: Any, size: tuple[int, int] = SMALL, **kw: Any) -> Any:
+    """``app.run_test(size=…)`` that also hears the app's notifications (see ``notes``)."""
+    from textual.notifications import Notify
+
+    heard = _heard.setdefault(app, [])
+
+    def hook(message: Any) -> None:
+        if isinstance(message, Notify):
+            heard.append(message.notification)
+
+    return app.run_test(size=size, message_hook=hook, **kw)
+
+
+def notifications(app: Any) -> list[Any]:
+    """Every notification the app has shown so far (``textual.notifications.Notification``)."""
+    if app not in _heard:
+        raise AssertionError("run the app with helpers.run(app) to hear its notifications")
+    return list(_heard[app])
+
+
+def notes(app: Any) -> list[str]:
+    """The messages of the app's notifications so far, oldest first."""
+    return [str(n.message) for n in notifications(app)]
+
+
+_SVG_TEXT = re.compile(r'<text [^>]*?x="([0-9.e+-]+)"[^>]*?clip-path="url\(#[^)]*-line-(\d+)\)">(.*?)</text>')
+
+
+def screen_text(app: Any) -> str:
+    """What the terminal shows now (the top screen over the ones it lets through), as
+    plain text: one line per row, read from ``App.export_screenshot``."""
+    from rich.cells import cell_len
+
+    width, height = app.size
+    svg = app.export_screenshot()
+    char_width = float(re.search(r'<clipPath id="[^"]*-line-0">\s*<rect x="0" y="[^"]*" width="([^"]+)"', svg)[1])
+    char_width /= width
+    rows: list[list[tuple[int, str]]] = [[] for _ in range(height)]
+    for x, y, text in _SVG_TEXT.findall(svg):
+        rows[int(y)].append((round(float(x) / char_width), html.unescape(text.replace("&#160;", " "))))
+    lines = []
+    for row in rows:
+        line, column = "", 0
+        for at, text in row:  # in order, left to right; the runs of blanks are left out
+            line += " " * (at - column) + text
+            column = at + cell_len(text)
+        lines.append(line + " " * (width - column))
+    return "\n".join(lines)
+
+
+def choices(select: Any) -> list[str]:
+    """The labels a ``Select`` offers, in order (as its drop-down lists them)."""
+    from textual.widgets import OptionList
+
+    return [str(option.prompt) for option in select.query_one(OptionList).options]
+
+
+def make_app(path: Path, rng: Any = None, **kw: Any) -> Any:
+    """The GM's app on the session file ``path`` (dice seeded unless ``rng``)."""
+    from gmdesk.tui.app import GmdeskApp
+
+    return GmdeskApp(path.parent, path, rng=rng if rng is not None else random.Random(7), **kw)
+
+
+async def until(pilot: Any, predicate: Callable[[], Any], timeout: float = TIMEOUT) -> None:
+    """Let the app (and its workers) run until ``predicate()`` holds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout} s; the screen:\n{screen_text(pilot.app)}")
+        await pilot.pause(0.01)
+
+
+async def settle(pilot: Any, rounds: int = 2) -> None:
+    """Wait until the session calls and workers are done and the screen has caught up."""
+    from gmdesk.tui.screens.main import MainScreen
+
+    app = pilot.app
+    deadline = time.monotonic() + TIMEOUT
+    quiet = 0
+    while time.monotonic() < deadline:
+        await pilot.pause(0)  # the screen has handled what was queued
+        busy = any(isinstance(s, MainScreen) and s.busy for s in app.screen_stack)
+        running = any(w.is_running and w.group != "odds" for w in app.workers)
+        queued = any(node.message_queue_size for node in (app, *app.screen.walk_children(with_self=True)))
+        if busy or running or queued:
+            quiet = 0
+            await pilot.pause(0.005)
+            continue
+        quiet += 1
+        if quiet >= rounds:
+            return
+    raise AssertionError("the app did not settle")
+
+
+async def press(pilot: Any, *keys: str) -> None:
+    """Press keys like a GM (``Pilot.press``) and wait until gmdesk has handled each one,
+    its session calls included."""
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
+
+
+def _key_of(char: str) -> str:
+    """The key name Textual gives a typed character (``+`` → ``plus``)."""
+    if char.isalnum():
+        return char
+    return {" ": "space"}.get(char) or unicodedata.name(char).lower().replace("-", "_").replace(" ", "_")
+
+
+async def burst(pilot: Any, text: str) -> None:
+    """Type ``text`` as fast as a GM's fingers (or a paste into the terminal): every
+    key is posted to the app before it handles the first one; then wait until it is done."""
+    from textual import events
+
+    app = pilot.app
+    for char in text:
+        app.post_message(events.Key(_key_of(char), char))
+    await settle(pilot)
+
+
+async def main_screen(pilot: Any) -> Any:
+    """The main screen, once it is up and settled."""
+    from gmdesk.tui.screens.main import MainScreen
+
+    await settle(pilot)
+    await until(pilot, lambda: isinstance(pilot.app.screen, MainScreen))
+    await settle(pilot)
+    return pilot.app.screen
+
+
+async def dialog(pilot: Any, kind: type) -> Any:
+    """The screen of type ``kind`` once it is on top."""
+    await until(pilot, lambda: isinstance(pilot.app.screen, kind))
+    await pilot.pause(0)
+    return pilot.app.screen
+
+
+async def odds_ready(pilot: Any, dlg: Any) -> Any:
+    """The odds the roll dialog shows for what its form holds now (or None with an error)."""
+    from gmdesk.core.dice import freeze, thaw
+    from gmdesk.core.errors import GmdeskError
+    from gmdesk.core.systems import get_system
+
+    found: list[Any] = []
+
+    def ready() -> bool:
+        try:
+            wanted = thaw(freeze(get_system(dlg.system).params_to_json(dlg.build_params())))
+        except GmdeskError as e:
+            if dlg.last_error and "still loading" not in str(e):
+                found.append(None)
+                return True
+        else:
+            odds = dlg.last_odds
+            if odds is not None and odds.system == dlg.system and thaw(odds.params) == wanted:
+                found.append(odds)
+                return True
+        return False
+
+    await until(pilot, ready)
+    return found[0]
+
+
+async def palette(pilot: Any, command: str) -> None:
+    """Run a command of the command palette (ctrl+p, the command's name, Enter)."""
+    from textual.command import CommandPalette
+    from textual.widgets import Input
+
+    await press(pilot, "ctrl+p")
+    found = await dialog(pilot, CommandPalette)
+    found.query_one(Input).value = command
+    options = found.query_one("CommandList")
+
+    def offered() -> bool:
+        return bool(
+            options.option_count
+            and options.highlighted is not None
+            and str(options.get_option_at_index(options.highlighted).prompt).startswith(command)
+        )
+
+    await until(pilot, offered)
+    await press(pilot, "enter")
+    await until(pilot, lambda: not isinstance(pilot.app.screen, CommandPalette))
+    await settle(pilot)

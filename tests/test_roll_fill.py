@@ -9,14 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
+from helpers import (
     SMALL,
     dialog,
     main_screen,
     make_app,
     make_save,
     press,
-    quick_odds,
+    run,
     saved,
     settle,
 )
@@ -25,6 +25,8 @@ from gmdesk.core.cli import main
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session
 from gmdesk.tui.screens.roll import RollDialog
+
+pytestmark = pytest.mark.usefixtures("quick_odds")
 
 
 def cli_roll(capsys: Any, path: Path, system: str, *opts: str) -> dict:
@@ -54,7 +56,7 @@ def cli_roll(capsys: Any, path: Path, system: str, *opts: str) -> dict:
 async def dialog_roll(path: Path) -> dict:
     """The acting Kara attacks Bruno through the desk's attack dialog (no edits): the params."""
     app = make_app(path, rng=FixedDice([3, 3, 3, 3, 3, 3, 3, 3]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "a")
         dlg = await dialog(pilot, RollDialog)

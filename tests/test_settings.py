@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
+from helpers import (
     SMALL,
     dialog,
     main_screen,
@@ -17,7 +17,7 @@ from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
     notes,
     palette,
     press,
-    quick_odds,
+    run,
     saved,
     screen_text,
     settle,
@@ -29,6 +29,8 @@ from gmdesk.core.session import Session, SessionStore
 from gmdesk.core.session.settings import SETTINGS, SettingError, parse_assignment
 from gmdesk.tui.screens.help import HelpScreen
 from gmdesk.tui.screens.settings import SettingsDialog
+
+pytestmark = pytest.mark.usefixtures("quick_odds")
 
 
 def test_the_declaration_parses_and_refuses_in_the_gms_words():
@@ -81,7 +83,7 @@ def test_new_with_settings(tmp_path: Path, capsys: Any, monkeypatch: pytest.Monk
 async def test_settings_dialog_sets_undoably_and_help_shows_them(tmp_path: Path) -> None:
     path, ids = make_save(tmp_path, "4d2", [{"name": "Kara"}])
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await palette(pilot, "Session settings")
         dlg = await dialog(pilot, SettingsDialog)

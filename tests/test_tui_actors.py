@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
+import pytest
+from helpers import (
     SMALL,
+    choices,
     dialog,
     main_screen,
     make_app,
     make_save,
     notes,
     press,
-    quick_odds,
+    run,
     saved,
     screen_text,
     settle,
@@ -29,6 +31,8 @@ from gmdesk.core.session import Session
 from gmdesk.tui.screens.confirm import FormDialog, InputDialog
 from gmdesk.tui.screens.roll import RollDialog
 
+pytestmark = pytest.mark.usefixtures("quick_odds")
+
 CAST = [
     {"name": "Kara"},
     {"name": "Bruno", "side": "NPC"},
@@ -39,13 +43,13 @@ ORDER = {"Kara": 10, "Bruno": 8, "Cid": 6, "Dee": 4}
 
 
 def options(dlg: RollDialog, which: str) -> list[str]:
-    return [str(label) for label, _ in dlg.query_one(f"#rd-{which}", Select)._options]
+    return choices(dlg.query_one(f"#rd-{which}", Select))
 
 
 async def test_a_taken_name_is_refused_in_the_dialog_keeping_what_was_typed(tmp_path: Path) -> None:
     path, _ = make_save(tmp_path, "torg-2d10", [{"name": "Gospog", "side": "NPC"}])
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "c")
         form = await dialog(pilot, FormDialog)
@@ -74,7 +78,7 @@ async def test_the_unconscious_and_the_dead_get_no_turn_and_no_roll(tmp_path: Pa
         s.apply({"type": "character.edit", "id": ids["Bruno"], "fields": {"vitality_current": -6}})
         s.apply({"type": "character.edit", "id": ids["Cid"], "fields": {"dead": True}})
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         text = screen_text(app)
         assert "UNC" in text and "DEAD" in text  # marked in the order
@@ -99,7 +103,7 @@ async def test_the_unconscious_and_the_dead_get_no_turn_and_no_roll(tmp_path: Pa
         s.apply({"type": "character.edit", "id": ids["Kara"], "fields": {"vitality_current": -6}})
     n = len(saved(path).rolls)
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "a")
         await settle(pilot)
@@ -113,7 +117,7 @@ async def test_the_attack_target_is_the_last_one_if_not_dead_else_the_next_stand
     with Session.open(path) as s:
         s.apply({"type": "character.edit", "id": ids["Bruno"], "fields": {"vitality_current": -6}})
     app = make_app(path, rng=FixedDice([1, 1, 1, 1] * 4))  # Number 0: ongoing combat, nobody hurt
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         # the GM has Cid selected: still, the target is Kara's next standing foe
         screen.initiative.select(ids["Kara"])
@@ -141,7 +145,7 @@ async def test_the_attack_target_is_the_last_one_if_not_dead_else_the_next_stand
     with Session.open(path) as s:
         s.apply({"type": "character.edit", "id": ids["Dee"], "fields": {"dead": True}})
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "a")
         dlg = await dialog(pilot, RollDialog)
@@ -155,7 +159,7 @@ async def test_joining_rolls_a_logged_initiative_and_i_numbers_its_rolls(tmp_pat
     )
     # Bruno joins with 4d6 = 6 5 4 3 = 18; then i: Bruno 1 1 1 1 = 4, Kara 2 2 2 2 = 8, Cid 3 3 3 3 = 12
     app = make_app(path, rng=FixedDice([6, 5, 4, 3, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         screen.initiative.select(ids["Bruno"])
         screen.selected = ids["Bruno"]
@@ -192,7 +196,7 @@ async def test_fudge_initiative_with_the_sessions_method_and_ladder_names(tmp_pa
         s.apply({"type": "session.settings", "changes": {"fudge_method": "d20-open"}})
     # Aldric: d20 = 14 → +1, on Good (+1) → +2; Bandit typed "Poor" (−2)
     app = make_app(path, rng=FixedDice([14]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "i")
         form = await dialog(pilot, FormDialog)

@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
+import pytest
+from helpers import (
     LARGE,
     SMALL,
     dialog,
@@ -20,7 +21,7 @@ from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
     odds_ready,
     palette,
     press,
-    quick_odds,
+    run,
     saved,
     screen_text,
     settle,
@@ -31,6 +32,8 @@ from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session
 from gmdesk.tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog
 from gmdesk.tui.screens.roll import RollDialog
+
+pytestmark = pytest.mark.usefixtures("quick_odds")
 
 KARA_SHEET = """Kara
 Descriptor        Default  Current
@@ -70,7 +73,7 @@ async def test_attack_4d2_applies_the_descriptor_and_undoes_in_one_step(tmp_path
     path, ids = fighters("4d2", tmp_path)
     # positive pair 5 4, negative pair 2 1: Number +6 → Severe Wound (organic column)
     app = make_app(path, rng=FixedDice([5, 4, 2, 1]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         await press(pilot, "a")
         dlg = await dialog(pilot, RollDialog)
@@ -101,7 +104,7 @@ async def test_attack_4d2_fatal_wound_kills(tmp_path: Path) -> None:
         s.apply({"type": "source.add", "id": ids["Kara"], "kind": "shift", "name": "Pistol", "value": 2})
     # Number +7, Pistol 2 → +9 Fatal Wound
     app = make_app(path, rng=FixedDice([6, 4, 2, 1]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await attack(pilot)
         assert "Kara hits Bruno: Fatal Wound" in notes(app)[-1]
@@ -114,7 +117,7 @@ async def test_attack_fudge(tmp_path: Path) -> None:
     # 2d3−2d3: Kara 3 3 − 1 1 = +4 on Good (+1) → Superb +2; Bruno 2 2 − 2 2 = 0 on Fair
     # relative degree 5 → damage 5 → Very Hurt
     app = make_app(path, rng=FixedDice([3, 3, 1, 1, 2, 2, 2, 2]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await attack(pilot, trait="Good", vs_trait="Fair")
         assert "Kara hits Bruno: Very Hurt" in notes(app)[-1]
@@ -128,7 +131,7 @@ async def test_attack_1d6x4_lowers_vitality_to_unconscious_then_dead(tmp_path: P
     # Kara 4×5 + Fitness 1 + Knife Expertise 1 = 22 vs Bruno 4×2 + Defense 1 = 9: hit, d6 = 4
     # then again: 22 vs 9, d6 = 6 → Vitality −1 − 6 = −7 (Unconscious); again → Dead
     app = make_app(path, rng=FixedDice([5, 2, 4, 5, 2, 6, 5, 2, 1]))
-    async with app.run_test(size=LARGE) as pilot:
+    async with run(app, size=LARGE) as pilot:
         await main_screen(pilot)
         await press(pilot, "a")
         dlg = await dialog(pilot, RollDialog)
@@ -155,7 +158,7 @@ async def test_attack_1d6x4_lowers_vitality_to_unconscious_then_dead(tmp_path: P
 async def test_attack_1d6x4_missing_item_fails_automatically(tmp_path: Path) -> None:
     path, ids = fighters("1d6x4", tmp_path, kara={"sheet": KARA_SHEET}, bruno={"sheet": BRUNO_SHEET})
     app = make_app(path, rng=FixedDice([6, 1]))
-    async with app.run_test(size=LARGE) as pilot:
+    async with run(app, size=LARGE) as pilot:
         await main_screen(pilot)
         await press(pilot, "a")
         dlg = await dialog(pilot, RollDialog)
@@ -180,7 +183,7 @@ async def test_attack_torg_spend_and_cancel_a_possibility(tmp_path: Path) -> Non
     # hot 3, cold 8 → +3; skill 12 vs defense 10 → 5 result points → Severe Stun;
     # a Possibility die 7 → +10 → 12 result points → Mortal Wound
     app = make_app(path, rng=FixedDice([3, 8, 7]))
-    async with app.run_test(size=LARGE) as pilot:
+    async with run(app, size=LARGE) as pilot:
         await main_screen(pilot)
         dlg = await attack(pilot, skill="12", difficulty="10")
         assert not isinstance(app.screen, RollDialog), dlg.last_error
@@ -214,7 +217,7 @@ async def test_torg_cancel_refused_without_a_spend_and_buy_off(tmp_path: Path) -
         bruno={"reality_rated": True, "possibilities": 2},
     )
     app = make_app(path, rng=FixedDice([3, 8]))
-    async with app.run_test(size=LARGE) as pilot:
+    async with run(app, size=LARGE) as pilot:
         screen = await main_screen(pilot)
         await attack(pilot, skill="12", difficulty="10")
         await press(pilot, "C")
@@ -235,7 +238,7 @@ async def test_torg_up_and_stymied_fill_the_dialog_and_can_be_switched_off(tmp_p
     with Session.open(path) as s:
         s.apply({"type": "condition.add", "id": ids["Kara"], "name": "Stymied", "rounds": 1})
     app = make_app(path, rng=FixedDice([5, 9]))
-    async with app.run_test(size=LARGE) as pilot:
+    async with run(app, size=LARGE) as pilot:
         await main_screen(pilot)
         assert "STY" in screen_text(app)
         await press(pilot, "r")
@@ -263,7 +266,7 @@ async def test_attack_4d6_and_partial_success_hurts_both(tmp_path: Path) -> None
     # 6 5 4 3 + 2 = 20 vs DC 16 → Full Success → Wound on Bruno;
     # then 3 3 3 3 + 2 = 14 → margin −2 → Partial: Stun on Bruno, Backfoot on Kara
     app = make_app(path, rng=FixedDice([6, 5, 4, 3, 3, 3, 3, 3]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await attack(pilot, bonus="2")
         assert "Kara hits Bruno: Wound" in notes(app)[-1]
@@ -278,7 +281,7 @@ async def test_4d6_contest_and_clocks(tmp_path: Path) -> None:
     path, ids = fighters("4d6", tmp_path)
     # contest: Kara 6 6 5 2 + 0 = 19 vs Bruno 4 3 3 3 + 0 = 13 → Clear victory
     app = make_app(path, rng=FixedDice([6, 6, 5, 2, 4, 3, 3, 3]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "o")
         dlg = await dialog(pilot, RollDialog)
@@ -307,7 +310,7 @@ async def test_4d2_folded_roll_and_maneuver(tmp_path: Path) -> None:
     path, ids = fighters("4d2", tmp_path)
     # negative Number −5 folded positive → +5; then a maneuver +2
     app = make_app(path, rng=FixedDice([1, 1, 4, 3, 4, 3, 3, 2]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         screen.action_preset("fold")
         dlg = await dialog(pilot, RollDialog)
@@ -326,7 +329,7 @@ async def test_4d2_folded_roll_and_maneuver(tmp_path: Path) -> None:
 async def test_fudge_opposed_roll(tmp_path: Path) -> None:
     path, ids = fighters("fudge", tmp_path)
     app = make_app(path, rng=FixedDice([2, 2, 1, 1, 2, 1, 2, 2]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "o")
         dlg = await dialog(pilot, RollDialog)
@@ -345,7 +348,7 @@ async def test_1d6x4_healing_and_new_day(tmp_path: Path) -> None:
         s.apply({"type": "character.edit", "id": ids["Bruno"], "fields": {"vitality_current": -2}})
     # Healing d6 = 4: −2 → 2 (never above the default 3)
     app = make_app(path, rng=FixedDice([4]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         await press(pilot, "h")
         form = await dialog(pilot, FormDialog)

@@ -5,44 +5,28 @@ test checks the screen and the saved session."""
 
 from __future__ import annotations
 
-import unicodedata
 from pathlib import Path
 from typing import Any
 
-from test_tui_main import SMALL, main_screen, make_app, make_save, notes, press, saved, screen_text, settle
-from textual import events
-from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
+from helpers import (
+    SMALL,
+    burst,
+    dialog,
+    main_screen,
+    make_app,
+    make_save,
+    notes,
+    palette,
+    press,
+    run,
+    saved,
+    screen_text,
+    settle,
+    until,
+)
 from textual.widgets import Input
 
 from gmdesk.tui.widgets.character import CharacterTable
-
-
-async def burst(pilot: Any, text: str) -> None:
-    """Type ``text`` as fast as a GM's fingers (or a paste into the terminal): every
-    key is queued before gmdesk handles the first one; then wait until it is done."""
-    app = pilot.app
-    for ch in text:
-        key = _character_to_key(ch) if len(ch) == 1 and not ch.isalnum() else ch
-        try:
-            char = unicodedata.lookup(_get_unicode_name_from_key(REPLACED_KEYS.get(key, key)))
-        except KeyError:
-            char = ch
-        event = events.Key(key, char)
-        event.set_sender(app)
-        app._driver.send_message(event)
-    await settle(pilot)
-
-
-async def until(pilot: Any, condition: Any, tries: int = 400) -> None:
-    """Wait (frame by frame) until ``condition()`` holds."""
-    import asyncio
-
-    for _ in range(tries):
-        if condition():
-            return
-        await pilot.pause(0)
-        await asyncio.sleep(0.01)
-    raise AssertionError("the condition never held")
 
 
 def row_index(pane: Any, kind: str, key: Any) -> int:
@@ -63,7 +47,7 @@ async def test_typing_after_adding_a_source_never_fires_the_screen_keys(tmp_path
         start=True,
     )
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         pane = screen.character
         table = pane.query_one(CharacterTable)
@@ -113,7 +97,7 @@ async def test_removals_say_what_happened_and_how_to_undo(tmp_path: Path) -> Non
     with Session.open(path) as s:
         s.apply({"type": "source.add", "id": ids["Kara"], "kind": "advantage", "name": "Mud", "value": -2})
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         pane = screen.character
         table = pane.query_one(CharacterTable)
@@ -155,7 +139,7 @@ async def test_the_character_pane_shows_only_what_the_system_uses(tmp_path: Path
         character = {"name": "Kara", "sheet": sheet} if system == "1d6x4" else {"name": "Kara"}
         path, ids = make_save(tmp_path / system, system, [character])
         app = make_app(path)
-        async with app.run_test(size=SMALL) as pilot:
+        async with run(app, size=SMALL) as pilot:
             screen = await main_screen(pilot)
             pane = screen.character
             uses = character_sections(system)
@@ -184,7 +168,7 @@ async def test_sheet_use_counts_fit_at_80_columns(tmp_path: Path) -> None:
     )
     path, ids = make_save(tmp_path, "1d6x4", [{"name": "Kara", "sheet": sheet}])
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         pane = screen.character
         pane.table.focus()
@@ -199,13 +183,12 @@ async def test_sheet_use_counts_fit_at_80_columns(tmp_path: Path) -> None:
 
 
 async def test_help_scrolls_to_its_end_at_80x24(tmp_path: Path) -> None:
-    from test_tui_main import dialog
 
     from gmdesk.tui.screens.help import HelpScreen
 
     path, _ = make_save(tmp_path, "4d2", [{"name": "Kara"}])
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "question_mark")
         await dialog(pilot, HelpScreen)
@@ -222,7 +205,6 @@ async def test_help_scrolls_to_its_end_at_80x24(tmp_path: Path) -> None:
 
 
 async def test_help_from_the_picker_shows_the_pickers_keys(tmp_path: Path) -> None:
-    from test_tui_main import dialog
 
     from gmdesk.tui.app import GmdeskApp
     from gmdesk.tui.screens.help import HelpScreen
@@ -230,7 +212,7 @@ async def test_help_from_the_picker_shows_the_pickers_keys(tmp_path: Path) -> No
 
     make_save(tmp_path, "4d2", [{"name": "Kara"}])
     app = GmdeskApp(tmp_path / "saves", examples_dir=tmp_path / "no-examples")
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await dialog(pilot, PickerScreen)
         await settle(pilot)
         await press(pilot, "question_mark")
@@ -249,8 +231,6 @@ async def test_deleting_a_session_open_elsewhere_says_who_holds_it(tmp_path: Pat
     import os
     import socket
 
-    from test_tui_main import dialog
-
     from gmdesk.core.session import Session
     from gmdesk.tui.app import GmdeskApp
     from gmdesk.tui.screens.picker import PickerScreen
@@ -258,7 +238,7 @@ async def test_deleting_a_session_open_elsewhere_says_who_holds_it(tmp_path: Pat
     path, _ = make_save(tmp_path, "4d2", [{"name": "Kara"}])
     app = GmdeskApp(tmp_path / "saves", examples_dir=tmp_path / "no-examples")
     with Session.open(path):  # another gmdesk has it open for writing
-        async with app.run_test(size=SMALL) as pilot:
+        async with run(app, size=SMALL) as pilot:
             pk = await dialog(pilot, PickerScreen)
             await until(pilot, lambda: pk.loaded)
             await press(pilot, "x")
@@ -277,13 +257,12 @@ async def test_deleting_a_session_open_elsewhere_says_who_holds_it(tmp_path: Pat
 
 
 async def test_removing_a_character_selects_its_neighbour(tmp_path: Path) -> None:
-    from test_tui_main import dialog, palette
 
     from gmdesk.tui.screens.confirm import ConfirmDialog
 
     path, ids = make_save(tmp_path, "4d2", [{"name": n} for n in ("Ann", "Bob", "Cid", "Dee")])
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         await press(pilot, "down", "down")  # Ann → Bob → Cid in the initiative list
         assert screen.selected == ids["Cid"]
@@ -377,7 +356,7 @@ async def test_the_player_view_shows_the_clocks(tmp_path: Path) -> None:
         s.apply({"type": "clock.add", "name": "Alarm", "segments": 4})
         s.apply({"type": "clock.tick", "name": "Alarm", "halves": 3})
     app = PlayerApp(path, clock=lambda: "20:00")
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await shown(pilot)
         await until(pilot, lambda: "Alarm 1½/4" in screen_text(app))
 

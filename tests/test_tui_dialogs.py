@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_tui_combat import BRUNO_SHEET, KARA_SHEET, fighters
-from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
+from helpers import (
     SMALL,
     dialog,
     main_screen,
@@ -18,11 +17,15 @@ from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
     make_save,
     notes,
     press,
-    quick_odds,
+    run,
     saved,
     screen_text,
     settle,
 )
+from rich.cells import cell_len
+from rich.segment import Segment
+from test_tui_combat import BRUNO_SHEET, KARA_SHEET, fighters
+from textual.strip import Strip
 from textual.widgets import Checkbox, Input, Select
 
 from gmdesk.core.dice import FixedDice
@@ -31,6 +34,8 @@ from gmdesk.core.session import EventError, Session
 from gmdesk.tui.screens.confirm import FormDialog, InputDialog
 from gmdesk.tui.screens.dialog import DialogHint, ui_message
 from gmdesk.tui.screens.roll import RollDialog
+
+pytestmark = pytest.mark.usefixtures("quick_odds")
 
 
 def hint(screen: Any) -> str:
@@ -45,7 +50,7 @@ async def test_healing_dialog_heals_with_enter_from_its_dropdown(tmp_path: Path)
     with Session.open(path) as s:
         s.apply({"type": "character.edit", "id": ids["Bruno"], "fields": {"vitality_current": 1}})
     app = make_app(path, rng=FixedDice([1]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "h")
         form = await dialog(pilot, FormDialog)
@@ -63,7 +68,7 @@ async def test_healing_dialog_heals_with_enter_from_its_dropdown(tmp_path: Path)
 async def test_a_dropdown_opens_on_space_and_down_and_enter_picks_in_it(tmp_path: Path) -> None:
     path, _ = make_save(tmp_path, "4d2", [{"name": "Kara"}])
     app = make_app(path, rng=FixedDice([3, 3, 3, 3]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)
@@ -90,7 +95,7 @@ async def test_a_dropdown_opens_on_space_and_down_and_enter_picks_in_it(tmp_path
 async def test_enter_on_a_checkbox_rolls_and_space_toggles_it(tmp_path: Path) -> None:
     path, _ = make_save(tmp_path, "4d2", [{"name": "Kara"}])
     app = make_app(path, rng=FixedDice([3, 3, 3, 3]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)
@@ -111,7 +116,7 @@ async def test_the_hint_names_the_keys_of_the_keymap(tmp_path: Path) -> None:
     keymap.write_text('"dialog.submit" = "ctrl+s"\n"dialog.cancel" = "ctrl+g"\n')
     path, _ = make_save(tmp_path, "4d2", [{"name": "Kara"}])
     app = make_app(path, keymap_file=keymap)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "K")  # add a clock
         form = await dialog(pilot, FormDialog)
@@ -159,7 +164,7 @@ async def test_roll_dialog_errors_use_the_form_labels(tmp_path: Path) -> None:
         start=True,
     )
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "a")
         dlg = await dialog(pilot, RollDialog)
@@ -172,7 +177,7 @@ async def test_roll_dialog_errors_use_the_form_labels(tmp_path: Path) -> None:
         assert "Difficulty: an attack needs Difficulty" in error and "--" not in error
     path, _ = make_save(tmp_path / "b", "1d6x4", [{"name": "Kara", "sheet": KARA_SHEET}])
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)
@@ -188,7 +193,7 @@ async def test_a_refused_clock_name_keeps_the_dialog_and_what_was_typed(tmp_path
     with Session.open(path) as s:
         s.apply({"type": "clock.add", "name": "Alarm", "segments": 4})
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "K")
         form = await dialog(pilot, FormDialog)
@@ -216,7 +221,7 @@ async def test_a_refused_clock_name_keeps_the_dialog_and_what_was_typed(tmp_path
 async def test_a_refused_heal_stays_in_the_dialog_without_the_event_type(tmp_path: Path) -> None:
     path, ids = fighters("1d6x4", tmp_path, bruno={"sheet": BRUNO_SHEET})  # Kara has no sheet
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "h")
         form = await dialog(pilot, FormDialog)
@@ -236,7 +241,7 @@ async def test_notifications_never_show_the_event_type(tmp_path: Path) -> None:
 
         s.roll("torg-2d10", torg_2d10.Params(skill=8, difficulty=10), actor=ids["Ord"], rng=FixedDice([5, 5]))
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "P")
         await settle(pilot)
@@ -247,7 +252,7 @@ async def test_notifications_never_show_the_event_type(tmp_path: Path) -> None:
 async def test_a_join_with_a_bad_initiative_keeps_the_dialog(tmp_path: Path) -> None:
     path, _ = make_save(tmp_path, "4d2", [{"name": "Kara"}])
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "+")
         box = await dialog(pilot, InputDialog)
@@ -264,28 +269,21 @@ async def test_a_join_with_a_bad_initiative_keeps_the_dialog(tmp_path: Path) -> 
 # ------------------------------------------------------------ 19: focus without colour
 
 
-def _rows(app: Any) -> list[list[Any]]:
-    """The screen's rows as segments, through the app's colour filters (NO_COLOR)."""
-    out = []
-    for strip in app.screen._compositor.render_strips():
-        for f in app._filters:
-            strip = strip.apply_filter(f, app.screen.styles.background)
-        out.append(list(strip))
-    return out
+def _style_at(app: Any, x: int, y: int) -> Any:
+    """The style of the cell (x, y) as the terminal gets it: through the app's line
+    filters (NO_COLOR)."""
+    strip = Strip([Segment(" ", app.screen.get_style_at(x, y))])
+    for line_filter in app.get_line_filters():
+        strip = strip.apply_filter(line_filter, app.screen.styles.background)
+    return next(iter(strip)).style
 
 
 def _style_of(app: Any, text: str) -> Any:
-    """The style of the first segment where ``text`` starts on screen."""
-    for segments in _rows(app):
-        line = "".join(s.text for s in segments)
+    """The style of the cell where ``text`` starts on screen."""
+    for y, line in enumerate(screen_text(app).splitlines()):
         at = line.find(text)
-        if at < 0:
-            continue
-        pos = 0
-        for seg in segments:
-            if pos <= at < pos + len(seg.text):
-                return seg.style
-            pos += len(seg.text)
+        if at >= 0:
+            return _style_at(app, cell_len(line[:at]), y)
     raise AssertionError(f"{text!r} not on screen:\n{screen_text(app)}")
 
 
@@ -299,7 +297,7 @@ async def test_the_focused_field_reads_without_colour(
         monkeypatch.delenv("NO_COLOR", raising=False)
     path, _ = make_save(tmp_path, "4d2", [{"name": "Kara"}])
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         assert app.no_color == no_color
         await press(pilot, "r")
@@ -315,12 +313,13 @@ async def test_the_focused_field_reads_without_colour(
         await settle(pilot)
         assert _style_of(app, "Maneuver table").reverse and not _style_of(app, "Fold").reverse
         if no_color:  # what the terminal gets is grey only: the marker is not a colour
+            width, height = app.size
+            styles = [_style_at(app, x, y) for y in range(height) for x in range(width)]
             colours = {
                 c.triplet
-                for row in _rows(app)
-                for s in row
-                if s.style
-                for c in (s.style.color, s.style.bgcolor)
+                for style in styles
+                if style
+                for c in (style.color, style.bgcolor)
                 if c is not None and c.triplet is not None
             }
             assert all(len(set(t)) == 1 for t in colours)
@@ -332,7 +331,7 @@ async def test_the_focused_field_reads_without_colour(
 async def test_fudge_empty_vs_trait_is_unopposed_and_opposed_is_asked_for(tmp_path: Path) -> None:
     path, ids = make_save(tmp_path, "fudge", [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}])
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         screen.selected = ids["Kara"]
         await press(pilot, "o")  # the opposed-roll move: Opposed ticked, Vs trait Fair
@@ -413,7 +412,7 @@ def test_torg_odds_fold_the_tails_and_explain_what_is_not_counted(capsys: pytest
 async def test_torg_preview_shows_the_folded_curve_without_the_tail(tmp_path: Path) -> None:
     path, _ = make_save(tmp_path, "torg-2d10", [{"name": "Quin", "reality_rated": True, "possibilities": 2}])
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)
@@ -430,7 +429,7 @@ async def test_the_preview_refuses_an_ord_spending_possibilities(tmp_path: Path)
         tmp_path, "torg-2d10", [{"name": "Ord"}, {"name": "Quin", "reality_rated": True, "possibilities": 1}]
     )
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         screen.selected = ids["Ord"]
         await press(pilot, "r")

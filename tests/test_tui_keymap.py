@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_tui_main import dialog, main_screen, make_app, make_save, press, saved
+from helpers import dialog, main_screen, make_app, make_save, notifications, press, run, saved, screen_text, settle
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.tui.keymap import binding_ids, load_keymap
@@ -21,7 +21,7 @@ async def test_a_keymap_file_moves_next_turn_to_space(tmp_path: Path) -> None:
     keymap.write_text('"main.next_turn" = "space"\n')
     path, _ = make_save(tmp_path, "4d2", PCS, initiative={"Kara": 12, "Bruno": 8}, start=True)
     app = make_app(path, keymap_file=keymap)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with run(app, size=(80, 24)) as pilot:
         await main_screen(pilot)
         await press(pilot, "n")  # no longer next turn
         assert saved(path).encounter.turn == 0
@@ -34,9 +34,9 @@ async def test_a_bad_keymap_is_reported_and_the_defaults_stay(tmp_path: Path) ->
     keymap.write_text('"main.next_trun" = "space"\n')
     path, _ = make_save(tmp_path, "4d2", PCS, initiative={"Kara": 12, "Bruno": 8}, start=True)
     app = make_app(path, keymap_file=keymap)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with run(app, size=(80, 24)) as pilot:
         await main_screen(pilot)
-        assert any("main.next_trun" in n.message for n in app._notifications)
+        assert any("main.next_trun" in n.message for n in notifications(app))
         await press(pilot, "n")
         assert saved(path).encounter.turn == 1
 
@@ -69,15 +69,15 @@ async def test_a_key_bound_twice_is_reported_once_and_the_defaults_stay(tmp_path
     keymap.write_text('"main.roll" = "n"\n"main.undo" = "ctlr+z"\n"main.filter_log" = "F"\n')
     path, _ = make_save(tmp_path, "4d2", PCS, initiative={"Kara": 12, "Bruno": 8}, start=True)
     app = make_app(path, keymap_file=keymap)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with run(app, size=(80, 24)) as pilot:
         await main_screen(pilot)
-        said = [n.message for n in app._notifications]
+        said = [n.message for n in notifications(app)]
         assert len(said) == 1, said
         assert "'n' is bound twice (main.next_turn and main.roll)" in said[0]
         assert "main.undo: unknown modifier 'ctlr'" in said[0]
         await press(pilot, "n")  # still next turn, and no second report
         assert saved(path).encounter.turn == 1
-        assert len([n for n in app._notifications if n.severity == "error"]) == 1
+        assert len([n for n in notifications(app) if n.severity == "error"]) == 1
         await press(pilot, "F")  # the valid entry of the same file applies
         await dialog(pilot, ChoiceDialog)
         await press(pilot, "escape")
@@ -91,9 +91,9 @@ async def test_an_unknown_key_name_is_reported_and_the_default_stays(tmp_path: P
     keymap.write_text('"main.next_turn" = "spcae"\n')
     path, _ = make_save(tmp_path, "4d2", PCS, initiative={"Kara": 12, "Bruno": 8}, start=True)
     app = make_app(path, keymap_file=keymap)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with run(app, size=(80, 24)) as pilot:
         await main_screen(pilot)
-        said = [n.message for n in app._notifications]
+        said = [n.message for n in notifications(app)]
         assert len(said) == 1 and "unknown key 'spcae'" in said[0]
         await press(pilot, "n")
         assert saved(path).encounter.turn == 1
@@ -106,23 +106,22 @@ async def test_a_missing_keymap_named_by_the_environment_is_reported(
     monkeypatch.setenv("GMDESK_KEYMAP", str(missing))
     path, _ = make_save(tmp_path, "4d2", PCS, initiative={"Kara": 12, "Bruno": 8}, start=True)
     app = make_app(path)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with run(app, size=(80, 24)) as pilot:
         await main_screen(pilot)
-        said = [n.message for n in app._notifications]
+        said = [n.message for n in notifications(app)]
         assert len(said) == 1 and "$GMDESK_KEYMAP" in said[0] and str(missing) in said[0]
         await press(pilot, "n")
         assert saved(path).encounter.turn == 1
 
 
 async def test_the_palette_shows_the_keys_actually_bound(tmp_path: Path) -> None:
-    from test_tui_main import screen_text, settle
     from textual.command import CommandPalette
 
     keymap = tmp_path / "keymap.toml"
     keymap.write_text('"main.roll" = "g"\n"main.opposed" = "O"\n')
     path, _ = make_save(tmp_path, "4d2", PCS, initiative={"Kara": 12, "Bruno": 8}, start=True)
     app = make_app(path, keymap_file=keymap)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with run(app, size=(80, 24)) as pilot:
         await main_screen(pilot)
         for title, key in (("Roll…", "(g)"), ("Opposed roll", "(O)"), ("Next turn", "(n)")):
             await press(pilot, "ctrl+p")

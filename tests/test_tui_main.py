@@ -5,17 +5,31 @@ read-only)."""
 
 from __future__ import annotations
 
-import asyncio
 import random
-import time
 from pathlib import Path
-from typing import Any
 
 import pytest
+from helpers import (
+    LARGE,
+    SMALL,
+    dialog,
+    main_screen,
+    make_app,
+    make_save,
+    notes,
+    odds_ready,
+    palette,
+    press,
+    run,
+    saved,
+    screen_text,
+    settle,
+    until,
+)
 from textual.widgets import Checkbox, Input, OptionList, Select
 
 from gmdesk.core.dice import FixedDice
-from gmdesk.core.session import Session, SessionStore
+from gmdesk.core.session import Session
 from gmdesk.tui.app import GmdeskApp
 from gmdesk.tui.screens.confirm import ChoiceDialog, FormDialog, InputDialog
 from gmdesk.tui.screens.help import HelpScreen
@@ -24,167 +38,7 @@ from gmdesk.tui.screens.roll import RollDetails, RollDialog
 from gmdesk.tui.widgets.character import CharacterPane, CharacterTable
 from gmdesk.tui.widgets.rolllog import RollLog
 
-SMALL = (80, 24)
-LARGE = (120, 40)
-
-
-# ----------------------------------------------------------------------------- helpers
-
-
-@pytest.fixture(autouse=True)
-def quick_odds(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The dialog waits a moment for typing to stop before computing odds; tests type fast."""
-    monkeypatch.setattr(RollDialog, "ODDS_DELAY", 0.01)
-
-
-async def palette(pilot: Any, command: str) -> None:
-    """Run a command of the command palette (ctrl+p, the command's name, Enter)."""
-    from textual.command import CommandPalette
-
-    await press(pilot, "ctrl+p")
-    found = await dialog(pilot, CommandPalette)
-    found.query_one(Input).value = command
-    options = found.query_one("CommandList")
-    for _ in range(400):
-        await pilot.pause(0)
-        if (
-            options.option_count
-            and options.highlighted is not None
-            and str(options.get_option_at_index(options.highlighted).prompt).startswith(command)
-        ):
-            break
-        await asyncio.sleep(0.005)
-    else:
-        raise AssertionError(f"no command {command!r} in the palette")
-    await press(pilot, "enter")
-    await pilot.pause(0.1)  # the palette runs the command after its next refresh
-    await settle(pilot)
-
-
-def make_save(
-    tmp_path: Path,
-    system: str = "4d2",
-    characters: list[dict] | None = None,
-    *,
-    initiative: dict[str, int] | None = None,
-    start: bool = False,
-    name: str = "Table",
-) -> tuple[Path, dict]:
-    """A session file with characters (name → id), optionally in an encounter."""
-    store = SessionStore(tmp_path / "saves")
-    path = store.create(name, system)
-    ids: dict[str, str] = {}
-    with Session.open(path) as s:
-        for spec in characters or []:
-            ids[spec["name"]] = s.apply({"type": "character.add", "character": spec}).data["id"]
-        if initiative:
-            s.apply({"type": "initiative.set", "entries": [{"id": ids[n], "value": v} for n, v in initiative.items()]})
-        if start:
-            s.apply({"type": "turn.next"})
-    return path, ids
-
-
-def saved(path: Path) -> Any:
-    """The session as saved on disk (re-opened read-only)."""
-    with Session.open(path, readonly=True) as s:
-        return s.state
-
-
-def make_app(path: Path, rng: Any = None, **kw: Any) -> GmdeskApp:
-    return GmdeskApp(path.parent, path, rng=rng if rng is not None else random.Random(7), **kw)
-
-
-async def settle(pilot: Any, rounds: int = 2) -> None:
-    """Wait until the session calls and workers are done and the screen has caught up."""
-    app = pilot.app
-    deadline = time.monotonic() + 10
-    quiet = 0
-    while time.monotonic() < deadline:
-        await pilot.pause(0)  # the screen has handled what is queued
-        busy = any(isinstance(s, MainScreen) and s.busy for s in app.screen_stack)
-        running = any(w.is_running and w.group != "odds" for w in app.workers)
-        queued = any(node._message_queue.qsize() for node in (app, *app.screen.walk_children(with_self=True)))
-        if busy or running or queued:
-            quiet = 0
-            await asyncio.sleep(0.005)
-            continue
-        quiet += 1
-        if quiet >= rounds:
-            return
-    raise AssertionError("the app did not settle")
-
-
-async def press(pilot: Any, *keys: str) -> None:
-    """Press keys like a GM and wait until gmdesk has handled each one (its session
-    calls included). Like ``Pilot.press``, without its fixed idle sleeps per key."""
-    import unicodedata
-
-    from textual import events
-    from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
-
-    app = pilot.app
-    for key in keys:
-        if len(key) == 1 and not key.isalnum():
-            key = _character_to_key(key)
-        original = REPLACED_KEYS.get(key, key)
-        try:
-            char = unicodedata.lookup(_get_unicode_name_from_key(original))
-        except KeyError:
-            char = key if len(key) == 1 else None
-        event = events.Key(key, char)
-        event.set_sender(app)
-        app._driver.send_message(event)
-        await settle(pilot)
-
-
-async def main_screen(pilot: Any) -> MainScreen:
-    await settle(pilot)
-    for _ in range(500):
-        if isinstance(pilot.app.screen, MainScreen):
-            await settle(pilot)
-            return pilot.app.screen
-        await pilot.pause(0.01)
-    raise AssertionError(f"no main screen: {pilot.app.screen_stack}")
-
-
-async def dialog(pilot: Any, kind: type) -> Any:
-    for _ in range(500):
-        await pilot.pause(0)
-        if isinstance(pilot.app.screen, kind):
-            await pilot.pause(0)
-            return pilot.app.screen
-        await asyncio.sleep(0.005)
-    raise AssertionError(f"no {kind.__name__}: {pilot.app.screen_stack}")
-
-
-async def odds_ready(pilot: Any, dlg: RollDialog) -> Any:
-    """The odds the dialog shows for what its form holds now (or None with an error)."""
-    from gmdesk.core.dice import freeze, thaw
-    from gmdesk.core.errors import GmdeskError
-    from gmdesk.core.systems import get_system
-
-    for _ in range(1000):
-        await pilot.pause(0)
-        try:
-            wanted = thaw(freeze(get_system(dlg.system).params_to_json(dlg.build_params())))
-        except GmdeskError as e:
-            if dlg.last_error and "still loading" not in str(e):
-                return None
-        else:
-            odds = dlg.last_odds
-            if odds is not None and odds.system == dlg.system and thaw(odds.params) == wanted:
-                return odds
-        await asyncio.sleep(0.005)
-    raise AssertionError(f"no odds: {dlg.last_error}")
-
-
-def screen_text(app: Any) -> str:
-    """What the terminal shows, as plain text."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-
-
-def notes(app: Any) -> list[str]:
-    return [str(n.message) for n in app._notifications]
+pytestmark = pytest.mark.usefixtures("quick_odds")
 
 
 # ------------------------------------------------------------------------------- tests
@@ -194,7 +48,7 @@ async def test_add_characters_and_roll_initiative(tmp_path: Path) -> None:
     path, _ = make_save(tmp_path)
     # 4d2 initiative: two pairs of 2d6 per character (Kara: 6 5 − 1 1 = +9, Bruno: 3 3 − 4 4 = −2)
     app = make_app(path, rng=FixedDice([6, 5, 1, 1, 3, 3, 4, 4]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         assert "No character selected" in screen_text(app)
         for name, side in (("Kara", "PC"), ("Bruno", "NPC")):
@@ -229,7 +83,7 @@ async def test_add_characters_and_roll_initiative(tmp_path: Path) -> None:
 async def test_new_character_refuses_an_empty_name(tmp_path: Path) -> None:
     path, _ = make_save(tmp_path)
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "c")
         form = await dialog(pilot, FormDialog)
@@ -261,7 +115,7 @@ async def test_turns_resume_where_play_stopped(tmp_path: Path) -> None:
     assert (state.encounter.round, state.encounter.turn) == (1, 1)
 
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         text = screen_text(app)
         assert "Round 1 · ▶ Bruno's turn" in text
@@ -283,7 +137,7 @@ async def test_resume_shows_the_log_at_its_end(tmp_path: Path) -> None:
             s.roll("4d2", four_d_two.Params(), actor=ids["Kara"], rng=rng)
         last = s.state.rolls[-1].seq
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         log = screen.rolllog
         assert log.count == 60
@@ -297,7 +151,7 @@ async def test_undo_and_redo_say_what_they_did(tmp_path: Path) -> None:
         tmp_path, characters=[{"name": "Kara"}, {"name": "Bruno"}], initiative={"Kara": 5, "Bruno": 3}, start=True
     )
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "n")
         await settle(pilot)
@@ -324,7 +178,7 @@ async def test_inline_edit_is_validated(tmp_path: Path) -> None:
         tmp_path, "torg-2d10", [{"name": "Kara", "reality_rated": True, "possibilities": 3, "vitality": 10}]
     )
     app = make_app(path)
-    async with app.run_test(size=LARGE) as pilot:
+    async with run(app, size=LARGE) as pilot:
         screen = await main_screen(pilot)
         pane = screen.character
         table = pane.query_one(CharacterTable)
@@ -365,7 +219,7 @@ async def test_inline_edit_is_validated(tmp_path: Path) -> None:
 async def test_sources_and_conditions_from_the_character_pane(tmp_path: Path) -> None:
     path, ids = make_save(tmp_path, "4d6", [{"name": "Kara"}])
     app = make_app(path)
-    async with app.run_test(size=LARGE) as pilot:
+    async with run(app, size=LARGE) as pilot:
         screen = await main_screen(pilot)
         pane = screen.character
         table = pane.query_one(CharacterTable)
@@ -406,7 +260,7 @@ async def test_roll_dialog_validates_and_previews_odds(tmp_path: Path) -> None:
         s.apply({"type": "source.add", "id": ids["Kara"], "kind": "shift", "name": "Pistol", "value": 2})
     # 4d2: positive 5 4, negative 3 2 → Number +4, shift +2 → Outcome +6
     app = make_app(path, rng=FixedDice([5, 4, 3, 2]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)
@@ -447,7 +301,7 @@ async def test_roll_dialog_any_system(tmp_path: Path) -> None:
     gives valid parameters and odds."""
     path, ids = make_save(tmp_path, "4d6", [{"name": "Kara"}])
     app = make_app(path, rng=random.Random(1))
-    async with app.run_test(size=LARGE) as pilot:
+    async with run(app, size=LARGE) as pilot:
         await main_screen(pilot)
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)
@@ -480,7 +334,7 @@ async def test_log_breakdown_copy_and_filter(tmp_path: Path) -> None:
     app = make_app(path)
     copied: list[str] = []
     app.copy_to_clipboard = copied.append  # type: ignore[method-assign]
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         log = screen.rolllog
         log.focus()
@@ -536,7 +390,7 @@ async def test_roll_log_is_lazy_with_thousands_of_rolls(tmp_path: Path) -> None:
     log.append_many(docs)
     log.close()
     app = make_app(path, rng=FixedDice([6, 6, 1, 1]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         rolllog = screen.rolllog
         assert rolllog.count == 5000
@@ -548,17 +402,14 @@ async def test_roll_log_is_lazy_with_thousands_of_rolls(tmp_path: Path) -> None:
             return original(y)
 
         rolllog.render_line = spy  # type: ignore[method-assign]
-        rolllog._line_cache.clear()
         rolllog.refresh()
         await pilot.pause()
         assert 0 < len(rendered) <= rolllog.size.height * 2
         view_before = rolllog._view
-        started = time.perf_counter()
         await press(pilot, "r")
         await dialog(pilot, RollDialog)
         await press(pilot, "enter")
         await settle(pilot)
-        assert time.perf_counter() - started < 5
         assert rolllog.count == 5001 and rolllog._view is view_before  # extended, not rebuilt
         assert rolllog.visible_lines()[-1].startswith("#5002 Kara: 4d2 +10 Immaculate Success")
 
@@ -566,7 +417,7 @@ async def test_roll_log_is_lazy_with_thousands_of_rolls(tmp_path: Path) -> None:
 async def test_help_and_command_palette(tmp_path: Path) -> None:
     path, _ = make_save(tmp_path, "torg-2d10", [{"name": "Kara"}])
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         await press(pilot, "question_mark")
         help_screen = await dialog(pilot, HelpScreen)
@@ -608,7 +459,7 @@ async def test_keys_can_be_remapped_by_binding_id(tmp_path: Path) -> None:
         tmp_path, characters=[{"name": "Kara"}, {"name": "Bruno"}], initiative={"Kara": 5, "Bruno": 3}, start=True
     )
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         app.set_keymap({"main.next_turn": "j"})
         await press(pilot, "j")
@@ -623,7 +474,7 @@ async def test_readonly_app_changes_nothing(tmp_path: Path) -> None:
     )
     before = path.read_bytes()
     app = make_app(path, readonly=True)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         assert "READ-ONLY" in screen_text(app)
         await press(pilot, "n")
@@ -637,9 +488,8 @@ async def test_a_locked_save_is_refused_with_who_holds_it(tmp_path: Path) -> Non
     holder = Session.open(path)
     try:
         app = make_app(path)
-        async with app.run_test(size=SMALL) as pilot:
-            await settle(pilot)
-            await pilot.pause(0.3)
+        async with run(app, size=SMALL) as pilot:
+            await until(pilot, lambda: any("pid" in n for n in notes(app)))
             message = " ".join(notes(app))
             assert "pid" in message and str(__import__("os").getpid()) in message
             assert not isinstance(app.screen, MainScreen)
@@ -650,10 +500,8 @@ async def test_a_locked_save_is_refused_with_who_holds_it(tmp_path: Path) -> Non
 async def test_terminal_too_small_notice(tmp_path: Path) -> None:
     path, _ = make_save(tmp_path, characters=[{"name": "Kara"}])
     app = make_app(path)
-    async with app.run_test(size=(50, 14)) as pilot:
-        await settle(pilot)
-        await pilot.pause(0.2)
-        assert "Terminal too small" in screen_text(app)
+    async with run(app, size=(50, 14)) as pilot:
+        await until(pilot, lambda: "Terminal too small" in screen_text(app))
 
 
 async def test_picker_opens_a_session_and_back(tmp_path: Path) -> None:
@@ -661,13 +509,9 @@ async def test_picker_opens_a_session_and_back(tmp_path: Path) -> None:
 
     path, ids = make_save(tmp_path, characters=[{"name": "Kara"}], initiative={"Kara": 3}, start=True)
     app = GmdeskApp(path.parent, rng=random.Random(1))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         picker = await dialog(pilot, PickerScreen)
-        for _ in range(200):
-            await pilot.pause()
-            if picker.loaded:
-                break
-            await asyncio.sleep(0.01)
+        await until(pilot, lambda: picker.loaded)
         await press(pilot, "enter")
         screen = await main_screen(pilot)
         assert screen.session.path == path
@@ -692,7 +536,7 @@ async def test_encounter_order_edits(tmp_path: Path) -> None:
         state = saved(path)
         return [f"{state.characters[c.char_id].name} {c.initiative}" for c in state.encounter.order]
 
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         assert "Not started" in screen_text(app)
         await press(pilot, "down", "down")  # Cid, listed after the combatants
@@ -743,7 +587,7 @@ async def test_sheet_values_and_uses_from_the_character_pane(tmp_path: Path) -> 
     sheet = "Kara\nDescriptor        Default  Current\nFitness           +1       +1\nKnife (2)\n"
     path, ids = make_save(tmp_path, "1d6x4", [{"name": "Kara", "sheet": sheet}])
     app = make_app(path)
-    async with app.run_test(size=LARGE) as pilot:
+    async with run(app, size=LARGE) as pilot:
         screen = await main_screen(pilot)
         pane = screen.character
         table = pane.query_one(CharacterTable)
@@ -786,7 +630,7 @@ async def test_log_hides_the_gm_secret_target_number(tmp_path: Path) -> None:
             yield RollLog(hide_secrets=True, id="players")
 
     app = Both()
-    async with app.run_test(size=(100, 12)) as pilot:
+    async with run(app, size=(100, 12)) as pilot:
         gm, players = app.query_one("#gm", RollLog), app.query_one("#players", RollLog)
         gm.set_state(state)
         players.set_state(state)

@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
+from helpers import files_of, run, screen_text, until
 
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.tui.app import GmdeskApp
@@ -29,21 +30,6 @@ SIZE = (80, 24)
 # ---------------------------------------------------------------------------
 
 
-def screen_text(app) -> str:
-    """The characters on the terminal right now (the top screen over the ones below)."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-
-
-async def until(pilot, predicate, timeout: float = 5.0) -> None:
-    """Let the app (and its workers) run until ``predicate()`` holds."""
-    loop_time = 0.0
-    while not predicate():
-        await pilot.pause(0.02)
-        loop_time += 0.02
-        if loop_time > timeout:
-            raise AssertionError(f"timed out waiting; screen:\n{screen_text(pilot.app)}")
-
-
 def picker(app) -> PickerScreen:
     for screen in reversed(app.screen_stack):
         if isinstance(screen, PickerScreen):
@@ -54,10 +40,6 @@ def picker(app) -> PickerScreen:
 async def loaded_picker(pilot) -> PickerScreen:
     await until(pilot, lambda: any(isinstance(s, PickerScreen) and s.loaded for s in pilot.app.screen_stack))
     return picker(pilot.app)
-
-
-def snapshot_files(directory: Path) -> dict[str, tuple[bytes, int]]:
-    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(directory.iterdir()) if p.is_file()}
 
 
 def make_played_session(store: SessionStore, name: str, system: str = "4d2", rolls: int = 3) -> Path:
@@ -97,7 +79,7 @@ def app_for(dirs) -> GmdeskApp:
 
 async def test_lists_sessions_and_a_damaged_file_with_its_error(dirs):
     app = app_for(dirs)
-    async with app.run_test(size=SIZE) as pilot:
+    async with run(app, size=SIZE) as pilot:
         pk = await loaded_picker(pilot)
         text = screen_text(app)
         lines = text.splitlines()
@@ -128,9 +110,9 @@ async def test_a_damaged_session_is_checked_and_repaired_beside_itself(dirs):
     s._log._storage.abandon()
     journal = sidecar_paths(dirs["docks"])["journal"]
     journal.write_bytes(journal.read_bytes().replace(b'"text":"damaged"', b'"text":"dam4ged"'))
-    before = snapshot_files(dirs["saves"])
+    before = files_of(dirs["saves"])
     app = app_for(dirs)
-    async with app.run_test(size=SIZE) as pilot:
+    async with run(app, size=SIZE) as pilot:
         pk = await loaded_picker(pilot)
         assert "2 damaged" in screen_text(app)
         table = pk.query_one("DataTable")
@@ -147,7 +129,7 @@ async def test_a_damaged_session_is_checked_and_repaired_beside_itself(dirs):
     with Session.open(repaired, readonly=True) as s:
         texts = [e.data.get("text") for e in s.events if e.type == "note"]
         assert texts == ["kept"] and len(s.state.rolls) == 3
-    after = snapshot_files(dirs["saves"])
+    after = files_of(dirs["saves"])
     assert {k: v for k, v in after.items() if k in before and not k.endswith(".lock")} == {
         k: v for k, v in before.items() if not k.endswith(".lock")
     }  # the damaged files are unchanged
@@ -156,7 +138,7 @@ async def test_a_damaged_session_is_checked_and_repaired_beside_itself(dirs):
 async def test_most_recently_played_first_and_empty_directory_hint(tmp_path):
     store = SessionStore(tmp_path / "saves")
     app = GmdeskApp(tmp_path / "saves", examples_dir=tmp_path / "none")
-    async with app.run_test(size=SIZE) as pilot:
+    async with run(app, size=SIZE) as pilot:
         await loaded_picker(pilot)
         assert "No sessions yet" in screen_text(app)
     a = store.create("Older", "4d2")
@@ -168,7 +150,7 @@ async def test_most_recently_played_first_and_empty_directory_hint(tmp_path):
     with EventLog.open(b) as log:  # make "Newer" the last played, whatever the clock did
         log.set_header(last_played="2999-01-01T00:00:00+00:00")
     app = GmdeskApp(tmp_path / "saves", examples_dir=tmp_path / "none")
-    async with app.run_test(size=SIZE) as pilot:
+    async with run(app, size=SIZE) as pilot:
         pk = await loaded_picker(pilot)
         assert [s.name for s in pk.summaries] == ["Newer", "Older"]
 
@@ -180,7 +162,7 @@ async def test_most_recently_played_first_and_empty_directory_hint(tmp_path):
 
 async def test_create_a_session_with_name_and_system_and_land_on_the_main_screen(dirs):
     app = app_for(dirs)
-    async with app.run_test(size=SIZE) as pilot:
+    async with run(app, size=SIZE) as pilot:
         await loaded_picker(pilot)
         await pilot.press("n")
         await until(pilot, lambda: isinstance(app.screen, NewSessionDialog))
@@ -198,7 +180,7 @@ async def test_create_a_session_with_name_and_system_and_land_on_the_main_screen
 
 async def test_new_session_name_is_checked_inline(dirs):
     app = app_for(dirs)
-    async with app.run_test(size=SIZE) as pilot:
+    async with run(app, size=SIZE) as pilot:
         await loaded_picker(pilot)
         await pilot.press("n")
         await until(pilot, lambda: isinstance(app.screen, NewSessionDialog))
@@ -252,7 +234,7 @@ def test_last_played_format_and_examples_package():
 async def test_duplicate_a_session(dirs):
     before = dirs["docks"].read_bytes()
     app = app_for(dirs)
-    async with app.run_test(size=SIZE) as pilot:
+    async with run(app, size=SIZE) as pilot:
         pk = await loaded_picker(pilot)
         assert pk.selected_summary().name == "Night at the docks"
         await pilot.press("c")
@@ -273,7 +255,7 @@ async def test_duplicate_a_session(dirs):
 
 async def test_delete_asks_first(dirs):
     app = app_for(dirs)
-    async with app.run_test(size=SIZE) as pilot:
+    async with run(app, size=SIZE) as pilot:
         pk = await loaded_picker(pilot)
         table = pk.query_one("DataTable")
         table.move_cursor(row=1)  # Torg test
@@ -300,9 +282,9 @@ async def test_delete_asks_first(dirs):
 
 
 async def test_new_from_example_copies_it_and_leaves_the_example_untouched(dirs):
-    before = snapshot_files(dirs["examples"])
+    before = files_of(dirs["examples"])
     app = app_for(dirs)
-    async with app.run_test(size=SIZE) as pilot:
+    async with run(app, size=SIZE) as pilot:
         await loaded_picker(pilot)
         await pilot.press("e")
         await until(pilot, lambda: isinstance(app.screen, ExampleDialog))
@@ -315,7 +297,7 @@ async def test_new_from_example_copies_it_and_leaves_the_example_untouched(dirs)
                 isinstance(app.screen, MainScreen) and "My docks" in screen_text(app) and "Kara" in screen_text(app)
             ),
         )
-    assert snapshot_files(dirs["examples"]) == before  # bytes and mtimes: never written
+    assert files_of(dirs["examples"]) == before  # bytes and mtimes: never written
     with Session.open(dirs["store"].path_for("My docks"), readonly=True) as s:
         assert s.state.info.name == "My docks"
         assert len(s.state.rolls) == 2
@@ -331,7 +313,7 @@ async def test_a_save_open_elsewhere_is_refused_with_who_holds_it(dirs):
     holder = Session.open(dirs["docks"])  # another gmdesk (here: this process) is writing it
     try:
         app = app_for(dirs)
-        async with app.run_test(size=SIZE) as pilot:
+        async with run(app, size=SIZE) as pilot:
             pk = await loaded_picker(pilot)
             await pilot.press("enter")
             await until(pilot, lambda: "is open in gmdesk" in pk.status_text)
@@ -376,9 +358,10 @@ class FixedStore:
         raise AssertionError("not used")
 
 
-def test_picker_snapshot(snap_compare, tmp_path):
+def test_picker_snapshot(snap_compare, tmp_path, monkeypatch):
+    fixed = FixedStore()
+    monkeypatch.setattr(GmdeskApp, "store", property(lambda self: fixed))  # the listing the picker is given
     app = GmdeskApp(tmp_path, examples_dir=tmp_path / "no-examples")
-    app._store = FixedStore()  # the listing the picker is given
 
     async def ready(pilot) -> None:
         await loaded_picker(pilot)
@@ -390,7 +373,7 @@ async def test_a_first_run_offers_the_examples_and_one_enter_opens_a_living_tabl
     from gmdesk.tui.screens.picker import ExampleDialog
 
     app = GmdeskApp(tmp_path / "fresh", examples_dir=dirs["examples"], rng=random.Random(7))
-    async with app.run_test(size=SIZE) as pilot:
+    async with run(app, size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, ExampleDialog))
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, MainScreen))

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import random
 import re
-import time
 from pathlib import Path
+
+from helpers import files_of, run, screen_text, until
 
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session, SessionStore
@@ -14,24 +15,6 @@ from gmdesk.tui.screens.player import PlayerApp, PlayerRollDetails, PlayerScreen
 
 SIZE = (80, 24)
 CLOCK = "21:00:00"
-
-
-def screen_text(app) -> str:
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-
-
-async def until(pilot, predicate, timeout: float = 5.0) -> float:
-    """Run the app until ``predicate()``; returns the seconds it took."""
-    start = time.monotonic()
-    while not predicate():
-        if time.monotonic() - start > timeout:
-            raise AssertionError(f"timed out after {timeout}s; screen:\n{screen_text(pilot.app)}")
-        await pilot.pause(0.02)
-    return time.monotonic() - start
-
-
-def files_of(directory: Path) -> dict[str, tuple[bytes, int]]:
-    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(directory.iterdir()) if p.is_file()}
 
 
 def make_docks(saves: Path) -> Path:
@@ -64,7 +47,7 @@ async def shown(pilot) -> PlayerScreen:
 async def test_shows_initiative_public_character_state_and_rolls(tmp_path):
     path = make_docks(tmp_path)
     app = PlayerApp(path, clock=lambda: CLOCK)
-    async with app.run_test(size=SIZE) as pilot:
+    async with run(app, size=SIZE) as pilot:
         await shown(pilot)
         text = screen_text(app)
     lines = text.splitlines()
@@ -86,28 +69,35 @@ async def test_follows_a_writers_new_roll_within_a_second_and_never_writes(tmp_p
     path = make_docks(tmp_path)
     before = files_of(tmp_path)
     app = PlayerApp(path, clock=lambda: CLOCK)
-    async with app.run_test(size=SIZE) as pilot:
+    async with run(app, size=SIZE) as pilot:
         await shown(pilot)
-        await pilot.pause(1.0)  # a few looks at the save with nothing new
+        looks = app.looks
+        await until(pilot, lambda: app.looks >= looks + 2)  # a few looks at the save with nothing new
         assert files_of(tmp_path) == before  # the view wrote nothing, took no lock
         writer = Session.open(path)  # the GM's gmdesk: the view holds no lock, so this works
         try:
             writer.apply({"type": "turn.next"})
             writer.roll("4d2", {}, actor="c2", target="c1", combat=True, rng=random.Random(11))
-            took = await until(pilot, lambda: "#11 R1 Bruno → Kara" in screen_text(app), timeout=1.0)
-            assert took < 1.0
+            looks = app.looks
+            await until(pilot, lambda: "#11 R1 Bruno → Kara" in screen_text(app))
+            assert app.looks <= looks + 3  # by the next look or so (every 0.4 s): within a second
             assert "▶ Bruno" in screen_text(app).splitlines()[0]
+            looks = app.looks
             writer.undo()  # the GM takes it back: the view drops it too
-            await until(pilot, lambda: "#11 R1 Bruno" not in screen_text(app), timeout=1.0)
+            await until(pilot, lambda: "#11 R1 Bruno" not in screen_text(app))
+            assert app.looks <= looks + 3
         finally:
             writer.close()
         # the GM's gmdesk closed (its log compacted into the save) and opens again
         with Session.open(path) as again:
             again.roll("4d2", {}, actor="c1", target="c2", rng=random.Random(12))
             seq = again.events[-1].seq
-        await until(pilot, lambda: f"#{seq} R1 Kara → Bruno" in screen_text(app), timeout=1.0)
+        looks = app.looks
+        await until(pilot, lambda: f"#{seq} R1 Kara → Bruno" in screen_text(app))
+        assert app.looks <= looks + 3
         after_writer = files_of(tmp_path)
-        await pilot.pause(0.6)
+        looks = app.looks
+        await until(pilot, lambda: app.looks >= looks + 2)  # more looks with nothing new
         assert files_of(tmp_path) == after_writer
         await pilot.press("q")
     assert files_of(tmp_path) == after_writer
@@ -119,7 +109,7 @@ async def test_the_1d6x4_target_number_never_reaches_the_players(tmp_path):
         s.apply({"type": "character.add", "character": {"name": "Pip", "side": "PC", "vitality": 4}})
         s.roll("1d6x4", {"bonus": 3, "target": 23, "test": "Precision"}, actor="c1", rng=FixedDice([6, 6, 5, 4]))
     app = PlayerApp(path, clock=lambda: CLOCK, poll_interval=0.1)
-    async with app.run_test(size=SIZE) as pilot:
+    async with run(app, size=SIZE) as pilot:
         await shown(pilot)
         text = screen_text(app)
         assert "Pip" in text and "1d6x4" in text
@@ -166,7 +156,7 @@ async def test_an_unreadable_save_is_reported_and_retried(tmp_path):
     path = tmp_path / "broken.gmdesk"
     path.write_text("{not json", encoding="utf-8")
     app = PlayerApp(path, clock=lambda: CLOCK, poll_interval=0.1)
-    async with app.run_test(size=SIZE) as pilot:
+    async with run(app, size=SIZE) as pilot:
         await until(pilot, lambda: "cannot read broken.gmdesk" in screen_text(app))
         assert "retrying" in screen_text(app)
         assert isinstance(app.screen, PlayerScreen)
@@ -197,7 +187,7 @@ async def test_narrow_layout_is_readable_at_40_columns(tmp_path):
 
     path = make_docks(tmp_path)
     app = PlayerApp(path, clock=lambda: CLOCK)
-    async with app.run_test(size=(40, 30)) as pilot:
+    async with run(app, size=(40, 30)) as pilot:
         screen = await shown(pilot)
         await pilot.pause()
         text = screen_text(app)
@@ -222,7 +212,7 @@ async def test_narrow_layout_is_readable_at_40_columns(tmp_path):
 async def test_the_layout_follows_the_width(tmp_path):
     path = make_docks(tmp_path)
     app = PlayerApp(path, clock=lambda: CLOCK)
-    async with app.run_test(size=SIZE) as pilot:
+    async with run(app, size=SIZE) as pilot:
         screen = await shown(pilot)
         assert screen.has_class("-wide") and "Last rolls" not in screen_text(app)
         await pilot.resize_terminal(44, 24)
@@ -239,10 +229,10 @@ async def test_an_idle_table_costs_the_ui_nothing(tmp_path, monkeypatch):
     no message, no repaint (ten served viewers stay under 2 % of a core)."""
     path = make_docks(tmp_path)
     app = PlayerApp(path, clock=lambda: CLOCK, poll_interval=0.02)
-    applied = []
-    original = PlayerApp._apply
-    monkeypatch.setattr(PlayerApp, "_apply", lambda self, *a: (applied.append(a), original(self, *a)))
-    async with app.run_test(size=SIZE) as pilot:
+    applied = []  # what the follower hands to the UI thread
+    original = app.call_from_thread
+    monkeypatch.setattr(app, "call_from_thread", lambda *a, **kw: (applied.append(a), original(*a, **kw))[1])
+    async with run(app, size=SIZE) as pilot:
         await shown(pilot)
         looks = app.looks
         await until(pilot, lambda: app.looks >= looks + 10)

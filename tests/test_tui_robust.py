@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import TIMEOUT, run, screen_text, until, wait_until
 
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.core.session.lock import LockedError
@@ -83,7 +84,7 @@ class Pty:
     def text(self) -> str:
         return ANSI.sub("", self.raw)
 
-    def wait_for(self, needle: str, timeout: float = 15.0) -> float:
+    def wait_for(self, needle: str, timeout: float = TIMEOUT) -> None:
         start = time.monotonic()
         while needle not in self.text:
             if self.proc.poll() is not None:
@@ -91,7 +92,6 @@ class Pty:
             if time.monotonic() - start > timeout:
                 raise AssertionError(f"{needle!r} not shown after {timeout}s:\n{self.text[-2000:]}")
             time.sleep(0.02)
-        return time.monotonic() - start
 
     def type(self, keys: str) -> None:
         os.write(self.master, keys.encode())
@@ -187,9 +187,7 @@ def test_signals_and_a_hangup_close_cleanly_saved_and_unlocked(tmp_path):
             assert f'"pid": {term.proc.pid}' in lock_text(paths[how])
             assert state_of(paths[how]).encounter.round == 1
             term.type("n")  # next turn: Kara's ends; Bruno is dead, so round 2 starts with Kara
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and any(state_of(p).encounter.round != 2 for p in paths.values()):
-            time.sleep(0.05)
+        wait_until(lambda: all(state_of(p).encounter.round == 2 for p in paths.values()), what="round 2 saved")
         for how, term in terms.items():
             if how == "hangup":
                 term.hang_up()
@@ -229,7 +227,7 @@ def test_player_view_keeps_following_with_no_input_and_an_idle_cpu(saves):
         with Session.open(path) as writer:  # it takes no lock
             writer.apply({"type": "turn.next"})
             writer.roll("4d2", {}, actor="c1", rng=random.Random(8))  # Bruno is Dead: no target
-        term.wait_for("#8 R2", timeout=3)
+        term.wait_for("#8 R2")
         time.sleep(max(0.0, 1.5 - (time.monotonic() - start)))
         used = term.cpu_seconds() - start_cpu
         assert term.proc.poll() is None
@@ -275,18 +273,6 @@ def test_readable_without_colour(tmp_path):
 # ---------------------------------------------------------------------------
 
 
-def screen_text(app) -> str:
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
-
-
-async def until(pilot, predicate, timeout: float = 5.0) -> None:
-    start = time.monotonic()
-    while not predicate():
-        if time.monotonic() - start > timeout:
-            raise AssertionError(f"timed out; screen:\n{screen_text(pilot.app)}")
-        await pilot.pause(0.02)
-
-
 async def test_too_small_notice_comes_and_goes(saves):
     from gmdesk.tui.app import GmdeskApp
     from gmdesk.tui.screens.main import MainScreen
@@ -294,7 +280,7 @@ async def test_too_small_notice_comes_and_goes(saves):
 
     saves_dir, path = saves
     app = GmdeskApp(saves_dir, path)
-    async with app.run_test(size=(50, 15)) as pilot:
+    async with run(app, size=(50, 15)) as pilot:
         await until(
             pilot,
             lambda: (
@@ -323,7 +309,7 @@ async def test_player_view_too_small(saves):
 
     saves_dir, path = saves
     app = PlayerApp(path)
-    async with app.run_test(size=(40, 10)) as pilot:
+    async with run(app, size=(40, 10)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, TooSmallScreen))
         await pilot.resize_terminal(80, 24)
         await until(pilot, lambda: "Bruno" in screen_text(app))

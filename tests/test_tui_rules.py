@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
+import pytest
+from helpers import (
     SMALL,
+    choices,
     dialog,
     main_screen,
     make_app,
@@ -14,7 +16,7 @@ from test_tui_main import (  # noqa: F401 (quick_odds is an autouse fixture)
     notes,
     palette,
     press,
-    quick_odds,
+    run,
     saved,
     screen_text,
     settle,
@@ -27,6 +29,8 @@ from gmdesk.core.systems import get_system
 from gmdesk.tui.screens.confirm import ChoiceDialog, FormDialog
 from gmdesk.tui.screens.roll import RollDialog
 
+pytestmark = pytest.mark.usefixtures("quick_odds")
+
 TORG = get_system("torg-2d10")
 
 
@@ -37,14 +41,14 @@ async def test_4d6_roll_dialog_prefills_dc_16_and_sends_progress_to_the_chosen_c
         s.apply({"type": "clock.add", "name": "Reach the vault", "segments": 4})
     # 3 5 2 4 + 3 = 17 against the Standard DC: Full Success, Standard effect, 1 segment
     app = make_app(path, rng=FixedDice([3, 5, 2, 4]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)
         assert dlg.query_one("#p-dc", Input).value == "16"
         clock = dlg.query_one("#p-clock", Select)
         assert clock.value == ""  # none by default
-        assert [str(o[0]) for o in clock._options] == ["— none —", "Suspicion", "Reach the vault"]
+        assert choices(clock) == ["— none —", "Suspicion", "Reach the vault"]
         dlg.query_one("#p-bonus", Input).value = "3"
         clock.value = "Reach the vault"
         await pilot.pause()
@@ -60,7 +64,7 @@ async def test_4d6_roll_dialog_prefills_dc_16_and_sends_progress_to_the_chosen_c
 async def test_4d6_contest_in_the_dialog_drops_the_dc(tmp_path: Path) -> None:
     path, ids = make_save(tmp_path, "4d6", [{"name": "Renna"}], initiative={"Renna": 12}, start=True)
     app = make_app(path, rng=FixedDice([1, 1, 1, 1, 2, 2, 2, 2]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)
@@ -80,7 +84,7 @@ async def test_tick_dialog_offers_the_last_rolls_progress(tmp_path: Path) -> Non
         s.apply({"type": "clock.add", "name": "Suspicion", "segments": 6})
     # 6 6 5 4 + 0 = 21: Critical Success at Standard effect → Great: 2 segments (4 halves)
     app = make_app(path, rng=FixedDice([6, 6, 5, 4]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "r")
         await dialog(pilot, RollDialog)
@@ -115,7 +119,7 @@ async def test_buyoff_defaults_to_the_damage_just_taken(tmp_path: Path) -> None:
         first, latest = [w.text for w in s.state.characters[kara].wounds]
         first_seq = s.state.characters[kara].wounds[0].roll_seq
     app = make_app(path)
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         assert screen.selected == kara
         await palette(pilot, "Buy off damage")
@@ -143,7 +147,7 @@ Magic Ability     +2 (5)
 async def test_1d6x4_dialog_fails_a_missing_item_and_spends_a_named_use(tmp_path: Path) -> None:
     path, ids = make_save(tmp_path, "1d6x4", [{"name": "Pip", "sheet": PIP}], initiative={"Pip": 12}, start=True)
     app = make_app(path, rng=FixedDice([4]))
-    async with app.run_test(size=SMALL) as pilot:
+    async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)

@@ -11,11 +11,13 @@ import random
 from pathlib import Path
 
 import pytest
-from test_tui_main import dialog, main_screen, make_app, make_save, odds_ready, press, quick_odds  # noqa: F401
+from helpers import dialog, main_screen, make_app, make_save, odds_ready, press
 
 from gmdesk.core.session import Session
 from gmdesk.core.systems import four_d_two, torg_2d10
 from gmdesk.tui.screens.roll import RollDialog
+
+pytestmark = pytest.mark.usefixtures("quick_odds")
 
 
 def fight_4d2(tmp_path: Path) -> Path:
