@@ -33,6 +33,7 @@ SAMPLED = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("system,opts", SAMPLED, ids=[f"{s} {' '.join(o)}" for s, o in SAMPLED])
 def test_seeded_rolls_match_exact_odds(system, opts):
     n = 20000

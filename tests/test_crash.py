@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from gmdesk.core.session.storage import EventLog, session_files
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -57,6 +59,7 @@ def _run_and_kill(path: Path, seed: int, delay: float) -> tuple[int, list[str]]:
     return before, out.decode().splitlines()
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_loses_nothing_acknowledged(tmp_path):
     rng = random.Random(20261121)
     path = tmp_path / "crash-0.gmdesk"

@@ -15,10 +15,10 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
+from helpers import files_of, wait_until
 
 # textual-serve (and aiohttp with it) is a dependency since `gmdesk serve`; a virtualenv
 # made before it was added says so here instead of failing to collect.
@@ -73,16 +73,6 @@ def children(pid: int) -> list[int]:
             if stat is not None and int(stat[1]) == pid and stat[0] != "Z":
                 out.append(int(entry))
     return out
-
-
-def wait_until(predicate, timeout: float = 15.0, step: float = 0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(step)
-    raise AssertionError(f"condition not met within {timeout}s")
 
 
 class Served:
@@ -289,7 +279,9 @@ def test_qr_code_encodes_the_url():
 # ---------------------------------------------------------------------------
 
 
-async def test_a_viewer_sees_a_roll_appended_through_the_cli_within_two_seconds(serve, tmp_path):
+async def test_a_viewer_sees_a_roll_appended_through_the_cli(serve, tmp_path):
+    """The served player view follows the save by itself (how fast, p95 ≤ 1 s:
+    ``benchmarks/bench_serve.py``)."""
     served = serve()
     path = tmp_path / "Festival Infiltration.gmdesk"
     async with aiohttp.ClientSession() as http:
@@ -318,8 +310,7 @@ async def test_a_viewer_sees_a_roll_appended_through_the_cli_within_two_seconds(
         assert done.returncode == 0, done.stderr
         seq = last_roll_seq(path)
         assert seq > before
-        took = await viewer.read_until(lambda t: f"#{seq} R2 Renna: 4d6" in t, timeout=2.0)
-        assert took <= 2.0
+        await viewer.read_until(lambda t: f"#{seq} R2 Renna: 4d6" in t)
     assert "Renna" in viewer.text and "PLAYER VIEW" in viewer.text
 
 
@@ -360,10 +351,6 @@ async def test_no_gm_secret_reaches_the_browser(serve, tmp_path):
     assert "vs target 13" in entry_line(entry, names)  # what the GM's desk shows
     assert "vs target" not in viewer.text and "target 13" not in viewer.text
     assert entry_line(entry, names, hide_secrets=True) in viewer.text  # the players' line, whole
-
-
-def files_of(directory: Path) -> dict[str, tuple[bytes, int]]:
-    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(directory.iterdir()) if p.is_file()}
 
 
 async def test_more_viewers_than_the_cap_get_a_clear_page_and_no_process(serve, tmp_path):

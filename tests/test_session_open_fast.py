@@ -554,6 +554,7 @@ def _long_session(path: Path, n: int) -> None:
         log.compact()
 
 
+@pytest.mark.slow
 def test_a_long_session_opens_from_its_checkpoint_without_parsing_the_history(tmp_path, no_fsync):
     """Opening reads the checkpoint and parses only the recent events (times are in
     benchmarks/bench_store.py, not here)."""

@@ -17,6 +17,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
@@ -306,4 +307,4 @@ SessionMachine.TestCase.settings = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
-TestSessionMachine = SessionMachine.TestCase
+TestSessionMachine = pytest.mark.slow(SessionMachine.TestCase)

@@ -629,6 +629,7 @@ def _sheets(draw):
     return Sheet(header=draw(st.one_of(st.just(""), _NAME.map(lambda n: n + ":"))), rows=tuple(rows), has_columns=False)
 
 
+@pytest.mark.slow
 @given(_sheets())
 def test_parse_write_round_trip_for_generated_sheets(s):
     text = write_sheet(s)
@@ -637,6 +638,7 @@ def test_parse_write_round_trip_for_generated_sheets(s):
     assert write_sheet(back) == text
 
 
+@pytest.mark.slow
 @given(_sheets(), st.data())
 def test_changes_keep_the_sheet_readable(s, data):
     if not s.rows:

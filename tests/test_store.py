@@ -876,6 +876,7 @@ def _check_recovered(path: Path, n_events: int, meta: str) -> None:
         assert log.count == n_events + 1
 
 
+@pytest.mark.slow
 def test_a_crash_at_any_step_of_compaction_loses_nothing(tmp_path, monkeypatch):
     """Kill the writer before each disk-changing step of a compaction in turn."""
     k = 0
@@ -959,6 +960,7 @@ def test_torn_write_during_an_append_is_dropped(path, monkeypatch):
 # --------------------------------------------------------------------------- readers during compaction
 
 
+@pytest.mark.slow
 def test_reader_thread_sees_a_consistent_log_while_the_writer_compacts(path):
     total = 300
     errors: list[BaseException] = []
@@ -1033,6 +1035,7 @@ print(json.dumps({"last": last, "opens": opens, "reloads": reloads, "retries": r
 """
 
 
+@pytest.mark.slow
 def test_reader_process_sees_a_consistent_log_while_the_writer_compacts(path):
     total = 600
     with EventLog.create(path, HEADER, compact_at=7) as writer:
@@ -1087,6 +1090,7 @@ ops = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(ops=ops)
 def test_any_sequence_of_changes_reloads_exactly(tmp_path_factory, ops):

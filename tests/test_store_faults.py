@@ -300,6 +300,7 @@ def _state(s: Session) -> dict:
     return d
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_an_interrupted_apply_leaves_memory_and_disk_agreeing(tmp_path, monkeypatch, when):
     from gmdesk.core.session.storage import journal
