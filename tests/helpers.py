@@ -5,8 +5,11 @@ draw, and driving the TUI through Textual's public testing API (``App.run_test``
 from __future__ import annotations
 
 import html
+import json
 import random
 import re
+import subprocess
+import sys
 import time
 import unicodedata
 from collections.abc import Callable
@@ -76,6 +79,20 @@ def saved(path: Path) -> Any:
 def files_of(directory: Path) -> dict[str, tuple[bytes, int]]:
     """Every file of ``directory``: its bytes and modification time (to see that nothing wrote)."""
     return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(directory.iterdir()) if p.is_file()}
+
+
+def killed_after(path: Path, *docs: dict) -> None:
+    """A gmdesk applies ``docs`` to the session at ``path`` and is killed before it
+    closes it: no compaction, no checkpoint, its changes left in the journal."""
+    code = (
+        "import json, os, sys\n"
+        "from gmdesk.core.session import Session\n"
+        "s = Session.open(sys.argv[1])\n"
+        "for doc in json.loads(sys.argv[2]):\n"
+        "    s.apply(doc)\n"
+        "os._exit(0)\n"
+    )
+    subprocess.run([sys.executable, "-c", code, str(path), json.dumps(docs)], check=True, timeout=TIMEOUT)
 
 
 # ----------------------------------------------------------------------------- waiting

@@ -384,6 +384,7 @@ async def test_more_viewers_than_the_cap_get_a_clear_page_and_no_process(serve, 
     assert files_of(tmp_path) == before  # viewers came and went: nothing written, no lock taken
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM", "SIGHUP"])
 async def test_stopping_the_server_ends_every_viewer(serve, signame):
     served = serve()

@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
-from helpers import files_of, run, screen_text, until
+from helpers import files_of, killed_after, run, screen_text, until
 
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.tui.app import GmdeskApp
@@ -104,10 +104,8 @@ async def test_lists_sessions_and_a_damaged_file_with_its_error(dirs):
 async def test_a_damaged_session_is_checked_and_repaired_beside_itself(dirs):
     from gmdesk.core.session.storage import sidecar_paths
 
-    s = Session.open(dirs["docks"])  # leave changes in the journal (as a crash would), then damage one
-    s.apply({"type": "note", "text": "kept"})
-    s.apply({"type": "note", "text": "damaged"})
-    s._log._storage.abandon()
+    # a gmdesk killed in play leaves its changes in the journal; then one is damaged
+    killed_after(dirs["docks"], {"type": "note", "text": "kept"}, {"type": "note", "text": "damaged"})
     journal = sidecar_paths(dirs["docks"])["journal"]
     journal.write_bytes(journal.read_bytes().replace(b'"text":"damaged"', b'"text":"dam4ged"'))
     before = files_of(dirs["saves"])

@@ -174,6 +174,7 @@ def state_of(path: Path):
         return s.state
 
 
+@pytest.mark.slow
 def test_signals_and_a_hangup_close_cleanly_saved_and_unlocked(tmp_path):
     """SIGHUP, SIGTERM and the terminal vanishing, each on its own gmdesk (run side by side)."""
     hows = ("SIGHUP", "SIGTERM", "hangup")
@@ -218,6 +219,7 @@ def test_end_of_input_does_not_spin_and_the_writer_lets_go(saves):
     Session.open(path).close()
 
 
+@pytest.mark.slow
 def test_player_view_keeps_following_with_no_input_and_an_idle_cpu(saves):
     saves_dir, path = saves
     term = Pty(gmdesk(saves_dir, "view", "Night at the docks"), stdin_null=True)
