@@ -16,6 +16,7 @@ from helpers import (
     make_app,
     make_save,
     notes,
+    odds_ready,
     press,
     run,
     saved,
@@ -416,7 +417,6 @@ async def test_torg_preview_shows_the_folded_curve_without_the_tail(tmp_path: Pa
         await main_screen(pilot)
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)
-        from test_tui_main import odds_ready
 
         assert await odds_ready(pilot, dlg) is not None
         await settle(pilot)
