@@ -60,8 +60,8 @@ def dirs(tmp_path):
     saves = tmp_path / "saves"
     examples = tmp_path / "examples"
     store = SessionStore(saves)
-    docks = make_played_session(store, "Night at the docks", rolls=3)
     store.create("Torg test", "torg-2d10")
+    docks = make_played_session(store, "Night at the docks", rolls=3)  # played last: listed first
     (saves / "broken.gmdesk").write_text("{not json at all", encoding="utf-8")
     ex_store = SessionStore(examples)
     ex = make_played_session(ex_store, "Example 4d2", rolls=2)
