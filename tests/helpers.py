@@ -140,7 +140,10 @@ def notes(app: Any) -> list[str]:
     return [str(n.message) for n in notifications(app)]
 
 
-_SVG_TEXT = re.compile(r'<text [^>]*?x="([0-9.e+-]+)"[^>]*?clip-path="url\(#[^)]*-line-(\d+)\)">(.*?)</text>')
+_SVG_TEXT = re.compile(
+    r'<text [^>]*?x="([0-9.e+-]+)"[^>]*?textLength="([0-9.e+-]+)"'
+    r'[^>]*?clip-path="url\(#[^)]*-line-(\d+)\)">(.*?)</text>'
+)
 
 
 def screen_text(app: Any) -> str:
@@ -149,12 +152,12 @@ def screen_text(app: Any) -> str:
     from rich.cells import cell_len
 
     width, height = app.size
-    svg = app.export_screenshot()
-    char_width = float(re.search(r'<clipPath id="[^"]*-line-0">\s*<rect x="0" y="[^"]*" width="([^"]+)"', svg)[1])
-    char_width /= width
     rows: list[list[tuple[int, str]]] = [[] for _ in range(height)]
-    for x, y, text in _SVG_TEXT.findall(svg):
-        rows[int(y)].append((round(float(x) / char_width), html.unescape(text.replace("&#160;", " "))))
+    for x, length, y, escaped in _SVG_TEXT.findall(app.export_screenshot()):
+        text = html.unescape(escaped.replace("&#160;", " "))
+        char_width = float(length) / len(text)  # each run is drawn len(text) characters wide
+        if int(y) < height:
+            rows[int(y)].append((round(float(x) / char_width), text))
     lines = []
     for row in rows:
         line, column = "", 0
