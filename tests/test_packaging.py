@@ -49,6 +49,14 @@ def test_the_wheel_holds_gmdesk_and_its_dist_info_only(tmp_path: Path) -> None:
     assert {"gmdesk/__main__.py", "gmdesk/core/cli.py", "gmdesk/tui/app.py"} <= set(names)
     assert any(n.startswith("gmdesk/core/data/") and n.endswith(".json") for n in names)
     assert any(n.startswith("gmdesk/saves/") and n.endswith(".gmdesk") for n in names)
+    # every module of both layers (a new subpackage must be listed in pyproject.toml)
+    sources = {
+        f"gmdesk/{p.relative_to(ROOT).as_posix()}"
+        for layer in ("core", "tui", "saves")
+        for p in (ROOT / layer).rglob("*")
+        if p.suffix in (".py", ".json", ".tcss", ".html") and "__pycache__" not in p.parts
+    }
+    assert sources - set(names) == set()
 
 
 def test_gmdesk_version_prints_the_package_metadata_version() -> None:
