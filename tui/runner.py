@@ -20,6 +20,7 @@ way and closes what is still open.
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -37,6 +38,29 @@ from gmdesk.tui.screens.dialog import ui_message
 
 #: what a call for a session that is no longer open says
 CLOSED = "the session was closed"
+
+
+# The heap of an open session and the cyclic garbage collector. A long session's
+# state is hundreds of thousands of objects that live as long as the session, and a
+# full collection over them holds the event loop (and every thread: the GC runs under
+# the GIL) for a fifth of a second or more, whichever thread's allocation set it
+# off, at a moment no one chooses (a dialog opening, a roll). So once a session is
+# open and its state folded, everything alive is frozen (``gc.freeze``): no
+# collection looks at it again, and what the desk makes afterwards is collected as
+# usual. On close it is thawed (cheap: objects freed by their reference count are
+# gone already) so that the old session's cyclic garbage can be collected, and the
+# next open freezes its own. Both the desk (:class:`SessionRunner`) and the player
+# view follow this.
+
+
+def freeze_session_heap() -> None:
+    """A session is open and folded: its objects are left out of every collection."""
+    gc.freeze()
+
+
+def thaw_session_heap() -> None:
+    """The session is closed: what it held is collectable again."""
+    gc.unfreeze()
 
 
 @dataclass
@@ -149,6 +173,7 @@ class SessionRunner:
             except OSError as e:
                 return f"{path}: {e.strerror or e}"
             self.session = session  # in the worker: the final close sees it even if the app ends now
+            freeze_session_heap()
             return session
 
         def opened(result: Session | str) -> None:
@@ -176,6 +201,7 @@ class SessionRunner:
             finally:
                 if session in self._closing:
                     self._closing.remove(session)
+                thaw_session_heap()
 
         self._push(Job(work))
 

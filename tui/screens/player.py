@@ -46,6 +46,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
+from gmdesk.tui.runner import freeze_session_heap, thaw_session_heap
 from gmdesk.tui.terminal import TerminalGuard
 from gmdesk.tui.widgets.rolllog import RollLog
 
@@ -403,6 +404,7 @@ class PlayerApp(TerminalGuard, App):
                     return None, None
                 if self._session is None:
                     self._session = Session.open(self.path, readonly=True)
+                    freeze_session_heap()  # as the desk does (tui.runner)
                     changed = True
                 else:
                     changed = bool(self._session.refresh())
@@ -458,3 +460,4 @@ class PlayerApp(TerminalGuard, App):
                 session.close()
             except Exception:
                 pass
+            thaw_session_heap()
