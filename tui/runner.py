@@ -219,6 +219,8 @@ class SessionRunner:
                     session.close()
                 except GmdeskError as e:  # pragma: no cover - closing is best effort
                     self.app.log.error(f"closing the session: {e}")
+            if left:
+                thaw_session_heap()
 
     # -- the worker -----------------------------------------------------------------------------
 
