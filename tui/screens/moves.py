@@ -46,11 +46,14 @@ class SystemMoves(DeskScreen):
                 self.say("No torg-2d10 roll to spend a Possibility on.", error=True)
                 return
             spender = entry.actor if entry.actor is not None else self.selected
+            if spender is None:
+                self.say("Select who spends the Possibility.", error=True)
+                return
             self._spend(entry, spender)
 
         self.when_idle(go)
 
-    def _spend(self, entry: Any, spender: Any) -> None:
+    def _spend(self, entry: RollEntry, spender: str) -> None:
         rng = self.rng
         seq = entry.seq
         name = name_of(self.state, spender)
