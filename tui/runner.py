@@ -47,10 +47,12 @@ CLOSED = "the session was closed"
 # off, at a moment no one chooses (a dialog opening, a roll). So once a session is
 # open and its state folded, everything alive is frozen (``gc.freeze``): no
 # collection looks at it again, and what the desk makes afterwards is collected as
-# usual. On close it is thawed (cheap: objects freed by their reference count are
-# gone already) so that the old session's cyclic garbage can be collected, and the
-# next open freezes its own. Both the desk (:class:`SessionRunner`) and the player
-# view follow this.
+# usual. On close the heap is thawed and collected at once: the old state is held
+# by reference cycles, and were it left to a later collection the next open would
+# freeze it again (every switch would keep one more session for good). That one
+# collection walks the old session once, while the GM is back at the list of
+# sessions. When the app ends it is only thawed. Both the desk
+# (:class:`SessionRunner`) and the player view follow this.
 
 
 def freeze_session_heap() -> None:
@@ -58,9 +60,12 @@ def freeze_session_heap() -> None:
     gc.freeze()
 
 
-def thaw_session_heap() -> None:
-    """The session is closed: what it held is collectable again."""
+def thaw_session_heap(*, collect: bool = True) -> None:
+    """The session is closed: what it held is collected (one full collection), or
+    only made collectable when the app ends (``collect=False``: nothing to wait for)."""
     gc.unfreeze()
+    if collect:
+        gc.collect()
 
 
 @dataclass
@@ -220,7 +225,7 @@ class SessionRunner:
                 except GmdeskError as e:  # pragma: no cover - closing is best effort
                     self.app.log.error(f"closing the session: {e}")
             if left:
-                thaw_session_heap()
+                thaw_session_heap(collect=False)
 
     # -- the worker -----------------------------------------------------------------------------
 

@@ -460,4 +460,4 @@ class PlayerApp(TerminalGuard, App):
                 session.close()
             except Exception:
                 pass
-            thaw_session_heap()
+            thaw_session_heap(collect=False)  # the view closes its save only as it ends
