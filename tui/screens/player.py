@@ -460,4 +460,4 @@ class PlayerApp(TerminalGuard, App):
                 session.close()
             except Exception:
                 pass
-            thaw_session_heap(collect=False)  # the view closes its save only as it ends
+            thaw_session_heap()  # the view closes its save only as it ends
