@@ -60,6 +60,8 @@ CLOSED = "the session was closed"
 
 def settle_heap() -> None:
     """Before a session opens: the closed one's garbage collected, the heap thawed."""
+    if not gc.get_freeze_count():
+        return  # nothing frozen (the first open): the collector sees everything already
     gc.collect()
     gc.unfreeze()
     gc.collect()
