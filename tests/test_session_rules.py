@@ -42,8 +42,7 @@ def same_as_replay(s: Session) -> None:
 
 
 def test_possibility_lifts_a_non_combat_roll_out_of_disconnection_and_a_cancel_puts_it_back(store):
-    s = open_new(store, "torg-2d10")
-    try:
+    with open_new(store, "torg-2d10") as s:
         kara = add(s, "Kara", reality_rated=True, possibilities=2)
         baron = add(s, "Baron", side="NPC", reality_rated=True, possibilities=1)
         # hot 9, cold 5 → −5: a 4-case contradiction disconnects at −4 or lower
@@ -74,28 +73,22 @@ def test_possibility_lifts_a_non_combat_roll_out_of_disconnection_and_a_cancel_p
         s.undo()
         assert s.state.characters[kara].has_condition("Disconnected")
         same_as_replay(s)
-    finally:
-        s.close()
 
 
 def test_a_spend_that_stays_in_the_range_keeps_disconnected_without_a_new_line(store):
-    s = open_new(store, "torg-2d10")
-    try:
+    with open_new(store, "torg-2d10") as s:
         kara = add(s, "Kara", reality_rated=True, possibilities=1)
         seq = s.roll("torg-2d10", TORG.Params(contradiction="4-case"), actor=kara, rng=FixedDice([9, 8])).seq
         e = s.spend_possibility(kara, seq, rng=FixedDice([1]))  # −8 + 1 = −7: still disconnected
         assert s.state.characters[kara].has_condition("Disconnected")
         assert not any("Disconnected" in c for c in e.changes)
-    finally:
-        s.close()
 
 
 # ---------------------------------------------------------------- 4d6: clock progress (point 4)
 
 
 def test_a_roll_can_move_a_named_clock_by_its_own_progress(store):
-    s = open_new(store, "4d6")
-    try:
+    with open_new(store, "4d6") as s:
         renna = add(s, "Renna")
         s.apply({"type": "clock.add", "name": "Reach the vault", "segments": 4})
         # 6 6 5 4 + 0 = 21 against DC 16: Critical Success at Great effect stays Great: 2 segments
@@ -117,13 +110,10 @@ def test_a_roll_can_move_a_named_clock_by_its_own_progress(store):
         assert s.state.clocks["Reach the vault"].halves == 0
         with pytest.raises(EventError, match="no clock named"):
             s.roll("4d6", CORE4D6.Params(), actor=renna, rng=FixedDice([1, 1, 1, 1]), clock="Nope")
-    finally:
-        s.close()
 
 
 def test_the_next_tick_is_offered_the_latest_rolls_progress(store):
-    s = open_new(store, "4d6")
-    try:
+    with open_new(store, "4d6") as s:
         renna = add(s, "Renna")
         s.apply({"type": "clock.add", "name": "Suspicion", "segments": 6})
         assert pending_clock_progress(s.state) is None
@@ -140,16 +130,13 @@ def test_the_next_tick_is_offered_the_latest_rolls_progress(store):
         s.roll("4d6", CORE4D6.Params(), actor=renna, rng=FixedDice([4, 4, 3, 2]))
         assert pending_clock_progress(s.state) is None
         same_as_replay(s)
-    finally:
-        s.close()
 
 
 # ---------------------------------------------------------------- torg buy-off (point 11)
 
 
 def test_buyoff_takes_the_damage_just_taken_unless_an_older_wound_is_picked(store):
-    s = open_new(store, "torg-2d10")
-    try:
+    with open_new(store, "torg-2d10") as s:
         kara = add(s, "Kara", reality_rated=True, possibilities=3)
         thug = add(s, "Thug", side="NPC")
         s.apply({"type": "encounter.add", "id": kara, "initiative": 10})
@@ -198,8 +185,6 @@ def test_buyoff_takes_the_damage_just_taken_unless_an_older_wound_is_picked(stor
         s.apply({"type": "damage.buyoff", "id": kara, "wound": 0})
         assert [w.roll_seq for w in s.state.characters[kara].wounds] == [last]
         same_as_replay(s)
-    finally:
-        s.close()
 
 
 # ---------------------------------------------------------------- 1d6x4: items and uses (points 5, 6, 32)
@@ -223,8 +208,7 @@ Slingshot
 
 
 def test_a_test_naming_a_missing_item_fails_in_the_session(store):
-    s = open_new(store, "1d6x4")
-    try:
+    with open_new(store, "1d6x4") as s:
         pip = add(s, "Pip", sheet=PIP)
         # the seed's Precision+Slingshot Expertise+Slingshot Test, Pip has no Slingshot: no die is rolled
         params = ONE_D6.fill_from_sheets(
@@ -233,13 +217,10 @@ def test_a_test_naming_a_missing_item_fails_in_the_session(store):
         e = s.roll("1d6x4", params, actor=pip, rng=FixedDice([]))
         rec = s.state.roll_entry(e.seq).record
         assert (rec.outcome, rec.get("success"), rec.dice) == ("Automatic failure: Slingshot is missing", False, ())
-    finally:
-        s.close()
 
 
 def test_a_test_naming_a_use_spends_it_and_its_parents(store):
-    s = open_new(store, "1d6x4")
-    try:
+    with open_new(store, "1d6x4") as s:
         pip = add(s, "Pip", sheet=PIP)
         params = ONE_D6.fill_from_sheets(
             ONE_D6.Params(test="Magic Ability/Turn Invisible", target=10), s.state.characters[pip].sheet
@@ -258,13 +239,10 @@ def test_a_test_naming_a_use_spends_it_and_its_parents(store):
         s.undo()
         s.undo()
         assert s.state.characters[pip].sheet.uses("Magic Ability") == 5
-    finally:
-        s.close()
 
 
 def test_the_seeds_slingshot_attack_is_the_use_under_slingshot(store):
-    s = open_new(store, "1d6x4")
-    try:
+    with open_new(store, "1d6x4") as s:
         wren = add(s, "Wren", sheet=SLINGER)
         params = ONE_D6.fill_from_sheets(
             ONE_D6.Params(test="Slingshot Attack", target=15), s.state.characters[wren].sheet
@@ -272,13 +250,10 @@ def test_the_seeds_slingshot_attack_is_the_use_under_slingshot(store):
         assert (params.bonus, params.auto_fail) == (3, None)
         e = s.roll("1d6x4", params, actor=wren, rng=FixedDice([3]))  # 12 + 3 = 15
         assert s.state.roll_entry(e.seq).record.outcome == "Success"
-    finally:
-        s.close()
 
 
 def test_use_event_takes_a_parent_amount(store):
-    s = open_new(store, "1d6x4")
-    try:
+    with open_new(store, "1d6x4") as s:
         pip = add(s, "Pip", sheet=PIP)
         e = s.apply(
             {"type": "use", "id": pip, "descriptor": "Magic Ability/Turn Invisible", "amount": 1, "parent_amount": 3}
@@ -293,13 +268,10 @@ def test_use_event_takes_a_parent_amount(store):
         with pytest.raises(EventError, match="parent_amount"):
             s.apply({"type": "use", "id": pip, "descriptor": "Magic Ability", "parent_amount": -1})
         same_as_replay(s)
-    finally:
-        s.close()
 
 
 def test_heal_and_new_day_list_the_uses_they_change(store):
-    s = open_new(store, "1d6x4")
-    try:
+    with open_new(store, "1d6x4") as s:
         pip = add(s, "Pip", sheet=PIP)
         bruno = add(s, "Bruno", vitality=5)
         s.apply({"type": "character.edit", "id": bruno, "fields": {"vitality_current": 1}})
@@ -310,8 +282,6 @@ def test_heal_and_new_day_list_the_uses_they_change(store):
         assert "Pip: Healing Ability (1) → (2)" in e.changes
         assert "Pip: Precision −1 → +1" in e.changes
         assert "Bruno: Vitality 3 → 5" in e.changes
-    finally:
-        s.close()
 
 
 def test_cli_roll_reads_the_test_from_the_sheet(store, capsys):
@@ -319,12 +289,9 @@ def test_cli_roll_reads_the_test_from_the_sheet(store, capsys):
 
     from gmdesk.core.cli import main
 
-    s = open_new(store, "1d6x4")
-    try:
+    with open_new(store, "1d6x4") as s:
         add(s, "Pip", sheet=PIP)
         add(s, "Bruno", side="NPC", sheet="Bruno\nDescriptor  Default  Current\nDefense     +1\nVitality    +3\n")
-    finally:
-        s.close()
     saves = str(store.dir)
     # the seed's attack without the Slingshot: fails automatically, no die rolled
     rc = main(
@@ -401,8 +368,7 @@ def test_cli_roll_reads_the_test_from_the_sheet(store, capsys):
 
 
 def test_effects_name_every_change(store):
-    s = open_new(store, "1d6x4")
-    try:
+    with open_new(store, "1d6x4") as s:
         pip = add(s, "Pip", sheet=PIP)
         assert s.apply({"type": "source.add", "id": pip, "kind": "shift", "name": "Cover", "value": 1}).changes == [
             "Pip gains shift Cover +1"
@@ -429,5 +395,3 @@ def test_effects_name_every_change(store):
         ]
         assert s.apply({"type": "clock.remove", "name": "Doom"}).changes == ["Clock Doom removed (at 1½ of 4)"]
         same_as_replay(s)
-    finally:
-        s.close()
