@@ -195,7 +195,7 @@ def test_signals_and_a_hangup_close_cleanly_saved_and_unlocked(tmp_path):
             else:
                 term.proc.send_signal(getattr(signal, how))
         for term in terms.values():
-            term.proc.wait(10)
+            term.proc.wait(TIMEOUT)  # a clean close is what is checked, not its speed
     finally:
         for term in terms.values():
             term.close()
