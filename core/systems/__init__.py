@@ -1,4 +1,14 @@
-"""The five dice systems, one module each, looked up by their RULES.md identifier."""
+"""The dice systems, looked up by their RULES.md identifier.
+
+The five built-in systems are modules under ``core.systems``; others are plug-ins,
+packages that register a system module under the entry-point group
+``gmdesk.systems`` (``coin = "gmdesk_coin"``). The built-ins are registered there
+too; they are also found without it (from a source tree that was never installed),
+and looking one of them up reads no package metadata at all, which keeps
+``gmdesk roll 4d2`` fast. A plug-in that cannot be loaded, or whose declaration is
+incomplete, is left out and reported in one line (:func:`load_problems`); the
+others keep working.
+"""
 
 from __future__ import annotations
 
@@ -10,50 +20,110 @@ from types import ModuleType
 from typing import Any
 
 from gmdesk.core.errors import ParamError
+from gmdesk.core.systems.spec import SECTIONS, SystemSpec
 
-#: identifier -> module name under core.systems, in the order the CLI lists them.
-SYSTEM_MODULES = {
-    "4d2": "four_d_two",
-    "fudge": "fudge",
-    "1d6x4": "one_d6_x4",
-    "torg-2d10": "torg_2d10",
-    "4d6": "core_4d6",
+#: the entry-point group plug-in systems register under
+ENTRY_POINT_GROUP = "gmdesk.systems"
+
+#: identifier -> module of the built-in systems, in the order the CLI lists them.
+BUILTIN_MODULES = {
+    "4d2": "gmdesk.core.systems.four_d_two",
+    "fudge": "gmdesk.core.systems.fudge",
+    "1d6x4": "gmdesk.core.systems.one_d6_x4",
+    "torg-2d10": "gmdesk.core.systems.torg_2d10",
+    "4d6": "gmdesk.core.systems.core_4d6",
 }
 
-SYSTEM_IDS = tuple(SYSTEM_MODULES)
+#: the built-in identifiers (every installed one: :func:`system_ids`)
+BUILTIN_IDS = tuple(BUILTIN_MODULES)
+SYSTEM_IDS = BUILTIN_IDS
+
+
+@cache
+def _plugins() -> tuple[dict[str, str], tuple[str, ...]]:
+    """id -> module name of every system registered under the entry-point group
+    (built-ins first), and one line for each registration that is no system."""
+    from importlib.metadata import entry_points
+
+    found: dict[str, str] = dict(BUILTIN_MODULES)
+    problems: list[str] = []
+    try:
+        eps = entry_points(group=ENTRY_POINT_GROUP)
+    except Exception as exc:  # broken metadata: the built-ins still work
+        return found, (f"plug-in systems: cannot read the installed packages ({exc})",)
+    for ep in sorted(eps, key=lambda e: e.name):
+        if ep.name in BUILTIN_MODULES:
+            continue
+        found[ep.name] = ep.value.partition(":")[0].strip()
+    for system_id in list(found):
+        if system_id in BUILTIN_MODULES:
+            continue
+        try:
+            _load(system_id, found[system_id])
+        except Exception as exc:
+            problems.append(f"plug-in system {system_id!r} ({found.pop(system_id)}) is left out: {_one_line(exc)}")
+    return found, tuple(problems)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+@cache
+def _load(system_id: str, module_name: str) -> SystemSpec:
+    module = importlib.import_module(module_name)
+    spec = SystemSpec.from_module(module)
+    if spec.id != system_id:
+        raise ValueError(f"{module_name} declares ID {spec.id!r}, registered as {system_id!r}")
+    return spec
+
+
+def system_ids() -> tuple[str, ...]:
+    """Every installed system: the built-ins, then the plug-ins by id."""
+    return tuple(_plugins()[0])
+
+
+def load_problems() -> tuple[str, ...]:
+    """One line per plug-in left out (it failed to load, or its declaration is
+    incomplete)."""
+    return _plugins()[1]
+
+
+def get_spec(system_id: str) -> SystemSpec:
+    """The declaration of ``system_id``; ParamError for an unknown id."""
+    if system_id in BUILTIN_MODULES:
+        return _load(system_id, BUILTIN_MODULES[system_id])
+    modules = _plugins()[0]
+    if system_id not in modules:
+        raise ParamError("SYSTEM", f"unknown system {system_id!r}; choose one of {', '.join(modules)}")
+    return _load(system_id, modules[system_id])
 
 
 def get_system(system_id: str) -> ModuleType:
     """The module implementing ``system_id``; ParamError for an unknown id."""
-    try:
-        name = SYSTEM_MODULES[system_id]
-    except KeyError:
-        raise ParamError("SYSTEM", f"unknown system {system_id!r}; choose one of {', '.join(SYSTEM_IDS)}") from None
-    return importlib.import_module(f"gmdesk.core.systems.{name}")
+    return get_spec(system_id).module
 
 
 def character_sections(system_id: str) -> frozenset[str]:
     """The parts of a character ``system_id`` uses (its ``CHARACTER_SECTIONS``);
     every part for an unknown system, so that nothing is ever hidden by mistake."""
-    from gmdesk.core.systems.base import SECTIONS
-
     try:
-        module = get_system(system_id)
+        return get_spec(system_id).sections
     except ParamError:
         return frozenset(SECTIONS)
-    return frozenset(getattr(module, "CHARACTER_SECTIONS", SECTIONS))
 
 
 @cache
 def secret_params(system_id: str) -> tuple[str, ...]:
-    """What is the GM's secret in ``system_id``'s records (the system's
-    ``SECRET_PARAMS``: parameters, and the record fields of the same names), never
-    shown to players; nothing for a system that keeps no secret or is unknown."""
+    """What is the GM's secret in ``system_id``'s records (its parameters declared
+    ``secret``, and the record fields of the same names), never shown to players;
+    nothing for a system that keeps no secret or is unknown."""
     try:
-        module = get_system(system_id)
+        spec = get_spec(system_id)
     except ParamError:
         return ()
-    return tuple(getattr(module, "SECRET_PARAMS", ()))
+    return spec.secret_params
 
 
 def public_json(record_json: Mapping[str, Any]) -> dict:

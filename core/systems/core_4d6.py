@@ -71,6 +71,7 @@ from gmdesk.core.systems.base import (
     parse_int,
     shown,
 )
+from gmdesk.core.systems.spec import Param
 from gmdesk.core.tables import DEFAULT_TABLES, BandTable, TableSet, parse_table
 
 ID = "4d6"
@@ -78,6 +79,7 @@ NAME = "Core 4d6 vs DC"
 #: what a character of this system uses: advantage sources (advantage / disadvantage), conditions, wounds
 #: (the sections are listed in core.systems.base.SECTIONS)
 CHARACTER_SECTIONS = frozenset({"advantage", "conditions", "wounds"})
+CLOCKS = True
 
 # --------------------------------------------------------------------------- data
 
@@ -383,6 +385,70 @@ def params_to_json(params: Params) -> dict:
 
 def params_from_json(data: Mapping[str, Any]) -> Params:
     return dataclass_from_json(Params, data)
+
+
+#: The 4d6 roll parameters (core.systems.spec): the CLI options, the roll form and
+#: the breakdown's labels are generated from them.
+PARAMS = (
+    Param("bonus", "Bonus", "int", 0, "bonus added to the 4 kept dice", metavar="N"),
+    Param(
+        "dc",
+        "DC",
+        "text",
+        None,
+        "DC: a number or a ladder name (12 Simple, 14 Routine, 16 Standard, "
+        "18 Difficult, 20 Very Difficult, 22 Exceptional); default 16, none in a contest",
+        optional=True,
+        placeholder="empty: 16 Standard; 18, difficult …",
+        metavar="N",
+    ),
+    Param(
+        "adv",
+        "Advantage",
+        "text",
+        "",
+        "advantage sources, each +1, +2, -1 or -2, e.g. +1,+2,-1",
+        placeholder="+1,-2 …",
+        metavar="SOURCES",
+    ),
+    Param(
+        "vs_bonus",
+        "Vs bonus (contest)",
+        "int",
+        None,
+        "contest: the opponent's bonus",
+        optional=True,
+        placeholder="empty: no contest",
+        metavar="N",
+    ),
+    Param(
+        "vs_adv",
+        "Vs advantage",
+        "text",
+        "",
+        "contest: the opponent's advantage sources",
+        placeholder="+1 …",
+        metavar="SOURCES",
+    ),
+    Param(
+        "position",
+        "Position",
+        "choice",
+        "standard",
+        "position (default standard)",
+        choices=POSITIONS,
+        metavar="high|standard|low",
+    ),
+    Param(
+        "effect",
+        "Effect",
+        "choice",
+        "standard",
+        "effect (default standard)",
+        choices=EFFECTS,
+        metavar="great|standard|limited",
+    ),
+)
 
 
 def add_arguments(parser: Any) -> None:

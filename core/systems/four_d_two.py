@@ -53,6 +53,7 @@ from gmdesk.core.systems.base import (
     parse_int,
     shown,
 )
+from gmdesk.core.systems.spec import Param
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
 ID = "4d2"
@@ -175,6 +176,47 @@ def params_to_json(params: Params) -> dict:
 
 def params_from_json(data: Mapping[str, Any]) -> Params:
     return dataclass_from_json(Params, data)
+
+
+#: The 4d2 roll parameters (core.systems.spec): the CLI options, the roll form and
+#: the breakdown's labels are generated from them.
+PARAMS = (
+    Param(
+        "shift",
+        "Net shift",
+        "int",
+        0,
+        "net shift, -3..3 (own shifts minus the opponent's)",
+        lo=SHIFT_MIN,
+        hi=SHIFT_MAX,
+        placeholder="-3..3",
+        metavar="N",
+    ),
+    Param(
+        "fold",
+        "Fold",
+        "choice",
+        None,
+        "folded roll: only Detent and good things, or only Detent and bad things",
+        choices=FOLDS,
+        optional=True,
+        choice_labels=(("", "no fold"),),
+        metavar="positive|negative",
+    ),
+    Param("maneuver", "Maneuver table", "bool", False, "read the Maneuver descriptor table"),
+    Param(
+        "skill_threshold",
+        "Skill chance threshold",
+        "int",
+        DEFAULT_SKILL_THRESHOLD,
+        f"unshifted Number that gives a skill chance (default {DEFAULT_SKILL_THRESHOLD})",
+        lo=SKILL_THRESHOLD_MIN,
+        hi=SKILL_THRESHOLD_MAX,
+        metavar="N",
+        form=False,
+        setting="skill_threshold",
+    ),
+)
 
 
 def add_arguments(parser: Any) -> None:

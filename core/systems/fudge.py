@@ -58,6 +58,7 @@ from gmdesk.core.systems.base import (
     parse_int,
     shown,
 )
+from gmdesk.core.systems.spec import Param
 from gmdesk.core.tables import DEFAULT_TABLES, BandTable, TableSet, load_builtin
 from gmdesk.core.text import MINUS, signed
 
@@ -274,6 +275,53 @@ def params_to_json(params: Params) -> dict:
 
 def params_from_json(data: Mapping[str, Any]) -> Params:
     return dataclass_from_json(Params, data)
+
+
+#: The fudge roll parameters (core.systems.spec): the CLI options, the roll form and
+#: the breakdown's labels are generated from them.
+PARAMS = (
+    Param(
+        "method",
+        "Method",
+        "choice",
+        DEFAULT_METHOD,
+        f"dice method: {', '.join(METHODS)} (default {DEFAULT_METHOD})",
+        choices=METHODS,
+        metavar="M",
+        setting="fudge_method",
+    ),
+    Param(
+        "trait",
+        "Trait",
+        "text",
+        None,
+        "trait level: a ladder name (Terrible..Superb) or a number",
+        optional=True,
+        placeholder="Good, +1 …",
+        metavar="LEVEL",
+    ),
+    Param(
+        "opposed",
+        "Opposed (the opponent rolls too)",
+        "bool",
+        False,
+        "an opposed roll: the opponent rolls too (against Fair unless --vs-trait says)",
+        form_only=True,
+        cli=False,
+    ),
+    Param(
+        "vs_trait",
+        "Vs trait",
+        "text",
+        None,
+        "opposed roll: the opponent's trait level (the opponent rolls too)",
+        optional=True,
+        placeholder="opposed only; empty: Fair",
+        metavar="LEVEL",
+    ),
+    Param("offense", "Offense factor", "int", 0, "combat: attacker's offensive factor", metavar="N"),
+    Param("defense", "Defense factor", "int", 0, "combat: defender's defensive factor", metavar="N"),
+)
 
 
 def add_arguments(parser: Any) -> None:

@@ -58,6 +58,7 @@ from gmdesk.core.systems.one_d6_x4_sheet import (
     test_bonus,
     test_uses,
 )
+from gmdesk.core.systems.spec import Param
 from gmdesk.core.tables import DEFAULT_TABLES, DescriptorTable, TableSet, load_builtin
 
 ID = "1d6x4"
@@ -221,6 +222,90 @@ def params_to_json(params: Params) -> dict:
 
 def params_from_json(data: Mapping[str, Any]) -> Params:
     return dataclass_from_json(Params, data)
+
+
+#: The 1d6x4 roll parameters (core.systems.spec): the CLI options, the roll form and
+#: the breakdown's labels are generated from them.
+PARAMS = (
+    Param(
+        "test",
+        "Descriptors",
+        "text",
+        "",
+        "the descriptors tested, e.g. 'Precision+Slingshot Expertise+Slingshot'; with "
+        "--save/--as they are read from the roller's sheet (added to --bonus; a missing "
+        "Item, Ability or Use fails automatically)",
+        placeholder="Precision, Slingshot",
+        metavar="NAMES",
+    ),
+    Param(
+        "bonus",
+        "Extra bonus",
+        "int",
+        0,
+        "the Current Values of the descriptors tested, summed (default 0)",
+        metavar="N",
+    ),
+    Param(
+        "target",
+        "Target number",
+        "int",
+        None,
+        "the GM's secret target number: success iff total >= N",
+        optional=True,
+        secret=True,
+        placeholder="secret; empty: none",
+        metavar="N",
+    ),
+    Param(
+        "vs_test",
+        "Defender's",
+        "text",
+        "",
+        "the defender's descriptors (e.g. Defense), read from the --at character's sheet",
+        placeholder="Defense (two-way)",
+        metavar="NAMES",
+    ),
+    Param(
+        "vs_bonus",
+        "Defender bonus",
+        "int",
+        None,
+        "two-way Test: the defender's descriptors (in combat: its Defense)",
+        optional=True,
+        placeholder="empty: not two-way",
+        metavar="N",
+    ),
+    Param(
+        "defender_takes_14",
+        "Defender takes 14",
+        "bool",
+        False,
+        "the defender takes 14 + its descriptors instead of rolling",
+    ),
+    Param("mutual", "Mutual melee", "bool", False, "combat: a mutual melee, the winner hurts the loser"),
+    Param("damage", "Damage", "text", "d6", "the Vitality Adjustment: d6 (default), 2d6, d6+2, …", metavar="FORMULA"),
+    Param(
+        "auto_fail",
+        "Automatic failure",
+        "text",
+        None,
+        "the Test fails automatically (e.g. 'Slingshot is missing'); no die is rolled",
+        optional=True,
+        metavar="REASON",
+        form=False,
+    ),
+    Param(
+        "vs_auto_fail",
+        "Defender fails automatically",
+        "text",
+        None,
+        "the defender cannot perform its Test",
+        optional=True,
+        metavar="REASON",
+        form=False,
+    ),
+)
 
 
 def add_arguments(parser: Any) -> None:

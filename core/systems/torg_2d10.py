@@ -66,6 +66,7 @@ from gmdesk.core.systems.base import (
     parse_choice,
     parse_int,
 )
+from gmdesk.core.systems.spec import Param
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 from gmdesk.core.text import MINUS, signed
 
@@ -135,6 +136,64 @@ def params_to_json(params: Params) -> dict:
 
 def params_from_json(data: Mapping[str, Any]) -> Params:
     return dataclass_from_json(Params, data)
+
+
+#: The torg-2d10 roll parameters (core.systems.spec): the CLI options, the roll form
+#: and the breakdown's labels are generated from them.
+PARAMS = (
+    Param(
+        "skill",
+        "Skill value",
+        "int",
+        None,
+        "attribute/skill value",
+        optional=True,
+        placeholder="attribute + skill",
+        metavar="N",
+    ),
+    Param(
+        "difficulty",
+        "Difficulty",
+        "int",
+        None,
+        "difficulty number (in combat: the target's defense)",
+        optional=True,
+        placeholder="in combat: defense",
+        metavar="N",
+    ),
+    Param("stymied", "Stymied", "bool", False, "Stymied: no reroll for maxing the positive die"),
+    Param("up", "Up", "bool", False, "Up: a positive progressive d10 after the total"),
+    Param(
+        "possibilities",
+        "Possibilities",
+        "int",
+        0,
+        f"Possibilities spent on the roll (0..{MAX_POSSIBILITIES}), each a positive progressive d10",
+        lo=0,
+        hi=MAX_POSSIBILITIES,
+        placeholder="spent now",
+        metavar="N",
+    ),
+    Param(
+        "contradiction",
+        "Contradiction",
+        "choice",
+        None,
+        "using a contradictory tool: " + " | ".join(CONTRADICTIONS),
+        choices=CONTRADICTIONS,
+        optional=True,
+        choice_labels=(("", "none"),),
+        metavar="CASE",
+    ),
+    Param(
+        "ord_no_reroll",
+        "Ord: no positive reroll",
+        "bool",
+        False,
+        "the roller is an ord and the session denies ords the positive reroll",
+        form=False,
+    ),
+)
 
 
 def add_arguments(parser: Any) -> None:

@@ -1,0 +1,461 @@
+"""A dice system as one declaration: what it rolls with, what a character carries
+for it, its moves, and the functions that roll.
+
+A system is a module (built in under ``core/systems``, or a plug-in package found
+through the entry-point group ``gmdesk.systems``) that declares, at module level:
+
+``ID`` / ``NAME``
+    the identifier used by the CLI and the saves, and a display name.
+``PARAMS``
+    a tuple of :class:`Param`: every roll parameter, typed, labelled, with its help,
+    default and range or choices, and whether it is the GM's secret. From it gmdesk
+    generates the CLI options of ``gmdesk roll|odds SYSTEM``, the roll dialog's form,
+    the labels of the log's breakdown and what the player view hides.
+``CHARACTER_FIELDS``
+    a tuple of :class:`CharField`: the numbers a character carries for the system,
+    each saying which roll parameter it fills (``feeds``) and from whom (the roller
+    or the target). From it gmdesk generates the character pane's section, the
+    ``gmdesk char`` fields and the filling of a roll from its roller and target.
+``MOVES`` (optional)
+    a tuple of :class:`Move`: named actions besides a roll (spend a Possibility, a
+    Healing, a preset roll such as an opposed one). From it gmdesk generates the
+    desk's keys and palette entries.
+``EXTRA_LABELS`` (optional)
+    ``(record extra key, label)`` pairs: the record's own fields the breakdown
+    shows, in order.
+``CHARACTER_SECTIONS`` (optional)
+    the built-in parts of a character the system uses (:data:`SECTIONS`).
+``SIGNED`` (optional, default False)
+    whether the headline value reads as a signed number (a bonus) or a plain total.
+``TABLE_ROLES`` (optional)
+    the table roles (``core.tables.TableSet`` roles, or the system's own data
+    tables) the system reads.
+``CLOCKS`` (optional, default False)
+    whether its rolls move the session's progress clocks (the roll dialog then asks
+    which clock).
+``read_form(data, actor, target, combat)`` (optional)
+    the system's own reading of the roll dialog's values (and of ``gmdesk roll
+    --save`` options) beyond their declared types: returns ``(data, notes)``, the
+    data its Params read and the notes the dialog shows (descriptors read from a
+    sheet, an opposed roll against Fair…).
+``Params`` (optional)
+    a frozen dataclass validating the parameters (raise ``ParamError`` naming the
+    CLI option, ``--name``). Without one, gmdesk generates a validating parameter
+    object from ``PARAMS`` (:func:`params_class`); a system with rules across
+    parameters gives ``check(params)`` instead, raising ``ParamError``.
+``roll(params, rng, tables)`` / ``odds(params, tables)`` / ``initiative(rng, modifier)``
+    pure functions: a ``RollRecord``, an exact ``Odds``, the initiative roll.
+
+The combat parameters every system shares (``combat``, ``target_kind``,
+``attacker_kind``) are :data:`COMMON_PARAMS`; a system does not declare them again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
+from typing import Any
+
+from gmdesk.core.errors import ParamError
+
+#: the types a :class:`Param` or :class:`CharField` may have
+#:
+#: ``int``: a whole number in ``lo..hi``; ``text``: free text the system's Params
+#: read (a ladder name or a number, a list of sources, descriptor names, a damage
+#: formula…); ``choice``: one of ``choices``; ``bool``: on or off.
+PARAM_TYPES = ("int", "text", "choice", "bool")
+
+#: what a character field may hold, beyond :data:`PARAM_TYPES`:
+#:
+#: ``stats``: named values (``{"Fire Combat": 13, "Dodge": 11}``), the character's
+#: attributes, skills or traits; ``stat``: the name of one entry of the character's
+#: ``stats`` field named by :attr:`CharField.stats` (the value fed is that entry's).
+FIELD_TYPES = PARAM_TYPES + ("stats", "stat")
+
+#: where a character field's value comes from when it fills a roll
+FROM = ("roller", "target")
+
+#: the pseudo-parameter an initiative modifier field feeds
+INITIATIVE = "initiative"
+
+#: Every built-in part of a character a system may use (``CHARACTER_SECTIONS``).
+SECTIONS = ("vitality", "possibilities", "advantage", "shift", "conditions", "wounds", "sheet")
+
+#: the kinds of :class:`Move`
+MOVE_KINDS = ("preset", "condition", "action")
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """One roll parameter.
+
+    ``name`` is the parameter's key in the record's params (and the Params field);
+    the CLI option is ``--name`` with dashes unless ``option`` says otherwise.
+    ``optional``: empty means "none" (``None``); ``form`` / ``cli``: whether the roll
+    dialog / the CLI offers it (a parameter the session fills in, such as a setting,
+    may be left out of the form). ``choice_labels``: what the form shows for each
+    choice (default: the choice itself; an optional choice adds "none")."""
+
+    name: str
+    label: str
+    type: str = "int"
+    default: Any = None
+    help: str = ""
+    lo: int | None = None
+    hi: int | None = None
+    choices: tuple[str, ...] = ()
+    choice_labels: tuple[tuple[str, str], ...] = ()
+    optional: bool = False
+    secret: bool = False
+    placeholder: str = ""
+    metavar: str = ""
+    option: str = ""
+    form: bool = True
+    cli: bool = True
+    form_only: bool = False
+    setting: str = ""
+
+    def __post_init__(self) -> None:
+        if self.type not in PARAM_TYPES:
+            raise ValueError(f"parameter {self.name!r}: type must be one of {', '.join(PARAM_TYPES)}")
+        if self.type == "choice" and not self.choices:
+            raise ValueError(f"parameter {self.name!r}: a choice needs its choices")
+
+    @property
+    def cli_option(self) -> str:
+        return self.option or "--" + self.name.replace("_", "-")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "label": self.label,
+            "type": self.type,
+            "default": self.default,
+            "help": self.help,
+            "option": self.cli_option,
+        }
+        if self.lo is not None or self.hi is not None:
+            out["min"], out["max"] = self.lo, self.hi
+        if self.choices:
+            out["choices"] = list(self.choices)
+        if self.optional:
+            out["optional"] = True
+        if self.secret:
+            out["secret"] = True
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class CharField:
+    """One number (or name, or table of named values) a character carries for a
+    system. ``feeds``: the roll parameter it fills (or :data:`INITIATIVE`, the
+    initiative roll's modifier; ``None`` when it fills nothing by itself, such as a
+    ``stats`` table); ``from_``: whose field fills it, the roller's or the target's.
+    ``combat_only``: it fills the parameter only in an attack. ``stats``: for a
+    ``stat`` field, the name of the ``stats`` field whose entry it names.
+    ``parse``: the system's own reading of a value (or of a ``stats`` entry's
+    value), raising ``ParamError``; without one the type decides."""
+
+    name: str
+    label: str
+    type: str = "int"
+    feeds: str | None = None
+    from_: str = "roller"
+    help: str = ""
+    default: Any = None
+    lo: int | None = None
+    hi: int | None = None
+    choices: tuple[str, ...] = ()
+    stats: str | None = None
+    combat_only: bool = False
+    placeholder: str = ""
+    parse: Callable[[str, Any], Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.type not in FIELD_TYPES:
+            raise ValueError(f"character field {self.name!r}: type must be one of {', '.join(FIELD_TYPES)}")
+        if self.from_ not in FROM:
+            raise ValueError(f"character field {self.name!r}: from must be roller or target")
+        if self.type == "stat" and not self.stats:
+            raise ValueError(f"character field {self.name!r}: a stat names the stats field it reads")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "label": self.label,
+            "type": self.type,
+            "feeds": self.feeds,
+            "from": self.from_,
+            "help": self.help,
+        }
+        if self.default is not None:
+            out["default"] = self.default
+        if self.choices:
+            out["choices"] = list(self.choices)
+        if self.stats:
+            out["stats"] = self.stats
+        if self.combat_only:
+            out["combat_only"] = True
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class MoveField:
+    """One field of a move's form: ``type`` as a :class:`Param`'s, or ``character``
+    (one of the session's characters; ``default`` "selected" or "acting")."""
+
+    name: str
+    label: str
+    type: str = "text"
+    default: Any = None
+    choices: tuple[tuple[Any, str], ...] = ()
+    placeholder: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Move:
+    """A named action of the system besides a plain roll.
+
+    ``kind``:
+
+    * ``preset``: the roll dialog, opened with ``preset`` (parameter name → value)
+      filled in (an opposed roll, a folded roll);
+    * ``condition``: toggles the condition ``condition`` on the selected character;
+    * ``action``: a session move run by ``run`` (see below).
+
+    ``id`` is also the key binding's id (``main.<id>``), ``key`` its default key (or
+    None: palette only). For an ``action``: ``form(state, context)`` returns the
+    fields to ask (an empty list: no question), or raises ``GmdeskError`` saying why
+    the move cannot be made now; ``context`` holds ``selected`` / ``acting`` (ids or
+    None) and ``roll`` (the seq of the roll under the log cursor, or None).
+    ``confirm``: a question to confirm first (no fields). ``run(session, values,
+    context, rng)`` appends the move's one event and returns it; ``said(state,
+    event)`` is the line the desk shows once it is done."""
+
+    id: str
+    title: str
+    help: str = ""
+    key: str | None = None
+    kind: str = "action"
+    preset: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    condition: str = ""
+    confirm: str = ""
+    verb: str = ""
+    form: Callable[[Any, Mapping[str, Any]], Sequence[MoveField]] | None = None
+    run: Callable[[Any, Mapping[str, Any], Mapping[str, Any], Any], Any] | None = None
+    said: Callable[[Any, Any], str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in MOVE_KINDS:
+            raise ValueError(f"move {self.id!r}: kind must be one of {', '.join(MOVE_KINDS)}")
+        if self.kind == "action" and self.run is None:
+            raise ValueError(f"move {self.id!r}: an action needs its run")
+        if self.kind == "condition" and not self.condition:
+            raise ValueError(f"move {self.id!r}: a condition move names its condition")
+
+
+#: the combat parameters every system's Params has (``core.systems.base.CombatFields``)
+COMMON_PARAMS: tuple[Param, ...] = (
+    Param("combat", "Attack", "bool", False, "resolve as an attack into a combat descriptor", form=False),
+    Param(
+        "target_kind",
+        "Target kind",
+        "choice",
+        "organic",
+        "kind of whoever is attacked (picks the descriptor column)",
+        choices=("organic", "inorganic"),
+        form=False,
+    ),
+    Param(
+        "attacker_kind",
+        "Attacker kind",
+        "choice",
+        "organic",
+        "kind of the attacker (receives negative results)",
+        choices=("organic", "inorganic"),
+        form=False,
+    ),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class SystemSpec:
+    """A loaded system: its declaration, read once from its module."""
+
+    id: str
+    name: str
+    module: ModuleType
+    params: tuple[Param, ...]
+    character_fields: tuple[CharField, ...] = ()
+    moves: tuple[Move, ...] = ()
+    extra_labels: tuple[tuple[str, str], ...] = ()
+    sections: frozenset[str] = frozenset(SECTIONS)
+    signed: bool = False
+    table_roles: tuple[str, ...] = ()
+    clocks: bool = False
+
+    @classmethod
+    def from_module(cls, module: ModuleType) -> SystemSpec:
+        """Read a system module's declaration; ``ValueError`` naming what is missing or
+        wrong (a plug-in so reported is left out, the others keep working)."""
+        for name in ("ID", "NAME", "PARAMS", "roll", "odds", "initiative"):
+            if not hasattr(module, name):
+                raise ValueError(f"{module.__name__} declares no {name}")
+        params = tuple(module.PARAMS)
+        for p in params:
+            if not isinstance(p, Param):
+                raise ValueError(f"{module.__name__}.PARAMS holds {p!r}, not a Param")
+        names = [p.name for p in params]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{module.__name__}.PARAMS names a parameter twice")
+        fields = tuple(getattr(module, "CHARACTER_FIELDS", ()))
+        feedable = set(names) | {INITIATIVE}
+        field_names = {f.name for f in fields}
+        for f in fields:
+            if not isinstance(f, CharField):
+                raise ValueError(f"{module.__name__}.CHARACTER_FIELDS holds {f!r}, not a CharField")
+            if f.feeds is not None and f.feeds not in feedable:
+                raise ValueError(f"character field {f.name!r} feeds {f.feeds!r}, which is no parameter")
+            if f.stats is not None and f.stats not in field_names:
+                raise ValueError(f"character field {f.name!r} reads stats {f.stats!r}, which is no field")
+        moves = tuple(getattr(module, "MOVES", ()))
+        for m in moves:
+            if not isinstance(m, Move):
+                raise ValueError(f"{module.__name__}.MOVES holds {m!r}, not a Move")
+        return cls(
+            id=str(module.ID),
+            name=str(module.NAME),
+            module=module,
+            params=params,
+            character_fields=fields,
+            moves=moves,
+            extra_labels=tuple(getattr(module, "EXTRA_LABELS", ())),
+            sections=frozenset(getattr(module, "CHARACTER_SECTIONS", SECTIONS)),
+            signed=bool(getattr(module, "SIGNED", False)),
+            table_roles=tuple(getattr(module, "TABLE_ROLES", ())),
+            clocks=bool(getattr(module, "CLOCKS", False)),
+        )
+
+    # ---- parameters
+
+    @functools.cached_property
+    def Params(self) -> type:
+        """The system's own ``Params``, else one generated from ``PARAMS``."""
+        own = getattr(self.module, "Params", None)
+        if own is not None:
+            return own
+        return params_class(self.params, getattr(self.module, "check", None))
+
+    def params_from_json(self, data: Mapping[str, Any]) -> Any:
+        """Validated parameters from their JSON (``ParamError`` naming the option)."""
+        from gmdesk.core.systems.base import dataclass_from_json
+
+        return dataclass_from_json(self.Params, data)
+
+    def params_to_json(self, params: Any) -> dict[str, Any]:
+        from gmdesk.core.systems.base import dataclass_to_json
+
+        return dataclass_to_json(params)
+
+    # ---- lookups
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params + COMMON_PARAMS if p.name == name), None)
+
+    def field(self, name: str) -> CharField | None:
+        return next((f for f in self.character_fields if f.name == name), None)
+
+    def move(self, move_id: str) -> Move | None:
+        return next((m for m in self.moves if m.id == move_id), None)
+
+    @property
+    def secret_params(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params if p.secret)
+
+    def label_of(self, option: str) -> str:
+        """The form label of the parameter a ``ParamError`` names (``--vs-trait`` or
+        ``vs_trait``); the option itself when no parameter has that name."""
+        for p in self.params + COMMON_PARAMS:
+            if option in (p.name, p.cli_option):
+                return p.label
+        return option
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``gmdesk systems --json`` lists for the system."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "params": [p.to_json() for p in self.params if not p.form_only],
+            "character_fields": [f.to_json() for f in self.character_fields],
+            "moves": [{"id": m.id, "title": m.title, "help": m.help, "key": m.key} for m in self.moves],
+        }
+
+
+def check_value(p: Param | CharField, value: Any) -> Any:
+    """A value of a parameter or field read by its declared type (``ParamError``
+    naming the CLI option / the field otherwise): ``None`` for an empty optional."""
+    from gmdesk.core.systems.base import parse_choice, parse_int
+
+    option = p.cli_option if isinstance(p, Param) else p.name
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if isinstance(p, Param) and not p.optional and p.type != "text":
+            return p.default
+        return None if (isinstance(p, CharField) or p.optional) else p.default
+    if p.type == "int":
+        return parse_int(option, value, p.lo, p.hi)
+    if p.type == "bool":
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("1", "true", "yes", "on", "y"):
+            return True
+        if text in ("0", "false", "no", "off", "n"):
+            return False
+        raise ParamError(option, f"must be yes or no (got {value!r})")
+    if p.type == "choice":
+        text = str(value).strip()
+        match = next((c for c in p.choices if c.casefold() == text.casefold()), text)
+        return parse_choice(option, match, p.choices)
+    return str(value).strip() if isinstance(value, str) else value
+
+
+def params_class(spec_params: Sequence[Param], check: Callable[[Any], None] | None = None) -> type:
+    """A frozen dataclass validating ``spec_params`` (and the common combat
+    parameters) by their declared types, for a system that declares no ``Params`` of
+    its own; ``check(params)`` adds the system's rules across parameters."""
+    from gmdesk.core.systems.base import CombatFields
+
+    spec_params = [p for p in spec_params if not p.form_only]
+    fields = [(p.name, Any, dataclasses.field(default=p.default)) for p in spec_params]
+
+    def __post_init__(self: Any) -> None:
+        for p in spec_params:
+            object.__setattr__(self, p.name, check_value(p, getattr(self, p.name)))
+        if not isinstance(self.combat, bool):
+            raise ParamError("--combat", f"must be true or false (got {self.combat!r})")
+        self._check_combat()
+        if check is not None:
+            check(self)
+
+    return dataclasses.make_dataclass(
+        "Params", fields, bases=(CombatFields,), frozen=True, namespace={"__post_init__": __post_init__}
+    )
+
+
+__all__ = [
+    "CharField",
+    "COMMON_PARAMS",
+    "FIELD_TYPES",
+    "FROM",
+    "INITIATIVE",
+    "Move",
+    "MoveField",
+    "PARAM_TYPES",
+    "Param",
+    "SECTIONS",
+    "SystemSpec",
+    "check_value",
+    "params_class",
+]
