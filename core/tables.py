@@ -14,6 +14,11 @@ Band table file (``lo``/``hi`` inclusive, ``null`` for open ends)::
      "bands": [{"lo": null, "hi": -1, "value": -1}, {"lo": 0, "hi": 0, "value": 1}, …]}
 
 A band's ``value`` may be any JSON value (an int row, a label, a list of rows…).
+
+A plug-in system ships its tables the same way, as JSON files in its own package,
+and reads them through the TableSet with its package named
+(``tables.descriptor_table("coin-bruise", package="gmdesk_coin")``): a session's or
+``--table``'s own table for the role still wins.
 """
 
 from __future__ import annotations
@@ -123,14 +128,21 @@ def parse_table(data: Any, source: str = "<table>") -> Table:
     return DescriptorTable(name, str(data.get("title", name)), tuple(columns), parsed)
 
 
+#: the package gmdesk's own tables ship in
+DATA_PACKAGE = "gmdesk.core.data"
+
+
 @cache
-def load_builtin(name: str) -> Table:
-    """A shipped table by name, e.g. ``load_builtin("4d2-combat")``."""
+def load_builtin(name: str, package: str = DATA_PACKAGE) -> Table:
+    """A shipped table by name, e.g. ``load_builtin("4d2-combat")``; a plug-in's own
+    from its package, ``load_builtin("coin-bruise", "gmdesk_coin")``."""
     try:
-        text = resources.files("gmdesk.core.data").joinpath(f"{name}.json").read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TableError(f"no built-in table named {name!r}") from None
-    return parse_table(json.loads(text), f"built-in table {name}")
+        text = resources.files(package).joinpath(f"{name}.json").read_text(encoding="utf-8")
+    except (FileNotFoundError, ModuleNotFoundError):
+        where = "built-in table" if package == DATA_PACKAGE else f"table in {package}"
+        raise TableError(f"no {where} named {name!r}") from None
+    source = f"built-in table {name}" if package == DATA_PACKAGE else f"table {name} of {package}"
+    return parse_table(json.loads(text), source)
 
 
 def builtin_names() -> list[str]:
@@ -157,7 +169,9 @@ class TableSet:
 
     Roles used by the systems: ``combat`` (4d2 Combat table, also read by torg-2d10
     and 4d6 combat), ``maneuver`` (4d2), ``fudge-wounds``, ``torg-combat-rows``,
-    ``4d6-combat-rows``. A session can point any role at a GM's own table.
+    ``4d6-combat-rows``. A session can point any role at a GM's own table. A
+    plug-in system's role is its own table's name, read from its package
+    (``get(role, package=…)``) unless overridden.
     """
 
     overrides: Mapping[str, Table] = field(default_factory=dict)
@@ -171,22 +185,25 @@ class TableSet:
         "4d6-combat-rows": "4d6-combat-rows",
     }
 
-    def get(self, role: str) -> Table:
+    def get(self, role: str, package: str | None = None) -> Table:
+        """The table in force for ``role``: the override, else the built-in default,
+        else (``package``: a plug-in's own role) the table of that name in ``package``."""
         if role in self.overrides:
             return self.overrides[role]
-        try:
+        if role in self.DEFAULTS:
             return load_builtin(self.DEFAULTS[role])
-        except KeyError:
-            raise TableError(f"no table for role {role!r}") from None
+        if package is not None:
+            return load_builtin(role, package)
+        raise TableError(f"no table for role {role!r}")
 
-    def descriptor_table(self, role: str) -> DescriptorTable:
-        t = self.get(role)
+    def descriptor_table(self, role: str, package: str | None = None) -> DescriptorTable:
+        t = self.get(role, package)
         if not isinstance(t, DescriptorTable):
             raise TableError(f"table {t.name!r} for {role!r} is not a descriptor table")
         return t
 
-    def band_table(self, role: str) -> BandTable:
-        t = self.get(role)
+    def band_table(self, role: str, package: str | None = None) -> BandTable:
+        t = self.get(role, package)
         if not isinstance(t, BandTable):
             raise TableError(f"table {t.name!r} for {role!r} is not a band table")
         return t

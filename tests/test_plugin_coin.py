@@ -1,0 +1,164 @@
+"""The worked example plug-in (``examples/gmdesk-coin``), installed by pip as a GM
+would, with no change to gmdesk: its rules, its own table, the registry, the CLI and
+the desk's dialogs."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from coin_plugin import clear_registry, coin_site, registered
+
+from gmdesk.core.dice import FixedDice, RollRecord
+from gmdesk.core.errors import ParamError, TableError
+from gmdesk.core.tables import DescriptorTable, TableSet, parse_table
+
+
+@pytest.fixture
+def coin() -> Iterator[object]:
+    """The coin system, installed and registered in this process (and forgotten after)."""
+    from gmdesk.core.systems import get_spec
+
+    with registered(coin_site()):
+        yield get_spec("coin")
+
+
+# ----------------------------------------------------------------------------- the package
+
+
+def test_pip_installs_it_and_the_registry_finds_it_among_the_builtins(coin) -> None:
+    from gmdesk.core.systems import BUILTIN_IDS, load_problems, system_ids
+
+    assert system_ids()[: len(BUILTIN_IDS)] == BUILTIN_IDS and "coin" in system_ids()
+    assert load_problems() == ()
+    assert coin.name == "Coin flips"
+    assert [p.name for p in coin.params] == ["coins", "need"]
+    assert [(f.name, f.feeds, f.from_) for f in coin.character_fields] == [
+        ("luck", "coins", "roller"),
+        ("guard", "need", "target"),
+    ]
+    entry_points = next(coin_site().glob("gmdesk_coin-*.dist-info")) / "entry_points.txt"
+    assert "[gmdesk.systems]\ncoin = gmdesk_coin" in entry_points.read_text()
+
+
+def test_the_registry_forgets_it_once_it_is_gone() -> None:
+    from gmdesk.core.systems import system_ids
+
+    before = system_ids()
+    with registered(coin_site()):
+        assert "coin" in system_ids()
+    clear_registry()
+    assert system_ids() == before
+
+
+# ----------------------------------------------------------------------------- rules
+
+
+def test_heads_are_the_value_and_need_decides_success(coin) -> None:
+    params = coin.Params()
+    assert (params.coins, params.need) == (3, 2)
+    record = coin.module.roll(params, FixedDice([2, 1, 2]))
+    assert (record.value, record.outcome, record.get("success")) == (2, "Success", True)
+    assert record.get("faces") == "H T H"
+    assert [(d.value, d.sides) for d in record.dice] == [(2, 2), (1, 2), (2, 2)]
+    assert record.descriptors == ()  # not an attack
+    record = coin.module.roll(coin.Params(coins=5, need=4), FixedDice([2, 2, 1, 2, 1]))
+    assert (record.value, record.outcome) == (3, "Failure")
+
+
+def test_a_successful_attack_bruises_the_target_and_a_failed_one_does_nothing(coin) -> None:
+    hit = coin.module.roll(coin.Params(combat=True), FixedDice([2, 2, 2]))
+    (bruise,) = hit.descriptors
+    assert (bruise.text, bruise.applies_to, bruise.table, bruise.row, bruise.wound) == (
+        "Bruise",
+        "target",
+        "coin-bruise",
+        1,
+        True,
+    )
+    miss = coin.module.roll(coin.Params(combat=True), FixedDice([1, 2, 1]))
+    assert miss.outcome == "Failure" and miss.descriptors == ()
+
+
+def test_its_table_ships_in_the_package_and_a_sessions_own_table_wins(coin) -> None:
+    table = TableSet().descriptor_table("coin-bruise", package="gmdesk_coin")
+    assert isinstance(table, DescriptorTable) and table.rows == {1: ("Bruise",)}
+    own = parse_table({"name": "welts", "columns": ["descriptor"], "rows": {"1": ["Welt"]}})
+    hit = coin.module.roll(coin.Params(combat=True), FixedDice([2, 2, 2]), TableSet({"coin-bruise": own}))
+    assert [(d.text, d.table) for d in hit.descriptors] == [("Welt", "welts")]
+    with pytest.raises(TableError, match="no table for role 'coin-bruise'"):
+        TableSet().get("coin-bruise")  # the role is the plug-in's: read from its package only
+    with pytest.raises(TableError, match="no table in gmdesk_coin named 'nothing'"):
+        TableSet().get("nothing", package="gmdesk_coin")
+
+
+def test_odds_are_exact_binomials(coin) -> None:
+    odds = coin.module.odds(coin.Params(coins=3, need=2))
+    assert odds.distribution == ((0, Fraction(1, 8)), (1, Fraction(3, 8)), (2, Fraction(3, 8)), (3, Fraction(1, 8)))
+    assert odds.outcomes == (("Success", Fraction(1, 2)), ("Failure", Fraction(1, 2)))
+    odds = coin.module.odds(coin.Params(coins=20, need=20))
+    assert odds.outcome("Success") == Fraction(1, 2**20)
+    assert sum(p for _, p in odds.distribution) + odds.tail == 1
+    assert coin.module.odds(coin.Params(coins=1, need=2)).outcome("Success") == 0
+
+
+def test_initiative_is_the_heads_of_three_coins_plus_the_modifier(coin) -> None:
+    record = coin.module.initiative(FixedDice([2, 1, 2]), 3)
+    assert (record.value, record.outcome, len(record.dice)) == (5, "Initiative 5", 3)
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"coins": 0}, "--coins: must be a whole number from 1 to 20 (got 0)"),
+        ({"coins": "many"}, "--coins: must be a whole number from 1 to 20 (got 'many')"),
+        ({"need": 21}, "--need: must be a whole number from 1 to 20 (got 21)"),
+        ({"target_kind": "ghost"}, "--target-kind: must be one of organic, inorganic (got 'ghost')"),
+    ],
+)
+def test_bad_parameters_are_refused_in_one_line_naming_the_option(coin, given: dict, message: str) -> None:
+    with pytest.raises(ParamError) as refused:
+        coin.Params(**given)
+    assert str(refused.value) == message
+    assert coin.label_of(message.split(":")[0]) in ("Coins", "Heads needed", "Target kind")
+
+
+def test_a_seeded_roll_round_trips_through_json(coin) -> None:
+    params = coin.Params(coins=7, need=3, combat=True, target_kind="inorganic")
+    record = coin.module.roll(params, random.Random(11))
+    assert RollRecord.from_json(json.loads(record.dumps())) == record
+    assert coin.params_from_json(record.params) == params
+    assert record == coin.module.roll(params, random.Random(11))
+
+
+# ----------------------------------------------------------------------------- a broken plug-in
+
+
+def broken_site(tmp_path: Path) -> Path:
+    """A package registered under gmdesk.systems whose module declares no ID."""
+    site = tmp_path / "broken-site"
+    (site / "gmdesk_broken-0.1.dist-info").mkdir(parents=True)
+    (site / "gmdesk_broken-0.1.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: gmdesk-broken\nVersion: 0.1\n"
+    )
+    (site / "gmdesk_broken-0.1.dist-info" / "entry_points.txt").write_text("[gmdesk.systems]\nbroken = gmdesk_broken\n")
+    (site / "gmdesk_broken.py").write_text("NAME = 'Broken'\n")
+    return site
+
+
+def test_a_broken_plug_in_is_reported_in_one_line_and_the_others_keep_working(tmp_path: Path) -> None:
+    from gmdesk.core.systems import BUILTIN_IDS, get_spec, load_problems, system_ids
+
+    with registered(coin_site(), broken_site(tmp_path)):
+        assert system_ids()[: len(BUILTIN_IDS)] == BUILTIN_IDS and "coin" in system_ids()
+        (problem,) = load_problems()
+        assert problem == (
+            "plug-in system 'broken' (gmdesk_broken) is left out: ValueError: gmdesk_broken declares no ID"
+        )
+        assert get_spec("coin").name == "Coin flips"
+        with pytest.raises(ParamError, match="unknown system 'broken'"):
+            get_spec("broken")
