@@ -117,7 +117,7 @@ def header_problems(header: Mapping[str, Any]) -> list[str]:
     """What makes a stored header unusable, one plain line each (empty when fine): a
     missing name, system or settings, or a dice system this gmdesk does not know.
     Such a save is refused, never opened and rewritten with defaults."""
-    from gmdesk.core.systems import SYSTEM_IDS
+    from gmdesk.core.systems import BUILTIN_IDS, system_ids
 
     out = []
     for key, kind, what in (("name", str, "text"), ("system", str, "text"), ("settings", dict, "an object")):
@@ -126,9 +126,9 @@ def header_problems(header: Mapping[str, Any]) -> list[str]:
         elif not isinstance(header[key], kind):
             out.append(f"the header's {key!r} is not {what}")
     system = header.get("system")
-    if isinstance(system, str) and system not in SYSTEM_IDS:
+    if isinstance(system, str) and system not in BUILTIN_IDS and system not in system_ids():
         out.append(
-            f"the header names a dice system this gmdesk does not know ({system!r}; it knows {', '.join(SYSTEM_IDS)})"
+            f"the header names a dice system this gmdesk does not know ({system!r}; it knows {', '.join(system_ids())})"
         )
     return out
 

@@ -166,9 +166,9 @@ def _roll(ctx: Ctx, p: dict) -> str:
     parent's; refused, with nothing changed, when one cannot be used)."""
     ctx.fields(p, ("record",), ("actor", "target", "combat", "actor_name", "target_name", "clock", "uses"))
     record = ctx.record(p["record"])
-    from gmdesk.core.systems import SYSTEM_IDS
+    from gmdesk.core.systems import BUILTIN_IDS, system_ids
 
-    if record.system not in SYSTEM_IDS:
+    if record.system not in BUILTIN_IDS and record.system not in system_ids():
         raise ctx.fail(f"record: unknown system {record.system!r}")
     actor = ctx.opt_char(p.get("actor"), "actor")
     target = ctx.opt_char(p.get("target"), "target")

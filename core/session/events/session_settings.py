@@ -39,9 +39,9 @@ def _settings(ctx: Ctx, p: dict) -> str:
         if key not in SETTING_KEYS:
             raise ctx.fail(f"unknown setting {key!r} (settings: {', '.join(SETTING_KEYS)})")
         if key == "system":
-            from gmdesk.core.systems import SYSTEM_IDS
+            from gmdesk.core.systems import system_ids
 
-            clean[key] = ctx.choice(value, "system", SYSTEM_IDS)
+            clean[key] = ctx.choice(value, "system", system_ids())
         elif key in DECLARED:
             # the GM's settings, checked by their declaration (core.session.settings)
             try:
