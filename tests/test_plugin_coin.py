@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from coin_plugin import clear_registry, coin_site, registered
+from helpers import make_save, saved
 
 from gmdesk.core.dice import FixedDice, RollRecord
 from gmdesk.core.errors import ParamError, TableError
@@ -133,6 +134,22 @@ def test_a_seeded_roll_round_trips_through_json(coin) -> None:
     assert RollRecord.from_json(json.loads(record.dumps())) == record
     assert coin.params_from_json(record.params) == params
     assert record == coin.module.roll(params, random.Random(11))
+
+
+# ----------------------------------------------------------------------------- at the table
+
+
+def test_a_coin_session_keeps_its_attacks_and_the_bruise_they_leave(coin, tmp_path: Path) -> None:
+    from gmdesk.core.session import Session
+
+    path, ids = make_save(tmp_path, "coin", [{"name": "Ann"}, {"name": "Bob", "side": "NPC"}])
+    with Session.open(path) as s:
+        assert s.state.info.system == "coin"
+        event = s.roll("coin", coin.Params(combat=True), ids["Ann"], ids["Bob"], combat=True, rng=FixedDice([2, 1, 2]))
+        assert event.changes == ["Bob takes Bruise"]
+    state = saved(path)
+    assert [(w.text, w.system) for w in state.characters[ids["Bob"]].wounds] == [("Bruise", "coin")]
+    assert state.rolls[-1].record.outcome == "Success"
 
 
 # ----------------------------------------------------------------------------- a broken plug-in
