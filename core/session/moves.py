@@ -4,6 +4,7 @@ through :meth:`Session.apply <core.session.session.Session.apply>`."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -39,27 +40,30 @@ class SessionMoves:
         clock: str | None = None,
         given: Any = None,
         tables: Any = None,
+        origins: Mapping[str, str] | None = None,
     ) -> Event:
         """Roll ``system`` with the session's tables and log it (a ``roll`` event).
 
-        ``params`` is the system's Params (or its JSON). ``rng`` defaults to a fresh
-        ``random.Random()``. Possibilities spent at roll time (torg ``possibilities``)
-        cost the roller; refused before any die is rolled if it lacks them. ``clock``
-        (4d6): the clock the roll's progress goes to (refused before rolling if the
-        session has no such clock). ``given``: the parameter names the caller set
-        explicitly (they win over what the session fills in; None: those that differ
-        from the default). ``tables``: other tables than the session's (``gmdesk roll
-        --table``)."""
-        from gmdesk.core.systems import get_system
+        ``params`` is the system's Params (or its JSON; a stat name such as "Fire
+        Combat" in a parameter a ``stat`` field feeds is the character's value).
+        What was not given is filled from the roller's and the target's fields, their
+        sources and conditions and the session's settings (:mod:`core.session.params`);
+        where a value came from goes on the record (``extra["from"]``). ``rng``
+        defaults to a fresh ``random.Random()``. Possibilities spent at roll time
+        (torg ``possibilities``) cost the roller; refused before any die is rolled if
+        it lacks them. ``clock``: the clock the roll's progress goes to, for a system
+        whose rolls move clocks (refused before rolling if the session has no such
+        clock). ``given``: the parameter names the caller set explicitly (they win
+        over what the session fills in; None: those that differ from the default).
+        ``tables``: other tables than the session's (``gmdesk roll --table``).
+        ``origins``: where the caller's own values came from (kept with the roll)."""
+        from gmdesk.core.session.params import fill_data, resolve_names
+        from gmdesk.core.systems import get_spec
 
         if self.readonly:
             raise EventError("this session is open read-only", "roll")
-        module = get_system(system)
-        if isinstance(params, Mapping):
-            data = dict(params)
-            if combat:  # before validation: some combat-only options need it (1d6x4 --mutual)
-                data.setdefault("combat", True)
-            params = module.params_from_json(data)
+        spec = get_spec(system)
+        module = spec.module
         st = self.state
         a = st.characters.get(actor) if actor is not None else None
         t = st.characters.get(target) if target is not None else None
@@ -67,21 +71,35 @@ class SessionMoves:
             raise EventError(f"actor: no character {actor!r} in this session", "roll")
         if target is not None and t is None:
             raise EventError(f"target: no character {target!r} in this session", "roll")
+        origins = dict(origins or {})
         self.check_roll(a, t)
-        if fill:
-            params = self.fill_params(module, params, a, t, combat, given)
+        if isinstance(params, Mapping):
+            data = dict(params)
+            if combat:  # before validation: some combat-only options need it (1d6x4 --mutual)
+                data.setdefault("combat", True)
+            if fill:  # filled before validation: an attack's Difficulty may come from the target
+                params, filled = fill_data(st.info.settings, spec, data, a, t, combat, given)
+            else:
+                data, filled = resolve_names(spec, data, a, t)
+                params = spec.params_from_json(data)
+            origins.update(filled)
+        elif fill:
+            params, filled = self.fill_params_from(module, params, a, t, combat, given)
+            origins.update(filled)
         # fill=False: the caller already settled every parameter
-        refused = params_refusal(module.ID, params, a)
+        refused = params_refusal(spec, params, a)
         if refused is not None:
             raise refused
         if clock:
-            if module.ID != "4d6":
-                raise EventError(f"clock: only a 4d6 roll moves a clock (this is a {module.ID} roll)", "roll")
+            if not spec.clocks:
+                raise EventError(f"clock: a {spec.id} roll moves no clock", "roll")
             if not any(k.casefold() == clock.strip().casefold() for k in st.clocks):
                 raise EventError(f"clock: no clock named {clock!r}", "roll")
         record = module.roll(
             params, rng if rng is not None else random.Random(), tables if tables is not None else self.tables()
         )
+        if origins:
+            record = dataclasses.replace(record, extra={**record.extra, "from": dict(origins)})
         return self.log_roll(record, actor, target, bool(combat or getattr(params, "combat", False)), clock=clock)
 
     def log_roll(
@@ -92,10 +110,12 @@ class SessionMoves:
         combat: bool = False,
         clock: str | None = None,
     ) -> Event:
-        """Log a rolled record (one ``roll`` event) with what it does besides: a 1d6x4
-        Test that names Abilities or Uses on the roller's (or the defender's) sheet spends
-        their uses with it (see ``core.systems.one_d6_x4.test_uses``); ``clock``: the 4d6
-        clock its progress goes to."""
+        """Log a rolled record (one ``roll`` event) with what it does besides: the
+        uses it spends on the roller's (or the defender's) sheet, by its system's
+        ``roll_uses`` (a 1d6x4 Test naming Abilities or Uses); ``clock``: the clock
+        its progress goes to."""
+        from gmdesk.core.systems import get_spec
+
         doc: dict[str, Any] = {
             "type": "roll",
             "record": record.to_json(),
@@ -105,13 +125,15 @@ class SessionMoves:
         }
         if clock:
             doc["clock"] = clock
-        if record.system == "1d6x4":
-            from gmdesk.core.systems.one_d6_x4 import test_uses
-
+        try:
+            hook = getattr(get_spec(record.system).module, "roll_uses", None)
+        except GmdeskError:
+            hook = None
+        if hook is not None:
             chars = self.state.characters
             a = chars.get(actor) if actor is not None else None
             t = chars.get(target) if target is not None else None
-            spent = test_uses(record, a.sheet if a is not None else None, t.sheet if t is not None else None)
+            spent = hook(record, a, t)
             if spent:
                 doc["uses"] = [
                     {"id": actor if side == "actor" else target, "descriptor": path, "amount": 1}
@@ -129,12 +151,20 @@ class SessionMoves:
     def fill_params(
         self, module: Any, params: Any, actor=None, target=None, combat: bool = False, given: Any = None
     ) -> Any:
-        """The parameters with what the session knows filled in: the roller's active
-        sources, conditions and the session's settings (see :mod:`core.session.params`;
-        ``given`` names the parameters the caller set, which are kept)."""
-        from gmdesk.core.session.params import fill_params
+        """The parameters with what the session knows filled in: the roller's and the
+        target's fields, active sources, conditions and the session's settings (see
+        :mod:`core.session.params`; ``given`` names the parameters the caller set,
+        which are kept)."""
+        return self.fill_params_from(module, params, actor, target, combat, given)[0]
 
-        return fill_params(self.state.info.settings, module, params, actor, target, combat, given)
+    def fill_params_from(
+        self, module: Any, params: Any, actor=None, target=None, combat: bool = False, given: Any = None
+    ) -> tuple[Any, dict[str, str]]:
+        """:meth:`fill_params` and where the characters' values came from
+        (parameter name → "Quin Sebastian's Fire Combat")."""
+        from gmdesk.core.session.params import fill_params_from
+
+        return fill_params_from(self.state.info.settings, module, params, actor, target, combat, given)
 
     # ---- conveniences over apply (each rolls what it needs, then appends one event)
 
@@ -185,41 +215,42 @@ class SessionMoves:
         )
 
     def initiative_modifier(self, char_id: str, system: str | None = None) -> int:
-        """The character's own initiative modifier where gmdesk knows it: 4d2 its own
-        active shift total (0..3), 1d6x4 its Reflex Current Value; else 0."""
-        c = self.state.characters[char_id]
-        system = system or self.state.info.system
-        if system == "4d2":
-            from gmdesk.core.systems.four_d_two import own_shift
+        """The character's own initiative modifier, as its system declares it (its
+        fields that feed initiative, or the system's ``initiative_modifier``: 4d2 its
+        own active shift total, 1d6x4 its Reflex on the sheet); else 0."""
+        from gmdesk.core.session.params import initiative_modifier
 
-            return own_shift([s.value for s in c.shifts if s.active])
-        if system == "1d6x4" and c.sheet is not None:
-            value = getattr(c.sheet, "value", None)
-            if value is not None:
-                try:
-                    return int(value("Reflex") or 0)
-                except GmdeskError:
-                    return 0
-        return 0
+        c = self.state.characters[char_id]
+        return initiative_modifier(system or self.state.info.system, c)
 
     def initiative_record(
         self, char_id: str, rng: Any = None, modifier: int | None = None, system: str | None = None
     ) -> RollRecord:
-        """One initiative roll for ``char_id`` (not logged): the session's system (fudge
-        with the session's ``fudge_method``), the character's own modifier unless
-        ``modifier`` is given."""
-        from gmdesk.core.systems import get_system
+        """One initiative roll for ``char_id`` (not logged): the session's system, the
+        character's own modifier unless ``modifier`` is given. A parameter the system
+        declares with a session ``setting`` that its ``initiative`` also takes is
+        passed the setting (fudge's dice method)."""
+        import inspect
+
+        from gmdesk.core.systems import get_spec
 
         system = system or self.state.info.system
-        module = get_system(system)
+        spec = get_spec(system)
         if char_id not in self.state.characters:
             raise EventError(f"no character {char_id!r} in this session", "initiative.set")
         mod = self.initiative_modifier(char_id, system) if modifier is None else modifier
         rng = rng if rng is not None else random.Random()
-        if module.ID == "fudge":
-            method = self.state.info.settings.get("fudge_method", DEFAULT_SETTINGS["fudge_method"])
-            return module.initiative(rng, mod, method=method)
-        return module.initiative(rng, mod)
+        settings = self.state.info.settings
+        try:
+            takes = set(inspect.signature(spec.module.initiative).parameters)
+        except (TypeError, ValueError):
+            takes = set()
+        kwargs = {
+            p.name: settings.get(p.setting, DEFAULT_SETTINGS.get(p.setting, p.default))
+            for p in spec.params
+            if p.setting and p.name in takes
+        }
+        return spec.module.initiative(rng, mod, **kwargs)
 
     def roll_initiative(
         self,
@@ -257,12 +288,21 @@ class SessionMoves:
         )
 
 
-def params_refusal(system: str, params: Any, actor: Any = None) -> EventError | None:
+def params_refusal(system: Any, params: Any, actor: Any = None) -> EventError | None:
     """Why the session refuses to roll these parameters for this roller, before any die
     is rolled (the roll dialog asks the same, so its preview refuses what the roll
-    would): torg Possibilities spent at roll time need a reality-rated roller who has
-    them. None when nothing is wrong."""
-    cost = int(getattr(params, "possibilities", 0) or 0) if system == "torg-2d10" else 0
+    would): Possibilities spent at roll time (a system whose characters carry
+    Possibilities and that declares a ``possibilities`` parameter, torg) need a
+    reality-rated roller who has them. None when nothing is wrong."""
+    from gmdesk.core.systems import get_spec
+    from gmdesk.core.systems.spec import SystemSpec
+
+    try:
+        spec = system if isinstance(system, SystemSpec) else get_spec(str(getattr(system, "ID", system)))
+    except GmdeskError:
+        return None
+    spends = "possibilities" in spec.sections and spec.param("possibilities") is not None
+    cost = int(getattr(params, "possibilities", 0) or 0) if spends else 0
     if cost and actor is not None:
         if not actor.reality_rated:
             return EventError(

@@ -3,26 +3,32 @@
 One code path for every roll a session makes: the roll / attack dialog of the desk
 and ``gmdesk roll SYSTEM … --save SAVE --as A --at T`` both fill their parameters
 here, so the same roller in the same state rolls with the same numbers whichever
-way the GM asks.
+way the GM asks. Nothing here knows a system by name: what a system fills from the
+session is declared in its module (``core.systems.spec``).
 
 What the session fills in (:func:`roll_defaults`):
 
 * ``target_kind`` / ``attacker_kind`` from the tracked target's / roller's kind
   (the descriptor column follows them; a tracked character's kind always wins);
-* 4d2 ``shift``: the net shift of the active shift sources, the roller's own total
-  minus the target's (:func:`core.systems.four_d_two.net_shift`), and
-  ``skill_threshold`` from the session setting;
-* fudge ``method``: the session's dice method (setting ``fudge_method``);
-* 4d6 ``adv``: the roller's active advantage sources (the target's are not read:
-  in a contest the opponent's sources are typed as ``vs_adv``);
-* torg ``stymied`` / ``up`` from the roller's Stymied / Up conditions, and
-  ``ord_no_reroll`` for an ord (not reality-rated) when the session setting
-  ``ord_positive_reroll`` is off.
+* the characters' **fields** (:func:`field_defaults`): each declared
+  ``CharField`` that ``feeds`` a parameter fills it from the roller's or the
+  target's value (a ``stat`` field with the value of the entry it names: torg's
+  Attack skill "Fire Combat" fills ``skill`` with the roller's Fire Combat value; a
+  ``combat_only`` field only in an attack);
+* the **sources** a system reads (its ``ROLL_SOURCES``: kind, and whether the
+  target's count against the roller) through its ``sources_params`` (4d2 net
+  ``shift``, 4d6 ``adv``); inactive (switched-off) sources never count;
+* the **settings**: a parameter declared with ``setting`` takes the session's
+  setting of that name (4d2 ``skill_threshold``, fudge ``method``);
+* what the system's ``session_defaults(settings, actor, target)`` returns (torg
+  Stymied / Up from the roller's conditions, the ord reroll setting).
 
 What the caller sets explicitly wins (:func:`fill_params` ``given``): a CLI option
 typed on the command line (``--shift 0`` included), or a field of the dialog (which
 shows the filled-in values and lets the GM change them or switch a source off for
-this one roll). Inactive (switched-off) sources never count.
+this one roll). A typed stat name ("Fire Combat") in a parameter a ``stat`` field
+feeds is that character's value (:func:`resolve_names`). Where each filled value
+came from ("Quin Sebastian's Fire Combat") goes with the roll (:func:`fill_params_from`).
 """
 
 from __future__ import annotations
@@ -32,16 +38,31 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gmdesk.core.errors import ParamError
 from gmdesk.core.session.model import DEFAULT_SETTINGS
+from gmdesk.core.systems.spec import INITIATIVE, CharField, SystemSpec, find_stat
 
-#: the kind of source each system reads (the others read none)
-SOURCE_KIND = {"4d2": "shift", "4d6": "advantage"}
+
+def _spec(system: Any) -> SystemSpec | None:
+    """The declaration of ``system`` (an id, a system module or a spec); None for an
+    unknown id."""
+    from gmdesk.core.systems import get_spec
+
+    if isinstance(system, SystemSpec):
+        return system
+    system_id = system if isinstance(system, str) else getattr(system, "ID", None)
+    if not isinstance(system_id, str):
+        return None
+    try:
+        return get_spec(system_id)
+    except ParamError:
+        return None
 
 
 @dataclass(frozen=True)
 class RollSource:
-    """One source a roll reads: the roller's own (``owner="own"``) or, in 4d2, the
-    target's (``owner="vs"``, it counts against the roller)."""
+    """One source a roll reads: the roller's own (``owner="own"``) or, where the
+    system counts the target's against the roller (4d2), the target's (``owner="vs"``)."""
 
     owner: str  # "own" | "vs"
     kind: str  # "shift" | "advantage"
@@ -51,14 +72,16 @@ class RollSource:
     who: str = ""  # the character's name
 
 
-def roll_sources(system: str, actor: Any = None, target: Any = None) -> list[RollSource]:
-    """Every source of the roller (and, in 4d2, of the target) that ``system`` reads,
-    active or not, in the character's order."""
-    kind = SOURCE_KIND.get(system)
-    if kind is None:
+def roll_sources(system: Any, actor: Any = None, target: Any = None) -> list[RollSource]:
+    """Every source of the roller (and of the target, where the system counts them)
+    that ``system`` reads (its ``ROLL_SOURCES``), active or not, in the character's order."""
+    spec = _spec(system)
+    declared = getattr(spec.module, "ROLL_SOURCES", None) if spec is not None else None
+    if not declared:
         return []
+    kind, opposed = declared
     owners = [("own", actor)]
-    if system == "4d2":
+    if opposed:
         owners.append(("vs", target))
     out: list[RollSource] = []
     for owner, ch in owners:
@@ -69,45 +92,300 @@ def roll_sources(system: str, actor: Any = None, target: Any = None) -> list[Rol
     return out
 
 
-def sources_params(system: str, sources: Iterable[RollSource]) -> dict[str, Any]:
-    """The parameters the given (switched-on) sources make: 4d2 ``shift`` (own total
-    minus the target's, each held to 0..3, net −3..+3), 4d6 ``adv`` (the roller's
-    values). Empty for a system that reads no sources."""
-    sources = list(sources)
-    if system == "4d2":
-        from gmdesk.core.systems.four_d_two import net_shift, own_shift
-
-        own = own_shift(s.value for s in sources if s.owner == "own")
-        vs = own_shift(s.value for s in sources if s.owner == "vs")
-        return {"shift": net_shift(own, vs)}
-    if system == "4d6":
-        return {"adv": tuple(s.value for s in sources if s.owner == "own")}
-    return {}
+def sources_params(system: Any, sources: Iterable[RollSource]) -> dict[str, Any]:
+    """The parameters the given (switched-on) sources make, by the system's own
+    ``sources_params`` (4d2 ``shift``: own total minus the target's, each held to
+    0..3; 4d6 ``adv``: the roller's values). Empty for a system that reads none."""
+    spec = _spec(system)
+    hook = getattr(spec.module, "sources_params", None) if spec is not None else None
+    return dict(hook(list(sources))) if hook is not None else {}
 
 
-def roll_defaults(settings: Mapping[str, Any], system: str, actor: Any = None, target: Any = None) -> dict[str, Any]:
-    """Parameter name → what the session knows about it for this roller and target."""
+def _sources_origin(sources: list[RollSource]) -> str:
+    """ "Vex's Pistol +2, DEX +1; Bar Thug's PSTR +1" (the sources a roll counted)."""
+    from gmdesk.core.text import signed
+
+    parts: list[str] = []
+    for owner in ("own", "vs"):
+        mine = [s for s in sources if s.owner == owner]
+        if mine:
+            parts.append(f"{mine[0].who}'s " + ", ".join(f"{s.name} {signed(s.value)}" for s in mine))
+    return "; ".join(parts)
+
+
+# --------------------------------------------------------------------------- character fields
+
+
+def _side(f: CharField, actor: Any, target: Any) -> Any:
+    return actor if f.from_ == "roller" else target
+
+
+def field_value(spec: SystemSpec, f: CharField, character: Any) -> tuple[Any, str] | None:
+    """What ``character``'s field ``f`` feeds, and where it came from ("Quin
+    Sebastian's Fire Combat", "Trooper's Defense DC"); None when it has no value (a
+    ``stat`` naming an entry the character lacks has none)."""
+    if character is None:
+        return None
+    fields = getattr(character, "fields", None) or {}
+    raw = fields.get(f.name, f.default)
+    if raw is None or f.type == "stats":
+        return None
+    if f.type == "stat":
+        stats = fields.get(f.stats or "")
+        key = find_stat(stats, raw)
+        if key is None or stats is None:
+            return None
+        return stats[key], f"{character.name}'s {key}"
+    return raw, f"{character.name}'s {f.label}"
+
+
+def field_defaults(
+    spec: Any, actor: Any = None, target: Any = None, combat: bool = False
+) -> dict[str, tuple[Any, str]]:
+    """Parameter name → (value, origin) of what the roller's and the target's fields
+    fill (see the module docstring); the initiative fields and the fields of a side
+    that is not tracked fill nothing, a ``combat_only`` field only in an attack."""
+    spec = _spec(spec)
+    out: dict[str, tuple[Any, str]] = {}
+    if spec is None:
+        return out
+    for f in spec.character_fields:
+        if f.feeds is None or f.feeds == INITIATIVE or f.feeds in out:
+            continue
+        if f.combat_only and not combat:
+            continue
+        got = field_value(spec, f, _side(f, actor, target))
+        if got is not None:
+            out[f.feeds] = got
+    return out
+
+
+def _reads_as_value(spec: SystemSpec, param: str, stats_field: CharField | None, value: str) -> bool:
+    """Whether ``value`` typed in ``param`` is a value of its own (a number, a ladder
+    level) rather than a stat's name."""
+    from gmdesk.core.systems.base import parse_int
+
+    readers = []
+    if stats_field is not None and stats_field.parse is not None:
+        readers.append(stats_field.parse)
+    readers.append(parse_int)
+    for read in readers:
+        try:
+            read(param, value)
+            return True
+        except (ParamError, ValueError, TypeError):
+            continue
+    return False
+
+
+def resolve_names(
+    spec: Any, data: Mapping[str, Any], actor: Any = None, target: Any = None
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """``data`` with each stat name typed in a parameter that a ``stat`` field feeds
+    ("Fire Combat" in torg's Skill value) replaced by that side's value of it, and
+    the origins of the values so read ({"skill": "Quin Sebastian's Fire Combat"}).
+    A name the character lacks is refused (``ParamError`` naming the parameter's
+    label and listing the character's names); a number or a ladder level stays."""
+    spec = _spec(spec)
+    out = dict(data)
+    origins: dict[str, str] = {}
+    if spec is None:
+        return out, origins
+    seen: set[str] = set()
+    for f in spec.character_fields:
+        if f.type != "stat" or f.feeds is None or f.feeds in seen or f.feeds == INITIATIVE:
+            continue
+        seen.add(f.feeds)
+        value = out.get(f.feeds)
+        if not isinstance(value, str) or not value.strip():
+            continue
+        ch = _side(f, actor, target)
+        stats_field = spec.field(f.stats or "")
+        stats = (getattr(ch, "fields", None) or {}).get(f.stats or "") if ch is not None else None
+        key = find_stat(stats, value)
+        if key is not None and stats is not None:
+            out[f.feeds] = stats[key]
+            origins[f.feeds] = f"{ch.name}'s {key}"
+            continue
+        if ch is None or _reads_as_value(spec, f.feeds, stats_field, value.strip()):
+            continue
+        param = spec.param(f.feeds)
+        label = param.label if param is not None else f.feeds
+        what = stats_field.label if stats_field is not None else "stats"
+        known = ", ".join(stats) if stats else "none"
+        raise ParamError(label, f"{ch.name} has no {value.strip()!r} ({ch.name}'s {what}: {known})")
+    return out, origins
+
+
+def initiative_modifier(spec: Any, character: Any) -> int:
+    """A character's own initiative modifier: the system's ``initiative_modifier``
+    hook when it has one (4d2 the own shift total, 1d6x4 the Reflex descriptors on
+    the sheet), else the sum of its fields that feed initiative (torg its Dexterity
+    value, 4d6 its initiative bonus); 0 when nothing says."""
+    spec = _spec(spec)
+    if spec is None or character is None:
+        return 0
+    hook = getattr(spec.module, "initiative_modifier", None)
+    if hook is not None:
+        try:
+            return int(hook(character) or 0)
+        except (ParamError, ValueError, TypeError):
+            return 0
+    total = 0
+    for f in spec.character_fields:
+        if f.feeds != INITIATIVE:
+            continue
+        got = field_value(spec, f, character)
+        if got is None:
+            continue
+        try:
+            total += int(got[0])
+        except (ValueError, TypeError):
+            continue
+    return total
+
+
+# --------------------------------------------------------------------------- the defaults
+
+
+def _session_values(
+    settings: Mapping[str, Any], spec: SystemSpec, actor: Any, target: Any
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """What the session itself fills (kinds, sources, settings, the system's
+    ``session_defaults``), and the origins worth telling (the sources)."""
     out: dict[str, Any] = {}
+    origins: dict[str, str] = {}
     if target is not None:
         out["target_kind"] = target.kind
     if actor is not None:
         out["attacker_kind"] = actor.kind
-    out.update(sources_params(system, [s for s in roll_sources(system, actor, target) if s.active]))
-    if system == "4d2":
-        out["skill_threshold"] = settings.get("skill_threshold", DEFAULT_SETTINGS["skill_threshold"])
-    if system == "fudge" and "fudge_method" in DEFAULT_SETTINGS:
-        out["method"] = settings.get("fudge_method", DEFAULT_SETTINGS["fudge_method"])
-    if system == "torg-2d10":
-        if actor is not None:
-            out["stymied"] = actor.has_condition("Stymied")
-            out["up"] = actor.has_condition("Up")
-        reroll = settings.get("ord_positive_reroll", DEFAULT_SETTINGS["ord_positive_reroll"])
-        out["ord_no_reroll"] = bool(actor is not None and not actor.reality_rated and not reroll)
-    return out
+    on = [s for s in roll_sources(spec, actor, target) if s.active]
+    for name, value in sources_params(spec, on).items():
+        out[name] = value
+        if on:
+            origins[name] = _sources_origin(on)
+    for p in spec.params:
+        if p.setting:
+            out[p.name] = settings.get(p.setting, DEFAULT_SETTINGS.get(p.setting, p.default))
+    hook = getattr(spec.module, "session_defaults", None)
+    if hook is not None:
+        out.update(hook(settings, actor, target))
+    return out, origins
+
+
+def roll_defaults_from(
+    settings: Mapping[str, Any], system: Any, actor: Any = None, target: Any = None, combat: bool = False
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """:func:`roll_defaults` with the origins of the values the characters gave
+    (parameter name → "Quin Sebastian's Fire Combat")."""
+    spec = _spec(system)
+    if spec is None:
+        return {}, {}
+    out: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for name, (value, origin) in field_defaults(spec, actor, target, combat).items():
+        out[name] = value
+        origins[name] = origin
+    session, session_origins = _session_values(settings, spec, actor, target)
+    out.update(session)
+    origins.update(session_origins)
+    return out, origins
+
+
+def roll_defaults(
+    settings: Mapping[str, Any], system: Any, actor: Any = None, target: Any = None, combat: bool = False
+) -> dict[str, Any]:
+    """Parameter name → what the session knows about it for this roller and target
+    (the characters' fields, sources, settings and conditions; see the module docstring)."""
+    return roll_defaults_from(settings, system, actor, target, combat)[0]
 
 
 #: filled from the tracked characters whatever the caller typed
 _TRACKED = ("target_kind", "attacker_kind")
+
+
+def _param_defaults(spec: SystemSpec) -> dict[str, Any]:
+    """Parameter name → its default in the system's ``Params``."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(spec.Params):
+        if f.default is not dataclasses.MISSING:
+            out[f.name] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            out[f.name] = f.default_factory()
+    return out
+
+
+def fill_data(
+    settings: Mapping[str, Any],
+    system: Any,
+    data: Mapping[str, Any],
+    actor: Any = None,
+    target: Any = None,
+    combat: bool = False,
+    given: Collection[str] | None = None,
+) -> tuple[Any, dict[str, str]]:
+    """The system's validated ``Params`` from parameter ``data`` (the JSON a CLI
+    or a caller gives, not yet checked) with what the session knows filled in, and
+    where the characters' values came from (parameter name → "Quin Sebastian's Fire
+    Combat", what the record keeps as ``extra["from"]``).
+
+    ``given``: the parameter names the caller set explicitly (kept as they are; a
+    stat name typed in one is the character's value, :func:`resolve_names`).
+    ``None``: those in ``data`` whose value differs from the default. A system's
+    ``read_filled(params, filled, actor, target)`` then reads what the fields filled
+    beyond its value (1d6x4: the named descriptors on the sheets)."""
+    spec = _spec(system)
+    if spec is None:
+        raise ParamError("SYSTEM", f"unknown system {system!r}")
+    data = dict(data)
+    combat = bool(combat or data.get("combat"))
+    if combat:
+        data["combat"] = True
+    defaults = _param_defaults(spec)
+    if given is None:
+        given = {k for k, v in data.items() if k in defaults and v != defaults[k]}
+    data, origins = resolve_names(spec, data, actor, target)
+    origins = {k: v for k, v in origins.items() if k in given}
+    values, found = roll_defaults_from(settings, spec, actor, target, combat)
+    filled: set[str] = set()
+    for name, value in values.items():
+        if name in defaults and (name in _TRACKED or name not in given):
+            if data.get(name, defaults[name]) != value:
+                data[name] = value
+                filled.add(name)
+    origins.update({k: v for k, v in found.items() if k in filled})
+    params = spec.params_from_json(data)
+    hook = getattr(spec.module, "read_filled", None)
+    from_fields = filled & {f.feeds for f in spec.character_fields if f.feeds}
+    if hook is not None and from_fields:
+        params = hook(params, from_fields, actor, target)
+    return params, origins
+
+
+def fill_params_from(
+    settings: Mapping[str, Any],
+    module: Any,
+    params: Any,
+    actor: Any = None,
+    target: Any = None,
+    combat: bool = False,
+    given: Collection[str] | None = None,
+) -> tuple[Any, dict[str, str]]:
+    """``params`` (the system's validated ``Params``) with what the session knows
+    filled in, and where the characters' values came from (:func:`fill_data`).
+    ``given``: the parameter names the caller set explicitly; ``None`` means
+    "whatever differs from the Params default was given"."""
+    if not dataclasses.is_dataclass(params) or isinstance(params, type):
+        return params, {}
+    spec = _spec(module)
+    if spec is None:
+        return params, {}
+    data = dataclasses.asdict(params)
+    if given is None:
+        defaults = _param_defaults(spec)
+        given = {k for k, v in data.items() if k in defaults and v != defaults[k]}
+    filled, origins = fill_data(settings, spec, data, actor, target, combat, given)
+    return (params if filled == params else filled), origins
 
 
 def fill_params(
@@ -119,23 +397,9 @@ def fill_params(
     combat: bool = False,
     given: Collection[str] | None = None,
 ) -> Any:
-    """``params`` with what the session knows filled in (see the module docstring).
-
-    ``given``: the parameter names the caller set explicitly; they are kept as they
-    are. ``None`` means "whatever differs from the Params default was given"."""
-    if not dataclasses.is_dataclass(params) or isinstance(params, type):
-        return params
-    defaults = {f.name: f.default for f in dataclasses.fields(params)}
-    if given is None:
-        given = {name for name, d in defaults.items() if getattr(params, name) != d}
-    changes: dict[str, Any] = {}
-    if combat and "combat" in defaults and not getattr(params, "combat", False):
-        changes["combat"] = True
-    for name, value in roll_defaults(settings, module.ID, actor, target).items():
-        if name in defaults and (name in _TRACKED or name not in given):
-            changes[name] = value
-    changes = {k: v for k, v in changes.items() if getattr(params, k) != v}
-    return dataclasses.replace(params, **changes) if changes else params
+    """``params`` with what the session knows filled in (:func:`fill_params_from`
+    without the origins)."""
+    return fill_params_from(settings, module, params, actor, target, combat, given)[0]
 
 
 def explicit_options(parser: Any, ns: Any) -> set[str]:

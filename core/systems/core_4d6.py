@@ -71,7 +71,7 @@ from gmdesk.core.systems.base import (
     parse_int,
     shown,
 )
-from gmdesk.core.systems.spec import Param
+from gmdesk.core.systems.spec import CharField, Param
 from gmdesk.core.tables import DEFAULT_TABLES, BandTable, TableSet, parse_table
 
 ID = "4d6"
@@ -667,3 +667,72 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
         assert dc is not None
         outcomes = odds_mod.outcomes_by(kept, lambda k: tier_for(k + params.bonus - dc, all_ones=(k == KEEP)), TIERS)
     return Odds.from_dist(ID, params_to_json(params), dist, outcomes)
+
+
+# ---- character fields
+# What a 4d6 GM keeps on a character sheet: its skill bonuses (a roll is 4d6 + the
+# bonus against a DC), the skill it attacks with, the DC an attack on it must beat (its
+# defense) and its initiative bonus (initiative is 4d6 + bonus). Advantage sources
+# stay the character's sources (its advantage section), read as they are today.
+
+
+def _dc(option: str, value: Any) -> int | None:
+    try:
+        return _parse_dc(value)
+    except ParamError as e:
+        raise ParamError(option, str(e).partition(": ")[2]) from None
+
+
+CHARACTER_FIELDS = (
+    CharField(
+        "skills",
+        "Skills",
+        "stats",
+        help="skill bonuses, e.g. Blades=2, Stealth=3",
+        lo=-99,
+        hi=99,
+        placeholder="Blades=2, Stealth=3",
+    ),
+    CharField(
+        "attack_skill",
+        "Attack skill",
+        "stat",
+        feeds="bonus",
+        stats="skills",
+        combat_only=True,
+        help="the skill an attack uses unless another is named (its bonus is the roll's)",
+        placeholder="Blades",
+    ),
+    CharField(
+        "defense_dc",
+        "Defense DC",
+        "int",
+        feeds="dc",
+        from_="target",
+        combat_only=True,
+        lo=1,
+        hi=99,
+        parse=_dc,
+        help="the DC an attack on this character must beat (a number or a ladder name)",
+        placeholder="16",
+    ),
+    CharField(
+        "initiative_bonus",
+        "Initiative bonus",
+        "int",
+        feeds="initiative",
+        lo=-99,
+        hi=99,
+        help="the bonus initiative adds to its 4d6",
+    ),
+)
+
+
+#: the character's sources a 4d6 roll reads (the roller's advantage sources; in a
+#: contest the opponent's are typed as Vs advantage), and whether the target's count
+ROLL_SOURCES = ("advantage", False)
+
+
+def sources_params(sources: Iterable[Any]) -> dict[str, Any]:
+    """``adv``: the values of the roller's switched-on advantage sources."""
+    return {"adv": tuple(s.value for s in sources if s.owner == "own")}

@@ -53,7 +53,7 @@ from gmdesk.core.systems.base import (
     parse_int,
     shown,
 )
-from gmdesk.core.systems.spec import Param
+from gmdesk.core.systems.spec import CharField, Param
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
 ID = "4d2"
@@ -360,3 +360,30 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
     order = range(VALUE_MAX, VALUE_MIN - 1, -1)
     outcomes = [(outcome_label(v, tables), dist.get(v, Fraction(0))) for v in order]
     return Odds.from_dist(ID, params_to_json(params), dist, outcomes)
+
+
+# ---- character fields
+# A 4d2 character's numbers are its shift sources (an attribute or a glorious
+# description +1, a skill its level): the character's shift section. A roll reads the
+# switched-on ones of the roller and, against it, of the target: net shift = own total
+# (0..3) − the target's (0..3). Initiative is the Number plus the roller's own shift
+# total. A 4d2 GM keeps nothing else on the sheet for the dice, so no field is added.
+
+CHARACTER_FIELDS: tuple[CharField, ...] = ()
+
+#: the character's sources a 4d2 roll reads, and whether the target's count (against the roller)
+ROLL_SOURCES = ("shift", True)
+
+
+def sources_params(sources: Iterable[Any]) -> dict[str, Any]:
+    """``shift``: the roller's own switched-on total minus the target's (each held
+    to 0..3, net −3..+3)."""
+    sources = list(sources)
+    own = own_shift(s.value for s in sources if s.owner == "own")
+    vs = own_shift(s.value for s in sources if s.owner == "vs")
+    return {"shift": net_shift(own, vs)}
+
+
+def initiative_modifier(character: Any) -> int:
+    """A character's initiative modifier: its own switched-on shift total (0..3)."""
+    return own_shift(s.value for s in character.shifts if s.active)

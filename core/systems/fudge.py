@@ -58,7 +58,7 @@ from gmdesk.core.systems.base import (
     parse_int,
     shown,
 )
-from gmdesk.core.systems.spec import Param
+from gmdesk.core.systems.spec import CharField, Param
 from gmdesk.core.tables import DEFAULT_TABLES, BandTable, TableSet, load_builtin
 from gmdesk.core.text import MINUS, signed
 
@@ -478,3 +478,79 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
                 by_label[text] = by_label.get(text, Fraction(0)) + p
             outcomes += [(text, by_label.get(text, Fraction(0))) for text in order]
     return Odds.from_dist(ID, params_to_json(params), dist, outcomes)
+
+
+# ---- character fields
+# What a FUDGE GM keeps on a character sheet: its traits (attributes and skills) on
+# the ladder, the trait it attacks with and the one it defends with (an attack is an
+# opposed roll of the two), and the offensive and defensive factors of its weapon and
+# armour (damage = relative degree + attacker's offense − defender's defense).
+# Initiative adds a trait the GM picks (often Perception or Reflexes); none by default.
+
+
+def _level(option: str, value: Any) -> int:
+    return parse_level(option, value)
+
+
+CHARACTER_FIELDS = (
+    CharField(
+        "traits",
+        "Traits",
+        "stats",
+        help="trait levels on the ladder (Terrible..Superb, or a number), e.g. Sword=Great, Dodge=Good",
+        placeholder="Sword=Great, Dodge=Good",
+        parse=_level,
+        show=ladder_name,
+    ),
+    CharField(
+        "attack_trait",
+        "Attack trait",
+        "stat",
+        feeds="trait",
+        stats="traits",
+        combat_only=True,
+        help="the trait an attack uses unless another is named",
+        placeholder="Sword",
+    ),
+    CharField(
+        "defense_trait",
+        "Defense trait",
+        "stat",
+        feeds="vs_trait",
+        from_="target",
+        stats="traits",
+        combat_only=True,
+        help="the trait this character opposes an attack with",
+        placeholder="Dodge",
+    ),
+    CharField(
+        "offense",
+        "Offensive factor",
+        "int",
+        feeds="offense",
+        combat_only=True,
+        lo=-99,
+        hi=99,
+        help="the weapon's offensive factor (Strength and weapon), added to the damage it deals",
+    ),
+    CharField(
+        "defense_factor",
+        "Defensive factor",
+        "int",
+        feeds="defense",
+        from_="target",
+        combat_only=True,
+        lo=-99,
+        hi=99,
+        help="the armour's defensive factor (Damage Capacity and armour), taken off the damage it takes",
+    ),
+    CharField(
+        "initiative_trait",
+        "Initiative trait",
+        "stat",
+        feeds="initiative",
+        stats="traits",
+        help="the trait initiative adds to its result (e.g. Perception); none: +0",
+        placeholder="Perception",
+    ),
+)

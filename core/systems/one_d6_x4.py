@@ -58,7 +58,7 @@ from gmdesk.core.systems.one_d6_x4_sheet import (
     test_bonus,
     test_uses,
 )
-from gmdesk.core.systems.spec import Param
+from gmdesk.core.systems.spec import CharField, Param
 from gmdesk.core.tables import DEFAULT_TABLES, DescriptorTable, TableSet, load_builtin
 
 ID = "1d6x4"
@@ -694,3 +694,78 @@ __all__ = [
     "test_uses",
     "lacks_when_missing",
 ]
+
+
+# ---- character fields
+# A 1d6x4 character's numbers are its descriptor sheet (the sheet section). What a GM
+# adds for the roll is which descriptors its Tests name: those an attack tests (the
+# seed's Precision+Slingshot Expertise+Slingshot, or a Use such as Slingshot Attack),
+# those it defends with (the defender's Defense Test) and those initiative tests
+# (Reflex). Their Current Values are read from the sheet when the roll is made.
+
+CHARACTER_FIELDS = (
+    CharField(
+        "attack_test",
+        "Attack descriptors",
+        "text",
+        feeds="test",
+        combat_only=True,
+        help="the descriptors an attack tests, e.g. Precision, Slingshot Expertise, Slingshot",
+        placeholder="Precision, Slingshot",
+    ),
+    CharField(
+        "defense_test",
+        "Defense descriptors",
+        "text",
+        feeds="vs_test",
+        from_="target",
+        default="Defense",
+        combat_only=True,
+        help="the descriptors this character's Defense Test names when attacked",
+        placeholder="Defense",
+    ),
+    CharField(
+        "initiative_test",
+        "Initiative descriptors",
+        "text",
+        feeds="initiative",
+        default="Reflex",
+        help="the descriptors whose Current Values initiative adds",
+        placeholder="Reflex",
+    ),
+)
+
+
+def initiative_modifier(character: Any) -> int:
+    """A character's initiative modifier: the Current Values of its initiative
+    descriptors (Reflex unless it names others) on its sheet; 0 without a sheet."""
+    sheet = getattr(character, "sheet", None)
+    if sheet is None:
+        return 0
+    fields = getattr(character, "fields", None) or {}
+    names = fields.get("initiative_test") or "Reflex"
+    return read_test(sheet, names).bonus
+
+
+def roll_uses(record: RollRecord, actor: Any = None, target: Any = None) -> list[tuple[str, str]]:
+    """``[(side, path), …]``: the Abilities and Uses a rolled Test spends on the roller's
+    (``actor``) and the defender's (``target``) sheets (:func:`test_uses`)."""
+    return test_uses(
+        record,
+        actor.sheet if actor is not None else None,
+        target.sheet if target is not None else None,
+    )
+
+
+def read_filled(params: Params, filled: Any, actor: Any = None, target: Any = None) -> Params:
+    """The descriptors the characters' fields named (``filled``: the parameters they
+    filled, ``test`` / ``vs_test``) read from the roller's / the defender's sheet
+    (:func:`fill_from_sheets`; a tracked character without a sheet has an empty one)."""
+    from gmdesk.core.sheet import parse_sheet
+
+    def sheet_of(c: Any, name: str) -> Any:
+        if c is None or name not in filled:
+            return None
+        return c.sheet if c.sheet is not None else parse_sheet("")
+
+    return fill_from_sheets(params, sheet_of(actor, "test"), sheet_of(target, "vs_test"))

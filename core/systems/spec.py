@@ -156,7 +156,10 @@ class CharField:
     ``combat_only``: it fills the parameter only in an attack. ``stats``: for a
     ``stat`` field, the name of the ``stats`` field whose entry it names.
     ``parse``: the system's own reading of a value (or of a ``stats`` entry's
-    value), raising ``ParamError``; without one the type decides."""
+    value), ``parse(label, value)``, raising ``ParamError``; without one the type
+    decides. ``show``: how a value (or a ``stats`` entry's value) reads, e.g. a
+    ladder level's name; without one ``str``. Read and show values with
+    :func:`parse_field` and :func:`show_field`."""
 
     name: str
     label: str
@@ -172,6 +175,7 @@ class CharField:
     combat_only: bool = False
     placeholder: str = ""
     parse: Callable[[str, Any], Any] | None = None
+    show: Callable[[Any], str] | None = None
 
     def __post_init__(self) -> None:
         if self.type not in FIELD_TYPES:
@@ -421,6 +425,112 @@ def check_value(p: Param | CharField, value: Any) -> Any:
     return str(value).strip() if isinstance(value, str) else value
 
 
+def _entry(f: CharField, value: Any, option: str) -> Any:
+    """One value of a field (or of one entry of a ``stats`` field) read by its
+    declaration: the field's ``parse``, else its type (a ``stats`` entry is a whole
+    number unless ``parse`` says otherwise)."""
+    from gmdesk.core.systems.base import parse_choice, parse_int
+
+    if f.parse is not None:
+        return f.parse(option, value)
+    if f.type in ("int", "stats"):
+        return parse_int(option, value, f.lo, f.hi)
+    if f.type == "bool":
+        return check_value(Param(f.name, f.label, "bool", False, option=option), value)
+    if f.type == "choice":
+        text = str(value).strip()
+        match = next((c for c in f.choices if c.casefold() == text.casefold()), text)
+        return parse_choice(option, match, f.choices)
+    return " ".join(str(value).split())
+
+
+def parse_stats(f: CharField, value: Any) -> dict[str, Any]:
+    """A ``stats`` field's value: a mapping, or text such as ``"Fire Combat=13,
+    Dodge=11"`` (``:`` works as ``=``), each entry read by :func:`_entry`
+    (``ParamError`` naming the field's label and the entry)."""
+    if isinstance(value, Mapping):
+        items = [(str(k), v) for k, v in value.items()]
+    elif isinstance(value, str):
+        items = []
+        for part in value.replace(";", ",").split(","):
+            if not part.strip():
+                continue
+            name, sep, v = part.partition("=")
+            if not sep:
+                name, sep, v = part.rpartition(":")
+            if not sep or not name.strip() or not v.strip():
+                raise ParamError(
+                    f.label,
+                    f"write each entry as NAME=VALUE, e.g. {f.placeholder or 'Dodge=11'} (got {part.strip()!r})",
+                )
+            items.append((name, v.strip()))
+    else:
+        raise ParamError(f.label, f"must be entries NAME=VALUE (got {value!r})")
+    out: dict[str, Any] = {}
+    seen: dict[str, str] = {}
+    for name, v in items:
+        name = " ".join(name.split())
+        if not name:
+            raise ParamError(f.label, "an entry has no name")
+        key = name.casefold()
+        if key in seen:
+            raise ParamError(f.label, f"{name!r} is given twice")
+        seen[key] = name
+        try:
+            out[name] = _entry(f, v, f.label)
+        except ParamError as e:
+            raise ParamError(f.label, f"{name}: {str(e).partition(': ')[2] or e}") from None
+    return out
+
+
+def parse_field(f: CharField, value: Any) -> Any:
+    """A character field's value read by its declaration; ``None`` (or empty text)
+    clears it. ``ParamError`` names the field's label. A ``stat`` is the name of an
+    entry (checked against the character's ``stats`` field by whoever holds it)."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if f.type == "stats":
+        out = parse_stats(f, value)
+        return out or None
+    if f.type == "stat":
+        if not isinstance(value, str):
+            raise ParamError(f.label, f"must name one entry of {f.stats} (got {value!r})")
+        return " ".join(value.split())
+    return _entry(f, value, f.label)
+
+
+def show_field(f: CharField, value: Any) -> str:
+    """How a field's value reads (a ``stats`` field: ``"Fire Combat=13, Dodge=11"``);
+    empty for no value."""
+    if value is None:
+        return ""
+
+    def one(v: Any) -> str:
+        if f.show is not None:
+            try:
+                return f.show(v)
+            except Exception:
+                return str(v)
+        return str(v)
+
+    if f.type == "stats" and isinstance(value, Mapping):
+        return ", ".join(f"{k}={one(v)}" for k, v in value.items())
+    if f.type == "stat":
+        return str(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return one(value)
+
+
+def find_stat(stats: Mapping[str, Any] | None, name: str) -> str | None:
+    """The key of the entry of ``stats`` that ``name`` names (case and spacing
+    ignored), or None."""
+    if not stats or not isinstance(name, str):
+        return None
+    key = " ".join(name.split()).casefold()
+    return next((k for k in stats if " ".join(str(k).split()).casefold() == key), None)
+
+
 def params_class(spec_params: Sequence[Param], check: Callable[[Any], None] | None = None) -> type:
     """A frozen dataclass validating ``spec_params`` (and the common combat
     parameters) by their declared types, for a system that declares no ``Params`` of
@@ -457,5 +567,9 @@ __all__ = [
     "SECTIONS",
     "SystemSpec",
     "check_value",
+    "find_stat",
     "params_class",
+    "parse_field",
+    "parse_stats",
+    "show_field",
 ]

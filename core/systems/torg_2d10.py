@@ -66,7 +66,7 @@ from gmdesk.core.systems.base import (
     parse_choice,
     parse_int,
 )
-from gmdesk.core.systems.spec import Param
+from gmdesk.core.systems.spec import CharField, Param
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 from gmdesk.core.text import MINUS, signed
 
@@ -518,3 +518,67 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
         stop = DISCONNECTION_AT[params.contradiction] - lo + 1
         outcomes.append(("Disconnection", Fraction(sum(nums[: max(0, stop)]), den)))
     return Odds.from_dist(ID, params_to_json(params), dist, outcomes, tail)
+
+
+# ---- character fields
+# What a torg GM keeps on a character sheet for the roll: the attribute and skill
+# values (an action total is value + Bonus Number), the skill an attack uses unless
+# the GM names another, the defense an attacker rolls against, and Dexterity, which
+# initiative adds to its Bonus Number (RULES.md "Initiative").
+
+CHARACTER_FIELDS = (
+    CharField(
+        "stats",
+        "Attributes and skills",
+        "stats",
+        help="attribute and skill values, e.g. Dexterity=10, Fire Combat=13, Dodge=11",
+        lo=-99,
+        hi=99,
+        placeholder="Fire Combat=13, Dodge=11",
+    ),
+    CharField(
+        "attack",
+        "Attack skill",
+        "stat",
+        feeds="skill",
+        stats="stats",
+        combat_only=True,
+        help="the skill an attack uses unless another is named (its value is the Skill value)",
+        placeholder="Fire Combat",
+    ),
+    CharField(
+        "defense",
+        "Defense",
+        "stat",
+        feeds="difficulty",
+        from_="target",
+        stats="stats",
+        default="Dodge",
+        combat_only=True,
+        help="the value an attack on this character rolls against (its Difficulty)",
+        placeholder="Dodge",
+    ),
+    CharField(
+        "initiative",
+        "Initiative",
+        "stat",
+        feeds="initiative",
+        stats="stats",
+        default="Dexterity",
+        help="the value initiative adds to its Bonus Number",
+        placeholder="Dexterity",
+    ),
+)
+
+
+def session_defaults(settings: Mapping[str, Any], actor: Any = None, target: Any = None) -> dict[str, Any]:
+    """What the session fills in for a torg roll: Stymied and Up from the roller's
+    conditions, and no positive reroll for an ord (not reality-rated) roller when the
+    session's ``ord_positive_reroll`` setting is off."""
+    out: dict[str, Any] = {}
+    if actor is not None:
+        out["stymied"] = actor.has_condition("Stymied")
+        out["up"] = actor.has_condition("Up")
+    reroll = settings.get("ord_positive_reroll", True)
+    out["ord_no_reroll"] = bool(actor is not None and not actor.reality_rated and not reroll)
+    return out

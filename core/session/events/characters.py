@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gmdesk.core.session.events.context import MAX_POSSIBILITIES, MAX_TEXT, MAX_VITALITY, Ctx
+from gmdesk.core.session.events.context import MAX_POSSIBILITIES, MAX_TEXT, MAX_VITALITY, Ctx, EventError
 from gmdesk.core.session.events.encounter import encounter_drop
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.sheets import sheet_changes, sheet_new, sheet_parse, sheet_set, sheet_vitality
@@ -49,7 +49,7 @@ def _character_add(ctx: Ctx, p: dict) -> str:
     d = p["character"]
     if not isinstance(d, Mapping):
         raise ctx.fail("character: must be an object with name, side, kind, …")
-    allowed = ("name", "side", "kind", "reality_rated", "vitality", "possibilities", "sheet", "notes")
+    allowed = ("name", "side", "kind", "reality_rated", "vitality", "possibilities", "sheet", "notes", "fields")
     for k in d:
         if k not in allowed:
             raise ctx.fail(f"character: unknown field {k!r} (allowed: {', '.join(allowed)})")
@@ -77,6 +77,9 @@ def _character_add(ctx: Ctx, p: dict) -> str:
     ctx.tx.counter()
     cid = f"c{ctx.state.next_id}"
     ctx.state.next_id += 1
+    fields: dict[str, Any] = {}
+    if d.get("fields") is not None:
+        fields, _ = _read_fields(ctx, {}, d["fields"], "fields")
     c = Character(
         id=cid,
         name=f["name"],
@@ -88,6 +91,7 @@ def _character_add(ctx: Ctx, p: dict) -> str:
         possibilities=poss,
         sheet=sheet,
         notes=f.get("notes", ""),
+        fields=fields,
     )
     ctx.tx.new_char(c)
     ctx.extra["id"] = cid
@@ -146,6 +150,81 @@ def _character_edit(ctx: Ctx, p: dict) -> str:
         ctx.changes.append(f"{name}: Possibilities {live.possibilities} → 0 (not reality-rated)")
         live.possibilities = 0
     return f"{name} edited" if ctx.changes else f"{name} edited (no change)"
+
+
+def _read_fields(
+    ctx: Ctx, current: Mapping[str, Any], changes: Any, what: str = "set"
+) -> tuple[dict[str, Any], list[str]]:
+    """The character's fields after ``changes`` ({name: value or None}), each value
+    read by the declaration of the session's system (a bad one refused naming the
+    field's label), and what changed ("Attack skill → Fire Combat"). A ``stat`` must
+    name an entry of the character's ``stats`` field as it is after the change.
+
+    Replaying a log written by a gmdesk that knew the system (``strict`` off) whose
+    system is not installed here keeps the values as written."""
+    from gmdesk.core.errors import ParamError
+    from gmdesk.core.systems import get_spec
+    from gmdesk.core.systems.spec import find_stat, parse_field, show_field
+
+    if not isinstance(changes, Mapping) or not changes:
+        raise ctx.fail(f"{what}: must be a non-empty object of field -> value (null clears it)")
+    try:
+        spec = get_spec(ctx.state.info.system)
+    except ParamError:
+        if ctx.strict:
+            raise ctx.fail(f"the session's system {ctx.state.info.system!r} is not installed") from None
+        out = dict(current)
+        for name, value in changes.items():
+            if value is None:
+                out.pop(str(name), None)
+            else:
+                out[str(name)] = value
+        return out, []
+    out = dict(current)
+    shown: list[str] = []
+    for name, value in changes.items():
+        f = spec.field(str(name))
+        if f is None:
+            names = ", ".join(x.name for x in spec.character_fields) or "none"
+            raise ctx.fail(f"{what}: {spec.name} has no character field {name!r} (fields: {names})")
+        try:
+            parsed = parse_field(f, value)
+        except ParamError as e:
+            raise EventError(str(e), ctx.type, field=f.name) from None
+        if parsed is None:
+            out.pop(f.name, None)
+        else:
+            out[f.name] = parsed
+    for f in spec.character_fields:
+        if f.type != "stat" or f.name not in out:
+            continue
+        stats = out.get(f.stats or "")
+        key = find_stat(stats, out[f.name])
+        if key is None and not ctx.strict:
+            continue
+        if key is None:
+            label = spec.field(f.stats or "").label if spec.field(f.stats or "") else f.stats  # type: ignore[union-attr]
+            known = ", ".join(stats) if stats else "none yet"
+            raise EventError(f"{f.label}: {out[f.name]!r} is not among the {label} ({known})", ctx.type, field=f.name)
+        out[f.name] = key
+    for name in changes:
+        f = spec.field(str(name))
+        if f is not None:
+            value = out.get(f.name)
+            shown.append(f"{f.label} → {show_field(f, value)}" if value is not None else f"{f.label} cleared")
+    return out, shown
+
+
+@handler("character.fields")
+def _character_fields_set(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id", "set"))
+    c = ctx.char(p["id"])
+    fields, shown = _read_fields(ctx, c.fields, p["set"])
+    if fields == c.fields:
+        return f"{c.name}: fields unchanged"
+    ctx.tx.char(c.id).fields = fields
+    ctx.changes.extend(f"{c.name}: {line}" for line in shown)
+    return f"{c.name}: " + "; ".join(shown) if shown else f"{c.name}: fields set"
 
 
 @handler("character.remove")

@@ -17,6 +17,7 @@ EVENT_TYPES = (
     "character.add",
     "character.edit",
     "character.remove",
+    "character.fields",
     "source.add",
     "source.remove",
     "source.toggle",

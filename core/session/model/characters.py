@@ -1,5 +1,6 @@
 """A character: its side and kind, Vitality and Possibilities, advantage and shift
-sources, conditions, wounds and descriptor sheet.
+sources, conditions, wounds, descriptor sheet and the fields its system declares
+(the numbers it rolls with).
 
 Status is derived, never stored:
 
@@ -16,6 +17,7 @@ caused; the ``dead`` flag is only ever cleared by undoing the event that set it.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,6 +121,10 @@ class Character:
     sheet: Any = None  # core.sheet.Sheet, or None when the character has no sheet
     notes: str = ""
     dead: bool = False  # sticky: set by an injury taken while Unconscious (1d6x4)
+    #: the numbers the character carries for its session's system, by the system's
+    #: declared field name (core.systems.spec.CharField); a ``stats`` field holds a
+    #: dict name -> value. Replaced, never changed in place (the undo record shares it).
+    fields: dict[str, Any] = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -190,6 +196,7 @@ class Character:
             "sheet": sheet_text(self.sheet),
             "notes": self.notes,
             "dead": self.dead,
+            "fields": copy.deepcopy(self.fields),
         }
 
     @classmethod
@@ -210,6 +217,7 @@ class Character:
             sheet=parse_sheet_text(d.get("sheet")),
             notes=d.get("notes", ""),
             dead=bool(d.get("dead", False)),
+            fields=copy.deepcopy(dict(d.get("fields") or {})),
         )
 
 

@@ -71,6 +71,7 @@ def checkpoint_json(state: State) -> dict:
                 sheet_text(c.sheet),
                 c.notes,
                 c.dead,
+                c.fields,
             ]
         )
     enc = state.encounter
@@ -106,7 +107,8 @@ def state_from_checkpoint(d: dict, load_record) -> State:
         )
     )
     new = object.__new__
-    for cid, name, side, kind, rr, vd, vc, poss, adv, shifts, conds, wounds, sheet, notes, dead in d["characters"]:
+    for row in d["characters"]:
+        cid, name, side, kind, rr, vd, vc, poss, adv, shifts, conds, wounds, sheet, notes, dead = row[:15]
         c = new(Character)
         c.__dict__.update(
             id=cid,
@@ -127,6 +129,7 @@ def state_from_checkpoint(d: dict, load_record) -> State:
             sheet=parse_sheet_text(sheet),
             notes=notes,
             dead=dead,
+            fields=dict(row[15]) if len(row) > 15 else {},
         )
         st.characters[cid] = c
     order, rnd, turn = d["encounter"]
