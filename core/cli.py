@@ -33,7 +33,7 @@ from gmdesk.core.errors import GmdeskError, ParamError
 
 EXIT_USAGE = 2
 
-SESSION_COMMANDS = ("new", "list", "log", "export", "import-sheet", "export-sheet", "check", "repair")
+SESSION_COMMANDS = ("new", "list", "log", "export", "import-sheet", "export-sheet", "check", "repair", "char")
 COMMANDS = ("roll", "odds", "view", "serve", *SESSION_COMMANDS)
 
 
@@ -142,6 +142,10 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
     module = get_system(system_id)
     parser = system_parser(command, system_id, module)
     ns = parser.parse_args(rest)
+    if command == "roll" and ns.save is not None:  # the characters' fields fill what was not typed
+        from gmdesk.core.session.commands import session_options
+
+        session_options(ns, module, saves)
     params = module.params_from_args(ns)
     tables = _tables_from_args(ns.table)
 

@@ -2,8 +2,12 @@
 
     python -m saves.make_examples [DIR]      (default: this folder)
 
-Each example is a living table: a few characters, an encounter in progress (round 2),
-a short roll log with combat descriptors applied. The examples play by the rules they
+Each example is a living table: a few characters, each with the full stat block its
+system declares (docs/CHARACTERS.md: torg attributes and skills, FUDGE traits and
+factors, 4d6 skills and Defense DC, 1d6x4 sheets and the Tests they attack with, 4d2
+shift sources), an encounter in progress (round 2), a short roll log with combat
+descriptors applied. Every attack takes its numbers from the attacker's and the
+target's stat blocks, as the desk's attack dialog does. The examples play by the rules they
 show, as the session enforces them for a GM: only those who can act take turns and
 attack (the Unconscious and the Dead are passed over), nobody attacks the Dead, each
 attacker goes for its last target while that one is not Dead, else its next standing
@@ -70,6 +74,30 @@ def _add(s: Session, **fields) -> str:
     return s.character(fields["name"]).id if ev else ""
 
 
+def _torg(stats: str, attack: str) -> dict:
+    """A torg stat block: attributes and skills, the attack skill (Dodge defends,
+    Dexterity goes to initiative: the system's defaults)."""
+    return {"stats": stats, "attack": attack}
+
+
+def _fudge(traits: str, attack: str, defense: str, offense: int, defense_factor: int) -> dict:
+    """A FUDGE stat block: traits on the ladder, the attack and defense traits, the
+    offensive and defensive factors; initiative adds Perception."""
+    return {
+        "traits": traits,
+        "attack_trait": attack,
+        "defense_trait": defense,
+        "offense": offense,
+        "defense_factor": defense_factor,
+        "initiative_trait": "Perception",
+    }
+
+
+def _4d6(skills: str, attack: str, dc: int, initiative: int) -> dict:
+    """A 4d6 stat block: skill bonuses, the attack skill, the Defense DC, the initiative bonus."""
+    return {"skills": skills, "attack_skill": attack, "defense_dc": dc, "initiative_bonus": initiative}
+
+
 def _start(s: Session, ids: list[str], rng: random.Random) -> None:
     s.roll_initiative(ids, rng=rng)  # everyone joins, each roll logged with its dice
     s.apply({"type": "round.new"})
@@ -112,63 +140,78 @@ def build_4d2(s: Session, rng: random.Random) -> None:
     s.apply({"type": "source.add", "id": vex, "kind": "shift", "name": "DEX", "value": 1})
     s.apply({"type": "source.add", "id": kes, "kind": "shift", "name": "Engine skill", "value": 1})
     s.apply({"type": "source.add", "id": kes, "kind": "shift", "name": "INT", "value": 1})
+    s.apply({"type": "source.add", "id": kes, "kind": "shift", "name": "Brawling", "value": 1, "active": False})
+    s.apply({"type": "source.add", "id": drone, "kind": "shift", "name": "Targeting array", "value": 1})
+    s.apply({"type": "source.add", "id": drone, "kind": "shift", "name": "Armour plating", "value": 1})
     s.apply({"type": "source.add", "id": thug, "kind": "shift", "name": "PSTR", "value": 1})
+    s.apply({"type": "source.add", "id": thug, "kind": "shift", "name": "Brawling", "value": 1})
     _start(s, [vex, kes, drone, thug], rng)
     s.roll("4d2", {"shift": 2, "maneuver": True}, actor=kes, rng=rng)
-    _fight(s, rng, {"Vex": {"shift": 3}, "Kestrel": {"shift": 1}, "Scrap-7": {}, "Bar Thug": {"shift": 1}}, 5)
+    # every attack's net shift is the attacker's switched-on shift sources minus the target's
+    _fight(s, rng, {"Vex": {}, "Kestrel": {}, "Scrap-7": {}, "Bar Thug": {}}, 5)
 
 
 def build_fudge(s: Session, rng: random.Random) -> None:
-    ald = _add(s, name="Aldric", side="PC", kind="organic", notes="Sword: Great; Dodge: Good")
-    mir = _add(s, name="Mirela", side="PC", kind="organic", notes="Bow: Good")
-    cap = _add(s, name="Bandit Captain", side="NPC", kind="organic", notes="Axe: Good")
-    ban = _add(s, name="Bandit", side="NPC", kind="organic", notes="Club: Fair")
+    ald = _add(
+        s,
+        name="Aldric",
+        side="PC",
+        kind="organic",
+        notes="Knight errant; longsword and leather",
+        fields=_fudge("Sword=Great, Dodge=Good, Perception=Fair, Strength=Good", "Sword", "Dodge", 2, 1),
+    )
+    mir = _add(
+        s,
+        name="Mirela",
+        side="PC",
+        kind="organic",
+        notes="Scout; longbow",
+        fields=_fudge("Bow=Good, Dodge=Great, Perception=Good, Stealth=Great", "Bow", "Dodge", 1, 0),
+    )
+    cap = _add(
+        s,
+        name="Bandit Captain",
+        side="NPC",
+        kind="organic",
+        notes="Axe and mail shirt",
+        fields=_fudge("Axe=Good, Dodge=Fair, Perception=Fair, Strength=Great", "Axe", "Dodge", 2, 1),
+    )
+    ban = _add(
+        s,
+        name="Bandit",
+        side="NPC",
+        kind="organic",
+        notes="Club",
+        fields=_fudge("Club=Fair, Dodge=Mediocre, Perception=Mediocre", "Club", "Dodge", 1, 0),
+    )
     s.apply({"type": "condition.add", "id": ban, "name": "Frightened", "rounds": 2})
     s.apply({"type": "session.settings", "changes": {"fudge_method": "d20-open"}})  # initiative too
     _start(s, [ald, mir, cap, ban], rng)
-    _fight(
-        s,
-        rng,
-        {
-            "Aldric": {"method": "d20-open", "trait": 2, "vs_trait": 1, "offense": 2, "defense": 1},
-            "Mirela": {"method": "d20-open", "trait": 1, "vs_trait": 1, "offense": 1, "defense": 1},
-            "Bandit Captain": {"method": "d20-open", "trait": 1, "vs_trait": 1, "offense": 2, "defense": 1},
-            "Bandit": {"method": "d20-open", "trait": 0, "vs_trait": 1, "offense": 1, "defense": 1},
-        },
-        5,
-    )
+    # every attack reads the attacker's trait and offensive factor, the target's
+    # defense trait and defensive factor, and the session's dice method
+    _fight(s, rng, {"Aldric": {}, "Mirela": {}, "Bandit Captain": {}, "Bandit": {}}, 5)
 
 
 def build_1d6x4(s: Session, rng: random.Random) -> None:
-    mark = _add(s, name="Mark", side="PC", kind="organic", sheet=MARK_SHEET)
-    witch = _add(s, name="Agatha", side="PC", kind="organic", sheet=WITCH_SHEET)
-    gob = _add(s, name="Bog Goblin", side="NPC", kind="organic", sheet=GOBLIN_SHEET)
+    # each attacks with the Test its sheet is made for, against the target's Defense Test
+    slingshot = {"attack_test": "Precision+Slingshot Expertise+Slingshot"}
+    knife = {"attack_test": "Fitness+Knife Expertise+Knife"}
+    mark = _add(s, name="Mark", side="PC", kind="organic", sheet=MARK_SHEET, fields=slingshot)
+    witch = _add(
+        s, name="Agatha", side="PC", kind="organic", sheet=WITCH_SHEET, fields={"attack_test": "Magic Ability"}
+    )
+    gob = _add(s, name="Bog Goblin", side="NPC", kind="organic", sheet=GOBLIN_SHEET, fields=knife)
     gob2 = _add(
         s,
         name="Goblin Scout",
         side="NPC",
         kind="organic",
         sheet=GOBLIN_SHEET.replace("Bog goblin, sharp teeth, rusty knife", "Goblin scout, quick and nervous"),
+        fields=knife,
     )
     _start(s, [mark, witch, gob, gob2], rng)
-    knife = {"bonus": 3, "vs_bonus": 1, "test": "Fitness+Knife Expertise+Knife", "vs_test": "Defense"}
-    _fight(
-        s,
-        rng,
-        {
-            # Precision + Slingshot Expertise + Slingshot against the target's Defense Test
-            "Mark": {
-                "bonus": 7,
-                "vs_bonus": 0,
-                "test": "Precision+Slingshot Expertise+Slingshot",
-                "vs_test": "Defense",
-            },
-            "Agatha": {"bonus": 5, "vs_bonus": 0, "test": "Magic Ability", "vs_test": "Defense"},
-            "Bog Goblin": knife,
-            "Goblin Scout": knife,
-        },
-        5,
-    )
+    # the Tests and their Current Values come from the fields and the sheets
+    _fight(s, rng, {"Mark": {}, "Agatha": {}, "Bog Goblin": {}, "Goblin Scout": {}}, 5)
 
 
 def build_torg(s: Session, rng: random.Random) -> None:
@@ -180,7 +223,10 @@ def build_torg(s: Session, rng: random.Random) -> None:
         reality_rated=True,
         possibilities=10,
         vitality=10,
-        notes="Storm Knight; fire combat 13, dodge 11",
+        notes="Storm Knight",
+        fields=_torg(
+            "Dexterity=10, Strength=9, Toughness=10, Fire Combat=13, Dodge=11, Unarmed Combat=11", "Fire Combat"
+        ),
     )
     tal = _add(
         s,
@@ -190,9 +236,18 @@ def build_torg(s: Session, rng: random.Random) -> None:
         reality_rated=True,
         possibilities=8,
         vitality=9,
-        notes="Storm Knight; melee 12",
+        notes="Storm Knight",
+        fields=_torg("Dexterity=9, Strength=10, Toughness=10, Melee Weapons=12, Dodge=10", "Melee Weapons"),
     )
-    edn = _add(s, name="Edeinos Hunter", side="NPC", kind="organic", vitality=9, notes="ord; lance 11, dodge 9")
+    edn = _add(
+        s,
+        name="Edeinos Hunter",
+        side="NPC",
+        kind="organic",
+        vitality=9,
+        notes="ord; a lance",
+        fields=_torg("Dexterity=9, Strength=10, Toughness=11, Melee Weapons=11, Dodge=9", "Melee Weapons"),
+    )
     gos = _add(
         s,
         name="Gospog Sergeant",
@@ -201,29 +256,58 @@ def build_torg(s: Session, rng: random.Random) -> None:
         reality_rated=True,
         possibilities=3,
         vitality=10,
-        notes="reality-rated stormer; fire combat 11, dodge 9",
+        notes="reality-rated stormer",
+        fields=_torg("Dexterity=8, Strength=9, Toughness=10, Fire Combat=11, Dodge=9", "Fire Combat"),
     )
     s.apply({"type": "condition.add", "id": tal, "name": "Up", "rounds": 1})
     s.apply({"type": "condition.add", "id": edn, "name": "Stymied"})
     _start(s, [kn, tal, edn, gos], rng)
+    # the attack skill from the attacker's stats, the Difficulty from the target's Dodge
     _fight(
         s,
         rng,
-        {
-            "Quin Sebastian": {"skill": 13, "difficulty": 9, "possibilities": 1},
-            "Tal Vorn": {"skill": 12, "difficulty": 9},
-            "Edeinos Hunter": {"skill": 11, "difficulty": 11},
-            "Gospog Sergeant": {"skill": 11, "difficulty": 11},
-        },
+        {"Quin Sebastian": {"possibilities": 1}, "Tal Vorn": {}, "Edeinos Hunter": {}, "Gospog Sergeant": {}},
         5,
     )
 
 
 def build_4d6(s: Session, rng: random.Random) -> None:
-    ren = _add(s, name="Renna", side="PC", kind="organic", vitality=12, notes="Stealth +3, Blades +2")
-    ost = _add(s, name="Osric", side="PC", kind="organic", vitality=14, notes="Athletics +3, Persuasion +1")
-    guard = _add(s, name="Castle Guard", side="NPC", kind="organic", vitality=10, notes="Spear +2, Alert")
-    golem = _add(s, name="Bronze Sentinel", side="NPC", kind="inorganic", vitality=16, notes="Slam +3")
+    ren = _add(
+        s,
+        name="Renna",
+        side="PC",
+        kind="organic",
+        vitality=12,
+        notes="Cat burglar",
+        fields=_4d6("Stealth=3, Blades=2, Athletics=1, Awareness=2", "Blades", 16, 2),
+    )
+    ost = _add(
+        s,
+        name="Osric",
+        side="PC",
+        kind="organic",
+        vitality=14,
+        notes="Sellsword with a silver tongue",
+        fields=_4d6("Athletics=3, Brawling=3, Persuasion=1", "Brawling", 16, 1),
+    )
+    guard = _add(
+        s,
+        name="Castle Guard",
+        side="NPC",
+        kind="organic",
+        vitality=10,
+        notes="Alert",
+        fields=_4d6("Spear=2, Awareness=2", "Spear", 14, 1),
+    )
+    golem = _add(
+        s,
+        name="Bronze Sentinel",
+        side="NPC",
+        kind="inorganic",
+        vitality=16,
+        notes="Slow but relentless",
+        fields=_4d6("Slam=3", "Slam", 18, 0),
+    )
     s.apply({"type": "source.add", "id": ren, "kind": "advantage", "name": "Dim", "value": 1})
     s.apply({"type": "source.add", "id": ren, "kind": "advantage", "name": "Crowded", "value": 1})
     s.apply({"type": "source.add", "id": ost, "kind": "advantage", "name": "Exhausted", "value": -1, "rounds": 3})
@@ -231,24 +315,16 @@ def build_4d6(s: Session, rng: random.Random) -> None:
     s.apply({"type": "clock.add", "name": "Reach the vault", "segments": 4})
     # Renna slips through the crowd, Osric talks his way past the gate: each roll's own
     # progress goes to the vault clock; a Partial Success or a Failure raises Suspicion
-    sneak = s.roll("4d6", {"bonus": 3, "dc": 16, "adv": [1, 1]}, actor=ren, rng=rng, clock="Reach the vault")
+    sneak = s.roll("4d6", {"bonus": "Stealth", "dc": 16}, actor=ren, rng=rng, clock="Reach the vault")
     _danger(s, sneak, "Suspicion")
     talk = s.roll(
-        "4d6", {"bonus": 1, "dc": 18, "adv": [-1], "position": "low"}, actor=ost, rng=rng, clock="Reach the vault"
+        "4d6", {"bonus": "Persuasion", "dc": 18, "position": "low"}, actor=ost, rng=rng, clock="Reach the vault"
     )
     _danger(s, talk, "Suspicion")
     _start(s, [ren, ost, guard, golem], rng)
-    _fight(
-        s,
-        rng,
-        {
-            "Renna": {"bonus": 2, "dc": 16, "adv": [1]},
-            "Osric": {"bonus": 3, "dc": 16, "adv": [-1]},
-            "Castle Guard": {"bonus": 2, "dc": 14},
-            "Bronze Sentinel": {"bonus": 3, "dc": 16},
-        },
-        5,
-    )
+    # the attack skill's bonus from the attacker, the DC from the target's defense,
+    # advantage from the attacker's switched-on sources
+    _fight(s, rng, {"Renna": {}, "Osric": {}, "Castle Guard": {}, "Bronze Sentinel": {}}, 5)
 
 
 EXAMPLES = [

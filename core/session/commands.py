@@ -1,5 +1,6 @@
 """The session subcommands of ``gmdesk``: new, list, log, export, import-sheet,
-export-sheet, and ``stream_rolls`` behind ``gmdesk roll … --save SAVE``.
+export-sheet, char (:mod:`core.session.charcli`), and ``stream_rolls`` behind
+``gmdesk roll … --save SAVE``.
 
 ``SAVE`` is a session name (looked up in the saves directory) or a path. ``log``,
 ``export`` and ``export-sheet`` open the session read-only: they work while the GM
@@ -120,6 +121,10 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("repair", help="write a new session beside a damaged one from what can be trusted")
     p.add_argument("save", metavar="SAVE", help="session name or path")
     p.set_defaults(func=cmd_repair)
+
+    from gmdesk.core.session.charcli import register as register_char
+
+    register_char(subparsers)
 
     p = subparsers.add_parser("export-sheet", help="print a character's descriptor sheet")
     p.add_argument("save", metavar="SAVE", help="session name or path")
@@ -404,11 +409,13 @@ def stream_rolls(
     The session is opened as its writer before the first die is rolled and held to
     the last, so a second writer (the desk, another ``gmdesk roll --save``) is refused
     from the first roll on. The parameters are filled exactly as the roll dialog fills
-    them (:mod:`core.session.params`: the roller's active sources and conditions, the
+    them (:mod:`core.session.params`: the characters' fields — already in ``ns``, see
+    :func:`session_options` —, the roller's active sources and conditions, the
     session's settings, the tracked kinds); ``given`` names the options typed on the
     command line, which win. Each roll is printed only once it is durable (its JSON
     line with ``--json``, else the logged summary and what it changed). ``tables``:
-    the ``--table`` overrides, else the session's own tables.
+    the ``--table`` overrides, else the session's own tables. Where a value came from
+    goes on the record (``from``).
 
     ``--as`` / ``--at`` name characters of the session (name or id); a combat roll
     applies its descriptors to them. Raises GmdeskError (one line) on any problem;
@@ -421,6 +428,8 @@ def stream_rolls(
         target = session.character(ns.target).id if getattr(ns, "target", None) else None
         combat = bool(getattr(params, "combat", False))
         as_json = bool(getattr(ns, "json", False))
+        typed_from = dict(getattr(ns, "roll_from", None) or {})
+        read = frozenset(getattr(ns, "roll_read", None) or ())  # read from the sheets already
         out = sys.stdout
         for _ in range(count):
             # filled afresh for each roll: what a roll changed (a torg condition, a spent
@@ -428,15 +437,85 @@ def stream_rolls(
             chars = session.state.characters
             who = chars.get(actor) if actor is not None else None
             at = chars.get(target) if target is not None else None
-            filled = _filled(session, system_module, params, who, at, combat, given)
+            filled, origins = _filled(session, system_module, params, who, at, combat, given, read)
             event = session.roll(
-                system_module.ID, filled, actor=actor, target=target, combat=combat, rng=rng, fill=False, tables=tables
+                system_module.ID,
+                filled,
+                actor=actor,
+                target=target,
+                combat=combat,
+                rng=rng,
+                fill=False,
+                tables=tables,
+                origins={**typed_from, **origins},
             )
             if as_json:
                 out.write(json.dumps(event.data["record"], ensure_ascii=False) + "\n")
             else:
                 out.write("\n".join(_event_text(event)) + "\n")
             out.flush()
+
+
+#: the prefix the generated command line gives an option's destination (if any)
+_DEST_PREFIXES = ("param:", "")
+
+
+def _dest(ns: Any, name: str) -> str | None:
+    for prefix in _DEST_PREFIXES:
+        if hasattr(ns, prefix + name):
+            return prefix + name
+    return None
+
+
+def session_options(ns: Any, system_module: Any, saves: Any = None) -> None:
+    """``gmdesk roll SYSTEM … --save SAVE --as A --at T``, before its options are
+    read: a stat name typed for a number (``--skill "Fire Combat"``) becomes the
+    roller's (or, for a parameter the target's field feeds, the target's) value, and
+    every option not typed that the characters' fields fill is filled from them
+    (``--difficulty`` from the target's Dodge…). What was typed wins. Where each came
+    from is kept in ``ns.roll_from`` for the record. Reads the session only; a name
+    the character lacks is a ParamError naming the option."""
+    from gmdesk.core.errors import ParamError
+    from gmdesk.core.session.params import field_defaults, resolve_names
+    from gmdesk.core.session.session import Session
+    from gmdesk.core.systems import get_spec
+
+    if getattr(ns, "save", None) is None or not (getattr(ns, "actor", None) or getattr(ns, "target", None)):
+        return
+    if saves is not None and getattr(ns, "saves", None) is None:
+        ns.saves = saves
+    spec = get_spec(system_module.ID)
+    path = _store(ns).resolve(ns.save)
+    with Session.open(path, readonly=True) as session:
+        actor = session.character(ns.actor) if getattr(ns, "actor", None) else None
+        target = session.character(ns.target) if getattr(ns, "target", None) else None
+        typed: dict[str, Any] = {}
+        for p in spec.params:
+            dest = _dest(ns, p.name)
+            if dest is not None and getattr(ns, dest) not in (None, False):
+                typed[p.name] = getattr(ns, dest)
+        try:
+            data, origins = resolve_names(spec, typed, actor, target)
+        except ParamError as e:
+            param = next((p for p in spec.params if p.label == e.option), None)
+            option = param.cli_option if param is not None else e.option
+            raise ParamError(option, str(e).partition(": ")[2]) from None
+        combat = bool(getattr(ns, "combat", False))
+        filled = set()
+        for name, (value, origin) in field_defaults(spec, actor, target, combat).items():
+            if name not in data and _dest(ns, name) is not None:
+                data[name] = value
+                origins[name] = origin
+                filled.add(name)
+        read = getattr(system_module, "read_filled", None)
+        if read is not None and filled:
+            data = read(data, filled, actor, target)
+        for name, value in data.items():
+            dest = _dest(ns, name)
+            if dest is not None and value is not typed.get(name):
+                setattr(ns, dest, value if isinstance(value, (bool, str)) else str(value))
+        ns.roll_from = origins
+        ns.roll_read = frozenset(filled)
 
 
 def session_params(ns: Any, system_module: Any, params: Any, given: Any = None) -> Any:
@@ -451,18 +530,26 @@ def session_params(ns: Any, system_module: Any, params: Any, given: Any = None) 
         actor = session.character(ns.actor) if getattr(ns, "actor", None) else None
         target = session.character(ns.target) if getattr(ns, "target", None) else None
         session.check_roll(actor, target)  # an Unconscious / Dead roller, a Dead target: refused before rolling
-        return _filled(session, system_module, params, actor, target, bool(getattr(params, "combat", False)), given)
+        combat = bool(getattr(params, "combat", False))
+        return _filled(session, system_module, params, actor, target, combat, given)[0]
 
 
-def _filled(session: Any, system_module: Any, params: Any, actor: Any, target: Any, combat: bool, given: Any) -> Any:
-    """What the session knows filled in (core.session.params), then for 1d6x4 the
-    descriptors named by --test / --vs-test read from the characters' sheets."""
-    params = session.fill_params(system_module, params, actor, target, combat, given)
-    if system_module.ID == "1d6x4":
-        from gmdesk.core.sheet import parse_sheet
-
-        def sheet_of(c: Any) -> Any:  # untracked: None; tracked without a sheet: an empty one
-            return None if c is None else (c.sheet if c.sheet is not None else parse_sheet(""))
-
-        params = system_module.fill_from_sheets(params, sheet_of(actor), sheet_of(target))
-    return params
+def _filled(
+    session: Any,
+    system_module: Any,
+    params: Any,
+    actor: Any,
+    target: Any,
+    combat: bool,
+    given: Any,
+    read: frozenset[str] = frozenset(),
+) -> tuple[Any, dict[str, str]]:
+    """What the session knows filled in (core.session.params) and where it came from,
+    then what the system reads of the options on the characters (its ``read_sheets``:
+    1d6x4 the descriptors named by --test / --vs-test on their sheets; ``read``: the
+    parameters whose names were read already)."""
+    params, origins = session.fill_params_from(system_module, params, actor, target, combat, given)
+    hook = getattr(system_module, "read_sheets", None)
+    if hook is not None:
+        params = hook(params, actor, target, read)
+    return params, origins

@@ -333,7 +333,8 @@ def fill_data(
     stat name typed in one is the character's value, :func:`resolve_names`).
     ``None``: those in ``data`` whose value differs from the default. A system's
     ``read_filled(params, filled, actor, target)`` then reads what the fields filled
-    beyond its value (1d6x4: the named descriptors on the sheets)."""
+    beyond its value, before the parameters are checked (1d6x4: the named
+    descriptors' Current Values on the sheets)."""
     spec = _spec(system)
     if spec is None:
         raise ParamError("SYSTEM", f"unknown system {system!r}")
@@ -354,12 +355,11 @@ def fill_data(
                 data[name] = value
                 filled.add(name)
     origins.update({k: v for k, v in found.items() if k in filled})
-    params = spec.params_from_json(data)
     hook = getattr(spec.module, "read_filled", None)
     from_fields = filled & {f.feeds for f in spec.character_fields if f.feeds}
     if hook is not None and from_fields:
-        params = hook(params, from_fields, actor, target)
-    return params, origins
+        data = hook(data, from_fields, actor, target)
+    return spec.params_from_json(data), origins
 
 
 def fill_params_from(

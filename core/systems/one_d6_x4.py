@@ -757,15 +757,40 @@ def roll_uses(record: RollRecord, actor: Any = None, target: Any = None) -> list
     )
 
 
-def read_filled(params: Params, filled: Any, actor: Any = None, target: Any = None) -> Params:
-    """The descriptors the characters' fields named (``filled``: the parameters they
-    filled, ``test`` / ``vs_test``) read from the roller's / the defender's sheet
-    (:func:`fill_from_sheets`; a tracked character without a sheet has an empty one)."""
+def _sheet_of(c: Any) -> Any:
+    """A tracked character's sheet (an empty one when it has none); None untracked."""
     from gmdesk.core.sheet import parse_sheet
 
-    def sheet_of(c: Any, name: str) -> Any:
-        if c is None or name not in filled:
-            return None
-        return c.sheet if c.sheet is not None else parse_sheet("")
+    return None if c is None else (c.sheet if c.sheet is not None else parse_sheet(""))
 
-    return fill_from_sheets(params, sheet_of(actor, "test"), sheet_of(target, "vs_test"))
+
+def read_sheets(params: Params, actor: Any = None, target: Any = None, skip: Any = ()) -> Params:
+    """The Test with the descriptors named by ``test`` / ``vs_test`` read from the
+    roller's / the defender's sheet (:func:`fill_from_sheets`): how ``gmdesk roll
+    1d6x4 --save S --as A --at T`` reads its options. ``skip``: those already read
+    (``read_filled``)."""
+    return fill_from_sheets(
+        params,
+        _sheet_of(actor) if "test" not in skip else None,
+        _sheet_of(target) if "vs_test" not in skip else None,
+    )
+
+
+def read_filled(data: dict[str, Any], filled: Any, actor: Any = None, target: Any = None) -> dict[str, Any]:
+    """The parameter data with the descriptors the characters' fields named
+    (``filled``: the parameters they filled, ``test`` / ``vs_test``) read from the
+    roller's / the defender's sheet, before the parameters are checked: their Current
+    Values are added to ``bonus`` / ``vs_bonus`` (what the GM adds on top) and a side
+    that lacks what it names fails automatically (:func:`read_test`)."""
+    out = dict(data)
+    for name, who, bonus, reason in (
+        ("test", actor, "bonus", "auto_fail"),
+        ("vs_test", target, "vs_bonus", "vs_auto_fail"),
+    ):
+        if name not in filled or who is None or not out.get(name):
+            continue
+        r = read_test(_sheet_of(who), str(out[name]))
+        out[bonus] = parse_int("--" + bonus.replace("_", "-"), out.get(bonus) or 0) + r.bonus
+        if r.auto_fail and not out.get(reason):
+            out[reason] = r.auto_fail
+    return out

@@ -98,27 +98,36 @@ def _character_add(ctx: Ctx, p: dict) -> str:
     return f"{c.name} joins ({c.side}, {c.kind}{', reality-rated' if reality else ''})"
 
 
+#: what ``character.edit`` changes (and ``character.fields`` besides the system's fields)
+EDITABLE = (
+    "name",
+    "side",
+    "kind",
+    "reality_rated",
+    "possibilities",
+    "vitality_default",
+    "vitality_current",
+    "notes",
+    "dead",
+)
+
+
 @handler("character.edit")
 def _character_edit(ctx: Ctx, p: dict) -> str:
     ctx.fields(p, ("id", "fields"))
     c = ctx.char(p["id"])
     d = p["fields"]
-    allowed = (
-        "name",
-        "side",
-        "kind",
-        "reality_rated",
-        "possibilities",
-        "vitality_default",
-        "vitality_current",
-        "notes",
-        "dead",
-    )
     if not isinstance(d, Mapping) or not d:
-        raise ctx.fail(f"fields: must be a non-empty object of {', '.join(allowed)}")
+        raise ctx.fail(f"fields: must be a non-empty object of {', '.join(EDITABLE)}")
+    _edit(ctx, c, d)
+    return f"{c.name} edited" if ctx.changes else f"{c.name} edited (no change)"
+
+
+def _edit(ctx: Ctx, c: Character, d: Mapping[str, Any]) -> None:
+    """Change the character's own parts named in ``d`` (:data:`EDITABLE`)."""
     for k in d:
-        if k not in allowed:
-            raise ctx.fail(f"fields: unknown field {k!r} (allowed: {', '.join(allowed)})")
+        if k not in EDITABLE:
+            raise ctx.fail(f"fields: unknown field {k!r} (allowed: {', '.join(EDITABLE)})")
     f = _character_fields(ctx, d)
     if "name" in f:
         _check_name(ctx, f["name"], c.id)
@@ -149,7 +158,16 @@ def _character_edit(ctx: Ctx, p: dict) -> str:
     if not reality and live.possibilities:
         ctx.changes.append(f"{name}: Possibilities {live.possibilities} → 0 (not reality-rated)")
         live.possibilities = 0
-    return f"{name} edited" if ctx.changes else f"{name} edited (no change)"
+
+
+@handler("character.remove")
+def _character_remove(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("id",))
+    c = ctx.char(p["id"])
+    if ctx.state.encounter.index_of(c.id) is not None:
+        encounter_drop(ctx, c.id)
+    ctx.tx.remove_char(c.id)
+    return f"{c.name} leaves the session"
 
 
 def _read_fields(
@@ -217,24 +235,31 @@ def _read_fields(
 
 @handler("character.fields")
 def _character_fields_set(ctx: Ctx, p: dict) -> str:
-    ctx.fields(p, ("id", "set"))
+    """The fields the session's system declares (``set``: name → value, null clears
+    it), and in the same event, optionally, the character's own parts (``edit``: as
+    ``character.edit``'s fields), so that one change of a stat block is one event."""
+    ctx.fields(p, ("id", "set"), ("edit",))
     c = ctx.char(p["id"])
-    fields, shown = _read_fields(ctx, c.fields, p["set"])
-    if fields == c.fields:
-        return f"{c.name}: fields unchanged"
-    ctx.tx.char(c.id).fields = fields
-    ctx.changes.extend(f"{c.name}: {line}" for line in shown)
-    return f"{c.name}: " + "; ".join(shown) if shown else f"{c.name}: fields set"
-
-
-@handler("character.remove")
-def _character_remove(ctx: Ctx, p: dict) -> str:
-    ctx.fields(p, ("id",))
-    c = ctx.char(p["id"])
-    if ctx.state.encounter.index_of(c.id) is not None:
-        encounter_drop(ctx, c.id)
-    ctx.tx.remove_char(c.id)
-    return f"{c.name} leaves the session"
+    name = c.name
+    changes = p["set"]
+    if "edit" in p and p["edit"] is not None:
+        if not isinstance(p["edit"], Mapping):
+            raise ctx.fail(f"edit: must be an object of {', '.join(EDITABLE)}")
+        if p["edit"]:
+            _edit(ctx, c, p["edit"])
+        if isinstance(changes, Mapping) and not changes:
+            return (
+                f"{name}: " + "; ".join(ch.partition(": ")[2] for ch in ctx.changes)
+                if ctx.changes
+                else f"{name} unchanged"
+            )
+    fields, shown = _read_fields(ctx, c.fields, changes)
+    if fields != c.fields:
+        ctx.tx.char(c.id).fields = fields
+        ctx.changes.extend(f"{name}: {line}" for line in shown)
+    if not ctx.changes:
+        return f"{name}: fields unchanged"
+    return f"{name}: " + "; ".join(ch.partition(": ")[2] for ch in ctx.changes)
 
 
 def _source_list(ctx: Ctx, p: dict) -> tuple[Character, str, str]:

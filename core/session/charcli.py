@@ -1,0 +1,348 @@
+"""``gmdesk char SAVE add|set|show|list|remove``: a session's characters and the
+numbers their system rolls with, from the command line.
+
+``FIELD=VALUE`` names a field of the session's system (``core.systems.spec``
+``CharField``) by its name or its label, case, spaces, dashes and underscores
+ignored (``attack=Fire Combat``, ``"Attack skill=Fire Combat"``), or one of the
+character's own parts: ``side``, ``kind``, ``vitality`` (the current Vitality; in
+``add`` the Default too), ``max vitality`` (its Default), ``possibilities``,
+``reality rated`` (yes/no), ``name``, ``notes``. An empty VALUE clears a field.
+
+A table of named values (a ``stats`` field such as torg's Attributes and skills) is
+set whole, ``stats="Fire Combat=13, Dodge=11"``, or one entry at a time,
+``stats.Fire Combat=13`` (an empty value takes the entry off: ``stats.Dodge=``).
+
+Each command is one undoable event (``character.add``, ``character.fields``,
+``character.remove``); bad input is one line on stderr, exit 2, and nothing is
+saved.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from gmdesk.core.errors import GmdeskError, ParamError
+
+#: the character's own parts ``char`` sets: words (normalised) → (event key, label)
+OWN = {
+    "side": ("side", "Side"),
+    "kind": ("kind", "Kind"),
+    "vitality": ("vitality_current", "Vitality"),
+    "current vitality": ("vitality_current", "Vitality"),
+    "max vitality": ("vitality_default", "Max Vitality"),
+    "vitality default": ("vitality_default", "Max Vitality"),
+    "default vitality": ("vitality_default", "Max Vitality"),
+    "possibilities": ("possibilities", "Possibilities"),
+    "reality rated": ("reality_rated", "Reality-rated"),
+    "name": ("name", "Name"),
+    "notes": ("notes", "Notes"),
+}
+
+
+def _key(text: str) -> str:
+    return " ".join(text.replace("_", " ").replace("-", " ").split()).casefold()
+
+
+def register(subparsers: Any) -> None:
+    """Add ``char`` and its verbs to ``gmdesk``'s subparsers."""
+    from gmdesk.core.session.commands import _guard
+
+    p = subparsers.add_parser("char", help="add, change, show, list or remove a session's characters")
+    p.add_argument("save", metavar="SAVE", help="session name or path")
+    verbs = p.add_subparsers(dest="verb", metavar="add|set|show|list|remove", parser_class=type(p))
+    verbs.required = True
+
+    v = verbs.add_parser("add", help="add a character (with its numbers: --set FIELD=VALUE)")
+    v.add_argument("name", metavar="NAME")
+    v.add_argument("--side", default=None, metavar="PC|NPC", help="PC (default) or NPC")
+    v.add_argument("--kind", default=None, metavar="organic|inorganic", help="organic (default) or inorganic")
+    v.add_argument(
+        "--set",
+        dest="assignments",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="a field of the session's system (or side, kind, vitality, possibilities, …); repeatable",
+    )
+    v.set_defaults(func=_guard(cmd_add))
+
+    v = verbs.add_parser("set", help="change a character's fields (one event)")
+    v.add_argument("name", metavar="NAME", help="character name or id")
+    v.add_argument("assignments", nargs="+", metavar="FIELD=VALUE")
+    v.set_defaults(func=_guard(cmd_set))
+
+    v = verbs.add_parser("show", help="print a character's numbers")
+    v.add_argument("name", metavar="NAME", help="character name or id")
+    v.add_argument("--json", action="store_true", help="the character as JSON")
+    v.set_defaults(func=_guard(cmd_show))
+
+    v = verbs.add_parser("list", help="list the session's characters")
+    v.add_argument("--json", action="store_true", help="one JSON object per character per line")
+    v.set_defaults(func=_guard(cmd_list))
+
+    v = verbs.add_parser("remove", help="remove a character from the session")
+    v.add_argument("name", metavar="NAME", help="character name or id")
+    v.set_defaults(func=_guard(cmd_remove))
+
+
+# --------------------------------------------------------------------------- reading FIELD=VALUE
+
+
+def _spec(system: str) -> Any:
+    from gmdesk.core.systems import get_spec
+
+    try:
+        return get_spec(system)
+    except ParamError:
+        return None
+
+
+def _field(spec: Any, name: str) -> Any:
+    """The declared field ``name`` names (its name or label), or None."""
+    if spec is None:
+        return None
+    key = _key(name)
+    return next((f for f in spec.character_fields if key in (_key(f.name), _key(f.label))), None)
+
+
+def _field_names(spec: Any) -> str:
+    own = "side, kind, vitality, max vitality, possibilities, reality rated, name, notes"
+    if spec is None or not spec.character_fields:
+        return own
+    return ", ".join(f.name for f in spec.character_fields) + "; " + own
+
+
+def _bool(label: str, text: str) -> bool:
+    t = text.strip().casefold()
+    if t in ("yes", "y", "true", "on", "1"):
+        return True
+    if t in ("no", "n", "false", "off", "0"):
+        return False
+    raise ParamError(label, f"must be yes or no (got {text!r})")
+
+
+def _int(label: str, text: str) -> int:
+    from gmdesk.core.systems.base import parse_int
+
+    return parse_int(label, text.strip().replace("\u2212", "-"))
+
+
+def read_assignments(
+    spec: Any, texts: list[str], current: dict[str, Any] | None = None, adding: bool = False
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``FIELD=VALUE`` texts as (the system's field changes ``{name: value or None}``,
+    the character's own part changes ``{event key: value}``). Values of the system's
+    fields are read by their declaration (``ParamError`` naming the field's label);
+    ``current``: the character's fields now (``stats.NAME=VALUE`` changes one entry)."""
+    from gmdesk.core.systems.spec import find_stat, parse_field, parse_stats
+
+    fields: dict[str, Any] = {}
+    own: dict[str, Any] = {}
+    current = current or {}
+    for text in texts:
+        name, sep, value = text.partition("=")
+        if not sep or not name.strip():
+            raise ParamError("FIELD=VALUE", f"write each change as FIELD=VALUE, e.g. side=NPC (got {text!r})")
+        value = value.strip()
+        f = _field(spec, name)
+        if f is None and "." in name:
+            head, _, entry = name.partition(".")
+            f = _field(spec, head)
+            if f is None or f.type != "stats" or not entry.strip():
+                raise ParamError(name.strip(), f"no such field; fields: {_field_names(spec)}")
+            table = dict(fields.get(f.name) or current.get(f.name) or {})
+            old = find_stat(table, entry)
+            if not value:
+                table.pop(old or "", None)
+            else:
+                ((new_name, new_value),) = parse_stats(f, {" ".join(entry.split()): value}).items()
+                table[old or new_name] = new_value  # an entry keeps its place and its spelling
+            fields[f.name] = table or None
+            continue
+        if f is not None:
+            fields[f.name] = parse_field(f, value) if value else None
+            continue
+        key = _key(name)
+        if key not in OWN:
+            raise ParamError(name.strip(), f"no such field; fields: {_field_names(spec)}")
+        target, label = OWN[key]
+        if target == "side":
+            own[target] = _choice(label, value, ("PC", "NPC"))
+        elif target == "kind":
+            own[target] = _choice(label, value, ("organic", "inorganic"))
+        elif target == "reality_rated":
+            own[target] = _bool(label, value)
+        elif target in ("name", "notes"):
+            own[target] = value
+        else:
+            own[target] = _int(label, value)
+    if adding and "vitality_current" in own:
+        own.setdefault("vitality_default", own["vitality_current"])
+    return fields, own
+
+
+def _choice(label: str, value: str, choices: tuple[str, ...]) -> str:
+    match = next((c for c in choices if c.casefold() == value.strip().casefold()), None)
+    if match is None:
+        raise ParamError(label, f"must be {' or '.join(choices)} (got {value!r})")
+    return match
+
+
+# --------------------------------------------------------------------------- the verbs
+
+
+def _open(ns: Any, readonly: bool = False) -> Any:
+    from gmdesk.core.session.commands import _store
+    from gmdesk.core.session.session import Session
+
+    return Session.open(_store(ns).resolve(ns.save), readonly=readonly)
+
+
+def _apply(session: Any, doc: dict[str, Any]) -> Any:
+    """Apply one event; its refusal is said in the GM's words (no event type)."""
+    from gmdesk.core.session.events import EventError
+
+    try:
+        return session.apply(doc)
+    except EventError as e:
+        raise GmdeskError(e.reason) from None
+
+
+def _print_event(event: Any) -> None:
+    lines = [event.summary]
+    lines += [f"  · {ch}" for ch in event.changes if ch != event.summary]
+    sys.stdout.write("\n".join(lines) + "\n")
+    sys.stdout.flush()
+
+
+def cmd_add(ns: Any) -> int:
+    with _open(ns) as session:
+        spec = _spec(session.state.info.system)
+        fields, own = read_assignments(spec, ns.assignments, adding=True)
+        if ns.side is not None:
+            own["side"] = _choice("--side", ns.side, ("PC", "NPC"))
+        if ns.kind is not None:
+            own["kind"] = _choice("--kind", ns.kind, ("organic", "inorganic"))
+        if own.pop("name", None) is not None:
+            raise ParamError("name", "is the NAME of `char add`")
+        character: dict[str, Any] = {"name": ns.name}
+        if own.get("possibilities") and "reality_rated" not in own:
+            own["reality_rated"] = True  # only a reality-rated character has Possibilities
+        vit = own.pop("vitality_default", None)
+        cur = own.pop("vitality_current", None)
+        if cur is not None and vit is not None and cur != vit:
+            raise ParamError("vitality", "a new character starts at its max vitality: give one of the two")
+        if vit is not None or cur is not None:
+            character["vitality"] = vit if vit is not None else cur
+        character.update(own)
+        set_fields = {k: v for k, v in fields.items() if v is not None}
+        if set_fields:
+            character["fields"] = set_fields
+        event = _apply(session, {"type": "character.add", "character": character})
+        cid = event.data["id"]
+        c = session.state.characters[cid]
+        sys.stdout.write(f"Added {c.name} ({cid}) to {session.state.info.name}\n")
+        for line in _show_lines(session, c):
+            sys.stdout.write(f"  {line}\n")
+    return 0
+
+
+def cmd_set(ns: Any) -> int:
+    with _open(ns) as session:
+        c = session.character(ns.name)
+        spec = _spec(session.state.info.system)
+        fields, own = read_assignments(spec, ns.assignments, c.fields)
+        if own.get("possibilities") and not c.reality_rated and "reality_rated" not in own:
+            own["reality_rated"] = True
+        doc: dict[str, Any] = {"type": "character.fields", "id": c.id, "set": fields}
+        if own:
+            doc["edit"] = own
+        event = _apply(session, doc)
+        _print_event(event)
+    return 0
+
+
+def _show_lines(session: Any, c: Any) -> list[str]:
+    from gmdesk.core.systems import character_sections
+    from gmdesk.core.systems.spec import show_field
+
+    st = session.state
+    spec = _spec(st.info.system)
+    sections = character_sections(st.info.system)
+    lines = [f"{c.side}, {c.kind}{', reality-rated' if c.reality_rated else ''}; {c.status}"]
+    vit = f"Vitality {c.vitality_current}"
+    if c.vitality_default != c.vitality_current:
+        vit += f" of {c.vitality_default}"
+    parts = [vit]
+    if c.reality_rated or "possibilities" in sections:
+        parts.append(f"Possibilities {c.possibilities}")
+    lines.append(", ".join(parts))
+    if spec is not None:
+        for f in spec.character_fields:
+            value = c.fields.get(f.name)
+            if value is None and f.default is not None:
+                lines.append(f"{f.label}: {show_field(f, f.default)} (default)")
+            elif value is not None:
+                lines.append(f"{f.label}: {show_field(f, value)}")
+            else:
+                lines.append(f"{f.label}: —")
+    for kind, title in (("shift", "Shift sources"), ("advantage", "Advantage sources")):
+        srcs = c.sources(kind)
+        if srcs:
+            from gmdesk.core.text import signed
+
+            shown = ", ".join(f"{s.name} {signed(s.value)}{'' if s.active else ' (off)'}" for s in srcs)
+            lines.append(f"{title}: {shown}")
+    if c.conditions:
+        lines.append("Conditions: " + ", ".join(x.name for x in c.conditions))
+    if c.wounds:
+        lines.append("Wounds: " + ", ".join(w.text for w in c.wounds))
+    return lines
+
+
+def cmd_show(ns: Any) -> int:
+    with _open(ns, readonly=True) as session:
+        c = session.character(ns.name)
+        if ns.json:
+            sys.stdout.write(json.dumps(c.to_json(), ensure_ascii=False) + "\n")
+        else:
+            sys.stdout.write("\n".join([f"{c.name} ({c.id})", *(f"  {x}" for x in _show_lines(session, c))]) + "\n")
+    return 0
+
+
+def cmd_list(ns: Any) -> int:
+    from gmdesk.core.systems.spec import show_field
+
+    with _open(ns, readonly=True) as session:
+        st = session.state
+        chars = list(st.characters.values())
+        if ns.json:
+            for c in chars:
+                sys.stdout.write(json.dumps(c.to_json(), ensure_ascii=False) + "\n")
+            return 0
+        if not chars:
+            sys.stdout.write(f"No characters in {st.info.name} (`gmdesk char {ns.save} add NAME` adds one)\n")
+            return 0
+        spec = _spec(st.info.system)
+        rows = [("Name", "Side", "Kind", "Vit", "Numbers")]
+        for c in chars:
+            numbers = []
+            if spec is not None:
+                for f in spec.character_fields:
+                    value = c.fields.get(f.name)
+                    if value is not None:
+                        numbers.append(f"{f.label} {show_field(f, value)}")
+            rows.append((c.name, c.side, c.kind, str(c.vitality_current), "; ".join(numbers)))
+        widths = [max(len(r[i]) for r in rows) for i in range(4)]
+        for r in rows:
+            sys.stdout.write("  ".join(f"{r[i]:<{widths[i]}}" for i in range(4)) + f"  {r[4]}".rstrip() + "\n")
+    return 0
+
+
+def cmd_remove(ns: Any) -> int:
+    with _open(ns) as session:
+        c = session.character(ns.name)
+        _print_event(_apply(session, {"type": "character.remove", "id": c.id}))
+    return 0
