@@ -1,7 +1,9 @@
 """The character pane: everything about the selected character, editable inline.
 
 A summary (side, kind, reality-rated, status markers, Vitality gauge, Possibilities)
-sits above one list of rows: the editable fields, advantage and shift sources (with
+sits above one list of rows: the editable fields, the numbers the character carries
+for the session's dice system (generated from the fields the system declares,
+:mod:`gmdesk.tui.widgets.charfields`), advantage and shift sources (with
 durations, active or not), conditions, the wounds / damage descriptors taken, and the
 descriptor sheet with its uses (``+1/+3 (2/3)``: current/default value, then current/
 default uses). Only the parts the session's system uses are shown — each system module
@@ -9,10 +11,11 @@ declares them (``CHARACTER_SECTIONS``, core/systems) — plus any part this char
 already has something in.
 
 Keys on the list: Enter edits the row (or toggles a source, or starts an "add" row),
-Space toggles a source, Delete removes a source, a condition or a wound (the GM's
-call, free), ``b`` buys off the wound under the cursor with a Possibility (torg),
-``s`` spends one use of the sheet row under the cursor (1d6x4); typing on a ``+ add``
-row starts the new entry. After an add the cursor stays on the ``+ add`` row. An edit
+Space toggles a source, Delete removes a source, a condition, a wound (the GM's
+call, free) or a named value, or clears a system field; ``b`` buys off the wound
+under the cursor with a Possibility (systems with Possibilities), ``s`` spends one
+use of the sheet row under the cursor (a character with a sheet); typing on a
+``+ add`` row starts the new entry. After an add the cursor stays on the ``+ add`` row. An edit
 opens a one-line editor under the list; the typed value is checked here for form (a number where a number is needed)
 and by the session for sense; either way a bad value shows an inline "✗" message and
 changes nothing. The pane only posts :class:`CharacterPane.Apply` with the event to
@@ -35,8 +38,9 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from gmdesk.core.errors import ParamError
-from gmdesk.core.systems import character_sections
+from gmdesk.core.systems import character_sections, get_spec
 from gmdesk.core.systems.base import parse_int
+from gmdesk.tui.widgets import charfields
 from gmdesk.tui.widgets.common import STATUS_MARKERS, gauge, markers_text, signed
 from gmdesk.tui.widgets.controls import SteadyInput
 
@@ -44,15 +48,19 @@ if TYPE_CHECKING:
     from gmdesk.core.session import Character, State
     from gmdesk.core.sheet import Row as SheetRow
     from gmdesk.core.sheet import Sheet
+    from gmdesk.core.systems.spec import SystemSpec
 
 SOURCE_KINDS = (("advantage", "Advantage sources"), ("shift", "Shift sources"))
+
+#: the rows of the system's own section (its ``+ add`` rows are ``add`` rows keyed by a tuple)
+SYSTEM_ROWS = (charfields.FIELD, charfields.ENTRY, charfields.OTHER)
 
 
 @dataclass(frozen=True)
 class Row:
     """What a line of the list stands for: ``kind`` and a key (field name, index…)."""
 
-    kind: str  # head | field | advantage | shift | condition | wound | sheet | add
+    kind: str  # head | field | advantage | shift | condition | wound | sheet | add | charfields' kinds
     key: Any = None
 
 
@@ -142,8 +150,8 @@ class CharacterTable(DataTable):
     ]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide the keys the session's system has no use for (buy off: torg; spend a
-        use: a character with a sheet)."""
+        """Hide the keys the session's system has no use for (buy off: a system with
+        Possibilities; spend a use: a character with a sheet)."""
         try:
             pane = self.parent_pane
         except Exception:
@@ -301,6 +309,10 @@ class CharacterPane(Vertical):
             add(Row("field", "vitality"), "Vitality", f"{ch.vitality_current}/{ch.vitality_default}")
         if show_poss:
             add(Row("field", "possibilities"), "Possibilities", str(ch.possibilities))
+        spec = self.spec
+        if spec is not None:
+            for line in charfields.lines(spec, ch):
+                add(Row(line.kind, line.key), line.what, line.value)
         for kind, title in SOURCE_KINDS:
             if kind not in uses and not ch.sources(kind):
                 continue
@@ -353,7 +365,8 @@ class CharacterPane(Vertical):
         table.clear()
         for row, what, value in rows:
             self._rows.append(row)
-            table.add_row(what, value, key=str(len(self._rows) - 1))
+            what, height = _fit(what, self._widths[0], row.kind == "head")
+            table.add_row(what, value, key=str(len(self._rows) - 1), height=height)
         table.refresh_bindings()
         wanted, self._cursor_to = self._cursor_to, None
         if wanted is not None and wanted in self._rows:
@@ -386,6 +399,16 @@ class CharacterPane(Vertical):
 
     # -- actions -------------------------------------------------------------------------
 
+    @property
+    def spec(self) -> SystemSpec | None:
+        """The session's dice system (None for a system not installed here)."""
+        if self._state is None:
+            return None
+        try:
+            return get_spec(self._state.info.system)
+        except ParamError:
+            return None
+
     def current_row(self) -> Row | None:
         r = self.table.cursor_row
         return self._rows[r] if 0 <= r < len(self._rows) else None
@@ -400,6 +423,22 @@ class CharacterPane(Vertical):
         if row is None or ch is None:
             return
         cid = ch.id
+        spec = self.spec
+        if row.kind in SYSTEM_ROWS and spec is not None:
+            if what == "remove":
+                found = charfields.remove(spec, ch, row.kind, row.key)
+            elif what in ("enter", "edit") and row.kind == charfields.FIELD:
+                found = charfields.toggle(spec, ch, row.key)
+                if found is None:
+                    self.open_editor(row)
+            elif what in ("enter", "edit") and row.kind == charfields.ENTRY:
+                found = None
+                self.open_editor(row)
+            else:
+                found = None
+            if found is not None:
+                self._post(*found)
+            return
         if row.kind in ("advantage", "shift"):
             src = ch.sources(row.kind)[row.key]
             if what in ("enter", "toggle", "edit"):
@@ -473,7 +512,10 @@ class CharacterPane(Vertical):
             ("add", "shift"): ("New shift source: name value [rounds], e.g. Pistol 2", ""),
             ("add", "condition"): ("New condition: name [rounds], e.g. Stymied 1", ""),
         }
-        if row.kind == "sheet":
+        spec = self.spec
+        if (row.kind in SYSTEM_ROWS or isinstance(row.key, tuple)) and spec is not None:
+            prompt, value = charfields.prompt(spec, ch, row.kind, row.key)
+        elif row.kind == "sheet":
             r = ch.sheet.rows[row.key]
             prompt, value = (f"{_sheet_name(r).strip()}: value and/or (uses), e.g. +2 (3)", _sheet_value(r))
         else:
@@ -490,6 +532,9 @@ class CharacterPane(Vertical):
         self.query_one("#character-message", Static).update("")
         # at once (not after the queued keys): the keys typed next belong to the editor
         self.screen.set_focus(editor)
+        # the list is shorter now: keep the row being edited in view
+        table = self.table
+        self.call_after_refresh(lambda: table.move_cursor(row=table.cursor_row, animate=False))
 
     def close_editor(self) -> None:
         self._editing = None
@@ -522,6 +567,9 @@ class CharacterPane(Vertical):
 
     def _event_for(self, row: Row, ch: Character, text: str) -> tuple[dict, str]:
         cid = ch.id
+        spec = self.spec
+        if (row.kind in SYSTEM_ROWS or isinstance(row.key, tuple)) and spec is not None:
+            return charfields.edit(spec, ch, row.kind, row.key, text)
         if row.kind == "field":
             if row.key == "vitality":
                 fields = parse_vitality(text)
@@ -570,6 +618,20 @@ class CharacterPane(Vertical):
                 self._cursor_to = row
             self.show_message("")
             self.close_editor()
+
+
+def _fit(what: str | Text, width: int, head: bool) -> tuple[str | Text, int]:
+    """A row's title and its height: a section's title longer than its column, or a
+    system field's ``Label: entry``, takes a second line rather than being cut."""
+    plain = what.plain if isinstance(what, Text) else what
+    if cell_len(plain) <= width:
+        return what, 1
+    if head:
+        return what, 2
+    label, sep, rest = plain.partition(": ")
+    if sep and isinstance(what, str) and cell_len(label) < width:
+        return f"{label}:\n  {rest}", 2
+    return what, 1
 
 
 # -------------------------------------------------------------------------- sheet rows
