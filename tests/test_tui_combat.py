@@ -135,9 +135,9 @@ async def test_attack_1d6x4_lowers_vitality_to_unconscious_then_dead(tmp_path: P
         await main_screen(pilot)
         await press(pilot, "a")
         dlg = await dialog(pilot, RollDialog)
-        assert dlg.query_one("#p-vs_descriptors", Input).value == "Defense"  # the defender's Defense Test
+        assert dlg.query_one("#p-vs_test", Input).value == "Defense"  # the defender's Defense Test
         dlg.last_odds = None
-        dlg.query_one("#p-descriptors", Input).value = "Fitness, Knife Expertise"
+        dlg.query_one("#p-test", Input).value = "Fitness, Knife Expertise"
         await odds_ready(pilot, dlg)
         assert "Test +2 from Fitness, Knife Expertise" in str(dlg.query_one("#rd-info").render())
         await press(pilot, "enter")
@@ -163,7 +163,7 @@ async def test_attack_1d6x4_missing_item_fails_automatically(tmp_path: Path) -> 
         await press(pilot, "a")
         dlg = await dialog(pilot, RollDialog)
         dlg.last_odds = None
-        dlg.query_one("#p-descriptors", Input).value = "Precision, Slingshot Expertise, Slingshot"
+        dlg.query_one("#p-test", Input).value = "Precision, Slingshot Expertise, Slingshot"
         await odds_ready(pilot, dlg)
         assert "Automatic failure: Slingshot is missing" in str(dlg.query_one("#rd-info").render())
         await press(pilot, "enter")

@@ -182,7 +182,7 @@ async def test_roll_dialog_errors_use_the_form_labels(tmp_path: Path) -> None:
         await main_screen(pilot)
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)
-        dlg.query_one("#p-descriptors", Input).value = "Fitness"
+        dlg.query_one("#p-test", Input).value = "Fitness"
         dlg.query_one("#p-bonus", Input).value = "lots"
         await settle(pilot)
         error = str(dlg.query_one("#rd-error").render())

@@ -34,7 +34,7 @@ pytestmark = pytest.mark.usefixtures("quick_odds")
 TORG = get_system("torg-2d10")
 
 
-async def test_4d6_roll_dialog_prefills_dc_16_and_sends_progress_to_the_chosen_clock(tmp_path: Path) -> None:
+async def test_4d6_roll_dialog_offers_dc_16_and_sends_progress_to_the_chosen_clock(tmp_path: Path) -> None:
     path, ids = make_save(tmp_path, "4d6", [{"name": "Renna"}], initiative={"Renna": 12}, start=True)
     with Session.open(path) as s:
         s.apply({"type": "clock.add", "name": "Suspicion", "segments": 6})
@@ -45,7 +45,8 @@ async def test_4d6_roll_dialog_prefills_dc_16_and_sends_progress_to_the_chosen_c
         await main_screen(pilot)
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)
-        assert dlg.query_one("#p-dc", Input).value == "16"
+        dc = dlg.query_one("#p-dc", Input)
+        assert dc.value == "" and "16 Standard" in str(dc.placeholder)  # empty: the Standard DC
         clock = dlg.query_one("#p-clock", Select)
         assert clock.value == ""  # none by default
         assert choices(clock) == ["— none —", "Suspicion", "Reach the vault"]
@@ -151,7 +152,7 @@ async def test_1d6x4_dialog_fails_a_missing_item_and_spends_a_named_use(tmp_path
         await main_screen(pilot)
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)
-        dlg.query_one("#p-descriptors", Input).value = "Precision, Slingshot"
+        dlg.query_one("#p-test", Input).value = "Precision, Slingshot"
         dlg.query_one("#p-target", Input).value = "10"
         await pilot.pause()
         assert "Automatic failure: Slingshot is missing" in str(dlg.query_one("#rd-info").render())
@@ -159,7 +160,7 @@ async def test_1d6x4_dialog_fails_a_missing_item_and_spends_a_named_use(tmp_path
         await settle(pilot)
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)
-        dlg.query_one("#p-descriptors", Input).value = "Magic Ability/Turn Invisible"
+        dlg.query_one("#p-test", Input).value = "Magic Ability/Turn Invisible"
         await pilot.pause()
         assert "Spends a use of Magic Ability/Turn Invisible" in str(dlg.query_one("#rd-info").render())
         await press(pilot, "enter")

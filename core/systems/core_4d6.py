@@ -497,6 +497,17 @@ def params_from_args(ns: Any) -> Params:
     )
 
 
+def read_form(
+    data: dict[str, Any], actor: Any = None, target: Any = None, combat: bool = False
+) -> tuple[dict[str, Any], list[str]]:
+    """The roll dialog's reading of a contest: with a Vs bonus the totals are
+    compared, and the DC (typed or filled in) does not apply."""
+    vs = data.get("vs_bonus")
+    if vs is None or (isinstance(vs, str) and not vs.strip()):
+        return data, []
+    return {**data, "dc": None}, ["Contest: the totals are compared, no DC"]
+
+
 # --------------------------------------------------------------------------- rolls
 
 

@@ -308,6 +308,7 @@ PARAMS = (
         "an opposed roll: the opponent rolls too (against Fair unless --vs-trait says)",
         form_only=True,
         cli=False,
+        combat_default=True,
     ),
     Param(
         "vs_trait",
@@ -361,6 +362,38 @@ def params_from_args(ns: Any) -> Params:
         offense=getattr(ns, "offense", None) or 0,
         defense=getattr(ns, "defense", None) or 0,
     )
+
+
+#: what the GM may type for an initiative (see :func:`parse_initiative`)
+INITIATIVE_HINT = "a number or a ladder level"
+
+
+def parse_initiative(option: str, text: Any) -> int:
+    """A typed initiative or initiative trait: a ladder level ("Good", "Superb +1") or
+    a whole number, as ``--trait`` takes it."""
+    return int(parse_level(option, text))
+
+
+def read_form(
+    data: dict[str, Any], actor: Any = None, target: Any = None, combat: bool = False
+) -> tuple[dict[str, Any], list[str]]:
+    """The roll dialog's reading of an opposed roll: it is asked for with the Opposed
+    box (``opposed``; an attack always is one), and then an empty Vs trait is a Fair
+    opponent; without it a Vs trait left in the form does not count (the trait is read
+    on its own ladder, as the CLI without ``--vs-trait``). Data without ``opposed``
+    (the CLI's) is opposed exactly when it names a Vs trait."""
+    if "opposed" not in data:
+        return data, []
+    data = dict(data)
+    opposed = bool(data.pop("opposed")) or combat
+    if opposed:
+        if data.get("vs_trait") is None:
+            data["vs_trait"] = ladder_name(FAIR)
+        return data, [f"Opposed: against {data['vs_trait']}, who rolls too"]
+    if data.get("vs_trait") is not None:
+        data["vs_trait"] = None
+        return data, ["Not opposed: Vs trait counts only with Opposed ticked"]
+    return data, []
 
 
 # --------------------------------------------------------------------------- rolls

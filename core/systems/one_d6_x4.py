@@ -265,6 +265,7 @@ PARAMS = (
         "the defender's descriptors (e.g. Defense), read from the --at character's sheet",
         placeholder="Defense (two-way)",
         metavar="NAMES",
+        combat_default="Defense",
     ),
     Param(
         "vs_bonus",
@@ -424,6 +425,50 @@ def status_text(status: str, tables: TableSet = DEFAULT_TABLES) -> str:
     if status == "ok":
         return ""
     return text_for(status, tables)[1]
+
+
+def read_form(
+    data: dict[str, Any], actor: Any = None, target: Any = None, combat: bool = False
+) -> tuple[dict[str, Any], list[str]]:
+    """The roll dialog's (and ``roll --save``'s) reading of a Test: the descriptors
+    named in ``test`` / ``vs_test`` read from the roller's / the defender's sheet, their
+    Current Values added to the typed ``bonus`` / ``vs_bonus`` (a missing Item, Ability
+    or Use fails automatically); a defender named without a sheet to read makes a
+    two-way Test all the same. Returns the data and what the dialog says about it."""
+    from gmdesk.core.sheet import parse_sheet
+    from gmdesk.core.text import signed
+
+    def sheet_of(c: Any) -> Any:  # a tracked character without a sheet lacks every Item
+        return c.sheet if c.sheet is not None else parse_sheet("")
+
+    data = dict(data)
+    notes: list[str] = []
+    names = str(data.get("test") or "").strip()
+    if names and actor is None:
+        notes.append("No roller: the descriptors are not read from a sheet")
+    elif names:
+        reading = read_test(sheet_of(actor), names)
+        data["bonus"] = parse_int("--bonus", data.get("bonus") or 0) + reading.bonus
+        notes.append(f"Test {signed(reading.bonus)} from {names}")
+        if reading.auto_fail:
+            data["auto_fail"] = reading.auto_fail
+            notes.append(f"Automatic failure: {reading.auto_fail}")
+        elif reading.uses:
+            notes.append(f"Spends a use of {', '.join(reading.uses)}")
+    vs_names = str(data.get("vs_test") or "").strip()
+    typed = data.get("vs_bonus")
+    typed = None if typed is None or (isinstance(typed, str) and not typed.strip()) else typed
+    if vs_names and target is None:
+        data["vs_bonus"] = 0 if typed is None else typed
+        notes.append("No target: the defender's descriptors are not read from a sheet")
+    elif vs_names:
+        found, blocked = test_bonus(sheet_of(target), vs_names)
+        data["vs_bonus"] = found + (parse_int("--vs-bonus", typed) if typed is not None else 0)
+        notes.append(f"Defender {signed(found)} from {vs_names}")
+        if blocked:
+            data["vs_auto_fail"] = blocked
+            notes.append(f"Defender fails automatically: {blocked}")
+    return data, notes
 
 
 # --------------------------------------------------------------------------- rolls

@@ -38,6 +38,10 @@ through the entry-point group ``gmdesk.systems``) that declares, at module level
     --save`` options) beyond their declared types: returns ``(data, notes)``, the
     data its Params read and the notes the dialog shows (descriptors read from a
     sheet, an opposed roll against Fair…).
+``parse_initiative(option, text)`` / ``INITIATIVE_HINT`` (optional)
+    a typed initiative (or initiative modifier) read the system's way, an int
+    (``ParamError`` naming ``option`` otherwise; without the hook: a whole number),
+    and what the GM may type ("a number or a ladder level").
 ``Params`` (optional)
     a frozen dataclass validating the parameters (raise ``ParamError`` naming the
     CLI option, ``--name``). Without one, gmdesk generates a validating parameter
@@ -96,7 +100,10 @@ class Param:
     ``optional``: empty means "none" (``None``); ``form`` / ``cli``: whether the roll
     dialog / the CLI offers it (a parameter the session fills in, such as a setting,
     may be left out of the form). ``choice_labels``: what the form shows for each
-    choice (default: the choice itself; an optional choice adds "none")."""
+    choice (default: the choice itself; an optional choice adds "none").
+    ``form_only``: a question of the roll dialog only, read by the system's
+    ``read_form`` (no Params field, no CLI option). ``combat_default``: what the roll
+    dialog offers in an attack (None: ``default``), such as the defender's Defense."""
 
     name: str
     label: str
@@ -116,6 +123,7 @@ class Param:
     cli: bool = True
     form_only: bool = False
     setting: str = ""
+    combat_default: Any = None
 
     def __post_init__(self) -> None:
         if self.type not in PARAM_TYPES:

@@ -1,18 +1,31 @@
 """The roll dialog (``r``) and the attack dialog (``a``), and the roll breakdown.
 
-:class:`RollDialog` builds the parameters of any of the five systems from a small form
-(the session's system preselected), fills in the actor's active sources and
-conditions (4d2 shift sources → the net shift, 4d6 advantage sources → ``adv``, torg
-Up / Stymied → ``up`` / ``stymied``; each one a checkbox that can be switched off for
-this roll) through :mod:`core.session.params` — the same code path as ``gmdesk roll
-… --save`` — and shows the exact odds of every outcome, recomputed in a worker a moment
-after the parameters stop changing. Enter rolls: the dialog returns a
-:class:`RollRequest` and the screen makes the roll. Parameters are validated by the
-system's own ``Params`` (a ``ParamError`` shows inline and nothing is rolled).
+:class:`RollDialog` builds the parameters of any installed system from a form
+generated from the system's declared parameters (:mod:`tui.screens.rollforms`; the
+session's system preselected). It fills in what it can by itself, each value shown
+and the GM's to change:
 
-What the form offers per system is layout data, and how its entries become the
-system's parameters, in :mod:`tui.screens.rollforms`; the rules stay in
-``core.systems``.
+* the roller's and the target's character fields (``field_defaults`` of
+  :mod:`core.session.params`: Quinn's Fire Combat as the Skill value, the Trooper's
+  Dodge as the Difficulty), each with a note saying where it came from;
+* what the session knows (``roll_defaults``: the active sources, each one a checkbox
+  that can be switched off for this roll, conditions, the session's settings) —
+  the same code path as ``gmdesk roll … --save``;
+* what the system offers in an attack (``Param.combat_default``), else the declared
+  default.
+
+A move that opens the dialog (an opposed roll, a fold) sets its own values first;
+what the GM typed for this roller before comes after the characters' fields. A
+named stat may be typed instead of a number ("Fire Combat": the roller's, or for a
+value the target fills, the target's). When the GM picks another roller or target,
+the values filled from the old one are replaced and the values the GM typed are
+kept.
+
+The dialog shows the exact odds of every outcome, computed in a worker (at once when
+it opens, then a moment after the parameters stop changing). Enter rolls: the dialog
+returns a :class:`RollRequest` and the screen makes the roll. Parameters are
+validated by the system's own ``Params`` (a ``ParamError`` shows inline, the field
+named by its label, and nothing is rolled).
 
 Who is offered (RULES.md "Who can act"): the Roller list holds only characters who
 can act (not Unconscious, not Dead); the Target list never holds the roller itself
@@ -27,7 +40,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
@@ -36,7 +48,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widget import Widget
@@ -45,23 +56,58 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.odds import Odds
 from gmdesk.core.render import render_record
+from gmdesk.core.session import params as session_params
 from gmdesk.core.session.params import RollSource, fill_params, roll_defaults, roll_sources, sources_params
-from gmdesk.core.systems import SYSTEM_IDS, get_system
+from gmdesk.core.systems import get_spec, system_ids
+from gmdesk.core.systems.spec import COMMON_PARAMS, SystemSpec
 from gmdesk.tui.screens.dialog import Dialog, DialogHint, ui_message
-from gmdesk.tui.screens.rollforms import NONE, form_data, forms
+from gmdesk.tui.screens.rollforms import (
+    CLOCK,
+    CLOCK_LABEL,
+    NONE,
+    clock_field,
+    control_value,
+    form_fields,
+    labels,
+    read_form,
+    typed_data,
+)
 from gmdesk.tui.widgets.common import name_of, signed
 from gmdesk.tui.widgets.controls import EnterCheckbox
-from gmdesk.tui.widgets.form import FormField, choice_control, field_control
+from gmdesk.tui.widgets.form import FormField, field_control
 from gmdesk.tui.widgets.oddspreview import OddsPreview
 from gmdesk.tui.widgets.rolllog import public_record
 
 if TYPE_CHECKING:
     from gmdesk.core.session import Character, RollEntry, State
 
+#: the key of :attr:`RollRequest.values` that says at whom the typed values were aimed
+#: (a value typed against one target is not offered against another)
+TYPED_AT = "~target"
+
 
 def _chosen(value: object) -> str | None:
     """The character a Roller / Target dropdown holds (None for "nobody")."""
     return value if isinstance(value, str) and value != NONE else None
+
+
+def field_defaults(spec: SystemSpec, actor: Any, target: Any, combat: bool) -> dict[str, tuple[Any, str]]:
+    """Parameter → (value, where it came from) that the roller's and the target's
+    character fields fill (core.session.params; nothing while it is not there)."""
+    fn = getattr(session_params, "field_defaults", None)
+    if fn is None or (actor is None and target is None):
+        return {}
+    return {k: (v[0], str(v[1] or "")) for k, v in dict(fn(spec, actor, target, combat)).items()}
+
+
+def resolve_names(spec: SystemSpec, data: dict[str, Any], actor: Any, target: Any) -> tuple[dict[str, Any], dict]:
+    """``data`` with the stat names typed for numbers read off the characters, and
+    where each came from (core.session.params; unchanged while it is not there)."""
+    fn = getattr(session_params, "resolve_names", None)
+    if fn is None:
+        return data, {}
+    data, origins = fn(spec, data, actor, target)
+    return dict(data), dict(origins or {})
 
 
 @dataclass(frozen=True)
@@ -73,9 +119,10 @@ class RollRequest:
     actor: str | None = None
     target: str | None = None
     combat: bool = False
-    values: Mapping[str, Any] = field(default_factory=dict)  # the form as typed (to prefill next time)
-    clock: str | None = None  # 4d6: the clock the roll's progress goes to
+    values: Mapping[str, Any] = field(default_factory=dict)  # what the GM typed (to prefill next time)
+    clock: str | None = None  # the clock the roll's progress goes to (a system with clocks)
     given: frozenset[str] = frozenset()  # the parameters the form set (the session keeps them)
+    origins: Mapping[str, str] = field(default_factory=dict)  # parameter → "Quinn's Fire Combat"
 
 
 @dataclass(frozen=True)
@@ -88,9 +135,18 @@ class SourceBox:
 
 class RollDialog(Dialog[RollRequest | None]):
     """Roll (``combat=False``) or attack (``combat=True``) dialog. Enter rolls from
-    any field (:class:`tui.screens.dialog.Dialog`)."""
+    any field (:class:`tui.screens.dialog.Dialog`). ``preset``: parameter values a
+    move opens it with; ``remembered``: what the GM typed the last time."""
 
     ODDS_DELAY = 0.15
+
+    # a terminal the dialog fills shows nothing of the desk under it: drawn on a plain
+    # background, the desk is not rendered (and dimmed) under every frame
+    DEFAULT_CSS = """
+    RollDialog.-covered {
+        background: $background;
+    }
+    """
 
     def __init__(
         self,
@@ -107,6 +163,7 @@ class RollDialog(Dialog[RollRequest | None]):
         super().__init__()
         self.state = state
         self.system = system or state.info.system
+        self.spec = get_spec(self.system)
         self.actor = actor
         self.target = target
         self.combat = combat
@@ -119,13 +176,21 @@ class RollDialog(Dialog[RollRequest | None]):
         if self.target not in {v for _, v in self._target_choices()}:
             self.target = None
         self._target_chosen = False  # the GM picked the target by hand
+        self._kind = "organic"  # an untracked target's kind, as the GM chose it
         self._sources: list[SourceBox] = []
+        self._fields: list[FormField] = []
+        self._controls: dict[str, Widget] = {}
+        self._auto: dict[str, Any] = {}  # what the dialog put in each control by itself
+        self._origins: dict[str, str] = {}  # where a value filled from a character came from
         self._odds_timer: Timer | None = None
         self._odds_token = 0
-        self._ready = False
+        self.ready = False  # the form is built and filled in
         self.last_error: str = ""
         self.last_odds: Odds | None = None
         self.given: frozenset[str] = frozenset()
+        self.origins: dict[str, str] = {}  # of the parameters built last
+        self._last_seen: tuple[Any, ...] | None = None
+        self.labels = self._labels()
 
     # -- layout ----------------------------------------------------------------------------
 
@@ -139,6 +204,44 @@ class RollDialog(Dialog[RollRequest | None]):
             (c.name, cid) for cid, c in self.state.characters.items() if cid != self.actor and c.status != "dead"
         ]
 
+    def _labels(self) -> dict[str, str]:
+        # errors name the fields as this form labels them (Params name them by option)
+        return {
+            "system": "System",
+            "actor": "Roller",
+            "target": "Target",
+            **labels(self.spec),
+            CLOCK: CLOCK_LABEL,
+        }
+
+    def _asks_kind(self) -> bool:
+        """The target's kind is asked only in an attack at an untracked target (a
+        tracked one has its own; only an attack's descriptors read it)."""
+        return self.combat and self._character(self.target) is None
+
+    def _kind_row(self) -> Widget:
+        kinds = next(p for p in COMMON_PARAMS if p.name == "target_kind").choices
+        return Horizontal(
+            Label("Target kind", classes="form-label"),
+            Select(
+                [(k, k) for k in kinds],
+                value=self._kind,
+                allow_blank=False,
+                id="rd-tkind",
+                classes="form-input",
+            ),
+            classes="form-row",
+            id="rd-tkind-row",
+        )
+
+    async def _show_target_kind(self) -> None:
+        """Mount or take away the Target kind row as the target asks."""
+        rows = list(self.query("#rd-tkind-row"))
+        if self._asks_kind() and not rows:
+            await self.query_one("#roll-form").mount(self._kind_row(), after=self.query_one("#rd-target").parent)
+        elif not self._asks_kind() and rows:
+            await rows[0].remove()
+
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="roll-dialog") as box:
             box.border_title = self.dialog_title
@@ -147,7 +250,7 @@ class RollDialog(Dialog[RollRequest | None]):
                     with Horizontal(classes="form-row"):
                         yield Label("System", classes="form-label")
                         yield Select(
-                            [(s, s) for s in SYSTEM_IDS],
+                            [(s, s) for s in system_ids()],
                             value=self.system,
                             allow_blank=False,
                             id="rd-system",
@@ -171,17 +274,13 @@ class RollDialog(Dialog[RollRequest | None]):
                             id="rd-target",
                             classes="form-input",
                         )
-                    with Horizontal(classes="form-row", id="rd-tkind-row"):
-                        yield Label("Target kind", classes="form-label")
-                        yield Select(
-                            [("organic", "organic"), ("inorganic", "inorganic")],
-                            value=self._target_kind(),
-                            allow_blank=False,
-                            id="rd-tkind",
-                            classes="form-input",
-                        )
-                    yield Vertical(id="rd-sources")
-                    yield Vertical(id="rd-params")
+                    if self._asks_kind():
+                        yield self._kind_row()
+                    sources = self._source_widgets()
+                    box_sources = Vertical(*sources, id="rd-sources")
+                    box_sources.display = bool(sources)
+                    yield box_sources
+                    yield Vertical(*self._param_widgets(), id="rd-params")
                     yield Static("", id="rd-info")
                 yield OddsPreview("", id="rd-odds")
             yield Static("", id="rd-error", classes="inline-error")
@@ -190,32 +289,44 @@ class RollDialog(Dialog[RollRequest | None]):
     def _or_none(self, cid: str | None) -> str:
         return cid if cid in self.state.characters else NONE
 
-    def _target_kind(self) -> str:
-        t = self.state.characters.get(self.target) if self.target is not None else None
-        return t.kind if t is not None else "organic"
-
-    async def on_mount(self) -> None:
-        self._show_target_kind()
-        await self._rebuild_sources()
-        await self._rebuild_params()
-        self._ready = True
-        self._changed()
+    def on_mount(self) -> None:
+        self._cover()
+        self._apply_sources()
+        self.ready = True
+        self._changed(at_once=True)
         self._focus_first()
 
+    def on_resize(self) -> None:
+        self._cover()
+
+    def _cover(self) -> None:
+        """Whether the dialog fills the terminal (see ``DEFAULT_CSS``)."""
+        styles = self.query_one("#roll-dialog").styles
+        width, height = styles.width, styles.height
+        covered = (
+            width is not None
+            and height is not None
+            and width.is_cells
+            and height.is_cells
+            and self.app.size.width <= width.value
+            and self.app.size.height <= height.value
+        )
+        self.set_class(covered, "-covered")
+
     def _focus_first(self) -> None:
-        for w in self.query("#rd-params Input"):
-            w.focus()
-            return
+        for f in self._fields:
+            w = self._controls.get(f.key)
+            if isinstance(w, Input):
+                w.focus()
+                return
 
     # -- the parts that depend on the system / actor -------------------------------------
 
     def _character(self, cid: str | None) -> Character | None:
         return self.state.characters.get(cid) if cid is not None and cid != NONE else None
 
-    async def _rebuild_sources(self) -> None:
+    def _source_widgets(self) -> list[Widget]:
         """Checkboxes for the roller's (and the target's) sources this system reads."""
-        box = self.query_one("#rd-sources", Vertical)
-        await box.remove_children()
         self._sources = []
         widgets: list[Widget] = []
         counts: dict[str, int] = {}
@@ -233,64 +344,102 @@ class RollDialog(Dialog[RollRequest | None]):
                 )
             )
         if widgets:
-            await box.mount(Label("Sources (Space: off for this roll)", classes="form-note"))
+            widgets.insert(0, Label("Sources (Space: off for this roll)", classes="form-note"))
+        return widgets
+
+    async def _rebuild_sources(self) -> None:
+        box = self.query_one("#rd-sources", Vertical)
+        await box.remove_children()
+        widgets = self._source_widgets()
+        if widgets:
             await box.mount_all(widgets)
         box.display = bool(widgets)
 
-    async def _rebuild_params(self) -> None:
-        # errors name the fields as this form labels them (Params name them by option)
-        self.labels = {
-            "system": "System",
-            "actor": "Roller",
-            "target": "Target",
-            "target_kind": "Target kind",
-            **{f.key: f.label for f in forms()[self.system]},
-        }
-        box = self.query_one("#rd-params", Vertical)
-        await box.remove_children()
+    def _form(self) -> list[FormField]:
+        fields = [f for _, f in form_fields(self.spec)]
+        if self.spec.clocks:
+            fields.append(clock_field(self.state.clocks))
+        return fields
+
+    def _param_widgets(self) -> list[Widget]:
+        """The system's form, each field filled in (see the module docstring)."""
+        self._fields = self._form()
+        self._controls = {}
+        start = self._start_values()
         widgets: list[Widget] = []
-        for f in forms()[self.system]:
-            value = self._initial(f)
+        for f in self._fields:
             wid = f"p-{f.key}"
             if f.kind == "bool":
-                widgets.append(field_control(f, wid, value, check_classes="param-check"))
-                continue
-            if f.kind == "clock":
-                names = list(self.state.clocks)
-                choices = [(NONE, "— none —")] + [(n, n) for n in names]
-                control: Widget = choice_control(choices, value if value in names else NONE, wid)
+                control = field_control(f, wid, start[f.key], check_classes="param-check")
+                widgets.append(control)
             else:
-                control = field_control(f, wid, value)
-            widgets.append(Horizontal(Label(f.label, classes="form-label"), control, classes="form-row"))
-        await box.mount_all(widgets)
+                control = field_control(f, wid, start[f.key])
+                widgets.append(Horizontal(Label(f.label, classes="form-label"), control, classes="form-row"))
+            self._controls[f.key] = control
+        return widgets
+
+    async def _rebuild_params(self) -> None:
+        box = self.query_one("#rd-params", Vertical)
+        await box.remove_children()
+        await box.mount_all(self._param_widgets())
         self._apply_sources()
 
-    def _initial(self, f: FormField) -> Any:
-        """Preset (from the move that opened the dialog) > remembered > from the actor > default."""
-        if self.system == "fudge" and f.key == "opposed":
-            return self._initial_opposed()
-        if f.key in self.preset:
-            return self.preset[f.key]
-        if f.key in self.remembered:
-            return self.remembered[f.key]
-        if f.kind == "bool" and f.key in self._session_defaults():
-            return bool(self._session_defaults()[f.key])  # torg Up / Stymied from the roller's conditions
-        if self.system == "1d6x4" and f.key == "vs_descriptors" and self.combat:
-            return "Defense"
-        if self.system == "fudge" and f.key == "method":  # the session's fudge method
-            return self.state.info.settings.get("fudge_method", f.value)
-        return f.value
+    def _filled(self) -> dict[str, tuple[Any, str]]:
+        """What the dialog fills in by itself, for every field: (the control's value,
+        the character field it came from or "")."""
+        actor, target = self._character(self.actor), self._character(self.target)
+        fields = field_defaults(self.spec, actor, target, self.combat)
+        session = roll_defaults(self.state.info.settings, self.system, actor, target)
+        out: dict[str, tuple[Any, str]] = {}
+        for f in self._fields:
+            p = self.spec.param(f.key)
+            if f.key in fields:
+                value, origin = fields[f.key]
+                out[f.key] = (control_value(f, value), origin)
+            elif f.key in session:
+                out[f.key] = (control_value(f, session[f.key]), "")
+            elif self.combat and p is not None and p.combat_default is not None:
+                out[f.key] = (control_value(f, p.combat_default), "")
+            else:
+                out[f.key] = (f.value, "")
+        return out
 
-    def _initial_opposed(self) -> bool:
-        """fudge: an opposed roll is asked for explicitly (``o`` presets it, or the
-        box); a remembered Vs trait alone never makes a roll opposed; an attack is."""
-        return bool(self.combat or self.preset.get("opposed"))
+    def _start_values(self) -> dict[str, Any]:
+        """Each field's first value: the move's preset, else a character's field, else
+        what the GM typed the last time (unless aimed at another target), else what the
+        session fills in, else the attack's or the declared default."""
+        filled = self._filled()
+        target_fed = {f.feeds for f in self.spec.character_fields if f.from_ == "target"}
+        typed_at = self.remembered.get(TYPED_AT, self.target)
+        out: dict[str, Any] = {}
+        self._auto, self._origins = {}, {}
+        for f in self._fields:
+            auto, origin = filled[f.key]
+            self._auto[f.key] = auto
+            if origin:
+                self._origins[f.key] = origin
+            if f.key in self.preset:
+                out[f.key] = control_value(f, self.preset[f.key])
+            elif not origin and f.key in self.remembered and (f.key not in target_fed or typed_at == self.target):
+                out[f.key] = control_value(f, self.remembered[f.key])
+            else:
+                out[f.key] = auto
+        return out
 
-    def _session_defaults(self) -> dict[str, Any]:
-        """What the session fills in for this roller and target (core.session.params)."""
-        return roll_defaults(
-            self.state.info.settings, self.system, self._character(self.actor), self._character(self.target)
-        )
+    def _refill(self) -> None:
+        """The roller or target changed: what the dialog filled in from the old one is
+        filled in afresh; what the GM typed stays."""
+        for key, (value, origin) in self._filled().items():
+            w = self._controls.get(key)
+            if w is None:
+                continue
+            if _value_of(w) == self._auto.get(key):
+                _set_value(w, value)
+            self._auto[key] = value
+            if origin:
+                self._origins[key] = origin
+            else:
+                self._origins.pop(key, None)
 
     def _apply_sources(self) -> None:
         """Write the checked sources into the parameter they feed (shift / adv)."""
@@ -299,50 +448,64 @@ class RollDialog(Dialog[RollRequest | None]):
         on = [sb.source for sb in self._sources if self.query_one(f"#{sb.widget_id}", Checkbox).value]
         for name, value in sources_params(self.system, on).items():
             text = ",".join(signed(v) for v in value) if isinstance(value, tuple) else str(value)
-            self._set_input(name, text)
-
-    def _set_input(self, name: str, value: str) -> None:
-        for w in self.query(f"#p-{name}"):
-            if isinstance(w, Input) and w.value != value:
-                w.value = value
+            w = self._controls.get(name)
+            if isinstance(w, Input):
+                self._auto[name] = text
+                if w.value != text:
+                    w.value = text
 
     # -- reading the form -------------------------------------------------------------------
 
     def form_values(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for f in forms()[self.system]:
-            try:
-                w = self.query_one(f"#p-{f.key}")
-            except NoMatches:
+        for f in self._fields:
+            w = self._controls.get(f.key)
+            if w is None or not w.is_attached:
                 # the form of a newly chosen system is still being mounted
-                raise ParamError(f.label, "the form is still loading") from None
-            out[f.key] = w.value  # type: ignore[attr-defined]
+                raise ParamError(f.label, "the form is still loading")
+            out[f.key] = _value_of(w)
+        return out
+
+    def _filled_notes(self, values: Mapping[str, Any]) -> list[str]:
+        """ "Skill value 13 — Quinn's Fire Combat" for each value still as filled in."""
+        out = []
+        for f in self._fields:
+            origin = self._origins.get(f.key)
+            if origin and values.get(f.key) == self._auto.get(f.key):
+                out.append(f"{f.label} {_said(values[f.key])} — {origin}")
         return out
 
     def build_params(self) -> Any:
         """The system's Params from the form; ParamError (naming the option) if invalid."""
-        module = get_system(self.system)
+        spec = self.spec
         values = self.form_values()
         actor = self._character(self.actor)
         target = self._character(self.target)
-        data, info = form_data(self.system, values, actor, target, self.combat)
+        notes = self._filled_notes(values)
+        origins = {f.key: self._origins[f.key] for f in self._fields if f.key in self._origins}
+        origins = {k: v for k, v in origins.items() if values.get(k) == self._auto.get(k)}
+        data = typed_data(spec, values, self.combat)
+        data, named = resolve_names(spec, data, actor, target)
+        for key, origin in named.items():
+            origins[key] = str(origin)
+            notes.append(f"{self.labels.get(key, key)} {_said(data.get(key))} — {origin}")
+        data, info = read_form(spec, data, actor, target, self.combat)
         data["combat"] = self.combat
         if target is None:  # an untracked target: its kind as chosen (a tracked one has its own)
-            data["target_kind"] = self.query_one("#rd-tkind", Select).value
-        names = {f.name for f in dataclasses.fields(module.Params)}
+            data["target_kind"] = self._kind
+        names = {f.name for f in dataclasses.fields(spec.Params)}
         data = {k: v for k, v in data.items() if k in names}
-        params = module.params_from_json(data)
+        params = spec.params_from_json(data)
         # what the form does not show (kinds, the session's settings) the session fills in;
         # what it shows is the GM's to change and wins
         self.given = frozenset(data)
-        params = fill_params(self.state.info.settings, module, params, actor, target, self.combat, self.given)
-        self.query_one("#rd-info", Static).update("\n".join(info))
-        self._check_session(module, params, actor, target)
+        params = fill_params(self.state.info.settings, spec.module, params, actor, target, self.combat, self.given)
+        self.origins = origins
+        self.query_one("#rd-info", Static).update("\n".join(notes + info))
+        self._check_session(spec, params, actor, target)
         return params
 
-    def _check_session(
-        self, module: ModuleType, params: Any, actor: Character | None, target: Character | None
-    ) -> None:
+    def _check_session(self, spec: SystemSpec, params: Any, actor: Character | None, target: Character | None) -> None:
         """Refuse here, in the form, what the session would refuse after Enter (the
         same core checks ``Session.roll`` makes): an Unconscious or Dead roller, a Dead
         target, Possibilities the roller does not have."""
@@ -359,7 +522,7 @@ class RollDialog(Dialog[RollRequest | None]):
                 if target is not None and target.status == "dead" and (actor is None or actor.can_act)
                 else "actor",
             )
-        refused = params_refusal(module.ID, params, actor)
+        refused = params_refusal(spec.id, params, actor)
         if refused is not None:
             raise refused
 
@@ -367,41 +530,44 @@ class RollDialog(Dialog[RollRequest | None]):
 
     @on(Select.Changed, "#rd-system")
     async def system_changed(self, event: Select.Changed) -> None:
-        if not self._ready or event.value == self.system:
+        if not self.ready or event.value == self.system:
             return
         self.system = str(event.value)
+        self.spec = get_spec(self.system)
+        self.labels = self._labels()
         self.preset = {}
         self.remembered = {}
+        self.ready = False
         await self._rebuild_sources()
         await self._rebuild_params()
+        self.ready = True
         self._changed()
         self._focus_first()
 
     @on(Select.Changed, "#rd-actor")
     async def actor_changed(self, event: Select.Changed) -> None:
-        if not self._ready:
-            return
+        if not self.ready or _chosen(event.value) == self.actor:
+            return  # (a dropdown also says its first value)
         self.actor = _chosen(event.value)
         self._retarget()
+        await self._show_target_kind()
         await self._rebuild_sources()
-        self._reset_condition_params()
+        self._refill()
         self._apply_sources()
         self._changed()
 
     @on(Select.Changed, "#rd-target")
     async def target_changed(self, event: Select.Changed) -> None:
-        if not self._ready:
+        if not self.ready:
             return
         value = _chosen(event.value)
         if value == self.target:
             return  # the value the dialog set itself
         self.target = value
         self._target_chosen = True
-        t = self._character(self.target)
-        if t is not None:
-            self.query_one("#rd-tkind", Select).value = t.kind
-        self._show_target_kind()
+        await self._show_target_kind()
         await self._rebuild_sources()
+        self._refill()
         self._apply_sources()
         self._changed()
 
@@ -418,20 +584,6 @@ class RollDialog(Dialog[RollRequest | None]):
         with sel.prevent(Select.Changed):
             sel.set_options(choices)
             sel.value = self._or_none(self.target)
-        t = self._character(self.target)
-        if t is not None:
-            self.query_one("#rd-tkind", Select).value = t.kind
-        self._show_target_kind()
-
-    def _show_target_kind(self) -> None:
-        """The kind is asked only for an untracked target (a tracked one has its own)."""
-        self.query_one("#rd-tkind-row").display = self._character(self.target) is None
-
-    def _reset_condition_params(self) -> None:
-        defaults = self._session_defaults()
-        for f in forms()[self.system]:
-            if f.kind == "bool" and f.key in defaults:
-                self.query_one(f"#p-{f.key}", Checkbox).value = bool(defaults[f.key])
 
     @on(Checkbox.Changed, ".source-box")
     def source_toggled(self, event: Checkbox.Changed) -> None:
@@ -439,16 +591,29 @@ class RollDialog(Dialog[RollRequest | None]):
         self._apply_sources()
         self._changed()
 
+    @on(Select.Changed, "#rd-tkind")
+    def kind_changed(self, event: Select.Changed) -> None:
+        self._kind = str(event.value)
+        self._changed()
+
     @on(Input.Changed)
     @on(Checkbox.Changed, ".param-check")
-    @on(Select.Changed, "#rd-params Select, #rd-tkind")
+    @on(Select.Changed, "#rd-params Select")
     def param_changed(self, event: Input.Changed | Checkbox.Changed | Select.Changed) -> None:
         self._changed()
 
-    def _changed(self) -> None:
-        """Validate now (inline message), compute odds a moment later in a worker."""
-        if not self._ready:
+    def _changed(self, at_once: bool = False) -> None:
+        """Validate now (inline message), compute odds in a worker: ``at_once`` (the
+        dialog just opened), else a moment after the last change."""
+        if not self.ready:
             return
+        try:
+            seen = self._seen()
+        except GmdeskError:
+            seen = None
+        if seen is not None and seen == self._last_seen:
+            return  # nothing changed (a dropdown says its first value, a value set again)
+        self._last_seen = seen
         error = self.query_one("#rd-error", Static)
         preview = self.query_one(OddsPreview)
         try:
@@ -465,12 +630,23 @@ class RollDialog(Dialog[RollRequest | None]):
         token = self._odds_token
         if self._odds_timer is not None:
             self._odds_timer.stop()
-        self._odds_timer = self.set_timer(self.ODDS_DELAY, lambda: self._compute_odds(self.system, params, token))
+            self._odds_timer = None
+        spec = self.spec
+        if at_once:
+            self._compute_odds(spec, params, token)
+        else:
+            self._odds_timer = self.set_timer(self.ODDS_DELAY, lambda: self._compute_odds(spec, params, token))
+
+    def _seen(self) -> tuple[Any, ...]:
+        """Everything the parameters are built from, to tell a change from a repeat."""
+        sources = tuple(self.query_one(f"#{sb.widget_id}", Checkbox).value for sb in self._sources)
+        values = tuple(self.form_values().items())
+        return (self.system, self.actor, self.target, self._kind, sources, values)
 
     @work(thread=True, exclusive=True, group="odds")
-    def _compute_odds(self, system: str, params: Any, token: int) -> None:
+    def _compute_odds(self, spec: SystemSpec, params: Any, token: int) -> None:
         try:
-            odds = get_system(system).odds(params)
+            odds = spec.module.odds(params)
         except GmdeskError as e:
             self.app.call_from_thread(self._odds_failed, token, ui_message(e, self.labels))
             return
@@ -505,15 +681,45 @@ class RollDialog(Dialog[RollRequest | None]):
             self.last_error = self.show_error("Roller: choose who attacks")
             return
         values = self.form_values()
-        clock = values.get("clock") if self.system == "4d6" else None
+        typed: dict[str, Any] = {k: v for k, v in values.items() if v != self._auto.get(k)}
+        typed[TYPED_AT] = self.target
+        clock = values.get(CLOCK) if self.spec.clocks else None
         self.dismiss(
             RollRequest(
-                self.system, params, self.actor, self.target, self.combat, values, clock=clock or None, given=self.given
+                self.system,
+                params,
+                self.actor,
+                self.target,
+                self.combat,
+                typed,
+                clock=clock or None,
+                given=self.given,
+                origins=dict(self.origins),
             )
         )
 
     def action_submit(self) -> None:
         self.action_roll()
+
+
+def _value_of(w: Widget) -> Any:
+    """What a form control holds."""
+    return w.value if isinstance(w, (Input, Checkbox, Select)) else None
+
+
+def _set_value(w: Widget, value: Any) -> None:
+    if isinstance(w, Checkbox):
+        w.value = bool(value)
+    elif isinstance(w, (Input, Select)):
+        if w.value != value:
+            w.value = value
+
+
+def _said(value: Any) -> str:
+    """A value as a note says it."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
 
 
 class RollDetails(ModalScreen[None]):
