@@ -2,10 +2,11 @@
 turn, a new round, joining and leaving the order, moving and delaying in it, rolling
 initiative for all (or typing values), ending the encounter.
 
-Initiative for all prefills each combatant's modifier from what the session's system
-reads (4d2: own shift total; 1d6x4: Reflex from the sheet; others 0) — the GM can
-change any of them or type a number instead of rolling. In a fudge session a typed
-value may be a ladder level ("Good", "Superb +1"), as the CLI takes it.
+Initiative for all prefills each combatant's modifier from what the session knows
+for its system (``Session.initiative_modifier``) — the GM can change any of them or
+type a number instead of rolling. A typed value is read the system's way when it
+declares one (``parse_initiative``: a ladder level such as "Good" or "Superb +1"),
+else as a whole number.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Event, Session
-from gmdesk.core.systems import get_system
+from gmdesk.core.systems import get_spec
 from gmdesk.core.systems.base import parse_int
 from gmdesk.tui.screens.confirm import ConfirmDialog, FormDialog, InputDialog
 from gmdesk.tui.screens.desk import DeskScreen, SessionCall
@@ -60,10 +61,9 @@ class EncounterMoves(DeskScreen):
                 if value is not None:
                     self.say(f"{name} joins the encounter at initiative {value}")
 
-            ladder = " or a ladder level" if state.info.system == "fudge" else ""
             self.app.push_screen(
                 InputDialog(
-                    f"Initiative for {name} (a number{ladder}; empty rolls it)",
+                    f"Initiative for {name} ({self._initiative_hint()}; empty rolls it)",
                     title="Join the encounter",
                     validate=lambda text: self._typed_initiative(text),
                     commit=lambda text: self._join(cid, text.strip()),
@@ -75,18 +75,23 @@ class EncounterMoves(DeskScreen):
 
         self.when_idle(go)
 
+    def _initiative_hint(self) -> str:
+        """What the GM may type for an initiative in this session's system."""
+        return str(getattr(get_spec(self.state.info.system).module, "INITIATIVE_HINT", "a number"))
+
     def _typed_initiative(self, text: str, label: str = "initiative") -> int | None:
-        """A typed initiative (or modifier): a whole number, or in a fudge session a ladder
-        level ("Good", "Superb +1") as the CLI takes it; None when empty."""
+        """A typed initiative (or modifier), read the system's way when it declares one
+        (``parse_initiative``), else a whole number; None when empty."""
         if not text.strip():
             return None
-        if self.state.info.system == "fudge":
-            return int(get_system("fudge").parse_level(label, text))
+        parse = getattr(get_spec(self.state.info.system).module, "parse_initiative", None)
+        if parse is not None:
+            return int(parse(label, text))
         return parse_int(label, text)
 
     def _join(self, cid: str, typed: str) -> SessionCall:
         """The session call that puts ``cid`` in the encounter: at the typed value, else at
-        an initiative rolled now with the session's system (and fudge method), logged
+        an initiative rolled now with the session's system (and its settings), logged
         with its dice like ``i``."""
         rng = self.rng
         value = self._typed_initiative(typed)
@@ -134,8 +139,8 @@ class EncounterMoves(DeskScreen):
         )
 
     def initiative_modifier(self, cid: str) -> int:
-        """What the session's system adds to this character's initiative roll (the
-        session knows: 4d2 own shift total, 1d6x4 Reflex, else 0)."""
+        """What the session's system adds to this character's initiative roll (what the
+        session knows of the character; else 0)."""
         try:
             return int(self.session.initiative_modifier(cid))
         except (GmdeskError, KeyError):
@@ -177,11 +182,9 @@ class EncounterMoves(DeskScreen):
             if values is not None:
                 self._roll_initiative(read(values))
 
-        fudge = state.info.system == "fudge"
-        method = f", {state.info.settings.get('fudge_method', '2d3')}" if fudge else ""
         self.app.push_screen(
             FormDialog(
-                f"Initiative ({state.info.system}{method})",
+                f"Initiative ({', '.join([state.info.system, *self._dice_settings()])})",
                 fields,
                 validate=read,
                 verb="roll (typed values are kept)",
@@ -190,13 +193,20 @@ class EncounterMoves(DeskScreen):
             done,
         )
 
+    def _dice_settings(self) -> list[str]:
+        """The session settings of the system's dice the roll form offers (a dice
+        method), as the title of the initiative dialog names them."""
+        settings = self.state.info.settings
+        spec = get_spec(self.state.info.system)
+        return [str(settings.get(p.setting, p.default)) for p in spec.params if p.setting and p.form]
+
     def roll_initiative_for_all(self) -> None:
         """Roll everyone's initiative with the default modifiers (no dialog)."""
         self._roll_initiative([(cid, self.initiative_modifier(cid), None) for cid in self.initiative_ids()])
 
     def _roll_initiative(self, plan: InitiativePlan) -> None:
         """One ``initiative.set``: typed values as typed, the rest rolled by the session
-        (its system and fudge method), each roll logged with its dice."""
+        (its system and settings), each roll logged with its dice."""
         rng = self.rng
 
         def fn(s: Session) -> Any:

@@ -16,10 +16,14 @@ from textual.widgets.option_list import Option
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import SessionSummary
-from gmdesk.core.systems import SYSTEM_IDS
+from gmdesk.core.systems import system_ids
 
-#: system offered for a new session when nothing has been played yet
-DEFAULT_SYSTEM = "4d2"
+
+def default_system() -> str:
+    """The system offered for a new session when nothing has been played yet: the
+    first one installed."""
+    return system_ids()[0]
+
 
 #: longest session name (the store's limit)
 MAX_NAME = 200
@@ -42,12 +46,12 @@ def check_new_name(name: str, taken: Iterable[str]) -> str:
 
 
 def system_label(system_id: str) -> str:
-    """``4d2 — Four D Two``: the id the saves use and the system's display name."""
+    """``id — Name``: the id the saves use and the system's display name."""
     try:
-        from gmdesk.core.systems import get_system
+        from gmdesk.core.systems import get_spec
 
-        name = getattr(get_system(system_id), "NAME", "")
-    except Exception:  # a system module still missing must not break the picker
+        name = get_spec(system_id).name
+    except Exception:  # a system that cannot be loaded must not break the picker
         name = ""
     return f"{system_id} — {name}" if name and name != system_id else system_id
 
@@ -78,7 +82,7 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
     def __init__(
         self,
         taken: Iterable[str],
-        system: str = DEFAULT_SYSTEM,
+        system: str | None = None,
         name: str = "",
         title: str = "New session",
         ask_system: bool = True,
@@ -86,7 +90,8 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
         super().__init__()
         self.ask_system = ask_system
         self.taken = list(taken)
-        self.system = system if system in SYSTEM_IDS else DEFAULT_SYSTEM
+        self.systems = system_ids()
+        self.system = system if system in self.systems else self.systems[0]
         self.initial_name = name
         self.dialog_title = title
 
@@ -97,13 +102,13 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
             yield Static("", id="new-error")
             if self.ask_system:
                 yield Label("System", classes="picker-label")
-                yield OptionList(*[Option(system_label(s), id=s) for s in SYSTEM_IDS], id="new-system")
+                yield OptionList(*[Option(system_label(s), id=s) for s in self.systems], id="new-system")
             hint = "Enter create · Tab systems · Esc cancel" if self.ask_system else "Enter copy · Esc cancel"
             yield Static(hint, classes="picker-hint")
 
     def on_mount(self) -> None:
         if self.ask_system:
-            self.query_one("#new-system", OptionList).highlighted = SYSTEM_IDS.index(self.system)
+            self.query_one("#new-system", OptionList).highlighted = self.systems.index(self.system)
         self.query_one("#new-name", Input).focus()
         if self.initial_name:
             self._check(self.initial_name)
@@ -138,7 +143,7 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
         if not self.ask_system:
             return self.system
         index = self.query_one("#new-system", OptionList).highlighted
-        return SYSTEM_IDS[index] if index is not None else self.system
+        return self.systems[index] if index is not None else self.system
 
     def action_create(self) -> None:
         clean = self._check(self.query_one("#new-name", Input).value)

@@ -19,7 +19,7 @@ order with the closing of the session the GM just left.
 Example sessions are templates: they are read (listed) and copied with
 ``store.create_from_example``, never opened for writing. Choices made where the
 brief is silent: the system offered for a new session is the one most recently
-played (4d2 in an empty directory); a duplicate is named "<name> copy" and is not
+played (the first installed system in an empty directory); a duplicate is named "<name> copy" and is not
 opened (the GM usually prepares it for later), its row is selected.
 """
 
@@ -41,14 +41,14 @@ from textual.widgets import DataTable, Footer, Static
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import SessionStore, SessionSummary
 from gmdesk.core.session.lock import LockedError
-from gmdesk.core.systems import SYSTEM_IDS
+from gmdesk.core.systems import system_ids
 from gmdesk.tui.runner import SessionRunner
 from gmdesk.tui.screens.newsession import (
-    DEFAULT_SYSTEM,
     MAX_NAME,
     ExampleDialog,
     NewSessionDialog,
     check_new_name,
+    default_system,
     system_label,
 )
 
@@ -360,9 +360,9 @@ class PickerScreen(Screen):
 
     def _default_system(self) -> str:
         for s in self.summaries:
-            if not getattr(s, "error", None) and s.system in SYSTEM_IDS:
+            if not getattr(s, "error", None) and s.system in system_ids():
                 return s.system
-        return DEFAULT_SYSTEM
+        return default_system()
 
     def action_open(self) -> None:
         s = self.selected_summary()
@@ -561,12 +561,12 @@ def list_examples(store: SessionStore, examples_dir: Path) -> list[SessionSummar
         summary = store.summary(p)
         if not getattr(summary, "error", None):
             out.append(summary)
-    order = {sid: i for i, sid in enumerate(SYSTEM_IDS)}
+    order = {sid: i for i, sid in enumerate(system_ids())}
     return sorted(out, key=lambda s: (order.get(str(s.system), len(order)), str(s.name).casefold()))
 
 
 __all__ = [
-    "DEFAULT_SYSTEM",
+    "default_system",
     "MAX_NAME",
     "ExampleDialog",
     "NewSessionDialog",

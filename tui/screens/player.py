@@ -9,8 +9,8 @@ Player view
     the UI thread; the UI only swaps in the finished text, and hears nothing while
     nothing changes.
 
-    What players see (the rules only say the 1d6x4 target number is secret; the rest
-    is what a GM at the table expects a shared screen to show):
+    What players see (the systems declare what is the GM's secret, such as a secret
+    target number; the rest is what a GM at the table expects a shared screen to show):
 
     * initiative: order, round, ``▶`` on whoever acts, ``UNC`` / ``DEAD`` markers;
     * player characters: Vitality (current/default), Possibilities, active advantage
@@ -18,9 +18,9 @@ Player view
     * non-player characters: only what the table can see — status (``UNC``, ``DEAD``),
       conditions and wounds; never their Vitality numbers, sources, notes or sheet;
     * the roll log: rolls only (not the GM's notes or other events), newest last,
-      who rolled at whom, dice, value, outcome, descriptors; 1d6x4 records go through
-      ``core.systems.one_d6_x4.public_view`` (when present) and are rendered with
-      ``hide_secrets=True``, so the target number never reaches the screen.
+      who rolled at whom, dice, value, outcome, descriptors; every record goes through
+      ``public_record`` (its system's secret parameters taken out) and is rendered with
+      ``hide_secrets=True``, so a secret never reaches the screen.
 
     If the save cannot be read for a moment (the GM's machine is mid-write, the file
     went away), the view keeps the last picture, says so in its status line and
@@ -141,13 +141,16 @@ def build_picture(state: State) -> PlayerPicture:
             init.append("  " + " ".join(words), style="bold")
 
     clocks = getattr(state, "clocks", {}) or {}
-    if clocks:  # 4d6 progress clocks: the table sees how close things are
+    if clocks:  # progress clocks: the table sees how close things are
         from gmdesk.tui.widgets.initiative import _clock_text
 
         init.append("\n\nClocks", style="bold")
         for clock in clocks.values():
             init.append(f"\n  {_clock_text(clock)}")
 
+    from gmdesk.core.systems import character_sections
+
+    vitality = "vitality" in character_sections(info.system)  # the system tracks Vitality
     party = Text()
     visible = _visible_characters(state)
     if not visible:
@@ -162,7 +165,7 @@ def build_picture(state: State) -> PlayerPicture:
         if status:
             party.append("  " + " ".join(status), style="bold")
         if c.side == "PC":
-            if info.system == "1d6x4" or c.vitality_default or c.vitality_current:
+            if vitality or c.vitality_default or c.vitality_current:
                 party.append(f"  Vitality {c.vitality_current}/{c.vitality_default}")
             if c.reality_rated or c.possibilities:
                 party.append(f"  Possibilities {c.possibilities}")
@@ -287,7 +290,7 @@ class PlayerScreen(Screen):
 
 
 class PlayerRollDetails(ModalScreen[None]):
-    """One roll's full breakdown, as players may see it (no 1d6x4 target number)."""
+    """One roll's full breakdown, as players may see it (no secret of the GM's)."""
 
     DEFAULT_CSS = """
     PlayerRollDetails { align: center middle; }

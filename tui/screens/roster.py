@@ -13,6 +13,7 @@ from typing import Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.session import Session
+from gmdesk.core.systems import character_sections
 from gmdesk.core.systems.base import parse_int
 from gmdesk.tui.screens.confirm import ConfirmDialog, FormDialog, InputDialog
 from gmdesk.tui.screens.desk import DeskScreen, SessionCall
@@ -25,13 +26,16 @@ class RosterMoves(DeskScreen):
 
     def action_new_character(self) -> None:
         state = self.state
+        # a system that keeps Possibilities (its character sections) makes the new
+        # character a reality-rated one by default and names the field's use
+        possibilities = "possibilities" in character_sections(state.info.system)
         fields = [
             FormField("name", "Name", "text", ""),
             FormField("side", "Side", "choice", "PC", (("PC", "PC (player)"), ("NPC", "NPC"))),
             FormField("kind", "Kind", "choice", "organic", (("organic", "organic"), ("inorganic", "inorganic"))),
             FormField("vitality", "Vitality", "text", "", placeholder="default Vitality"),
-            FormField("possibilities", "Possibilities", "text", "", placeholder="torg: e.g. 3"),
-            FormField("reality_rated", "Reality-rated (torg)", "bool", state.info.system == "torg-2d10"),
+            FormField("possibilities", "Possibilities", "text", "", placeholder="e.g. 3" if possibilities else ""),
+            FormField("reality_rated", "Reality-rated", "bool", possibilities),
             FormField("join", "Join the encounter (rolls initiative)", "bool", bool(state.encounter.order)),
         ]
 

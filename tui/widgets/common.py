@@ -99,12 +99,15 @@ def gauge(current: int | None, default: int | None, width: int = 10) -> Text:
 
 
 def health_summary(character: Character, system: str) -> str:
-    """The compact health cell of the initiative list: Vitality for 1d6x4 sessions (and
-    whenever a character has taken no descriptor wounds), else the number of wounds."""
+    """The compact health cell of the initiative list: Vitality in a system that tracks
+    it (its character sections; and whenever a character has taken no descriptor
+    wounds), else the number of wounds."""
+    from gmdesk.core.systems import character_sections
+
     wounds = len(getattr(character, "wounds", ()) or ())
     vit_c = getattr(character, "vitality_current", None)
     vit_d = getattr(character, "vitality_default", None)
-    if system == "1d6x4" and vit_c is not None:
+    if vit_c is not None and "vitality" in character_sections(system):
         return f"V{vit_c}/{vit_d}"
     if wounds:
         return f"{wounds} wd"

@@ -23,10 +23,9 @@ from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput
 @dataclass(frozen=True)
 class FormField:
     """One field. ``kind``: "text" (typed), "choice" (one of ``choices``, ``(value,
-    label)`` pairs) or "bool" (a checkbox); the roll dialog adds "opt" (typed; empty
-    means None), "descriptors" (1d6x4: names read from a sheet) and "clock" (4d6: one of
-    the session's clocks). ``value`` is the initial value (the roll dialog: also what
-    an emptied text field means)."""
+    label)`` pairs) or "bool" (a checkbox). ``value`` is the initial value (the roll
+    dialog generates its fields from the system's declared parameters:
+    :mod:`tui.screens.rollforms`)."""
 
     key: str
     label: str

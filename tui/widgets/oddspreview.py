@@ -2,7 +2,7 @@
 probability (as a percentage) and a bar (scaled to the likeliest line); without named
 outcomes, the distribution of the headline value, its far tails folded into one row
 each (``core.render.distribution_rows``). The uncounted chance of endless reroll
-chains (torg-2d10, under 1e-12) is left out: it would never show as a percentage. It
+chains (a system's open-ended dice, under 1e-12) is left out: it would never show as a percentage. It
 only draws an ``Odds`` it is given — computing them is the dialog's worker's job.
 """
 
@@ -17,7 +17,7 @@ from gmdesk.core.odds import Odds
 from gmdesk.core.render import distribution_rows
 
 BAR_WIDTH = 12
-#: the uncounted chance of very long reroll chains (torg-2d10, under 1e-12) is shown
+#: the uncounted chance of very long reroll chains (open-ended dice, under 1e-12) is shown
 #: only when a percentage with two decimals would see it
 TAIL_SHOWN = 0.00005
 
