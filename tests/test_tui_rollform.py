@@ -86,7 +86,11 @@ async def test_a_typed_value_stays_when_the_target_changes_and_a_named_stat_read
     path, ids = make_save(
         tmp_path,
         "torg-2d10",
-        [{"name": "Quin", "reality_rated": True}, {"name": "Trooper", "side": "NPC"}, {"name": "Edeinos", "side": "NPC"}],
+        [
+            {"name": "Quin", "reality_rated": True},
+            {"name": "Trooper", "side": "NPC"},
+            {"name": "Edeinos", "side": "NPC"},
+        ],
         initiative={"Quin": 12, "Trooper": 8, "Edeinos": 5},
         start=True,
     )

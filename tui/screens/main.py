@@ -273,6 +273,7 @@ class MainScreen(EncounterMoves, RosterMoves, SystemMoves):
                 rng=rng,
                 clock=req.clock,
                 given=req.given,
+                origins=req.origins,
             )
 
         def done(event: Event) -> None:

@@ -56,8 +56,15 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.odds import Odds
 from gmdesk.core.render import render_record
-from gmdesk.core.session import params as session_params
-from gmdesk.core.session.params import RollSource, fill_params, roll_defaults, roll_sources, sources_params
+from gmdesk.core.session.params import (
+    RollSource,
+    field_defaults,
+    fill_params,
+    resolve_names,
+    roll_defaults,
+    roll_sources,
+    sources_params,
+)
 from gmdesk.core.systems import get_spec, system_ids
 from gmdesk.core.systems.spec import COMMON_PARAMS, SystemSpec
 from gmdesk.tui.screens.dialog import Dialog, DialogHint, ui_message
@@ -91,23 +98,21 @@ def _chosen(value: object) -> str | None:
     return value if isinstance(value, str) and value != NONE else None
 
 
-def field_defaults(spec: SystemSpec, actor: Any, target: Any, combat: bool) -> dict[str, tuple[Any, str]]:
-    """Parameter → (value, where it came from) that the roller's and the target's
-    character fields fill (core.session.params; nothing while it is not there)."""
-    fn = getattr(session_params, "field_defaults", None)
-    if fn is None or (actor is None and target is None):
-        return {}
-    return {k: (v[0], str(v[1] or "")) for k, v in dict(fn(spec, actor, target, combat)).items()}
-
-
-def resolve_names(spec: SystemSpec, data: dict[str, Any], actor: Any, target: Any) -> tuple[dict[str, Any], dict]:
-    """``data`` with the stat names typed for numbers read off the characters, and
-    where each came from (core.session.params; unchanged while it is not there)."""
-    fn = getattr(session_params, "resolve_names", None)
-    if fn is None:
-        return data, {}
-    data, origins = fn(spec, data, actor, target)
-    return dict(data), dict(origins or {})
+def shown_field(spec: SystemSpec, param: str, value: Any) -> Any:
+    """A value a character field filled into ``param``, as the field shows it (a
+    ladder level's name rather than its number)."""
+    for f in spec.character_fields:
+        if f.feeds != param:
+            continue
+        source = spec.field(f.stats) if f.type == "stat" and f.stats else f
+        show = getattr(source, "show", None)
+        if show is not None and not isinstance(value, bool):
+            try:
+                return show(value)
+            except Exception:  # a value the field cannot show reads as it is
+                return value
+        return value
+    return value
 
 
 @dataclass(frozen=True)
@@ -238,7 +243,7 @@ class RollDialog(Dialog[RollRequest | None]):
         """Mount or take away the Target kind row as the target asks."""
         rows = list(self.query("#rd-tkind-row"))
         if self._asks_kind() and not rows:
-            await self.query_one("#roll-form").mount(self._kind_row(), after=self.query_one("#rd-target").parent)
+            await self.query_one("#roll-form").mount(self._kind_row(), after="#rd-target-row")
         elif not self._asks_kind() and rows:
             await rows[0].remove()
 
@@ -265,7 +270,7 @@ class RollDialog(Dialog[RollRequest | None]):
                             id="rd-actor",
                             classes="form-input",
                         )
-                    with Horizontal(classes="form-row"):
+                    with Horizontal(classes="form-row", id="rd-target-row"):
                         yield Label("Target", classes="form-label")
                         yield Select(
                             self._target_choices(),
@@ -290,16 +295,16 @@ class RollDialog(Dialog[RollRequest | None]):
         return cid if cid in self.state.characters else NONE
 
     def on_mount(self) -> None:
-        self._cover()
+        self._mark_covered()
         self._apply_sources()
         self.ready = True
         self._changed(at_once=True)
         self._focus_first()
 
     def on_resize(self) -> None:
-        self._cover()
+        self._mark_covered()
 
-    def _cover(self) -> None:
+    def _mark_covered(self) -> None:
         """Whether the dialog fills the terminal (see ``DEFAULT_CSS``)."""
         styles = self.query_one("#roll-dialog").styles
         width, height = styles.width, styles.height
@@ -388,14 +393,14 @@ class RollDialog(Dialog[RollRequest | None]):
         """What the dialog fills in by itself, for every field: (the control's value,
         the character field it came from or "")."""
         actor, target = self._character(self.actor), self._character(self.target)
-        fields = field_defaults(self.spec, actor, target, self.combat)
-        session = roll_defaults(self.state.info.settings, self.system, actor, target)
+        fields = field_defaults(self.spec, actor, target, self.combat) if actor or target else {}
+        session = roll_defaults(self.state.info.settings, self.system, actor, target, self.combat)
         out: dict[str, tuple[Any, str]] = {}
         for f in self._fields:
             p = self.spec.param(f.key)
             if f.key in fields:
                 value, origin = fields[f.key]
-                out[f.key] = (control_value(f, value), origin)
+                out[f.key] = (control_value(f, shown_field(self.spec, f.key, value)), str(origin))
             elif f.key in session:
                 out[f.key] = (control_value(f, session[f.key]), "")
             elif self.combat and p is not None and p.combat_default is not None:
