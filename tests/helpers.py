@@ -169,9 +169,14 @@ def screen_text(app: Any) -> str:
 
 
 def choices(select: Any) -> list[str]:
-    """The labels a ``Select`` offers, in order (as its drop-down lists them)."""
+    """The labels a ``Select`` (or a roll dialog's ``Choice``) offers, in order (as its
+    drop-down lists them)."""
     from textual.widgets import OptionList
 
+    from gmdesk.tui.widgets.form import Choice
+
+    if isinstance(select, Choice):
+        return list(select.labels)
     return [str(option.prompt) for option in select.query_one(OptionList).options]
 
 

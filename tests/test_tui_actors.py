@@ -24,12 +24,13 @@ from helpers import (
     screen_text,
     settle,
 )
-from textual.widgets import Input, Select
+from textual.widgets import Input
 
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session
 from gmdesk.tui.screens.confirm import FormDialog, InputDialog
 from gmdesk.tui.screens.roll import RollDialog
+from gmdesk.tui.widgets.form import Choice
 
 pytestmark = pytest.mark.usefixtures("quick_odds")
 
@@ -43,7 +44,7 @@ ORDER = {"Kara": 10, "Bruno": 8, "Cid": 6, "Dee": 4}
 
 
 def options(dlg: RollDialog, which: str) -> list[str]:
-    return choices(dlg.query_one(f"#rd-{which}", Select))
+    return choices(dlg.query_one(f"#rd-{which}", Choice))
 
 
 async def test_a_taken_name_is_refused_in_the_dialog_keeping_what_was_typed(tmp_path: Path) -> None:
@@ -127,7 +128,7 @@ async def test_the_attack_target_is_the_last_one_if_not_dead_else_the_next_stand
         assert dlg.target == ids["Cid"]  # after Kara: Bruno is Unconscious, Cid stands
         assert "Kara" not in options(dlg, "target")
         # she attacks Dee instead
-        dlg.query_one("#rd-target", Select).value = ids["Dee"]
+        dlg.query_one("#rd-target", Choice).value = ids["Dee"]
         await settle(pilot)
         await press(pilot, "enter")
         await settle(pilot)
@@ -136,9 +137,9 @@ async def test_the_attack_target_is_the_last_one_if_not_dead_else_the_next_stand
         dlg = await dialog(pilot, RollDialog)
         assert dlg.target == ids["Dee"]  # her last target
         # another roller: the target follows (Cid's next standing foe is Kara), never Cid himself
-        dlg.query_one("#rd-actor", Select).value = ids["Cid"]
+        dlg.query_one("#rd-actor", Choice).value = ids["Cid"]
         await settle(pilot)
-        assert dlg.target == ids["Kara"] and dlg.query_one("#rd-target", Select).value == ids["Kara"]
+        assert dlg.target == ids["Kara"] and dlg.query_one("#rd-target", Choice).value == ids["Kara"]
         assert "Cid" not in options(dlg, "target") and "Kara" in options(dlg, "target")
         await press(pilot, "escape")
         await settle(pilot)

@@ -32,6 +32,7 @@ from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session
 from gmdesk.tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog
 from gmdesk.tui.screens.roll import RollDialog
+from gmdesk.tui.widgets.form import Choice
 
 pytestmark = pytest.mark.usefixtures("quick_odds")
 
@@ -78,7 +79,7 @@ async def test_attack_4d2_applies_the_descriptor_and_undoes_in_one_step(tmp_path
         await press(pilot, "a")
         dlg = await dialog(pilot, RollDialog)
         assert dlg.dialog_title == "Attack" and dlg.actor == ids["Kara"] and dlg.target == ids["Bruno"]
-        assert dlg.query_one("#rd-target", Select).value == ids["Bruno"]
+        assert dlg.query_one("#rd-target", Choice).value == ids["Bruno"]
         odds = await odds_ready(pilot, dlg)
         assert odds.params["combat"] is True
         await press(pilot, "enter")
@@ -314,7 +315,7 @@ async def test_4d2_folded_roll_and_maneuver(tmp_path: Path) -> None:
         screen = await main_screen(pilot)
         screen.action_preset("fold")
         dlg = await dialog(pilot, RollDialog)
-        assert dlg.query_one("#p-fold", Select).value == "positive"
+        assert dlg.query_one("#p-fold", Choice).value == "positive"
         await press(pilot, "enter")
         await settle(pilot)
         screen.action_preset("maneuver")

@@ -35,6 +35,7 @@ from gmdesk.core.session import EventError, Session
 from gmdesk.tui.screens.confirm import FormDialog, InputDialog
 from gmdesk.tui.screens.dialog import DialogHint, ui_message
 from gmdesk.tui.screens.roll import RollDialog
+from gmdesk.tui.widgets.form import Choice
 
 pytestmark = pytest.mark.usefixtures("quick_odds")
 
@@ -73,7 +74,7 @@ async def test_a_dropdown_opens_on_space_and_down_and_enter_picks_in_it(tmp_path
         await main_screen(pilot)
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)
-        fold = dlg.query_one("#p-fold", Select)
+        fold = dlg.query_one("#p-fold", Choice)
         fold.focus()
         await settle(pilot)
         assert "Space/↓ open list" in hint(dlg)
@@ -307,7 +308,7 @@ async def test_the_focused_field_reads_without_colour(
         assert isinstance(dlg.focused, Input) and dlg.focused.id == "p-shift"
         assert _style_of(app, "Net shift").reverse
         assert not _style_of(app, "Roller").reverse
-        dlg.query_one("#p-fold", Select).focus()
+        dlg.query_one("#p-fold", Choice).focus()
         await settle(pilot)
         assert _style_of(app, "Fold").reverse and not _style_of(app, "Net shift").reverse
         dlg.query_one("#p-maneuver", Checkbox).focus()
@@ -442,7 +443,7 @@ async def test_the_preview_refuses_an_ord_spending_possibilities(tmp_path: Path)
         assert "no odds" in str(dlg.query_one("#rd-odds").render())
         await press(pilot, "enter")  # refused in the form: nothing rolled, the dialog stays
         assert app.screen is dlg
-        dlg.query_one("#rd-actor", Select).value = ids["Quin"]
+        dlg.query_one("#rd-actor", Choice).value = ids["Quin"]
         dlg.query_one("#p-possibilities", Input).value = "2"
         await settle(pilot)
         assert "Quin has 1 Possibilities, needs 2" in str(dlg.query_one("#rd-error").render())

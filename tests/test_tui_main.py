@@ -36,6 +36,7 @@ from gmdesk.tui.screens.help import HelpScreen
 from gmdesk.tui.screens.main import MainScreen
 from gmdesk.tui.screens.roll import RollDetails, RollDialog
 from gmdesk.tui.widgets.character import CharacterPane, CharacterTable
+from gmdesk.tui.widgets.form import Choice
 from gmdesk.tui.widgets.rolllog import RollLog
 
 pytestmark = pytest.mark.usefixtures("quick_odds")
@@ -264,7 +265,7 @@ async def test_roll_dialog_validates_and_previews_odds(tmp_path: Path) -> None:
         await main_screen(pilot)
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)
-        assert dlg.query_one("#rd-system", Select).value == "4d2"  # the session's system preselected
+        assert dlg.query_one("#rd-system", Choice).value == "4d2"  # the session's system preselected
         shift = dlg.query_one("#p-shift", Input)
         assert shift.value == "2"  # Kara's Pistol shift filled in
         odds = await odds_ready(pilot, dlg)
@@ -308,7 +309,7 @@ async def test_roll_dialog_any_system(tmp_path: Path) -> None:
         assert dlg.system == "4d6"
         for system in ("4d2", "fudge", "1d6x4", "torg-2d10", "4d6"):
             dlg.last_odds = None
-            dlg.query_one("#rd-system", Select).value = system
+            dlg.query_one("#rd-system", Choice).value = system
             odds = await odds_ready(pilot, dlg)
             assert odds is not None and odds.system == system, dlg.last_error
             assert abs(sum(float(p) for _, p in odds.distribution) + float(odds.tail) - 1) < 1e-9

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 from helpers import SMALL, dialog, main_screen, make_app, make_save, notes, odds_ready, press, run, saved, settle
-from textual.widgets import Input, Select
+from textual.widgets import Input
 
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session
 from gmdesk.core.systems import get_spec, system_ids
 from gmdesk.tui.screens.roll import RollDialog
+from gmdesk.tui.widgets.form import Choice
 
 pytestmark = pytest.mark.usefixtures("quick_odds")
 
@@ -68,11 +69,11 @@ async def test_an_attack_takes_its_numbers_from_the_characters_and_follows_the_t
         info = str(dlg.query_one("#rd-info").render())
         assert "Bonus 3 — Renna's Blades" in info and "DC 14 — Guard's Defense DC" in info
         # the GM types a position; another target: its DC comes in, the typed value stays
-        dlg.query_one("#p-position", Select).value = "high"
-        dlg.query_one("#rd-target", Select).value = ids["Sentinel"]
+        dlg.query_one("#p-position", Choice).value = "high"
+        dlg.query_one("#rd-target", Choice).value = ids["Sentinel"]
         await settle(pilot)
         assert (bonus.value, dc.value) == ("3", "18")
-        assert dlg.query_one("#p-position", Select).value == "high"
+        assert dlg.query_one("#p-position", Choice).value == "high"
         assert "DC 18 — Sentinel's Defense DC" in str(dlg.query_one("#rd-info").render())
         await press(pilot, "enter")
         await settle(pilot)
@@ -108,7 +109,7 @@ async def test_a_typed_value_stays_when_the_target_changes_and_a_named_stat_read
         skill.value = "Fire Combat"  # a named stat instead of a number
         difficulty.value = "12"  # typed by the GM
         await settle(pilot)
-        dlg.query_one("#rd-target", Select).value = ids["Edeinos"]
+        dlg.query_one("#rd-target", Choice).value = ids["Edeinos"]
         await settle(pilot)
         assert difficulty.value == "12"  # what the GM typed stays
         odds = await odds_ready(pilot, dlg)

@@ -21,13 +21,14 @@ from helpers import (
     screen_text,
     settle,
 )
-from textual.widgets import Input, OptionList, Select
+from textual.widgets import Input, OptionList
 
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session
 from gmdesk.core.systems import get_system
 from gmdesk.tui.screens.confirm import ChoiceDialog, FormDialog
 from gmdesk.tui.screens.roll import RollDialog
+from gmdesk.tui.widgets.form import Choice
 
 pytestmark = pytest.mark.usefixtures("quick_odds")
 
@@ -47,7 +48,7 @@ async def test_4d6_roll_dialog_offers_dc_16_and_sends_progress_to_the_chosen_clo
         dlg = await dialog(pilot, RollDialog)
         dc = dlg.query_one("#p-dc", Input)
         assert dc.value == "" and "16 Standard" in str(dc.placeholder)  # empty: the Standard DC
-        clock = dlg.query_one("#p-clock", Select)
+        clock = dlg.query_one("#p-clock", Choice)
         assert clock.value == ""  # none by default
         assert choices(clock) == ["— none —", "Suspicion", "Reach the vault"]
         dlg.query_one("#p-bonus", Input).value = "3"

@@ -33,6 +33,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, OptionList, Select, Static, TextArea
 
 from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.tui.widgets.form import Choice
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -174,7 +175,7 @@ class DialogHint(Static):
         focused = screen.focused
         submit = keys_text(screen, "submit")
         own = ""
-        if isinstance(focused, OptionList) and not isinstance(focused.parent, Select):
+        if isinstance(focused, OptionList) and not isinstance(focused.parent, (Select, Choice)):
             own = f"{keys_text(focused, 'select', shown_only=False) or 'Enter'} {self.verb} · ↑↓ move"
         elif isinstance(focused, Button):
             own = f"{keys_text(focused, 'press', shown_only=False) or 'Enter'} the focused button"
@@ -184,7 +185,7 @@ class DialogHint(Static):
             parts.append(f"{submit} {self.verb}")
         if isinstance(focused, Checkbox):
             parts.append(f"{keys_text(focused, 'toggle_button', shown_only=False) or 'Space'} toggle")
-        elif isinstance(focused, Select):
+        elif isinstance(focused, (Select, Choice)):
             keys = keys_text(
                 focused, "show_overlay", exclude=bound_keys(screen, "submit", shown_only=False), shown_only=False
             )
@@ -231,7 +232,7 @@ class Dialog(ModalScreen[ResultT], Generic[ResultT]):
             focused = self.focused
             if isinstance(focused, self.ENTER_OWNERS):
                 return False
-            if isinstance(focused, Select) and focused.expanded:
+            if isinstance(focused, (Select, Choice)) and focused.expanded:
                 return False
         return True
 

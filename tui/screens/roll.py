@@ -51,7 +51,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Checkbox, Input, Label, Select, Static
+from textual.widgets import Checkbox, Input, Label, Static
 
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.odds import Odds
@@ -81,7 +81,7 @@ from gmdesk.tui.screens.rollforms import (
 )
 from gmdesk.tui.widgets.common import name_of, signed
 from gmdesk.tui.widgets.controls import EnterCheckbox
-from gmdesk.tui.widgets.form import FormField, field_control
+from gmdesk.tui.widgets.form import Choice, FormField, field_control
 from gmdesk.tui.widgets.oddspreview import OddsPreview
 from gmdesk.tui.widgets.rolllog import public_record
 
@@ -228,13 +228,7 @@ class RollDialog(Dialog[RollRequest | None]):
         kinds = next(p for p in COMMON_PARAMS if p.name == "target_kind").choices
         return Horizontal(
             Label("Target kind", classes="form-label"),
-            Select(
-                [(k, k) for k in kinds],
-                value=self._kind,
-                allow_blank=False,
-                id="rd-tkind",
-                classes="form-input",
-            ),
+            Choice([(k, k) for k in kinds], self._kind, id="rd-tkind", classes="form-input"),
             classes="form-row",
             id="rd-tkind-row",
         )
@@ -254,30 +248,16 @@ class RollDialog(Dialog[RollRequest | None]):
                 with VerticalScroll(id="roll-form"):
                     with Horizontal(classes="form-row"):
                         yield Label("System", classes="form-label")
-                        yield Select(
-                            [(s, s) for s in system_ids()],
-                            value=self.system,
-                            allow_blank=False,
-                            id="rd-system",
-                            classes="form-input",
-                        )
+                        yield Choice([(s, s) for s in system_ids()], self.system, id="rd-system", classes="form-input")
                     with Horizontal(classes="form-row"):
                         yield Label("Roller", classes="form-label")
-                        yield Select(
-                            self._roller_choices(),
-                            value=self._or_none(self.actor),
-                            allow_blank=False,
-                            id="rd-actor",
-                            classes="form-input",
+                        yield Choice(
+                            self._roller_choices(), self._or_none(self.actor), id="rd-actor", classes="form-input"
                         )
                     with Horizontal(classes="form-row", id="rd-target-row"):
                         yield Label("Target", classes="form-label")
-                        yield Select(
-                            self._target_choices(),
-                            value=self._or_none(self.target),
-                            allow_blank=False,
-                            id="rd-target",
-                            classes="form-input",
+                        yield Choice(
+                            self._target_choices(), self._or_none(self.target), id="rd-target", classes="form-input"
                         )
                     if self._asks_kind():
                         yield self._kind_row()
@@ -378,7 +358,10 @@ class RollDialog(Dialog[RollRequest | None]):
                 control = field_control(f, wid, start[f.key], check_classes="param-check")
                 widgets.append(control)
             else:
-                control = field_control(f, wid, start[f.key])
+                if f.kind == "choice":  # a light dropdown: the dialog opens at once
+                    control = Choice([(label, v) for v, label in f.choices], start[f.key], id=wid, classes="form-input")
+                else:
+                    control = field_control(f, wid, start[f.key])
                 widgets.append(Horizontal(Label(f.label, classes="form-label"), control, classes="form-row"))
             self._controls[f.key] = control
         return widgets
@@ -415,7 +398,9 @@ class RollDialog(Dialog[RollRequest | None]):
         session fills in, else the attack's or the declared default."""
         filled = self._filled()
         target_fed = {f.feeds for f in self.spec.character_fields if f.from_ == "target"}
-        typed_at = self.remembered.get(TYPED_AT, self.target)
+        # a value typed against one target is not offered against another
+        typed_at = self.remembered.get(TYPED_AT) if self.target is not None else None
+        aimed = (None, self.target)
         out: dict[str, Any] = {}
         self._auto, self._origins = {}, {}
         for f in self._fields:
@@ -425,7 +410,7 @@ class RollDialog(Dialog[RollRequest | None]):
                 self._origins[f.key] = origin
             if f.key in self.preset:
                 out[f.key] = control_value(f, self.preset[f.key])
-            elif not origin and f.key in self.remembered and (f.key not in target_fed or typed_at == self.target):
+            elif not origin and f.key in self.remembered and (f.key not in target_fed or typed_at in aimed):
                 out[f.key] = control_value(f, self.remembered[f.key])
             else:
                 out[f.key] = auto
@@ -533,8 +518,8 @@ class RollDialog(Dialog[RollRequest | None]):
 
     # -- reacting to edits -------------------------------------------------------------------
 
-    @on(Select.Changed, "#rd-system")
-    async def system_changed(self, event: Select.Changed) -> None:
+    @on(Choice.Changed, "#rd-system")
+    async def system_changed(self, event: Choice.Changed) -> None:
         if not self.ready or event.value == self.system:
             return
         self.system = str(event.value)
@@ -549,8 +534,8 @@ class RollDialog(Dialog[RollRequest | None]):
         self._changed()
         self._focus_first()
 
-    @on(Select.Changed, "#rd-actor")
-    async def actor_changed(self, event: Select.Changed) -> None:
+    @on(Choice.Changed, "#rd-actor")
+    async def actor_changed(self, event: Choice.Changed) -> None:
         if not self.ready or _chosen(event.value) == self.actor:
             return  # (a dropdown also says its first value)
         self.actor = _chosen(event.value)
@@ -561,8 +546,8 @@ class RollDialog(Dialog[RollRequest | None]):
         self._apply_sources()
         self._changed()
 
-    @on(Select.Changed, "#rd-target")
-    async def target_changed(self, event: Select.Changed) -> None:
+    @on(Choice.Changed, "#rd-target")
+    async def target_changed(self, event: Choice.Changed) -> None:
         if not self.ready:
             return
         value = _chosen(event.value)
@@ -585,8 +570,8 @@ class RollDialog(Dialog[RollRequest | None]):
         if not keep:
             self.target = self.state.default_target(self.actor) if self.combat else None
             self._target_chosen = False
-        sel = self.query_one("#rd-target", Select)
-        with sel.prevent(Select.Changed):
+        sel = self.query_one("#rd-target", Choice)
+        with sel.prevent(Choice.Changed):
             sel.set_options(choices)
             sel.value = self._or_none(self.target)
 
@@ -596,15 +581,15 @@ class RollDialog(Dialog[RollRequest | None]):
         self._apply_sources()
         self._changed()
 
-    @on(Select.Changed, "#rd-tkind")
-    def kind_changed(self, event: Select.Changed) -> None:
+    @on(Choice.Changed, "#rd-tkind")
+    def kind_changed(self, event: Choice.Changed) -> None:
         self._kind = str(event.value)
         self._changed()
 
     @on(Input.Changed)
     @on(Checkbox.Changed, ".param-check")
-    @on(Select.Changed, "#rd-params Select")
-    def param_changed(self, event: Input.Changed | Checkbox.Changed | Select.Changed) -> None:
+    @on(Choice.Changed, "#rd-params Choice")
+    def param_changed(self, event: Input.Changed | Checkbox.Changed | Choice.Changed) -> None:
         self._changed()
 
     def _changed(self, at_once: bool = False) -> None:
@@ -709,13 +694,13 @@ class RollDialog(Dialog[RollRequest | None]):
 
 def _value_of(w: Widget) -> Any:
     """What a form control holds."""
-    return w.value if isinstance(w, (Input, Checkbox, Select)) else None
+    return w.value if isinstance(w, (Input, Checkbox, Choice)) else None
 
 
 def _set_value(w: Widget, value: Any) -> None:
     if isinstance(w, Checkbox):
         w.value = bool(value)
-    elif isinstance(w, (Input, Select)):
+    elif isinstance(w, (Input, Choice)):
         if w.value != value:
             w.value = value
 

@@ -10,12 +10,17 @@ checkbox look and behave the same everywhere.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rich.text import Text
+from textual import events, on
+from textual.binding import Binding
+from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Select
+from textual.widgets import OptionList, Select
+from textual.widgets.option_list import Option
 
 from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput
 
@@ -53,4 +58,156 @@ def choice_control(choices: Sequence[tuple[Any, str]], value: Any, widget_id: st
     )
 
 
-__all__ = ["FormField", "field_control", "choice_control"]
+class ChoiceList(OptionList):
+    """The open list of a :class:`Choice`: Enter picks, Escape closes it (the choice
+    keeps its value), and so does leaving it."""
+
+    BINDINGS = [Binding("escape", "close", "Close the list", show=False)]
+
+    def action_close(self) -> None:
+        choice = self.parent
+        if isinstance(choice, Choice):
+            choice.close(refocus=True)
+
+    def _on_blur(self, event: events.Blur) -> None:
+        choice = self.parent
+        if isinstance(choice, Choice):
+            choice.close(refocus=False)
+
+    @on(OptionList.OptionSelected)
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        choice = self.parent
+        if isinstance(choice, Choice):
+            choice.pick(event.option_index)
+
+    @on(OptionList.OptionHighlighted)
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+
+
+class Choice(Widget, can_focus=True):
+    """One of a few values, on one line: a light dropdown for a form that must open
+    at once (the roll dialog). It reads like a ``Select`` and is driven the same way
+    — Space, ↓ or ↑ opens the list, Enter picks, Escape closes it — but it is one
+    widget, its list made only when opened. ``options`` are ``(label, value)`` pairs
+    as a ``Select`` takes them; ``value`` is always one of them; a change posts
+    :class:`Choice.Changed`."""
+
+    BINDINGS = [Binding("space,down,up", "show_overlay", "Open the list", show=False, id="choice.open")]
+
+    DEFAULT_CSS = """
+    Choice {
+        height: 1;
+        width: 1fr;
+        padding: 0 1;
+        background: $boost;
+    }
+    Choice:focus {
+        background: $accent 30%;
+    }
+    Choice > ChoiceList {
+        overlay: screen;
+        constrain: none inside;
+        height: auto;
+        max-height: 12;
+        width: 100%;
+        border: round $accent;
+    }
+    """
+
+    class Changed(Message):
+        """The choice's value changed."""
+
+        def __init__(self, choice: Choice, value: Any) -> None:
+            super().__init__()
+            self.choice = choice
+            self.value = value
+
+        @property
+        def control(self) -> Choice:
+            return self.choice
+
+    def __init__(
+        self,
+        options: Iterable[tuple[Any, Any]],
+        value: Any = None,
+        *,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self._options: list[tuple[str, Any]] = [(str(label), v) for label, v in options]
+        if not self._options:
+            raise ValueError("a choice needs its options")
+        values = [v for _, v in self._options]
+        self._value = value if value in values else values[0]
+
+    # -- value and options ---------------------------------------------------------------
+
+    @property
+    def labels(self) -> list[str]:
+        """What the list offers, in order."""
+        return [label for label, _ in self._options]
+
+    @property
+    def value(self) -> Any:
+        return self._value
+
+    @value.setter
+    def value(self, value: Any) -> None:
+        if value not in [v for _, v in self._options]:
+            raise ValueError(f"{value!r} is not one of the choices")
+        if value != self._value:
+            self._value = value
+            self.refresh()
+            self.post_message(self.Changed(self, value))
+
+    def set_options(self, options: Iterable[tuple[Any, Any]]) -> None:
+        """New ``(label, value)`` options; the value becomes the first one (as a
+        ``Select``'s does)."""
+        self._options = [(str(label), v) for label, v in options]
+        if not self._options:
+            raise ValueError("a choice needs its options")
+        self.close(refocus=False)
+        self._value = None
+        self.value = self._options[0][1]
+
+    @property
+    def expanded(self) -> bool:
+        """Whether its list is open."""
+        return bool(self.query_children(ChoiceList))
+
+    # -- drawing and the list ------------------------------------------------------------------
+
+    def render(self) -> Text:
+        label = next((label for label, v in self._options if v == self._value), "")
+        width = max(self.content_size.width, 2)
+        text = Text(label[: max(width - 2, 0)], no_wrap=True, overflow="ellipsis")
+        text.pad_right(max(width - 1 - text.cell_len, 1))
+        text.append("▼")
+        return text
+
+    def action_show_overlay(self) -> None:
+        if self.expanded:
+            return
+        options = ChoiceList(*[Option(label) for label, _ in self._options])
+        index = next((i for i, (_, v) in enumerate(self._options) if v == self._value), 0)
+        self.mount(options)
+        options.highlighted = index
+        options.focus()
+
+    def pick(self, index: int) -> None:
+        """The list's option ``index`` picked: the value, the list closed."""
+        if 0 <= index < len(self._options):
+            self.value = self._options[index][1]
+        self.close(refocus=True)
+
+    def close(self, *, refocus: bool) -> None:
+        for options in self.query_children(ChoiceList):
+            options.remove()
+        if refocus:
+            self.focus()
+
+
+__all__ = ["Choice", "ChoiceList", "FormField", "field_control", "choice_control"]
