@@ -7,6 +7,7 @@
                                          the player view in the players' browsers
     gmdesk roll SYSTEM [options]         roll (Rich, or --json one object per line)
     gmdesk odds SYSTEM [options]         exact odds (Rich table, or --json)
+    gmdesk systems [--json]              the installed dice systems, their roll parameters and character fields
     gmdesk new | list | log | export | import-sheet | export-sheet   (sessions)
     gmdesk check SAVE | repair SAVE      what is wrong with a session; a new one from what can be trusted
 
@@ -27,14 +28,17 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import NoReturn, Protocol
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from gmdesk.core.errors import GmdeskError, ParamError
+
+if TYPE_CHECKING:
+    from gmdesk.core.systems.spec import SystemSpec
 
 EXIT_USAGE = 2
 
 SESSION_COMMANDS = ("new", "list", "log", "export", "import-sheet", "export-sheet", "check", "repair", "char")
-COMMANDS = ("roll", "odds", "view", "serve", *SESSION_COMMANDS)
+COMMANDS = ("roll", "odds", "systems", "view", "serve", *SESSION_COMMANDS)
 
 
 class UsageError(GmdeskError):
@@ -77,20 +81,8 @@ def _fail(message: str) -> int:
     return EXIT_USAGE
 
 
-def _common_roll_options(parser: argparse.ArgumentParser, *, rolling: bool) -> None:
-    parser.add_argument("--combat", action="store_true", help="resolve as an attack into a combat descriptor")
-    parser.add_argument(
-        "--target-kind",
-        default="organic",
-        metavar="organic|inorganic",
-        help="kind of whoever is attacked (picks the descriptor column)",
-    )
-    parser.add_argument(
-        "--attacker-kind",
-        default="organic",
-        metavar="organic|inorganic",
-        help="kind of the attacker (receives negative results)",
-    )
+def _command_options(parser: argparse.ArgumentParser, *, rolling: bool) -> None:
+    """The options of ``gmdesk roll|odds`` itself (the system's come from its declaration)."""
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument(
         "--table",
@@ -107,12 +99,26 @@ def _common_roll_options(parser: argparse.ArgumentParser, *, rolling: bool) -> N
         parser.add_argument("--at", dest="target", default=None, metavar="TARGET", help="at whom (with --save)")
 
 
-def system_parser(command: str, system_id: str, module) -> Parser:
-    """The parser of ``gmdesk roll|odds SYSTEM``: the common options and the system's own."""
-    parser = Parser(prog=f"gmdesk {command} {system_id}", add_help=True)
-    _common_roll_options(parser, rolling=(command == "roll"))
-    module.add_arguments(parser)
+def system_parser(command: str, spec: SystemSpec) -> Parser:
+    """The parser of ``gmdesk roll|odds SYSTEM``: the system's declared parameters
+    (:mod:`core.systems.options`), then the command's own options."""
+    from gmdesk.core.systems.options import add_options
+
+    parser = Parser(prog=f"gmdesk {command} {spec.id}", add_help=True)
+    add_options(parser, spec)
+    _command_options(parser, rolling=(command == "roll"))
     return parser
+
+
+def parse_system_args(command: str, system_id: str, argv: Sequence[str]) -> tuple[SystemSpec, argparse.Namespace, Any]:
+    """``gmdesk roll|odds SYSTEM ARGV…`` read: the system, the parsed command line and
+    the system's validated parameters (``ParamError`` / ``UsageError`` otherwise)."""
+    from gmdesk.core.systems import get_spec
+    from gmdesk.core.systems.options import params_from_options
+
+    spec = get_spec(system_id)
+    ns = system_parser(command, spec).parse_args(list(argv))
+    return spec, ns, params_from_options(spec, ns)
 
 
 def _int_option(option: str, value: str | None, lo: int, hi: int | None = None) -> int | None:
@@ -124,29 +130,34 @@ def _int_option(option: str, value: str | None, lo: int, hi: int | None = None) 
 
 
 def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
-    from gmdesk.core.systems import SYSTEM_IDS, get_system
+    from gmdesk.core.systems import BUILTIN_IDS, system_ids
 
     if argv and argv[0] in ("-h", "--help"):
         print(
-            f"usage: gmdesk {command} SYSTEM [options]   (SYSTEM: {', '.join(SYSTEM_IDS)}; "
+            f"usage: gmdesk {command} SYSTEM [options]   (SYSTEM: {', '.join(_installed(system_ids))}; "
             f"`gmdesk {command} SYSTEM --help` lists its options)"
         )
         return 0
     if not argv or argv[0].startswith("-"):
         # usage is asked for with --help; a missing system is an error: one line, exit 2
         raise UsageError(
-            f"gmdesk {command}: missing SYSTEM, one of {', '.join(SYSTEM_IDS)} "
+            f"gmdesk {command}: missing SYSTEM, one of {', '.join(_installed(system_ids))} "
             f"(`gmdesk {command} SYSTEM --help` lists its options)"
         )
     system_id, rest = argv[0], argv[1:]
-    module = get_system(system_id)
-    parser = system_parser(command, system_id, module)
-    ns = parser.parse_args(rest)
+    if system_id not in BUILTIN_IDS:
+        _installed(system_ids)  # a plug-in system: say which plug-ins could not be loaded
+    from gmdesk.core.systems import get_spec
+    from gmdesk.core.systems.options import params_from_options
+
+    spec = get_spec(system_id)
+    module = spec.module
+    ns = system_parser(command, spec).parse_args(rest)
     if command == "roll" and ns.save is not None:  # the characters' fields fill what was not typed
         from gmdesk.core.session.commands import session_options
 
         session_options(ns, module, saves)
-    params = module.params_from_args(ns)
+    params = params_from_options(spec, ns)
     tables = _tables_from_args(ns.table)
 
     if command == "odds":
@@ -175,9 +186,7 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
         ns.saves = saves
         # the session is held as writer from before the first roll; the roller's
         # sources and conditions and the session's settings fill what was not typed
-        stream_rolls(
-            ns, module, params, rng, count, tables=tables if ns.table else None, given=explicit_options(parser, ns)
-        )
+        stream_rolls(ns, module, params, rng, count, tables=tables if ns.table else None, given=explicit_options(ns))
         return 0
     # one roll at a time, printed as it is made: the first line is out at once
     # whatever --count says, and nothing piles up in memory
@@ -200,6 +209,17 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
             console.print(render_record(record))
             out.flush()
     return 0
+
+
+def _installed(system_ids: Any) -> tuple[str, ...]:
+    """Every installed system; each plug-in that could not be loaded is reported on
+    stderr in one line (the others keep working)."""
+    from gmdesk.core.systems import load_problems
+
+    ids = tuple(system_ids())
+    for problem in load_problems():
+        print(f"gmdesk: {problem}", file=sys.stderr)
+    return ids
 
 
 def _tables_from_args(specs: list[str]):
@@ -301,6 +321,8 @@ def _main(args: list[str], front_end: FrontEnd | None) -> int:
     command = args[0] if args else None
     if command in ("roll", "odds"):
         return cmd_roll_or_odds(command, args[1:], saves)
+    if command == "systems":
+        return cmd_systems(args[1:])
     if command in SESSION_COMMANDS:
         from gmdesk.core.session.commands import register
 
@@ -324,6 +346,50 @@ def _main(args: list[str], front_end: FrontEnd | None) -> int:
         raise UsageError(f"gmdesk: unknown command {command!r}; commands: {', '.join(COMMANDS)} or a SAVE to open")
     opened = _open_path(saves, command) if command else None
     return _needs(front_end).desk(_resolve_saves(saves), opened)
+
+
+def cmd_systems(argv: list[str]) -> int:
+    """``gmdesk systems [--json]``: every installed system (the built-ins, then the
+    plug-ins) with its declared roll parameters and character fields; a plug-in that
+    could not be loaded is reported on stderr in one line and left out."""
+    from gmdesk.core.systems import get_spec, system_ids
+    from gmdesk.core.systems.options import cli_params
+
+    parser = Parser(prog="gmdesk systems")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    ns = parser.parse_args(argv)
+    specs = [get_spec(system_id) for system_id in _installed(system_ids)]
+    if ns.json:
+        print(json.dumps([spec.to_json() for spec in specs], ensure_ascii=False))
+        return 0
+    out: list[str] = []
+    for spec in specs:
+        if out:
+            out.append("")
+        out.append(f"{spec.id}  {spec.name}")
+        shown = [p for p in cli_params(spec) if p in spec.params]
+        if shown:
+            out.append("  roll parameters:")
+            out += [f"    {p.cli_option:<22} {p.label}{_param_note(p)}" for p in shown]
+        if spec.character_fields:
+            out.append("  character fields:")
+            for f in spec.character_fields:
+                feeds = f" → {f.feeds} ({f.from_})" if f.feeds else ""
+                out.append(f"    {f.name:<22} {f.label}, {f.type}{feeds}")
+    print("\n".join(out))
+    return 0
+
+
+def _param_note(p: Any) -> str:
+    """What a parameter takes, in a few words: ``, 0..3, default 0``."""
+    parts = ["|".join(p.choices) if p.type == "choice" else "flag" if p.type == "bool" else p.type]
+    if p.lo is not None or p.hi is not None:
+        parts.append(f"{'' if p.lo is None else p.lo}..{'' if p.hi is None else p.hi}")
+    if p.type != "bool" and p.default is not None and p.default != "":
+        parts.append(f"default {p.default}")
+    if p.secret:
+        parts.append("GM's secret")
+    return " (" + ", ".join(parts) + ")"
 
 
 def cmd_serve(argv: list[str], saves: str | None, front_end: FrontEnd | None) -> int:

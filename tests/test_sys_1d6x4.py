@@ -3,7 +3,6 @@ The rules' examples are played with fixed dice."""
 
 from __future__ import annotations
 
-import argparse
 import itertools
 from fractions import Fraction
 from pathlib import Path
@@ -12,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gmdesk.core.cli import parse_system_args
 from gmdesk.core.dice import DiceExhausted, FixedDice, RollRecord
 from gmdesk.core.errors import ParamError
 from gmdesk.core.sheet import parse_sheet
@@ -410,18 +410,16 @@ def test_bad_params_name_the_option(kw, option):
 
 
 def test_cli_options():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--combat", action="store_true")
-    parser.add_argument("--at", dest="target", default=None)  # the CLI's own "at whom"
-    x4.add_arguments(parser)
-    ns = parser.parse_args(["--bonus", "+5", "--target", "18", "--damage", "2d6"])
-    p = x4.params_from_args(ns)
+    _, _, p = parse_system_args("roll", x4.ID, ["--bonus", "+5", "--target", "18", "--damage", "2d6"])
     assert (p.bonus, p.target, p.damage, p.combat) == (5, 18, "2d6", False)
-    ns = parser.parse_args(["--combat", "--vs-bonus", "2", "--defender-takes-14", "--mutual", "--at", "Bob"])
-    p = x4.params_from_args(ns)
+    argv = ["--combat", "--vs-bonus", "2", "--defender-takes-14", "--mutual", "--at", "Bob"]
+    _, ns, p = parse_system_args("roll", x4.ID, argv)
     assert (p.vs_bonus, p.defender_takes_14, p.mutual, p.combat, p.target) == (2, True, True, True, None)
+    assert ns.target == "Bob"  # the CLI's own "at whom" is not the secret target number
+    # a defender named by its descriptors is a two-way Test even without --vs-bonus
+    assert parse_system_args("roll", x4.ID, ["--vs-test", "Defense"])[2].vs_bonus == 0
     with pytest.raises(ParamError, match="--vs-bonus"):
-        x4.params_from_args(parser.parse_args(["--vs-bonus", "two"]))
+        parse_system_args("roll", x4.ID, ["--vs-bonus", "two"])
 
 
 # --------------------------------------------------------------------------- properties

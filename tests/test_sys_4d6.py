@@ -13,7 +13,8 @@ from gmdesk.core.cli import system_parser
 from gmdesk.core.dice import FixedDice, RollRecord
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems import core_4d6 as m
-from gmdesk.core.systems import get_system
+from gmdesk.core.systems import get_spec, get_system
+from gmdesk.core.systems.options import params_from_options
 
 TIERS = ["Critical Success", "Full Success", "Partial Success", "Failure", "Critical Failure"]
 
@@ -419,7 +420,11 @@ def test_dc_accepts_ladder_names():
 
 def _parser() -> argparse.ArgumentParser:
     """The real ``gmdesk roll`` parser of this system."""
-    return system_parser("roll", m.ID, m)
+    return system_parser("roll", get_spec(m.ID))
+
+
+def _params(ns: argparse.Namespace):
+    return params_from_options(get_spec(m.ID), ns)
 
 
 def test_cli_options_become_params():
@@ -440,12 +445,12 @@ def test_cli_options_become_params():
             "inorganic",
         ]
     )
-    assert m.params_from_args(ns) == m.Params(
+    assert _params(ns) == m.Params(
         bonus=3, dc=18, adv=(1, 2, -1), position="high", effect="great", combat=True, target_kind="inorganic"
     )
     ns = _parser().parse_args(["--vs-bonus", "2", "--vs-adv=-1", "--adv=-2"])
-    assert m.params_from_args(ns) == m.Params(vs_bonus=2, vs_adv=(-1,), adv=(-2,))
-    assert m.params_from_args(_parser().parse_args([])) == m.Params()
+    assert _params(ns) == m.Params(vs_bonus=2, vs_adv=(-1,), adv=(-2,))
+    assert _params(_parser().parse_args([])) == m.Params()
 
 
 @pytest.mark.parametrize(
@@ -460,7 +465,7 @@ def test_cli_options_become_params():
 )
 def test_cli_bad_input_is_a_param_error(argv, option):
     with pytest.raises(ParamError) as e:
-        m.params_from_args(_parser().parse_args(argv))
+        _params(_parser().parse_args(argv))
     assert e.value.option == option
 
 

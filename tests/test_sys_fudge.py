@@ -1,7 +1,6 @@
 """fudge: the six alternate dice methods, the ladder, opposed rolls and combat damage on
 the wound track, with the seed's probability columns as data."""
 
-import argparse
 import json
 from fractions import Fraction
 
@@ -10,6 +9,7 @@ from helpers import DrawnDice
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gmdesk.core.cli import parse_system_args
 from gmdesk.core.dice import FixedDice, RollRecord
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems import fudge, get_system
@@ -408,12 +408,7 @@ def test_odds_of_combat_hit_and_wounds():
 
 
 def parse_cli(argv):
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--combat", action="store_true")
-    parser.add_argument("--target-kind", default="organic")
-    parser.add_argument("--attacker-kind", default="organic")
-    fudge.add_arguments(parser)
-    return fudge.params_from_args(parser.parse_args(argv))
+    return parse_system_args("roll", fudge.ID, argv)[2]
 
 
 def test_cli_options():

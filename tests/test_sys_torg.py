@@ -1,7 +1,6 @@
 """torg-2d10: Bonus Numbers from the hot and cold d10, maxing, Stymie, Up, Possibilities,
 disconnection and combat, with the seed's worked examples as fixed dice."""
 
-import argparse
 import json
 from fractions import Fraction
 
@@ -10,6 +9,7 @@ from helpers import DrawnDice
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gmdesk.core.cli import parse_system_args
 from gmdesk.core.dice import FixedDice, RollRecord
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems import get_system
@@ -295,12 +295,7 @@ def test_outcome_labels_with_difficulty():
 
 
 def parse_cli(argv):
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--combat", action="store_true")
-    parser.add_argument("--target-kind", default="organic")
-    parser.add_argument("--attacker-kind", default="organic")
-    torg.add_arguments(parser)
-    return torg.params_from_args(parser.parse_args(argv))
+    return parse_system_args("roll", torg.ID, argv)[2]
 
 
 def test_cli_options():

@@ -500,7 +500,7 @@ def session_options(ns: Any, system_module: Any, saves: Any = None) -> None:
             param = next((p for p in spec.params if p.label == e.option), None)
             option = param.cli_option if param is not None else e.option
             raise ParamError(option, str(e).partition(": ")[2]) from None
-        combat = bool(getattr(ns, "combat", False))
+        combat = bool(getattr(ns, _dest(ns, "combat") or "combat", False))
         filled = set()
         for name, (value, origin) in field_defaults(spec, actor, target, combat).items():
             if name not in data and _dest(ns, name) is not None:

@@ -402,15 +402,10 @@ def fill_params(
     return fill_params_from(settings, module, params, actor, target, combat, given)[0]
 
 
-def explicit_options(parser: Any, ns: Any) -> set[str]:
-    """The destinations of the options typed on a command line: those whose value is
-    not the parser's default (every optional value option defaults to None, every
-    flag to False, so an explicit ``--shift 0`` counts)."""
-    out = set()
-    for action in parser._actions:  # argparse keeps no public list of its actions
-        dest = action.dest
-        if dest in ("help",) or not hasattr(ns, dest):
-            continue
-        if getattr(ns, dest) != action.default:
-            out.add(dest)
-    return out
+def explicit_options(ns: Any) -> set[str]:
+    """The parameters typed on a ``gmdesk roll|odds SYSTEM`` command line (their
+    generated options, :mod:`core.systems.options`): an explicit ``--shift 0`` counts,
+    an option left out does not."""
+    from gmdesk.core.systems.options import typed
+
+    return set(typed(ns))

@@ -10,11 +10,10 @@ Each system lives in its own module under ``core/systems`` and exposes:
     values). It includes the combat fields of :class:`CombatFields`.
 ``params_to_json(params) -> dict`` / ``params_from_json(dict) -> Params``
     lossless, used by records and saves.
-``add_arguments(parser)`` / ``params_from_args(namespace) -> Params``
-    the system's own CLI options (the common ``--combat``, ``--target-kind``,
-    ``--attacker-kind``, ``--seed``, ``--count``, ``--json`` are added by the CLI).
-    Parse with ``type=str`` and convert in ``params_from_args`` so that bad input
-    becomes a ParamError, never an argparse traceback.
+``PARAMS``
+    the declared roll parameters (:mod:`core.systems.spec`); the CLI options are
+    generated from them (:mod:`core.systems.options`) and every typed value is read
+    by ``Params``, so that bad input becomes a ParamError, never an argparse message.
 ``roll(params, rng, tables=DEFAULT_TABLES) -> RollRecord``
     pure: the same params and dice give the same record.
 ``odds(params, tables=DEFAULT_TABLES) -> Odds``
@@ -60,8 +59,6 @@ class System(Protocol):  # pragma: no cover - typing only
 
     def params_to_json(self, params: Any) -> dict: ...
     def params_from_json(self, data: Mapping[str, Any]) -> Any: ...
-    def add_arguments(self, parser: Any) -> None: ...
-    def params_from_args(self, ns: Any) -> Any: ...
     def roll(self, params: Any, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -> RollRecord: ...
     def odds(self, params: Any, tables: TableSet = DEFAULT_TABLES) -> Odds: ...
     def initiative(self, rng: RandomSource, modifier: int = 0) -> RollRecord: ...

@@ -451,52 +451,6 @@ PARAMS = (
 )
 
 
-def add_arguments(parser: Any) -> None:
-    """The 4d6 options (the CLI adds --combat, --target-kind, --attacker-kind itself)."""
-    parser.add_argument("--bonus", type=str, default=None, metavar="N", help="bonus added to the 4 kept dice")
-    parser.add_argument(
-        "--dc",
-        type=str,
-        default=None,
-        metavar="N",
-        help="DC: a number or a ladder name (12 Simple, 14 Routine, 16 Standard, "
-        "18 Difficult, 20 Very Difficult, 22 Exceptional); default 16, none in a contest",
-    )
-    parser.add_argument(
-        "--adv",
-        type=str,
-        default=None,
-        metavar="SOURCES",
-        help="advantage sources, each +1, +2, -1 or -2, e.g. +1,+2,-1",
-    )
-    parser.add_argument("--vs-bonus", type=str, default=None, metavar="N", help="contest: the opponent's bonus")
-    parser.add_argument(
-        "--vs-adv", type=str, default=None, metavar="SOURCES", help="contest: the opponent's advantage sources"
-    )
-    parser.add_argument(
-        "--position", type=str, default=None, metavar="high|standard|low", help="position (default standard)"
-    )
-    parser.add_argument(
-        "--effect", type=str, default=None, metavar="great|standard|limited", help="effect (default standard)"
-    )
-
-
-def params_from_args(ns: Any) -> Params:
-    bonus = getattr(ns, "bonus", None)
-    return Params(
-        bonus=0 if bonus is None else parse_int("--bonus", bonus),
-        dc=getattr(ns, "dc", None),
-        adv=parse_sources("--adv", getattr(ns, "adv", None)),
-        vs_bonus=_parse_optional_int("--vs-bonus", getattr(ns, "vs_bonus", None)),
-        vs_adv=parse_sources("--vs-adv", getattr(ns, "vs_adv", None)),
-        position=getattr(ns, "position", None) or "standard",
-        effect=getattr(ns, "effect", None) or "standard",
-        combat=bool(getattr(ns, "combat", False)),
-        target_kind=getattr(ns, "target_kind", None) or "organic",
-        attacker_kind=getattr(ns, "attacker_kind", None) or "organic",
-    )
-
-
 def read_form(
     data: dict[str, Any], actor: Any = None, target: Any = None, combat: bool = False
 ) -> tuple[dict[str, Any], list[str]]:

@@ -100,6 +100,9 @@ class Params(CombatFields):
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         set_(self, "shift", parse_int("--shift", self.shift, SHIFT_MIN, SHIFT_MAX))
+        if isinstance(self.fold, str):  # typed: "Positive", "none" (no fold) read as the GM means them
+            fold = self.fold.strip().lower()
+            set_(self, "fold", None if fold in ("", "none") else fold)
         if self.fold is not None:
             set_(self, "fold", parse_choice("--fold", self.fold, FOLDS))
         _check_bool("--maneuver", self.maneuver)
@@ -217,49 +220,6 @@ PARAMS = (
         setting="skill_threshold",
     ),
 )
-
-
-def add_arguments(parser: Any) -> None:
-    """The 4d2 options (the CLI adds --combat, --target-kind, --attacker-kind itself)."""
-    parser.add_argument(
-        "--shift", type=str, default=None, metavar="N", help="net shift, -3..3 (own shifts minus the opponent's)"
-    )
-    parser.add_argument(
-        "--fold",
-        type=str,
-        default=None,
-        metavar="positive|negative",
-        help="folded roll: only Detent and good things, or only Detent and bad things",
-    )
-    parser.add_argument("--maneuver", action="store_true", default=False, help="read the Maneuver descriptor table")
-    parser.add_argument(
-        "--skill-threshold",
-        type=str,
-        default=None,
-        metavar="N",
-        help=f"unshifted Number that gives a skill chance (default {DEFAULT_SKILL_THRESHOLD})",
-    )
-
-
-def params_from_args(ns: Any) -> Params:
-    shift = getattr(ns, "shift", None)
-    fold = getattr(ns, "fold", None)
-    if isinstance(fold, str):
-        fold = fold.strip().lower()
-        if fold in ("", "none"):
-            fold = None
-    threshold = getattr(ns, "skill_threshold", None)
-    return Params(
-        shift=0 if shift is None else parse_int("--shift", shift, SHIFT_MIN, SHIFT_MAX),
-        fold=fold,
-        maneuver=bool(getattr(ns, "maneuver", False)),
-        skill_threshold=DEFAULT_SKILL_THRESHOLD
-        if threshold is None
-        else parse_int("--skill-threshold", threshold, SKILL_THRESHOLD_MIN, SKILL_THRESHOLD_MAX),
-        combat=bool(getattr(ns, "combat", False)),
-        target_kind=getattr(ns, "target_kind", None) or "organic",
-        attacker_kind=getattr(ns, "attacker_kind", None) or "organic",
-    )
 
 
 # --------------------------------------------------------------------------- rolls

@@ -325,45 +325,6 @@ PARAMS = (
 )
 
 
-def add_arguments(parser: Any) -> None:
-    parser.add_argument(
-        "--method",
-        type=str,
-        default=None,
-        metavar="M",
-        help=f"dice method: {', '.join(METHODS)} (default {DEFAULT_METHOD})",
-    )
-    parser.add_argument(
-        "--trait",
-        type=str,
-        default=None,
-        metavar="LEVEL",
-        help="trait level: a ladder name (Terrible..Superb) or a number",
-    )
-    parser.add_argument(
-        "--vs-trait",
-        type=str,
-        default=None,
-        metavar="LEVEL",
-        help="opposed roll: the opponent's trait level (the opponent rolls too)",
-    )
-    parser.add_argument("--offense", type=str, default=None, metavar="N", help="combat: attacker's offensive factor")
-    parser.add_argument("--defense", type=str, default=None, metavar="N", help="combat: defender's defensive factor")
-
-
-def params_from_args(ns: Any) -> Params:
-    return Params(
-        combat=bool(getattr(ns, "combat", False)),
-        target_kind=getattr(ns, "target_kind", None) or "organic",
-        attacker_kind=getattr(ns, "attacker_kind", None) or "organic",
-        method=getattr(ns, "method", None) or DEFAULT_METHOD,
-        trait=getattr(ns, "trait", None),
-        vs_trait=getattr(ns, "vs_trait", None),
-        offense=getattr(ns, "offense", None) or 0,
-        defense=getattr(ns, "defense", None) or 0,
-    )
-
-
 #: what the GM may type for an initiative (see :func:`parse_initiative`)
 INITIATIVE_HINT = "a number or a ladder level"
 

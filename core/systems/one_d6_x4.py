@@ -183,14 +183,16 @@ class Params(CombatFields):
         set_(self, "bonus", parse_int("--bonus", 0 if self.bonus in (None, "") else self.bonus, *BONUS_RANGE))
         set_(self, "target", _opt_int("--target", self.target))
         set_(self, "vs_bonus", _opt_int("--vs-bonus", self.vs_bonus))
+        set_(self, "test", " ".join(str(self.test or "").split()))
+        set_(self, "vs_test", " ".join(str(self.vs_test or "").split()))
+        if self.vs_bonus is None and self.vs_test:  # a defender named makes a two-way Test
+            set_(self, "vs_bonus", 0)
         set_(self, "defender_takes_14", _flag("--defender-takes-14", self.defender_takes_14))
         set_(self, "mutual", _flag("--mutual", self.mutual))
         set_(self, "combat", _flag("--combat", self.combat))
         set_(self, "auto_fail", _opt_reason("--auto-fail", self.auto_fail))
         set_(self, "vs_auto_fail", _opt_reason("--vs-auto-fail", self.vs_auto_fail))
         set_(self, "damage", format_damage(*parse_damage(self.damage if self.damage not in (None, "") else "d6")))
-        set_(self, "test", " ".join(str(self.test or "").split()))
-        set_(self, "vs_test", " ".join(str(self.vs_test or "").split()))
         self._check_combat()
         if self.vs_bonus is not None and self.target is not None:
             raise ParamError(
@@ -307,90 +309,6 @@ PARAMS = (
         form=False,
     ),
 )
-
-
-def add_arguments(parser: Any) -> None:
-    """The 1d6x4 options (the CLI adds --combat, --target-kind, --attacker-kind itself)."""
-    parser.add_argument(
-        "--bonus",
-        type=str,
-        default=None,
-        metavar="N",
-        help="the Current Values of the descriptors tested, summed (default 0)",
-    )
-    parser.add_argument(
-        "--target",
-        dest="target_number",
-        type=str,
-        default=None,
-        metavar="N",
-        help="the GM's secret target number: success iff total >= N",
-    )
-    parser.add_argument(
-        "--vs-bonus",
-        type=str,
-        default=None,
-        metavar="N",
-        help="two-way Test: the defender's descriptors (in combat: its Defense)",
-    )
-    parser.add_argument(
-        "--defender-takes-14", action="store_true", help="the defender takes 14 + its descriptors instead of rolling"
-    )
-    parser.add_argument("--mutual", action="store_true", help="combat: a mutual melee, the winner hurts the loser")
-    parser.add_argument(
-        "--damage",
-        type=str,
-        default=None,
-        metavar="FORMULA",
-        help="the Vitality Adjustment: d6 (default), 2d6, d6+2, …",
-    )
-    parser.add_argument(
-        "--test",
-        type=str,
-        default=None,
-        metavar="NAMES",
-        help="the descriptors tested, e.g. 'Precision+Slingshot Expertise+Slingshot'; with "
-        "--save/--as they are read from the roller's sheet (added to --bonus; a missing "
-        "Item, Ability or Use fails automatically)",
-    )
-    parser.add_argument(
-        "--vs-test",
-        type=str,
-        default=None,
-        metavar="NAMES",
-        help="the defender's descriptors (e.g. Defense), read from the --at character's sheet",
-    )
-    parser.add_argument(
-        "--auto-fail",
-        type=str,
-        default=None,
-        metavar="REASON",
-        help="the Test fails automatically (e.g. 'Slingshot is missing'); no die is rolled",
-    )
-    parser.add_argument(
-        "--vs-auto-fail", type=str, default=None, metavar="REASON", help="the defender cannot perform its Test"
-    )
-
-
-def params_from_args(ns: Any) -> Params:
-    return Params(
-        bonus=getattr(ns, "bonus", None) or 0,
-        target=getattr(ns, "target_number", None),
-        # a defender named by --vs-test is a two-way Test even without --vs-bonus
-        vs_bonus=getattr(ns, "vs_bonus", None)
-        if getattr(ns, "vs_bonus", None) is not None or not getattr(ns, "vs_test", None)
-        else 0,
-        defender_takes_14=bool(getattr(ns, "defender_takes_14", False)),
-        mutual=bool(getattr(ns, "mutual", False)),
-        damage=getattr(ns, "damage", None) or "d6",
-        auto_fail=getattr(ns, "auto_fail", None),
-        vs_auto_fail=getattr(ns, "vs_auto_fail", None),
-        test=getattr(ns, "test", None) or "",
-        vs_test=getattr(ns, "vs_test", None) or "",
-        combat=bool(getattr(ns, "combat", False)),
-        target_kind=getattr(ns, "target_kind", None) or "organic",
-        attacker_kind=getattr(ns, "attacker_kind", None) or "organic",
-    )
 
 
 # --------------------------------------------------------------------------- texts
@@ -713,13 +631,11 @@ __all__ = [
     "ID",
     "NAME",
     "Params",
-    "add_arguments",
     "damage_distribution",
     "heal",
     "initiative",
     "odds",
     "order_by_total",
-    "params_from_args",
     "params_from_json",
     "params_to_json",
     "parse_damage",

@@ -196,50 +196,6 @@ PARAMS = (
 )
 
 
-def add_arguments(parser: Any) -> None:
-    parser.add_argument("--stymied", action="store_true", help="Stymied: no reroll for maxing the positive die")
-    parser.add_argument("--up", action="store_true", help="Up: a positive progressive d10 after the total")
-    parser.add_argument(
-        "--possibilities",
-        type=str,
-        default=None,
-        metavar="N",
-        help=f"Possibilities spent on the roll (0..{MAX_POSSIBILITIES}), each a positive progressive d10",
-    )
-    parser.add_argument(
-        "--ord-no-reroll",
-        action="store_true",
-        help="the roller is an ord and the session denies ords the positive reroll",
-    )
-    parser.add_argument("--skill", type=str, default=None, metavar="N", help="attribute/skill value")
-    parser.add_argument(
-        "--difficulty", type=str, default=None, metavar="N", help="difficulty number (in combat: the target's defense)"
-    )
-    parser.add_argument(
-        "--contradiction",
-        type=str,
-        default=None,
-        metavar="CASE",
-        help="using a contradictory tool: " + " | ".join(CONTRADICTIONS),
-    )
-
-
-def params_from_args(ns: Any) -> Params:
-    possibilities = getattr(ns, "possibilities", None)
-    return Params(
-        combat=bool(getattr(ns, "combat", False)),
-        target_kind=getattr(ns, "target_kind", None) or "organic",
-        attacker_kind=getattr(ns, "attacker_kind", None) or "organic",
-        stymied=bool(getattr(ns, "stymied", False)),
-        up=bool(getattr(ns, "up", False)),
-        possibilities=0 if possibilities is None else possibilities,
-        ord_no_reroll=bool(getattr(ns, "ord_no_reroll", False)),
-        skill=getattr(ns, "skill", None),
-        difficulty=getattr(ns, "difficulty", None),
-        contradiction=getattr(ns, "contradiction", None),
-    )
-
-
 # --------------------------------------------------------------------------- rolls
 
 
