@@ -15,7 +15,9 @@ from rich.text import Text
 
 from gmdesk.core import systems
 from gmdesk.core.dice import RollRecord
+from gmdesk.core.errors import GmdeskError
 from gmdesk.core.odds import Odds
+from gmdesk.core.systems.spec import SystemSpec
 from gmdesk.core.text import signed
 
 ROLE_STYLE = {
@@ -34,45 +36,24 @@ ROLE_STYLE = {
 #: roles whose dice count against the roller: shown with a minus sign
 NEGATIVE_ROLES = {"negative", "cold"}
 
-#: systems whose headline value is a signed number (a bonus, a result); the others
-#: (1d6x4 and 4d6 totals) read as plain totals
-SIGNED_SYSTEMS = {"4d2", "fudge", "torg-2d10"}
-
 #: roles shown without a label: kept dice plain, dropped dice in parentheses
 UNLABELLED_ROLES = {"kept", "dropped", "die"}
 
-#: extra fields shown in the breakdown, in this order, with their labels
-EXTRA_LABELS = (
-    ("number", "Number"),
-    ("raw_number", "Number before fold"),
-    ("shift", "Shift"),
-    ("fold", "Fold"),
-    ("skill_chance", "Skill chance"),
-    ("bonus", "Bonus Number"),
-    ("maxed", "Maxed die"),
-    ("possibilities", "Possibilities spent"),
-    ("cancelled", "Possibilities cancelled"),
-    ("result", "Dice result"),
-    ("level", "Level"),
-    ("level_name", "Level name"),
-    ("relative_degree", "Relative degree"),
-    ("damage", "Damage"),
-    ("total", "Total"),
-    ("dc", "DC"),
-    ("target", "Target number"),
-    ("margin", "Margin"),
-    ("result_points", "Result points"),
-    ("advantage", "Advantage level"),
-    ("position", "Position"),
-    ("effect", "Effect"),
-    ("clock", "Clock progress (half segments)"),
-    ("contest", "Contest"),
-    ("winner", "Winner"),
-    ("prevails", "Prevails"),
-    ("success", "Success"),
-    ("disconnection", "Disconnection"),
-    ("auto_fail", "Automatic failure"),
-)
+
+def _spec(system_id: str) -> SystemSpec | None:
+    """The declaration of a record's system, or None for a system not installed (its
+    records still show their value, outcome and dice)."""
+    try:
+        return systems.get_spec(system_id)
+    except GmdeskError:
+        return None
+
+
+def extra_labels(system_id: str) -> tuple[tuple[str, str], ...]:
+    """The record fields the breakdown shows for ``system_id``, in order, with their
+    labels (its ``EXTRA_LABELS``; none for a system not installed)."""
+    spec = _spec(system_id)
+    return spec.extra_labels if spec is not None else ()
 
 
 def public_json(record: RollRecord | Mapping[str, Any]) -> dict:
@@ -81,7 +62,7 @@ def public_json(record: RollRecord | Mapping[str, Any]) -> dict:
 
 
 def public_record(record: RollRecord) -> RollRecord:
-    """The record as players may see it: the GM's secrets (the 1d6x4 target number)
+    """The record as players may see it: the GM's secrets (a secret target number)
     removed; the record itself when its system keeps none."""
     if not systems.secret_params(record.system):
         return record
@@ -103,13 +84,14 @@ def _signed(n: Any) -> str:
 
 def headline(record: RollRecord) -> str:
     """The record's value as a GM reads it: ``+3`` for a bonus, ``17`` for a total."""
-    return _signed(record.value) if record.system in SIGNED_SYSTEMS else str(record.value)
+    spec = _spec(record.system)
+    return _signed(record.value) if spec is not None and spec.signed else str(record.value)
 
 
 def printed_faces(record: RollRecord) -> list[str] | None:
-    """The faces as printed on dice whose faces are not their positions (fudge
-    ``custom``: a d6 faced −2 −1 0 0 +1 +2, recorded as positions 1..6 with the
-    printed faces in ``extra["faces"]``); None for ordinary dice."""
+    """The faces as printed on dice whose faces are not their positions (a d6 faced
+    −2 −1 0 0 +1 +2, recorded as positions 1..6 with the printed faces in
+    ``extra["faces"]``); None for ordinary dice."""
     faces = record.extra.get("faces")
     if isinstance(faces, (list, tuple)) and len(faces) == len(record.dice):
         return [signed(f) for f in faces]
@@ -118,7 +100,7 @@ def printed_faces(record: RollRecord) -> list[str] | None:
 
 def opponent_dice_plain(record: RollRecord) -> str:
     """The opponent's dice of an opposed roll as a GM reads them (printed faces for
-    fudge ``custom``, the negative dice with a minus), or ``""``."""
+    custom faces, the negative dice with a minus), or ``""``."""
     opponent = record.extra.get("opponent")
     if not isinstance(opponent, Mapping):
         return ""
@@ -200,7 +182,7 @@ def descriptor_plain(record: RollRecord) -> str:
 
 
 def record_line(record: RollRecord, hide_secrets: bool = False) -> str:
-    """One plain line: ``4d2 [positive 6 1 | negative −4 −2] = +1 Barely Successful → Backfoot (target)``."""
+    """One plain line: ``SYSTEM [positive 6 1 | negative −4 −2] = +1 Barely Successful → Backfoot (target)``."""
     line = f"{record.system} [{dice_plain(record)}] = {headline(record)} {record.outcome}"
     if not hide_secrets:
         line += secret_note(record)
@@ -208,6 +190,39 @@ def record_line(record: RollRecord, hide_secrets: bool = False) -> str:
     if desc:
         line += f" → {desc}"
     return line
+
+
+def _param_value(value: Any) -> str:
+    if value is True:
+        return "yes"
+    if value is False:
+        return "no"
+    if isinstance(value, (list, tuple)):
+        return ",".join(signed(v, minus="-") if isinstance(v, int) else str(v) for v in value)
+    return str(value)
+
+
+def provenance(record: RollRecord, hide_secrets: bool = False) -> list[str]:
+    """Where the roll's parameters came from (``record.extra["from"]``, written when a
+    character's field filled them), one line each in the system's parameter order:
+    ``Skill value 13 — Quinn's Fire Combat``; nothing for a roll typed in full."""
+    origins = record.extra.get("from")
+    if not isinstance(origins, Mapping) or not origins:
+        return []
+    spec = _spec(record.system)
+    secrets = set(spec.secret_params if spec is not None and hide_secrets else ())
+    order = [p.name for p in spec.params] if spec is not None else []
+    names = [n for n in order if n in origins] + [n for n in origins if n not in order]
+    out = []
+    for name in names:
+        if name in secrets or not origins[name]:
+            continue
+        param = spec.param(name) if spec is not None else None
+        label = param.label if param is not None else name.replace("_", " ")
+        value = record.params.get(name)
+        shown = f"{label} {_param_value(value)}" if value is not None and value != "" else label
+        out.append(f"{shown} — {origins[name]}")
+    return out
 
 
 def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
@@ -218,11 +233,13 @@ def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
     head.append("  ")
     head.append(record.outcome, style="bold underline")
     lines: list[Any] = [head, Text("dice: ") + log_dice_text(record)]
-    for key, label in (("test", "Tested"), ("vs_test", "Opponent tested")):
-        if record.params.get(key):  # the descriptors a 1d6x4 Test added up
+    spec = _spec(record.system)
+    for key, label in spec.breakdown_params if spec is not None else ():
+        if record.params.get(key):
             lines.append(Text(f"{label}: {record.params[key]}"))
-    secrets = systems.secret_params(record.system) if hide_secrets else ()
-    for key, label in EXTRA_LABELS:
+    lines += [Text(line) for line in provenance(record, hide_secrets)]
+    secrets = spec.secret_params if spec is not None and hide_secrets else ()
+    for key, label in spec.extra_labels if spec is not None else ():
         if key in record.extra and key not in secrets and record.extra[key] is not None:
             value = record.extra[key]
             shown = (
@@ -231,18 +248,7 @@ def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
                 else "no"
                 if value is False
                 else _signed(value)
-                if key
-                in (
-                    "number",
-                    "raw_number",
-                    "shift",
-                    "bonus",
-                    "margin",
-                    "result",
-                    "result_points",
-                    "relative_degree",
-                    "advantage",
-                )
+                if spec is not None and key in spec.signed_extras
                 else str(value)
             )
             lines.append(Text(f"{label}: {shown}"))
@@ -284,19 +290,14 @@ def _pct(p: float) -> str:
     return f"{p * 100:.2f}%"
 
 
-#: distributions read as a curve between these values, each tail folded into one row
-#: ("≤ −20", "≥ +20"): torg-2d10's open-ended rerolls reach Bonus Numbers past ±100
-#: that no GM needs one row each
-FOLD_AT: Mapping[str, tuple[int, int]] = {"torg-2d10": (-20, 20)}
-
-
 def distribution_rows(odds: Odds) -> list[tuple[str, Any]]:
     """The distribution as (label, p) rows a GM reads: one row per value, except
-    that the far tails of an open-ended roll (:data:`FOLD_AT`) are summed into
-    "≤ −20" and "≥ +20" rows."""
-    limits = FOLD_AT.get(odds.system)
+    that the far tails of an open-ended roll (its system's ``ODDS_FOLD``) are
+    summed into rows such as "≤ −20" and "≥ +20"."""
+    spec = _spec(odds.system)
+    limits = spec.odds_fold if spec is not None else None
     if limits is None:
-        fmt = _signed if odds.system in SIGNED_SYSTEMS else str
+        fmt = _signed if spec is not None and spec.signed else str
         return [(fmt(v), p) for v, p in odds.distribution]
     lo, hi = limits
     low = sum((p for v, p in odds.distribution if v <= lo), start=0 * odds.tail)
@@ -356,19 +357,18 @@ def odds_lines(odds: Odds) -> list[str]:
 
 
 def opponent_brief(record: RollRecord) -> str:
-    """The other side of an opposed roll in a few words, for the one-line log: fudge
-    ``(Good vs Superb +1)`` (both levels), a 4d6 contest or a 1d6x4 two-way Test
-    ``vs 11`` (the opponent's total; ``vs 14, took 14``); "" for a roll without one."""
+    """The other side of an opposed roll in a few words, for the one-line log: the
+    system's own ``opponent_brief`` (both ladder levels, ``(Good vs Superb +1)``), else
+    ``vs`` and the opponent's total (``vs 11``); "" for a roll without one."""
     opp = record.extra.get("opponent")
     if not isinstance(opp, Mapping):
         return ""
-    if opp.get("level_name"):
-        mine = record.extra.get("level_name")
-        return f"({mine} vs {opp['level_name']})" if mine else f"vs {opp['level_name']}"
+    spec = _spec(record.system)
+    brief = spec.hook("opponent_brief") if spec is not None else None
+    if brief is not None:
+        return str(brief(record) or "")
     total = opp.get("total")
-    if total is None:
-        return ""
-    return f"vs {total}" + (", took 14" if opp.get("took_14") else "")
+    return "" if total is None else f"vs {total}"
 
 
 def _dice_run(dice: Any, faces: Any = None) -> Text:
@@ -380,27 +380,30 @@ def _dice_run(dice: Any, faces: Any = None) -> Text:
 
 
 def log_dice_text(record: RollRecord) -> Text:
-    """Every die of a roll, each group named by what it did: a 1d6x4 attack
-    ``attack 4 | defense 2 | damage 6`` (a mutual melee ``attack 4 | vs 2 | damage 6``,
-    a two-way Test outside combat ``4 | vs 2``), the opponent's dice of a fudge opposed
-    roll or a 4d6 contest after ``vs``; any other roll as :func:`dice_text`."""
+    """Every die of a roll, each group named by what it did, as the system's
+    ``dice_labels`` names them: an attack ``attack 4 | defense 2 | damage 6`` (a
+    mutual melee ``attack 4 | vs 2 | damage 6``, a two-way Test outside combat
+    ``4 | vs 2``), the opponent's dice of an opposed roll or a contest after ``vs``;
+    any other roll as :func:`dice_text`."""
     from gmdesk.core.dice import Die
 
     groups = _tail_groups(record)
     opp = record.extra.get("opponent")
     opp_dice = [Die.from_json(d) for d in opp.get("dice", ())] if isinstance(opp, Mapping) else []
-    attack = record.system == "1d6x4" and bool(record.params.get("combat"))
-    if not groups and not opp_dice and not attack:
+    spec = _spec(record.system)
+    labels_of = spec.hook("dice_labels") if spec is not None else None
+    labels: Mapping[str, str] = (labels_of(record) or {}) if labels_of is not None else {}
+    if not groups and not opp_dice and not labels.get("own"):
         return dice_text(record)
     dice = list(record.dice)
     own = len(dice) - sum(n for _, n in groups)
     text = Text()
-    if attack:
-        text.append("attack ", style="dim")
+    if labels.get("own"):
+        text.append(f"{labels['own']} ", style="dim")
     text.append_text(_dice_run(dice[:own], record.extra.get("faces")))
     at = own
     for name, n in groups:
-        label = "defense" if name == "vs" and attack and not record.params.get("mutual") else name
+        label = labels.get(name, name)
         text.append(" | ")
         text.append(f"{label} ", style="dim")
         text.append_text(_dice_run(dice[at : at + n]))

@@ -126,12 +126,12 @@ def record_facts(record: Any, public: bool) -> list[str]:
     """A roll's own numbers as "Label value" (4d6 "DC 16", "Margin +1", "Position
     standard", "Effect standard"; 4d2 "Shift +2"; torg "Bonus Number +3"…), without
     the GM's secrets when ``public``."""
-    from gmdesk.core.render import EXTRA_LABELS
+    from gmdesk.core.render import extra_labels
     from gmdesk.core.systems import secret_params
 
     secrets = secret_params(record.system) if public else ()
     out = []
-    for key, label in EXTRA_LABELS:
+    for key, label in extra_labels(record.system):
         if key in _NOT_FACTS or key in secrets:
             continue
         value = record.extra.get(key)

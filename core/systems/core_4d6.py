@@ -450,6 +450,22 @@ PARAMS = (
     ),
 )
 
+#: the record's own fields the breakdown shows, in order, with their labels
+EXTRA_LABELS = (
+    ("total", "Total"),
+    ("dc", "DC"),
+    ("margin", "Margin"),
+    ("advantage", "Advantage level"),
+    ("position", "Position"),
+    ("effect", "Effect"),
+    ("clock", "Clock progress (half segments)"),
+    ("contest", "Contest"),
+    ("winner", "Winner"),
+    ("success", "Success"),
+)
+#: the headline is a plain total; these fields read as signed numbers
+SIGNED_EXTRAS = frozenset({"margin", "advantage"})
+
 
 def read_form(
     data: dict[str, Any], actor: Any = None, target: Any = None, combat: bool = False

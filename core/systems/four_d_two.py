@@ -221,6 +221,18 @@ PARAMS = (
     ),
 )
 
+#: the record's own fields the breakdown shows, in order, with their labels
+EXTRA_LABELS = (
+    ("number", "Number"),
+    ("raw_number", "Number before fold"),
+    ("shift", "Shift"),
+    ("fold", "Fold"),
+    ("skill_chance", "Skill chance"),
+)
+#: the headline Outcome value reads as a signed number, and so do these fields
+SIGNED = True
+SIGNED_EXTRAS = frozenset({"number", "raw_number", "shift"})
+
 
 # --------------------------------------------------------------------------- rolls
 

@@ -324,6 +324,28 @@ PARAMS = (
     Param("defense", "Defense factor", "int", 0, "combat: defender's defensive factor", metavar="N"),
 )
 
+#: the record's own fields the breakdown shows, in order, with their labels
+EXTRA_LABELS = (
+    ("result", "Dice result"),
+    ("level", "Level"),
+    ("level_name", "Level name"),
+    ("relative_degree", "Relative degree"),
+    ("damage", "Damage"),
+)
+#: the headline dice result reads as a signed number, and so do these fields
+SIGNED = True
+SIGNED_EXTRAS = frozenset({"result", "relative_degree"})
+
+
+def opponent_brief(record: RollRecord) -> str:
+    """The other side of an opposed roll for the one-line log: both levels,
+    ``(Good vs Superb +1)``."""
+    opp = record.extra.get("opponent")
+    if not isinstance(opp, Mapping) or not opp.get("level_name"):
+        return ""
+    mine = record.extra.get("level_name")
+    return f"({mine} vs {opp['level_name']})" if mine else f"vs {opp['level_name']}"
+
 
 #: what the GM may type for an initiative (see :func:`parse_initiative`)
 INITIATIVE_HINT = "a number or a ladder level"

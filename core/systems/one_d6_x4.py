@@ -310,6 +310,35 @@ PARAMS = (
     ),
 )
 
+#: the record's own fields the breakdown shows, in order, with their labels
+EXTRA_LABELS = (
+    ("damage", "Damage"),
+    ("total", "Total"),
+    ("target", "Target number"),
+    ("prevails", "Prevails"),
+    ("success", "Success"),
+    ("auto_fail", "Automatic failure"),
+)
+#: the roll's parameters the breakdown names first: the descriptors each side tested
+BREAKDOWN_PARAMS = (("test", "Tested"), ("vs_test", "Opponent tested"))
+
+
+def dice_labels(record: RollRecord) -> dict[str, str]:
+    """What the log calls the groups of a roll's dice: an attack's own dice are the
+    ``attack`` and the defender's its ``defense`` (a mutual melee's other side stays
+    ``vs``)."""
+    if not record.params.get("combat"):
+        return {}
+    return {"own": "attack"} if record.params.get("mutual") else {"own": "attack", "vs": "defense"}
+
+
+def opponent_brief(record: RollRecord) -> str:
+    """The defender of a two-way Test for the one-line log: ``vs 11``, ``vs 14, took 14``."""
+    opp = record.extra.get("opponent")
+    if not isinstance(opp, Mapping) or opp.get("total") is None:
+        return ""
+    return f"vs {opp['total']}" + (", took 14" if opp.get("took_14") else "")
+
 
 # --------------------------------------------------------------------------- texts
 

@@ -27,6 +27,21 @@ through the entry-point group ``gmdesk.systems``) that declares, at module level
     the built-in parts of a character the system uses (:data:`SECTIONS`).
 ``SIGNED`` (optional, default False)
     whether the headline value reads as a signed number (a bonus) or a plain total.
+``SIGNED_EXTRAS`` (optional)
+    the keys of ``EXTRA_LABELS`` whose numbers read signed (``+2``, a margin).
+``BREAKDOWN_PARAMS`` (optional)
+    ``(parameter name, label)`` pairs: the roll's own parameters the breakdown
+    names before its numbers (the descriptors a 1d6x4 Test added up).
+``ODDS_FOLD`` (optional)
+    ``(lo, hi)``: the odds table reads as a curve between these values, each far
+    tail summed into one row (an open-ended roll's rerolls).
+``dice_labels(record)`` (optional)
+    what the log calls the groups of the record's dice: ``{"own": "attack", "vs":
+    "defense"}`` (``own``: the roller's dice, unnamed by default; ``vs``: the
+    opponent's, ``"vs"`` by default); ``{}`` for the defaults.
+``opponent_brief(record)`` (optional)
+    the other side of an opposed roll in a few words for the one-line log (``(Good
+    vs Superb +1)``); without it, ``vs`` and the opponent's total.
 ``TABLE_ROLES`` (optional)
     the table roles (``core.tables.TableSet`` roles, or the system's own data
     tables) the system reads.
@@ -307,6 +322,9 @@ class SystemSpec:
     signed: bool = False
     table_roles: tuple[str, ...] = ()
     clocks: bool = False
+    signed_extras: frozenset[str] = frozenset()
+    breakdown_params: tuple[tuple[str, str], ...] = ()
+    odds_fold: tuple[int, int] | None = None
 
     @classmethod
     def from_module(cls, module: ModuleType) -> SystemSpec:
@@ -348,7 +366,16 @@ class SystemSpec:
             signed=bool(getattr(module, "SIGNED", False)),
             table_roles=tuple(getattr(module, "TABLE_ROLES", ())),
             clocks=bool(getattr(module, "CLOCKS", False)),
+            signed_extras=frozenset(getattr(module, "SIGNED_EXTRAS", ())),
+            breakdown_params=tuple(getattr(module, "BREAKDOWN_PARAMS", ())),
+            odds_fold=_fold(module),
         )
+
+    def hook(self, name: str) -> Callable[..., Any] | None:
+        """The module's optional function ``name`` (``read_form``, ``dice_labels``…),
+        or None when the system does without it."""
+        fn = getattr(self.module, name, None)
+        return fn if callable(fn) else None
 
     # ---- parameters
 
@@ -403,6 +430,16 @@ class SystemSpec:
             "character_fields": [f.to_json() for f in self.character_fields],
             "moves": [{"id": m.id, "title": m.title, "help": m.help, "key": m.key} for m in self.moves],
         }
+
+
+def _fold(module: ModuleType) -> tuple[int, int] | None:
+    fold = getattr(module, "ODDS_FOLD", None)
+    if fold is None:
+        return None
+    lo, hi = fold
+    if not (isinstance(lo, int) and isinstance(hi, int) and lo < hi):
+        raise ValueError(f"{module.__name__}.ODDS_FOLD must be two whole numbers, low then high")
+    return lo, hi
 
 
 def check_value(p: Param | CharField, value: Any) -> Any:

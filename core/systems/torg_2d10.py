@@ -195,6 +195,24 @@ PARAMS = (
     ),
 )
 
+#: the record's own fields the breakdown shows, in order, with their labels
+EXTRA_LABELS = (
+    ("bonus", "Bonus Number"),
+    ("maxed", "Maxed die"),
+    ("possibilities", "Possibilities spent"),
+    ("cancelled", "Possibilities cancelled"),
+    ("total", "Total"),
+    ("result_points", "Result points"),
+    ("success", "Success"),
+    ("disconnection", "Disconnection"),
+)
+#: the headline Bonus Number reads as a signed number, and so do these fields
+SIGNED = True
+SIGNED_EXTRAS = frozenset({"bonus", "result_points"})
+#: the odds read as a curve between these Bonus Numbers, each tail folded into one
+#: row: the open-ended rerolls reach Bonus Numbers past ±100 no GM needs a row for
+ODDS_FOLD = (-20, 20)
+
 
 # --------------------------------------------------------------------------- rolls
 
