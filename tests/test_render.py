@@ -118,3 +118,20 @@ def test_each_system_declares_how_its_record_reads():
     assert rows[0][0] == "≤ −20" and rows[-1][0] == "≥ +20"
     odd = Odds.from_dist("no-such-system", {}, {-1: 1, 1: 1})  # unknown: plain values, nothing folded
     assert [label for label, _ in distribution_rows(odd)] == ["-1", "1"]
+
+
+def test_a_roll_filled_from_characters_says_so_in_its_breakdown(tmp_path):
+    from gmdesk.core.dice import RollRecord
+    from gmdesk.core.session import Session, SessionStore
+
+    with Session.open(SessionStore(tmp_path / "saves").create("Torg", "torg-2d10")) as s:
+
+        def add(name, **kw):
+            return s.apply({"type": "character.add", "character": {"name": name, **kw}}).data["id"]
+
+        quin = add("Quin", fields={"stats": {"Fire Combat": 13}, "attack": "Fire Combat"})
+        trooper = add("Trooper", side="NPC", fields={"stats": {"Dodge": 11}})
+        e = s.roll("torg-2d10", {}, actor=quin, target=trooper, combat=True, rng=FixedDice([5, 3]))
+    lines = _text(render_record(RollRecord.from_json(e.data["record"]))).splitlines()
+    assert "Skill value 13 — Quin's Fire Combat" in lines
+    assert "Difficulty 11 — Trooper's Dodge" in lines
