@@ -331,6 +331,11 @@ def _main(args: list[str], front_end: FrontEnd | None) -> int:
         register(sub)
         ns = parser.parse_args(args)
         ns.saves = saves
+        if isinstance(getattr(ns, "system", None), str):
+            from gmdesk.core.systems import BUILTIN_IDS, system_ids
+
+            if ns.system not in BUILTIN_IDS:  # a plug-in system: say which plug-ins could not be loaded
+                _installed(system_ids)
         return int(ns.func(ns) or 0)
     if command == "view":
         parser = Parser(prog="gmdesk view")

@@ -226,3 +226,12 @@ def test_a_plugin_renders_without_labels_of_its_own(capsys, plugins):
     lines = out.splitlines()
     assert lines[0].split()[0] == "flip" and lines[0].split()[-1] in ("Success", "Failure")
     assert lines[1].startswith("dice: ") and len(lines[1].split()) == 5
+
+
+def test_a_new_session_of_a_plugin_system_reports_the_broken_plugins(capsys, plugins, tmp_path):
+    plugins({"flip": "h1_flip_plugin", "gone": "h1_no_such_plugin"})
+    code, out, err = _run(capsys, "--saves", str(tmp_path / "saves"), "new", "Coins", "--system", "flip")
+    assert code == 0, err
+    assert len(err.strip().splitlines()) == 1 and "'gone'" in err
+    code, out, err = _run(capsys, "--saves", str(tmp_path / "saves"), "new", "Plain", "--system", "4d6")
+    assert code == 0 and err == ""  # a built-in system needs no plug-in list
