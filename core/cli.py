@@ -105,8 +105,11 @@ def system_parser(command: str, spec: SystemSpec) -> Parser:
     from gmdesk.core.systems.options import add_options
 
     parser = Parser(prog=f"gmdesk {command} {spec.id}", add_help=True)
-    add_options(parser, spec)
-    _command_options(parser, rolling=(command == "roll"))
+    try:
+        add_options(parser, spec)
+        _command_options(parser, rolling=(command == "roll"))
+    except argparse.ArgumentError as e:  # a plug-in declaring --seed, --json…
+        raise UsageError(f"gmdesk {command} {spec.id}: the system's parameters clash with gmdesk's own: {e}") from None
     return parser
 
 

@@ -74,6 +74,8 @@ def plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     missing); the registry's caches are cleared before and after."""
     (tmp_path / "h1_flip_plugin.py").write_text(FLIP, encoding="utf-8")
     (tmp_path / "h1_half_plugin.py").write_text("ID = 'half'\nNAME = 'Half'\n", encoding="utf-8")
+    clash = FLIP.replace('ID = "flip"', 'ID = "clash"').replace('Param("need"', 'Param("seed"')
+    (tmp_path / "h1_clash_plugin.py").write_text(clash, encoding="utf-8")
     monkeypatch.syspath_prepend(str(tmp_path))
     importlib.invalidate_caches()
 
@@ -235,3 +237,10 @@ def test_a_new_session_of_a_plugin_system_reports_the_broken_plugins(capsys, plu
     assert len(err.strip().splitlines()) == 1 and "'gone'" in err
     code, out, err = _run(capsys, "--saves", str(tmp_path / "saves"), "new", "Plain", "--system", "4d6")
     assert code == 0 and err == ""  # a built-in system needs no plug-in list
+
+
+def test_a_plugin_whose_option_clashes_with_gmdesk_s_own_is_one_line(capsys, plugins):
+    plugins({"clash": "h1_clash_plugin"})
+    code, out, err = _run(capsys, "roll", "clash", "--coins", "2")
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "--seed" in err and "clash" in err
