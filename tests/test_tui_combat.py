@@ -313,12 +313,12 @@ async def test_4d2_folded_roll_and_maneuver(tmp_path: Path) -> None:
     app = make_app(path, rng=FixedDice([1, 1, 4, 3, 4, 3, 3, 2]))
     async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
-        screen.action_preset("fold")
+        screen.action_system_move("fold")
         dlg = await dialog(pilot, RollDialog)
         assert dlg.query_one("#p-fold", Choice).value == "positive"
         await press(pilot, "enter")
         await settle(pilot)
-        screen.action_preset("maneuver")
+        screen.action_system_move("maneuver")
         dlg = await dialog(pilot, RollDialog)
         await press(pilot, "enter")
         await settle(pilot)
@@ -358,7 +358,7 @@ async def test_1d6x4_healing_and_new_day(tmp_path: Path) -> None:
         await press(pilot, "ctrl+j")
         await settle(pilot)
         assert "Kara heals Bruno: Vitality 2/3" in notes(app)[-1]
-        screen.action_new_day()
+        screen.action_system_move("new_day")
         await dialog(pilot, ConfirmDialog)
         await press(pilot, "y")
         await settle(pilot)

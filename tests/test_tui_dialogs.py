@@ -116,7 +116,7 @@ async def test_enter_on_a_checkbox_rolls_and_space_toggles_it(tmp_path: Path) ->
 async def test_the_hint_names_the_keys_of_the_keymap(tmp_path: Path) -> None:
     keymap = tmp_path / "keymap.toml"
     keymap.write_text('"dialog.submit" = "ctrl+s"\n"dialog.cancel" = "ctrl+g"\n')
-    path, _ = make_save(tmp_path, "4d2", [{"name": "Kara"}])
+    path, _ = make_save(tmp_path, "4d6", [{"name": "Kara"}])
     app = make_app(path, keymap_file=keymap)
     async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)

@@ -200,7 +200,7 @@ class GmdeskApp(TerminalGuard, App):
     def on_session_runner_opened(self, message: SessionRunner.Opened) -> None:
         if self._ending or self.draining:  # the app ends: the final close releases the session
             return
-        self._show(MainScreen(message.session, self.runner, rng=self.rng, readonly=self.readonly))
+        self._show(MainScreen.for_session(message.session, self.runner, rng=self.rng, readonly=self.readonly))
 
     def on_session_runner_open_failed(self, message: SessionRunner.OpenFailed) -> None:
         error = message.error

@@ -46,6 +46,7 @@ def binding_classes() -> list[type]:
     import gmdesk.tui.screens
     import gmdesk.tui.widgets
     from gmdesk.tui.app import GmdeskApp
+    from gmdesk.tui.screens.main import desk_classes
 
     classes: list[type] = [GmdeskApp]
     for package in (gmdesk.tui.screens, gmdesk.tui.widgets):
@@ -56,11 +57,14 @@ def binding_classes() -> list[type]:
                 for v in vars(module).values()
                 if isinstance(v, type) and "BINDINGS" in vars(v) and v.__module__ == module.__name__
             )
+    # the main screen of each installed system, with the keys of the system's moves
+    classes.extend(desk_classes())
     return classes
 
 
 def binding_ids() -> set[str]:
-    """Every binding id of the desk's screens and widgets."""
+    """Every binding id of the desk's screens and widgets (the moves of every
+    installed system included)."""
     ids = set()
     for cls in binding_classes():
         for b in vars(cls)["BINDINGS"]:
@@ -204,11 +208,14 @@ def _norm(key: str) -> str:
 
 
 def current_keys(
-    nodes: Iterable[DOMNode], action: str | None = None, default_keys: Iterable[str] = ()
+    nodes: Iterable[DOMNode],
+    action: str | None = None,
+    default_keys: Iterable[str] = (),
+    binding_id: str | None = None,
 ) -> list[str] | None:
     """The keys bound now (the GM's keymap applied) to the bindings of ``nodes`` whose
-    action is ``action`` or whose default keys include ``default_keys``; None when no
-    binding matches."""
+    id is ``binding_id`` (when given), else whose action is ``action`` or whose
+    default keys include ``default_keys``; None when no binding matches."""
     wanted = {_norm(k) for k in default_keys}
     found: list[str] = []
     matched = False
@@ -216,7 +223,10 @@ def current_keys(
         keymap = getattr(node.app, "_keymap", {}) or {}
         for key, bindings in type(node)._merge_bindings().key_to_bindings.items():
             for b in bindings:
-                if not ((action and b.action == action) or (wanted and _norm(key) in wanted)):
+                if binding_id is not None:
+                    if b.id != binding_id:
+                        continue
+                elif not ((action and b.action == action) or (wanted and _norm(key) in wanted)):
                     continue
                 matched = True
                 keys = keymap[b.id].split(",") if b.id and b.id in keymap else [key]
@@ -236,11 +246,15 @@ def with_current_keys(nodes: Sequence[DOMNode], help_text: str, callback: object
 
     name = getattr(callback, "__name__", "")
     action = name[len("action_") :] if name.startswith("action_") else None
+    binding_id = getattr(callback, "binding_id", None)  # a system's move names its binding
     m = re.search(r"\s*\(([^()]*)\)\s*$", help_text)
     tokens = [t for t in re.split(r"\s*[,/]\s*", m.group(1).strip())] if m else []
     if tokens and any(not t or " " in t for t in tokens):
         tokens = []  # a note in words, not keys
-    keys = current_keys(nodes, action, tokens) if (action or tokens) else None
+    if binding_id:
+        keys = current_keys(nodes, binding_id=binding_id)
+    else:
+        keys = current_keys(nodes, action, tokens) if (action or tokens) else None
     if not keys:
         return help_text
     app = nodes[0].app

@@ -166,54 +166,6 @@ class SessionMoves:
 
         return fill_params_from(self.state.info.settings, module, params, actor, target, combat, given)
 
-    # ---- conveniences over apply (each rolls what it needs, then appends one event)
-
-    def spend_possibility(self, char_id: str, roll_seq: int, rng: Any = None) -> Event:
-        """``char_id`` spends a Possibility on torg roll ``roll_seq``: a positive progressive d10."""
-        entry = self.state.roll_entry(roll_seq)
-        if entry is None:
-            raise EventError(f"roll: no roll #{roll_seq} in the log (or it was undone)", "possibility.spend")
-        if entry.record.system != "torg-2d10":
-            raise EventError(
-                f"roll #{roll_seq} is a {entry.record.system} roll; Possibilities are for torg-2d10",
-                "possibility.spend",
-            )
-        c = self.state.characters.get(char_id)
-        if c is None:
-            raise EventError(f"id: no character {char_id!r} in this session", "possibility.spend")
-        if not c.reality_rated or c.possibilities < 1:
-            raise EventError(
-                f"{c.name} has no Possibility to spend"
-                if c.reality_rated
-                else f"{c.name} is not reality-rated and has no Possibilities",
-                "possibility.spend",
-            )
-        from gmdesk.core.systems.torg_2d10 import spend_possibility
-
-        record = spend_possibility(entry.record, rng if rng is not None else random.Random(), self.tables())
-        return self.apply({"type": "possibility.spend", "id": char_id, "roll": roll_seq, "record": record.to_json()})
-
-    def cancel_possibility(self, char_id: str, roll_seq: int) -> Event:
-        """``char_id`` cancels the latest Possibility spent on roll ``roll_seq``."""
-        return self.apply({"type": "possibility.cancel", "id": char_id, "roll": roll_seq})
-
-    def heal(self, healer: str, target: str, rng: Any = None) -> Event:
-        """1d6x4 Healing Ability: d6 back onto ``target``'s Vitality (capped at its Default)."""
-        st = self.state
-        t = st.characters.get(target)
-        if t is None:
-            raise EventError(f"target: no character {target!r} in this session", "heal")
-        if healer not in st.characters:
-            raise EventError(f"healer: no character {healer!r} in this session", "heal")
-        if t.status == "dead":
-            raise EventError(f"{t.name} is dead; the Dead stay dead", "heal")
-        from gmdesk.core.systems.one_d6_x4 import heal
-
-        record, new = heal(rng if rng is not None else random.Random(), t.vitality_current, t.vitality_default)
-        return self.apply(
-            {"type": "heal", "healer": healer, "target": target, "record": record.to_json(), "vitality": new}
-        )
-
     def initiative_modifier(self, char_id: str, system: str | None = None) -> int:
         """The character's own initiative modifier, as its system declares it (its
         fields that feed initiative, or the system's ``initiative_modifier``: 4d2 its

@@ -45,6 +45,7 @@ from gmdesk.core.session.events import (
 from gmdesk.core.session.model import DEFAULT_SETTINGS, State
 from gmdesk.core.session.moves import SessionMoves, params_refusal
 from gmdesk.core.session.storage import FORMAT_TAG
+from gmdesk.core.session.systemmoves import SystemMoveCalls
 from gmdesk.core.text import now_iso
 
 #: the header's ``format`` value: marks a file as a gmdesk session
@@ -152,7 +153,7 @@ def _jsonable(doc: Mapping[str, Any], etype: Any) -> dict:
         raise EventError(f"the event is not plain data ({e})", etype if isinstance(etype, str) else None) from None
 
 
-class Session(SessionMoves):
+class Session(SessionMoves, SystemMoveCalls):
     """One open session. Use :meth:`open` (or :meth:`create`); see docs/DESIGN.md.
 
     Opening replays the log, or — when the save has a checkpoint that fits it (see

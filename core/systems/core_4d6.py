@@ -717,3 +717,34 @@ ROLL_SOURCES = ("advantage", False)
 def sources_params(sources: Iterable[Any]) -> dict[str, Any]:
     """``adv``: the values of the roller's switched-on advantage sources."""
     return {"adv": tuple(s.value for s in sources if s.owner == "own")}
+
+
+# ---- moves
+
+from gmdesk.core.systems import builtin_moves as _moves  # noqa: E402
+from gmdesk.core.systems.spec import Move  # noqa: E402
+
+MOVES = (
+    _moves.opposed("Contest", "both roll; the higher total wins", {"vs_bonus": "0"}),
+    Move(
+        "clock_add",
+        "Add clock",
+        "a named clock of N segments",
+        key="K",
+        verb="add",
+        form=_moves.clock_add_form,
+        run=_moves.clock_add_run,
+        said=_moves.clock_add_said,
+    ),
+    Move(
+        "clock_tick",
+        "Tick clock",
+        "progress in half segments (the latest roll's progress offered)",
+        key="k",
+        verb="tick",
+        form=_moves.clock_tick_form,
+        hint=_moves.clock_tick_hint,
+        run=_moves.clock_tick_run,
+        said=_moves.clock_tick_said,
+    ),
+)

@@ -359,3 +359,15 @@ def sources_params(sources: Iterable[Any]) -> dict[str, Any]:
 def initiative_modifier(character: Any) -> int:
     """A character's initiative modifier: its own switched-on shift total (0..3)."""
     return own_shift(s.value for s in character.shifts if s.active)
+
+
+# ---- moves
+
+from gmdesk.core.systems import builtin_moves as _moves  # noqa: E402
+from gmdesk.core.systems.spec import Move  # noqa: E402
+
+MOVES = (
+    _moves.opposed("Opposed roll", "at the roller's default target; its shifts cancel the roller's"),
+    Move("fold", "Folded roll", "positive or negative fold", kind="preset", preset={"fold": "positive"}),
+    Move("maneuver", "Maneuver", "read the Maneuver table", kind="preset", preset={"maneuver": True}),
+)

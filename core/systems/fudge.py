@@ -570,3 +570,14 @@ CHARACTER_FIELDS = (
         placeholder="Perception",
     ),
 )
+
+
+# ---- moves
+
+from gmdesk.core.systems import builtin_moves as _moves  # noqa: E402
+
+MOVES = (
+    _moves.opposed(
+        "Opposed roll", "both sides roll; Vs trait Fair unless typed", {"opposed": True, "vs_trait": "Fair"}
+    ),
+)

@@ -784,3 +784,33 @@ def read_filled(data: dict[str, Any], filled: Any, actor: Any = None, target: An
         if r.auto_fail and not out.get(reason):
             out[reason] = r.auto_fail
     return out
+
+
+# ---- moves
+
+from gmdesk.core.systems import builtin_moves as _moves  # noqa: E402
+from gmdesk.core.systems.spec import Move  # noqa: E402
+
+MOVES = (
+    _moves.opposed("Two-way Test", "both sides roll; the defender may take 14", {"vs_bonus": "0"}),
+    Move(
+        "heal",
+        "Healing",
+        "Healing Ability: d6 back, never above the default",
+        key="h",
+        verb="heal d6 (never above the default)",
+        form=_moves.heal_form,
+        run=_moves.heal_run,
+        said=_moves.heal_said,
+    ),
+    Move(
+        "new_day",
+        "New day",
+        "every current value back to its default",
+        confirm="Start a new day? Every current value (uses too) returns to its default; "
+        "the Dead stay dead. (u undoes it)",
+        verb="New day",
+        run=_moves.new_day_run,
+        said=lambda state, event: "A new day: every current value is back to its default",
+    ),
+)

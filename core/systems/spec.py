@@ -105,6 +105,9 @@ SECTIONS = ("vitality", "possibilities", "advantage", "shift", "conditions", "wo
 #: the kinds of :class:`Move`
 MOVE_KINDS = ("preset", "condition", "action")
 
+#: the types a :class:`MoveField` may have
+MOVE_FIELD_TYPES = PARAM_TYPES + ("character",)
+
 
 @dataclasses.dataclass(frozen=True)
 class Param:
@@ -231,7 +234,9 @@ class CharField:
 @dataclasses.dataclass(frozen=True)
 class MoveField:
     """One field of a move's form: ``type`` as a :class:`Param`'s, or ``character``
-    (one of the session's characters; ``default`` "selected" or "acting")."""
+    (one of the session's characters; ``default`` "selected" or "acting").
+    ``choices``: (value, label) pairs of a ``choice`` (a ``character`` field without
+    them offers every character). ``lo`` / ``hi``: the range of an ``int``."""
 
     name: str
     label: str
@@ -239,6 +244,13 @@ class MoveField:
     default: Any = None
     choices: tuple[tuple[Any, str], ...] = ()
     placeholder: str = ""
+    help: str = ""
+    lo: int | None = None
+    hi: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.type not in MOVE_FIELD_TYPES:
+            raise ValueError(f"move field {self.name!r}: type must be one of {', '.join(MOVE_FIELD_TYPES)}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -258,8 +270,15 @@ class Move:
     the move cannot be made now; ``context`` holds ``selected`` / ``acting`` (ids or
     None) and ``roll`` (the seq of the roll under the log cursor, or None).
     ``confirm``: a question to confirm first (no fields). ``run(session, values,
-    context, rng)`` appends the move's one event and returns it; ``said(state,
-    event)`` is the line the desk shows once it is done."""
+    context, rng)`` appends the move's one event and returns it (``values``: the
+    form's, ``int`` and ``bool`` fields already read; a refusal raises
+    ``GmdeskError``, or ``ParamError`` naming the field); ``said(state, event)`` is
+    the line the desk shows once it is done. ``verb``: what Enter does in its form
+    ("heal d6…"); ``hint(state, context)``: a note the form shows (where a default
+    comes from).
+
+    A ``preset`` with ``target`` opens the dialog at the roller's default target
+    (an opposed roll, a contest)."""
 
     id: str
     title: str
@@ -273,6 +292,13 @@ class Move:
     form: Callable[[Any, Mapping[str, Any]], Sequence[MoveField]] | None = None
     run: Callable[[Any, Mapping[str, Any], Mapping[str, Any], Any], Any] | None = None
     said: Callable[[Any, Any], str] | None = None
+    target: bool = False
+    hint: Callable[[Any, Mapping[str, Any]], str] | None = None
+
+    @property
+    def binding_id(self) -> str:
+        """The desk's binding id of the move (``main.<id>``), which the GM's keymap names."""
+        return f"main.{self.id}"
 
     def __post_init__(self) -> None:
         if self.kind not in MOVE_KINDS:
@@ -354,6 +380,11 @@ class SystemSpec:
         for m in moves:
             if not isinstance(m, Move):
                 raise ValueError(f"{module.__name__}.MOVES holds {m!r}, not a Move")
+            if not m.id.isidentifier():
+                raise ValueError(f"move {m.id!r}: its id must be a name (letters, digits, _)")
+        move_ids = [m.id for m in moves]
+        if len(set(move_ids)) != len(move_ids):
+            raise ValueError(f"{module.__name__}.MOVES names a move twice")
         return cls(
             id=str(module.ID),
             name=str(module.NAME),
@@ -605,6 +636,8 @@ __all__ = [
     "FIELD_TYPES",
     "FROM",
     "INITIATIVE",
+    "MOVE_FIELD_TYPES",
+    "MOVE_KINDS",
     "Move",
     "MoveField",
     "PARAM_TYPES",

@@ -556,3 +556,41 @@ def session_defaults(settings: Mapping[str, Any], actor: Any = None, target: Any
     reroll = settings.get("ord_positive_reroll", True)
     out["ord_no_reroll"] = bool(actor is not None and not actor.reality_rated and not reroll)
     return out
+
+
+# ---- moves
+
+from gmdesk.core.systems import builtin_moves as _moves  # noqa: E402
+from gmdesk.core.systems.spec import Move  # noqa: E402
+
+MOVES = (
+    Move(
+        "spend_possibility",
+        "Spend a Possibility",
+        "on the roll under the log cursor or the latest torg roll; its roller spends it",
+        key="P",
+        run=_moves.spend_run,
+        said=_moves.spend_said,
+    ),
+    Move(
+        "cancel_possibility",
+        "Cancel a Possibility",
+        "another reality-rated character cancels it; both lose one",
+        key="C",
+        form=_moves.cancel_form,
+        run=_moves.cancel_run,
+        said=_moves.cancel_said,
+    ),
+    Move(
+        "buyoff",
+        "Buy off damage",
+        "spend a Possibility on the damage just taken (older wounds listed with their age)",
+        form=_moves.buyoff_form,
+        run=_moves.buyoff_run,
+        said=_moves.buyoff_said,
+    ),
+    _moves.opposed("Opposed roll", "at the roller's default target, as an attack picks it"),
+    _moves.toggle("Up", "the selected character's Up condition"),
+    _moves.toggle("Stymied", "the selected character's Stymied condition"),
+    _moves.toggle("Disconnected", "the selected character's Disconnected condition"),
+)

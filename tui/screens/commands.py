@@ -1,19 +1,25 @@
 """The main screen's moves in the command palette: (title, help, callback) for each,
 the key it is bound to by default in the help (the palette shows the GM's current
-keys beside it)."""
+keys beside it). The dice system's moves are generated from what the session's
+system declares (:func:`move_commands`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from gmdesk.core.systems import character_sections
+from gmdesk.core.systems.spec import Move
+from gmdesk.tui.screens.moves import move_title
+
 if TYPE_CHECKING:
     from gmdesk.tui.screens.main import MainScreen
 
 
 def desk_commands(screen: MainScreen) -> list[tuple[str, str, Callable[[], Any]]]:
-    """Every move of the main screen as (title, help, callback)."""
-    return [
+    """Every move of the main screen as (title, help, callback): the desk's, with the
+    session's system's moves after the encounter's."""
+    out = [
         ("Roll…", "roll any system with live odds (r)", screen.action_roll),
         ("Attack…", "the current combatant attacks; applies the descriptor (a)", screen.action_attack),
         ("Next turn", "durations tick when a turn ends (n)", screen.action_next_turn),
@@ -32,49 +38,7 @@ def desk_commands(screen: MainScreen) -> list[tuple[str, str, Callable[[], Any]]
         ("Move up in the order", "([)", lambda: screen.action_move(-1)),
         ("Move down in the order", "(])", lambda: screen.action_move(1)),
         ("Delay", "the selected character acts after the next combatant (d)", screen.action_delay),
-        (
-            "Opposed roll / two-way Test / contest…",
-            "fudge opposed, 1d6x4 two-way, 4d6 contest (o)",
-            lambda: screen.action_preset("opposed"),
-        ),
-        ("Folded roll (4d2)…", "positive or negative fold", lambda: screen.action_preset("fold")),
-        ("Maneuver (4d2)…", "read the Maneuver table", lambda: screen.action_preset("maneuver")),
-        (
-            "Spend a Possibility (torg)",
-            "on the roll under the log cursor or the latest torg roll (P)",
-            screen.action_spend_possibility,
-        ),
-        (
-            "Cancel a Possibility (torg)…",
-            "another reality-rated character cancels it (C)",
-            screen.action_cancel_possibility,
-        ),
-        (
-            "Buy off damage (torg)",
-            "spend a Possibility on the damage just taken (older wounds listed with their age)",
-            screen.action_buyoff,
-        ),
-        ("Toggle Up (torg)", "the selected character's Up condition", lambda: screen.action_toggle_condition("Up")),
-        (
-            "Toggle Stymied (torg)",
-            "the selected character's Stymied condition",
-            lambda: screen.action_toggle_condition("Stymied"),
-        ),
-        (
-            "Toggle Disconnected (torg)",
-            "the selected character's Disconnected condition",
-            lambda: screen.action_toggle_condition("Disconnected"),
-        ),
-        (
-            "Two-way Test (1d6x4)…",
-            "both sides roll; the defender may take 14",
-            lambda: screen.action_preset("opposed"),
-        ),
-        ("Healing (1d6x4)…", "Healing Ability: d6 back, never above the default (h)", screen.action_heal),
-        ("New day (1d6x4)…", "every current value back to its default", screen.action_new_day),
-        ("Contest (4d6)…", "both roll; the higher total wins", lambda: screen.action_preset("opposed")),
-        ("Add clock (4d6)…", "a named clock of N segments (K)", screen.action_clock_add),
-        ("Tick clock (4d6)…", "progress in half segments (k)", screen.action_clock_tick),
+        *move_commands(screen),
         ("Undo", "revert the latest change (u)", screen.action_undo),
         ("Redo", "re-apply what was undone (U, ctrl+y)", screen.action_redo),
         ("Filter the log…", "by character or system (f)", screen.action_filter_log),
@@ -82,16 +46,41 @@ def desk_commands(screen: MainScreen) -> list[tuple[str, str, Callable[[], Any]]
         ("Copy roll", "copy the roll under the log cursor to the clipboard", screen.action_copy_roll),
         ("Focus the roll log", "", screen.action_focus_log),
         ("Add a note", "a line in the session's log", screen.action_note),
-        (
-            "Session settings…",
-            "skill chance threshold (4d2), ords' reroll (torg), dice method (fudge)",
-            screen.action_settings,
-        ),
+        ("Session settings…", settings_help(screen.state.info.system), screen.action_settings),
         ("End the encounter…", "empty the initiative order, round back to 0", screen.action_end_encounter),
-        (
-            "Import a descriptor sheet…",
-            "read a 1d6x4 sheet file for the selected character",
-            screen.action_import_sheet,
-        ),
-        ("Spend a use (1d6x4)", "s on a sheet row of the character pane", screen.action_focus_character),
+        ("Import a descriptor sheet…", "read a sheet file for the selected character", screen.action_import_sheet),
     ]
+    if "sheet" in character_sections(screen.state.info.system):
+        out.append(("Spend a use", "s on a sheet row of the character pane", screen.action_focus_character))
+    return out
+
+
+class MoveCommand:
+    """A palette entry running one of the system's moves; ``binding_id`` lets the
+    palette show the key the GM's keymap gives it."""
+
+    def __init__(self, screen: MainScreen, move: Move) -> None:
+        self.screen = screen
+        self.move_id = move.id
+        self.binding_id = move.binding_id if move.key else None
+
+    def __call__(self) -> None:
+        self.screen.action_system_move(self.move_id)
+
+
+def move_commands(screen: MainScreen) -> list[tuple[str, str, Callable[[], Any]]]:
+    """The session's system's moves, as its module declares them."""
+    out: list[tuple[str, str, Callable[[], Any]]] = []
+    for move in screen.system_moves():
+        help_text = move.help + (f" ({move.key})" if move.key else "")
+        out.append((move_title(move), help_text, MoveCommand(screen, move)))
+    return out
+
+
+def settings_help(system: str) -> str:
+    """What the session settings are, for the palette: those of the session's system
+    first, then the others."""
+    from gmdesk.core.session.settings import SETTINGS
+
+    ordered = sorted(SETTINGS, key=lambda s: s.system not in ("", system))
+    return ", ".join(s.label[:1].lower() + s.label[1:] for s in ordered) or "the session's rules options"

@@ -27,16 +27,19 @@ Choices where the rules are silent (what a GM at the table expects):
 * Names are unique in a session: the new-character dialog refuses a taken name in
   place (with a numbered suggestion) and keeps what was typed.
 * Initiative for all prefills each combatant's modifier from what the session's
-  system reads (4d2: own shift total; 1d6x4: Reflex from the sheet; others 0) —
-  the GM can change any of them or type a number instead of rolling.
-* A Possibility is spent (``P``) on the roll under the log cursor when it is a
-  torg-2d10 roll, else on the latest torg-2d10 roll; its roller spends it.
+  system reads from the character (0 when it reads nothing) — the GM can change
+  any of them or type a number instead of rolling.
+* The keys and palette entries of the dice system's moves are generated from what
+  the session's system declares (:mod:`.moves`): the screen for a session is the
+  class :func:`desk_class` builds for its system, whose bindings are the desk's plus
+  the system's moves' (binding ids ``main.<move id>``, so the GM's keymap names them).
 * Resume: the selected character is kept in the save's view state
   (``ui_set("selected", id)``) and restored on open; round and turn are state.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -47,14 +50,15 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Static
 
 from gmdesk.core.dice import RandomSource
+from gmdesk.core.errors import GmdeskError
 from gmdesk.core.render import headline
 from gmdesk.core.session import Event, Session, State
-from gmdesk.core.systems import SYSTEM_IDS
+from gmdesk.core.systems import get_spec, system_ids
 from gmdesk.tui.runner import SessionRunner
 from gmdesk.tui.screens.commands import desk_commands
 from gmdesk.tui.screens.confirm import ChoiceDialog
 from gmdesk.tui.screens.encounter import EncounterMoves
-from gmdesk.tui.screens.moves import SystemMoves
+from gmdesk.tui.screens.moves import SystemMoves, move_bindings
 from gmdesk.tui.screens.roll import RollDetails, RollDialog, RollRequest
 from gmdesk.tui.screens.roster import RosterMoves
 from gmdesk.tui.widgets.character import CharacterPane
@@ -62,28 +66,8 @@ from gmdesk.tui.widgets.common import TURN_MARKER, attack_sentence, name_of
 from gmdesk.tui.widgets.initiative import InitiativePane
 from gmdesk.tui.widgets.rolllog import RollLog
 
-# Preset parameters of the system moves that open the roll dialog: move -> system -> params.
-# "opposed" in a 4d2 or torg-2d10 session is a roll at a target (4d2: the target's shifts
-# cancel the roller's); fold and maneuver are 4d2 moves whatever the session's system.
-MOVE_PRESETS: dict[str, dict[str, dict[str, Any]]] = {
-    "opposed": {
-        "fudge": {"opposed": True, "vs_trait": "Fair"},
-        "4d6": {"vs_bonus": "0"},
-        "1d6x4": {"vs_bonus": "0"},
-    },
-    "fold": {"4d2": {"fold": "positive"}},
-    "maneuver": {"4d2": {"maneuver": True}},
-}
-
 #: dialog fields that come from the actor's current state, never from the last roll
 NOT_REMEMBERED = ("possibilities", "up", "stymied", "shift", "adv", "clock", "opposed")
-
-MOVE_TITLES = {
-    "opposed": "Opposed roll / two-way Test / contest",
-    "fold": "Folded roll (4d2)",
-    "maneuver": "Maneuver (4d2)",
-}
-
 
 #: changes a stray key could make (removals, leaving the order, delaying): the
 #: notification names what happened and the key that undoes it
@@ -121,14 +105,18 @@ class MainScreen(EncounterMoves, RosterMoves, SystemMoves):
         Binding("left_square_bracket", "move(-1)", "Move up", show=False, id="main.move_up"),
         Binding("right_square_bracket", "move(1)", "Move down", show=False, id="main.move_down"),
         Binding("d", "delay", "Delay", show=False, id="main.delay"),
-        Binding("o", "preset('opposed')", "Opposed roll", show=False, id="main.opposed"),
-        Binding("P", "spend_possibility", "Spend Possibility", show=False, id="main.spend_possibility"),
-        Binding("C", "cancel_possibility", "Cancel Possibility", show=False, id="main.cancel_possibility"),
-        Binding("h", "heal", "Healing", show=False, id="main.heal"),
-        Binding("k", "clock_tick", "Tick clock", show=False, id="main.clock_tick"),
-        Binding("K", "clock_add", "Add clock", show=False, id="main.clock_add"),
         Binding("f", "filter_log", "Filter log", show=False, id="main.filter_log"),
     ]
+
+    #: the dice system whose moves this screen binds ("" for none: the base desk)
+    SYSTEM = ""
+
+    @classmethod
+    def for_session(
+        cls, session: Session, runner: SessionRunner, *, rng: RandomSource | None = None, readonly: bool = False
+    ) -> MainScreen:
+        """The main screen for ``session``, with the keys of its system's moves."""
+        return desk_class(session.state.info.system)(session, runner, rng=rng, readonly=readonly)
 
     def __init__(
         self, session: Session, runner: SessionRunner, *, rng: RandomSource | None = None, readonly: bool = False
@@ -290,20 +278,6 @@ class MainScreen(EncounterMoves, RosterMoves, SystemMoves):
 
         self.submit(fn, done)
 
-    def action_preset(self, move: str) -> None:
-        def go() -> None:
-            system = self.state.info.system
-            preset = MOVE_PRESETS.get(move, {})
-            if system not in preset and move != "opposed":
-                system = next(iter(preset), system)  # a 4d2 move in another system's session
-            actor = self.able(self.acting())
-            target = self.default_target(actor) if move == "opposed" else None
-            self.open_roll_dialog(
-                actor=actor, target=target, system=system, preset=preset.get(system, {}), title=MOVE_TITLES.get(move)
-            )
-
-        self.when_idle(go)
-
     # -- undo / redo --------------------------------------------------------------------------
 
     def action_undo(self) -> None:
@@ -324,7 +298,7 @@ class MainScreen(EncounterMoves, RosterMoves, SystemMoves):
         state = self.state
         choices: list[tuple[Any, str]] = [(("", None), "Everything")]
         choices += [(("char", cid), f"Character: {c.name}") for cid, c in state.characters.items()]
-        choices += [(("system", s), f"System: {s}") for s in SYSTEM_IDS]
+        choices += [(("system", s), f"System: {s}") for s in system_ids()]
 
         def chosen(value: Any) -> None:
             if value is None:
@@ -354,6 +328,26 @@ class MainScreen(EncounterMoves, RosterMoves, SystemMoves):
     def commands(self) -> list[tuple[str, str, Callable[[], Any]]]:
         """Every move of the screen as (title, help, callback) for the command palette."""
         return desk_commands(self)
+
+
+@functools.cache
+def desk_class(system_id: str) -> type[MainScreen]:
+    """The main screen of a session of ``system_id``: :class:`MainScreen` with the key
+    bindings of the system's moves (Textual's bindings belong to a class); the base
+    screen for a system that is not installed."""
+    try:
+        spec = get_spec(system_id)
+    except GmdeskError:
+        return MainScreen
+    bindings = move_bindings(spec)
+    if not bindings:
+        return MainScreen
+    return type("MainScreen", (MainScreen,), {"BINDINGS": bindings, "SYSTEM": system_id, "__module__": __name__})
+
+
+def desk_classes() -> list[type[MainScreen]]:
+    """The main screen of every installed system that binds keys of its own."""
+    return [c for c in dict.fromkeys(desk_class(s) for s in system_ids()) if c is not MainScreen]
 
 
 def _summary(event: Event) -> str:

@@ -1,273 +1,184 @@
-"""The system moves on the GM's main screen: Possibilities (torg), buying off
-damage, healing and a new day (1d6x4), clocks (4d6), and the conditions toggled
-from the palette.
+"""The dice system's moves on the GM's main screen, generated from what the session's
+system declares (its ``MOVES``, read through ``core.systems.get_spec``): each move's
+key (binding id ``main.<move id>``, see :func:`move_bindings`), its palette entry,
+and what it does:
 
-A Possibility is spent (``P``) on the roll under the log cursor when it is a
-torg-2d10 roll, else on the latest torg-2d10 roll; its roller spends it.
+* a ``preset`` opens the roll dialog with the move's parameter values filled in
+  (at the roller's default target when the move says so);
+* a ``condition`` switches that condition on / off on the selected character;
+* an ``action`` asks its form (nothing, a confirmation, one choice as a list, or a
+  short form), then the session makes it (``Session.move``) through the app's
+  session runner and the desk says the move's line. A refusal made before anything
+  is asked is said at once; one made by the session shows in the form, which stays
+  open with what was typed.
+
+Nothing here knows a system: the rules are the system's (core).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from gmdesk.core.errors import ParamError
-from gmdesk.core.render import headline
-from gmdesk.core.session import RollEntry, Session
-from gmdesk.core.session.offers import buyoff_choices, pending_clock_progress
-from gmdesk.core.systems.base import parse_int
+from textual.binding import Binding
+
+from gmdesk.core.errors import GmdeskError
+from gmdesk.core.session import Session
+from gmdesk.core.systems import get_spec
+from gmdesk.core.systems.spec import Move, MoveField, SystemSpec
 from gmdesk.tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog
 from gmdesk.tui.screens.desk import DeskScreen, SessionCall
-from gmdesk.tui.widgets.common import name_of
+from gmdesk.tui.screens.dialog import ui_message
 from gmdesk.tui.widgets.form import FormField
 
-#: how far back in the log P / C look for the torg roll to spend on or cancel
-TORG_LOOKBACK = 500
+
+def move_bindings(spec: SystemSpec) -> list[Binding]:
+    """The key bindings of a system's moves that have a key (the others are in the
+    command palette only)."""
+    return [
+        Binding(
+            m.key,
+            f"system_move({m.id!r})",
+            m.title,
+            show=False,
+            tooltip=f"{m.title}: {m.help}" if m.help else m.title,
+            id=m.binding_id,
+        )
+        for m in spec.moves
+        if m.key
+    ]
+
+
+def move_title(move: Move) -> str:
+    """The palette title: "…" when the move asks something first."""
+    asks = move.kind == "preset" or (move.kind == "action" and (move.form is not None or move.confirm))
+    return f"{move.title}…" if asks else move.title
+
+
+def form_field(state: Any, f: MoveField) -> FormField:
+    """The form dialog's field for a move's field."""
+    if f.type in ("choice", "character"):
+        choices = list(f.choices) or [(cid, c.name) for cid, c in state.characters.items()]
+        value = f.default if any(v == f.default for v, _ in choices) else (choices[0][0] if choices else None)
+        return FormField(f.name, f.label, "choice", value, choices)
+    if f.type == "bool":
+        return FormField(f.name, f.label, "bool", bool(f.default))
+    value = "" if f.default is None else str(f.default)
+    return FormField(f.name, f.label, "text", value, placeholder=f.placeholder or f.help)
 
 
 class SystemMoves(DeskScreen):
     """The system moves of the main screen."""
 
-    def _torg_entry(self) -> RollEntry | None:
+    @property
+    def spec(self) -> SystemSpec | None:
+        """The declaration of the session's system (None for one not installed)."""
+        try:
+            return get_spec(self.state.info.system)
+        except GmdeskError:
+            return None
+
+    def system_moves(self) -> list[Move]:
+        spec = self.spec
+        return list(spec.moves) if spec is not None else []
+
+    def move_context(self) -> dict[str, Any]:
+        """What a move knows besides its form: who is selected, who acts, the roll under
+        the log cursor."""
         entry = self.rolllog.current_entry
-        if entry is not None and entry.record.system == "torg-2d10" and getattr(entry, "kind", "roll") == "roll":
-            return entry
-        # A Possibility goes on a recent roll: look back over the last few hundred
-        # entries only (reading an entry's record parses it; the history can be long).
-        rolls = self.state.rolls
-        for e in reversed(rolls[-TORG_LOOKBACK:] if len(rolls) > TORG_LOOKBACK else rolls):
-            if getattr(e, "kind", "roll") == "roll" and e.record.system == "torg-2d10":
-                return e
-        return None
+        return {"selected": self.selected, "acting": self.acting(), "roll": entry.seq if entry is not None else None}
 
-    def action_spend_possibility(self) -> None:
+    def action_system_move(self, move_id: str) -> None:
+        """Make the session's system's move ``move_id`` (its key or palette entry)."""
+
         def go() -> None:
-            entry = self._torg_entry()
-            if entry is None:
-                self.say("No torg-2d10 roll to spend a Possibility on.", error=True)
+            spec = self.spec
+            move = spec.move(move_id) if spec is not None else None
+            if move is None:
+                name = spec.name if spec is not None else self.state.info.system
+                self.say(f"{name} has no such move.", error=True)
                 return
-            spender = entry.actor if entry.actor is not None else self.selected
-            if spender is None:
-                self.say("Select who spends the Possibility.", error=True)
-                return
-            self._spend(entry, spender)
+            if move.kind == "preset":
+                self._preset(move)
+            elif move.kind == "condition":
+                self.action_toggle_condition(move.condition)
+            else:
+                self._action(move)
 
         self.when_idle(go)
 
-    def _spend(self, entry: RollEntry, spender: str) -> None:
-        rng = self.rng
-        seq = entry.seq
-        name = name_of(self.state, spender)
+    def _preset(self, move: Move) -> None:
+        actor = self.able(self.acting())
+        target = self.default_target(actor) if move.target else None
+        self.open_roll_dialog(actor=actor, target=target, preset=dict(move.preset), title=move.title)
 
-        def fn(s: Session) -> Any:
-            return s.spend_possibility(spender, seq, rng)
+    def open_roll_dialog(
+        self,
+        *,
+        actor: str | None = None,
+        target: str | None = None,
+        combat: bool = False,
+        system: str | None = None,
+        preset: dict | None = None,
+        title: str | None = None,
+    ) -> None:
+        """The roll dialog (the main screen opens it)."""
+        raise NotImplementedError
 
-        def done(_ev: Any) -> None:
-            new = self.state.roll_entry(seq)
-            rec = new.record if new is not None else None
-            self.say(
-                f"{name} spends a Possibility on #{seq}: now {headline(rec)} {rec.outcome}"
-                if rec is not None
-                else f"{name} spends a Possibility"
-            )
-
-        self.submit(fn, done)
-
-    def action_cancel_possibility(self) -> None:
-        def go() -> None:
-            entry = self._torg_entry()
-            if entry is None or not entry.record.get("possibilities"):
-                self.say("No Possibility to cancel: only a spent Possibility can be cancelled.", error=True)
-                return
-            state = self.state
-            choices = [
-                (cid, f"{c.name} ({c.possibilities} left)")
-                for cid, c in state.characters.items()
-                if cid != entry.actor and c.reality_rated
-            ]
-            if not choices:
-                self.say("Nobody else is reality-rated: no one can cancel.", error=True)
-                return
-            seq = entry.seq
-
-            def chosen(cid: str | None) -> None:
-                if cid is not None:
-                    self.apply(
-                        {"type": "possibility.cancel", "id": cid, "roll": seq},
-                        f"{name_of(self.state, cid)} cancels the Possibility on #{seq}",
-                    )
-
-            default = self.selected if self.selected != entry.actor else None
-            self.app.push_screen(
-                ChoiceDialog(
-                    f"Who cancels the Possibility on roll #{seq}?",
-                    choices,
-                    title="Cancel a Possibility",
-                    selected=default,
-                ),
-                chosen,
-            )
-
-        self.when_idle(go)
-
-    def action_buyoff(self) -> None:
-        """Buy off damage just taken: the latest wound, one Enter away; older wounds are
-        listed below it with their age, for the GM who means one of them."""
-        cid = self._need_selected()
-        if cid is None:
+    def _action(self, move: Move) -> None:
+        context = self.move_context()
+        try:
+            fields = self.session.move_form(move.id, context)
+            hint = self.session.move_hint(move.id, context)
+        except GmdeskError as e:
+            self.say(ui_message(e), error=True)
             return
-        ch = self.state.characters[cid]
-        if not ch.wounds:
-            self.say(f"{ch.name} has no damage to buy off.", error=True)
-            return
-        choices = buyoff_choices(self.state, cid)
-
-        def chosen(index: Any) -> None:
-            if index is None:
-                return
-            pick = next(c for c in choices if c.index == index)
-            doc: dict[str, Any] = {"type": "damage.buyoff", "id": cid}
-            if not pick.latest:
-                doc["wound"] = index  # an older wound, picked explicitly
-            self.apply(doc, f"{ch.name} buys off {pick.text} with a Possibility")
-
-        if len(choices) == 1:
-            chosen(choices[0].index)
-            return
-        labels = [(c.index, f"{c.text} — {'latest, ' if c.latest else ''}{c.age}") for c in choices]
-        self.app.push_screen(
-            ChoiceDialog(
-                f"{ch.name} buys off which damage? (a Possibility)",
-                labels,
-                title="Buy off damage",
-                selected=choices[0].index,
-            ),
-            chosen,
-        )
-
-    def action_heal(self) -> None:
-        def go() -> None:
-            state = self.state
-            if not state.characters:
-                self.say("No characters yet.", error=True)
-                return
-            healers = [(cid, c.name) for cid, c in state.characters.items() if c.can_act]
-            patients = [(cid, c.name) for cid, c in state.characters.items() if c.status != "dead"]
-            if not healers or not patients:
-                self.say(
-                    "Nobody can heal (the Unconscious and the Dead cannot act)."
-                    if not healers
-                    else "Nobody to heal: the Dead stay dead.",
-                    error=True,
-                )
-                return
-            ids = {cid for cid, _ in healers}
-            healer = self.acting() if self.acting() in ids else healers[0][0]
-            patient = self.selected if self.selected in {cid for cid, _ in patients} else patients[0][0]
-            fields = [
-                FormField("healer", "Healer", "choice", healer, healers),
-                FormField("target", "Patient", "choice", patient, patients),
-            ]
-
-            def done(v: Any) -> None:
-                if v is None:
-                    return
-                healer, target = v
-                p = self.state.characters.get(target)
-                if p is not None:
-                    self.say(
-                        f"{name_of(self.state, healer)} heals {p.name}: "
-                        f"Vitality {p.vitality_current}/{p.vitality_default}"
-                    )
-
-            # the dialog stays open until the session accepted the healing (a refusal,
-            # e.g. a healer without a sheet, shows in it)
-            self.app.push_screen(
-                FormDialog(
-                    "Healing Ability (1d6x4)",
-                    fields,
-                    commit=lambda v: self._heal(v["healer"], v["target"]),
-                    verb="heal d6 (never above the default)",
-                ),
-                done,
-            )
-
-        self.when_idle(go)
-
-    def _heal(self, healer: str, target: str) -> SessionCall:
         rng = self.rng
 
-        def fn(s: Session) -> Any:
-            s.heal(healer, target, rng)
-            return healer, target
+        def call(values: dict[str, Any]) -> SessionCall:
+            def fn(s: Session) -> Any:
+                event = s.move(move.id, values, context, rng)
+                return s.said(move.id, event)
 
-        return fn
+            return fn
 
-    def action_new_day(self) -> None:
-        def done(yes: bool | None) -> None:
-            if yes:
-                self.apply({"type": "day.new"}, "A new day: every current value is back to its default")
+        def done(line: Any) -> None:
+            if isinstance(line, str) and line:
+                self.say(line)
 
+        if not fields:
+            if not move.confirm:
+                self.submit(call({}), done)
+                return
+
+            def confirmed(yes: bool | None) -> None:
+                if yes:
+                    self.submit(call({}), done)
+
+            self.app.push_screen(ConfirmDialog(move.confirm, yes=move.verb or "Yes", title=move.title), confirmed)
+            return
+        only = fields[0]
+        if len(fields) == 1 and only.type in ("choice", "character") and not hint:
+            # one thing to pick: a list, one Enter away
+            pick = form_field(self.state, only)
+
+            def chosen(value: Any) -> None:
+                if value is not None:
+                    self.submit(call({only.name: value}), done)
+
+            self.app.push_screen(
+                ChoiceDialog(only.label, list(pick.choices), title=move.title, selected=pick.value), chosen
+            )
+            return
+        # the dialog stays open until the session accepted the move (a refusal shows in it)
         self.app.push_screen(
-            ConfirmDialog(
-                "Start a new day? Every current value (uses too) returns to its "
-                "default; the Dead stay dead. (u undoes it)",
-                yes="New day",
-                title="New day",
+            FormDialog(
+                move.title,
+                [form_field(self.state, f) for f in fields],
+                commit=call,
+                verb=move.verb or move.title.lower(),
+                hint=hint,
             ),
             done,
-        )
-
-    # -- clocks ---------------------------------------------------------------------------------
-
-    def action_clock_add(self) -> None:
-        fields = [FormField("name", "Clock name", "text", ""), FormField("segments", "Segments", "text", "4")]
-
-        def validate(v: dict) -> None:
-            if not v["name"].strip():
-                raise ParamError("name", "must not be empty")
-            parse_int("segments", v["segments"], 1)
-
-        def commit(v: dict) -> SessionCall:
-            event = {"type": "clock.add", "name": v["name"].strip(), "segments": int(v["segments"])}
-            return lambda s: s.apply(event)
-
-        def done(event: Any) -> None:
-            if event is not None:
-                self.say(f"Clock {event.data.get('name')} added")
-
-        self.app.push_screen(FormDialog("Add a clock", fields, validate=validate, commit=commit, verb="add"), done)
-
-    def action_clock_tick(self) -> None:
-        clocks = list(self.state.clocks.values())
-        if not clocks:
-            self.say("No clocks yet: K adds one.", error=True)
-            return
-        # the progress the latest 4d6 roll earned (and no clock took yet) is the default
-        offer = pending_clock_progress(self.state)
-        halves0 = str(offer.halves) if offer is not None else "2"
-        fields = [
-            FormField("name", "Clock", "choice", clocks[0].name, [(c.name, c.name) for c in clocks]),
-            FormField("halves", "Half segments", "text", halves0, placeholder="2 = one segment; -1 takes back"),
-        ]
-        hint = f"From roll #{offer.roll_seq}: {offer.outcome}, {offer.effect} effect" if offer is not None else ""
-
-        def validate(v: dict) -> None:
-            parse_int("halves", v["halves"])
-
-        def commit(v: dict) -> SessionCall:
-            halves = int(v["halves"])
-            doc: dict[str, Any] = {"type": "clock.tick", "name": v["name"], "halves": halves}
-            if offer is not None and halves == offer.halves:
-                doc["roll"] = offer.roll_seq  # the roll's progress, taken
-            return lambda s: s.apply(doc)
-
-        def done(event: Any) -> None:
-            if event is not None:
-                halves = int(event.data.get("halves", 0))
-                self.say(f"Clock {event.data.get('name')} {'+' if halves >= 0 else ''}{halves / 2:g} segment(s)")
-
-        self.app.push_screen(
-            FormDialog("Tick a clock", fields, validate=validate, hint=hint, commit=commit, verb="tick"), done
         )
 
     def action_toggle_condition(self, name: str) -> None:

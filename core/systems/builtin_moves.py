@@ -1,0 +1,398 @@
+"""The rules of the built-in systems' moves: what each asks, who may make it, what
+it refuses, the one event it appends and the line the desk says afterwards.
+
+Each built-in system declares its ``MOVES`` at the end of its module (see
+:class:`~gmdesk.core.systems.spec.Move`) with the functions here; the session runs
+them (``Session.move``) and the desk generates its keys, palette entries and forms
+from the declarations. They read the session and its state by their public
+attributes only (a system never imports the session), and refuse with a one-line
+``GmdeskError`` (``ParamError`` naming the field).
+
+What the desk offers as a default lives here too (:mod:`core.session.offers`
+re-exports it): the clock progress of the latest 4d6 roll for the next tick, and
+the wounds a buy-off can take, newest first, with their age.
+
+* :func:`pending_clock_progress`: the clock progress the latest 4d6 roll earned and
+  that no clock has taken yet — the default of the next clock tick. Only the latest
+  4d6 roll counts: once a newer 4d6 roll is made, an older roll's progress is no
+  longer offered (the GM can still tick any amount by hand).
+* :func:`buyoff_choices`: a character's wounds for a torg buy-off, newest first,
+  each with how old it is ("round 1, 3 rolls ago"). The default is the first one:
+  the damage just taken (the latest wound, from the last roll that wounded the
+  character).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.systems.spec import Move, MoveField
+from gmdesk.core.text import signed
+
+#: how far back in the log a Possibility looks for the roll to spend on or cancel
+TORG_LOOKBACK = 500
+
+Context = Mapping[str, Any]
+
+
+def _name(state: Any, cid: Any) -> str:
+    c = state.characters.get(cid) if cid is not None else None
+    return c.name if c is not None else str(cid)
+
+
+def _rng(rng: Any) -> Any:
+    return rng if rng is not None else random.Random()
+
+
+# --------------------------------------------------------------------------- offers
+
+
+@dataclass(frozen=True)
+class ClockOffer:
+    roll_seq: int
+    halves: int
+    effect: str
+    outcome: str
+
+
+def pending_clock_progress(state: Any) -> ClockOffer | None:
+    """The latest 4d6 roll's clock progress if it earned some and no clock took it yet."""
+    for entry in reversed(state.rolls):
+        if entry.kind != "roll" or entry.record.system != "4d6":
+            continue
+        halves = entry.record.get("clock")
+        if entry.clock or not isinstance(halves, int) or halves <= 0:
+            return None
+        return ClockOffer(entry.seq, halves, str(entry.record.get("clock_effect") or ""), entry.record.outcome)
+    return None
+
+
+@dataclass(frozen=True)
+class WoundChoice:
+    index: int  # the wound's index on the character (the damage.buyoff payload)
+    text: str
+    roll_seq: int | None
+    age: str  # "this round, the last roll" / "round 1, 3 rolls ago"
+    latest: bool
+
+
+def latest_wound_index(character: Any) -> int | None:
+    """The damage just taken: the wound from the most recent roll (the last one listed
+    among equals); None without wounds."""
+    best = None
+    for i, w in enumerate(character.wounds):
+        key = w.roll_seq if w.roll_seq is not None else -1
+        if best is None or key >= best[0]:
+            best = (key, i)
+    return None if best is None else best[1]
+
+
+def _rolls_after(state: Any, seq: int) -> int:
+    return sum(1 for e in state.rolls if e.kind == "roll" and e.seq > seq)
+
+
+def wound_age(state: Any, wound: Any) -> str:
+    """How old a wound is: the round of the roll that dealt it and how many rolls came after."""
+    if wound.roll_seq is None:
+        return "age unknown"
+    entry = state.roll_entry(wound.roll_seq)
+    if entry is None:
+        return "age unknown"
+    after = _rolls_after(state, entry.seq)
+    rolls = "the last roll" if after == 0 else f"{after} roll{'s' if after != 1 else ''} ago"
+    if entry.round:
+        where = "this round" if entry.round == state.encounter.round else f"round {entry.round}"
+    else:
+        where = "out of combat"
+    return f"{where}, {rolls} (#{entry.seq})"
+
+
+def buyoff_choices(state: Any, char_id: str) -> list[WoundChoice]:
+    """The character's wounds, newest first (the damage just taken first)."""
+    c = state.characters[char_id]
+    latest = latest_wound_index(c)
+    order = sorted(
+        range(len(c.wounds)),
+        key=lambda i: (c.wounds[i].roll_seq if c.wounds[i].roll_seq is not None else -1, i),
+        reverse=True,
+    )
+    return [
+        WoundChoice(i, c.wounds[i].text, c.wounds[i].roll_seq, wound_age(state, c.wounds[i]), i == latest)
+        for i in order
+    ]
+
+
+# --------------------------------------------------------------------------- torg-2d10: Possibilities
+
+
+def _torg_roll(entry: Any) -> bool:
+    return entry is not None and getattr(entry, "kind", "roll") == "roll" and entry.record.system == "torg-2d10"
+
+
+def torg_entry(state: Any, context: Context) -> Any:
+    """The roll a Possibility goes on: the one under the log cursor when it is a
+    torg-2d10 roll, else the latest torg-2d10 roll (among the last few hundred: reading
+    an entry's record parses it, and the history can be long); None without one."""
+    seq = context.get("roll")
+    entry = state.roll_entry(seq) if seq is not None else None
+    if _torg_roll(entry):
+        return entry
+    rolls = state.rolls
+    for e in reversed(rolls[-TORG_LOOKBACK:] if len(rolls) > TORG_LOOKBACK else rolls):
+        if _torg_roll(e):
+            return e
+    return None
+
+
+def _spend_entry(state: Any, values: Context, context: Context) -> Any:
+    seq = values.get("roll")
+    if seq is not None:
+        entry = state.roll_entry(int(seq))
+        if entry is None:
+            raise ParamError("roll", f"no roll #{seq} in the log (or it was undone)")
+        return entry
+    entry = torg_entry(state, context)
+    if entry is None:
+        raise GmdeskError("No torg-2d10 roll to spend a Possibility on.")
+    return entry
+
+
+def _spender(entry: Any, values: Context, context: Context) -> str:
+    spender = values.get("id") or (entry.actor if entry.actor is not None else context.get("selected"))
+    if spender is None:
+        raise GmdeskError("Select who spends the Possibility.")
+    return str(spender)
+
+
+def spend_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
+    """The spender (the roll's roller) spends a Possibility on the roll: a positive
+    progressive d10 added to it."""
+    from gmdesk.core.systems.torg_2d10 import spend_possibility
+
+    state = session.state
+    entry = _spend_entry(state, values, context)
+    seq = entry.seq
+    if entry.record.system != "torg-2d10":
+        raise GmdeskError(f"roll #{seq} is a {entry.record.system} roll; Possibilities are for torg-2d10")
+    spender = _spender(entry, values, context)
+    c = state.characters.get(spender)
+    if c is None:
+        raise ParamError("id", f"no character {spender!r} in this session")
+    if not c.reality_rated or c.possibilities < 1:
+        raise GmdeskError(
+            f"{c.name} has no Possibility to spend"
+            if c.reality_rated
+            else f"{c.name} is not reality-rated and has no Possibilities"
+        )
+    record = spend_possibility(entry.record, _rng(rng), session.tables())
+    return session.apply({"type": "possibility.spend", "id": spender, "roll": seq, "record": record.to_json()})
+
+
+def spend_said(state: Any, event: Any) -> str:
+    seq = event.data.get("roll")
+    name = _name(state, event.data.get("id"))
+    entry = state.roll_entry(seq) if seq is not None else None
+    if entry is None:
+        return f"{name} spends a Possibility"
+    rec = entry.record
+    return f"{name} spends a Possibility on #{seq}: now {signed(rec.value, zero='+0', minus='-')} {rec.outcome}"
+
+
+def cancel_form(state: Any, context: Context) -> list[MoveField]:
+    entry = torg_entry(state, context)
+    if entry is None or not entry.record.get("possibilities"):
+        raise GmdeskError("No Possibility to cancel: only a spent Possibility can be cancelled.")
+    choices = tuple(
+        (cid, f"{c.name} ({c.possibilities} left)")
+        for cid, c in state.characters.items()
+        if cid != entry.actor and c.reality_rated
+    )
+    if not choices:
+        raise GmdeskError("Nobody else is reality-rated: no one can cancel.")
+    selected = context.get("selected")
+    default = selected if selected != entry.actor else None
+    return [MoveField("id", f"Who cancels the Possibility on roll #{entry.seq}?", "choice", default, choices)]
+
+
+def cancel_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
+    """Another reality-rated character cancels the latest Possibility spent on the
+    roll: both lose one, the Possibility die is voided."""
+    seq = values.get("roll")
+    if seq is None:
+        entry = torg_entry(session.state, context)
+        if entry is None:
+            raise GmdeskError("No Possibility to cancel: only a spent Possibility can be cancelled.")
+        seq = entry.seq
+    canceller = values.get("id")
+    if canceller is None:
+        raise ParamError("id", "say who cancels the Possibility")
+    return session.apply({"type": "possibility.cancel", "id": canceller, "roll": int(seq)})
+
+
+def cancel_said(state: Any, event: Any) -> str:
+    return f"{_name(state, event.data.get('id'))} cancels the Possibility on #{event.data.get('roll')}"
+
+
+def _buyoff_character(state: Any, values: Context, context: Context) -> Any:
+    cid = values.get("id") or context.get("selected")
+    if cid is None:
+        raise GmdeskError("No character selected: c adds one.")
+    c = state.characters.get(cid)
+    if c is None:
+        raise ParamError("id", f"no character {cid!r} in this session")
+    if not c.wounds:
+        raise GmdeskError(f"{c.name} has no damage to buy off.")
+    return c
+
+
+def buyoff_form(state: Any, context: Context) -> list[MoveField]:
+    """Buy off damage just taken: the latest wound, one Enter away; older wounds are
+    listed below it with their age, for the GM who means one of them."""
+    c = _buyoff_character(state, {}, context)
+    choices = buyoff_choices(state, c.id)
+    if len(choices) == 1:
+        return []
+    labels = tuple((w.index, f"{w.text} — {'latest, ' if w.latest else ''}{w.age}") for w in choices)
+    return [MoveField("wound", f"{c.name} buys off which damage? (a Possibility)", "choice", choices[0].index, labels)]
+
+
+def buyoff_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
+    c = _buyoff_character(session.state, values, context)
+    doc: dict[str, Any] = {"type": "damage.buyoff", "id": c.id}
+    wound = values.get("wound")
+    if wound is not None and wound != latest_wound_index(c):
+        doc["wound"] = wound  # an older wound, picked explicitly
+    return session.apply(doc)
+
+
+def buyoff_said(state: Any, event: Any) -> str:
+    changes = list(getattr(event, "changes", ()) or ())
+    bought = next((c for c in changes if " buys off " in c), None)
+    return f"{bought} with a Possibility" if bought else str(getattr(event, "summary", ""))
+
+
+# --------------------------------------------------------------------------- 1d6x4: Healing, a new day
+
+
+def heal_form(state: Any, context: Context) -> list[MoveField]:
+    if not state.characters:
+        raise GmdeskError("No characters yet.")
+    healers = tuple((cid, c.name) for cid, c in state.characters.items() if c.can_act)
+    patients = tuple((cid, c.name) for cid, c in state.characters.items() if c.status != "dead")
+    if not healers:
+        raise GmdeskError("Nobody can heal (the Unconscious and the Dead cannot act).")
+    if not patients:
+        raise GmdeskError("Nobody to heal: the Dead stay dead.")
+    acting, selected = context.get("acting"), context.get("selected")
+    healer = acting if acting in {cid for cid, _ in healers} else healers[0][0]
+    patient = selected if selected in {cid for cid, _ in patients} else patients[0][0]
+    return [
+        MoveField("healer", "Healer", "choice", healer, healers),
+        MoveField("target", "Patient", "choice", patient, patients),
+    ]
+
+
+def heal_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
+    """Healing Ability: d6 back onto the patient's Vitality (never above its Default);
+    the healer's use is spent."""
+    from gmdesk.core.systems.one_d6_x4 import heal
+
+    st = session.state
+    healer, target = values.get("healer"), values.get("target")
+    t = st.characters.get(target) if target is not None else None
+    if t is None:
+        raise ParamError("target", f"no character {target!r} in this session")
+    if healer not in st.characters:
+        raise ParamError("healer", f"no character {healer!r} in this session")
+    if t.status == "dead":
+        raise GmdeskError(f"{t.name} is dead; the Dead stay dead")
+    record, new = heal(_rng(rng), t.vitality_current, t.vitality_default)
+    return session.apply(
+        {"type": "heal", "healer": healer, "target": target, "record": record.to_json(), "vitality": new}
+    )
+
+
+def heal_said(state: Any, event: Any) -> str:
+    p = state.characters.get(event.data.get("target"))
+    if p is None:
+        return str(getattr(event, "summary", ""))
+    healer = _name(state, event.data.get("healer"))
+    return f"{healer} heals {p.name}: Vitality {p.vitality_current}/{p.vitality_default}"
+
+
+def new_day_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
+    return session.apply({"type": "day.new"})
+
+
+# --------------------------------------------------------------------------- 4d6: clocks
+
+
+def clock_add_form(state: Any, context: Context) -> list[MoveField]:
+    return [MoveField("name", "Clock name", "text", ""), MoveField("segments", "Segments", "int", 4, lo=1)]
+
+
+def clock_add_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
+    name = str(values.get("name") or "").strip()
+    if not name:
+        raise ParamError("name", "must not be empty")
+    segments = values.get("segments")
+    return session.apply({"type": "clock.add", "name": name, "segments": 4 if segments is None else segments})
+
+
+def clock_add_said(state: Any, event: Any) -> str:
+    return f"Clock {event.data.get('name')} added"
+
+
+def clock_tick_form(state: Any, context: Context) -> list[MoveField]:
+    clocks = list(state.clocks.values())
+    if not clocks:
+        raise GmdeskError("No clocks yet: add one first (Add clock).")
+    # the progress the latest 4d6 roll earned (and no clock took yet) is the default
+    offer = pending_clock_progress(state)
+    return [
+        MoveField("name", "Clock", "choice", clocks[0].name, tuple((c.name, c.name) for c in clocks)),
+        MoveField(
+            "halves",
+            "Half segments",
+            "int",
+            offer.halves if offer is not None else 2,
+            placeholder="2 = one segment; -1 takes back",
+        ),
+    ]
+
+
+def clock_tick_hint(state: Any, context: Context) -> str:
+    offer = pending_clock_progress(state)
+    return f"From roll #{offer.roll_seq}: {offer.outcome}, {offer.effect} effect" if offer is not None else ""
+
+
+def clock_tick_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
+    offer = pending_clock_progress(session.state)
+    halves = values.get("halves")
+    halves = 2 if halves is None else int(halves)
+    doc: dict[str, Any] = {"type": "clock.tick", "name": values.get("name"), "halves": halves}
+    if offer is not None and halves == offer.halves:
+        doc["roll"] = offer.roll_seq  # the roll's progress, taken
+    return session.apply(doc)
+
+
+def clock_tick_said(state: Any, event: Any) -> str:
+    halves = int(event.data.get("halves", 0))
+    return f"Clock {event.data.get('name')} {'+' if halves >= 0 else ''}{halves / 2:g} segment(s)"
+
+
+# --------------------------------------------------------------------------- shared declarations
+
+
+def opposed(title: str, help: str, preset: Mapping[str, Any] | None = None) -> Move:
+    """The ``o`` move: the roll dialog at the roller's default target, with ``preset``."""
+    return Move("opposed", title, help, key="o", kind="preset", preset=dict(preset or {}), target=True)
+
+
+def toggle(condition: str, help: str) -> Move:
+    """A palette entry switching ``condition`` on / off on the selected character."""
+    return Move(condition.lower(), f"Toggle {condition}", help, kind="condition", condition=condition)
