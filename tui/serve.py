@@ -32,7 +32,7 @@ Clean stop
 What reaches the browser
     Only what the player view draws: the page carries no session data at all, the
     websocket carries the player view's screen. The player view never shows the GM's
-    secrets (the 1d6x4 target number) or notes; see :mod:`tui.screens.player`. The
+    secrets (the parameters a system declares secret) or notes; see :mod:`tui.screens.player`. The
     download route of textual-serve is left out (the player view delivers no files).
 
 The URL is printed at start; for a host other than loopback it is also printed as a

@@ -79,7 +79,7 @@ class SettingsDialog(Dialog[Any]):
         try:
             changes = self.changes()
         except GmdeskError as e:
-            self.show_error(str(e))  # "Skill chance threshold (4d2) must be …": names the field itself
+            self.show_error(str(e))  # the message names the field itself
             return
         if not changes:
             self.dismiss(None)

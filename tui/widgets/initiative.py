@@ -1,7 +1,7 @@
 """The initiative / combat pane: the round, whose turn it is, the combatants in order
 with initiative, side, a compact health cell and status markers; characters not (yet)
-in the encounter are listed below them so any character can be selected. Clocks
-(4d6) are listed at the bottom.
+in the encounter are listed below them so any character can be selected. The
+session's progress clocks are listed at the bottom.
 
 The pane is dumb: ``set_state`` draws, moving the cursor posts
 :class:`InitiativePane.Selected`. The current turn is marked "▶" (not by colour

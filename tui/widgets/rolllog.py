@@ -7,7 +7,7 @@ fast with tens of thousands of rolls.
 
 Enter on a line asks for the full breakdown (:class:`RollLog.Details`); ``y``
 copies the line's text (:class:`RollLog.Copy`). With ``hide_secrets`` (the players'
-view) the GM's hidden values — the 1d6x4 target number — never reach the screen.
+view) the values a system declares secret (a hidden target number) never reach the screen.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def entry_line(entry: RollEntry, names: Mapping[str, str], hide_secrets: bool = 
     """One plain line, what matters first so that 80 columns show it: who → whom, the
     value, the outcome with the other side's level or total, the descriptor; the dice
     come last, each group named by its role (the breakdown has them all):
-    ``#12 R2 Kara → Bruno: 4d2 +1 Barely Successful → Backfoot [positive 6 1 | negative −4 −2]``.
+    ``#12 R2 Kara → Bruno: <system> +1 Barely Successful → Backfoot [positive 6 1 | negative −4 −2]``.
     A descriptor that lands on the target needs no "(target)" after ``Kara → Bruno``."""
     record = public_record(entry.record) if hide_secrets else entry.record
     who = names.get(entry.actor, "GM") if entry.actor is not None else "GM"
