@@ -382,8 +382,10 @@ def cmd_systems(argv: list[str]) -> int:
         if spec.character_fields:
             out.append("  character fields:")
             for f in spec.character_fields:
-                feeds = f" → {f.feeds} ({f.from_})" if f.feeds else ""
-                out.append(f"    {f.name:<22} {f.label}, {f.type}{feeds}")
+                param = spec.param(f.feeds) if f.feeds else None
+                fills = param.cli_option if param is not None else f.feeds
+                feeds = f" → {fills}, from the {f.from_}" if fills else ""
+                out.append(f"    {f.name:<22} {f.label} ({f.type}){feeds}")
     print("\n".join(out))
     return 0
 

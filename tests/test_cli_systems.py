@@ -194,6 +194,8 @@ def test_systems_plain_lists_each_system_and_its_options(capsys):
         for p in cli_params(spec):
             if p in spec.params:
                 assert p.cli_option in out and p.label in out
+        for f in spec.character_fields:
+            assert f"{f.label} ({f.type})" in out
 
 
 def test_a_broken_plugin_is_one_line_and_the_others_keep_working(capsys, plugins):
