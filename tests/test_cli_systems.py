@@ -145,6 +145,20 @@ def test_options_keep_their_meaning(capsys):
     assert code == 0 and params["up"] is True and params["combat"] is True and params["stymied"] is False
 
 
+@pytest.mark.parametrize(
+    "system_id,argv,expected",
+    [
+        ("fudge", ["--method", "", "--offense", "", "--defense", ""], {"method": "2d3", "offense": 0, "defense": 0}),
+        ("4d6", ["--position", "", "--effect", ""], {"position": "standard", "effect": "standard"}),
+        ("4d2", ["--fold", "", "--target-kind", "", "--attacker-kind", ""], {"fold": None, "target_kind": "organic"}),
+        ("1d6x4", ["--bonus", "", "--target", "", "--damage", ""], {"bonus": 0, "target": None, "damage": "d6"}),
+    ],
+)
+def test_an_empty_value_is_the_default_where_it_always_was(system_id, argv, expected):
+    params = cli.parse_system_args("roll", system_id, argv)[2]
+    assert {k: getattr(params, k) for k in expected} == expected
+
+
 def test_the_parameters_typed_are_known_an_explicit_zero_included():
     from gmdesk.core.session.params import explicit_options
 

@@ -132,6 +132,9 @@ class CombatFields:
     attacker_kind: str = "organic"
 
     def _check_combat(self) -> None:
+        for name in ("target_kind", "attacker_kind"):  # an empty kind is the default, organic
+            if getattr(self, name) in (None, ""):
+                object.__setattr__(self, name, "organic")
         check_kind("--target-kind", self.target_kind)
         check_kind("--attacker-kind", self.attacker_kind)
 

@@ -348,8 +348,10 @@ class Params(CombatFields):
         set_(self, "adv", parse_sources("--adv", self.adv))
         set_(self, "vs_bonus", _parse_optional_int("--vs-bonus", self.vs_bonus))
         set_(self, "vs_adv", parse_sources("--vs-adv", self.vs_adv))
-        set_(self, "position", parse_choice("--position", str(self.position).strip().lower(), POSITIONS))
-        set_(self, "effect", parse_choice("--effect", str(self.effect).strip().lower(), EFFECTS))
+        # an empty position or effect (``--position ""``) is the standard one
+        position = str(self.position or "standard").strip().lower()
+        set_(self, "position", parse_choice("--position", position, POSITIONS))
+        set_(self, "effect", parse_choice("--effect", str(self.effect or "standard").strip().lower(), EFFECTS))
         if not isinstance(self.combat, bool):
             raise ParamError("--combat", f"must be true or false (got {self.combat!r})")
         self._check_combat()

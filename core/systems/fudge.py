@@ -253,6 +253,12 @@ class Params(CombatFields):
     defense: int = 0
 
     def __post_init__(self) -> None:
+        # an empty method or factor (``--method ""``) is the default, as it always was
+        if self.method in (None, ""):
+            object.__setattr__(self, "method", DEFAULT_METHOD)
+        for name in ("offense", "defense"):
+            if getattr(self, name) in (None, ""):
+                object.__setattr__(self, name, 0)
         parse_choice("--method", self.method, METHODS)
         for name, option in (("trait", "--trait"), ("vs_trait", "--vs-trait")):
             value = getattr(self, name)
