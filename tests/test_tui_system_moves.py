@@ -211,3 +211,29 @@ async def test_each_system_binds_its_own_moves_keys_only(tmp_path: Path, system:
         titles = [t for t, _, _ in screen.commands()]
         for move in get_spec(system).moves:
             assert any(t.rstrip("…") == move.title for t in titles)
+
+
+@pytest.mark.parametrize(("system", "buyoff", "use"), [("torg-2d10", True, False), ("1d6x4", False, True)])
+async def test_the_help_lists_the_pane_keys_the_system_uses(
+    tmp_path: Path, system: str, buyoff: bool, use: bool
+) -> None:
+    path, _ = make_save(tmp_path, system, [{"name": "Kara"}])
+    app = make_app(path)
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        await press(pilot, "question_mark")
+        help_screen = await dialog(pilot, HelpScreen)
+        keys = dict(help_screen.panes)
+        assert ("b" in keys) is buyoff and ("s" in keys) is use
+        assert "enter / e" in keys
+
+
+def test_what_the_roll_dialog_never_offers_again_is_declared() -> None:
+    from gmdesk.core.systems import get_spec
+    from gmdesk.tui.screens.main import not_remembered
+
+    for system in BUILTIN_KEYS:
+        declared = {p.name for p in get_spec(system).params if not p.remember}
+        assert not_remembered(system) == declared | {"clock"}
+    assert {"possibilities", "up", "stymied"} <= not_remembered("torg-2d10")
+    assert "skill" not in not_remembered("torg-2d10")

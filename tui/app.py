@@ -255,10 +255,13 @@ class GmdeskApp(TerminalGuard, App):
         shown_keys = [(" / ".join(shown), what) for (_, what), shown in keys.items()]
         if isinstance(screen, MainScreen):
             from gmdesk.core.session.settings import current
+            from gmdesk.core.systems import character_sections
+            from gmdesk.tui.screens.help import pane_keys
 
             # the open session's settings and their values
             settings = [(s.title, s.show(v), s.help) for s, v in current(screen.state.info.settings)]
-            self.push_screen(HelpScreen(shown_keys, settings=settings))
+            panes = pane_keys(character_sections(screen.state.info.system))
+            self.push_screen(HelpScreen(shown_keys, settings=settings, panes=panes))
         else:  # the picker (or another screen): its own keys, no pane keys of the desk
             from gmdesk.tui.screens.help import PALETTE_INTRO
 

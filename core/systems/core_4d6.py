@@ -412,6 +412,7 @@ PARAMS = (
         "advantage sources, each +1, +2, -1 or -2, e.g. +1,+2,-1",
         placeholder="+1,-2 …",
         metavar="SOURCES",
+        remember=False,
     ),
     Param(
         "vs_bonus",

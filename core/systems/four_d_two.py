@@ -194,6 +194,7 @@ PARAMS = (
         hi=SHIFT_MAX,
         placeholder="-3..3",
         metavar="N",
+        remember=False,
     ),
     Param(
         "fold",

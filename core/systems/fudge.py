@@ -315,6 +315,7 @@ PARAMS = (
         form_only=True,
         cli=False,
         combat_default=True,
+        remember=False,
     ),
     Param(
         "vs_trait",

@@ -121,7 +121,10 @@ class Param:
     choice (default: the choice itself; an optional choice adds "none").
     ``form_only``: a question of the roll dialog only, read by the system's
     ``read_form`` (no Params field, no CLI option). ``combat_default``: what the roll
-    dialog offers in an attack (None: ``default``), such as the defender's Defense."""
+    dialog offers in an attack (None: ``default``), such as the defender's Defense.
+    ``remember``: the roll dialog offers the value last rolled by the same roller
+    again; False for what comes from the roller's state now or is decided roll by
+    roll (conditions, sources, Possibilities spent, an opposed roll)."""
 
     name: str
     label: str
@@ -142,6 +145,7 @@ class Param:
     form_only: bool = False
     setting: str = ""
     combat_default: Any = None
+    remember: bool = True
 
     def __post_init__(self) -> None:
         if self.type not in PARAM_TYPES:

@@ -161,8 +161,8 @@ PARAMS = (
         placeholder="in combat: defense",
         metavar="N",
     ),
-    Param("stymied", "Stymied", "bool", False, "Stymied: no reroll for maxing the positive die"),
-    Param("up", "Up", "bool", False, "Up: a positive progressive d10 after the total"),
+    Param("stymied", "Stymied", "bool", False, "Stymied: no reroll for maxing the positive die", remember=False),
+    Param("up", "Up", "bool", False, "Up: a positive progressive d10 after the total", remember=False),
     Param(
         "possibilities",
         "Possibilities",
@@ -173,6 +173,7 @@ PARAMS = (
         hi=MAX_POSSIBILITIES,
         placeholder="spent now",
         metavar="N",
+        remember=False,
     ),
     Param(
         "contradiction",

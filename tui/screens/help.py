@@ -7,7 +7,7 @@ screen's help adds the keys of its panes; the picker's shows the picker's own.""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from rich.table import Table
 from rich.text import Text
@@ -21,17 +21,29 @@ PALETTE_INTRO = "Everything is also in the command palette (ctrl+p): type a few 
 
 INTRO = PALETTE_INTRO + "\nTab moves between the initiative list, the character pane and the roll log."
 
-PANE_KEYS: Sequence[tuple[str, str]] = (
-    ("Character pane", ""),
-    ("enter / e", "edit the row (or toggle a source, or add on a '+ add' row)"),
-    ("space", "switch a source on / off"),
-    ("delete / x", "remove a source, a condition or a wound (free)"),
-    ("b", "buy off the wound under the cursor (spends a Possibility)"),
-    ("s", "spend one use of the sheet row under the cursor"),
-    ("Roll log", ""),
-    ("enter", "the roll's full breakdown"),
-    ("y", "copy the roll's line (OSC 52 clipboard)"),
+#: the keys of the main screen's panes; the part of a character a key needs, if any
+#: (a key is listed only for a system whose characters have that part)
+PANE_KEYS_BY_SECTION: Sequence[tuple[str, str, str]] = (
+    ("Character pane", "", ""),
+    ("enter / e", "edit the row (or toggle a source, or add on a '+ add' row)", ""),
+    ("space", "switch a source on / off", ""),
+    ("delete / x", "remove a source, a condition or a wound (free)", ""),
+    ("b", "buy off the wound under the cursor (spends a Possibility)", "possibilities"),
+    ("s", "spend one use of the sheet row under the cursor", "sheet"),
+    ("Roll log", "", ""),
+    ("enter", "the roll's full breakdown", ""),
+    ("y", "copy the roll's line (OSC 52 clipboard)", ""),
 )
+
+
+def pane_keys(sections: Iterable[str] | None = None) -> list[tuple[str, str]]:
+    """The panes' keys for a session whose system uses these parts of a character
+    (None: every key)."""
+    wanted = None if sections is None else set(sections)
+    return [(key, what) for key, what, part in PANE_KEYS_BY_SECTION if not part or wanted is None or part in wanted]
+
+
+PANE_KEYS: Sequence[tuple[str, str]] = tuple(pane_keys())
 
 
 class HelpScreen(ModalScreen[None]):
