@@ -44,10 +44,10 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widget import Widget
@@ -147,9 +147,24 @@ class RollDialog(Dialog[RollRequest | None]):
 
     # a terminal the dialog fills shows nothing of the desk under it: drawn on a plain
     # background, the desk is not rendered (and dimmed) under every frame
+    # the form is two columns, labels and controls, in grids (no container per row);
+    # the focused field's label reads in reverse video, as a form row's does
     DEFAULT_CSS = """
     RollDialog.-covered {
         background: $background;
+    }
+    RollDialog .form-grid {
+        layout: grid;
+        grid-size: 2;
+        grid-columns: 16 1fr;
+        grid-rows: 1;
+        height: auto;
+    }
+    RollDialog .form-grid > .wide {
+        column-span: 2;
+    }
+    RollDialog .form-grid > .form-label.-focused {
+        text-style: bold reverse;
     }
     """
 
@@ -224,48 +239,45 @@ class RollDialog(Dialog[RollRequest | None]):
         tracked one has its own; only an attack's descriptors read it)."""
         return self.combat and self._character(self.target) is None
 
-    def _kind_row(self) -> Widget:
+    def _kind_row(self) -> list[Widget]:
         kinds = next(p for p in COMMON_PARAMS if p.name == "target_kind").choices
-        return Horizontal(
-            Label("Target kind", classes="form-label"),
+        return [
+            Label("Target kind", classes="form-label", id="rd-tkind-label"),
             Choice([(k, k) for k in kinds], self._kind, id="rd-tkind", classes="form-input"),
-            classes="form-row",
-            id="rd-tkind-row",
-        )
+        ]
 
     async def _show_target_kind(self) -> None:
         """Mount or take away the Target kind row as the target asks."""
-        rows = list(self.query("#rd-tkind-row"))
-        if self._asks_kind() and not rows:
-            await self.query_one("#roll-form").mount(self._kind_row(), after="#rd-target-row")
-        elif not self._asks_kind() and rows:
-            await rows[0].remove()
+        row = list(self.query("#rd-tkind-label, #rd-tkind"))
+        if self._asks_kind() and not row:
+            await self.query_one("#rd-who").mount_all(self._kind_row())
+        elif not self._asks_kind() and row:
+            for w in row:
+                await w.remove()
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="roll-dialog") as box:
             box.border_title = self.dialog_title
             with Horizontal(id="roll-body"):
                 with VerticalScroll(id="roll-form"):
-                    with Horizontal(classes="form-row"):
+                    with Grid(id="rd-who", classes="form-grid"):
                         yield Label("System", classes="form-label")
                         yield Choice([(s, s) for s in system_ids()], self.system, id="rd-system", classes="form-input")
-                    with Horizontal(classes="form-row"):
                         yield Label("Roller", classes="form-label")
                         yield Choice(
                             self._roller_choices(), self._or_none(self.actor), id="rd-actor", classes="form-input"
                         )
-                    with Horizontal(classes="form-row", id="rd-target-row"):
                         yield Label("Target", classes="form-label")
                         yield Choice(
                             self._target_choices(), self._or_none(self.target), id="rd-target", classes="form-input"
                         )
-                    if self._asks_kind():
-                        yield self._kind_row()
+                        if self._asks_kind():
+                            yield from self._kind_row()
                     sources = self._source_widgets()
                     box_sources = Vertical(*sources, id="rd-sources")
                     box_sources.display = bool(sources)
                     yield box_sources
-                    yield Vertical(*self._param_widgets(), id="rd-params")
+                    yield Grid(*self._param_widgets(), id="rd-params", classes="form-grid")
                     yield Static("", id="rd-info")
                 yield OddsPreview("", id="rd-odds")
             yield Static("", id="rd-error", classes="inline-error")
@@ -280,6 +292,17 @@ class RollDialog(Dialog[RollRequest | None]):
         self.ready = True
         self._changed(at_once=True)
         self._focus_first()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """The focused field's label in reverse video (its row is a grid's two cells)."""
+        super().on_descendant_focus(event)
+        focused = self.focused
+        within = set(focused.ancestors_with_self) if focused is not None else set()
+        for grid in self.query(".form-grid"):
+            cells = list(grid.children)
+            for i, cell in enumerate(cells):
+                if isinstance(cell, Label):
+                    cell.set_class(i + 1 < len(cells) and cells[i + 1] in within, "-focused")
 
     def on_resize(self) -> None:
         self._mark_covered()
@@ -355,19 +378,19 @@ class RollDialog(Dialog[RollRequest | None]):
         for f in self._fields:
             wid = f"p-{f.key}"
             if f.kind == "bool":
-                control = field_control(f, wid, start[f.key], check_classes="param-check")
+                control = field_control(f, wid, start[f.key], check_classes="param-check wide")
                 widgets.append(control)
             else:
                 if f.kind == "choice":  # a light dropdown: the dialog opens at once
                     control = Choice([(label, v) for v, label in f.choices], start[f.key], id=wid, classes="form-input")
                 else:
                     control = field_control(f, wid, start[f.key])
-                widgets.append(Horizontal(Label(f.label, classes="form-label"), control, classes="form-row"))
+                widgets += [Label(f.label, classes="form-label"), control]
             self._controls[f.key] = control
         return widgets
 
     async def _rebuild_params(self) -> None:
-        box = self.query_one("#rd-params", Vertical)
+        box = self.query_one("#rd-params", Grid)
         await box.remove_children()
         await box.mount_all(self._param_widgets())
         self._apply_sources()
