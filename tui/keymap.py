@@ -152,6 +152,8 @@ def check_keymap(
     """The entries of ``keymap`` that can be applied, and one sentence per problem
     (unknown id, unknown key name, a key bound twice); the entries with a problem are
     left out, so their default keys stay."""
+    if not keymap:
+        return {}, []  # nothing to check: no screen (or plug-in system) is loaded for it
     known = set(binding_ids() if known is None else known)
     good: dict[str, str] = {}
     problems: list[str] = []
