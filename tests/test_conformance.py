@@ -125,20 +125,7 @@ async def form_generated(spec: SystemSpec, tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- the test
 
 
-#: systems whose generated CLI or roll form is still being built
-PENDING = {"coin"}
-
-
-@pytest.mark.parametrize(
-    "spec",
-    [
-        pytest.param(s, marks=pytest.mark.xfail(reason="its CLI and form are not generated yet", strict=False))
-        if s in PENDING
-        else s
-        for s in SYSTEMS
-    ],
-    indirect=True,
-)
+@pytest.mark.parametrize("spec", SYSTEMS, indirect=True)
 async def test_every_system_conforms(spec: SystemSpec, tmp_path: Path) -> None:
     declaration_complete(spec)
     cli_generated(spec)

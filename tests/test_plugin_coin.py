@@ -9,13 +9,28 @@ import random
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import pytest
-from coin_plugin import clear_registry, coin_site, registered
-from helpers import make_save, saved
+from coin_plugin import clear_registry, coin_site, gmdesk, registered
+from helpers import (
+    SMALL,
+    dialog,
+    main_screen,
+    make_app,
+    make_save,
+    notes,
+    press,
+    run,
+    saved,
+    screen_text,
+    settle,
+    until,
+)
 
 from gmdesk.core.dice import FixedDice, RollRecord
 from gmdesk.core.errors import ParamError, TableError
+from gmdesk.core.session import Session
 from gmdesk.core.tables import DescriptorTable, TableSet, parse_table
 
 
@@ -136,12 +151,95 @@ def test_a_seeded_roll_round_trips_through_json(coin) -> None:
     assert record == coin.module.roll(params, random.Random(11))
 
 
+# ----------------------------------------------------------------------------- the command line
+
+
+def test_gmdesk_rolls_and_lists_the_plug_in_with_no_change_to_gmdesk() -> None:
+    site = (coin_site(),)
+    done = gmdesk("roll", "coin", sites=site)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert "coin" in done.stdout and ("Success" in done.stdout or "Failure" in done.stdout)
+    done = gmdesk("roll", "coin", "--coins", "7", "--need", "4", "--seed", "5", "--count", "3", "--json", sites=site)
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(records) == 3 and {r["system"] for r in records} == {"coin"}
+    for r in records:
+        assert (r["params"]["coins"], r["params"]["need"], len(r["dice"])) == (7, 4, 7)
+        assert r["value"] == r["heads"] == sum(d["value"] == 2 for d in r["dice"])
+        assert r["outcome"] == ("Success" if r["value"] >= 4 else "Failure")
+    done = gmdesk("systems", "--json", sites=site)
+    (coin,) = [s for s in json.loads(done.stdout) if s["id"] == "coin"]
+    assert coin["name"] == "Coin flips"
+    assert [(p["name"], p["label"], p["default"]) for p in coin["params"]] == [
+        ("coins", "Coins", 3),
+        ("need", "Heads needed", 2),
+    ]
+    assert [(f["name"], f["feeds"], f["from"]) for f in coin["character_fields"]] == [
+        ("luck", "coins", "roller"),
+        ("guard", "need", "target"),
+    ]
+
+
+def test_gmdesk_odds_of_the_plug_in_are_exact() -> None:
+    done = gmdesk("odds", "coin", "--json", sites=(coin_site(),))
+    assert done.returncode == 0, done.stderr
+    odds = json.loads(done.stdout)
+    assert [(d["value"], d["p"]) for d in odds["distribution"]] == [(0, 0.125), (1, 0.375), (2, 0.375), (3, 0.125)]
+    assert [(o["label"], o["p"]) for o in odds["outcomes"]] == [("Success", 0.5), ("Failure", 0.5)]
+    assert odds["tail"] == 0
+    done = gmdesk("odds", "coin", "--coins", "20", "--need", "20", "--json", sites=(coin_site(),))
+    assert json.loads(done.stdout)["outcomes"][0]["p"] == 2**-20
+
+
+def test_bad_input_is_one_line_and_exit_2() -> None:
+    done = gmdesk("roll", "coin", "--coins", "0", sites=(coin_site(),))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == ["gmdesk: --coins: must be a whole number from 1 to 20 (got 0)"]
+
+
+def test_a_session_of_the_plug_in_from_the_command_line(tmp_path: Path) -> None:
+    site = (coin_site(),)
+
+    def run_gmdesk(*args: str) -> str:
+        done = gmdesk("--saves", str(tmp_path / "saves"), *args, sites=site)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    run_gmdesk("new", "Heads or Tails", "--system", "coin")
+    run_gmdesk("char", "Heads or Tails", "add", "Ann", "--set", "luck=5")
+    run_gmdesk("char", "Heads or Tails", "add", "Bob", "--side", "NPC", "--set", "guard=4")
+    out = run_gmdesk(
+        "roll", "coin", "--save", "Heads or Tails", "--as", "Ann", "--at", "Bob", "--combat", "--seed", "3", "--json"
+    )
+    (record,) = [json.loads(line) for line in out.splitlines()]
+    assert (record["params"]["coins"], record["params"]["need"], record["params"]["combat"]) == (5, 4, True)
+    assert record["from"] == {"coins": "Ann's Luck", "need": "Bob's Guard"}
+    out = run_gmdesk(
+        "roll",
+        "coin",
+        "--save",
+        "Heads or Tails",
+        "--as",
+        "Ann",
+        "--at",
+        "Bob",
+        "--combat",
+        "--need",
+        "1",
+        "--seed",
+        "4",
+    )
+    with registered(coin_site()):
+        state = saved(tmp_path / "saves" / "Heads or Tails.gmdesk")
+    assert [e.record.params["need"] for e in state.rolls] == [4, 1]
+    bob = next(c for c in state.characters.values() if c.name == "Bob")
+    bruises = [e for e in state.rolls if e.record.outcome == "Success"]
+    assert [w.text for w in bob.wounds] == ["Bruise"] * len(bruises) and bruises
+
+
 # ----------------------------------------------------------------------------- at the table
 
 
 def test_a_coin_session_keeps_its_attacks_and_the_bruise_they_leave(coin, tmp_path: Path) -> None:
-    from gmdesk.core.session import Session
-
     path, ids = make_save(tmp_path, "coin", [{"name": "Ann"}, {"name": "Bob", "side": "NPC"}])
     with Session.open(path) as s:
         assert s.state.info.system == "coin"
@@ -179,3 +277,81 @@ def test_a_broken_plug_in_is_reported_in_one_line_and_the_others_keep_working(tm
         assert get_spec("coin").name == "Coin flips"
         with pytest.raises(ParamError, match="unknown system 'broken'"):
             get_spec("broken")
+
+
+# ----------------------------------------------------------------------------- the desk
+
+
+async def wait_for_odds(pilot: Any, dlg: Any) -> Any:
+    """The odds the roll dialog shows once they are those of what its form holds."""
+    from gmdesk.core.systems import get_spec
+
+    spec = get_spec(dlg.system)
+
+    def ready() -> bool:
+        odds = dlg.last_odds
+        return odds is not None and dict(odds.params) == spec.params_to_json(dlg.build_params())
+
+    await until(pilot, ready)
+    return dlg.last_odds
+
+
+@pytest.mark.usefixtures("quick_odds")
+async def test_the_desks_roll_dialog_flips_coins_with_live_odds(coin, tmp_path: Path) -> None:
+    from textual.widgets import Input
+
+    from gmdesk.tui.screens.roll import RollDialog
+
+    path, ids = make_save(tmp_path, "coin", [{"name": "Ann"}])
+    app = make_app(path, rng=FixedDice([2, 2, 1, 2, 1]))
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        await press(pilot, "r")
+        dlg = await dialog(pilot, RollDialog)
+        assert dlg.system == "coin"
+        text = screen_text(app)
+        assert "Coins" in text and "Heads needed" in text
+        dlg.query_one("#p-coins", Input).value = "5"
+        dlg.query_one("#p-need", Input).value = "3"
+        odds = await wait_for_odds(pilot, dlg)
+        assert odds.outcome("Success") == Fraction(1, 2)
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert not isinstance(app.screen, RollDialog)
+        assert "coin" in screen_text(app) and "Success" in screen_text(app)
+    record = saved(path).rolls[-1].record
+    assert (record.params["coins"], record.params["need"], record.value, record.outcome) == (5, 3, 3, "Success")
+
+
+@pytest.mark.usefixtures("quick_odds")
+async def test_an_attack_at_the_desk_takes_luck_and_guard_from_the_sheets_and_bruises(coin, tmp_path: Path) -> None:
+    from gmdesk.tui.screens.roll import RollDialog
+
+    path, ids = make_save(
+        tmp_path,
+        "coin",
+        [{"name": "Ann"}, {"name": "Bob", "side": "NPC"}],
+        initiative={"Ann": 3, "Bob": 1},
+        start=True,
+    )
+    with Session.open(path) as s:
+        s.apply({"type": "character.fields", "id": ids["Ann"], "set": {"luck": 5}})
+        s.apply({"type": "character.fields", "id": ids["Bob"], "set": {"guard": 4, "luck": 2}})
+    app = make_app(path, rng=FixedDice([2, 2, 1, 2, 2]))
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        await press(pilot, "a")
+        dlg = await dialog(pilot, RollDialog)
+        assert (dlg.system, dlg.actor, dlg.target) == ("coin", ids["Ann"], ids["Bob"])
+        odds = await wait_for_odds(pilot, dlg)
+        assert (odds.params["coins"], odds.params["need"], odds.params["combat"]) == (5, 4, True)
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert any("Bruise" in note for note in notes(app))
+    state = saved(path)
+    entry = state.rolls[-1]
+    assert (entry.record.params["coins"], entry.record.params["need"], entry.record.value) == (5, 4, 4)
+    assert entry.record.extra["from"]["coins"].startswith("Ann") and entry.record.extra["from"]["need"].startswith(
+        "Bob"
+    )
+    assert [w.text for w in state.characters[ids["Bob"]].wounds] == ["Bruise"]
