@@ -161,7 +161,7 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
 
         session_options(ns, module, saves)
     params = params_from_options(spec, ns)
-    tables = _tables_from_args(ns.table)
+    tables = _tables_from_args(ns.table, spec.table_roles)
 
     if command == "odds":
         odds = module.odds(params, tables)
@@ -225,8 +225,9 @@ def _installed(system_ids: Any) -> tuple[str, ...]:
     return ids
 
 
-def _tables_from_args(specs: list[str]):
-    """``--table ROLE=FILE`` options as a TableSet over the built-in tables."""
+def _tables_from_args(specs: list[str], own_roles: Sequence[str] = ()):
+    """``--table ROLE=FILE`` options as a TableSet over the built-in tables (a role of
+    gmdesk's or one the system declares, ``TABLE_ROLES``)."""
     from gmdesk.core.tables import DEFAULT_TABLES, TableSet, load_table
 
     if not specs:
@@ -236,8 +237,9 @@ def _tables_from_args(specs: list[str]):
         role, sep, path = spec.partition("=")
         if not sep or not role or not path:
             raise ParamError("--table", f"must be ROLE=FILE, e.g. combat=my-combat.json (got {spec!r})")
-        if role not in TableSet.DEFAULTS:
-            raise ParamError("--table", f"unknown role {role!r}; roles: {', '.join(TableSet.DEFAULTS)}")
+        roles = (*TableSet.DEFAULTS, *(r for r in own_roles if r not in TableSet.DEFAULTS))
+        if role not in roles:
+            raise ParamError("--table", f"unknown role {role!r}; roles: {', '.join(roles)}")
         overrides[role] = load_table(path)
     return TableSet(overrides)
 

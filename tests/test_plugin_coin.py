@@ -190,6 +190,20 @@ def test_gmdesk_odds_of_the_plug_in_are_exact() -> None:
     assert json.loads(done.stdout)["outcomes"][0]["p"] == 2**-20
 
 
+def test_a_gms_own_table_takes_the_plug_ins_role_on_the_command_line(tmp_path: Path) -> None:
+    site = (coin_site(),)
+    own = tmp_path / "welts.json"
+    own.write_text(json.dumps({"name": "welts", "columns": ["descriptor"], "rows": {"1": ["Welt"]}}))
+    done = gmdesk(
+        "roll", "coin", "--combat", "--need", "1", "--count", "9", "--json", "--table", f"coin-bruise={own}", sites=site
+    )
+    assert done.returncode == 0, done.stderr
+    hits = [r["descriptor"] for r in map(json.loads, done.stdout.splitlines()) if r["outcome"] == "Success"]
+    assert hits and {(d["text"], d["table"]) for d in hits} == {("Welt", "welts")}
+    done = gmdesk("roll", "coin", "--table", f"bruise={own}", sites=site)
+    assert done.returncode == 2 and "unknown role 'bruise'" in done.stderr and "coin-bruise" in done.stderr
+
+
 def test_bad_input_is_one_line_and_exit_2() -> None:
     done = gmdesk("roll", "coin", "--coins", "0", sites=(coin_site(),))
     assert done.returncode == 2 and done.stdout == ""
