@@ -20,6 +20,7 @@ from helpers import (
     make_app,
     make_save,
     notes,
+    palette,
     press,
     run,
     saved,
@@ -53,6 +54,7 @@ def test_pip_installs_it_and_the_registry_finds_it_among_the_builtins(coin) -> N
     assert load_problems() == ()
     assert coin.name == "Coin flips"
     assert [p.name for p in coin.params] == ["coins", "need"]
+    assert [(m.id, m.kind, m.key) for m in coin.moves] == [("coin_long_shot", "preset", None)]
     assert [(f.name, f.feeds, f.from_) for f in coin.character_fields] == [
         ("luck", "coins", "roller"),
         ("guard", "need", "target"),
@@ -369,3 +371,25 @@ async def test_an_attack_at_the_desk_takes_luck_and_guard_from_the_sheets_and_br
         "Bob"
     )
     assert [w.text for w in state.characters[ids["Bob"]].wounds] == ["Bruise"]
+
+
+@pytest.mark.usefixtures("quick_odds")
+async def test_its_long_shot_move_is_in_the_palette_and_presets_the_roll_dialog(coin, tmp_path: Path) -> None:
+    from gmdesk.tui.screens.roll import RollDialog
+
+    path, ids = make_save(tmp_path, "coin", [{"name": "Ann"}])
+    with Session.open(path) as s:
+        s.apply({"type": "character.fields", "id": ids["Ann"], "set": {"luck": 2}})
+    app = make_app(path, rng=FixedDice([2, 2, 1, 2, 2]))
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        await palette(pilot, "Long shot")
+        dlg = await dialog(pilot, RollDialog)
+        assert dlg.dialog_title == "Long shot"
+        odds = await wait_for_odds(pilot, dlg)
+        assert (odds.params["coins"], odds.params["need"]) == (5, 4)  # the preset wins over Ann's Luck
+        assert odds.outcome("Success") == Fraction(6, 32)
+        await press(pilot, "enter")
+        await settle(pilot)
+    record = saved(path).rolls[-1].record
+    assert (record.params["coins"], record.params["need"], record.value, record.outcome) == (5, 4, 4, "Success")

@@ -10,6 +10,8 @@
 * **Characters**: *Luck* is how many coins the character flips (it fills ``coins``
   when the character rolls); *Guard* is how many heads an attacker needs against the
   character (it fills ``need`` when the character is attacked).
+* **Moves**: *Long shot*, the roll dialog with five coins and four heads needed
+  (in the command palette).
 
 gmdesk reads the declaration below (``gmdesk.core.systems.spec``) and generates the
 rest: the ``gmdesk roll coin`` / ``gmdesk odds coin`` options, the parameter checks
@@ -27,7 +29,7 @@ from typing import Any
 from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
 from gmdesk.core.odds import Odds
 from gmdesk.core.systems.base import dataclass_to_json, parse_int
-from gmdesk.core.systems.spec import CharField, Param
+from gmdesk.core.systems.spec import CharField, Move, Param
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
 ID = "coin"
@@ -56,6 +58,17 @@ CHARACTER_FIELDS = (
         lo=1,
         hi=20,
         combat_only=True,
+    ),
+)
+
+#: named actions besides a plain roll: the desk lists them in its command palette
+MOVES = (
+    Move(
+        "coin_long_shot",
+        "Long shot",
+        "the roll dialog with five coins, four heads needed",
+        kind="preset",
+        preset={"coins": 5, "need": 4},
     ),
 )
 
