@@ -66,12 +66,12 @@ Modules: ``registry`` (the event types, :class:`Event`, the handler of each type
 ``records`` (:class:`Txn`, the inverse of an event, and :func:`revert`), ``fold``
 (:class:`Fold`, :func:`replay`), ``checkpoint`` (:func:`fold_checkpoint`,
 :func:`fold_from_checkpoint`), the handlers by domain (``session_settings``,
-``characters``, ``encounter``, ``clocks``, ``rolls``) and their helpers (``text``,
+``characters``, ``visibility``, ``encounter``, ``clocks``, ``rolls``) and their helpers (``text``,
 ``tables``, ``sheets``). Importing this package registers every handler.
 """
 
 # the handler modules register their event types when imported
-from gmdesk.core.session.events import characters, clocks, encounter, rolls, session_settings  # noqa: F401
+from gmdesk.core.session.events import characters, clocks, encounter, rolls, session_settings, visibility  # noqa: F401
 from gmdesk.core.session.events.characters import SHEET_VALUE_FIELDS
 from gmdesk.core.session.events.checkpoint import (
     CHECKPOINT_VERSION,

@@ -49,7 +49,18 @@ def _character_add(ctx: Ctx, p: dict) -> str:
     d = p["character"]
     if not isinstance(d, Mapping):
         raise ctx.fail("character: must be an object with name, side, kind, …")
-    allowed = ("name", "side", "kind", "reality_rated", "vitality", "possibilities", "sheet", "notes", "fields")
+    allowed = (
+        "name",
+        "side",
+        "kind",
+        "reality_rated",
+        "vitality",
+        "possibilities",
+        "sheet",
+        "notes",
+        "fields",
+        "hidden",
+    )
     for k in d:
         if k not in allowed:
             raise ctx.fail(f"character: unknown field {k!r} (allowed: {', '.join(allowed)})")
@@ -92,10 +103,12 @@ def _character_add(ctx: Ctx, p: dict) -> str:
         sheet=sheet,
         notes=f.get("notes", ""),
         fields=fields,
+        hidden=ctx.boolean(d["hidden"], "hidden") if "hidden" in d else False,
     )
     ctx.tx.new_char(c)
     ctx.extra["id"] = cid
-    return f"{c.name} joins ({c.side}, {c.kind}{', reality-rated' if reality else ''})"
+    hidden = ", hidden from the players" if c.hidden else ""
+    return f"{c.name} joins ({c.side}, {c.kind}{', reality-rated' if reality else ''}{hidden})"
 
 
 #: what ``character.edit`` changes (and ``character.fields`` besides the system's fields)

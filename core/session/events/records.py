@@ -75,6 +75,13 @@ class Txn:
         return self.state.rolls[index]
 
     def add_roll(self, entry: RollEntry) -> None:
+        """Append a roll entry; one whose roller or target is hidden from the players is
+        marked hidden (it stays so after they are revealed, unless revealed with them)."""
+        chars = self.state.characters
+        for cid in (entry.actor, entry.target):
+            c = chars.get(cid) if cid is not None else None
+            if c is not None and c.hidden:
+                entry.hidden = True
         if self._rolls_base is None:
             self._rolls_base = len(self.state.rolls)
             self._once(("rolls",), lambda: ("rolls", self._rolls_base))

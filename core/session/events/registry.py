@@ -18,6 +18,8 @@ EVENT_TYPES = (
     "character.edit",
     "character.remove",
     "character.fields",
+    "character.hide",
+    "character.reveal",
     "source.add",
     "source.remove",
     "source.toggle",

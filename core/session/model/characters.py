@@ -125,6 +125,9 @@ class Character:
     #: declared field name (core.systems.spec.CharField); a ``stats`` field holds a
     #: dict name -> value. Replaced, never changed in place (the undo record shares it).
     fields: dict[str, Any] = field(default_factory=dict)
+    #: hidden from the players (the player view, the public chronicle and log) until
+    #: revealed; the GM sees it, marked, and it acts as any other
+    hidden: bool = False
 
     @property
     def status(self) -> str:
@@ -197,6 +200,7 @@ class Character:
             "notes": self.notes,
             "dead": self.dead,
             "fields": copy.deepcopy(self.fields),
+            **({"hidden": True} if self.hidden else {}),
         }
 
     @classmethod
@@ -218,6 +222,7 @@ class Character:
             notes=d.get("notes", ""),
             dead=bool(d.get("dead", False)),
             fields=copy.deepcopy(dict(d.get("fields") or {})),
+            hidden=bool(d.get("hidden", False)),
         )
 
 

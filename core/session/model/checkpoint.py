@@ -45,6 +45,7 @@ def _roll_rows(rolls: list[RollEntry]) -> list[list]:
                 d["target_name"],
                 ref,
                 d.get("clock", ""),
+                d.get("hidden", False),
             ]
         )
     return rows
@@ -72,6 +73,7 @@ def checkpoint_json(state: State) -> dict:
                 c.notes,
                 c.dead,
                 c.fields,
+                c.hidden,
             ]
         )
     enc = state.encounter
@@ -130,6 +132,7 @@ def state_from_checkpoint(d: dict, load_record) -> State:
             notes=notes,
             dead=dead,
             fields=dict(row[15]) if len(row) > 15 else {},
+            hidden=bool(row[16]) if len(row) > 16 else False,
         )
         st.characters[cid] = c
     order, rnd, turn = d["encounter"]
@@ -141,7 +144,8 @@ def state_from_checkpoint(d: dict, load_record) -> State:
     append = rolls.append
     lazy = LazyRecord
     entry = RollEntry
-    for seq, kind, actor, target, rnd, turn, changes, combat, spends, cancels, an, tn, ref, clock in d["rolls"]:
+    for row in d["rolls"]:
+        seq, kind, actor, target, rnd, turn, changes, combat, spends, cancels, an, tn, ref, clock = row[:14]
         if type(ref) is not dict and (type(ref) is not int or kind not in _ROLL_KINDS_BY_EVENT):
             raise ValueError(f"roll #{seq}: bad record reference {ref!r}")
         append(
@@ -160,6 +164,7 @@ def state_from_checkpoint(d: dict, load_record) -> State:
                 an,
                 tn,
                 clock,
+                bool(row[14]) if len(row) > 14 else False,
             )
         )
     st.rolls = rolls

@@ -17,6 +17,8 @@ class RollEntry:
     spent a Possibility on it (one id per Possibility die, None for an untracked
     roller), ``cancels`` who cancelled one. ``clock``: the clock its progress (4d6)
     went to, by the roll itself or by a later tick that took it ("" while nobody did).
+    ``hidden``: made while its roller or target was hidden from the players, and not
+    revealed since (see :meth:`State.public_roll`).
     """
 
     seq: int
@@ -33,6 +35,7 @@ class RollEntry:
     actor_name: str = ""  # names as they were when rolled (the character may be renamed or removed)
     target_name: str = ""
     clock: str = ""
+    hidden: bool = False
 
     def snapshot(self) -> RollEntry:
         e = RollEntry.__new__(RollEntry)
@@ -56,6 +59,7 @@ class RollEntry:
             "actor_name": self.actor_name,
             "target_name": self.target_name,
             "clock": self.clock,
+            **({"hidden": True} if self.hidden else {}),
         }
 
 

@@ -230,6 +230,23 @@ class State:
             lo += 1
         return None
 
+    def public_roll(self, e: RollEntry) -> bool:
+        """Whether the players see roll ``e``: not made while its roller or target was
+        hidden (unless the GM revealed it since), and neither of them hidden now."""
+        if e.hidden:
+            return False
+        chars = self.characters
+        for cid in (e.actor, e.target):
+            if cid is not None:
+                c = chars.get(cid)
+                if c is not None and c.hidden:
+                    return False
+        return True
+
+    def public_characters(self) -> list[Character]:
+        """The characters the players see (not hidden), in session order."""
+        return [c for c in self.characters.values() if not c.hidden]
+
     def combatants(self) -> list[Character]:
         return [self.characters[c.char_id] for c in self.encounter.order if c.char_id in self.characters]
 
@@ -279,6 +296,7 @@ class State:
                     r.get("actor_name", ""),
                     r.get("target_name", ""),
                     r.get("clock", ""),
+                    bool(r.get("hidden", False)),
                 )
                 for r in d.get("rolls", ())
             ],

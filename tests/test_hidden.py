@@ -1,0 +1,114 @@
+"""Hidden combatants: a character hidden from the players is in the GM's initiative
+and acts, but its rolls and itself stay out of what the players see until revealed;
+revealing is undoable and leaves its earlier rolls hidden unless they are revealed too."""
+
+from __future__ import annotations
+
+import pytest
+
+from gmdesk.core.dice import FixedDice
+from gmdesk.core.session import EventError, Session, SessionStore
+from gmdesk.core.session.events import replay
+from gmdesk.core.systems import get_system
+
+FOUR_D_TWO = get_system("4d2")
+
+
+@pytest.fixture
+def s(tmp_path):
+    session = Session.open(SessionStore(tmp_path / "saves").create("Ambush", "4d2"))
+    yield session
+    session.close()
+
+
+def add(s: Session, name: str, **kw) -> str:
+    return s.apply({"type": "character.add", "character": {"name": name, **kw}}).data["id"]
+
+
+def roll(s: Session, actor: str, target: str | None = None) -> int:
+    rec = FOUR_D_TWO.roll(FOUR_D_TWO.Params(), FixedDice([2, 2, 1, 1]))
+    doc = {"type": "roll", "record": rec, "actor": actor}
+    if target is not None:
+        doc["target"] = target
+    return s.apply(doc).seq
+
+
+def public_seqs(s: Session) -> list[int]:
+    return [e.seq for e in s.state.rolls if s.state.public_roll(e)]
+
+
+def snap(s: Session) -> dict:
+    d = s.state.to_json()
+    d["info"].pop("last_played")
+    return d
+
+
+def test_old_characters_are_not_hidden_and_hidden_is_kept(s):
+    kara = add(s, "Kara")
+    gos = add(s, "Gospog", side="NPC", hidden=True)
+    assert not s.state.characters[kara].hidden and s.state.characters[gos].hidden
+    assert "hidden" not in s.state.characters[kara].to_json()
+    with Session.open(s.path, readonly=True) as again:
+        assert again.state.characters[gos].hidden and not again.state.characters[kara].hidden
+
+
+def test_rolls_while_hidden_stay_hidden_after_reveal_unless_revealed_too(s):
+    kara = add(s, "Kara")
+    gos = add(s, "Gospog", side="NPC", hidden=True)
+    s.apply({"type": "initiative.set", "entries": [{"id": kara, "value": 5}, {"id": gos, "value": 9}]})
+    mine = roll(s, kara)
+    ambush = roll(s, gos, kara)
+    at_him = roll(s, kara, gos)
+    assert public_seqs(s) == [mine]  # Kara's initiative roll has no record: only real rolls count
+    s.apply({"type": "character.reveal", "id": gos})
+    assert not s.state.characters[gos].hidden
+    assert public_seqs(s) == [mine]  # earlier rolls still hidden
+    later = roll(s, gos, kara)
+    assert public_seqs(s) == [mine, later]
+    e = s.apply({"type": "character.reveal", "id": gos, "rolls": [ambush]})
+    assert "#" + str(ambush) in e.summary
+    assert public_seqs(s) == [mine, ambush, later]
+    s.undo()
+    assert public_seqs(s) == [mine, later]
+    s.undo()  # the later roll
+    s.undo()  # the reveal: hidden again
+    assert s.state.characters[gos].hidden and public_seqs(s) == [mine]
+    s.redo()
+    s.apply({"type": "character.reveal", "id": gos, "rolls": [ambush, at_him]})
+    assert public_seqs(s) == [mine, ambush, at_him]
+    fold = replay(s._log.header, s._log.events())
+    live = snap(s)
+    replayed = fold.state.to_json()
+    replayed["info"].pop("last_played")
+    assert replayed == live
+
+
+def test_hide_and_reveal_refusals(s):
+    kara = add(s, "Kara")
+    mine = roll(s, kara)
+    with pytest.raises(EventError, match="Kara is not hidden"):
+        s.apply({"type": "character.reveal", "id": kara})
+    with pytest.raises(EventError, match="not a hidden roll of Kara"):
+        s.apply({"type": "character.reveal", "id": kara, "rolls": [mine]})
+    s.apply({"type": "character.hide", "id": kara})
+    with pytest.raises(EventError, match="already hidden"):
+        s.apply({"type": "character.hide", "id": kara})
+    assert public_seqs(s) == []  # hidden now: its rolls too
+    s.undo()
+    assert public_seqs(s) == [mine]
+
+
+def test_hidden_survives_the_checkpoint(s):
+    kara = add(s, "Kara")
+    gos = add(s, "Gospog", side="NPC", hidden=True)
+    for _ in range(3):
+        roll(s, gos, kara)
+    s.apply({"type": "character.reveal", "id": gos, "rolls": [3]})
+    before = snap(s)
+    path = s.path
+    s.close()
+    with Session.open(path) as again:
+        after = again.state.to_json()
+        after["info"].pop("last_played")
+        assert after == before
+        assert [e.seq for e in again.state.rolls if again.state.public_roll(e)] == [3]
