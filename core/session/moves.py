@@ -176,21 +176,33 @@ class SessionMoves:
         return initiative_modifier(system or self.state.info.system, c)
 
     def initiative_record(
-        self, char_id: str, rng: Any = None, modifier: int | None = None, system: str | None = None
+        self,
+        char_id: str,
+        rng: Any = None,
+        modifier: int | None = None,
+        system: str | None = None,
+        character: Any = None,
     ) -> RollRecord:
         """One initiative roll for ``char_id`` (not logged): the session's system, the
         character's own modifier unless ``modifier`` is given. A parameter the system
         declares with a session ``setting`` that its ``initiative`` also takes is
-        passed the setting (fudge's dice method)."""
+        passed the setting (fudge's dice method). ``character``: a character not yet
+        in the session (a stat block about to be added) whose modifier counts."""
         import inspect
 
+        from gmdesk.core.session.params import initiative_modifier
         from gmdesk.core.systems import get_spec
 
         system = system or self.state.info.system
         spec = get_spec(system)
-        if char_id not in self.state.characters:
+        if character is None and char_id not in self.state.characters:
             raise EventError(f"no character {char_id!r} in this session", "initiative.set")
-        mod = self.initiative_modifier(char_id, system) if modifier is None else modifier
+        if modifier is not None:
+            mod = modifier
+        elif character is not None:
+            mod = initiative_modifier(system, character)
+        else:
+            mod = self.initiative_modifier(char_id, system)
         rng = rng if rng is not None else random.Random()
         settings = self.state.info.settings
         try:

@@ -71,7 +71,15 @@ Modules: ``registry`` (the event types, :class:`Event`, the handler of each type
 """
 
 # the handler modules register their event types when imported
-from gmdesk.core.session.events import characters, clocks, encounter, rolls, session_settings, visibility  # noqa: F401
+from gmdesk.core.session.events import (  # noqa: F401
+    characters,
+    clocks,
+    encounter,
+    groups,
+    rolls,
+    session_settings,
+    visibility,
+)
 from gmdesk.core.session.events.characters import SHEET_VALUE_FIELDS
 from gmdesk.core.session.events.checkpoint import (
     CHECKPOINT_VERSION,

@@ -20,6 +20,7 @@ EVENT_TYPES = (
     "character.fields",
     "character.hide",
     "character.reveal",
+    "characters.add",
     "source.add",
     "source.remove",
     "source.toggle",
