@@ -10,6 +10,7 @@
     gmdesk systems [--json]              the installed dice systems, their roll parameters and character fields
     gmdesk new | list | log | export | import-sheet | export-sheet   (sessions)
     gmdesk check SAVE | repair SAVE      what is wrong with a session; a new one from what can be trusted
+    gmdesk bestiary add|save|list|show|remove|export|import   the library of reusable stat blocks
 
 ``roll`` and ``odds`` never import Textual, so they answer at once. Every error is one
 line on stderr and exit status 2, never a traceback.
@@ -37,7 +38,18 @@ if TYPE_CHECKING:
 
 EXIT_USAGE = 2
 
-SESSION_COMMANDS = ("new", "list", "log", "export", "import-sheet", "export-sheet", "check", "repair", "char")
+SESSION_COMMANDS = (
+    "new",
+    "list",
+    "log",
+    "export",
+    "import-sheet",
+    "export-sheet",
+    "check",
+    "repair",
+    "char",
+    "bestiary",
+)
 COMMANDS = ("roll", "odds", "systems", "view", "serve", *SESSION_COMMANDS)
 
 

@@ -12,13 +12,20 @@ A table of named values (a ``stats`` field such as torg's Attributes and skills)
 set whole, ``stats="Fire Combat=13, Dodge=11"``, or one entry at a time,
 ``stats.Fire Combat=13`` (an empty value takes the entry off: ``stats.Dodge=``).
 
+``add-from NAME [--count N]`` adds N copies of the bestiary's stat block NAME
+(:mod:`core.campaign.bestiary`) of the session's system, numbered "Gospog 1" …
+"Gospog 4" after the numbers already taken (a single copy keeps the plain name
+unless it is taken), each its own character, and joins each to the encounter at an
+initiative rolled with its own modifier, logged with its dice.
+
 Each command is one undoable event (``character.add``, ``character.fields``,
-``character.remove``); bad input is one line on stderr, exit 2, and nothing is
-saved.
+``character.remove``, ``characters.add``); bad input is one line on stderr, exit
+2, and nothing is saved.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from typing import Any
@@ -51,7 +58,7 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser("char", help="add, change, show, list or remove a session's characters")
     p.add_argument("save", metavar="SAVE", help="session name or path")
-    verbs = p.add_subparsers(dest="verb", metavar="add|set|show|list|remove", parser_class=type(p))
+    verbs = p.add_subparsers(dest="verb", metavar="add|set|show|list|remove|add-from", parser_class=type(p))
     verbs.required = True
 
     v = verbs.add_parser("add", help="add a character (with its numbers: --set FIELD=VALUE)")
@@ -85,6 +92,13 @@ def register(subparsers: Any) -> None:
     v = verbs.add_parser("remove", help="remove a character from the session")
     v.add_argument("name", metavar="NAME", help="character name or id")
     v.set_defaults(func=_guard(cmd_remove))
+
+    v = verbs.add_parser("add-from", help="add numbered copies of a bestiary stat block and join them to the encounter")
+    v.add_argument("name", metavar="NAME", help="the stat block's name in the bestiary")
+    v.add_argument("--count", default="1", metavar="N", help="how many copies (default 1)")
+    v.add_argument("--hidden", action="store_true", help="hidden from the players until revealed")
+    v.add_argument("--seed", default=None, help=argparse.SUPPRESS)
+    v.set_defaults(func=_guard(cmd_add_from))
 
 
 # --------------------------------------------------------------------------- reading FIELD=VALUE
@@ -345,4 +359,79 @@ def cmd_remove(ns: Any) -> int:
     with _open(ns) as session:
         c = session.character(ns.name)
         _print_event(_apply(session, {"type": "character.remove", "id": c.id}))
+    return 0
+
+
+#: most copies one ``add-from`` adds
+MAX_COPIES = 100
+
+
+def copy_names(state: Any, name: str, count: int) -> list[str]:
+    """Names for ``count`` copies of ``name`` nobody in the session has: one copy keeps
+    the plain name unless it is taken; several are "NAME 1", "NAME 2"…, skipping the
+    numbers taken already."""
+    if count == 1 and state.name_clash(name) is None:
+        return [name]
+    out: list[str] = []
+    n = 1 if count > 1 else 2
+    while len(out) < count:
+        candidate = f"{name} {n}"
+        if state.name_clash(candidate) is None:
+            out.append(candidate)
+        n += 1
+    return out
+
+
+def add_from_event(session: Any, block: Any, count: int, rng: Any = None) -> dict[str, Any]:
+    """The one ``characters.add`` event that adds ``count`` numbered copies of the stat
+    block ``block`` to ``session`` and joins each to the encounter at an initiative
+    rolled with the copy's own modifier (its record logged)."""
+    import random
+
+    rng = rng if rng is not None else random.Random()
+    names = copy_names(session.state, block.name, count)
+    entries = []
+    for name in names:
+        record = session.initiative_record("", rng, character=block.model(name))
+        entries.append(
+            {
+                "character": block.character(name),
+                "sources": [dict(x) for x in block.sources],
+                "conditions": [dict(x) for x in block.conditions],
+                "initiative": record.value,
+                "record": record.to_json(),
+            }
+        )
+    return {"type": "characters.add", "entries": entries, "source": block.name}
+
+
+def cmd_add_from(ns: Any) -> int:
+    from gmdesk.core.campaign.bestiary_cli import bestiary
+    from gmdesk.core.dice import make_rng
+    from gmdesk.core.systems.base import parse_int
+
+    count = parse_int("--count", ns.count, 1, MAX_COPIES)
+    if ns.hidden:
+        raise GmdeskError("hidden combatants are not available yet")
+    seed = None if ns.seed is None else parse_int("--seed", ns.seed, -(2**63), 2**63)
+    with _open(ns) as session:
+        b = bestiary(ns)
+        system = session.state.info.system
+        db = b.db()
+        found = [d for _, d in db.named(ns.name, system)]
+        if not found:
+            other = db.named(ns.name)
+            if other:
+                systems = ", ".join(sorted({d["system"] for _, d in other}))
+                name, here = other[0][1]["name"], session.state.info.name
+                raise GmdeskError(f"{name!r} in the bestiary is for {systems}; {here} plays {system}")
+        block = b.find(ns.name, system, db)
+        event = _apply(session, add_from_event(session, block, count, make_rng(seed)))
+        st = session.state
+        sys.stdout.write(f"{event.summary}\n")
+        for cid in event.data["ids"]:
+            c = st.characters[cid]
+            i = st.encounter.index_of(cid)
+            ini = st.encounter.order[i].initiative if i is not None else None
+            sys.stdout.write(f"  {c.name} ({cid}): initiative {ini}, Vitality {c.vitality_current}\n")
     return 0

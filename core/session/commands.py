@@ -1,6 +1,7 @@
 """The session subcommands of ``gmdesk``: new, list, log, export, import-sheet,
-export-sheet, char (:mod:`core.session.charcli`), and ``stream_rolls`` behind
-``gmdesk roll … --save SAVE``.
+export-sheet, char (:mod:`core.session.charcli`), bestiary
+(:mod:`core.campaign.bestiary_cli`), and ``stream_rolls`` behind ``gmdesk roll …
+--save SAVE``.
 
 ``SAVE`` is a session name (looked up in the saves directory) or a path. ``log``,
 ``export`` and ``export-sheet`` open the session read-only: they work while the GM
@@ -125,6 +126,10 @@ def register(subparsers: Any) -> None:
     from gmdesk.core.session.charcli import register as register_char
 
     register_char(subparsers)
+
+    from gmdesk.core.campaign.bestiary_cli import register as register_bestiary
+
+    register_bestiary(subparsers)
 
     p = subparsers.add_parser("export-sheet", help="print a character's descriptor sheet")
     p.add_argument("save", metavar="SAVE", help="session name or path")

@@ -1,0 +1,662 @@
+"""The bestiary: a library of reusable stat blocks, per system, beside the sessions.
+
+It is one TinyDB database, ``bestiary.json`` in the saves directory (the session
+list only lists ``*.gmdesk`` files, so it never shows there), searched with
+TinyDB's own ``Query`` (:mod:`core.campaign.bestiary_db`): by system, by tag, by a
+piece of the name (case-insensitive).
+
+A stat block (:class:`StatBlock`) is what a new character starts from: name,
+system, side, kind, Vitality, Possibilities (and whether it is reality-rated), the
+fields its system declares (``Character.fields``, read and checked by the
+system's declaration exactly as ``gmdesk char`` reads them), shift and advantage
+sources, conditions, a descriptor sheet (text), notes and tags. A name is unique
+within its system (case-insensitive); two systems may each have a "Bandit".
+
+Durability: every change is one whole new file, written to a temp file, fsynced
+and renamed over the old one (the directory fsynced too), so a reader sees the old
+bestiary or the new one, never half of one. Changes are serialised by a ``flock`` on
+``bestiary.json.lock`` (:class:`core.session.lock.WriterLock`: the kernel drops it
+when its holder dies, so a crash never leaves the bestiary locked); a second writer
+waits a moment, then is told who holds it. Each change re-reads the file under the
+lock, so two GMs' changes never overwrite each other. A damaged file (not JSON,
+not the shape of a bestiary, a stat block that does not read) is refused with one
+line naming the file and what is wrong, and is never written over: the GM mends it
+or moves it aside.
+
+The starter bestiary (``core/data/bestiary-starter.toml``: the shipped example
+sessions' foes, with their stat blocks) is written the first time gmdesk needs the
+bestiary of a saves directory that has none (:meth:`Bestiary.ensure_starter`), as
+the picker offers the example sessions on a first run; an existing
+``bestiary.json`` is never replaced by it, even an empty one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from gmdesk.core.errors import GmdeskError, ParamError
+
+BESTIARY_FILE = "bestiary.json"
+#: what the file says it is, and the newest layout this gmdesk reads
+FORMAT = "gmdesk-bestiary"
+VERSION = 1
+#: the table of the file saying what it is
+ABOUT_TABLE = "about"
+#: the starter bestiary, package data
+STARTER = "bestiary-starter.toml"
+
+SIDES = ("PC", "NPC")
+KINDS = ("organic", "inorganic")
+SOURCE_KINDS = ("advantage", "shift")
+MAX_NAME = 200
+MAX_TEXT = 20_000
+MAX_VITALITY = 999
+MAX_POSSIBILITIES = 999
+MAX_ROUNDS = 9999
+
+
+class BestiaryError(GmdeskError):
+    """A bestiary request that cannot be met (one line)."""
+
+
+class DamagedBestiaryError(BestiaryError):
+    """``bestiary.json`` cannot be read as a bestiary; it is left as it is."""
+
+
+class BestiaryBusyError(BestiaryError):
+    """Another gmdesk is changing the bestiary right now."""
+
+
+# --------------------------------------------------------------------------- a stat block
+
+
+def _text(value: Any, what: str, maxlen: int = MAX_NAME, empty: bool = False, multiline: bool = False) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{what}: must be text (got {value!r})")
+    value = value.strip() if not multiline else value
+    if not value.strip() and not empty:
+        raise ValueError(f"{what}: must not be empty")
+    if len(value) > maxlen:
+        raise ValueError(f"{what}: at most {maxlen} characters (got {len(value)})")
+    allowed = "\n\t\r" if multiline else ""
+    if any((ord(ch) < 32 or ord(ch) == 127) and ch not in allowed for ch in value):
+        raise ValueError(f"{what}: control characters{'' if multiline else ' and line breaks'} are not allowed")
+    return value
+
+
+def _int(value: Any, what: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what}: must be a whole number (got {value!r})")
+    if not lo <= value <= hi:
+        raise ValueError(f"{what}: must be a whole number from {lo} to {hi} (got {value})")
+    return value
+
+
+def _choice(value: Any, what: str, choices: tuple[str, ...]) -> str:
+    match = next((c for c in choices if isinstance(value, str) and c.casefold() == value.strip().casefold()), None)
+    if match is None:
+        raise ValueError(f"{what}: must be {' or '.join(choices)} (got {value!r})")
+    return match
+
+
+def _bool(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{what}: must be true or false (got {value!r})")
+    return value
+
+
+def _rounds(value: Any, what: str) -> int | None:
+    return None if value is None else _int(value, what, 1, MAX_ROUNDS)
+
+
+def _only(d: Mapping[str, Any], what: str, allowed: tuple[str, ...]) -> None:
+    for k in d:
+        if k not in allowed:
+            raise ValueError(f"{what}: unknown field {k!r} (allowed: {', '.join(allowed)})")
+
+
+#: the keys of a stat block, as stored and exported
+KEYS = (
+    "name",
+    "system",
+    "side",
+    "kind",
+    "vitality",
+    "possibilities",
+    "reality_rated",
+    "fields",
+    "sources",
+    "conditions",
+    "sheet",
+    "notes",
+    "tags",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class StatBlock:
+    """One reusable stat block. ``sources``: ``{kind, name, value, rounds, active}``
+    (``kind`` advantage or shift); ``conditions``: ``{name, rounds}``; ``sheet``: the
+    text of a descriptor sheet or None; ``fields``: the system's character fields."""
+
+    name: str
+    system: str
+    side: str = "NPC"
+    kind: str = "organic"
+    vitality: int = 0
+    possibilities: int = 0
+    reality_rated: bool = False
+    fields: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    sources: tuple[Mapping[str, Any], ...] = ()
+    conditions: tuple[Mapping[str, Any], ...] = ()
+    sheet: str | None = None
+    notes: str = ""
+    tags: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What makes a stat block one of its own: its system and its name (case-insensitive)."""
+        return self.system, self.name.strip().casefold()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "system": self.system,
+            "side": self.side,
+            "kind": self.kind,
+            "vitality": self.vitality,
+            "possibilities": self.possibilities,
+            "reality_rated": self.reality_rated,
+            "fields": json.loads(json.dumps(dict(self.fields))),
+            "sources": [dict(s) for s in self.sources],
+            "conditions": [dict(c) for c in self.conditions],
+            "sheet": self.sheet,
+            "notes": self.notes,
+            "tags": list(self.tags),
+        }
+
+    @classmethod
+    def from_json(cls, d: Any, where: str = "stat block") -> StatBlock:
+        """A stat block from its JSON (or TOML table), its shape checked (``ValueError``
+        naming ``where`` and the field). What its system makes of its fields is checked
+        by :meth:`check`."""
+        if not isinstance(d, Mapping):
+            raise ValueError(f"{where}: must be a table of name, system, …")
+        _only(d, where, KEYS)
+        for k in ("name", "system"):
+            if k not in d:
+                raise ValueError(f"{where}: missing {k!r}")
+        name = _text(d["name"], f"{where}: name")
+        where = f"{name!r}"
+        system = _text(d["system"], f"{where}: system")
+        fields = d.get("fields") or {}
+        if not isinstance(fields, Mapping):
+            raise ValueError(f"{where}: fields: must be a table of field = value")
+        sources = []
+        for i, s in enumerate(d.get("sources") or ()):
+            w = f"{where}: sources[{i}]"
+            if not isinstance(s, Mapping):
+                raise ValueError(f"{w}: must be a table of kind, name, value")
+            _only(s, w, ("kind", "name", "value", "rounds", "active"))
+            kind = _choice(s.get("kind"), f"{w}: kind", SOURCE_KINDS)
+            value = _int(s.get("value"), f"{w}: value", -2, 2) if kind == "advantage" else None
+            if kind == "advantage" and value == 0:
+                raise ValueError(f"{w}: value: an advantage source is +1 or +2, a disadvantage −1 or −2")
+            if kind == "shift":
+                value = _int(s.get("value"), f"{w}: value", 1, 9)
+            sources.append(
+                {
+                    "kind": kind,
+                    "name": _text(s.get("name"), f"{w}: name"),
+                    "value": value,
+                    "rounds": _rounds(s.get("rounds"), f"{w}: rounds"),
+                    "active": _bool(s.get("active", True), f"{w}: active"),
+                }
+            )
+        conditions = []
+        for i, c in enumerate(d.get("conditions") or ()):
+            w = f"{where}: conditions[{i}]"
+            if isinstance(c, str):
+                c = {"name": c}
+            if not isinstance(c, Mapping):
+                raise ValueError(f"{w}: must be a table of name, rounds")
+            _only(c, w, ("name", "rounds"))
+            conditions.append({"name": _text(c.get("name"), f"{w}: name"), "rounds": _rounds(c.get("rounds"), w)})
+        tags = d.get("tags") or ()
+        if isinstance(tags, str) or not isinstance(tags, (list, tuple)):
+            raise ValueError(f"{where}: tags: must be a list of words")
+        kept_tags: list[str] = []
+        for t in tags:
+            t = " ".join(_text(t, f"{where}: tags").split())
+            if t.casefold() not in (x.casefold() for x in kept_tags):
+                kept_tags.append(t)
+        sheet = d.get("sheet")
+        possibilities = _int(d.get("possibilities", 0), f"{where}: possibilities", 0, MAX_POSSIBILITIES)
+        reality = _bool(d.get("reality_rated", bool(possibilities)), f"{where}: reality_rated")
+        if possibilities and not reality:
+            raise ValueError(f"{where}: possibilities: only a reality-rated character has Possibilities")
+        return cls(
+            name=name,
+            system=system,
+            side=_choice(d.get("side", "NPC"), f"{where}: side", SIDES),
+            kind=_choice(d.get("kind", "organic"), f"{where}: kind", KINDS),
+            vitality=_int(d.get("vitality", 0), f"{where}: vitality", -MAX_VITALITY, MAX_VITALITY),
+            possibilities=possibilities,
+            reality_rated=reality,
+            fields=json.loads(json.dumps({str(k): v for k, v in fields.items()})),
+            sources=tuple(sources),
+            conditions=tuple(conditions),
+            sheet=None if sheet is None else _text(sheet, f"{where}: sheet", MAX_TEXT, multiline=True),
+            notes=_text(d.get("notes", ""), f"{where}: notes", MAX_TEXT, empty=True, multiline=True),
+            tags=tuple(kept_tags),
+        )
+
+    def check(self) -> StatBlock:
+        """The stat block with its fields read by its system's declaration (as ``gmdesk
+        char`` reads them: ``ParamError`` naming the field's label) and its sheet read
+        (``SheetError``). A system that is not installed is refused."""
+        from gmdesk.core.systems import get_spec
+        from gmdesk.core.systems.spec import find_stat, parse_field
+
+        spec = get_spec(self.system)  # ParamError: unknown system
+        fields: dict[str, Any] = {}
+        for name, value in self.fields.items():
+            f = spec.field(name)
+            if f is None:
+                names = ", ".join(x.name for x in spec.character_fields) or "none"
+                raise ParamError(name, f"{spec.name} has no such character field (fields: {names})")
+            parsed = parse_field(f, value)
+            if parsed is not None:
+                fields[f.name] = parsed
+        for f in spec.character_fields:
+            if f.type == "stat" and f.name in fields:
+                key = find_stat(fields.get(f.stats or ""), fields[f.name])
+                if key is None:
+                    table = fields.get(f.stats or "") or {}
+                    stats = spec.field(f.stats or "")
+                    label = stats.label if stats is not None else f.stats
+                    known = ", ".join(table) or "none yet"
+                    raise ParamError(f.label, f"{fields[f.name]!r} is not among the {label} ({known})")
+                fields[f.name] = key
+        if self.sheet is not None:
+            from gmdesk.core.sheet import parse_sheet
+
+            parse_sheet(self.sheet, f"{self.name}'s sheet")
+        return dataclasses.replace(self, fields=fields)
+
+    def character(self, name: str | None = None) -> dict[str, Any]:
+        """The ``character`` of a ``character.add`` event for a copy called ``name``."""
+        out: dict[str, Any] = {
+            "name": name or self.name,
+            "side": self.side,
+            "kind": self.kind,
+            "reality_rated": self.reality_rated,
+            "vitality": self.vitality,
+            "possibilities": self.possibilities,
+            "notes": self.notes,
+        }
+        if self.sheet is not None:
+            out["sheet"] = self.sheet
+        if self.fields:
+            out["fields"] = json.loads(json.dumps(dict(self.fields)))
+        return out
+
+    def model(self, name: str | None = None) -> Any:
+        """A session ``Character`` made from the stat block (not in any session): what
+        its initiative modifier is read from."""
+        from gmdesk.core.session.model import Character, Condition, Source
+
+        def src(s: Mapping[str, Any]) -> Source:
+            return Source(s["name"], s["value"], s["rounds"], s["active"])
+
+        sheet = None
+        if self.sheet is not None:
+            from gmdesk.core.sheet import parse_sheet
+
+            sheet = parse_sheet(self.sheet)
+        return Character(
+            id="",
+            name=name or self.name,
+            side=self.side,
+            kind=self.kind,
+            reality_rated=self.reality_rated,
+            vitality_default=self.vitality,
+            vitality_current=self.vitality,
+            possibilities=self.possibilities,
+            advantage=[src(s) for s in self.sources if s["kind"] == "advantage"],
+            shifts=[src(s) for s in self.sources if s["kind"] == "shift"],
+            conditions=[Condition(c["name"], c["rounds"]) for c in self.conditions],
+            sheet=sheet,
+            notes=self.notes,
+            fields=dict(self.fields),
+        )
+
+    @classmethod
+    def from_character(cls, c: Any, system: str, name: str | None = None, tags: Iterable[str] = ()) -> StatBlock:
+        """The stat block of a session's character as it is meant to start: its Vitality
+        default, its sheet's Current Values back to their Defaults (a new day), no
+        wounds; its sources, its conditions (not those a roll imposed), fields, notes."""
+        sheet = None
+        if c.sheet is not None:
+            from gmdesk.core.sheet import write_sheet
+
+            sheet = write_sheet(c.sheet.new_day())
+        sources = [
+            {"kind": kind, "name": s.name, "value": s.value, "rounds": s.rounds, "active": s.active}
+            for kind, lst in (("shift", c.shifts), ("advantage", c.advantage))
+            for s in lst
+        ]
+        return cls.from_json(
+            {
+                "name": name or c.name,
+                "system": system,
+                "side": c.side,
+                "kind": c.kind,
+                "vitality": c.vitality_default,
+                "possibilities": c.possibilities,
+                "reality_rated": c.reality_rated,
+                "fields": dict(c.fields),
+                "sources": sources,
+                "conditions": [{"name": x.name, "rounds": x.rounds} for x in c.conditions if x.roll_seq is None],
+                "sheet": sheet,
+                "notes": c.notes,
+                "tags": list(tags),
+            }
+        )
+
+
+# --------------------------------------------------------------------------- the file
+
+
+def _check_data(path: Path, raw: bytes) -> dict[str, Any]:
+    """The file's JSON, its shape checked; DamagedBestiaryError (one line) otherwise."""
+
+    def damaged(why: str) -> DamagedBestiaryError:
+        return DamagedBestiaryError(f"{path}: damaged bestiary ({why}); it is left as it is: mend it or move it aside")
+
+    from gmdesk.core.campaign.bestiary_db import TABLE
+
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise damaged("not UTF-8 text") from None
+    except json.JSONDecodeError as e:
+        raise damaged(f"not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    if not isinstance(data, dict):
+        raise damaged("not a table of stat blocks")
+    for name, table in data.items():
+        if not isinstance(table, dict):
+            raise damaged(f"table {name!r} is not a table")
+        for doc_id, doc in table.items():
+            if not (isinstance(doc_id, str) and doc_id.isdigit()) or not isinstance(doc, dict):
+                raise damaged(f"table {name!r}: entry {doc_id!r} is not a numbered record")
+    about = data.get(ABOUT_TABLE) or {}
+    for doc in about.values():
+        if doc.get("format") not in (None, FORMAT):
+            raise damaged(f"it says it is {doc.get('format')!r}, not a gmdesk bestiary")
+        version = doc.get("version", VERSION)
+        if not isinstance(version, int) or version > VERSION:
+            raise BestiaryError(f"{path}: written by a newer gmdesk (bestiary version {version!r}); update gmdesk")
+    seen: dict[tuple[str, str], str] = {}
+    for doc_id, doc in (data.get(TABLE) or {}).items():
+        try:
+            block = StatBlock.from_json(doc, f"stat block {doc_id}")
+        except ValueError as e:
+            raise damaged(str(e)) from None
+        if block.key in seen:
+            raise damaged(f"{block.name!r} ({block.system}) is there twice")
+        seen[block.key] = doc_id
+    data.setdefault(TABLE, {})
+    return data
+
+
+def _about() -> dict[str, Any]:
+    return {"1": {"format": FORMAT, "version": VERSION}}
+
+
+class Bestiary:
+    """The bestiary of one saves directory (``<saves>/bestiary.json``)."""
+
+    #: how long a change waits for another gmdesk's change to finish, in seconds
+    LOCK_WAIT = 3.0
+
+    def __init__(self, saves_dir: str | os.PathLike[str]):
+        self.dir = Path(saves_dir).expanduser()
+        self.path = self.dir / BESTIARY_FILE
+        self.lock_path = self.dir / (BESTIARY_FILE + ".lock")
+
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    # ---- reading
+
+    def _read(self) -> dict[str, Any] | None:
+        from gmdesk.core.session.storage import atomic
+        from gmdesk.core.session.storage.errors import StoreReadError
+
+        try:
+            got = atomic.read_file(self.path)
+        except StoreReadError as e:
+            raise BestiaryError(str(e)) from None
+        if got is None:
+            return None
+        return _check_data(self.path, got[0])
+
+    def db(self) -> Any:
+        """The bestiary to read (a ``BestiaryDB``; empty when there is none yet)."""
+        from gmdesk.core.campaign.bestiary_db import TABLE, BestiaryDB
+
+        data = self._read()
+        return BestiaryDB(data if data is not None else {TABLE: {}})
+
+    def blocks(self, system: str | None = None, tag: str | None = None, search: str | None = None) -> list[StatBlock]:
+        """The stat blocks asked for (:meth:`BestiaryDB.search`), by system then name."""
+        docs = self.db().search(system, tag, search)
+        out = [StatBlock.from_json(d) for d in docs]
+        return sorted(out, key=lambda b: (b.system, b.name.casefold()))
+
+    def find(self, name: str, system: str | None = None, db: Any = None) -> StatBlock:
+        """The stat block called ``name`` (of ``system`` when given); BestiaryError
+        naming what there is when none or several match."""
+        return _pick(db if db is not None else self.db(), name, system)[1]
+
+    # ---- changing
+
+    def _lock(self) -> Any:
+        from gmdesk.core.session.lock import LockedError, WriterLock
+
+        self.dir.mkdir(parents=True, exist_ok=True)
+        lock = WriterLock(self.lock_path)
+        deadline = time.monotonic() + self.LOCK_WAIT
+        while True:
+            try:
+                lock.acquire()
+                return lock
+            except LockedError as e:
+                if time.monotonic() >= deadline:
+                    raise BestiaryBusyError(
+                        f"{self.path} is being changed by another gmdesk ({e.holder}); nothing was changed, try again"
+                    ) from None
+                time.sleep(0.02)
+
+    def _publish(self, data: dict[str, Any], overwrite: bool = True) -> None:
+        from gmdesk.core.session.storage import atomic
+
+        raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        tmp = self.dir / f".{BESTIARY_FILE}.{os.getpid()}.tmp"
+        try:
+            atomic.publish(tmp, self.path, raw, overwrite=overwrite)
+        except FileExistsError:
+            raise
+        except OSError as e:
+            raise BestiaryError(
+                f"{self.path}: could not write the bestiary ({e.strerror or e}); nothing was changed"
+            ) from None
+
+    @contextmanager
+    def change(self) -> Iterator[Any]:
+        """Hold the lock, read the bestiary afresh and hand over its ``BestiaryDB``;
+        what was changed through it is written in one atomic replace when the block
+        ends without an error (nothing is written otherwise)."""
+        from gmdesk.core.campaign.bestiary_db import TABLE, BestiaryDB
+
+        lock = self._lock()
+        try:
+            data = self._read()
+            if data is None:
+                data = {ABOUT_TABLE: _about(), TABLE: {}}
+            changed: list[dict[str, Any]] = []
+            db = BestiaryDB(data, on_write=changed.append)
+            yield db
+            if changed:
+                new = changed[-1]
+                new.setdefault(ABOUT_TABLE, _about())
+                self._publish(new)
+        finally:
+            lock.release()
+
+    def ensure_starter(self) -> int | None:
+        """Write the starter bestiary if this saves directory has no bestiary yet; the
+        number of stat blocks it holds, or None when there was one already (never
+        replaced)."""
+        if self.path.exists():
+            return None
+        from gmdesk.core.campaign.bestiary_db import TABLE
+
+        lock = self._lock()
+        try:
+            if self.path.exists():
+                return None
+            blocks = starter_blocks()
+            table = {str(i): b.to_json() for i, b in enumerate(blocks, 1)}
+            try:
+                self._publish({ABOUT_TABLE: _about(), TABLE: table}, overwrite=False)
+            except FileExistsError:
+                return None
+            return len(blocks)
+        finally:
+            lock.release()
+
+    def add(self, block: StatBlock, replace: bool = False) -> bool:
+        """Add ``block`` (checked by its system); True when it replaced one of the
+        same name and system (only with ``replace``; BestiaryError otherwise)."""
+        return self.add_many([block], replace)[1] > 0
+
+    def add_many(self, blocks: list[StatBlock], replace: bool = False) -> tuple[int, int]:
+        """Add several stat blocks in one write: (added, replaced). Refuses all of them,
+        writing nothing, when one would replace a stat block and ``replace`` is False."""
+        blocks = [b.check() for b in blocks]
+        keys: dict[tuple[str, str], StatBlock] = {}
+        for b in blocks:
+            if b.key in keys:
+                raise BestiaryError(f"{b.name!r} ({b.system}) is given twice")
+            keys[b.key] = b
+        with self.change() as db:
+            taken = []
+            ids = []
+            for b in blocks:
+                found = db.named(b.name, b.system)
+                if found:
+                    taken.append(f"{found[0][1]['name']} ({b.system})")
+                    ids += [i for i, _ in found]
+            if taken and not replace:
+                names = ", ".join(taken[:5]) + (f" and {len(taken) - 5} more" if len(taken) > 5 else "")
+                raise BestiaryError(
+                    f"already in the bestiary: {names}; --replace replaces "
+                    f"{'it' if len(taken) == 1 else 'them'} (nothing was changed)"
+                )
+            db.remove_ids(ids)
+            db.insert_many(b.to_json() for b in blocks)
+        return len(blocks) - len(taken), len(taken)
+
+    def remove(self, name: str, system: str | None = None) -> StatBlock:
+        with self.change() as db:
+            doc_id, block = _pick(db, name, system)
+            db.remove_ids([doc_id])
+        return block
+
+
+def _pick(db: Any, name: str, system: str | None) -> tuple[int, StatBlock]:
+    found = db.named(name, system)
+    if not found:
+        near = db.search(system, None, name.strip())
+        hint = f"; did you mean {', '.join(repr(d['name']) for d in near[:3])}?" if near else ""
+        where = f" for {system}" if system else ""
+        raise BestiaryError(f"no stat block {name!r}{where} in the bestiary{hint} (`gmdesk bestiary list` shows them)")
+    if len(found) > 1:
+        systems = ", ".join(sorted(d["system"] for _, d in found))
+        raise BestiaryError(f"{len(found)} stat blocks are called {name!r} ({systems}); say which with --system")
+    doc_id, doc = found[0]
+    return doc_id, StatBlock.from_json(doc)
+
+
+# --------------------------------------------------------------------------- TOML
+
+
+def to_toml(blocks: Iterable[StatBlock]) -> str:
+    """The stat blocks as TOML (``[[stat_block]]`` tables), for sharing and editing by
+    hand; what :func:`from_toml` reads back field for field."""
+    import tomli_w
+
+    out: list[dict[str, Any]] = []
+    for b in blocks:
+        d = b.to_json()
+        if d["sheet"] is None:
+            del d["sheet"]
+        d["sources"] = [{k: v for k, v in s.items() if v is not None} for s in d["sources"]]
+        d["conditions"] = [{k: v for k, v in c.items() if v is not None} for c in d["conditions"]]
+        for k in ("sources", "conditions", "tags", "fields"):
+            if not d[k]:
+                del d[k]
+        if not d["notes"]:
+            del d["notes"]
+        # the fields last: TOML writes a sub-table after the plain keys
+        if "fields" in d:
+            d["fields"] = d.pop("fields")
+        out.append(d)
+    head = "# gmdesk bestiary: `gmdesk bestiary import FILE` reads it back\n"
+    return head + tomli_w.dumps({"format": FORMAT, "version": VERSION, "stat_block": out}, multiline_strings=True)
+
+
+def from_toml(text: str, where: str = "TOML") -> list[StatBlock]:
+    """The stat blocks of a TOML bestiary (:func:`to_toml`); BestiaryError naming the
+    file and the stat block otherwise."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise BestiaryError(f"{where}: not TOML ({e})") from None
+    if data.get("format", FORMAT) != FORMAT:
+        raise BestiaryError(f"{where}: not a gmdesk bestiary (format {data.get('format')!r})")
+    version = data.get("version", VERSION)
+    if not isinstance(version, int) or version > VERSION:
+        raise BestiaryError(f"{where}: written by a newer gmdesk (bestiary version {version!r}); update gmdesk")
+    unknown = [k for k in data if k not in ("format", "version", "stat_block")]
+    if unknown:
+        raise BestiaryError(f"{where}: unknown key {unknown[0]!r} (a bestiary holds [[stat_block]] tables)")
+    raw = data.get("stat_block", [])
+    if not isinstance(raw, list):
+        raise BestiaryError(f"{where}: stat_block must be [[stat_block]] tables")
+    out = []
+    for i, d in enumerate(raw, 1):
+        try:
+            out.append(StatBlock.from_json(d, f"stat block {i}"))
+        except ValueError as e:
+            raise BestiaryError(f"{where}: {e}") from None
+    return out
+
+
+def starter_blocks() -> list[StatBlock]:
+    """The starter bestiary shipped with gmdesk (package data)."""
+    from importlib import resources
+
+    text = resources.files("gmdesk.core.data").joinpath(STARTER).read_text(encoding="utf-8")
+    return [b.check() for b in from_toml(text, STARTER)]
