@@ -1,9 +1,9 @@
-"""Run every gmdesk benchmark in turn: `python -m benchmarks [odds|cli|store|tui|dialog|stall|serve ...]`."""
+"""Run every gmdesk benchmark in turn: `python -m benchmarks [odds|cli|store|bestiary|tui|dialog|stall|serve ...]`."""
 
 import importlib
 import sys
 
-ALL = ("odds", "cli", "store", "tui", "dialog", "stall", "serve")
+ALL = ("odds", "cli", "store", "bestiary", "tui", "dialog", "stall", "serve")
 
 names = sys.argv[1:] or list(ALL)
 for name in names:

@@ -375,11 +375,26 @@ class StatBlock:
 # --------------------------------------------------------------------------- the file
 
 
-def _check_data(path: Path, raw: bytes) -> dict[str, Any]:
-    """The file's JSON, its shape checked; DamagedBestiaryError (one line) otherwise."""
+def _damaged(path: Path | str, why: str) -> DamagedBestiaryError:
+    return DamagedBestiaryError(f"{path}: damaged bestiary ({why}); it is left as it is: mend it or move it aside")
+
+
+def block_from_doc(path: Path | str, doc: Any) -> StatBlock:
+    """A stat block read from the bestiary file; DamagedBestiaryError when it does not read."""
+    try:
+        return StatBlock.from_json(doc)
+    except ValueError as e:
+        raise _damaged(path, str(e)) from None
+
+
+def _check_data(path: Path, raw: bytes, full: bool = False) -> dict[str, Any]:
+    """The file's JSON, its shape checked; DamagedBestiaryError (one line) otherwise.
+    Reading checks what a search relies on (each stat block a record with a name, a
+    system and tags; no two alike), and each stat block as a whole when it is used;
+    ``full``: every stat block as a whole now (before the file is written again)."""
 
     def damaged(why: str) -> DamagedBestiaryError:
-        return DamagedBestiaryError(f"{path}: damaged bestiary ({why}); it is left as it is: mend it or move it aside")
+        return _damaged(path, why)
 
     from gmdesk.core.campaign.bestiary_db import TABLE
 
@@ -404,15 +419,23 @@ def _check_data(path: Path, raw: bytes) -> dict[str, Any]:
         version = doc.get("version", VERSION)
         if not isinstance(version, int) or version > VERSION:
             raise BestiaryError(f"{path}: written by a newer gmdesk (bestiary version {version!r}); update gmdesk")
-    seen: dict[tuple[str, str], str] = {}
+    seen: set[tuple[str, str]] = set()
     for doc_id, doc in (data.get(TABLE) or {}).items():
-        try:
-            block = StatBlock.from_json(doc, f"stat block {doc_id}")
-        except ValueError as e:
-            raise damaged(str(e)) from None
-        if block.key in seen:
-            raise damaged(f"{block.name!r} ({block.system}) is there twice")
-        seen[block.key] = doc_id
+        if full:
+            try:
+                key = StatBlock.from_json(doc, f"stat block {doc_id}").key
+            except ValueError as e:
+                raise damaged(str(e)) from None
+        else:
+            name, system, tags = doc.get("name"), doc.get("system"), doc.get("tags", [])
+            if not (isinstance(name, str) and name.strip() and isinstance(system, str) and system.strip()):
+                raise damaged(f"stat block {doc_id} has no name or no system")
+            if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+                raise damaged(f"{name!r}: tags: must be a list of words")
+            key = system.strip(), name.strip().casefold()
+        if key in seen:
+            raise damaged(f"{doc.get('name')!r} ({doc.get('system')}) is there twice")
+        seen.add(key)
     data.setdefault(TABLE, {})
     return data
 
@@ -437,7 +460,7 @@ class Bestiary:
 
     # ---- reading
 
-    def _read(self) -> dict[str, Any] | None:
+    def _read(self, full: bool = False) -> dict[str, Any] | None:
         from gmdesk.core.session.storage import atomic
         from gmdesk.core.session.storage.errors import StoreReadError
 
@@ -447,19 +470,19 @@ class Bestiary:
             raise BestiaryError(str(e)) from None
         if got is None:
             return None
-        return _check_data(self.path, got[0])
+        return _check_data(self.path, got[0], full)
 
     def db(self) -> Any:
         """The bestiary to read (a ``BestiaryDB``; empty when there is none yet)."""
         from gmdesk.core.campaign.bestiary_db import TABLE, BestiaryDB
 
         data = self._read()
-        return BestiaryDB(data if data is not None else {TABLE: {}})
+        return BestiaryDB(data if data is not None else {TABLE: {}}, source=str(self.path))
 
     def blocks(self, system: str | None = None, tag: str | None = None, search: str | None = None) -> list[StatBlock]:
         """The stat blocks asked for (:meth:`BestiaryDB.search`), by system then name."""
         docs = self.db().search(system, tag, search)
-        out = [StatBlock.from_json(d) for d in docs]
+        out = [block_from_doc(self.path, d) for d in docs]
         return sorted(out, key=lambda b: (b.system, b.name.casefold()))
 
     def find(self, name: str, system: str | None = None, db: Any = None) -> StatBlock:
@@ -509,11 +532,11 @@ class Bestiary:
 
         lock = self._lock()
         try:
-            data = self._read()
+            data = self._read(full=True)  # a file that does not read whole is never written over
             if data is None:
                 data = {ABOUT_TABLE: _about(), TABLE: {}}
             changed: list[dict[str, Any]] = []
-            db = BestiaryDB(data, on_write=changed.append)
+            db = BestiaryDB(data, on_write=changed.append, source=str(self.path))
             yield db
             if changed:
                 new = changed[-1]
@@ -594,7 +617,7 @@ def _pick(db: Any, name: str, system: str | None) -> tuple[int, StatBlock]:
         systems = ", ".join(sorted(d["system"] for _, d in found))
         raise BestiaryError(f"{len(found)} stat blocks are called {name!r} ({systems}); say which with --system")
     doc_id, doc = found[0]
-    return doc_id, StatBlock.from_json(doc)
+    return doc_id, block_from_doc(db.source, doc)
 
 
 # --------------------------------------------------------------------------- TOML
