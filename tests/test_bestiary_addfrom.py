@@ -151,7 +151,6 @@ def test_add_from_refuses_in_one_line_and_writes_nothing(capsys, saves):
         (["Gospog", "--count", "0"], ["--count"]),
         (["Gospog", "--count", "many"], ["--count"]),
         (["Gospog", "--count", "101"], ["--count"]),
-        (["Gospog", "--hidden"], ["hidden combatants are not available yet"]),
     ]
     for args, words in cases:
         rc, out, err = run(capsys, saves, "char", "Night 1", "add-from", *args)
@@ -186,3 +185,19 @@ def test_a_stat_block_of_the_gms_own_fills_the_roll_of_its_copies(capsys, saves)
     import json
 
     assert json.loads(out)["params"]["dc"] == 15
+
+
+def test_hidden_copies_and_their_initiative_rolls_are_hidden_from_the_players(capsys, saves):
+    path = session(saves)
+    rc, out, err = run(capsys, saves, "char", "Night 1", "add-from", "Gospog", "--count", "2", "--hidden")
+    assert rc == 0, err
+    assert "hidden from the players" in out
+    st, events = state_of(path)
+    assert [c.hidden for c in st.characters.values()] == [True, True]
+    assert len(st.encounter.order) == 2
+    rolls = [r for r in st.rolls if r.kind == "initiative"]
+    assert len(rolls) == 2 and not any(st.public_roll(r) for r in rolls)
+    assert st.public_characters() == []
+    with Session.open(path) as s:
+        s.undo()
+        assert not s.state.characters and not s.state.rolls

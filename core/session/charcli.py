@@ -16,7 +16,8 @@ set whole, ``stats="Fire Combat=13, Dodge=11"``, or one entry at a time,
 (:mod:`core.campaign.bestiary`) of the session's system, numbered "Gospog 1" …
 "Gospog 4" after the numbers already taken (a single copy keeps the plain name
 unless it is taken), each its own character, and joins each to the encounter at an
-initiative rolled with its own modifier, logged with its dice.
+initiative rolled with its own modifier, logged with its dice; ``--hidden``: the
+copies (and their initiative rolls) are hidden from the players until revealed.
 
 Each command is one undoable event (``character.add``, ``character.fields``,
 ``character.remove``, ``characters.add``); bad input is one line on stderr, exit
@@ -382,10 +383,11 @@ def copy_names(state: Any, name: str, count: int) -> list[str]:
     return out
 
 
-def add_from_event(session: Any, block: Any, count: int, rng: Any = None) -> dict[str, Any]:
+def add_from_event(session: Any, block: Any, count: int, rng: Any = None, hidden: bool = False) -> dict[str, Any]:
     """The one ``characters.add`` event that adds ``count`` numbered copies of the stat
     block ``block`` to ``session`` and joins each to the encounter at an initiative
-    rolled with the copy's own modifier (its record logged)."""
+    rolled with the copy's own modifier (its record logged); ``hidden``: each copy
+    hidden from the players (its initiative roll too) until the GM reveals it."""
     import random
 
     rng = rng if rng is not None else random.Random()
@@ -393,9 +395,12 @@ def add_from_event(session: Any, block: Any, count: int, rng: Any = None) -> dic
     entries = []
     for name in names:
         record = session.initiative_record("", rng, character=block.model(name))
+        character = block.character(name)
+        if hidden:
+            character["hidden"] = True
         entries.append(
             {
-                "character": block.character(name),
+                "character": character,
                 "sources": [dict(x) for x in block.sources],
                 "conditions": [dict(x) for x in block.conditions],
                 "initiative": record.value,
@@ -411,8 +416,6 @@ def cmd_add_from(ns: Any) -> int:
     from gmdesk.core.systems.base import parse_int
 
     count = parse_int("--count", ns.count, 1, MAX_COPIES)
-    if ns.hidden:
-        raise GmdeskError("hidden combatants are not available yet")
     seed = None if ns.seed is None else parse_int("--seed", ns.seed, -(2**63), 2**63)
     with _open(ns) as session:
         b = bestiary(ns)
@@ -426,12 +429,13 @@ def cmd_add_from(ns: Any) -> int:
                 name, here = other[0][1]["name"], session.state.info.name
                 raise GmdeskError(f"{name!r} in the bestiary is for {systems}; {here} plays {system}")
         block = b.find(ns.name, system, db)
-        event = _apply(session, add_from_event(session, block, count, make_rng(seed)))
+        event = _apply(session, add_from_event(session, block, count, make_rng(seed), hidden=ns.hidden))
         st = session.state
         sys.stdout.write(f"{event.summary}\n")
         for cid in event.data["ids"]:
             c = st.characters[cid]
             i = st.encounter.index_of(cid)
             ini = st.encounter.order[i].initiative if i is not None else None
-            sys.stdout.write(f"  {c.name} ({cid}): initiative {ini}, Vitality {c.vitality_current}\n")
+            hidden = ", hidden from the players" if getattr(c, "hidden", False) else ""
+            sys.stdout.write(f"  {c.name} ({cid}): initiative {ini}, Vitality {c.vitality_current}{hidden}\n")
     return 0

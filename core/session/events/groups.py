@@ -59,4 +59,5 @@ def _characters_add(ctx: Ctx, p: dict) -> str:
     joined = any(ctx.state.encounter.index_of(cid) is not None for cid in ids)
     where = " the encounter" if joined else ""
     what = f" from the bestiary ({source})" if source else ""
-    return f"{', '.join(names)} join{'s' if len(names) == 1 else ''}{where}{what}"
+    hidden = ", hidden from the players" if all(ctx.state.characters[cid].hidden for cid in ids) else ""
+    return f"{', '.join(names)} join{'s' if len(names) == 1 else ''}{where}{what}{hidden}"
