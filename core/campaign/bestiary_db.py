@@ -61,7 +61,8 @@ class BestiaryDB:
         # one test of the whole stat block (``Query().map``) rather than three joined
         # with ``&``: each test TinyDB runs costs a few calls per stat block, and a
         # search as the GM types runs over every one of thousands
-        cond = Query().map(_whole).test(_matches, system or None, (tag or "").casefold(), (text or "").casefold())
+        want, key, needle = system or None, (tag or "").casefold(), (text or "").casefold()
+        cond = Query().map(_whole).test(lambda doc: _matches(doc, want, key, needle))
         return list(self.table.search(cond))
 
     def named(self, name: str, system: str | None = None) -> list[tuple[int, dict[str, Any]]]:
