@@ -287,13 +287,16 @@ def _show_lines(session: Any, c: Any) -> list[str]:
     spec = _spec(st.info.system)
     sections = character_sections(st.info.system)
     lines = [f"{c.side}, {c.kind}{', reality-rated' if c.reality_rated else ''}; {c.status}"]
-    vit = f"Vitality {c.vitality_current}"
-    if c.vitality_default != c.vitality_current:
-        vit += f" of {c.vitality_default}"
-    parts = [vit]
+    parts = []
+    if "vitality" in sections or c.vitality_default or c.vitality_current:
+        vit = f"Vitality {c.vitality_current}"
+        if c.vitality_default != c.vitality_current:
+            vit += f" of {c.vitality_default}"
+        parts.append(vit)
     if c.reality_rated or "possibilities" in sections:
         parts.append(f"Possibilities {c.possibilities}")
-    lines.append(", ".join(parts))
+    if parts:
+        lines.append(", ".join(parts))
     if spec is not None:
         for f in spec.character_fields:
             value = c.fields.get(f.name)
