@@ -187,3 +187,34 @@ def test_4d2_initiative_is_still_the_own_shift_total(store):
         s.apply({"type": "source.add", "id": vex, "kind": "shift", "name": "Pistol", "value": 2})
         s.apply({"type": "source.add", "id": vex, "kind": "shift", "name": "DEX", "value": 2})
         assert s.initiative_modifier(vex) == 3
+
+
+def test_a_1d6x4_attack_reads_the_tests_the_fields_name_on_both_sheets(store):
+    mark = "Mark\nDescriptor  Default  Current\nPrecision  +1\nSlingshot  +4\n"
+    gob = "Goblin\nDescriptor  Default  Current\nDefense  +2\n"
+    with open_new(store, "1d6x4") as s:
+        m = add(s, "Mark", sheet=mark, fields={"attack_test": "Precision, Slingshot"})
+        g = add(s, "Goblin", side="NPC", sheet=gob)
+        e = s.roll("1d6x4", {}, actor=m, target=g, combat=True, rng=FixedDice([3, 2, 4]))
+        rec = e.data["record"]
+        assert (rec["params"]["bonus"], rec["params"]["vs_bonus"]) == (5, 2)
+        assert rec["from"] == {"test": "Mark's Attack descriptors", "vs_test": "Goblin's Defense descriptors"}
+        # a Test naming an Item the roller lacks fails automatically, as typed names do
+        s.apply({"type": "character.fields", "id": m, "set": {"attack_test": "Precision, Crossbow"}})
+        e = s.roll("1d6x4", {}, actor=m, target=g, combat=True, rng=FixedDice([3, 2, 4]))
+        assert "Crossbow" in (e.data["record"]["params"]["auto_fail"] or "")
+
+
+def test_4d2_sources_still_make_the_net_shift_and_say_whose(store):
+    with open_new(store, "4d2") as s:
+        vex = add(s, "Vex")
+        thug = add(s, "Thug", side="NPC")
+        s.apply({"type": "source.add", "id": vex, "kind": "shift", "name": "Pistol", "value": 2})
+        s.apply({"type": "source.add", "id": thug, "kind": "shift", "name": "PSTR", "value": 1})
+        e = s.roll("4d2", {}, actor=vex, target=thug, combat=True, rng=FixedDice([3, 3, 3, 3]))
+        rec = e.data["record"]
+        assert rec["params"]["shift"] == 1
+        assert rec["from"] == {"shift": "Vex's Pistol +2; Thug's PSTR +1"}
+        # a typed shift wins and claims no source
+        e = s.roll("4d2", {"shift": 3}, actor=vex, target=thug, combat=True, rng=FixedDice([3, 3, 3, 3]))
+        assert e.data["record"]["params"]["shift"] == 3 and "from" not in e.data["record"]
