@@ -13,7 +13,7 @@ from gmdesk.core.session.events.fold import Fold
 from gmdesk.core.session.events.records import detached_copy, revert_detached
 
 #: Version of the checkpoint form (:func:`fold_checkpoint`); bump it when it changes.
-CHECKPOINT_VERSION = 1
+CHECKPOINT_VERSION = 2  # 2: a character row ends with its system fields
 
 
 @lru_cache(maxsize=1)
