@@ -151,3 +151,20 @@ async def test_stats_typed_in_the_pane_are_saved_as_one_undoable_change(tmp_path
         await add_entry(pilot, pane, stats, "Dodge 9")
         assert fields_of(path, ids["Trooper"]) == {stats: {"Dodge": 9}}
         assert fields_of(path, ids["Quinn"])[stats] == {"Fire Combat": 14, "Dodge": 11}
+
+
+async def test_a_long_value_reads_whole_under_its_label_at_80_columns(tmp_path: Path) -> None:
+    system = "1d6x4"
+    field = stat_field(system, "test")
+    label = get_spec(system).field(field).label  # type: ignore[union-attr]
+    path, ids = make_save(tmp_path, system, [{"name": "Quinn"}])
+    app = make_app(path)
+    async with run(app, size=SMALL) as pilot:
+        screen = await main_screen(pilot)
+        pane = screen.character
+        await press(pilot, "tab")
+        await set_field(pilot, pane, field, "Precision, Slingshot")
+        assert fields_of(path, ids["Quinn"]) == {field: "Precision, Slingshot"}
+        lines = screen_text(app).splitlines()
+        at = next(i for i, line in enumerate(lines) if f"{label}:" in line)
+        assert "Precision, Slingshot" in lines[at + 1]  # on the next line, not cut

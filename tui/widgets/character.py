@@ -355,16 +355,23 @@ class CharacterPane(Vertical):
             add(Row("field", "reality_rated"), "Reality-rated", "yes" if ch.reality_rated else "no")
         add(Row("field", "notes"), "Notes", ch.notes or "")
 
-        # the values' column fits the numbers (notes and names may be cut, not the titles)
+        # the values' column fits the numbers (notes and names may be cut, not the titles;
+        # a system field's longer text goes under its label)
         self._layout_columns(
             max(
-                (cell_len(str(v)) for r, _, v in rows if not (r.kind == "field" and r.key in ("notes", "name"))),
+                (
+                    cell_len(str(v))
+                    for r, _, v in rows
+                    if not (r.kind == "field" and r.key in ("notes", "name")) and r.kind != charfields.FIELD
+                ),
                 default=0,
             )
         )
         table.clear()
         for row, what, value in rows:
             self._rows.append(row)
+            if row.kind == charfields.FIELD and cell_len(value) > self._widths[1] and isinstance(what, str):
+                what, value = f"{what}: {value}", ""
             what, height = _fit(what, self._widths[0], row.kind == "head")
             table.add_row(what, value, key=str(len(self._rows) - 1), height=height)
         table.refresh_bindings()
@@ -630,7 +637,7 @@ def _fit(what: str | Text, width: int, head: bool) -> tuple[str | Text, int]:
         return what, 2
     label, sep, rest = plain.partition(": ")
     if sep and isinstance(what, str) and cell_len(label) < width:
-        return f"{label}:\n  {rest}", 2
+        return f"{label}:\n  {rest}", 2 if cell_len(rest) + 2 <= width else 3
     return what, 1
 
 
