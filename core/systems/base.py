@@ -1,67 +1,21 @@
-"""What every dice-system module provides, and small shared helpers.
+"""Small helpers the dice-system modules share: reading whole numbers and choices
+with one-line messages, the combat fields every Params has, and the Combat table.
 
-Each system lives in its own module under ``core/systems`` and exposes:
-
-``ID`` / ``NAME``
-    the identifier used by the CLI and the saves (``"4d2"``…) and a display name.
-``Params``
-    a frozen dataclass of everything a roll needs, validated in ``__post_init__``
-    (raise :class:`core.errors.ParamError` naming the CLI option and the allowed
-    values). It includes the combat fields of :class:`CombatFields`.
-``params_to_json(params) -> dict`` / ``params_from_json(dict) -> Params``
-    lossless, used by records and saves.
-``PARAMS``
-    the declared roll parameters (:mod:`core.systems.spec`); the CLI options are
-    generated from them (:mod:`core.systems.options`) and every typed value is read
-    by ``Params``, so that bad input becomes a ParamError, never an argparse message.
-``roll(params, rng, tables=DEFAULT_TABLES) -> RollRecord``
-    pure: the same params and dice give the same record.
-``odds(params, tables=DEFAULT_TABLES) -> Odds``
-    exact distribution of the headline value and of the named outcomes.
-``initiative(rng, modifier=0) -> RollRecord``
-    the system's initiative roll (RULES.md "Initiative"); ``record.value`` is the
-    initiative.
-``CHARACTER_SECTIONS``
-    the parts of a character the system reads or writes (a frozenset of names from
-    :data:`SECTIONS`). The desk's character pane shows these and no others, so that
-    the GM never fills in a field the session's rules ignore.
-``SECRET_PARAMS`` (optional)
-    the parameters (and record fields of the same names) that are the GM's secret,
-    in the order the GM's own log line names them; the players' views leave them
-    out (:func:`core.systems.public_json`).
+What a system module declares (its parameters, character fields, moves, hooks) is
+described in :mod:`core.systems.spec`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
-from gmdesk.core.dice import Descriptor, RandomSource, RollRecord
+from gmdesk.core.dice import Descriptor
 from gmdesk.core.errors import ParamError
-from gmdesk.core.odds import Odds
-from gmdesk.core.tables import DEFAULT_TABLES, TableSet
+from gmdesk.core.tables import TableSet
 
 KINDS = ("organic", "inorganic")
-
-#: Every part of a character a system may use (``CHARACTER_SECTIONS``):
-#: ``vitality`` (Vitality current/default), ``possibilities`` (Possibilities and the
-#: reality-rated flag), ``advantage`` / ``shift`` (the two kinds of tracked sources),
-#: ``conditions``, ``wounds`` (damage descriptors taken) and ``sheet`` (the 1d6x4
-#: Character Descriptor Sheet with its uses).
-SECTIONS = ("vitality", "possibilities", "advantage", "shift", "conditions", "wounds", "sheet")
-
-
-class System(Protocol):  # pragma: no cover - typing only
-    ID: str
-    NAME: str
-    Params: type
-
-    def params_to_json(self, params: Any) -> dict: ...
-    def params_from_json(self, data: Mapping[str, Any]) -> Any: ...
-    def roll(self, params: Any, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -> RollRecord: ...
-    def odds(self, params: Any, tables: TableSet = DEFAULT_TABLES) -> Odds: ...
-    def initiative(self, rng: RandomSource, modifier: int = 0) -> RollRecord: ...
 
 
 def check_kind(option: str, value: str) -> str:

@@ -32,7 +32,7 @@
   that is Dead. **Healing Ability** (:func:`heal`): d6 back, never above the Default.
   The session applies both (and keeps the Dead dead through a new day); this module
   only computes.
-* The target number is the GM's secret: :func:`public_view` strips it.
+* The target number is the GM's secret (declared ``secret``): players never see it.
 * Initiative is a Reflex Test: 4 × d6 + Reflex.
 """
 
@@ -51,9 +51,14 @@ from gmdesk.core.odds import Odds
 from gmdesk.core.systems.base import CombatFields, dataclass_from_json, dataclass_to_json, parse_int, shown
 from gmdesk.core.systems.one_d6_x4_sheet import (
     TestReading,
+    fill_from_sheets,
     find_test_row,
     lacks_when_missing,
+    read_filled,
+    read_form,
+    read_sheets,
     read_test,
+    roll_uses,
     split_names,
     test_bonus,
     test_uses,
@@ -66,8 +71,6 @@ NAME = "OneDeeSixTimesFour"
 #: what a character of this system uses: Vitality, the descriptor sheet and its uses, conditions, wounds
 #: (the sections are listed in core.systems.base.SECTIONS)
 CHARACTER_SECTIONS = frozenset({"vitality", "sheet", "conditions", "wounds"})
-#: the GM's secret: the target number, never shown to players
-SECRET_PARAMS = ("target",)
 
 #: the d6 is multiplied by this
 MULTIPLIER = 4
@@ -374,50 +377,6 @@ def status_text(status: str, tables: TableSet = DEFAULT_TABLES) -> str:
     return text_for(status, tables)[1]
 
 
-def read_form(
-    data: dict[str, Any], actor: Any = None, target: Any = None, combat: bool = False
-) -> tuple[dict[str, Any], list[str]]:
-    """The roll dialog's (and ``roll --save``'s) reading of a Test: the descriptors
-    named in ``test`` / ``vs_test`` read from the roller's / the defender's sheet, their
-    Current Values added to the typed ``bonus`` / ``vs_bonus`` (a missing Item, Ability
-    or Use fails automatically); a defender named without a sheet to read makes a
-    two-way Test all the same. Returns the data and what the dialog says about it."""
-    from gmdesk.core.sheet import parse_sheet
-    from gmdesk.core.text import signed
-
-    def sheet_of(c: Any) -> Any:  # a tracked character without a sheet lacks every Item
-        return c.sheet if c.sheet is not None else parse_sheet("")
-
-    data = dict(data)
-    notes: list[str] = []
-    names = str(data.get("test") or "").strip()
-    if names and actor is None:
-        notes.append("No roller: the descriptors are not read from a sheet")
-    elif names:
-        reading = read_test(sheet_of(actor), names)
-        data["bonus"] = parse_int("--bonus", data.get("bonus") or 0) + reading.bonus
-        notes.append(f"Test {signed(reading.bonus)} from {names}")
-        if reading.auto_fail:
-            data["auto_fail"] = reading.auto_fail
-            notes.append(f"Automatic failure: {reading.auto_fail}")
-        elif reading.uses:
-            notes.append(f"Spends a use of {', '.join(reading.uses)}")
-    vs_names = str(data.get("vs_test") or "").strip()
-    typed = data.get("vs_bonus")
-    typed = None if typed is None or (isinstance(typed, str) and not typed.strip()) else typed
-    if vs_names and target is None:
-        data["vs_bonus"] = 0 if typed is None else typed
-        notes.append("No target: the defender's descriptors are not read from a sheet")
-    elif vs_names:
-        found, blocked = test_bonus(sheet_of(target), vs_names)
-        data["vs_bonus"] = found + (parse_int("--vs-bonus", typed) if typed is not None else 0)
-        notes.append(f"Defender {signed(found)} from {vs_names}")
-        if blocked:
-            data["vs_auto_fail"] = blocked
-            notes.append(f"Defender fails automatically: {blocked}")
-    return data, notes
-
-
 # --------------------------------------------------------------------------- rolls
 
 
@@ -582,28 +541,6 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
 # --------------------------------------------------------------------------- sheets and Vitality
 
 
-def fill_from_sheets(params: Params, actor_sheet: Any = None, target_sheet: Any = None) -> Params:
-    """The Test with the named descriptors read from the sheets: ``params.test`` on the
-    roller's sheet, ``params.vs_test`` on the defender's. Their Current Values are added
-    to ``bonus`` / ``vs_bonus`` (which hold only what the GM adds on top) and a side that
-    lacks what it names fails automatically (unless a reason is already given). The
-    same reading the roll dialog shows; ``gmdesk roll 1d6x4 --test … --save S --as A``
-    rolls with it. A side whose sheet is None is not tracked: its names are only
-    labels (pass an empty sheet for a tracked character that has no sheet)."""
-    changes: dict[str, Any] = {}
-    if params.test and actor_sheet is not None:
-        r = read_test(actor_sheet, params.test)
-        changes["bonus"] = params.bonus + r.bonus
-        if r.auto_fail and not params.auto_fail:
-            changes["auto_fail"] = r.auto_fail
-    if params.vs_test and target_sheet is not None:
-        r = read_test(target_sheet, params.vs_test)
-        changes["vs_bonus"] = (params.vs_bonus or 0) + r.bonus
-        if r.auto_fail and not params.vs_auto_fail:
-            changes["vs_auto_fail"] = r.auto_fail
-    return dataclasses.replace(params, **changes) if changes else params
-
-
 def order_by_total(entries: Iterable[tuple[Any, int]]) -> list[tuple[Any, int]]:
     """Several characters racing (a Test each): placements, highest total first; equal
     totals keep the order given (the GM may reorder them)."""
@@ -649,13 +586,6 @@ def heal(rng: RandomSource, current: int, default: int, tables: TableSet = DEFAU
     return record, new
 
 
-def public_view(record_json: Mapping[str, Any]) -> dict:
-    """The record as players may see it: the GM's target number removed."""
-    from gmdesk.core.systems import public_json
-
-    return public_json(record_json)
-
-
 __all__ = [
     "ID",
     "NAME",
@@ -668,8 +598,6 @@ __all__ = [
     "params_from_json",
     "params_to_json",
     "parse_damage",
-    "public_view",
-    "SECRET_PARAMS",
     "roll",
     "roll_damage",
     "split_names",
@@ -681,6 +609,10 @@ __all__ = [
     "read_test",
     "find_test_row",
     "fill_from_sheets",
+    "read_filled",
+    "read_form",
+    "read_sheets",
+    "roll_uses",
     "test_uses",
     "lacks_when_missing",
 ]
@@ -735,55 +667,6 @@ def initiative_modifier(character: Any) -> int:
     fields = getattr(character, "fields", None) or {}
     names = fields.get("initiative_test") or "Reflex"
     return read_test(sheet, names).bonus
-
-
-def roll_uses(record: RollRecord, actor: Any = None, target: Any = None) -> list[tuple[str, str]]:
-    """``[(side, path), …]``: the Abilities and Uses a rolled Test spends on the roller's
-    (``actor``) and the defender's (``target``) sheets (:func:`test_uses`)."""
-    return test_uses(
-        record,
-        actor.sheet if actor is not None else None,
-        target.sheet if target is not None else None,
-    )
-
-
-def _sheet_of(c: Any) -> Any:
-    """A tracked character's sheet (an empty one when it has none); None untracked."""
-    from gmdesk.core.sheet import parse_sheet
-
-    return None if c is None else (c.sheet if c.sheet is not None else parse_sheet(""))
-
-
-def read_sheets(params: Params, actor: Any = None, target: Any = None, skip: Any = ()) -> Params:
-    """The Test with the descriptors named by ``test`` / ``vs_test`` read from the
-    roller's / the defender's sheet (:func:`fill_from_sheets`): how ``gmdesk roll
-    1d6x4 --save S --as A --at T`` reads its options. ``skip``: those already read
-    (``read_filled``)."""
-    return fill_from_sheets(
-        params,
-        _sheet_of(actor) if "test" not in skip else None,
-        _sheet_of(target) if "vs_test" not in skip else None,
-    )
-
-
-def read_filled(data: dict[str, Any], filled: Any, actor: Any = None, target: Any = None) -> dict[str, Any]:
-    """The parameter data with the descriptors the characters' fields named
-    (``filled``: the parameters they filled, ``test`` / ``vs_test``) read from the
-    roller's / the defender's sheet, before the parameters are checked: their Current
-    Values are added to ``bonus`` / ``vs_bonus`` (what the GM adds on top) and a side
-    that lacks what it names fails automatically (:func:`read_test`)."""
-    out = dict(data)
-    for name, who, bonus, reason in (
-        ("test", actor, "bonus", "auto_fail"),
-        ("vs_test", target, "vs_bonus", "vs_auto_fail"),
-    ):
-        if name not in filled or who is None or not out.get(name):
-            continue
-        r = read_test(_sheet_of(who), str(out[name]))
-        out[bonus] = parse_int("--" + bonus.replace("_", "-"), out.get(bonus) or 0) + r.bonus
-        if r.auto_fail and not out.get(reason):
-            out[reason] = r.auto_fail
-    return out
 
 
 # ---- moves

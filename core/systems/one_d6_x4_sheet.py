@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from gmdesk.core.dice import RollRecord
+from gmdesk.core.systems.base import parse_int
 
 
 def split_names(names: str | Iterable[str], sheet: Any = None) -> list[str]:
@@ -147,4 +148,122 @@ def test_uses(record: RollRecord, actor_sheet: Any = None, target_sheet: Any = N
         out += [("actor", u) for u in read_test(actor_sheet, p["test"]).uses]
     if p.get("vs_test") and not p.get("vs_auto_fail") and not p.get("auto_fail") and target_sheet is not None:
         out += [("target", u) for u in read_test(target_sheet, p["vs_test"]).uses]
+    return out
+
+
+# ---- reading a Test from the characters' sheets (the dialog, `gmdesk roll --save`)
+
+
+def read_form(
+    data: dict[str, Any], actor: Any = None, target: Any = None, combat: bool = False
+) -> tuple[dict[str, Any], list[str]]:
+    """The roll dialog's (and ``roll --save``'s) reading of a Test: the descriptors
+    named in ``test`` / ``vs_test`` read from the roller's / the defender's sheet, their
+    Current Values added to the typed ``bonus`` / ``vs_bonus`` (a missing Item, Ability
+    or Use fails automatically); a defender named without a sheet to read makes a
+    two-way Test all the same. Returns the data and what the dialog says about it."""
+    from gmdesk.core.sheet import parse_sheet
+    from gmdesk.core.text import signed
+
+    def sheet_of(c: Any) -> Any:  # a tracked character without a sheet lacks every Item
+        return c.sheet if c.sheet is not None else parse_sheet("")
+
+    data = dict(data)
+    notes: list[str] = []
+    names = str(data.get("test") or "").strip()
+    if names and actor is None:
+        notes.append("No roller: the descriptors are not read from a sheet")
+    elif names:
+        reading = read_test(sheet_of(actor), names)
+        data["bonus"] = parse_int("--bonus", data.get("bonus") or 0) + reading.bonus
+        notes.append(f"Test {signed(reading.bonus)} from {names}")
+        if reading.auto_fail:
+            data["auto_fail"] = reading.auto_fail
+            notes.append(f"Automatic failure: {reading.auto_fail}")
+        elif reading.uses:
+            notes.append(f"Spends a use of {', '.join(reading.uses)}")
+    vs_names = str(data.get("vs_test") or "").strip()
+    typed = data.get("vs_bonus")
+    typed = None if typed is None or (isinstance(typed, str) and not typed.strip()) else typed
+    if vs_names and target is None:
+        data["vs_bonus"] = 0 if typed is None else typed
+        notes.append("No target: the defender's descriptors are not read from a sheet")
+    elif vs_names:
+        found, blocked = test_bonus(sheet_of(target), vs_names)
+        data["vs_bonus"] = found + (parse_int("--vs-bonus", typed) if typed is not None else 0)
+        notes.append(f"Defender {signed(found)} from {vs_names}")
+        if blocked:
+            data["vs_auto_fail"] = blocked
+            notes.append(f"Defender fails automatically: {blocked}")
+    return data, notes
+
+
+def fill_from_sheets(params: Any, actor_sheet: Any = None, target_sheet: Any = None) -> Any:
+    """The Test with the named descriptors read from the sheets: ``params.test`` on the
+    roller's sheet, ``params.vs_test`` on the defender's. Their Current Values are added
+    to ``bonus`` / ``vs_bonus`` (which hold only what the GM adds on top) and a side that
+    lacks what it names fails automatically (unless a reason is already given). The
+    same reading the roll dialog shows; ``gmdesk roll 1d6x4 --test … --save S --as A``
+    rolls with it. A side whose sheet is None is not tracked: its names are only
+    labels (pass an empty sheet for a tracked character that has no sheet)."""
+    changes: dict[str, Any] = {}
+    if params.test and actor_sheet is not None:
+        r = read_test(actor_sheet, params.test)
+        changes["bonus"] = params.bonus + r.bonus
+        if r.auto_fail and not params.auto_fail:
+            changes["auto_fail"] = r.auto_fail
+    if params.vs_test and target_sheet is not None:
+        r = read_test(target_sheet, params.vs_test)
+        changes["vs_bonus"] = (params.vs_bonus or 0) + r.bonus
+        if r.auto_fail and not params.vs_auto_fail:
+            changes["vs_auto_fail"] = r.auto_fail
+    return dataclasses.replace(params, **changes) if changes else params
+
+
+def roll_uses(record: RollRecord, actor: Any = None, target: Any = None) -> list[tuple[str, str]]:
+    """``[(side, path), …]``: the Abilities and Uses a rolled Test spends on the roller's
+    (``actor``) and the defender's (``target``) sheets (:func:`test_uses`)."""
+    return test_uses(
+        record,
+        actor.sheet if actor is not None else None,
+        target.sheet if target is not None else None,
+    )
+
+
+def _sheet_of(c: Any) -> Any:
+    """A tracked character's sheet (an empty one when it has none); None untracked."""
+    from gmdesk.core.sheet import parse_sheet
+
+    return None if c is None else (c.sheet if c.sheet is not None else parse_sheet(""))
+
+
+def read_sheets(params: Any, actor: Any = None, target: Any = None, skip: Any = ()) -> Any:
+    """The Test with the descriptors named by ``test`` / ``vs_test`` read from the
+    roller's / the defender's sheet (:func:`fill_from_sheets`): how ``gmdesk roll
+    1d6x4 --save S --as A --at T`` reads its options. ``skip``: those already read
+    (``read_filled``)."""
+    return fill_from_sheets(
+        params,
+        _sheet_of(actor) if "test" not in skip else None,
+        _sheet_of(target) if "vs_test" not in skip else None,
+    )
+
+
+def read_filled(data: dict[str, Any], filled: Any, actor: Any = None, target: Any = None) -> dict[str, Any]:
+    """The parameter data with the descriptors the characters' fields named
+    (``filled``: the parameters they filled, ``test`` / ``vs_test``) read from the
+    roller's / the defender's sheet, before the parameters are checked: their Current
+    Values are added to ``bonus`` / ``vs_bonus`` (what the GM adds on top) and a side
+    that lacks what it names fails automatically (:func:`read_test`)."""
+    out = dict(data)
+    for name, who, bonus, reason in (
+        ("test", actor, "bonus", "auto_fail"),
+        ("vs_test", target, "vs_bonus", "vs_auto_fail"),
+    ):
+        if name not in filled or who is None or not out.get(name):
+            continue
+        r = read_test(_sheet_of(who), str(out[name]))
+        out[bonus] = parse_int("--" + bonus.replace("_", "-"), out.get(bonus) or 0) + r.bonus
+        if r.auto_fail and not out.get(reason):
+            out[reason] = r.auto_fail
     return out
