@@ -60,15 +60,36 @@ def _guard(fn: Callable[[Any], int]) -> Callable[[Any], int]:
 
 def register(subparsers: Any) -> None:
     """Add the session subcommands to ``gmdesk``'s subparsers; each sets ``func``."""
-    p = subparsers.add_parser("new", help="create a new session")
+    p = subparsers.add_parser("new", help="create a new session (or the next night of one: --from)")
     p.add_argument("name", metavar="NAME", help="the session's name (any text)")
-    p.add_argument("--system", default="4d2", metavar="SYSTEM", help="default dice system (default 4d2)")
+    p.add_argument("--system", default=None, metavar="SYSTEM", help="default dice system (default 4d2)")
     p.add_argument(
         "--setting",
         action="append",
         default=[],
         metavar="KEY=VALUE",
         help="a session setting, e.g. skill_threshold=8, ord_positive_reroll=off, fudge_method=d20-open (repeatable)",
+    )
+    p.add_argument(
+        "--from",
+        dest="source",
+        default=None,
+        metavar="SAVE",
+        help="the next night of SAVE: its player characters as they stood, its system and settings (SAVE is only read)",
+    )
+    p.add_argument(
+        "--rest",
+        action="store_true",
+        help="with --from: the characters rest first (the system's recovery; 1d6x4: a new day)",
+    )
+    p.add_argument(
+        "--with",
+        dest="npcs",
+        action="extend",
+        nargs="+",
+        default=[],
+        metavar="NAME",
+        help="with --from: carry these non-player characters too",
     )
     p.set_defaults(func=cmd_new)
 
@@ -151,13 +172,34 @@ def cmd_new(ns: Any) -> int:
     from gmdesk.core.session.settings import BY_KEY, parse_assignment
     from gmdesk.core.systems import get_system
 
-    get_system(ns.system)
+    if ns.source is not None:
+        return _new_from(ns)
+    if ns.rest or ns.npcs:
+        raise ParamError("--rest" if ns.rest else "--with", "goes with --from SAVE (the session the night follows)")
+    system = ns.system or "4d2"
+    get_system(system)
     # every setting is checked before anything is written (a bad one names its label)
     settings = dict(parse_assignment(text) for text in ns.setting)
     store = _store(ns)
-    path = store.create(ns.name, ns.system, settings or None)
+    path = store.create(ns.name, system, settings or None)
     shown = ", ".join(f"{BY_KEY[k].title} {BY_KEY[k].show(v)}" for k, v in settings.items())
-    print(f"Created {ns.name.strip()} ({ns.system}{'; ' + shown if shown else ''}): {path}")
+    print(f"Created {ns.name.strip()} ({system}{'; ' + shown if shown else ''}): {path}")
+    return 0
+
+
+def _new_from(ns: Any) -> int:
+    """``gmdesk new NAME --from SAVE [--rest] [--with NAME …]``: the next night."""
+    if ns.system is not None or ns.setting:
+        raise ParamError(
+            "--system" if ns.system is not None else "--setting",
+            "a next night keeps the system and settings of the session it follows (change them once it is made)",
+        )
+    got = _store(ns).next_night(ns.source, ns.name, rest=ns.rest, npcs=ns.npcs)
+    who = ", ".join(got.names) or "nobody"
+    how = "after a rest" if got.rest else "as they stood"
+    print(f"Created {ns.name.strip()}, the next night of {got.source} ({who}, {how}): {got.path}")
+    for line in got.changes:
+        print(f"  {line}")
     return 0
 
 

@@ -19,8 +19,10 @@ A damaged file is listed with its error instead of breaking the listing.
 
 from __future__ import annotations
 
+import copy
 import os
 import unicodedata
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,6 +97,9 @@ class SessionSummary:
     error: str | None = None
     characters: int = 0
     created: str = ""
+    #: the session this one was carried over from (``gmdesk new NAME --from LAST``):
+    #: ``{"name", "path", "rest"}``, or None
+    carried_from: dict | None = None
 
     def to_json(self) -> dict:
         return {
@@ -106,6 +111,7 @@ class SessionSummary:
             "rolls": self.rolls,
             "characters": self.characters,
             "created": self.created,
+            "carried_from": self.carried_from,
             "error": self.error,
         }
 
@@ -131,6 +137,13 @@ def _quick_header(path: Path) -> dict | None:
 
 def _int(v: Any) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+
+def _carried_from(header: dict) -> dict | None:
+    got = header.get("carried_from")
+    if not isinstance(got, dict) or not isinstance(got.get("name"), str):
+        return None
+    return {"name": got["name"], "path": str(got.get("path") or ""), "rest": bool(got.get("rest"))}
 
 
 def _examples_dir() -> Path | None:
@@ -303,6 +316,7 @@ class SessionStore:
             error=None,
             characters=_int(h.get("characters")),
             created=str(h.get("created", "")),
+            carried_from=_carried_from(h),
         )
 
     # ---- creating, copying, deleting
@@ -339,6 +353,54 @@ class SessionStore:
 
         Session.open(path).close()  # its summary (the list's counts) as the session itself says
         return path
+
+    def next_night(self, src: str | os.PathLike, name: str, *, rest: bool = False, npcs: Sequence[str] = ()) -> Carried:
+        """A new session named ``name`` that starts with the player characters of
+        ``src`` (and the non-player characters named in ``npcs``), each as it stands
+        there: stat block, sheet, sources, Possibilities, Vitality, wounds, conditions
+        with their rounds left, notes; with ``rest``, after the system's recovery
+        (its ``rest`` hook, see :mod:`core.systems.rest`). The new session has the
+        source's system and settings, remembers where it came from (its header's
+        ``carried_from``) and its log opens with one ``session.carried`` event.
+
+        ``src`` is only read (opened read-only: its lock is not needed, it may be
+        open in a desk). A damaged source, an unknown name in ``npcs`` or a name
+        already taken is refused (GmdeskError, one line) before anything is created."""
+        name = self._check_name(name)
+        src_path = self.resolve(src)
+        got = read_carried(src_path, npcs, rest)
+        from gmdesk.core.session.session import Session, new_header
+        from gmdesk.core.session.storage import EventLog, session_files
+
+        header = new_header(name, got.system, got.settings)
+        header["carried_from"] = {"name": got.source, "path": str(src_path), "rest": rest}
+        with self._creating():
+            dst = self._new_path(name)
+            log = EventLog.create(dst, header)
+            try:
+                session = Session(log, readonly=False, path=dst)
+            except BaseException:
+                log.close()
+                for f in session_files(dst):
+                    f.unlink(missing_ok=True)
+                raise
+            try:
+                session.apply(
+                    {
+                        "type": "session.carried",
+                        "from": got.source,
+                        "rest": rest,
+                        "characters": got.characters,
+                        "rest_changes": got.changes,
+                    }
+                )
+            except BaseException:
+                session.close()
+                for f in session_files(dst):
+                    f.unlink(missing_ok=True)
+                raise
+            session.close()
+        return Carried(dst, got.source, tuple(c["name"] for c in got.characters), rest, tuple(got.changes))
 
     def _copy(self, src: Path, new_name: str) -> Path:
         from gmdesk.core.session.storage import EventLog
@@ -395,3 +457,122 @@ class SessionStore:
             sidecar_paths(p)["lock"].unlink(missing_ok=True)
         finally:
             lock.release()
+
+
+# --------------------------------------------------------------------------- the next night
+
+
+@dataclass(frozen=True)
+class Carried:
+    """What :meth:`SessionStore.next_night` made: the new session's path, the name
+    of the session it came from, the names carried, whether they rested, and what
+    the rest changed (one line each)."""
+
+    path: Path
+    source: str
+    names: tuple[str, ...]
+    rest: bool
+    changes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CarryPlan:
+    """What a session hands on to the next night (:func:`read_carried`)."""
+
+    source: str
+    system: str
+    settings: dict
+    characters: list[dict]
+    changes: list[str]
+
+
+def carry_candidates(path: str | os.PathLike) -> tuple[list[str], list[str]]:
+    """The names of a session's player characters (carried to the next night) and
+    of its non-player characters (carried when named), in the session's order.
+    Reads only (no lock)."""
+    from gmdesk.core.session.session import Session
+
+    with Session.open(Path(path), readonly=True) as s:
+        chars = list(s.state.characters.values())
+    return [c.name for c in chars if c.side == "PC"], [c.name for c in chars if c.side != "PC"]
+
+
+def read_carried(path: str | os.PathLike, npcs: Sequence[str] = (), rest: bool = False) -> CarryPlan:
+    """The characters a session hands on (its PCs, and the NPCs named in ``npcs``:
+    GmdeskError naming the unknown one), each as ``Character.to_json`` writes it
+    without id and status, with no roll numbers (they belong to this session's
+    log); with ``rest``, after the system's ``rest`` hook (or
+    :func:`core.systems.rest.default_rest`). Opens the session read-only."""
+    from gmdesk.core.session.session import Session
+
+    with Session.open(Path(path), readonly=True) as s:
+        state = s.state
+        source = state.info.name
+        chars = list(state.characters.values())
+        wanted: set[str] = set()
+        for typed in npcs:
+            key = " ".join(str(typed).split()).casefold()
+            found = next((c for c in chars if c.name.casefold() == key or c.id == typed), None)
+            if found is None:
+                others = ", ".join(c.name for c in chars if c.side != "PC") or "none"
+                raise GmdeskError(f"no character {str(typed).strip()!r} in {source} to carry over (its NPCs: {others})")
+            wanted.add(found.id)
+        carried = [c.to_json() for c in chars if c.side == "PC" or c.id in wanted]
+        system = state.info.system
+        settings = copy.deepcopy(state.info.settings)
+    out: list[dict] = []
+    changes: list[str] = []
+    hook = _rest_hook(system) if rest else None
+    for d in carried:
+        d.pop("id", None)
+        d.pop("status", None)
+        for x in [*d.get("conditions", ()), *d.get("wounds", ())]:
+            x["roll_seq"] = None
+        if hook is not None:
+            after = dict(hook(copy.deepcopy(d)))
+            after.pop("status", None)
+            changes.extend(rest_changes(d, after))
+            d = after
+        out.append(d)
+    return CarryPlan(source, system, settings, out, changes)
+
+
+def _rest_hook(system: str) -> Callable[[dict], dict]:
+    from gmdesk.core.systems import get_spec
+    from gmdesk.core.systems.rest import default_rest
+
+    return get_spec(system).hook("rest") or default_rest
+
+
+def rest_changes(before: dict, after: dict) -> list[str]:
+    """What a rest changed on a character, one line each ("Kara: Vitality 3 → 10",
+    "Kara: Wound healed", "Kara is no longer Stymied")."""
+    from gmdesk.core.session.events import num, sheet_changes, sheet_parse
+
+    who = str(after.get("name") or before.get("name"))
+    out = []
+    for key, label in (("vitality_current", "Vitality"), ("possibilities", "Possibilities")):
+        if before.get(key) != after.get(key):
+            out.append(f"{who}: {label} {num(before.get(key) or 0)} → {num(after.get(key) or 0)}")
+    kept = [w.get("text") for w in after.get("wounds") or ()]
+    for w in before.get("wounds") or ():
+        if w.get("text") in kept:
+            kept.remove(w.get("text"))
+        else:
+            out.append(f"{who}: {w.get('text')} healed")
+    names = {str(x.get("name")).casefold() for x in after.get("conditions") or ()}
+    out += [
+        f"{who} is no longer {x.get('name')}"
+        for x in before.get("conditions") or ()
+        if str(x.get("name")).casefold() not in names
+    ]
+    for kind, what in (("advantage", "advantage"), ("shifts", "shift")):
+        names = {str(x.get("name")).casefold() for x in after.get(kind) or ()}
+        out += [
+            f"{who} loses {what} {x.get('name')}"
+            for x in before.get(kind) or ()
+            if str(x.get("name")).casefold() not in names
+        ]
+    if before.get("sheet") != after.get("sheet") and before.get("sheet") and after.get("sheet"):
+        out += sheet_changes(who, sheet_parse(before["sheet"]), sheet_parse(after["sheet"]))
+    return out

@@ -372,3 +372,17 @@ MOVES = (
     Move("fold", "Folded roll", "positive or negative fold", kind="preset", preset={"fold": "positive"}),
     Move("maneuver", "Maneuver", "read the Maneuver table", kind="preset", preset={"maneuver": True}),
 )
+
+
+# ---- between sessions
+
+from gmdesk.core.systems.rest import default_rest  # noqa: E402
+
+
+def rest(character: dict) -> dict:
+    """Recovery between sessions (``gmdesk new … --from … --rest``). The rules say
+    nothing of it, so gmdesk does what a GM at the table expects: Vitality back to
+    its default, every wound (descriptor) cleared, conditions and sources counted in
+    rounds over; those without a duration, the system's fields and the Dead stay as
+    they were (docs/CAMPAIGNS.md)."""
+    return default_rest(character)

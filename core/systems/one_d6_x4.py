@@ -697,3 +697,30 @@ MOVES = (
         said=lambda state, event: "A new day: every current value is back to its default",
     ),
 )
+
+
+# ---- between sessions
+
+
+def rest(character: Mapping[str, Any]) -> dict[str, Any]:
+    """Recovery between sessions (``gmdesk new … --from … --rest``): a new day, as the
+    ``day.new`` event does it. Every Current Value on the sheet returns to its
+    Default (uses too), Vitality to its default, and the Vitality Adjustments taken
+    are cleared; the Dead stay exactly as they are. Conditions and sources counted
+    in rounds are over (:func:`core.systems.rest.end_timed`)."""
+    from gmdesk.core.sheet import parse_sheet, write_sheet
+    from gmdesk.core.systems.rest import end_timed, is_dead
+
+    if is_dead(character):
+        return dict(character)
+    out = end_timed(character)
+    out["vitality_current"] = out.get("vitality_default", 0)
+    out["wounds"] = [w for w in out.get("wounds") or () if not (w.get("system") == ID and w.get("amount") is not None)]
+    text = out.get("sheet")
+    if isinstance(text, str):
+        sheet = parse_sheet(text).new_day()
+        row = sheet.find("Vitality")
+        if row is not None and row.has_value and row.value != out["vitality_current"]:
+            sheet = sheet.set_values("Vitality", current=out["vitality_current"])
+        out["sheet"] = write_sheet(sheet)
+    return out

@@ -57,6 +57,13 @@ through the entry-point group ``gmdesk.systems``) that declares, at module level
     a typed initiative (or initiative modifier) read the system's way, an int
     (``ParamError`` naming ``option`` otherwise; without the hook: a whole number),
     and what the GM may type ("a number or a ladder level").
+``rest(character)`` (optional)
+    the system's recovery between sessions, for ``gmdesk new NAME --from LAST
+    --rest`` (the picker's "Next night from…" with "rest"): takes a character as
+    ``Character.to_json`` writes it (without its id) and returns a new dict, the
+    character after the rest (1d6x4: a new day). Without the hook, Vitality goes
+    back to its default, wounds are cleared and what was counted in rounds is over
+    (:func:`core.systems.rest.default_rest`); a rest never changes the Dead.
 ``Params`` (optional)
     a frozen dataclass validating the parameters (raise ``ParamError`` naming the
     CLI option, ``--name``). Without one, gmdesk generates a validating parameter

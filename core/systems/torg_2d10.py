@@ -595,3 +595,23 @@ MOVES = (
     _moves.toggle("Stymied", "the selected character's Stymied condition"),
     _moves.toggle("Disconnected", "the selected character's Disconnected condition"),
 )
+
+
+# ---- between sessions
+
+from gmdesk.core.systems.rest import default_rest, end_timed, is_dead  # noqa: E402
+
+#: the conditions of a scene: over by the next night (Disconnected stays: the
+#: character reconnects when the GM says so)
+SCENE_CONDITIONS = ("Up", "Stymied")
+
+
+def rest(character: dict) -> dict:
+    """Recovery between sessions (``gmdesk new … --from … --rest``). The rules say
+    nothing of it: wounds are cleared and Vitality is back to its default, what was
+    counted in rounds is over, and so are Up and Stymied, which belong to a scene;
+    Possibilities stay as they stood (they are spent and awarded, never refreshed),
+    and so does Disconnected. The Dead stay dead (docs/CAMPAIGNS.md)."""
+    if is_dead(character):
+        return dict(character)
+    return default_rest(end_timed(character, SCENE_CONDITIONS))

@@ -72,6 +72,7 @@ Modules: ``registry`` (the event types, :class:`Event`, the handler of each type
 
 # the handler modules register their event types when imported
 from gmdesk.core.session.events import (  # noqa: F401
+    carry,
     characters,
     clocks,
     encounter,

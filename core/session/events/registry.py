@@ -14,6 +14,7 @@ from gmdesk.core.session.events.context import Ctx
 #: every event type, in the order the design lists them
 EVENT_TYPES = (
     "session.settings",
+    "session.carried",
     "character.add",
     "character.edit",
     "character.remove",

@@ -1,0 +1,178 @@
+"""Handler of ``session.carried``: the characters a new session starts with, carried
+over from the session before it (``gmdesk new NAME --from LAST``), each as it stood
+there (or after the system's rest).
+
+Payload: ``from`` (the name of the session they come from), ``rest`` (whether the
+system's recovery was applied), ``characters`` (each as ``Character.to_json``
+writes it, without ``id`` and ``status``: a new id is given here, the status is
+derived) and ``rest_changes`` (what the rest changed, one line each, for the log);
+gmdesk adds ``ids``, the ids the characters were given.
+A wound or condition keeps no roll number: the rolls that caused them are in the
+other session's log. One event, undone as one: the characters leave again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gmdesk.core.session.events.characters import _character_fields, _check_name, _read_fields
+from gmdesk.core.session.events.context import MAX_TEXT, Ctx
+from gmdesk.core.session.events.registry import handler
+from gmdesk.core.session.events.sheets import sheet_parse
+from gmdesk.core.session.events.text import num, signed
+from gmdesk.core.session.model import STATUSES, Character, Condition, Source, Wound
+
+#: what a carried character may say about itself
+CARRIED = (
+    "name",
+    "side",
+    "kind",
+    "reality_rated",
+    "vitality_default",
+    "vitality_current",
+    "possibilities",
+    "advantage",
+    "shifts",
+    "conditions",
+    "wounds",
+    "sheet",
+    "notes",
+    "dead",
+    "fields",
+)
+
+
+def _items(ctx: Ctx, value: Any, what: str, keys: tuple[str, ...]) -> list[Mapping[str, Any]]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(x, Mapping) for x in value):
+        raise ctx.fail(f"{what}: must be a list of objects")
+    for x in value:
+        for k in x:
+            if k not in keys:
+                raise ctx.fail(f"{what}: unknown field {k!r} (allowed: {', '.join(keys)})")
+    return value
+
+
+def _opt_int(ctx: Ctx, value: Any, what: str) -> int | None:
+    return None if value is None else ctx.integer(value, what)
+
+
+def _sources(ctx: Ctx, value: Any, kind: str) -> list[Source]:
+    out = []
+    for x in _items(ctx, value, kind, ("name", "value", "rounds", "active")):
+        name = ctx.text(x.get("name"), f"{kind}: name")
+        v = ctx.integer(x.get("value"), f"{kind}: value", *((-2, 2) if kind == "advantage" else (1, 9)))
+        out.append(Source(name, v, ctx.rounds(x.get("rounds")), ctx.boolean(x.get("active", True), f"{kind}: active")))
+    return out
+
+
+def _character(ctx: Ctx, d: Any) -> Character:
+    if not isinstance(d, Mapping):
+        raise ctx.fail("characters: each must be an object with name, side, kind, …")
+    for k in d:
+        if k not in CARRIED:
+            raise ctx.fail(f"characters: unknown field {k!r} (allowed: {', '.join(CARRIED)})")
+    if "name" not in d:
+        raise ctx.fail("characters: missing field 'name'")
+    f = _character_fields(ctx, d)
+    _check_name(ctx, f["name"])
+    if f.get("possibilities") and not f.get("reality_rated"):
+        raise ctx.fail(f"{f['name']}: only a reality-rated character has Possibilities")
+    conditions = [
+        Condition(ctx.text(x.get("name"), "conditions: name"), ctx.rounds(x.get("rounds")))
+        for x in _items(ctx, d.get("conditions"), "conditions", ("name", "rounds", "roll_seq"))
+    ]
+    wounds = []
+    for x in _items(
+        ctx, d.get("wounds"), "wounds", ("text", "roll_seq", "system", "row", "status", "amount", "column")
+    ):
+        status = x.get("status")
+        if status is not None:
+            ctx.choice(status, "wounds: status", STATUSES)
+        wounds.append(
+            Wound(
+                ctx.text(x.get("text"), "wounds: text", MAX_TEXT),
+                None,
+                ctx.text(x.get("system", ""), "wounds: system", empty=True),
+                _opt_int(ctx, x.get("row"), "wounds: row"),
+                status,
+                _opt_int(ctx, x.get("amount"), "wounds: amount"),
+                ctx.text(x.get("column", ""), "wounds: column", empty=True),
+            )
+        )
+    sheet = None
+    if d.get("sheet") is not None:
+        if not isinstance(d["sheet"], str):
+            raise ctx.fail("sheet: must be the text of a descriptor sheet")
+        sheet = sheet_parse(d["sheet"])
+    fields: dict[str, Any] = {}
+    if d.get("fields"):
+        fields, _ = _read_fields(ctx, {}, d["fields"], "fields")
+    cid = f"c{ctx.state.next_id}"
+    ctx.state.next_id += 1
+    return Character(
+        id=cid,
+        name=f["name"],
+        side=f.get("side", "PC"),
+        kind=f.get("kind", "organic"),
+        reality_rated=f.get("reality_rated", False),
+        vitality_default=f.get("vitality_default", 0),
+        vitality_current=f.get("vitality_current", f.get("vitality_default", 0)),
+        possibilities=f.get("possibilities", 0),
+        advantage=_sources(ctx, d.get("advantage"), "advantage"),
+        shifts=_sources(ctx, d.get("shifts"), "shifts"),
+        conditions=conditions,
+        wounds=wounds,
+        sheet=sheet,
+        notes=f.get("notes", ""),
+        dead=f.get("dead", False),
+        fields=fields,
+    )
+
+
+def standing(c: Character, system: str = "") -> str:
+    """How a carried character stands, in a few words: "Kara (PC): Vitality 4/10;
+    Possibilities 3; wounds: Wound; Stymied (2 rounds)" (Vitality where the
+    ``system`` keeps it, or where it is not at its default)."""
+    from gmdesk.core.systems import character_sections
+
+    parts = []
+    if c.vitality_current != c.vitality_default or (c.vitality_default and "vitality" in character_sections(system)):
+        parts.append(f"Vitality {num(c.vitality_current)}/{num(c.vitality_default)}")
+    if c.reality_rated:
+        parts.append(f"Possibilities {c.possibilities}")
+    if c.wounds:
+        parts.append("wounds: " + ", ".join(w.text for w in c.wounds))
+    for s in [*c.advantage, *c.shifts]:
+        parts.append(f"{s.name} {signed(s.value)}" + (f" ({s.rounds} rounds)" if s.rounds else ""))
+    for x in c.conditions:
+        parts.append(x.name + (f" ({x.rounds} round{'s' if x.rounds != 1 else ''})" if x.rounds else ""))
+    if c.status != "ok":
+        parts.append(c.status.capitalize())
+    return f"{c.name} ({c.side})" + (": " + "; ".join(parts) if parts else "")
+
+
+@handler("session.carried")
+def _session_carried(ctx: Ctx, p: dict) -> str:
+    ctx.fields(p, ("from", "characters"), ("rest", "rest_changes", "ids"))
+    source = ctx.text(p["from"], "from")
+    rest = ctx.boolean(p.get("rest", False), "rest")
+    if not isinstance(p["characters"], list):
+        raise ctx.fail("characters: must be a list of characters")
+    said = p.get("rest_changes") or []
+    if not isinstance(said, list) or not all(isinstance(x, str) for x in said):
+        raise ctx.fail("rest_changes: must be a list of lines of text")
+    ctx.tx.counter()
+    added = []
+    for d in p["characters"]:
+        c = _character(ctx, d)
+        ctx.tx.new_char(c)
+        added.append(c)
+    ctx.extra["ids"] = [c.id for c in added]
+    ctx.changes.extend(standing(c, ctx.state.info.system) for c in added)
+    ctx.changes.extend(said)
+    names = ", ".join(c.name for c in added) or "nobody"
+    how = " after a rest" if rest else ", as they stood"
+    return f"Carried over from {source}{how}: {names}"
