@@ -204,12 +204,16 @@ def test_the_dead_stay_dead_after_a_rest(saves, capsys):
 
 
 def test_named_npcs_come_too(capsys, saves):
-    night_one(saves, "4d6")
+    src = night_one(saves, "4d6")
+    with Session.open(src) as s:
+        s.apply({"type": "character.hide", "id": s.character("Gospog").id})
     rc, out, err = run(capsys, saves, "new", "Night 2", "--from", "Night 1", "--with", "gospog")
     assert rc == 0, err
     new, events, _ = state_of(saves / "Night 2.gmdesk")
     assert [(c.name, c.side) for c in new.characters.values()] == [("Kara", "PC"), ("Tam", "PC"), ("Gospog", "NPC")]
     assert "Gospog" in events[0].summary
+    # still hidden from the players, as it stood
+    assert [c.name for c in new.characters.values() if c.hidden] == ["Gospog"]
 
 
 def test_an_unknown_npc_is_one_line_and_nothing_is_created(capsys, saves):

@@ -40,6 +40,7 @@ CARRIED = (
     "notes",
     "dead",
     "fields",
+    "hidden",
 )
 
 
@@ -129,6 +130,7 @@ def _character(ctx: Ctx, d: Any) -> Character:
         notes=f.get("notes", ""),
         dead=f.get("dead", False),
         fields=fields,
+        hidden=ctx.boolean(d["hidden"], "hidden") if "hidden" in d else False,
     )
 
 
@@ -151,6 +153,8 @@ def standing(c: Character, system: str = "") -> str:
         parts.append(x.name + (f" ({x.rounds} round{'s' if x.rounds != 1 else ''})" if x.rounds else ""))
     if c.status != "ok":
         parts.append(c.status.capitalize())
+    if c.hidden:
+        parts.append("hidden from the players")
     return f"{c.name} ({c.side})" + (": " + "; ".join(parts) if parts else "")
 
 
