@@ -1,5 +1,6 @@
 """Starting a session on the picker: the name + system dialog (also the duplicate's
-name) and the example dialog, with the check of a new name as it is typed."""
+name), the example dialog and the next night's dialog, with the check of a new
+name as it is typed."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, OptionList, Static
+from textual.widgets import Button, Checkbox, Input, Label, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
 from gmdesk.core.errors import GmdeskError
@@ -252,6 +253,115 @@ class ExampleDialog(ModalScreen[tuple[Path, str] | None]):
             self.query_one("#example-name", Input).focus()
             return
         self.dismiss((Path(self.examples[self._chosen].path), clean))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+def next_night_name(name: str, taken: Iterable[str]) -> str:
+    """The name offered for the night after ``name``: its last number plus one
+    ("Night 1" → "Night 2"), else "<name> 2"; never a name already taken."""
+    import re
+
+    from gmdesk.core.session.saves import clean_name
+
+    clean = clean_name(name)
+    found = re.fullmatch(r"(.*?)(\d+)", clean)
+    base, n = (found.group(1), int(found.group(2)) + 1) if found else (clean + " ", 2)
+    used = {clean_name(t).casefold() for t in taken}
+    while f"{base}{n}".casefold() in used:
+        n += 1
+    return f"{base}{n}"
+
+
+class NextNightDialog(ModalScreen[tuple[str, bool, list[str]] | None]):
+    """The next night of a session: the new session's name, whether the party rests
+    first (the system's recovery), and the non-player characters to take along.
+    Returns ``(name, rest, npcs)``, or None on Escape.
+
+    Enter in the name (or on Start) starts it; Tab moves to "rest" (Space ticks it),
+    to the list of non-player characters (Space picks one) and to Start."""
+
+    DEFAULT_CSS = """
+    NextNightDialog { align: center middle; }
+    NextNightDialog > Vertical {
+        width: 64; max-width: 100%; height: auto; max-height: 100%;
+        border: round $accent; padding: 0 1; background: $surface;
+    }
+    NextNightDialog .picker-label { padding-top: 1; }
+    NextNightDialog #next-party { color: $text-muted; }
+    NextNightDialog #next-rest { margin-top: 1; }
+    NextNightDialog SelectionList { height: auto; max-height: 6; }
+    NextNightDialog #next-error { color: $error; height: auto; min-height: 1; }
+    NextNightDialog #next-start { margin-top: 1; }
+    NextNightDialog Checkbox:focus > .toggle--label { text-style: reverse; }
+    NextNightDialog Button:focus { text-style: reverse bold; }
+    NextNightDialog .picker-hint { color: $text-muted; }
+    """
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel")]
+
+    def __init__(self, source: str, pcs: Sequence[str], npcs: Sequence[str], taken: Iterable[str]) -> None:
+        super().__init__()
+        self.source = source
+        self.pcs = list(pcs)
+        self.npcs = list(npcs)
+        self.taken = list(taken)
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = f"Next night from {self.source}"
+            party = ", ".join(self.pcs) if self.pcs else "no player characters"
+            yield Static(f"Carries {party}, as they stand.", id="next-party")
+            yield Label("Name", classes="picker-label")
+            yield Input(next_night_name(self.source, self.taken), id="next-name", compact=True)
+            yield Static("", id="next-error")
+            yield Checkbox("Rest first (the system's recovery between sessions)", id="next-rest", compact=True)
+            if self.npcs:
+                yield Label("Take along (Space picks)", classes="picker-label")
+                yield SelectionList[str](*[(n, n) for n in self.npcs], id="next-npcs", compact=True)
+            yield Button("Start the night", id="next-start", variant="primary", compact=True)
+            yield Static("Enter start · Tab next field · Space tick · Esc cancel", classes="picker-hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#next-name", Input).focus()
+        self._check(self.query_one("#next-name", Input).value)
+
+    def _check(self, name: str) -> str | None:
+        try:
+            clean = check_new_name(name, self.taken)
+        except GmdeskError as e:
+            self.query_one("#next-error", Static).update(f"✗ {e}")
+            return None
+        self.query_one("#next-error", Static).update("")
+        return clean
+
+    @on(Input.Changed, "#next-name")
+    def _changed(self, event: Input.Changed) -> None:
+        self._check(event.value)
+
+    @on(Input.Submitted, "#next-name")
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_create()
+
+    @on(Button.Pressed, "#next-start")
+    def _start(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_create()
+
+    def chosen_npcs(self) -> list[str]:
+        if not self.npcs:
+            return []
+        picked = set(self.query_one("#next-npcs", SelectionList).selected)
+        return [n for n in self.npcs if n in picked]
+
+    def action_create(self) -> None:
+        clean = self._check(self.query_one("#next-name", Input).value)
+        if clean is None:
+            self.query_one("#next-name", Input).focus()
+            return
+        self.dismiss((clean, self.query_one("#next-rest", Checkbox).value, self.chosen_npcs()))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -7,7 +7,9 @@ on the first row resumes last week's game. A damaged file is listed too, marked
 cannot be opened or duplicated, only deleted.
 
 Keys: Enter open · ``n`` new (name + system, checked as you type) · ``e`` new from
-an example · ``c`` duplicate (copy) · Delete or ``x`` delete (asks first) · F5 reload.
+an example · ``c`` duplicate (copy) · ``N`` next night from the highlighted session
+(its player characters carried over, as they stand or after a rest, and the
+non-player characters the GM picks) · Delete or ``x`` delete (asks first) · F5 reload.
 
 The screen holds no rules and never opens a session itself: opening or creating
 posts :class:`PickerScreen.Open` and the app opens the save. If that fails (another
@@ -20,7 +22,9 @@ Example sessions are templates: they are read (listed) and copied with
 ``store.create_from_example``, never opened for writing. Choices made where the
 brief is silent: the system offered for a new session is the one most recently
 played (the first installed system in an empty directory); a duplicate is named "<name> copy" and is not
-opened (the GM usually prepares it for later), its row is selected.
+opened (the GM usually prepares it for later), its row is selected; a next night is
+named after the last one's number plus one ("Night 1" → "Night 2") and opened at once,
+like a new session.
 """
 
 from __future__ import annotations
@@ -41,12 +45,14 @@ from textual.widgets import DataTable, Footer, Static
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import SessionStore, SessionSummary
 from gmdesk.core.session.lock import LockedError
+from gmdesk.core.session.saves import carry_candidates
 from gmdesk.core.systems import system_ids
 from gmdesk.tui.runner import SessionRunner
 from gmdesk.tui.screens.newsession import (
     MAX_NAME,
     ExampleDialog,
     NewSessionDialog,
+    NextNightDialog,
     check_new_name,
     default_system,
     system_label,
@@ -113,6 +119,7 @@ class PickerScreen(Screen):
         Binding("n", "new", "New", id="picker.new"),
         Binding("e", "from_example", "Example", id="picker.example"),
         Binding("c", "duplicate", "Duplicate", id="picker.duplicate"),
+        Binding("N", "next_night", "Next night", id="picker.next_night"),
         Binding("delete,x", "delete", "Delete", id="picker.delete"),
         Binding("f5", "reload", "Reload", show=False, id="picker.reload"),
     ]
@@ -323,7 +330,11 @@ class PickerScreen(Screen):
         elif getattr(s, "error", None):
             detail.update(Text(f"DAMAGED {Path(s.path).name}: {short_error(s)}"))
         else:
-            detail.update(Text(str(s.path)))
+            text = Text(str(s.path))
+            came = getattr(s, "carried_from", None)
+            if came:
+                text.append(f"  · the night after {came['name']}{' (rested)' if came.get('rest') else ''}", style="dim")
+            detail.update(text)
 
     # -- messages for the GM -------------------------------------------------------
 
@@ -351,6 +362,11 @@ class PickerScreen(Screen):
             ("New session…", "name and system (n)", self.action_new),
             ("New session from an example…", "copy one of the shipped examples (e)", self.action_from_example),
             ("Duplicate session…", "copy the highlighted session under a new name (c)", self.action_duplicate),
+            (
+                "Next night from…",
+                "a new session with the highlighted one's party, as it stands or rested (N)",
+                self.action_next_night,
+            ),
             ("Delete session…", "delete the highlighted session, after asking (Delete / x)", self.action_delete),
             ("Reload the list", "read the save directory again (F5)", self.action_reload),
         ]
@@ -482,6 +498,52 @@ class PickerScreen(Screen):
             NewSessionDialog(taken, s.system, name=suggestion, title=f"Duplicate {s.name}", ask_system=False), done
         )
 
+    def action_next_night(self) -> None:
+        """A new session with the highlighted one's party: its player characters as
+        they stand (or after a rest) and the non-player characters the GM picks. The
+        highlighted session is only read (it may be open elsewhere)."""
+        s = self.selected_summary()
+        if s is None:
+            self.show_message("No session to follow — n: new session · e: start from an example.")
+            return
+        if getattr(s, "error", None):
+            self.show_error(f"{Path(s.path).name} is damaged: no next night can start from it: {short_error(s)}")
+            return
+        path = Path(s.path)
+
+        def work() -> tuple[tuple[list[str], list[str]] | None, str | None]:
+            try:
+                return carry_candidates(path), None
+            except GmdeskError as e:
+                return None, str(e)
+            except OSError as e:
+                return None, f"{e.strerror or e} ({e.filename or ''})".strip()
+
+        self.show_message(f"Reading {s.name}…")
+        self.runner.run(work, lambda got: self._ask_next_night(s, *got), owner=self)
+
+    def _ask_next_night(self, s: SessionSummary, party: tuple[list[str], list[str]] | None, error: str | None) -> None:
+        if party is None:
+            self.show_error(error or f"{s.name} cannot be read")
+            return
+        pcs, npcs = party
+        path = Path(s.path)
+
+        def done(result: tuple[str, bool, list[str]] | None) -> None:
+            if result is None:
+                self.show_message("No new night.")
+                return
+            name, rest, chosen = result
+            self._run_disk(
+                lambda: self.store.next_night(path, name, rest=rest, npcs=chosen).path,
+                open_after=True,
+                doing=f"Starting {name} from {s.name}{' after a rest' if rest else ''}…",
+            )
+
+        self.show_message(f"Next night from {s.name}: name it, rest or not, pick who else comes.")
+        self._in_dialog = True
+        self.app.push_screen(NextNightDialog(s.name, pcs, npcs, self._taken()), done)
+
     def action_delete(self) -> None:
         s = self.selected_summary()
         if s is None:
@@ -570,6 +632,7 @@ __all__ = [
     "MAX_NAME",
     "ExampleDialog",
     "NewSessionDialog",
+    "NextNightDialog",
     "PickerScreen",
     "check_new_name",
     "default_examples_dir",
