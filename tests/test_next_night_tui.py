@@ -91,6 +91,10 @@ async def test_a_damaged_session_has_no_next_night(tmp_path):
     app = app_for(tmp_path)
     async with run(app, size=SIZE) as pilot:
         pk = await picker_ready(pilot)
+        await pilot.press("question_mark")  # the help lists the key
+        await until(pilot, lambda: "next night from the highlighted session" in screen_text(app))
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen))
         await pilot.press("N")
         await until(pilot, lambda: "no next night" in pk.status_text)
         assert isinstance(app.screen, PickerScreen)

@@ -119,7 +119,14 @@ class PickerScreen(Screen):
         Binding("n", "new", "New", id="picker.new"),
         Binding("e", "from_example", "Example", id="picker.example"),
         Binding("c", "duplicate", "Duplicate", id="picker.duplicate"),
-        Binding("N", "next_night", "Next night", id="picker.next_night"),
+        Binding(
+            "N",
+            "next_night",
+            "Next night",
+            show=False,  # the footer is full at 80 columns: in the help and the palette
+            tooltip="next night from the highlighted session: its party carried over, rested or not",
+            id="picker.next_night",
+        ),
         Binding("delete,x", "delete", "Delete", id="picker.delete"),
         Binding("f5", "reload", "Reload", show=False, id="picker.reload"),
     ]
