@@ -59,7 +59,8 @@ from gmdesk.tui.screens.commands import desk_commands
 from gmdesk.tui.screens.confirm import ChoiceDialog
 from gmdesk.tui.screens.encounter import EncounterMoves
 from gmdesk.tui.screens.moves import SystemMoves, move_bindings
-from gmdesk.tui.screens.roll import RollDetails, RollDialog, RollRequest
+from gmdesk.tui.screens.roll import RollDialog, RollRequest
+from gmdesk.tui.screens.rolldetails import RollDetails
 from gmdesk.tui.screens.roster import RosterMoves
 from gmdesk.tui.widgets.character import CharacterPane
 from gmdesk.tui.widgets.common import TURN_MARKER, attack_sentence, name_of

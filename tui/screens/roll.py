@@ -42,20 +42,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Group, RenderableType
-from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Static
 
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.odds import Odds
-from gmdesk.core.render import render_record
 from gmdesk.core.session.params import (
     RollSource,
     field_defaults,
@@ -77,16 +72,19 @@ from gmdesk.tui.screens.rollforms import (
     form_fields,
     labels,
     read_form,
+    said,
+    set_value,
+    shown_field,
     typed_data,
+    value_of,
 )
-from gmdesk.tui.widgets.common import name_of, signed
+from gmdesk.tui.widgets.common import signed
 from gmdesk.tui.widgets.controls import EnterCheckbox
 from gmdesk.tui.widgets.form import Choice, FormField, field_control
 from gmdesk.tui.widgets.oddspreview import OddsPreview
-from gmdesk.tui.widgets.rolllog import public_record
 
 if TYPE_CHECKING:
-    from gmdesk.core.session import Character, RollEntry, State
+    from gmdesk.core.session import Character, State
 
 #: the key of :attr:`RollRequest.values` that says at whom the typed values were aimed
 #: (a value typed against one target is not offered against another)
@@ -96,23 +94,6 @@ TYPED_AT = "~target"
 def _chosen(value: object) -> str | None:
     """The character a Roller / Target dropdown holds (None for "nobody")."""
     return value if isinstance(value, str) and value != NONE else None
-
-
-def shown_field(spec: SystemSpec, param: str, value: Any) -> Any:
-    """A value a character field filled into ``param``, as the field shows it (a
-    ladder level's name rather than its number)."""
-    for f in spec.character_fields:
-        if f.feeds != param:
-            continue
-        source = spec.field(f.stats) if f.type == "stat" and f.stats else f
-        show = getattr(source, "show", None)
-        if show is not None and not isinstance(value, bool):
-            try:
-                return show(value)
-            except Exception:  # a value the field cannot show reads as it is
-                return value
-        return value
-    return value
 
 
 @dataclass(frozen=True)
@@ -446,8 +427,8 @@ class RollDialog(Dialog[RollRequest | None]):
             w = self._controls.get(key)
             if w is None:
                 continue
-            if _value_of(w) == self._auto.get(key):
-                _set_value(w, value)
+            if value_of(w) == self._auto.get(key):
+                set_value(w, value)
             self._auto[key] = value
             if origin:
                 self._origins[key] = origin
@@ -476,7 +457,7 @@ class RollDialog(Dialog[RollRequest | None]):
             if w is None or not w.is_attached:
                 # the form of a newly chosen system is still being mounted
                 raise ParamError(f.label, "the form is still loading")
-            out[f.key] = _value_of(w)
+            out[f.key] = value_of(w)
         return out
 
     def _filled_notes(self, values: Mapping[str, Any]) -> list[str]:
@@ -485,7 +466,7 @@ class RollDialog(Dialog[RollRequest | None]):
         for f in self._fields:
             origin = self._origins.get(f.key)
             if origin and values.get(f.key) == self._auto.get(f.key):
-                out.append(f"{f.label} {_said(values[f.key])} — {origin}")
+                out.append(f"{f.label} {said(values[f.key])} — {origin}")
         return out
 
     def build_params(self) -> Any:
@@ -501,7 +482,7 @@ class RollDialog(Dialog[RollRequest | None]):
         data, named = resolve_names(spec, data, actor, target)
         for key, origin in named.items():
             origins[key] = str(origin)
-            notes.append(f"{self.labels.get(key, key)} {_said(data.get(key))} — {origin}")
+            notes.append(f"{self.labels.get(key, key)} {said(data.get(key))} — {origin}")
         data, info = read_form(spec, data, actor, target, self.combat)
         data["combat"] = self.combat
         if target is None:  # an untracked target: its kind as chosen (a tracked one has its own)
@@ -713,76 +694,3 @@ class RollDialog(Dialog[RollRequest | None]):
 
     def action_submit(self) -> None:
         self.action_roll()
-
-
-def _value_of(w: Widget) -> Any:
-    """What a form control holds."""
-    return w.value if isinstance(w, (Input, Checkbox, Choice)) else None
-
-
-def _set_value(w: Widget, value: Any) -> None:
-    if isinstance(w, Checkbox):
-        w.value = bool(value)
-    elif isinstance(w, (Input, Choice)):
-        if w.value != value:
-            w.value = value
-
-
-def _said(value: Any) -> str:
-    """A value as a note says it."""
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    return str(value)
-
-
-class RollDetails(ModalScreen[None]):
-    """The full breakdown of one roll: who, when, every die, the system's numbers, the
-    descriptors and every change it made. ``y`` copies the roll's line."""
-
-    BINDINGS = [
-        Binding("escape,enter,q", "close", "Close", id="details.close"),
-        Binding("y", "copy", "Copy", id="details.copy"),
-    ]
-
-    def __init__(self, entry: RollEntry, state: State, line: str, hide_secrets: bool = False) -> None:
-        super().__init__(classes="dialog-screen")
-        self.entry = entry
-        self.state = state
-        self.line = line
-        self.hide_secrets = hide_secrets
-
-    def compose(self) -> ComposeResult:
-        e = self.entry
-        record = public_record(e.record) if self.hide_secrets else e.record
-        head = Text()
-        head.append(f"#{e.seq} ", style="bold")
-        head.append(name_of(self.state, e.actor, "GM"))
-        if e.target is not None:
-            head.append(f" → {name_of(self.state, e.target)}")
-        kind = getattr(e, "kind", "roll")
-        if kind != "roll":
-            head.append(f"  ({kind})", style="dim")
-        if getattr(e, "combat", False):
-            head.append("  attack", style="bold")
-        if e.round:
-            head.append(f"  round {e.round}", style="dim")
-        parts: list[RenderableType] = [head, render_record(record, hide_secrets=self.hide_secrets)]
-        for who in getattr(e, "spends", ()) or ():
-            parts.append(Text(f"Possibility spent by {name_of(self.state, who, 'the roller')}"))
-        for who in getattr(e, "cancels", ()) or ():
-            parts.append(Text(f"Possibility cancelled by {name_of(self.state, who)}"))
-        if e.changes:
-            parts.append(Text("Changes:", style="bold"))
-            parts.extend(Text(f"  {c}") for c in e.changes)
-        with Vertical(classes="dialog", id="details-dialog") as box:
-            box.border_title = "Roll"
-            with VerticalScroll(id="details-body"):
-                yield Static(Group(*parts), id="details-text")
-            yield Static("y copy · Esc close", classes="dialog-hint")
-
-    def action_close(self) -> None:
-        self.dismiss(None)
-
-    def action_copy(self) -> None:
-        self.app.copy_to_clipboard(self.line)
-        self.notify("Roll copied to the clipboard", timeout=2)

@@ -19,9 +19,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from textual.widget import Widget
+from textual.widgets import Checkbox, Input
+
 from gmdesk.core.systems.spec import COMMON_PARAMS, Param, SystemSpec
 from gmdesk.core.text import signed
-from gmdesk.tui.widgets.form import FormField
+from gmdesk.tui.widgets.form import Choice, FormField
 
 if TYPE_CHECKING:
     from gmdesk.core.session import Character
@@ -135,7 +138,48 @@ def read_form(
     return dict(data), [str(n) for n in notes]
 
 
+def shown_field(spec: SystemSpec, param: str, value: Any) -> Any:
+    """A value a character field filled into ``param``, as the field shows it (a
+    ladder level's name rather than its number)."""
+    for f in spec.character_fields:
+        if f.feeds != param:
+            continue
+        source = spec.field(f.stats) if f.type == "stat" and f.stats else f
+        show = getattr(source, "show", None)
+        if show is not None and not isinstance(value, bool):
+            try:
+                return show(value)
+            except Exception:  # a value the field cannot show reads as it is
+                return value
+        return value
+    return value
+
+
+def value_of(w: Widget) -> Any:
+    """What a form control holds."""
+    return w.value if isinstance(w, (Input, Checkbox, Choice)) else None
+
+
+def set_value(w: Widget, value: Any) -> None:
+    if isinstance(w, Checkbox):
+        w.value = bool(value)
+    elif isinstance(w, (Input, Choice)):
+        if w.value != value:
+            w.value = value
+
+
+def said(value: Any) -> str:
+    """A value as a note says it."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
 __all__ = [
+    "said",
+    "set_value",
+    "shown_field",
+    "value_of",
     "CLOCK",
     "NONE",
     "clock_field",
