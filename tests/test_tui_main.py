@@ -34,7 +34,8 @@ from gmdesk.tui.app import GmdeskApp
 from gmdesk.tui.screens.confirm import ChoiceDialog, FormDialog, InputDialog
 from gmdesk.tui.screens.help import HelpScreen
 from gmdesk.tui.screens.main import MainScreen
-from gmdesk.tui.screens.roll import RollDetails, RollDialog
+from gmdesk.tui.screens.roll import RollDialog
+from gmdesk.tui.screens.rolldetails import RollDetails
 from gmdesk.tui.widgets.character import CharacterPane, CharacterTable
 from gmdesk.tui.widgets.form import Choice
 from gmdesk.tui.widgets.rolllog import RollLog
