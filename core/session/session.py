@@ -129,7 +129,8 @@ def header_problems(header: Mapping[str, Any]) -> list[str]:
     system = header.get("system")
     if isinstance(system, str) and system not in BUILTIN_IDS and system not in system_ids():
         out.append(
-            f"the header names a dice system this gmdesk does not know ({system!r}; it knows {', '.join(system_ids())})"
+            f"the header names a dice system this gmdesk does not know ({system!r}; it knows "
+            f"{', '.join(system_ids())}): if it is a plug-in system, install its package to open the session"
         )
     return out
 
