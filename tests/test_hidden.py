@@ -112,3 +112,65 @@ def test_hidden_survives_the_checkpoint(s):
         after["info"].pop("last_played")
         assert after == before
         assert [e.seq for e in again.state.rolls if again.state.public_roll(e)] == [3]
+
+
+# --------------------------------------------------------------------------- CLI and chronicle
+
+
+def cli(capsys, saves, *args):
+    from gmdesk.core.cli import main
+
+    rc = main(["--saves", str(saves), *args])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_char_add_hidden_log_public_and_export_until_revealed(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("GMDESK_SAVES", raising=False)
+    saves = tmp_path / "saves"
+    assert cli(capsys, saves, "new", "Ambush", "--system", "4d2")[0] == 0
+    assert cli(capsys, saves, "char", "Ambush", "add", "Kara")[0] == 0
+    rc, out, _ = cli(capsys, saves, "char", "Ambush", "add", "Gospog", "--side", "NPC", "--hidden")
+    assert rc == 0 and "hidden from the players" in out
+    path = SessionStore(saves).resolve("Ambush")
+    with Session.open(path) as s:
+        kara, gos = s.state.character("Kara").id, s.state.character("Gospog").id
+        s.apply({"type": "initiative.set", "entries": [{"id": kara, "value": 5}, {"id": gos, "value": 9}]})
+        ambush = roll(s, gos, kara)
+        roll(s, kara)
+        s.apply({"type": "condition.add", "id": gos, "name": "Stymied"})
+
+    def public_log() -> str:
+        rc, out, err = cli(capsys, saves, "log", "Ambush", "--public")
+        assert rc == 0, err
+        return out
+
+    def chronicle(*extra: str) -> str:
+        rc, out, err = cli(capsys, saves, "export", "Ambush", *extra)
+        assert rc == 0, err
+        return out
+
+    rc, gm_log, _ = cli(capsys, saves, "log", "Ambush")
+    assert "Gospog" in gm_log
+    assert "Gospog" not in public_log() and "Kara rolls" in public_log()
+    assert "Initiative: Kara 5" in public_log()  # the initiative is told for the others
+    assert "Gospog" not in chronicle() and "Kara" in chronicle()
+    assert "Gospog" in chronicle("--gm")
+    import json
+
+    data = json.loads(chronicle("--format", "json"))
+    assert [c["name"] for c in data["characters"]] == ["Kara"]
+    assert [x["char_id"] for x in data["encounter"]["order"]] == [kara]
+
+    rc, out, _ = cli(capsys, saves, "char", "Ambush", "reveal", "Gospog")
+    assert rc == 0 and "revealed" in out
+    log = public_log()
+    assert "Gospog joins (NPC, organic)" in log and "hidden" not in log.split("revealed")[0]
+    assert "Gospog rolls at Kara" not in log  # the ambush stays hidden
+    assert "Gospog rolls at Kara" not in chronicle() and "**Gospog**" in chronicle()
+    rc, out, _ = cli(capsys, saves, "char", "Ambush", "reveal", "Gospog", "--with-rolls")
+    assert rc == 0 and f"#{ambush}" in out
+    assert "Gospog rolls at Kara" in public_log()
+    assert "Gospog → Kara" in chronicle() or "Gospog rolls at Kara" in chronicle()
+    rc, _, err = cli(capsys, saves, "char", "Ambush", "reveal", "Gospog")
+    assert rc == 2 and err.count("\n") == 1 and "not hidden" in err

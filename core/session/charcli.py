@@ -57,9 +57,9 @@ def register(subparsers: Any) -> None:
     """Add ``char`` and its verbs to ``gmdesk``'s subparsers."""
     from gmdesk.core.session.commands import _guard
 
-    p = subparsers.add_parser("char", help="add, change, show, list or remove a session's characters")
+    p = subparsers.add_parser("char", help="add, change, show, list, remove, hide or reveal a session's characters")
     p.add_argument("save", metavar="SAVE", help="session name or path")
-    verbs = p.add_subparsers(dest="verb", metavar="add|set|show|list|remove|add-from", parser_class=type(p))
+    verbs = p.add_subparsers(dest="verb", metavar="add|set|show|list|remove|add-from|hide|reveal", parser_class=type(p))
     verbs.required = True
 
     v = verbs.add_parser("add", help="add a character (with its numbers: --set FIELD=VALUE)")
@@ -73,6 +73,9 @@ def register(subparsers: Any) -> None:
         default=[],
         metavar="FIELD=VALUE",
         help="a field of the session's system (or side, kind, vitality, possibilities, …); repeatable",
+    )
+    v.add_argument(
+        "--hidden", action="store_true", help="hidden from the players (player view, chronicle) until revealed"
     )
     v.set_defaults(func=_guard(cmd_add))
 
@@ -100,6 +103,17 @@ def register(subparsers: Any) -> None:
     v.add_argument("--hidden", action="store_true", help="hidden from the players until revealed")
     v.add_argument("--seed", default=None, help=argparse.SUPPRESS)
     v.set_defaults(func=_guard(cmd_add_from))
+
+    v = verbs.add_parser("hide", help="hide a character from the players until revealed")
+    v.add_argument("name", metavar="NAME", help="character name or id")
+    v.set_defaults(func=_guard(cmd_hide))
+
+    v = verbs.add_parser("reveal", help="show a hidden character to the players")
+    v.add_argument("name", metavar="NAME", help="character name or id")
+    v.add_argument(
+        "--with-rolls", action="store_true", help="and the rolls it made or took while hidden (else they stay hidden)"
+    )
+    v.set_defaults(func=_guard(cmd_reveal))
 
 
 # --------------------------------------------------------------------------- reading FIELD=VALUE
@@ -255,6 +269,8 @@ def cmd_add(ns: Any) -> int:
         set_fields = {k: v for k, v in fields.items() if v is not None}
         if set_fields:
             character["fields"] = set_fields
+        if ns.hidden:
+            character["hidden"] = True
         event = _apply(session, {"type": "character.add", "character": character})
         cid = event.data["id"]
         c = session.state.characters[cid]
@@ -286,7 +302,8 @@ def _show_lines(session: Any, c: Any) -> list[str]:
     st = session.state
     spec = _spec(st.info.system)
     sections = character_sections(st.info.system)
-    lines = [f"{c.side}, {c.kind}{', reality-rated' if c.reality_rated else ''}; {c.status}"]
+    hidden = "; hidden from the players" if c.hidden else ""
+    lines = [f"{c.side}, {c.kind}{', reality-rated' if c.reality_rated else ''}; {c.status}{hidden}"]
     parts = []
     if "vitality" in sections or c.vitality_default or c.vitality_current:
         vit = f"Vitality {c.vitality_current}"
@@ -352,10 +369,31 @@ def cmd_list(ns: Any) -> int:
                     value = c.fields.get(f.name)
                     if value is not None:
                         numbers.append(f"{f.label} {show_field(f, value)}")
-            rows.append((c.name, c.side, c.kind, str(c.vitality_current), "; ".join(numbers)))
+            name = f"{c.name} (hidden)" if c.hidden else c.name
+            rows.append((name, c.side, c.kind, str(c.vitality_current), "; ".join(numbers)))
         widths = [max(len(r[i]) for r in rows) for i in range(4)]
         for r in rows:
             sys.stdout.write("  ".join(f"{r[i]:<{widths[i]}}" for i in range(4)) + f"  {r[4]}".rstrip() + "\n")
+    return 0
+
+
+def cmd_hide(ns: Any) -> int:
+    with _open(ns) as session:
+        c = session.character(ns.name)
+        _print_event(_apply(session, {"type": "character.hide", "id": c.id}))
+    return 0
+
+
+def cmd_reveal(ns: Any) -> int:
+    from gmdesk.core.session.events.visibility import hidden_rolls
+
+    with _open(ns) as session:
+        c = session.character(ns.name)
+        doc: dict[str, Any] = {"type": "character.reveal", "id": c.id}
+        rolls = hidden_rolls(session.state, c.id) if ns.with_rolls else []
+        if rolls:
+            doc["rolls"] = rolls
+        _print_event(_apply(session, doc))
     return 0
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import wraps
 from pathlib import Path
 from typing import Any
@@ -102,6 +102,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per event per line, oldest first")
     p.add_argument("--follow", action="store_true", help="keep printing events as they are saved (Ctrl-C stops)")
     p.add_argument("--interval", default="0.5", help=argparse_suppress())
+    p.add_argument(
+        "--public",
+        action="store_true",
+        help="the players' log: without the characters hidden from them, their rolls or the GM's notes",
+    )
     p.set_defaults(func=cmd_log)
 
     p = subparsers.add_parser("export", help="write the session's chronicle (md, html or json)")
@@ -257,6 +262,36 @@ def _print_events(events: Sequence[Any], as_json: bool) -> None:
     out.flush()
 
 
+def _players(session: Any, events: Sequence[Any]) -> list[Any]:
+    """What of ``events`` the players may read, as the player view shows the session
+    now: no GM's note, nothing of a character hidden from them, no hidden roll, and
+    each roll's GM secrets taken out of its JSON."""
+    from gmdesk.core.session.events.visibility import public_event
+
+    state = session.state
+    by_seq = {e.seq: e for e in session.events}
+    out = []
+    for e in events:
+        if e.type == "note":
+            continue
+        shown = public_event(state, e, by_seq)
+        if shown is not None:
+            out.append(_without_secrets(shown))
+    return out
+
+
+def _without_secrets(event: Any) -> Any:
+    """A roll event's record without its system's secret parameters (the players' log)."""
+    import dataclasses
+
+    record = event.data.get("record")
+    if event.type not in ("roll", "heal") or not isinstance(record, Mapping):
+        return event
+    from gmdesk.core.systems import public_json
+
+    return dataclasses.replace(event, data={**event.data, "record": public_json(record)})
+
+
 @_guard
 def cmd_log(ns: Any) -> int:
     from gmdesk.core.session.session import Session
@@ -273,14 +308,15 @@ def cmd_log(ns: Any) -> int:
         for w in session.warnings:
             print(f"gmdesk: warning: {w}", file=sys.stderr)
         shown = len(session.events)
-        _print_events(session.events, ns.json)
+        _print_events(_players(session, session.events) if ns.public else session.events, ns.json)
         if not ns.follow:
             return 0
         try:
             while True:
                 time.sleep(interval)
                 if session.refresh():
-                    _print_events(session.events[shown:], ns.json)
+                    new = session.events[shown:]
+                    _print_events(_players(session, new) if ns.public else new, ns.json)
                     shown = len(session.events)
         except KeyboardInterrupt:
             return 0

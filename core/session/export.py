@@ -14,6 +14,9 @@ told (what they undid is simply gone).
 The chronicle is the players' by default: ``public=True`` (the default) leaves out
 what the GM keeps secret — the 1d6x4 target number — and the GM's notes; the GM's
 full chronicle is asked for with ``public=False`` (``gmdesk export NAME --gm``).
+A character hidden from the players (``Character.hidden``) is not in the players'
+chronicle at all: not in the cast, nor who was hurt, nor the order; neither are its
+rolls (``State.public_roll``) nor the events that name it (``public_event``).
 HTML escapes every piece of text that came from the table; Markdown
 backslash-escapes the characters that would change its formatting.
 """
@@ -93,9 +96,12 @@ def _chronicle(
 ) -> list[tuple[str, Any, int]]:
     """Everything told, in log order: ("roll", RollEntry, round), ("note", Note, round),
     ("event", Event, round)."""
+    from gmdesk.core.session.events.visibility import public_event
+
     items: list[tuple[int, int, str, Any, int]] = []
     for i, r in enumerate(state.rolls):
-        items.append((r.seq, i, "roll", r, r.round))
+        if not public or state.public_roll(r):
+            items.append((r.seq, i, "roll", r, r.round))
     if not public:
         for i, n in enumerate(state.notes):
             items.append((n.seq, i, "note", n, n.round))
@@ -104,7 +110,9 @@ def _chronicle(
     told = {r.seq for r in state.rolls}  # rolled initiative is told by its rolls
     for e in events:
         if e.seq in live and e.type not in _NOT_TOLD and e.seq not in told:
-            items.append((e.seq, -1, "event", e, rounds.get(e.seq, 0)))
+            shown = public_event(state, e) if public else e
+            if shown is not None:
+                items.append((e.seq, -1, "event", shown, rounds.get(e.seq, 0)))
     items.sort(key=lambda x: (x[0], x[1]))
     return [(kind, obj, rnd) for _, _, kind, obj, rnd in items]
 
@@ -199,8 +207,13 @@ def _wound_text(c: Character) -> list[str]:
     return [w.text + (f" (roll #{w.roll_seq})" if w.roll_seq is not None else "") for w in c.wounds]
 
 
-def _hurt(state: State) -> list[Character]:
-    return [c for c in state.characters.values() if c.wounds or c.status != "ok"]
+def _hurt(state: State, public: bool = False) -> list[Character]:
+    return [c for c in _cast(state, public) if c.wounds or c.status != "ok"]
+
+
+def _cast(state: State, public: bool) -> list[Character]:
+    """The characters the chronicle tells of: the players' leaves out the hidden."""
+    return [c for c in state.characters.values() if not (public and c.hidden)]
 
 
 # --------------------------------------------------------------------------- the walk
@@ -242,12 +255,12 @@ def write_chronicle(
         short_time(info.last_played, local=False),
     )
     writer.cast(
-        [(c.name, c.status, ", ".join(_char_facts(c, info.system)), _wound_text(c)) for c in state.characters.values()]
+        [(c.name, c.status, ", ".join(_char_facts(c, info.system)), _wound_text(c)) for c in _cast(state, public)]
     )
     writer.hurt(
         [
             (c.name, status_word(c.status), "; ".join(w.text for w in c.wounds) or "no wounds on record")
-            for c in _hurt(state)
+            for c in _hurt(state, public)
         ]
     )
     if state.clocks:
@@ -465,6 +478,19 @@ def to_html(
 # --------------------------------------------------------------------------- json
 
 
+def _encounter_json(state: State, public: bool) -> dict:
+    d = state.encounter.to_json()
+    if public:
+        chars = state.characters
+        d["order"] = [x for x in d["order"] if not (x["char_id"] in chars and chars[x["char_id"]].hidden)]
+        current = state.encounter.current
+        if current is not None and current.char_id in chars and chars[current.char_id].hidden:
+            d["turn"] = None  # the players do not see whose turn it is
+        elif current is not None:
+            d["turn"] = next(i for i, x in enumerate(d["order"]) if x["char_id"] == current.char_id)
+    return d
+
+
 def to_json(
     state: State, events: Sequence[Event] = (), public: bool = True, rounds: Mapping[int, int] | None = None
 ) -> dict:
@@ -515,7 +541,7 @@ def to_json(
             }
         )
     characters = []
-    for c in state.characters.values():
+    for c in _cast(state, public):
         d = c.to_json()
         if public:
             d.pop("notes", None)
@@ -525,10 +551,11 @@ def to_json(
         "session": info,
         "characters": characters,
         "hurt": [
-            {"id": c.id, "name": c.name, "status": c.status, "wounds": [w.text for w in c.wounds]} for c in _hurt(state)
+            {"id": c.id, "name": c.name, "status": c.status, "wounds": [w.text for w in c.wounds]}
+            for c in _hurt(state, public)
         ],
         "clocks": [c.to_json() for c in state.clocks.values()],
-        "encounter": state.encounter.to_json(),
+        "encounter": _encounter_json(state, public),
         "chronicle": chronicle,
     }
 

@@ -38,6 +38,16 @@ def desk_commands(screen: MainScreen) -> list[tuple[str, str, Callable[[], Any]]
         ("Move up in the order", "([)", lambda: screen.action_move(-1)),
         ("Move down in the order", "(])", lambda: screen.action_move(1)),
         ("Delay", "the selected character acts after the next combatant (d)", screen.action_delay),
+        (
+            "Hide from the players / Reveal to the players",
+            "the selected character: the player view and the public chronicle leave it out while hidden (H)",
+            screen.action_toggle_hidden,
+        ),
+        (
+            "Reveal earlier rolls",
+            "show the players the rolls the selected character made or took while hidden",
+            screen.action_reveal_rolls,
+        ),
         *move_commands(screen),
         ("Undo", "revert the latest change (u)", screen.action_undo),
         ("Redo", "re-apply what was undone (U, ctrl+y)", screen.action_redo),

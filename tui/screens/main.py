@@ -119,6 +119,7 @@ class MainScreen(EncounterMoves, RosterMoves, SystemMoves):
         Binding("right_square_bracket", "move(1)", "Move down", show=False, id="main.move_down"),
         Binding("d", "delay", "Delay", show=False, id="main.delay"),
         Binding("f", "filter_log", "Filter log", show=False, id="main.filter_log"),
+        Binding("H", "toggle_hidden", "Hide/Reveal", show=False, id="main.reveal"),
     ]
 
     #: the dice system whose moves this screen binds ("" for none: the base desk)

@@ -22,6 +22,12 @@ Player view
       ``public_record`` (its system's secret parameters taken out) and is rendered with
       ``hide_secrets=True``, so a secret never reaches the screen.
 
+    A character the GM hides from the players (``Character.hidden``) is in none of
+    this — not the order, the characters, the title's turn, nor the roll log — and
+    neither are its rolls (``State.public_roll``: rolls it made or was the target
+    of, its initiative rolls) until the GM reveals it; a roll made while it was
+    hidden stays out until the GM reveals that roll too.
+
     If the save cannot be read for a moment (the GM's machine is mid-write, the file
     went away), the view keeps the last picture, says so in its status line and
     keeps trying.
@@ -85,7 +91,7 @@ def _visible_characters(state: State) -> list[Character]:
     """Player characters always; other characters only while they are in the initiative
     order (an ambush the GM has prepared stays hidden until it is rolled in)."""
     in_order = {c.char_id for c in state.encounter.order}
-    return [c for c in state.characters.values() if c.side == "PC" or c.id in in_order]
+    return [c for c in state.characters.values() if not c.hidden and (c.side == "PC" or c.id in in_order)]
 
 
 def public_status_words(character: Character) -> list[str]:
@@ -118,19 +124,18 @@ def build_picture(state: State) -> PlayerPicture:
     title.append(f"  {info.system}", style="dim")
     if enc.round > 0:
         title.append(f"  ·  Round {enc.round}")
-        if current is not None and current.char_id in chars:
+        if current is not None and current.char_id in chars and not chars[current.char_id].hidden:
             title.append(f"  ·  {TURN_MARKER} {chars[current.char_id].name}", style="bold")
-    elif enc.order:
+    elif any(comb.char_id in chars and not chars[comb.char_id].hidden for comb in enc.order):
         title.append("  ·  initiative set, not started")
 
     init = Text()
-    if not enc.order:
+    shown = [(i, comb) for i, comb in enumerate(enc.order) if comb.char_id in chars and not chars[comb.char_id].hidden]
+    if not shown:
         init.append("No encounter.", style="dim")
-    for i, comb in enumerate(enc.order):
-        c = chars.get(comb.char_id)
-        if c is None:
-            continue
-        if i:
+    for n, (i, comb) in enumerate(shown):
+        c = chars[comb.char_id]
+        if n:
             init.append("\n")
         acting = current is not None and i == enc.turn
         init.append(f"{TURN_MARKER} " if acting else "  ", style="bold")
@@ -181,8 +186,8 @@ def build_picture(state: State) -> PlayerPicture:
         title=title,
         initiative=init,
         party=party,
-        rolls=tuple(state.rolls),
-        characters={cid: c for cid, c in chars.items()},
+        rolls=tuple(e for e in state.rolls if state.public_roll(e)),
+        characters={cid: c for cid, c in chars.items() if not c.hidden},
     )
 
 

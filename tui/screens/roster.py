@@ -1,5 +1,6 @@
 """The characters on the GM's main screen: add one (name, side, kind, Vitality,
-Possibilities, joining the encounter), remove one, import a descriptor sheet, the
+Possibilities, joining the encounter, hidden from the players), remove one, hide
+one from the players or reveal it, import a descriptor sheet, the
 session's settings and a note in the log.
 
 Names are unique in a session: the new-character dialog refuses a taken name in
@@ -13,6 +14,7 @@ from typing import Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.session import Session
+from gmdesk.core.session.events.visibility import hidden_rolls
 from gmdesk.core.systems import character_sections
 from gmdesk.core.systems.base import parse_int
 from gmdesk.tui.screens.confirm import ConfirmDialog, FormDialog, InputDialog
@@ -37,6 +39,7 @@ class RosterMoves(DeskScreen):
             FormField("possibilities", "Possibilities", "text", "", placeholder="e.g. 3" if possibilities else ""),
             FormField("reality_rated", "Reality-rated", "bool", possibilities),
             FormField("join", "Join the encounter (rolls initiative)", "bool", bool(state.encounter.order)),
+            FormField("hidden", "Hidden from the players", "bool", False),
         ]
 
         def validate(v: dict) -> None:
@@ -56,6 +59,8 @@ class RosterMoves(DeskScreen):
                 character["vitality"] = int(v["vitality"])
             if v["possibilities"].strip():
                 character["possibilities"] = int(v["possibilities"])
+            if v["hidden"]:
+                character["hidden"] = True
             return self._add_character(character, join=bool(v["join"]))
 
         def done(added: Any) -> None:
@@ -65,7 +70,8 @@ class RosterMoves(DeskScreen):
             if cid is not None:
                 self.selected = cid
                 self.remember_selection()
-            self.say(f"{character['name']} added" + (" to the encounter" if join else ""))
+            hidden = " (hidden from the players)" if character.get("hidden") else ""
+            self.say(f"{character['name']} added" + (" to the encounter" if join else "") + hidden)
 
         # the dialog stays open until the session accepted the character (a refused
         # name keeps everything typed)
@@ -111,6 +117,47 @@ class RosterMoves(DeskScreen):
             ConfirmDialog(f"Remove {name} from the session? (u undoes it)", yes="Remove", title="Remove character"),
             done,
         )
+
+    def action_toggle_hidden(self) -> None:
+        """Hide the selected character from the players, or reveal a hidden one (one
+        undoable event). Its rolls made while hidden stay hidden: the palette's "Reveal
+        earlier rolls" shows them too."""
+        cid = self._need_selected()
+        if cid is None:
+            return
+
+        def fn(s: Session) -> Any:
+            c = s.state.characters[cid]
+            if not c.hidden:
+                return s.apply({"type": "character.hide", "id": cid}), 0
+            return s.apply({"type": "character.reveal", "id": cid}), len(hidden_rolls(s.state, cid))
+
+        def done(result: Any) -> None:
+            event, left = result
+            if event.type == "character.hide":
+                self.say(f"{event.summary} — {self.undo_hint()}")
+            elif left:
+                rolls = f"{left} earlier roll{'s' if left != 1 else ''}"
+                self.say(f"{event.summary}; its {rolls} stay hidden (palette: Reveal earlier rolls)")
+            else:
+                self.say(event.summary)
+
+        self.submit(fn, done)
+
+    def action_reveal_rolls(self) -> None:
+        """Show the players the rolls the selected character made or took while hidden."""
+        cid = self._need_selected()
+        if cid is None:
+            return
+        name = name_of(self.state, cid)
+
+        def fn(s: Session) -> Any:
+            rolls = hidden_rolls(s.state, cid)
+            if not rolls:
+                raise GmdeskError(f"{name} has no roll hidden from the players")
+            return s.apply({"type": "character.reveal", "id": cid, "rolls": rolls})
+
+        self.submit(fn, lambda event: self.say(event.summary))
 
     def action_import_sheet(self) -> None:
         cid = self._need_selected()

@@ -5,7 +5,9 @@ session's progress clocks are listed at the bottom.
 
 The pane is dumb: ``set_state`` draws, moving the cursor posts
 :class:`InitiativePane.Selected`. The current turn is marked "▶" (not by colour
-alone); characters outside the encounter show "·" instead of an initiative.
+alone); characters outside the encounter show "·" instead of an initiative. A
+character hidden from the players shows :data:`HIDDEN_MARKER` first in its status
+cell (a word, not a colour), and the round line says "(hidden)" when it acts.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ COLUMNS = (
 COMPACT = (("init", " Ini ", 5), ("name", "Name", 0), ("side", "Sd ", 4), ("health", "Hlth ", 6), ("status", "St", 5))
 MIN_NAME = 6
 MAX_NAME = 24
+#: the status cell's word for a character hidden from the players
+HIDDEN_MARKER = "HID"
 
 
 def _clock_text(clock: Clock) -> str:
@@ -41,6 +45,14 @@ def _clock_text(clock: Clock) -> str:
     whole, half = divmod(halves, 2)
     filled = f"{whole}½" if half else str(whole)
     return f"{clock.name} {filled}/{clock.segments}"
+
+
+def _status_cell(ch: Character) -> Text:
+    cell = markers_text(ch)
+    if not ch.hidden:
+        return cell
+    marker = Text(HIDDEN_MARKER, style="italic")
+    return marker + Text(" ") + cell if cell else marker
 
 
 class InitiativeTable(DataTable):
@@ -113,6 +125,8 @@ class InitiativePane(Vertical):
         round_line = self.query_one("#round-line", Static)
         if enc.round:
             who = state.characters[current].name if current in state.characters else "—"
+            if current in state.characters and state.characters[current].hidden:
+                who += " (hidden)"
             round_line.update(Text.assemble(("Round ", "bold"), (str(enc.round), "bold"), f" · {TURN_MARKER} {who}"))
         elif order:
             round_line.update("Not started · n starts round 1")
@@ -164,7 +178,7 @@ class InitiativePane(Vertical):
             Text(name, style=style),
             Text(ch.side, style=style),
             Text(health_summary(ch, system), style=style),
-            markers_text(ch),
+            _status_cell(ch),
         ]
 
     def select(self, char_id: str | None) -> None:

@@ -107,8 +107,9 @@ def _character_add(ctx: Ctx, p: dict) -> str:
     )
     ctx.tx.new_char(c)
     ctx.extra["id"] = cid
-    hidden = ", hidden from the players" if c.hidden else ""
-    return f"{c.name} joins ({c.side}, {c.kind}{', reality-rated' if reality else ''}{hidden})"
+    if c.hidden:
+        ctx.changes.append(f"{c.name}: hidden from the players")
+    return f"{c.name} joins ({c.side}, {c.kind}{', reality-rated' if reality else ''})"
 
 
 #: what ``character.edit`` changes (and ``character.fields`` besides the system's fields)

@@ -8,12 +8,15 @@ and stays so when the character is revealed, unless the reveal names it in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from gmdesk.core.session.events.context import Ctx
-from gmdesk.core.session.events.registry import handler
-from gmdesk.core.session.model import Character
+from gmdesk.core.session.events.registry import Event, handler
+from gmdesk.core.session.model import Character, RollEntry, State
 
 
-def hidden_rolls(state, cid: str) -> list[int]:
+def hidden_rolls(state: State, cid: str) -> list[int]:
     """The seqs of the rolls still hidden from the players that ``cid`` made or was
     the target of (its initiative rolls included), oldest first, each seq once."""
     out: list[int] = []
@@ -30,7 +33,7 @@ def _character_hide(ctx: Ctx, p: dict) -> str:
     if c.hidden:
         raise ctx.fail(f"{c.name} is already hidden from the players")
     ctx.tx.char(c.id).hidden = True
-    ctx.changes.append(f"{c.name}: hidden from the players")
+    ctx.changes.append(f"{c.name}{HIDDEN_NOTE}")
     return f"{c.name} is hidden from the players"
 
 
@@ -76,10 +79,84 @@ def _reveal_rolls(ctx: Ctx, c: Character, seqs: list[int]) -> list[int]:
 
 
 def _indexes(ctx: Ctx, seq: int) -> list[int]:
+    return _indexes_in(ctx.state.rolls, seq)
+
+
+#: how a change says a character was hidden (not told to the players once it is revealed)
+HIDDEN_NOTE = ": hidden from the players"
+
+#: payload keys that name a character (``entries`` of initiative.set and ``uses`` hold
+#: objects with an ``id``); a roll's ``record`` is never looked into
+_CHARACTER_KEYS = frozenset({"id", "actor", "target", "healer"})
+
+
+def _named_ids(value: Any, out: set[str], key: str | None = None) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k != "record":
+                _named_ids(v, out, k)
+    elif isinstance(value, list):
+        for v in value:
+            _named_ids(v, out, key)
+    elif isinstance(value, str) and key in _CHARACTER_KEYS:
+        out.add(value)
+
+
+def public_event(state: State, event: Event, by_seq: Mapping[Any, Event] | None = None) -> Event | None:
+    """``event`` as the players may read it (the players' log, the public chronicle),
+    or None when it is not theirs to see: it hides a character; it names a hidden
+    character (by id in its payload, or by name in its summary); its rolls are all
+    hidden (``State.public_roll``); it undoes or redoes an event they cannot see
+    (``by_seq``: seq → event, to look that one up). Lines of its changes that name a
+    hidden character are left out, and an initiative with hidden combatants among
+    others is told for the others only."""
+    import dataclasses
+    import re
+
+    if event.type == "character.hide":
+        return None
+    hidden = {cid: c.name for cid, c in state.characters.items() if c.hidden}
+    if event.type in ("undo", "redo") and by_seq is not None:
+        target = by_seq.get(event.data.get("target"))
+        if target is not None and public_event(state, target) is None:
+            return None
+    entries = _entries(state, event.seq)
+    if entries and not any(state.public_roll(e) for e in entries):
+        return None
+    if event.type == "character.add" and event.changes:  # added hidden, revealed since
+        event = dataclasses.replace(
+            event, data={**event.data, "effects": [ch for ch in event.changes if not ch.endswith(HIDDEN_NOTE)]}
+        )
+    if not hidden:
+        return event
+    pattern = re.compile(r"(?<!\w)(" + "|".join(re.escape(n) for n in hidden.values()) + r")(?!\w)", re.IGNORECASE)
+    ids: set[str] = set()
+    _named_ids(dict(event.data), ids)
+    changes = [ch for ch in event.changes if not pattern.search(ch)]
+    summary = event.summary
+    if event.type == "initiative.set":
+        if not changes:
+            return None
+        told = ", ".join(ch.replace(": initiative", "") for ch in changes)
+        summary = f"Initiative: {told}"
+    elif ids & hidden.keys() or pattern.search(summary or ""):
+        return None
+    if summary == event.summary and changes == event.changes:
+        return event
+    data = dict(event.data)
+    data["effects"] = changes
+    return dataclasses.replace(event, data=data, summary=summary)
+
+
+def _entries(state: State, seq: int) -> list[RollEntry]:
+    rolls = state.rolls
+    return [rolls[i] for i in _indexes_in(rolls, seq)]
+
+
+def _indexes_in(rolls: list[RollEntry], seq: int) -> list[int]:
     from bisect import bisect_left
     from operator import attrgetter
 
-    rolls = ctx.state.rolls
     i = bisect_left(rolls, seq, key=attrgetter("seq"))
     out = []
     while i < len(rolls) and rolls[i].seq == seq:
