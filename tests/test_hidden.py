@@ -174,3 +174,16 @@ def test_char_add_hidden_log_public_and_export_until_revealed(tmp_path, capsys, 
     assert "Gospog → Kara" in chronicle() or "Gospog rolls at Kara" in chronicle()
     rc, _, err = cli(capsys, saves, "char", "Ambush", "reveal", "Gospog")
     assert rc == 2 and err.count("\n") == 1 and "not hidden" in err
+
+
+def test_a_hidden_group_is_out_of_the_players_log_until_revealed(s):
+    from gmdesk.core.session.events.visibility import public_event
+
+    add(s, "Kara")
+    group = [{"character": {"name": f"Gospog {n}", "side": "NPC", "hidden": True}} for n in (1, 2)]
+    e = s.apply({"type": "characters.add", "entries": group, "source": "Gospog"})
+    assert public_event(s.state, e) is None
+    for cid in e.data["ids"]:
+        s.apply({"type": "character.reveal", "id": cid})
+    shown = public_event(s.state, s.events[1])
+    assert shown is not None and "hidden" not in shown.summary and "Gospog 1" in shown.summary

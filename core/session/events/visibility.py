@@ -87,7 +87,7 @@ HIDDEN_NOTE = ": hidden from the players"
 
 #: payload keys that name a character (``entries`` of initiative.set and ``uses`` hold
 #: objects with an ``id``); a roll's ``record`` is never looked into
-_CHARACTER_KEYS = frozenset({"id", "actor", "target", "healer"})
+_CHARACTER_KEYS = frozenset({"id", "ids", "actor", "target", "healer"})
 
 
 def _named_ids(value: Any, out: set[str], key: str | None = None) -> None:
@@ -123,9 +123,11 @@ def public_event(state: State, event: Event, by_seq: Mapping[Any, Event] | None 
     entries = _entries(state, event.seq)
     if entries and not any(state.public_roll(e) for e in entries):
         return None
-    if event.type == "character.add" and event.changes:  # added hidden, revealed since
+    if event.type in ("character.add", "characters.add"):  # added hidden, revealed since
         event = dataclasses.replace(
-            event, data={**event.data, "effects": [ch for ch in event.changes if not ch.endswith(HIDDEN_NOTE)]}
+            event,
+            data={**event.data, "effects": [ch for ch in event.changes if not ch.endswith(HIDDEN_NOTE)]},
+            summary=(event.summary or "").removesuffix(", hidden from the players"),
         )
     if not hidden:
         return event
