@@ -28,6 +28,11 @@ def desk_commands(screen: MainScreen) -> list[tuple[str, str, Callable[[], Any]]
         ("Roll initiative for all…", "the session's system, or typed numbers (i)", screen.action_initiative),
         ("Roll initiative for all now", "default modifiers, no questions", screen.roll_initiative_for_all),
         ("Add character…", "name, side, kind, Vitality, Possibilities (c)", screen.action_new_character),
+        (
+            "Add from bestiary…",
+            "numbered copies of a stat block join the encounter (B)",
+            screen.action_add_from_bestiary,
+        ),
         ("Remove character…", "remove the selected character from the session", screen.action_remove_character),
         ("Join the encounter", "the selected character joins the initiative order (+)", screen.action_encounter_add),
         (

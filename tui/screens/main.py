@@ -120,6 +120,14 @@ class MainScreen(EncounterMoves, RosterMoves, SystemMoves):
         Binding("d", "delay", "Delay", show=False, id="main.delay"),
         Binding("f", "filter_log", "Filter log", show=False, id="main.filter_log"),
         Binding("H", "toggle_hidden", "Hide/Reveal", show=False, id="main.reveal"),
+        Binding(
+            "B",
+            "add_from_bestiary",
+            "Add from bestiary",
+            show=False,
+            tooltip="Add numbered copies of a bestiary stat block to the encounter",
+            id="main.add_from_bestiary",
+        ),
     ]
 
     #: the dice system whose moves this screen binds ("" for none: the base desk)
@@ -291,6 +299,41 @@ class MainScreen(EncounterMoves, RosterMoves, SystemMoves):
             self.say("\n".join(lines))
 
         self.submit(fn, done)
+
+    # -- the bestiary ---------------------------------------------------------------------------
+
+    def action_add_from_bestiary(self) -> None:
+        """ "Add from bestiary": numbered copies of a stat block join the encounter."""
+        from gmdesk.tui.screens.bestiary import BestiaryDialog
+
+        def go() -> None:
+            if self.readonly:
+                self.say("This session is open read-only.", error=True)
+                return
+            system = self.state.info.system
+            try:
+                name = get_spec(system).name
+            except GmdeskError:
+                name = system
+
+            def added(event: Event | None) -> None:
+                if event is None:
+                    return
+                ids = list(event.data.get("ids") or ())
+                if ids and ids[0] in self.state.characters:
+                    self.selected = ids[0]
+                    self.remember_selection()
+                    self.refresh_view()
+                self.say(f"{event.summary} — {self.undo_hint()}")
+
+            # the bestiary of the saves directory the desk lists (the session's own, else)
+            saves = getattr(self.app, "saves_dir", None) or (self.session.path and self.session.path.parent)
+            if saves is None:
+                self.say("This session has no saves directory, so no bestiary.", error=True)
+                return
+            self.app.push_screen(BestiaryDialog(saves, system, name, rng=self.rng), added)
+
+        self.when_idle(go)
 
     # -- undo / redo --------------------------------------------------------------------------
 
