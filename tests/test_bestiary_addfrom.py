@@ -12,6 +12,7 @@ from gmdesk.core.campaign.bestiary import BESTIARY_FILE, Bestiary, StatBlock
 from gmdesk.core.cli import main
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.core.session.events import replay
+from gmdesk.core.session.events.text import num
 
 
 @pytest.fixture
@@ -67,9 +68,9 @@ def test_four_numbered_copies_join_the_encounter_in_one_event_with_logged_initia
         assert r.seq == events[0].seq and r.record.value == inits[r.actor] and r.record.dice
         assert r.actor_name == st.characters[r.actor].name
     for c in st.characters.values():
-        assert f"{c.name} ({c.id}): initiative {inits[c.id]}, Vitality 9" in out
+        assert f"{c.name} ({c.id}): initiative {num(inits[c.id])}, Vitality 9" in out
     assert "Gospog 1, Gospog 2, Gospog 3, Gospog 4 join the encounter from the bestiary (Gospog)" in out
-    assert [f"{c.name}: initiative {inits[c.id]}" for c in st.characters.values()] == events[0].changes
+    assert [f"{c.name}: initiative {num(inits[c.id])}" for c in st.characters.values()] == events[0].changes
     # the live state is the fold of the log
     with Session.open(path, readonly=True) as s:
         again = replay(s.header, [(e.seq, {"type": e.type, **e.data}) for e in s.events]).state

@@ -32,6 +32,7 @@ import sys
 from typing import Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.session.events.text import num
 
 #: the character's own parts ``char`` sets: words (normalised) → (event key, label)
 OWN = {
@@ -478,5 +479,6 @@ def cmd_add_from(ns: Any) -> int:
             i = st.encounter.index_of(cid)
             ini = st.encounter.order[i].initiative if i is not None else None
             hidden = ", hidden from the players" if getattr(c, "hidden", False) else ""
-            sys.stdout.write(f"  {c.name} ({cid}): initiative {ini}, Vitality {c.vitality_current}{hidden}\n")
+            shown = "none" if ini is None else num(ini)  # as the log writes it (a real minus)
+            sys.stdout.write(f"  {c.name} ({cid}): initiative {shown}, Vitality {num(c.vitality_current)}{hidden}\n")
     return 0
