@@ -19,3 +19,10 @@ def quick_odds(monkeypatch: pytest.MonkeyPatch) -> None:
     from gmdesk.tui.screens.roll import RollDialog
 
     monkeypatch.setattr(RollDialog, "ODDS_DELAY", 0.01)
+
+
+@pytest.fixture
+def saves(tmp_path, monkeypatch):
+    """A saves directory of the test's own (the GM's $GMDESK_SAVES is not read)."""
+    monkeypatch.delenv("GMDESK_SAVES", raising=False)
+    return tmp_path / "saves"

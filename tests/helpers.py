@@ -308,3 +308,20 @@ async def palette(pilot: Any, command: str) -> None:
     await press(pilot, "enter")
     await until(pilot, lambda: not isinstance(pilot.app.screen, CommandPalette))
     await settle(pilot)
+
+
+def gmdesk_cli(capsys: Any, saves: Path, *args: str) -> tuple[int, str, str]:
+    """``gmdesk --saves SAVES ARGS…`` run in-process: its exit code, stdout and stderr."""
+    from gmdesk.core.cli import main
+
+    rc = main(["--saves", str(saves), *args])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def one_error_line(err: str, *words: str) -> None:
+    """What the CLI says of bad input: one line on stderr, naming ``words``, no traceback."""
+    assert err.count("\n") == 1 and err.startswith("gmdesk"), err
+    assert "Traceback" not in err
+    for w in words:
+        assert w in err, err

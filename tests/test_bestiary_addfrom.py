@@ -6,31 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
+from helpers import gmdesk_cli as run
+from helpers import one_error_line
 
 from gmdesk.core.campaign.bestiary import BESTIARY_FILE, Bestiary, StatBlock
-from gmdesk.core.cli import main
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.core.session.events import replay
 from gmdesk.core.session.events.text import num
-
-
-@pytest.fixture
-def saves(tmp_path, monkeypatch):
-    monkeypatch.delenv("GMDESK_SAVES", raising=False)
-    return tmp_path / "saves"
-
-
-def run(capsys, saves, *args):
-    rc = main(["--saves", str(saves), *args])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def one_error_line(err: str, *words: str) -> None:
-    assert err.count("\n") == 1 and err.startswith("gmdesk"), err
-    for w in words:
-        assert w in err, err
 
 
 def session(saves: Path, system: str = "torg-2d10", name: str = "Night 1") -> Path:

@@ -7,27 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import gmdesk_cli as run
+from helpers import one_error_line
 
-from gmdesk.core.cli import main
 from gmdesk.core.session import Session, SessionStore
-
-
-@pytest.fixture
-def saves(tmp_path, monkeypatch):
-    monkeypatch.delenv("GMDESK_SAVES", raising=False)
-    return tmp_path / "saves"
-
-
-def run(capsys, saves, *args):
-    rc = main(["--saves", str(saves), *args])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def one_error_line(err: str, *words: str) -> None:
-    assert err.count("\n") == 1 and err.startswith("gmdesk"), err
-    for w in words:
-        assert w in err, err
 
 
 def make(saves: Path, system: str = "torg-2d10", name: str = "Storm") -> Path:

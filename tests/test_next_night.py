@@ -9,8 +9,8 @@ import random
 from pathlib import Path
 
 import pytest
+from helpers import gmdesk_cli as run
 
-from gmdesk.core.cli import main
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.core.systems import get_spec
 
@@ -37,18 +37,6 @@ FIELDS = {
 
 #: what a combat roll needs beyond the defaults
 ATTACK = {"torg-2d10": {"skill": 12, "difficulty": 8}}
-
-
-@pytest.fixture
-def saves(tmp_path, monkeypatch):
-    monkeypatch.delenv("GMDESK_SAVES", raising=False)
-    return tmp_path / "saves"
-
-
-def run(capsys, saves, *args):
-    rc = main(["--saves", str(saves), *args])
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def night_one(saves: Path, system: str, name: str = "Night 1") -> Path:

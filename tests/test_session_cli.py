@@ -12,8 +12,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from helpers import gmdesk_cli as run
+from helpers import one_error_line
 
-from gmdesk.core.cli import main
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.core.systems import get_system
@@ -29,25 +30,6 @@ Dollars            (8)
 Magic Ability      +2 (5)
   *Turn Invisible     (1)                 (Lasts 3 minutes)
 """
-
-
-@pytest.fixture
-def saves(tmp_path, monkeypatch):
-    monkeypatch.delenv("GMDESK_SAVES", raising=False)
-    return tmp_path / "saves"
-
-
-def run(capsys, saves, *args):
-    rc = main(["--saves", str(saves), *args])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
-def one_error_line(err: str, *words: str) -> None:
-    assert err.count("\n") == 1 and err.startswith("gmdesk"), err
-    assert "Traceback" not in err
-    for w in words:
-        assert w in err, err
 
 
 def make_session(saves: Path, name: str = "Docks", system: str = "4d2") -> Path:
