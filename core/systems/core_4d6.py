@@ -100,7 +100,7 @@ from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 ID = "4d6"
 NAME = "Core 4d6 vs DC"
 #: what a character of this system uses: advantage sources (advantage / disadvantage), conditions, wounds
-#: (the sections are listed in core.systems.base.SECTIONS)
+#: (the sections are listed in core.systems.spec.SECTIONS)
 CHARACTER_SECTIONS = frozenset({"advantage", "conditions", "wounds"})
 CLOCKS = True
 

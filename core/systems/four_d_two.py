@@ -59,7 +59,7 @@ from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 ID = "4d2"
 NAME = "Four D Two"
 #: what a character of this system uses: shift sources (a roll's shift), conditions, combat descriptors
-#: (the sections are listed in core.systems.base.SECTIONS)
+#: (the sections are listed in core.systems.spec.SECTIONS)
 CHARACTER_SECTIONS = frozenset({"shift", "conditions", "wounds"})
 
 #: The Outcome scale, best first.

@@ -65,7 +65,7 @@ from gmdesk.core.text import MINUS, signed
 ID = "fudge"
 NAME = "FUDGE alternate dice"
 #: what a character of this system uses: conditions and combat descriptors only (traits are typed per roll)
-#: (the sections are listed in core.systems.base.SECTIONS)
+#: (the sections are listed in core.systems.spec.SECTIONS)
 CHARACTER_SECTIONS = frozenset({"conditions", "wounds"})
 
 METHODS = ("2d3", "custom", "d20", "d20-open", "d30", "d12")

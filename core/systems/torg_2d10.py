@@ -73,7 +73,7 @@ from gmdesk.core.text import MINUS, signed
 ID = "torg-2d10"
 NAME = "2D10 Dice for TORG"
 #: what a character of this system uses: Possibilities (reality-rated), conditions (Up, Stymied, Disconnected), wounds
-#: (the sections are listed in core.systems.base.SECTIONS)
+#: (the sections are listed in core.systems.spec.SECTIONS)
 CHARACTER_SECTIONS = frozenset({"possibilities", "conditions", "wounds"})
 
 #: Contradiction case -> the final Bonus Number at or below which the roll disconnects.
