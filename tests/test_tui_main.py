@@ -515,8 +515,14 @@ async def test_picker_opens_a_session_and_back(tmp_path: Path) -> None:
         assert screen.session.path == path
         assert "Table · 4d2 · Round 1 · ▶ Kara's turn" in screen_text(app)
         app.action_back_to_picker()
-        await dialog(pilot, PickerScreen)
+        # the new picker mounts, then lists the sessions once the session is closed:
+        # wait for its list (not only for it to be on top), so nothing is left under
+        # way when the app ends
+        back = await dialog(pilot, PickerScreen)
+        await until(pilot, lambda: back.loaded)
+        await settle(pilot)
         assert app.session is None
+        assert "Table" in screen_text(app)
     # the lock is released: another writer can open it
     with Session.open(path):
         pass
