@@ -20,8 +20,9 @@ initiative rolled with its own modifier, logged with its dice; ``--hidden``: the
 copies (and their initiative rolls) are hidden from the players until revealed.
 
 Each command is one undoable event (``character.add``, ``character.fields``,
-``character.remove``, ``characters.add``); bad input is one line on stderr, exit
-2, and nothing is saved.
+``character.remove``, ``characters.add``); a ``set`` that changes nothing (the
+values the character already has) says so and logs nothing; bad input is one line
+on stderr, exit 2, and nothing is saved.
 """
 
 from __future__ import annotations
@@ -288,12 +289,39 @@ def cmd_set(ns: Any) -> int:
         fields, own = read_assignments(spec, ns.assignments, c.fields)
         if own.get("possibilities") and not c.reality_rated and "reality_rated" not in own:
             own["reality_rated"] = True
+        if not _changes(spec, c, fields, own):
+            sys.stdout.write(
+                f"Nothing changed: {c.name} already has {'that value' if len(ns.assignments) == 1 else 'those values'}\n"
+            )
+            return 0
         doc: dict[str, Any] = {"type": "character.fields", "id": c.id, "set": fields}
         if own:
             doc["edit"] = own
         event = _apply(session, doc)
         _print_event(event)
     return 0
+
+
+def _changes(spec: Any, c: Any, fields: dict[str, Any], own: dict[str, Any]) -> bool:
+    """Whether ``set`` would change the character: its system's fields after the
+    changes (a ``stat`` read as the entry of its table it names, as the event reads it)
+    or one of its own parts. A change that changes nothing is not logged."""
+    from gmdesk.core.systems.spec import find_stat
+
+    if any(getattr(c, key) != value for key, value in own.items()):
+        return True
+    after = dict(c.fields)
+    for name, value in fields.items():
+        if value is None:
+            after.pop(name, None)
+        else:
+            after[name] = value
+    for f in spec.character_fields:
+        if f.type == "stat" and f.name in after:
+            key = find_stat(after.get(f.stats or ""), after[f.name])
+            if key is not None:
+                after[f.name] = key
+    return bool(after != c.fields)
 
 
 def _show_lines(session: Any, c: Any) -> list[str]:
