@@ -290,9 +290,8 @@ def cmd_set(ns: Any) -> int:
         if own.get("possibilities") and not c.reality_rated and "reality_rated" not in own:
             own["reality_rated"] = True
         if not _changes(spec, c, fields, own):
-            sys.stdout.write(
-                f"Nothing changed: {c.name} already has {'that value' if len(ns.assignments) == 1 else 'those values'}\n"
-            )
+            what = "that value" if len(ns.assignments) == 1 else "those values"
+            sys.stdout.write(f"Nothing changed: {c.name} already has {what}\n")
             return 0
         doc: dict[str, Any] = {"type": "character.fields", "id": c.id, "set": fields}
         if own:

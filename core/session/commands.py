@@ -220,17 +220,21 @@ def cmd_list(ns: Any) -> int:
         print(f"No sessions in {store.dir} (`gmdesk new NAME` makes one)")
         return 0
     rows = [("Session", "System", "Last played", "Round", "Rolls")]
+    notes: dict[int, str] = {}
     for s in summaries:
-        if s.error:
-            rows.append((s.name, "DAMAGED", s.error, "", ""))
+        if s.damaged:
+            rows.append((s.name, "DAMAGED", s.error or "", "", ""))
         else:
             rows.append((s.name, s.system, short_time(s.last_played), str(s.round), str(s.rolls)))
+            if s.needs_plugin is not None:  # sound, but its dice system is not installed here
+                notes[len(rows) - 1] = f"needs plug-in: {s.needs_plugin} (install its package to open it)"
     widths = [max(len(r[i]) for r in rows if not (r[1] == "DAMAGED" and i == 2)) for i in range(5)]
-    for r in rows:
-        if r[1] == "DAMAGED":
+    for n, r in enumerate(rows):
+        if r[1] == "DAMAGED" and n:
             print(f"{r[0]:<{widths[0]}}  DAMAGED  {r[2]}")
         else:
-            print("  ".join(f"{c:<{widths[i]}}" if i < 3 else f"{c:>{widths[i]}}" for i, c in enumerate(r)).rstrip())
+            line = "  ".join(f"{c:<{widths[i]}}" if i < 3 else f"{c:>{widths[i]}}" for i, c in enumerate(r))
+            print(f"{line}  {notes.get(n, '')}".rstrip())
     return 0
 
 

@@ -14,7 +14,10 @@ variable, else ``platformdirs.user_data_dir("gmdesk")/saves``
 
 Listing reads only each file's header, where an open session keeps its summary
 (round, rolls, characters, last played) current: it never replays the events.
-A damaged file is listed with its error instead of breaking the listing.
+A damaged file is listed with its error instead of breaking the listing. A sound
+session of a dice system whose plug-in is not installed here is not damaged: it is
+listed as it stands, saying which plug-in it needs (``needs_plugin``), and cannot be
+opened until that plug-in is installed.
 """
 
 from __future__ import annotations
@@ -100,6 +103,19 @@ class SessionSummary:
     #: the session this one was carried over from (``gmdesk new NAME --from LAST``):
     #: ``{"name", "path", "rest"}``, or None
     carried_from: dict | None = None
+    #: the dice system (a plug-in) this sound session needs and this gmdesk lacks; its
+    #: ``error`` then says to install it (the session cannot be opened until then)
+    needs_plugin: str | None = None
+
+    @property
+    def damaged(self) -> bool:
+        """The file cannot be read or trusted (not merely waiting for a plug-in)."""
+        return self.error is not None and self.needs_plugin is None
+
+    @property
+    def known(self) -> bool:
+        """Its name is the session's own (readable, even if its plug-in is missing)."""
+        return self.error is None or self.needs_plugin is not None
 
     def to_json(self) -> dict:
         return {
@@ -113,7 +129,13 @@ class SessionSummary:
             "created": self.created,
             "carried_from": self.carried_from,
             "error": self.error,
+            "needs_plugin": self.needs_plugin,
         }
+
+
+def plugin_note(system: str) -> str:
+    """What a session of a dice system not installed here needs, in one line."""
+    return f"needs plug-in: {system} (its dice system is not installed; install the plug-in's package to open it)"
 
 
 #: files at least this big are listed from their header line (see SessionStore.summary)
@@ -190,7 +212,7 @@ class SessionStore:
             return own
         if key and self.dir.is_dir():
             for s in self.list():
-                if s.error is None and s.name.casefold() == key:
+                if s.known and s.name.casefold() == key:
                     return s.path
         return p if pathish else self._free_path(stem)
 
@@ -229,7 +251,7 @@ class SessionStore:
         once make one session."""
         key = name.casefold()
         for s in self.list():
-            if s.error is None and s.name.casefold() == key:
+            if s.known and s.name.casefold() == key:
                 raise GmdeskError(f"a session named {name!r} already exists ({s.path}); choose another name")
         return self._free_path(safe_file_stem(name))
 
@@ -296,9 +318,12 @@ class SessionStore:
             finally:
                 log.close()
         from gmdesk.core.session.session import header_problems
+        from gmdesk.core.systems import BUILTIN_IDS, system_ids
 
         problems = header_problems(h)
-        if problems:
+        system = h.get("system")
+        needs = system if isinstance(system, str) and system not in BUILTIN_IDS and system not in system_ids() else None
+        if problems and not (needs is not None and len(problems) == 1):
             return SessionSummary(
                 name=path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.name,
                 path=path,
@@ -313,10 +338,11 @@ class SessionStore:
             last_played=str(h.get("last_played") or h.get("created") or ""),
             round=_int(h.get("round")),
             rolls=_int(h.get("rolls")),
-            error=None,
             characters=_int(h.get("characters")),
             created=str(h.get("created", "")),
             carried_from=_carried_from(h),
+            error=None if needs is None else f"{path}: {plugin_note(needs)}",
+            needs_plugin=needs,
         )
 
     # ---- creating, copying, deleting

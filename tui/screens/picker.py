@@ -4,7 +4,9 @@
 system, last played, round, number of rolls — most recently played first, so Enter
 on the first row resumes last week's game. A damaged file is listed too, marked
 ``DAMAGED`` with its error (the line under the table shows the whole message), and
-cannot be opened or duplicated, only deleted.
+cannot be opened or duplicated, only deleted. A sound session of a dice system whose
+plug-in is not installed here is listed as it stands, saying which plug-in it needs;
+it opens once that plug-in is installed.
 
 Keys: Enter open · ``n`` new (name + system, checked as you type) · ``e`` new from
 an example · ``c`` duplicate (copy) · ``N`` next night from the highlighted session
@@ -45,7 +47,7 @@ from textual.widgets import DataTable, Footer, Static
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import SessionStore, SessionSummary
 from gmdesk.core.session.lock import LockedError
-from gmdesk.core.session.saves import carry_candidates
+from gmdesk.core.session.saves import carry_candidates, plugin_note
 from gmdesk.core.systems import system_ids
 from gmdesk.tui.runner import SessionRunner
 from gmdesk.tui.screens.newsession import (
@@ -80,8 +82,18 @@ def format_last_played(value: Any) -> str:
     return short_time(value)
 
 
+def _damaged(summary: SessionSummary) -> bool:
+    """Unreadable or untrustworthy (not merely waiting for its system's plug-in)."""
+    return bool(getattr(summary, "error", None)) and not _needs(summary)
+
+
+def _needs(summary: SessionSummary) -> str | None:
+    """The plug-in (a dice system) a sound session needs and this gmdesk lacks."""
+    return getattr(summary, "needs_plugin", None)
+
+
 def _sort_key(summary: SessionSummary) -> tuple:
-    damaged = bool(getattr(summary, "error", None))
+    damaged = _damaged(summary)
     last = str(getattr(summary, "last_played", "") or "")
     return (damaged, _neg(last), str(getattr(summary, "name", "")).casefold())
 
@@ -254,8 +266,8 @@ class PickerScreen(Screen):
         for label, key, w in COLUMNS:
             table.add_column(label, key=key, width=w or name_width)
         for s in summaries:
-            damaged = bool(getattr(s, "error", None))
-            table.add_row(*self._cells(s), key=str(s.path), height=2 if damaged else 1)
+            two_lines = bool(getattr(s, "error", None))  # damaged, or waiting for a plug-in
+            table.add_row(*self._cells(s), key=str(s.path), height=2 if two_lines else 1)
         target_row = 0
         if keep is not None:
             for i, s in enumerate(summaries):
@@ -266,7 +278,8 @@ class PickerScreen(Screen):
             table.move_cursor(row=target_row, animate=False)
         if quiet:
             return
-        n_damaged = sum(1 for s in summaries if getattr(s, "error", None))
+        n_damaged = sum(1 for s in summaries if _damaged(s))
+        n_waiting = sum(1 for s in summaries if _needs(s))
         pending, self._picker_notice = self._picker_notice, None
         pending_error, self._picker_error = self._picker_error, None
         if error is not None:
@@ -283,6 +296,7 @@ class PickerScreen(Screen):
                 self.action_from_example()
         else:
             more = f", {n_damaged} damaged" if n_damaged else ""
+            more += f", {n_waiting} waiting for a plug-in" if n_waiting else ""
             self.show_message(
                 f"{len(summaries)} session{'s' if len(summaries) != 1 else ''}{more}. Enter opens the highlighted one."
             )
@@ -291,14 +305,15 @@ class PickerScreen(Screen):
 
     @staticmethod
     def _cells(s: SessionSummary) -> tuple:
-        error = getattr(s, "error", None)
-        if error:
-            name = Text(str(s.name))
+        name = Text(str(s.name))
+        if _damaged(s):
             name.append("\n✗ " + short_error(s), style="italic")
             return (name, Text("DAMAGED", style="bold"), "can't be read", "", "")
+        if _needs(s):  # sound, but its dice system is not installed here
+            name.append(f"\n⚠ needs plug-in: {_needs(s)}", style="italic")
         rnd = getattr(s, "round", 0) or 0
         return (
-            Text(str(s.name)),
+            name,
             str(s.system),
             format_last_played(getattr(s, "last_played", "")),
             Text(str(rnd) if rnd else "—", justify="right"),
@@ -334,6 +349,8 @@ class PickerScreen(Screen):
         detail = self.query_one("#picker-detail", Static)
         if s is None:
             detail.update("")
+        elif _needs(s):
+            detail.update(Text(f"{Path(s.path).name}: {plugin_note(str(_needs(s)))}"))
         elif getattr(s, "error", None):
             detail.update(Text(f"DAMAGED {Path(s.path).name}: {short_error(s)}"))
         else:
@@ -379,7 +396,7 @@ class PickerScreen(Screen):
         ]
 
     def _taken(self) -> list[str]:
-        return [str(s.name) for s in self.summaries if not getattr(s, "error", None)]
+        return [str(s.name) for s in self.summaries if not _damaged(s)]
 
     def _default_system(self) -> str:
         for s in self.summaries:
@@ -391,6 +408,9 @@ class PickerScreen(Screen):
         s = self.selected_summary()
         if s is None:
             self.show_message("No session to open — n: new session · e: start from an example.")
+            return
+        if _needs(s):
+            self.show_error(f"{s.name} {plugin_note(str(_needs(s)))}")
             return
         if getattr(s, "error", None):
             self.offer_repair(s)
@@ -482,6 +502,9 @@ class PickerScreen(Screen):
         s = self.selected_summary()
         if s is None:
             return
+        if _needs(s):
+            self.show_error(f"{s.name} cannot be duplicated here: it {plugin_note(str(_needs(s)))}")
+            return
         if getattr(s, "error", None):
             self.show_error(f"{Path(s.path).name} is damaged and cannot be duplicated: {s.error}")
             return
@@ -512,6 +535,9 @@ class PickerScreen(Screen):
         s = self.selected_summary()
         if s is None:
             self.show_message("No session to follow — n: new session · e: start from an example.")
+            return
+        if _needs(s):
+            self.show_error(f"No next night can start from {s.name} here: it {plugin_note(str(_needs(s)))}")
             return
         if getattr(s, "error", None):
             self.show_error(f"{Path(s.path).name} is damaged: no next night can start from it: {short_error(s)}")
@@ -556,7 +582,7 @@ class PickerScreen(Screen):
         if s is None:
             return
         path = Path(s.path)
-        what = "the damaged file" if getattr(s, "error", None) else "the session"
+        what = "the damaged file" if _damaged(s) else "the session"
         question = f"Delete {what} {s.name!s}?\n{path}\nIts whole log goes with it; this cannot be undone."
 
         def delete() -> None:
