@@ -34,7 +34,7 @@ pytestmark = pytest.mark.usefixtures("quick_odds")
 
 
 def test_the_declaration_parses_and_refuses_in_the_gms_words():
-    assert [s.key for s in SETTINGS] == ["skill_threshold", "ord_positive_reroll", "fudge_method"]
+    assert [s.key for s in SETTINGS] == ["skill_threshold", "ord_positive_reroll", "fudge_method", "reroll_initiative"]
     assert parse_assignment("skill_threshold=8") == ("skill_threshold", 8)
     assert parse_assignment("ord_positive_reroll=off") == ("ord_positive_reroll", False)
     assert parse_assignment("Dice method=D20-open") == ("fudge_method", "d20-open")

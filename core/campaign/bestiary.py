@@ -342,7 +342,8 @@ class StatBlock:
     def from_character(cls, c: Any, system: str, name: str | None = None, tags: Iterable[str] = ()) -> StatBlock:
         """The stat block of a session's character as it is meant to start: its Vitality
         default, its sheet's Current Values back to their Defaults (a new day), no
-        wounds; its sources, its conditions (not those a roll imposed), fields, notes."""
+        wounds; its sources, its conditions (not those a roll imposed, nor those that
+        last until a turn), fields, notes."""
         sheet = None
         if c.sheet is not None:
             from gmdesk.core.sheet import write_sheet
@@ -364,7 +365,9 @@ class StatBlock:
                 "reality_rated": c.reality_rated,
                 "fields": dict(c.fields),
                 "sources": sources,
-                "conditions": [{"name": x.name, "rounds": x.rounds} for x in c.conditions if x.roll_seq is None],
+                "conditions": [
+                    {"name": x.name, "rounds": x.rounds} for x in c.conditions if x.roll_seq is None and x.until is None
+                ],
                 "sheet": sheet,
                 "notes": c.notes,
                 "tags": list(tags),

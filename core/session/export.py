@@ -190,7 +190,18 @@ def _roll_head(state: State, r: RollEntry) -> str:
     return f"{actor} {kind}" + (f" at {target}" if target else "")
 
 
-def _char_facts(c: Character, system: str) -> list[str]:
+def _namer(state: State, public: bool) -> Any:
+    """Character id → name for the durations a chronicle shows (None for one the
+    players do not see, in a public one)."""
+
+    def name_of(cid: str) -> str | None:
+        c = state.characters.get(cid)
+        return None if c is None or (public and c.hidden) else c.name
+
+    return name_of
+
+
+def _char_facts(c: Character, system: str, name_of: Any = None) -> list[str]:
     facts = [f"{c.side}", c.kind]
     if c.reality_rated:
         facts.append(f"Possibilities {c.possibilities}")
@@ -198,8 +209,8 @@ def _char_facts(c: Character, system: str) -> list[str]:
         facts.append(f"Vitality {num(c.vitality_current)}/{num(c.vitality_default)}")
     facts.append(status_word(c.status))
     for cond in c.conditions:
-        rounds = getattr(cond, "rounds", None)
-        facts.append(f"{cond.name}" + (f" ({rounds} rd)" if rounds else ""))
+        lasts = cond.lasts(name_of, short=True)
+        facts.append(f"{cond.name}" + (f" ({lasts})" if lasts else ""))
     return facts
 
 
@@ -255,7 +266,10 @@ def write_chronicle(
         short_time(info.last_played, local=False),
     )
     writer.cast(
-        [(c.name, c.status, ", ".join(_char_facts(c, info.system)), _wound_text(c)) for c in _cast(state, public)]
+        [
+            (c.name, c.status, ", ".join(_char_facts(c, info.system, _namer(state, public))), _wound_text(c))
+            for c in _cast(state, public)
+        ]
     )
     writer.hurt(
         [

@@ -239,6 +239,37 @@ class SessionMoves:
             entries.append({"id": cid, "value": record.value, "record": record.to_json()})
         return self.apply({"type": "initiative.set", "entries": entries})
 
+    def next_turn(self, rng: Any = None) -> Event:
+        """End the acting combatant's turn and start the next one's (``turn.next``).
+        With the session setting "Reroll initiative every round" on, a turn that
+        begins a new round carries initiative rolled again for everyone in the
+        encounter who can act, each roll logged."""
+        return self.apply(self._turn_step("turn.next", rng))
+
+    def new_round(self, rng: Any = None) -> Event:
+        """Straight to the next round (``round.new``), rolling initiative again as
+        :meth:`next_turn` does."""
+        return self.apply(self._turn_step("round.new", rng))
+
+    def _turn_step(self, etype: str, rng: Any) -> dict[str, Any]:
+        from gmdesk.core.session.events.encounter import begins_round
+
+        doc: dict[str, Any] = {"type": etype}
+        state = self.state
+        if not state.info.settings.get("reroll_initiative") or not begins_round(state, etype):
+            return doc
+        rng = rng if rng is not None else random.Random()
+        entries = []
+        for x in state.encounter.order:
+            c = state.characters.get(x.char_id)
+            if c is None or not c.can_act:
+                continue
+            record = self.initiative_record(c.id, rng)
+            entries.append({"id": c.id, "value": record.value, "record": record.to_json()})
+        if entries:
+            doc["initiative"] = entries
+        return doc
+
     def join_encounter(
         self, char_id: str, rng: Any = None, value: int | None = None, modifier: int | None = None
     ) -> Event:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 import os
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -549,11 +549,13 @@ def read_carried(path: str | os.PathLike, npcs: Sequence[str] = (), rest: bool =
     out: list[dict] = []
     changes: list[str] = []
     hook = _rest_hook(system) if rest else None
+    names = {d["id"]: d["name"] for d in carried}
     for d in carried:
         d.pop("id", None)
         d.pop("status", None)
         for x in [*d.get("conditions", ()), *d.get("wounds", ())]:
             x["roll_seq"] = None
+        d["conditions"] = _carried_conditions(d, names, changes)
         if hook is not None:
             after = dict(hook(copy.deepcopy(d)))
             after.pop("status", None)
@@ -561,6 +563,23 @@ def read_carried(path: str | os.PathLike, npcs: Sequence[str] = (), rest: bool =
             d = after
         out.append(d)
     return CarryPlan(source, system, settings, out, changes)
+
+
+def _carried_conditions(d: dict, names: Mapping[str, str], changes: list[str]) -> list[dict]:
+    """The conditions a character carries over: one that lasts until a character's
+    turn names that character (the next night gives new ids), and ends when that
+    character is not carried over (said in ``changes``)."""
+    out = []
+    for x in d.get("conditions") or ():
+        until = x.get("until")
+        if until is not None:
+            who = names.get(until["id"])
+            if who is None:
+                changes.append(f"{d['name']}: {x['name']} ends (it lasted until the turn of someone not carried over)")
+                continue
+            x = {**x, "until": {"name": who, "at": until["at"]}}
+        out.append(x)
+    return out
 
 
 def _rest_hook(system: str) -> Callable[[dict], dict]:

@@ -14,7 +14,10 @@ The settings are the ones ``RULES.md`` leaves to the session:
 * ``ord_positive_reroll`` (torg-2d10): ords (not reality-rated) reroll a maxed
   positive die too (on by default; off denies them the reroll);
 * ``fudge_method`` (fudge): the dice method initiative and the roll dialog use
-  (``2d3`` by default).
+  (``2d3`` by default);
+* ``reroll_initiative`` (every system): everyone in the encounter who can act
+  rolls initiative again at the start of every round after the first, each roll
+  logged (off by default: the order rolled when they joined holds all fight).
 
 A bad value is refused in one line naming the setting by its label and saying what
 it accepts ("Skill chance threshold (4d2) must be a whole number from 1 to 11 (got
@@ -143,6 +146,13 @@ def _declare() -> tuple[Setting, ...]:
             DEFAULT_METHOD,
             "fudge",
             choices=tuple(METHODS),
+        ),
+        Setting(
+            "reroll_initiative",
+            "Reroll initiative every round",
+            "at the start of every round after the first, everyone who can act rolls initiative again (logged)",
+            "bool",
+            False,
         ),
     )
 

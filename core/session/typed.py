@@ -5,6 +5,8 @@ start of Kara's next turn"), Vitality ("3/5") and a sheet row's value and uses
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Any
 
 from gmdesk.core.errors import ParamError
@@ -27,16 +29,39 @@ def parse_source(text: str, kind: str) -> tuple[str, int, int | None]:
     return name, value, rounds
 
 
-def parse_condition(text: str) -> tuple[str, int | None]:
-    """``"Stymied"`` or ``"Stymied 2"`` (2 rounds)."""
+_UNTIL = re.compile(
+    r"^(?P<name>.+?)\s+until\s+(?:the\s+)?(?P<at>start|end)\s+of\s+(?P<who>.+?)"
+    r"(?:['’]s?)?(?:\s+next)?(?:\s+turn)?\s*$",
+    re.IGNORECASE,
+)
+_UNTIL_EXAMPLE = "e.g. 'Dodging until the start of Kara's next turn'"
+
+
+def parse_condition(text: str, characters: Iterable[Any] = ()) -> tuple[str, int | None, dict | None]:
+    """``"Stymied"``, ``"Stymied 2"`` (2 rounds) or ``"Dodging until the start of
+    Kara's next turn"`` / ``"… until the end of Kara's turn"`` → (name, rounds,
+    until): ``until`` is ``{"id": Kara's id, "at": "start" | "end"}`` (a
+    condition.add's ``until``), the name looked up among ``characters`` (anything
+    with ``id`` and ``name``; case and spacing do not matter)."""
     words = text.split()
     if not words:
         raise ParamError("condition", "type a name, e.g. 'Stymied' or 'Up 1' (1 round)")
+    m = _UNTIL.match(" ".join(words))
+    if m is None and any(w.casefold() == "until" for w in words[1:]):
+        raise ParamError("condition", f"say until the start or the end of whose turn, {_UNTIL_EXAMPLE}")
+    if m is not None:
+        who = " ".join(m["who"].split()).casefold()
+        chars = list(characters)
+        found = next((c for c in chars if c.name.casefold() == who), None)
+        if found is None:
+            names = ", ".join(c.name for c in chars) or "none"
+            raise ParamError("condition", f"no character named {m['who']!r} (characters: {names})")
+        return m["name"], None, {"id": found.id, "at": m["at"].lower()}
     rounds = None
     if len(words) >= 2 and _is_int(words[-1]):
         rounds = parse_int("rounds", words[-1], 1)
         words = words[:-1]
-    return " ".join(words), rounds
+    return " ".join(words), rounds, None
 
 
 def parse_vitality(text: str) -> dict:

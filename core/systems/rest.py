@@ -12,9 +12,9 @@ The parts shared by the systems are here:
 * :func:`default_rest`, the recovery of a system whose rules are silent (and of a
   plug-in without a hook): Vitality back to its default, every wound cleared,
   and whatever was counted in rounds over (:func:`end_timed`);
-* :func:`end_timed`: conditions and sources with rounds left end (a night is
-  longer than any duration counted in combat rounds); those without a duration
-  stay, as the GM set them;
+* :func:`end_timed`: conditions and sources with rounds left end, and conditions
+  that last until a character's turn (a night is longer than any duration counted
+  in combat rounds or turns); those without a duration stay, as the GM set them;
 * the Dead are never changed by a rest (:func:`is_dead`).
 """
 
@@ -38,7 +38,7 @@ def end_timed(character: Mapping[str, Any], also: Iterable[str] = ()) -> dict[st
     out["conditions"] = [
         c
         for c in out.get("conditions") or ()
-        if c.get("rounds") is None and str(c.get("name", "")).casefold() not in names
+        if c.get("rounds") is None and c.get("until") is None and str(c.get("name", "")).casefold() not in names
     ]
     for key in ("advantage", "shifts"):
         out[key] = [s for s in out.get(key) or () if s.get("rounds") is None]

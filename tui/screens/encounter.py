@@ -30,13 +30,13 @@ class EncounterMoves(DeskScreen):
     """The turn and encounter moves of the main screen."""
 
     def action_next_turn(self) -> None:
-        self.submit(lambda s: s.apply({"type": "turn.next"}), self._say_turn)
+        self.submit(lambda s: s.next_turn(), self._say_turn)
 
     def action_prev_turn(self) -> None:
         self.submit(lambda s: s.apply({"type": "turn.prev"}), self._say_turn)
 
     def action_new_round(self) -> None:
-        self.submit(lambda s: s.apply({"type": "round.new"}), self._say_turn)
+        self.submit(lambda s: s.new_round(), self._say_turn)
 
     def _say_turn(self, event: Event) -> None:
         """Say whose turn it is (and which durations ended); the pane follows the turn."""

@@ -41,7 +41,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -101,11 +101,17 @@ def public_status_words(character: Character) -> list[str]:
     return markers(character)
 
 
-def _conditions_text(character: Character) -> str:
+def _seen_name(state: State, cid: str) -> str | None:
+    """A character's name, if the players see it."""
+    c = state.characters.get(cid)
+    return None if c is None or c.hidden else c.name
+
+
+def _conditions_text(character: Character, name_of: Any = None) -> str:
     parts = []
     for cond in character.conditions:
-        rounds = getattr(cond, "rounds", None)
-        parts.append(cond.name + (f" ({rounds} rd)" if rounds is not None else ""))
+        lasts = cond.lasts(name_of, short=True)
+        parts.append(cond.name + (f" ({lasts})" if lasts else ""))
     return ", ".join(parts)
 
 
@@ -177,7 +183,7 @@ def build_picture(state: State) -> PlayerPicture:
             sources = [s for s in (*c.advantage, *c.shifts) if s.active]
             if sources:
                 party.append("\n    sources: " + ", ".join(source_label(s) for s in sources))
-        conds = _conditions_text(c)
+        conds = _conditions_text(c, lambda cid: _seen_name(state, cid))
         if conds:
             party.append("\n    conditions: " + conds)
         if c.wounds:

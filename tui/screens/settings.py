@@ -27,8 +27,8 @@ class SettingsDialog(Dialog[Any]):
     def __init__(self, settings: dict, system: str = "") -> None:
         super().__init__()
         self.values = dict(current(settings))  # Setting -> value now
-        # the session's own system first, then the others in declaration order
-        self.order = sorted(SETTINGS, key=lambda s: s.system != system)
+        # the session's own system first, then those of every system, then the others
+        self.order = sorted(SETTINGS, key=lambda s: (s.system != system, s.system != ""))
         self.labels = {s.key: s.title for s in SETTINGS}
 
     def compose(self) -> ComposeResult:

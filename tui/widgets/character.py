@@ -186,6 +186,10 @@ class CharacterPane(Vertical):
 
     # -- drawing -----------------------------------------------------------------------
 
+    def _name_of(self, cid: str) -> str | None:
+        c = self._state.characters.get(cid) if self._state is not None else None
+        return c.name if c is not None else None
+
     def set_state(self, state: State, char_id: str | None) -> None:
         self._state = state
         ch = state.characters.get(char_id) if char_id is not None else None
@@ -263,7 +267,10 @@ class CharacterPane(Vertical):
             add(Row("add", kind), Text(f"+ add {kind}", style="dim italic"), "")
         head("Conditions")
         for i, cond in enumerate(ch.conditions):
-            add(Row("condition", i), cond.name, "" if cond.rounds is None else f"{cond.rounds} rd")
+            if cond.until is None:
+                add(Row("condition", i), cond.name, cond.lasts(short=True))
+            else:  # "Dodging: until Kara's turn", under its name when it is too long
+                add(Row("condition", i), f"{cond.name}: {cond.lasts(self._name_of, short=True)}")
         add(Row("add", "condition"), Text("+ add condition", style="dim italic"), "")
         if "wounds" in uses or ch.wounds:
             head(f"Wounds ({len(ch.wounds)})")
@@ -452,7 +459,7 @@ class CharacterPane(Vertical):
             ("field", "notes"): ("Notes", ch.notes or ""),
             ("add", "advantage"): ("New advantage source: name value [rounds], e.g. Aim +1 2", ""),
             ("add", "shift"): ("New shift source: name value [rounds], e.g. Pistol 2", ""),
-            ("add", "condition"): ("New condition: name [rounds], e.g. Stymied 1", ""),
+            ("add", "condition"): ("New condition: name [rounds | until start/end of NAME]", ""),
         }
         spec = self.spec
         if (row.kind in SYSTEM_ROWS or isinstance(row.key, tuple)) and spec is not None:
@@ -531,8 +538,12 @@ class CharacterPane(Vertical):
                 f"{ch.name}: {name} {signed(value)} added",
             )
         if row.kind == "add":
-            name, rounds = parse_condition(text)
-            return {"type": "condition.add", "id": cid, "name": name, "rounds": rounds}, f"{ch.name}: {name} added"
+            others = self._state.characters.values() if self._state is not None else ()
+            name, rounds, until = parse_condition(text, others)
+            doc: dict[str, Any] = {"type": "condition.add", "id": cid, "name": name, "rounds": rounds}
+            if until is not None:
+                doc["until"] = until
+            return doc, f"{ch.name}: {name} added"
         r = ch.sheet.rows[row.key]
         changes = parse_sheet_value(text)
         return (

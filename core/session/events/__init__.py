@@ -24,6 +24,19 @@ Decisions where the rules are silent (what a GM at the table expects):
   Each source or condition with ``rounds`` N loses one; at 0 it is removed (the
   roll log says so). Characters outside the encounter never tick. ``turn.prev``
   only moves the marker back; to take a turn back with its ticks, undo it.
+* **Until a character's turn**: a condition may last ``until`` the start or the end
+  of a named character's turn ("until the start of Kara's next turn"); it ends the
+  next time that moment comes, whoever carries it. A turn passed over (its
+  combatant cannot act) or skipped by ``round.new`` still passes: what waited for
+  its start or end ends. Removing the character waited for ends the wait, and the
+  next night carries a wait only when it carries that character too.
+* **Initiative every round** (session setting ``reroll_initiative``, off by
+  default): when ``turn.next`` or ``round.new`` begins a round after the first,
+  everyone in the encounter who can act rolls initiative again; the event carries
+  the rolls (``initiative``: {id, value, record}), each logged with its dice, the
+  order is sorted again (ties keep their place) and the round starts with its
+  first. Round 1 keeps the order rolled when they joined; those who cannot act
+  keep their number.
 * **Who can act** (RULES.md): the Unconscious and the Dead have no turns —
   ``turn.next`` and ``round.new`` pass over them (``turn.prev`` too, going back),
   unless no combatant can act, and their durations do not tick (they have no turn

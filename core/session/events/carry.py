@@ -21,7 +21,7 @@ from gmdesk.core.session.events.context import MAX_TEXT, Ctx
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.sheets import sheet_parse
 from gmdesk.core.session.events.text import num, signed
-from gmdesk.core.session.model import STATUSES, Character, Condition, Source, Wound
+from gmdesk.core.session.model import STATUSES, TURN_MOMENTS, Character, Condition, Source, Wound
 
 #: what a carried character may say about itself
 CARRIED = (
@@ -69,6 +69,33 @@ def _sources(ctx: Ctx, value: Any, kind: str) -> list[Source]:
     return out
 
 
+def _until(ctx: Ctx, x: Mapping[str, Any]) -> tuple[str, str] | None:
+    """A condition that lasts until a carried character's turn: ``until`` is
+    {"name", "at"} (ids are new here); the name is made an id once all are added."""
+    u = x.get("until")
+    if u is None:
+        return None
+    if not isinstance(u, Mapping) or set(u) != {"name", "at"}:
+        raise ctx.fail('conditions: until: must be {"name": character, "at": "start" or "end"}')
+    return ctx.text(u["name"], "conditions: until: name"), ctx.choice(u["at"], "conditions: until: at", TURN_MOMENTS)
+
+
+def _resolve_until(ctx: Ctx, added: list[Character]) -> None:
+    by_name = {c.name.casefold(): c.id for c in added}
+    for c in added:
+        if not any(x.until is not None for x in c.conditions):
+            continue
+        out = []
+        for x in c.conditions:
+            if x.until is not None:
+                cid = by_name.get(x.until[0].casefold())
+                if cid is None:
+                    raise ctx.fail(f"conditions: until: {x.until[0]} is not carried over")
+                x = Condition(x.name, x.rounds, x.roll_seq, (cid, x.until[1]))
+            out.append(x)
+        c.conditions = out
+
+
 def _character(ctx: Ctx, d: Any) -> Character:
     if not isinstance(d, Mapping):
         raise ctx.fail("characters: each must be an object with name, side, kind, …")
@@ -82,8 +109,8 @@ def _character(ctx: Ctx, d: Any) -> Character:
     if f.get("possibilities") and not f.get("reality_rated"):
         raise ctx.fail(f"{f['name']}: only a reality-rated character has Possibilities")
     conditions = [
-        Condition(ctx.text(x.get("name"), "conditions: name"), ctx.rounds(x.get("rounds")))
-        for x in _items(ctx, d.get("conditions"), "conditions", ("name", "rounds", "roll_seq"))
+        Condition(ctx.text(x.get("name"), "conditions: name"), ctx.rounds(x.get("rounds")), None, _until(ctx, x))
+        for x in _items(ctx, d.get("conditions"), "conditions", ("name", "rounds", "roll_seq", "until"))
     ]
     wounds = []
     for x in _items(
@@ -134,7 +161,7 @@ def _character(ctx: Ctx, d: Any) -> Character:
     )
 
 
-def standing(c: Character, system: str = "") -> str:
+def standing(c: Character, system: str = "", name_of: Any = None) -> str:
     """How a carried character stands, in a few words: "Kara (PC): Vitality 4/10;
     Possibilities 3; wounds: Wound; Stymied (2 rounds)" (Vitality where the
     ``system`` keeps it, or where it is not at its default)."""
@@ -150,7 +177,8 @@ def standing(c: Character, system: str = "") -> str:
     for s in [*c.advantage, *c.shifts]:
         parts.append(f"{s.name} {signed(s.value)}" + (f" ({s.rounds} rounds)" if s.rounds else ""))
     for x in c.conditions:
-        parts.append(x.name + (f" ({x.rounds} round{'s' if x.rounds != 1 else ''})" if x.rounds else ""))
+        lasts = x.lasts(name_of)
+        parts.append(x.name + (f" ({lasts.removeprefix('for ')})" if lasts else ""))
     if c.status != "ok":
         parts.append(c.status.capitalize())
     if c.hidden:
@@ -174,8 +202,9 @@ def _session_carried(ctx: Ctx, p: dict) -> str:
         c = _character(ctx, d)
         ctx.tx.new_char(c)
         added.append(c)
+    _resolve_until(ctx, added)
     ctx.extra["ids"] = [c.id for c in added]
-    ctx.changes.extend(standing(c, ctx.state.info.system) for c in added)
+    ctx.changes.extend(standing(c, ctx.state.info.system, ctx.name_of) for c in added)
     ctx.changes.extend(said)
     names = ", ".join(c.name for c in added) or "nobody"
     how = " after a rest" if rest else ", as they stood"

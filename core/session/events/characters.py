@@ -7,11 +7,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from gmdesk.core.session.events.context import MAX_POSSIBILITIES, MAX_TEXT, MAX_VITALITY, Ctx, EventError
-from gmdesk.core.session.events.encounter import encounter_drop
+from gmdesk.core.session.events.encounter import encounter_drop, end_waiting_on
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.sheets import sheet_changes, sheet_new, sheet_parse, sheet_set, sheet_vitality
 from gmdesk.core.session.events.text import num, signed
-from gmdesk.core.session.model import KINDS, SIDES, SOURCE_KINDS, Character, Condition, Source
+from gmdesk.core.session.model import KINDS, SIDES, SOURCE_KINDS, TURN_MOMENTS, Character, Condition, Source
 
 
 def _character_fields(ctx: Ctx, d: Mapping[str, Any]) -> dict[str, Any]:
@@ -180,6 +180,7 @@ def _character_remove(ctx: Ctx, p: dict) -> str:
     c = ctx.char(p["id"])
     if ctx.state.encounter.index_of(c.id) is not None:
         encounter_drop(ctx, c.id)
+    end_waiting_on(ctx, c.id, f"{c.name} left the session")
     ctx.tx.remove_char(c.id)
     return f"{c.name} leaves the session"
 
@@ -361,16 +362,27 @@ def _find_condition(c: Character, name: str) -> int | None:
 
 @handler("condition.add")
 def _condition_add(ctx: Ctx, p: dict) -> str:
-    ctx.fields(p, ("id", "name"), ("rounds",))
+    """A condition for ``rounds`` of the owner's turns, ``until`` a moment of a
+    character's turn ({"id", "at": "start" | "end"}), or until removed."""
+    ctx.fields(p, ("id", "name"), ("rounds", "until"))
     c = ctx.char(p["id"])
     name = ctx.text(p["name"], "name")
     rounds = ctx.rounds(p.get("rounds"))
+    until = None
+    if p.get("until") is not None:
+        u = p["until"]
+        if not isinstance(u, Mapping) or set(u) != {"id", "at"}:
+            raise ctx.fail('until: must be {"id": character, "at": "start" or "end"}')
+        if rounds is not None:
+            raise ctx.fail("a condition lasts a number of rounds or until a turn, not both")
+        until = (ctx.char(u["id"], "until.id").id, ctx.choice(u["at"], "until.at", TURN_MOMENTS))
     if _find_condition(c, name) is not None:
         raise ctx.fail(f"{c.name} is already {name}")
     live = ctx.tx.char(c.id)
-    live.conditions = [*live.conditions, Condition(name, rounds)]
-    dur = f" for {rounds} round{'s' if rounds != 1 else ''}" if rounds else ""
-    ctx.changes.append(f"{c.name} is {name}{dur}")
+    cond = Condition(name, rounds, None, until)
+    live.conditions = [*live.conditions, cond]
+    dur = cond.lasts(ctx.name_of)
+    ctx.changes.append(f"{c.name} is {name}" + (f" {dur}" if dur else ""))
     return ctx.changes[-1]
 
 

@@ -72,6 +72,11 @@ class Ctx:
             raise self.fail(f"{what}: no character {cid!r} in this session")
         return self.state.characters[cid]
 
+    def name_of(self, cid: str) -> str | None:
+        """The name of character ``cid`` (None when there is none)."""
+        c = self.state.characters.get(cid)
+        return c.name if c is not None else None
+
     def opt_char(self, cid: Any, what: str) -> Character | None:
         return None if cid is None else self.char(cid, what)
 

@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
+from gmdesk.core.dice import RollRecord
 from gmdesk.core.session.events.context import MAX_INITIATIVE, Ctx
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.sheets import sheet_changes, sheet_new_day, sheet_set_current, sheet_vitality
 from gmdesk.core.session.events.text import num, status_word
-from gmdesk.core.session.model import Combatant, Condition, RollEntry, Source
+from gmdesk.core.session.model import Character, Combatant, Condition, RollEntry, Source, State
 
 
 def _insert_position(order: list[Combatant], initiative: int) -> int:
@@ -224,19 +226,25 @@ def _out(ctx: Ctx, cid: str) -> bool:
     return c is None or not c.can_act
 
 
-def _skip_out(ctx: Ctx) -> list[str]:
+def _skip_out(ctx: Ctx, new_round: Callable[[], None]) -> list[str]:
     """Move the turn forward past those who cannot act (unless no combatant can);
-    the names passed over, for the summary."""
+    the names passed over, for the summary. A turn passed over still passes: the
+    conditions waiting for its start or its end end. ``new_round`` is called when
+    passing over the last of the order begins a new round."""
     enc = ctx.state.encounter
     if all(_out(ctx, x.char_id) for x in enc.order):
         return []
     passed = []
     while _out(ctx, enc.order[enc.turn].char_id):
-        passed.append(_skipped_name(ctx, enc.order[enc.turn].char_id))
+        cid = enc.order[enc.turn].char_id
+        passed.append(_skipped_name(ctx, cid))
+        end_waiting_on(ctx, cid, at="start")
+        end_waiting_on(ctx, cid, at="end")
         enc.turn += 1
         if enc.turn >= len(enc.order):
             enc.turn = 0
             enc.round += 1
+            new_round()
     return passed
 
 
@@ -254,21 +262,134 @@ def _need_combatants(ctx: Ctx) -> None:
         raise ctx.fail("the encounter has no combatants")
 
 
+def end_waiting_on(ctx: Ctx, cid: str, reason: str = "", at: str | None = None) -> None:
+    """The start or the end (``at``; None: either) of ``cid``'s turn: every condition
+    that lasts until it ends, whoever carries it."""
+
+    def waits(x: Condition) -> bool:
+        return x.until is not None and x.until[0] == cid and (at is None or x.until[1] == at)
+
+    for c in list(ctx.state.characters.values()):
+        if not any(waits(x) for x in c.conditions):
+            continue
+        live = ctx.tx.char(c.id)
+        for x in live.conditions:
+            if waits(x):
+                ctx.changes.append(f"{live.name}: {x.name} ends" + (f" ({reason})" if reason else ""))
+        live.conditions = [x for x in live.conditions if not waits(x)]
+
+
+class _Reroll:
+    """Initiative rolled again when a new round begins (the session setting "Reroll
+    initiative every round"): the event carries the rolls (``initiative``: a list of
+    {id, value, record}); those who are not in it keep their number. The order is
+    sorted again (ties keep their place) and the round starts with its first."""
+
+    def __init__(self, ctx: Ctx, p: dict) -> None:
+        self.ctx = ctx
+        self.entries = self._read(p.get("initiative"))
+        self.done = False
+
+    def _read(self, entries: Any) -> list[tuple[Character, int, RollRecord | None]]:
+        ctx = self.ctx
+        if entries is None:
+            return []
+        if not isinstance(entries, list) or not entries:
+            raise ctx.fail("initiative: must be a non-empty list of {id, value, record?}")
+        seen: set[str] = set()
+        out = []
+        for k, e in enumerate(entries):
+            if not isinstance(e, Mapping) or not {"id", "value"} <= set(e) or set(e) - {"id", "value", "record"}:
+                raise ctx.fail(f"initiative[{k}]: must be an object with id, value and record")
+            c = ctx.char(e["id"], f"initiative[{k}].id")
+            if c.id in seen or ctx.state.encounter.index_of(c.id) is None:
+                raise ctx.fail(f"initiative[{k}]: {c.name} is not in the encounter or appears twice")
+            seen.add(c.id)
+            value = ctx.integer(e["value"], f"initiative[{k}].value", -MAX_INITIATIVE, MAX_INITIATIVE)
+            record = ctx.record(e["record"], f"initiative[{k}].record") if e.get("record") is not None else None
+            out.append((c, value, record))
+        return out
+
+    def __call__(self) -> None:
+        """A new round has begun: roll the order again (once per event)."""
+        if not self.entries or self.done:
+            return
+        self.done = True
+        ctx = self.ctx
+        enc = ctx.tx.encounter()
+        old = {x.char_id: x.initiative for x in enc.order}
+        values = {c.id: v for c, v, _ in self.entries}
+        enc.order[:] = sorted(
+            (Combatant(x.char_id, values.get(x.char_id, x.initiative)) for x in enc.order),
+            key=lambda x: -x.initiative,
+        )
+        enc.turn = 0
+        rnd, turn = ctx.roll_position()
+        for c, v, record in self.entries:
+            change = f"{c.name}: initiative {num(old[c.id])} → {num(v)}"
+            ctx.changes.append(change)
+            if record is not None:
+                ctx.tx.add_roll(
+                    RollEntry(ctx.seq, record, c.id, None, rnd, turn, [change], kind="initiative", actor_name=c.name)
+                )
+
+    def check(self) -> None:
+        if self.entries and not self.done:
+            raise self.ctx.fail("initiative: rolled again only when a new round begins")
+
+    @property
+    def said(self) -> str:
+        return "; initiative rolled again" if self.done else ""
+
+
+def begins_round(state: State, etype: str) -> bool:
+    """Whether ``turn.next`` or ``round.new`` applied to ``state`` begins a new round
+    (after the first): what the session asks before rolling initiative again."""
+    enc = state.encounter
+    if not enc.order or enc.round == 0:
+        return False
+    if etype == "round.new":
+        return True
+
+    def out(cid: str) -> bool:
+        c = state.characters.get(cid)
+        return c is None or not c.can_act
+
+    rest = enc.order[enc.turn + 1 :]
+    if not rest:
+        return True
+    return all(out(x.char_id) for x in rest) and not all(out(x.char_id) for x in enc.order)
+
+
+def _begin_turn(ctx: Ctx, reroll: _Reroll) -> list[str]:
+    """The turn lands on the next who can act (passing over the others): its start."""
+    passed = _skip_out(ctx, reroll)
+    reroll.check()
+    cur = ctx.state.encounter.current
+    if cur is not None:
+        end_waiting_on(ctx, cur.char_id, at="start")
+    return passed
+
+
 @handler("turn.next")
 def _turn_next(ctx: Ctx, p: dict) -> str:
-    ctx.fields(p)
+    ctx.fields(p, (), ("initiative",))
     _need_combatants(ctx)
+    reroll = _Reroll(ctx, p)
     enc = ctx.tx.encounter()
     if enc.round == 0:
         enc.round, enc.turn = 1, 0
     else:
-        _tick(ctx, enc.order[enc.turn].char_id)
+        ending = enc.order[enc.turn].char_id
+        _tick(ctx, ending)
+        end_waiting_on(ctx, ending, at="end")
         enc.turn += 1
         if enc.turn >= len(enc.order):
             enc.round += 1
             enc.turn = 0
-    passed = _skip_out(ctx)
-    return f"Round {enc.round}: {_acting_name(ctx)}'s turn{_passed_text(passed)}"
+            reroll()
+    passed = _begin_turn(ctx, reroll)
+    return f"Round {enc.round}{reroll.said}: {_acting_name(ctx)}'s turn{_passed_text(passed)}"
 
 
 @handler("turn.prev")
@@ -296,19 +417,26 @@ def _turn_prev(ctx: Ctx, p: dict) -> str:
 
 @handler("round.new")
 def _round_new(ctx: Ctx, p: dict) -> str:
-    ctx.fields(p)
+    """Straight to the next round: the turns not yet taken this round pass (their
+    durations tick, the conditions waiting for them end)."""
+    ctx.fields(p, (), ("initiative",))
     _need_combatants(ctx)
+    reroll = _Reroll(ctx, p)
     enc = ctx.tx.encounter()
     if enc.round == 0:
         enc.round, enc.turn = 1, 0
     else:
-        for x in enc.order[enc.turn :]:
+        for k, x in enumerate(list(enc.order[enc.turn :])):
             if not _out(ctx, x.char_id):
                 _tick(ctx, x.char_id)
+            if k > 0:
+                end_waiting_on(ctx, x.char_id, at="start")
+            end_waiting_on(ctx, x.char_id, at="end")
         enc.round += 1
         enc.turn = 0
-    passed = _skip_out(ctx)
-    return f"Round {enc.round} begins: {_acting_name(ctx)}'s turn{_passed_text(passed)}"
+        reroll()
+    passed = _begin_turn(ctx, reroll)
+    return f"Round {enc.round} begins{reroll.said}: {_acting_name(ctx)}'s turn{_passed_text(passed)}"
 
 
 @handler("day.new")

@@ -13,7 +13,15 @@ from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.tables import resolve_table
 from gmdesk.core.session.model import DEFAULT_SETTINGS
 
-SETTING_KEYS = ("system", "skill_threshold", "ord_positive_reroll", "tie_rule", "fudge_method", "tables")
+SETTING_KEYS = (
+    "system",
+    "skill_threshold",
+    "ord_positive_reroll",
+    "tie_rule",
+    "fudge_method",
+    "reroll_initiative",
+    "tables",
+)
 
 
 def _declared() -> dict:

@@ -48,22 +48,55 @@ class Source:
         return cls(d["name"], int(d["value"]), d.get("rounds"), bool(d.get("active", True)))
 
 
+#: when a condition that lasts until a character's turn ends: at its start or its end
+TURN_MOMENTS = ("start", "end")
+
+
 @dataclass(frozen=True)
 class Condition:
     """A condition (Up, Stymied, Disconnected or the GM's own); ``roll_seq`` is set
     when a roll imposed it (a torg disconnection), so that re-reading the roll
-    (a Possibility spent or cancelled) can lift it again."""
+    (a Possibility spent or cancelled) can lift it again.
+
+    It lasts until it is removed, ``rounds`` of its owner's turns, or ``until`` a
+    moment of a character's turn: ``(character id, "start" | "end")`` — "until the
+    start of Kara's next turn" ends the next time Kara's turn starts."""
 
     name: str
     rounds: int | None = None
     roll_seq: int | None = None
+    until: tuple[str, str] | None = None
 
     def to_json(self) -> dict:
-        return {"name": self.name, "rounds": self.rounds, "roll_seq": self.roll_seq}
+        d: dict[str, Any] = {"name": self.name, "rounds": self.rounds, "roll_seq": self.roll_seq}
+        if self.until is not None:
+            d["until"] = {"id": self.until[0], "at": self.until[1]}
+        return d
 
     @classmethod
     def from_json(cls, d: dict) -> Condition:
-        return cls(d["name"], d.get("rounds"), d.get("roll_seq"))
+        until = d.get("until")
+        return cls(d["name"], d.get("rounds"), d.get("roll_seq"), (until["id"], until["at"]) if until else None)
+
+    def lasts(self, name_of: Any = None, short: bool = False) -> str:
+        """How long it lasts, in words ("" when until removed): "2 rd" /
+        "for 2 rounds"; "until Kara's turn" / "until the start of Kara's next
+        turn"; "until Kara's turn ends" / "until the end of Kara's turn".
+        ``name_of``: character id → name (a callable; None: the id itself); when it
+        answers None (a name the reader may not see), "" as if untimed."""
+        if self.until is not None:
+            cid, at = self.until
+            who = name_of(cid) if name_of is not None else cid
+            if not who:
+                return ""
+            if short:
+                return f"until {who}'s turn" + (" ends" if at == "end" else "")
+            return f"until the end of {who}'s turn" if at == "end" else f"until the start of {who}'s next turn"
+        if self.rounds is None:
+            return ""
+        if short:
+            return f"{self.rounds} rd"
+        return f"for {self.rounds} round{'s' if self.rounds != 1 else ''}"
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "ord_positive_reroll": True,  # torg-2d10: ords reroll a maxed positive die
     "tie_rule": "defender",  # 1d6x4 two-way Test: who prevails on a tie
     "fudge_method": "2d3",  # fudge: the dice method initiative (and the roll dialog) use
+    "reroll_initiative": False,  # every system: initiative rolled again at the start of each round
     "tables": {},  # role -> built-in table name or path of a GM's table file
 }
 
