@@ -259,7 +259,10 @@ class GmdeskApp(TerminalGuard, App):
             from gmdesk.tui.screens.help import pane_keys
 
             # the open session's settings and their values
-            settings = [(s.title, s.show(v), s.help) for s, v in current(screen.state.info.settings)]
+            info = screen.state.info  # the settings that apply to this session's system
+            settings = [
+                (s.title, s.show(v), s.help) for s, v in current(info.settings) if s.system in ("", info.system)
+            ]
             panes = pane_keys(character_sections(screen.state.info.system))
             self.push_screen(HelpScreen(shown_keys, settings=settings, panes=panes))
         else:  # the picker (or another screen): its own keys, no pane keys of the desk
