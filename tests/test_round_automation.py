@@ -326,3 +326,20 @@ def test_the_next_night_carries_a_wait_on_a_carried_character_and_ends_the_other
     rested = store.next_night(source, "Night 2 rested", rest=True)
     with Session.open(rested.path, readonly=True) as n2:
         assert all(not c.conditions for c in n2.state.characters.values())
+
+
+def test_the_players_never_read_a_hidden_name_in_a_wait(store):
+    from gmdesk.core.session.export import to_markdown
+    from gmdesk.tui.screens.player import build_picture
+
+    s, ids = table(store, Kara=14, Gospog=9)
+    with s:
+        s.apply({"type": "character.hide", "id": ids["Gospog"]})
+        s.apply({"type": "condition.add", "id": ids["Kara"], "name": "Wary", "until": {"id": ids["Gospog"], "at": "end"}})
+        public = to_markdown(s.state, s.events, public=True)
+        assert "Wary" in public and "Gospog" not in public
+        assert "Wary (until Gospog's turn ends)" in to_markdown(s.state, s.events, public=False)
+        picture = repr(build_picture(s.state))
+        assert "Wary" in picture and "Gospog" not in picture
+        s.apply({"type": "character.reveal", "id": ids["Gospog"]})
+        assert "Wary (until Gospog's turn ends)" in to_markdown(s.state, s.events, public=True)
