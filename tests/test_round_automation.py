@@ -335,7 +335,9 @@ def test_the_players_never_read_a_hidden_name_in_a_wait(store):
     s, ids = table(store, Kara=14, Gospog=9)
     with s:
         s.apply({"type": "character.hide", "id": ids["Gospog"]})
-        s.apply({"type": "condition.add", "id": ids["Kara"], "name": "Wary", "until": {"id": ids["Gospog"], "at": "end"}})
+        s.apply(
+            {"type": "condition.add", "id": ids["Kara"], "name": "Wary", "until": {"id": ids["Gospog"], "at": "end"}}
+        )
         public = to_markdown(s.state, s.events, public=True)
         assert "Wary" in public and "Gospog" not in public
         assert "Wary (until Gospog's turn ends)" in to_markdown(s.state, s.events, public=False)
