@@ -5,11 +5,11 @@ target's fields (with where each value came from). Fixed dice, real store."""
 from __future__ import annotations
 
 import pytest
+from helpers import same_as_replay
 
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session import EventError, Session, SessionStore
-from gmdesk.core.session.events import replay
 from gmdesk.core.session.model import Character
 from gmdesk.core.session.params import field_defaults, resolve_names, roll_defaults
 from gmdesk.core.systems import BUILTIN_IDS, get_spec
@@ -27,14 +27,6 @@ def open_new(store: SessionStore, system: str) -> Session:
 
 def add(s: Session, name: str, **kw) -> str:
     return s.apply({"type": "character.add", "character": {"name": name, **kw}}).data["id"]
-
-
-def same_as_replay(s: Session) -> None:
-    live = s.state.to_json()
-    again = replay(s._log.header, s._log.events()).state.to_json()
-    live["info"].pop("last_played")
-    again["info"].pop("last_played")
-    assert live == again
 
 
 @pytest.mark.parametrize("system", BUILTIN_IDS)

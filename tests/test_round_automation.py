@@ -8,12 +8,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import gmdesk_cli, one_error_line
+from helpers import gmdesk_cli, one_error_line, same_as_replay
 
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session import EventError, Session, SessionStore
-from gmdesk.core.session.events import replay
 from gmdesk.core.session.typed import parse_condition
 
 
@@ -43,16 +42,14 @@ def acting(s: Session) -> str:
     return s.state.characters[cur.char_id].name if cur else ""
 
 
+def wait(s: Session, ids: dict, who: str, name: str, on: str, at: str):
+    """``who`` is ``name`` until the ``at`` ("start" / "end") of ``on``'s turn."""
+    until = {"id": ids[on], "at": at}
+    return s.apply({"type": "condition.add", "id": ids[who], "name": name, "until": until})
+
+
 def conditions(s: Session, cid: str) -> list[str]:
     return [x.name for x in s.state.characters[cid].conditions]
-
-
-def same_as_replay(s: Session) -> None:
-    live = s.state.to_json()
-    again = replay(s._log.header, s._log.events()).state.to_json()
-    live["info"].pop("last_played")
-    again["info"].pop("last_played")
-    assert live == again
 
 
 # ------------------------------------------------------------------ initiative every round
@@ -157,9 +154,7 @@ def test_until_the_start_of_a_named_characters_next_turn(store):
     s, ids = table(store, Kara=14, Gospog=9, Thug=5)
     with s:
         s.next_turn()  # Kara acts: she dodges until the start of her next turn
-        ev = s.apply(
-            {"type": "condition.add", "id": ids["Kara"], "name": "Dodging", "until": {"id": ids["Kara"], "at": "start"}}
-        )
+        ev = wait(s, ids, "Kara", "Dodging", "Kara", "start")
         assert ev.summary == "Kara is Dodging until the start of Kara's next turn"
         s.next_turn()
         s.next_turn()
@@ -174,12 +169,8 @@ def test_until_the_end_of_a_named_characters_turn(store):
     s, ids = table(store, Kara=14, Gospog=9, Thug=5)
     with s:
         s.next_turn()  # Kara's turn: Gospog is pinned until the end of the Thug's turn
-        s.apply(
-            {"type": "condition.add", "id": ids["Gospog"], "name": "Pinned", "until": {"id": ids["Thug"], "at": "end"}}
-        )
-        s.apply(
-            {"type": "condition.add", "id": ids["Thug"], "name": "Marked", "until": {"id": ids["Kara"], "at": "end"}}
-        )
+        wait(s, ids, "Gospog", "Pinned", "Thug", "end")
+        wait(s, ids, "Thug", "Marked", "Kara", "end")
         ev = s.next_turn()  # Kara's turn ends: the Thug's mark goes
         assert conditions(s, ids["Thug"]) == [] and "Thug: Marked ends" in ev.changes
         s.next_turn()  # Thug's turn starts: Gospog still pinned
@@ -192,12 +183,8 @@ def test_a_turn_passed_over_or_skipped_by_a_new_round_still_passes(store):
     s, ids = table(store, Kara=14, Gospog=9, Thug=5)
     with s:
         s.next_turn()
-        s.apply(
-            {"type": "condition.add", "id": ids["Kara"], "name": "Guarded", "until": {"id": ids["Thug"], "at": "start"}}
-        )
-        s.apply(
-            {"type": "condition.add", "id": ids["Kara"], "name": "Aiming", "until": {"id": ids["Gospog"], "at": "end"}}
-        )
+        wait(s, ids, "Kara", "Guarded", "Thug", "start")
+        wait(s, ids, "Kara", "Aiming", "Gospog", "end")
         ev = s.new_round()  # Gospog's and the Thug's turns pass unplayed
         assert conditions(s, ids["Kara"]) == []
         assert {"Kara: Guarded ends", "Kara: Aiming ends"} <= set(ev.changes)
@@ -206,14 +193,7 @@ def test_a_turn_passed_over_or_skipped_by_a_new_round_still_passes(store):
 def test_removing_the_character_waited_for_ends_the_wait_and_undo_brings_it_back(store):
     s, ids = table(store, Kara=14, Gospog=9)
     with s:
-        s.apply(
-            {
-                "type": "condition.add",
-                "id": ids["Kara"],
-                "name": "Dodging",
-                "until": {"id": ids["Gospog"], "at": "start"},
-            }
-        )
+        wait(s, ids, "Kara", "Dodging", "Gospog", "start")
         ev = s.apply({"type": "character.remove", "id": ids["Gospog"]})
         assert "Kara: Dodging ends (Gospog left the session)" in ev.changes
         assert conditions(s, ids["Kara"]) == []
@@ -224,9 +204,7 @@ def test_removing_the_character_waited_for_ends_the_wait_and_undo_brings_it_back
 def test_until_is_kept_across_reopening(store):
     s, ids = table(store, Kara=14, Gospog=9)
     with s:
-        s.apply(
-            {"type": "condition.add", "id": ids["Kara"], "name": "Dodging", "until": {"id": ids["Gospog"], "at": "end"}}
-        )
+        wait(s, ids, "Kara", "Dodging", "Gospog", "end")
         path = s.path
     with Session.open(path) as again:
         (cond,) = again.state.characters[ids["Kara"]].conditions
@@ -300,22 +278,8 @@ def test_what_the_gm_types_wrong_is_said_in_words():
 def test_the_next_night_carries_a_wait_on_a_carried_character_and_ends_the_others(store):
     s, ids = table(store, Kara=14, Quinn=12, Gospog=9)
     with s:
-        s.apply(
-            {
-                "type": "condition.add",
-                "id": ids["Kara"],
-                "name": "Shielded",
-                "until": {"id": ids["Quinn"], "at": "start"},
-            }
-        )
-        s.apply(
-            {
-                "type": "condition.add",
-                "id": ids["Quinn"],
-                "name": "Taunted",
-                "until": {"id": ids["Gospog"], "at": "end"},
-            }
-        )
+        wait(s, ids, "Kara", "Shielded", "Quinn", "start")
+        wait(s, ids, "Quinn", "Taunted", "Gospog", "end")
         source = s.path
     carried = store.next_night(source, "Night 2")
     with Session.open(carried.path, readonly=True) as n2:
@@ -335,9 +299,7 @@ def test_the_players_never_read_a_hidden_name_in_a_wait(store):
     s, ids = table(store, Kara=14, Gospog=9)
     with s:
         s.apply({"type": "character.hide", "id": ids["Gospog"]})
-        s.apply(
-            {"type": "condition.add", "id": ids["Kara"], "name": "Wary", "until": {"id": ids["Gospog"], "at": "end"}}
-        )
+        wait(s, ids, "Kara", "Wary", "Gospog", "end")
         public = to_markdown(s.state, s.events, public=True)
         assert "Wary" in public and "Gospog" not in public
         assert "Wary (until Gospog's turn ends)" in to_markdown(s.state, s.events, public=False)

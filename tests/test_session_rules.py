@@ -4,10 +4,10 @@ Tests naming items and uses, and the effects every event lists. Fixed dice, real
 from __future__ import annotations
 
 import pytest
+from helpers import same_as_replay
 
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import EventError, Session, SessionStore
-from gmdesk.core.session.events import replay
 from gmdesk.core.session.offers import buyoff_choices, pending_clock_progress
 from gmdesk.core.systems import get_system
 
@@ -27,15 +27,6 @@ def open_new(store: SessionStore, system: str) -> Session:
 
 def add(s: Session, name: str, **kw) -> str:
     return s.apply({"type": "character.add", "character": {"name": name, **kw}}).data["id"]
-
-
-def same_as_replay(s: Session) -> None:
-    live = s.state.to_json()
-    fold = replay(s._log.header, s._log.events())
-    again = fold.state.to_json()
-    live["info"].pop("last_played")
-    again["info"].pop("last_played")
-    assert live == again
 
 
 # ---------------------------------------------------------------- torg: Disconnected re-read (point 1)
