@@ -78,7 +78,8 @@ async def test_the_gm_sees_the_hidden_marked_and_reveals_with_one_key(tmp_path):
         await press(pilot, "H")
         await settle(pilot)
         await until(pilot, lambda: not saved(path).characters[ids["Gospog"]].hidden)
-        assert "HID" not in screen_text(app)
+        rows = [line for line in screen_text(app).splitlines() if "9 Gospog" in line]
+        assert rows and "HID" not in rows[0]  # the initiative's mark goes (its earlier roll stays hidden)
         await press(pilot, "H")  # and hides again
         await settle(pilot)
         await until(pilot, lambda: saved(path).characters[ids["Gospog"]].hidden)

@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import SessionSummary
 from gmdesk.core.systems import system_ids
+from gmdesk.tui.widgets.controls import ReadableCheckbox, ReadableSelectionList
 
 
 def default_system() -> str:
@@ -316,10 +317,10 @@ class NextNightDialog(ModalScreen[tuple[str, bool, list[str]] | None]):
             yield Label("Name", classes="picker-label")
             yield Input(next_night_name(self.source, self.taken), id="next-name", compact=True)
             yield Static("", id="next-error")
-            yield Checkbox("Rest first (the system's recovery between sessions)", id="next-rest", compact=True)
+            yield ReadableCheckbox("Rest first (the system's recovery between sessions)", id="next-rest", compact=True)
             if self.npcs:
                 yield Label("Take along (Space picks)", classes="picker-label")
-                yield SelectionList[str](*[(n, n) for n in self.npcs], id="next-npcs", compact=True)
+                yield ReadableSelectionList(*[(n, n) for n in self.npcs], id="next-npcs", compact=True)
             yield Button("Start the night", id="next-start", variant="primary", compact=True)
             yield Static("Enter start · Tab next field · Space tick · Esc cancel", classes="picker-hint")
 

@@ -1,6 +1,7 @@
 """The character pane: everything about the selected character, editable inline.
 
-A summary (side, kind, reality-rated, status markers, Vitality gauge, Possibilities)
+A summary (side, kind, reality-rated, status markers — HIDDEN first for a character
+hidden from the players —, Vitality gauge, Possibilities)
 sits above one list of rows: the editable fields, the numbers the character carries
 for the session's dice system (generated from the fields the system declares,
 :mod:`gmdesk.tui.widgets.charfields`), advantage and shift sources (with
@@ -213,7 +214,7 @@ class CharacterPane(Vertical):
         facts.append(f"{ch.side} · {ch.kind}")
         if ch.reality_rated:
             facts.append(" · reality-rated")
-        marks = markers_text(ch)
+        marks = markers_text(ch, hidden=True)
         if marks.plain:
             facts.append(" · ")
             facts.append_text(marks)

@@ -3,7 +3,9 @@ and the plain sentences the app says after an attack. No rules live here: these 
 turn state the session computed into text.
 
 Nothing is carried by colour alone: every status has a marker word (UP, STY, UNC,
-DEAD…), the current turn has "▶", inactive sources a "☐".
+DEAD…), a character hidden from the players says HIDDEN on the GM's side (its rolls
+the players do not see: HID in the GM's roll log), the current turn has "▶",
+inactive sources a "☐".
 """
 
 from __future__ import annotations
@@ -36,9 +38,13 @@ STATUS_STYLE: Mapping[str, str] = {
     "UP": "bold green",
     "STY": "bold magenta",
     "DISC": "bold magenta",
+    "HIDDEN": "bold italic",
 }
 
 TURN_MARKER = "▶"
+
+#: what the GM's character pane says of a character hidden from the players
+HIDDEN_MARKER = "HIDDEN"
 
 
 def names_of(state: State) -> dict[str, str]:
@@ -69,9 +75,14 @@ def markers(character: Character) -> list[str]:
     return out
 
 
-def markers_text(character: Character) -> Text:
+def markers_text(character: Character, *, hidden: bool = False) -> Text:
+    """The markers as words, each in its style; with ``hidden`` (the GM's own view)
+    a character hidden from the players says :data:`HIDDEN_MARKER` first."""
+    words = markers(character)
+    if hidden and getattr(character, "hidden", False):
+        words.insert(0, HIDDEN_MARKER)
     text = Text()
-    for i, m in enumerate(markers(character)):
+    for i, m in enumerate(words):
         if i:
             text.append(" ")
         text.append(m, style=STATUS_STYLE.get(m, "bold"))

@@ -1,31 +1,81 @@
-"""Small controls shared by the dialogs and panes."""
+"""Small controls shared by the dialogs and panes.
+
+Textual's checkboxes and selection lists draw the same ``X`` whether ticked or not
+(only its colour changes); gmdesk's show ``[x]`` / ``[ ]`` so that a state reads
+without colour (a monochrome terminal, a screen reader, a screenshot).
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from rich.segment import Segment
 from textual.binding import Binding
-from textual.content import Content
+from textual.content import Content, ContentText
+from textual.geometry import Size
+from textual.strip import Strip
 from textual.style import Style
-from textual.widgets import Checkbox, Input
+from textual.widgets import Checkbox, Input, SelectionList
+from textual.widgets.option_list import OptionDoesNotExist
+
+#: a box as gmdesk shows it, ticked and not
+TICKED, UNTICKED = "[x]", "[ ]"
 
 
-class EnterCheckbox(Checkbox, inherit_bindings=False):
+def tick(on: bool) -> str:
+    return TICKED if on else UNTICKED
+
+
+class ReadableCheckbox(Checkbox):
+    """A checkbox that shows ``[x]`` / ``[ ]`` (its keys are Textual's: Enter or Space
+    toggles it)."""
+
+    def __init__(self, label: ContentText = "", value: bool = False, button_first: bool = True, **kw: Any) -> None:
+        super().__init__(label, value, button_first, **kw)
+        self.box_first = button_first
+
+    @property
+    def box(self) -> Content:
+        """The box, reflecting the current value, in the button's style."""
+        return Content.assemble((tick(self.value), self.get_visual_style("toggle--button")))
+
+    def render(self) -> Content:
+        """The box and the label, in reverse video when the stylesheet asks for it
+        (gmdesk.tcss: the focused checkbox), which Textual's visual styles otherwise
+        leave out."""
+        label_style = self.get_visual_style("toggle--label")
+        if self.get_component_styles("toggle--label").text_style.reverse:
+            label_style = label_style + Style(reverse=True)
+        label = self.label.pad(1, 1).stylize_before(label_style)
+        return Content.assemble(self.box, label) if self.box_first else Content.assemble(label, self.box)
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        label = self.label
+        return len(TICKED) + (2 if label else 0) + label.cell_length
+
+
+class EnterCheckbox(ReadableCheckbox, inherit_bindings=False):
     """A checkbox toggled by Space only, so Enter always confirms the dialog. It shows
     ``[x]`` / ``[ ]`` so that its state reads without colour."""
 
     BINDINGS = [Binding("space", "toggle_button", "Toggle", show=False, id="checkbox.toggle")]
 
-    @property
-    def _button(self) -> Content:
-        return Content.assemble(("[x]" if self.value else "[ ]", self.get_visual_style("toggle--button")))
 
-    def render(self) -> Content:
-        """The label, in reverse video when the stylesheet asks for it (gmdesk.tcss: the
-        focused checkbox), which Textual's visual styles otherwise leave out."""
-        label_style = self.get_visual_style("toggle--label")
-        if self.get_component_styles("toggle--label").text_style.reverse:
-            label_style = label_style + Style(reverse=True)
-        label = self._label.pad(1, 1).stylize_before(label_style)
-        return Content.assemble(self._button, label) if self._button_first else Content.assemble(label, self._button)
+class ReadableSelectionList(SelectionList[Any]):
+    """A selection list whose boxes show ``[x]`` / ``[ ]`` (one line per option)."""
+
+    def render_line(self, y: int) -> Strip:
+        line = super().render_line(y)
+        try:
+            selection = self.get_option_at_index(self.scroll_offset.y + y)
+        except OptionDoesNotExist:
+            return line
+        segments = list(line)
+        if len(segments) < 3 or line.cell_length < len(TICKED):
+            return line
+        style = segments[1].style  # the box's middle, in the style Textual gives it
+        box = Strip([Segment(tick(selection.value in self.selected), style)], len(TICKED))
+        return Strip.join([box, line.crop(len(TICKED))])
 
 
 class SteadyInput(Input):

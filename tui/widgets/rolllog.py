@@ -8,11 +8,14 @@ fast with tens of thousands of rolls.
 Enter on a line asks for the full breakdown (:class:`RollLog.Details`); ``y``
 copies the line's text (:class:`RollLog.Copy`). With ``hide_secrets`` (the players'
 view) the values a system declares secret (a hidden target number) never reach the screen.
+On the GM's side (a state that tells which rolls the players see,
+``State.public_roll``) a roll the players do not see says :data:`HIDDEN_ROLL` after
+its number, until the GM reveals it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from rich.segment import Segment
@@ -35,7 +38,10 @@ from gmdesk.core.render import (
     secret_note,
 )
 
-__all__ = ["RollLog", "RollsView", "entry_line", "public_record", "roll_label"]
+__all__ = ["HIDDEN_ROLL", "RollLog", "RollsView", "entry_line", "public_record", "roll_label"]
+
+#: the GM's log's word for a roll the players do not see (its roller or target hidden)
+HIDDEN_ROLL = "HID"
 
 if TYPE_CHECKING:
     from gmdesk.core.dice import RollRecord
@@ -65,18 +71,26 @@ def roll_label(rolls: Sequence[RollEntry], i: int) -> str:
     return f"#{seq}.{i - first + 1}"
 
 
-def entry_line(entry: RollEntry, names: Mapping[str, str], hide_secrets: bool = False, label: str | None = None) -> str:
+def entry_line(
+    entry: RollEntry,
+    names: Mapping[str, str],
+    hide_secrets: bool = False,
+    label: str | None = None,
+    hidden: bool = False,
+) -> str:
     """One plain line, what matters first so that 80 columns show it: who → whom, the
     value, the outcome with the other side's level or total, the descriptor; the dice
     come last, each group named by its role (the breakdown has them all):
     ``#12 R2 Kara → Bruno: <system> +1 Barely Successful → Backfoot [positive 6 1 | negative −4 −2]``.
-    A descriptor that lands on the target needs no "(target)" after ``Kara → Bruno``."""
+    A descriptor that lands on the target needs no "(target)" after ``Kara → Bruno``.
+    ``hidden`` (a roll the players do not see) puts :data:`HIDDEN_ROLL` after the number."""
     record = public_record(entry.record) if hide_secrets else entry.record
     who = names.get(entry.actor, "GM") if entry.actor is not None else "GM"
     if entry.target is not None:
         who += f" → {names.get(entry.target, entry.target)}"
     rnd = f"R{entry.round} " if getattr(entry, "round", 0) else ""
-    line = f"{label or f'#{entry.seq}'} {rnd}{who}: {record.system} {headline(record)} {record.outcome}"
+    mark = f"{HIDDEN_ROLL} " if hidden else ""
+    line = f"{label or f'#{entry.seq}'} {mark}{rnd}{who}: {record.system} {headline(record)} {record.outcome}"
     other = opponent_brief(record)
     if other:
         line += f" {other}"
@@ -129,7 +143,8 @@ class RollLog(ScrollView, can_focus=True):
         self._known = 0
         self._last: RollEntry | None = None
         self._names: dict[str, str] = {}
-        self._line_cache: LRUCache[tuple[int, int, bool], tuple[RollEntry, RollRecord, Strip]] = LRUCache(512)
+        self._line_cache: LRUCache[tuple[int, int, bool, bool], tuple[RollEntry, RollRecord, Strip]] = LRUCache(512)
+        self._public: Callable[[RollEntry], bool] | None = None
         self.filter_actor: str | None = None
         self.filter_system: str | None = None
 
@@ -138,6 +153,7 @@ class RollLog(ScrollView, can_focus=True):
     def set_state(self, state: RollsView) -> None:
         """Take the session's rolls; only entries added since the last call are indexed
         unless the history changed underneath (undo, a Possibility spend…)."""
+        self._public = getattr(state, "public_roll", None)
         names = {cid: c.name for cid, c in state.characters.items()}
         if names != self._names:
             self._names = names
@@ -212,7 +228,13 @@ class RollLog(ScrollView, can_focus=True):
         return None
 
     def line_text(self, index: int) -> str:
-        return entry_line(self.entry_at(index), self._names, self.hide_secrets, self.label(index))
+        entry = self.entry_at(index)
+        return entry_line(entry, self._names, self.hide_secrets, self.label(index), self.hidden_from_players(entry))
+
+    def hidden_from_players(self, entry: RollEntry) -> bool:
+        """Whether the players do not see ``entry`` (as the state says; the players'
+        own log, whose state does not say, marks nothing)."""
+        return self._public is not None and not self._public(entry)
 
     def label(self, index: int) -> str:
         """The number the line at ``index`` shows (``#12``, ``#12.2``)."""
@@ -233,12 +255,13 @@ class RollLog(ScrollView, can_focus=True):
             return Strip.blank(width, base)
         entry = self.entry_at(index)
         selected = index == self.cursor
-        key = (index, width, selected)
+        hidden = self.hidden_from_players(entry)  # a reveal changes it, not the entry
+        key = (index, width, selected, hidden)
         cached = self._line_cache.get(key)
         if cached is not None and cached[0] is entry and cached[1] is entry.record:
             return cached[2]
         text = Text(
-            ("▶ " if selected else "  ") + entry_line(entry, self._names, self.hide_secrets, self.label(index)),
+            ("▶ " if selected else "  ") + entry_line(entry, self._names, self.hide_secrets, self.label(index), hidden),
             no_wrap=True,
             overflow="ellipsis",
             end="",
