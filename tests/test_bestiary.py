@@ -281,6 +281,24 @@ def test_export_then_import_gives_back_every_stat_block_field_for_field(capsys, 
     # and to stdout
     rc, out, err = run(capsys, saves, "bestiary", "export", "-", "--system", "4d6")
     assert rc == 0 and [b.name for b in from_toml(out)] == names(saves, system="4d6")
+    # a file that cannot be written is named as the GM typed it, and nothing is left beside it
+    rc, out, err = run(capsys, saves, "bestiary", "export", str(tmp_path / "no-such-folder" / "x.toml"))
+    assert rc == 2
+    one_error_line(err, f"cannot write {tmp_path / 'no-such-folder' / 'x.toml'}")
+
+
+def test_a_stat_blocks_fields_read_back_in_the_order_its_system_declares_them(capsys, saves, tmp_path):
+    empty(saves)
+    sets = ["offense=2", "attack_trait=Strength", "traits=Strength=Great"]  # not in declared order
+    rc, out, err = run(capsys, saves, "bestiary", "add", "Troll", "--system", "fudge", *(f"--set={x}" for x in sets))
+    assert rc == 0, err
+    shown = run(capsys, saves, "bestiary", "show", "Troll")[1]
+    assert shown.index("Traits") < shown.index("Attack trait") < shown.index("Offensive factor")
+    f = tmp_path / "t.toml"
+    assert run(capsys, saves, "bestiary", "export", str(f))[0] == 0
+    assert run(capsys, tmp_path / "other", "bestiary", "import", str(f))[0] == 0
+    again = run(capsys, tmp_path / "other", "bestiary", "show", "Troll")[1]
+    assert again == shown
 
 
 def test_a_hand_edited_toml_is_read_by_the_systems_declaration(capsys, saves, tmp_path):

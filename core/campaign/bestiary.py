@@ -285,6 +285,8 @@ class StatBlock:
                     known = ", ".join(table) or "none yet"
                     raise ParamError(f.label, f"{fields[f.name]!r} is not among the {label} ({known})")
                 fields[f.name] = key
+        # in the order the system declares them, however they were typed or written
+        fields = {f.name: fields[f.name] for f in spec.character_fields if f.name in fields}
         if self.sheet is not None:
             from gmdesk.core.sheet import parse_sheet
 

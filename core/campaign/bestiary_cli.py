@@ -280,10 +280,13 @@ def cmd_export(ns: Any) -> int:
     if ns.file == "-":
         sys.stdout.write(text)
         return 0
+    from gmdesk.core.session.storage import atomic
+
     out = Path(ns.file).expanduser()
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(out)
+    try:  # whole or not at all: a temporary file beside it, fsynced, then renamed
+        atomic.publish(out.with_name(f".{out.name}.tmp"), out, text.encode("utf-8"), overwrite=True)
+    except OSError as e:
+        raise GmdeskError(f"cannot write {out}: {e.strerror or e}") from None
     print(f"Wrote {len(blocks)} stat block{'s' if len(blocks) != 1 else ''} to {out}")
     return 0
 
