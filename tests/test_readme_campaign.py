@@ -58,7 +58,7 @@ def transcript(text: str) -> list[tuple[str, list[str]]]:
 
 def _norm(line: str) -> str:
     # dice, initiative and clock times differ from run to run; their places do not
-    return re.sub(r"\d+", "0", " ".join(line.split()))
+    return re.sub(r"[-−+]?\d+", "0", " ".join(line.split()))
 
 
 def shows(expected: list[str], printed: str, norm: Callable[[str], str] = _norm) -> None:
