@@ -252,3 +252,29 @@ def test_a_1d6x4_attack_reads_both_sheets_by_the_declared_descriptors(capsys, sa
     assert record["params"]["bonus"] == 7 and record["params"]["vs_bonus"] == 2
     assert record["from"]["test"] == "Mark's Attack descriptors"
     assert record["from"]["vs_test"] == "Goblin's Defense descriptors"
+
+
+def test_initiative_rolls_or_takes_typed_values_and_joins_the_fight_in_one_event(capsys, saves):
+    path = make(saves)
+    for args in (["Kara", "--set", "stats=Dexterity=10"], ["Tam"]):
+        assert run(capsys, saves, "char", "Storm", "add", *args)[0] == 0
+    before = len(events(path))
+    rc, out, err = run(capsys, saves, "char", "Storm", "initiative", "Kara", "Tam=12", "--seed", "4")
+    assert rc == 0, err
+    assert "Tam: initiative 12" in out
+    with Session.open(path, readonly=True) as s:
+        assert len(s.events) == before + 1
+        order = {s.state.characters[x.char_id].name: x.initiative for x in s.state.encounter.order}
+        (roll,) = [r for r in s.state.rolls if r.kind == "initiative"]
+        assert roll.actor_name == "Kara" and order == {"Kara": roll.record.value, "Tam": 12}
+        assert s.initiative_modifier(roll.actor) == 10  # torg: Bonus Number + Kara's Dexterity
+    # a name not in the session, a bad number or a name twice: one line, exit 2, nothing saved
+    for args, words in (
+        (["Bob"], ("no character 'Bob'",)),
+        (["Kara=fast"], ("Kara's initiative", "whole number")),
+        (["Kara", "kara"], ("Kara is named twice",)),
+    ):
+        rc, out, err = run(capsys, saves, "char", "Storm", "initiative", *args)
+        assert rc == 2
+        one_error_line(err, *words)
+    assert len(events(path)) == before + 1

@@ -1,4 +1,4 @@
-"""``gmdesk char SAVE add|set|show|list|remove``: a session's characters and the
+"""``gmdesk char SAVE add|set|show|list|remove|add-from|initiative|hide|reveal``: a session's characters and the
 numbers their system rolls with, from the command line.
 
 ``FIELD=VALUE`` names a field of the session's system (``core.systems.spec``
@@ -19,8 +19,12 @@ unless it is taken), each its own character, and joins each to the encounter at 
 initiative rolled with its own modifier, logged with its dice; ``--hidden``: the
 copies (and their initiative rolls) are hidden from the players until revealed.
 
+``initiative NAME[=N] …`` rolls initiative for each named character (the session's
+system, its own modifier; logged with its dice) or takes the typed N, and those not
+in the encounter join it.
+
 Each command is one undoable event (``character.add``, ``character.fields``,
-``character.remove``, ``characters.add``); a ``set`` that changes nothing (the
+``character.remove``, ``characters.add``, ``initiative.set``); a ``set`` that changes nothing (the
 values the character already has) says so and logs nothing; bad input is one line
 on stderr, exit 2, and nothing is saved.
 """
@@ -61,7 +65,7 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser("char", help="add, change, show, list, remove, hide or reveal a session's characters")
     p.add_argument("save", metavar="SAVE", help="session name or path")
-    verbs = p.add_subparsers(dest="verb", metavar="add|set|show|list|remove|add-from|hide|reveal", parser_class=type(p))
+    verbs = p.add_subparsers(dest="verb", metavar="add|set|show|list|remove|add-from|initiative|hide|reveal", parser_class=type(p))
     verbs.required = True
 
     v = verbs.add_parser("add", help="add a character (with its numbers: --set FIELD=VALUE)")
@@ -105,6 +109,13 @@ def register(subparsers: Any) -> None:
     v.add_argument("--hidden", action="store_true", help="hidden from the players until revealed")
     v.add_argument("--seed", default=None, help=argparse.SUPPRESS)
     v.set_defaults(func=_guard(cmd_add_from))
+
+    v = verbs.add_parser(
+        "initiative", help="roll initiative for characters (NAME=N: a typed value); those not in the fight join it"
+    )
+    v.add_argument("names", nargs="+", metavar="NAME[=N]", help="character name or id, =N for a typed initiative")
+    v.add_argument("--seed", default=None, help=argparse.SUPPRESS)
+    v.set_defaults(func=_guard(cmd_initiative))
 
     v = verbs.add_parser("hide", help="hide a character from the players until revealed")
     v.add_argument("name", metavar="NAME", help="character name or id")
@@ -422,6 +433,34 @@ def cmd_reveal(ns: Any) -> int:
         if rolls:
             doc["rolls"] = rolls
         _print_event(_apply(session, doc))
+    return 0
+
+
+def cmd_initiative(ns: Any) -> int:
+    """Initiative for the named characters in one event, each roll logged with its
+    dice (the session's system, the character's own modifier), a typed value kept
+    as typed; those not in the encounter join it."""
+    from gmdesk.core.dice import make_rng
+    from gmdesk.core.session.events import EventError
+    from gmdesk.core.systems.base import parse_int
+
+    seed = None if ns.seed is None else parse_int("--seed", ns.seed, -(2**63), 2**63)
+    with _open(ns) as session:
+        ids: list[str] = []
+        values: dict[str, int] = {}
+        for typed in ns.names:
+            name, sep, value = typed.rpartition("=") if "=" in typed else (typed, "", "")
+            c = session.character(name.strip())
+            if c.id in ids:
+                raise GmdeskError(f"{c.name} is named twice")
+            ids.append(c.id)
+            if sep:
+                values[c.id] = parse_int(f"{c.name}'s initiative", value)
+        try:
+            event = session.roll_initiative(ids, make_rng(seed), values=values)
+        except EventError as e:
+            raise GmdeskError(e.reason) from None
+        _print_event(event)
     return 0
 
 
