@@ -65,7 +65,9 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser("char", help="add, change, show, list, remove, hide or reveal a session's characters")
     p.add_argument("save", metavar="SAVE", help="session name or path")
-    verbs = p.add_subparsers(dest="verb", metavar="add|set|show|list|remove|add-from|initiative|hide|reveal", parser_class=type(p))
+    verbs = p.add_subparsers(
+        dest="verb", metavar="add|set|show|list|remove|add-from|initiative|hide|reveal", parser_class=type(p)
+    )
     verbs.required = True
 
     v = verbs.add_parser("add", help="add a character (with its numbers: --set FIELD=VALUE)")
