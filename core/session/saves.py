@@ -530,6 +530,7 @@ def read_carried(path: str | os.PathLike, npcs: Sequence[str] = (), rest: bool =
     log); with ``rest``, after the system's ``rest`` hook (or
     :func:`core.systems.rest.default_rest`). Opens the session read-only."""
     from gmdesk.core.session.session import Session
+    from gmdesk.core.systems.rest import is_dead
 
     with Session.open(Path(path), readonly=True) as s:
         state = s.state
@@ -552,15 +553,19 @@ def read_carried(path: str | os.PathLike, npcs: Sequence[str] = (), rest: bool =
     names = {d["id"]: d["name"] for d in carried}
     for d in carried:
         d.pop("id", None)
-        d.pop("status", None)
         for x in [*d.get("conditions", ()), *d.get("wounds", ())]:
             x["roll_seq"] = None
         d["conditions"] = _carried_conditions(d, names, changes)
-        if hook is not None:
+        # The Dead stay dead, whatever a system's (or a plug-in's) rest says: the
+        # status is read before anything is dropped, and a dead character is
+        # carried exactly as it stood (RULES "Who can act").
+        if hook is not None and not is_dead(d):
             after = dict(hook(copy.deepcopy(d)))
             after.pop("status", None)
+            d.pop("status", None)
             changes.extend(rest_changes(d, after))
             d = after
+        d.pop("status", None)
         out.append(d)
     return CarryPlan(source, system, settings, out, changes)
 
