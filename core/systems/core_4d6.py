@@ -39,8 +39,12 @@ Decisions where the rules are silent:
   Success, Narrow or Clear defeat → Failure, Decisive defeat → Critical Failure.
   The all-1s results: the roller's own all 1s is its Critical Failure (the opponent
   wins, ``contest`` "All 1s"); the opponent's all 1s is the opponent's Critical
-  Failure, which for the roller reads as the mirror of a Decisive defeat — a
-  Critical Success; both all 1s is a Critical Failure for both (nobody wins).
+  Failure and never the roller's Critical Success (RULES.md): the roller wins by
+  its own margin when its total is ahead (a Decisive victory is still a Critical
+  Success), else Narrowly (:data:`ALL_ONES_WIN`, a Full Success; in combat a
+  Wound); both all 1s is a Critical Failure for both (nobody wins). The record's
+  ``opponent`` says ``all_ones``. Records rolled before this rule keep what they
+  said (their outcome and descriptors are stored, never read again).
   ``margin`` in a contest is the roller's total minus the opponent's.
 * A contest takes no DC (``--dc`` with ``--vs-bonus`` is refused) and ``--vs-adv``
   needs ``--vs-bonus``.
@@ -184,7 +188,11 @@ def contest_outcome(difference: int, all_ones: bool = False, opp_all_ones: bool 
     if all_ones:
         return ALL_ONES_LOSS, ALL_ONES_DEGREE, "opponent"
     if opp_all_ones:
-        return ALL_ONES_WIN, ALL_ONES_DEGREE, "roller"
+        # the opponent's 1s are its own Critical Failure, never the roller's Critical
+        # Success: the roller wins by its own margin when ahead, else Narrowly (RULES.md)
+        if difference > 0:
+            return contest_result(difference)
+        return ALL_ONES_WIN, "Narrow", "roller"
     return contest_result(difference)
 
 
@@ -475,6 +483,7 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
                 "bonus": params.vs_bonus,
                 "advantage": vs_level,
                 "total": opp_total,
+                "all_ones": _all_ones(opp_dice),
             },
         )
     else:
