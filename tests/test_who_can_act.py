@@ -69,3 +69,154 @@ def test_the_picker_s_next_night_keeps_the_dead_dead(saves):
     SessionStore(saves).next_night(saves / "Night 1.gmdesk", "Night 2", rest=True)
     chars, _ = carried(saves)
     assert chars["Bea"].status == "dead"
+
+
+# ----------------------------------------------------------------------------- 11. statuses the GM sets
+
+
+def torg_table(saves):
+    """A torg fight: Quin (PC), Gospog and Rat (NPCs), in initiative order."""
+    store = SessionStore(saves)
+    path = store.create("Table", "torg-2d10")
+    with Session.open(path) as s:
+        ids = {}
+        for name, side in (("Quin", "PC"), ("Gospog", "NPC"), ("Rat", "NPC")):
+            ids[name] = s.apply({"type": "character.add", "character": {"name": name, "side": side}}).data["id"]
+        s.apply(
+            {
+                "type": "initiative.set",
+                "entries": [{"id": ids[n], "value": v} for n, v in (("Quin", 9), ("Gospog", 8), ("Rat", 7))],
+            }
+        )
+        s.apply({"type": "turn.next"})
+    return path, ids
+
+
+def test_a_torg_character_with_eight_wounds_stays_ok_until_the_gm_says_otherwise(capsys, saves):
+    path, ids = torg_table(saves)
+    with Session.open(path) as s:
+        for _ in range(8):  # 8 Wounds: the seed has no knock-out for it
+            s.roll(
+                "torg-2d10",
+                {"combat": True, "skill": 12, "difficulty": 8},
+                actor=ids["Quin"],
+                target=ids["Gospog"],
+                combat=True,
+                rng=FixedDice([1, 2]),
+            )
+        assert s.state.characters[ids["Gospog"]].status == "ok"
+        n = len(s.events)
+    rc, out, err = run(capsys, saves, "char", "Table", "status", "gospog", "unconscious")
+    assert rc == 0, err
+    assert "Gospog is Unconscious (set by the GM)" in out and "OK → Unconscious" in out
+    with Session.open(path) as s:
+        assert len(s.events) == n + 1 and s.events[-1].type == "character.status"
+        g = s.state.characters[ids["Gospog"]]
+        assert g.status == "unconscious" and not g.can_act
+        # no roll, no default target, its turn skipped
+        with pytest.raises(Exception, match="Unconscious"):
+            s.roll("torg-2d10", {"skill": 10}, actor=ids["Gospog"], rng=FixedDice([1, 2]))
+        assert s.state.default_target(ids["Quin"]) == ids["Gospog"]  # the last target stays (finishing blow)
+        assert s.state.default_target(ids["Rat"]) == ids["Quin"]
+        s.apply({"type": "turn.next"})
+        assert s.state.encounter.order[s.state.encounter.turn].char_id == ids["Rat"]
+        # the Dead cannot be targeted
+        s.apply({"type": "character.status", "id": ids["Rat"], "status": "dead"})
+        with pytest.raises(Exception, match="Dead"):
+            s.roll(
+                "torg-2d10",
+                {"combat": True, "skill": 12, "difficulty": 8},
+                actor=ids["Quin"],
+                target=ids["Rat"],
+                combat=True,
+                rng=FixedDice([1, 2]),
+            )
+        # undo takes it back
+        s.undo()
+        assert s.state.characters[ids["Rat"]].status == "ok"
+    # the saved session replays to the same state
+    with Session.open(path, readonly=True) as s:
+        assert s.state.characters[ids["Gospog"]].status == "unconscious"
+        assert s.state.characters[ids["Rat"]].status == "ok"
+
+
+def test_a_status_set_by_hand_is_never_made_better_silently_but_a_worse_roll_counts(saves):
+    path, ids = torg_table(saves)
+    with Session.open(path) as s:
+        q, g = ids["Quin"], ids["Gospog"]
+        s.apply({"type": "character.status", "id": g, "status": "unconscious"})
+        # a wound that knocks out (Mortal Wound: 13 result points) is no worse: still Unconscious
+        s.roll(
+            "torg-2d10",
+            {"combat": True, "skill": 21, "difficulty": 8},
+            actor=q,
+            target=g,
+            combat=True,
+            rng=FixedDice([1, 2]),
+        )
+        assert [w.text for w in s.state.characters[g].wounds] == ["Mortal Wound"]
+        assert s.state.characters[g].status == "unconscious"
+        # taking the wound off again does not wake it: the GM set it
+        s.apply({"type": "wound.remove", "id": g, "wound": 0})
+        assert s.state.characters[g].wounds == [] and s.state.characters[g].status == "unconscious"
+        # a Fatal Wound later is worse: Dead
+        s.roll(
+            "torg-2d10",
+            {"combat": True, "skill": 30, "difficulty": 8},
+            actor=q,
+            target=g,
+            combat=True,
+            rng=FixedDice([1, 2]),
+        )
+        assert s.state.characters[g].status == "dead"
+        # the GM may overrule the rules: a character with a Mortal Wound set OK acts
+        s.roll(
+            "torg-2d10",
+            {"combat": True, "skill": 21, "difficulty": 8},
+            actor=g if False else q,
+            target=ids["Rat"],
+            combat=True,
+            rng=FixedDice([1, 2]),
+        )
+        assert s.state.characters[ids["Rat"]].status == "unconscious"
+        s.apply({"type": "character.status", "id": ids["Rat"], "status": "ok"})
+        assert s.state.characters[ids["Rat"]].can_act
+        # setting what the rules say anyway clears the hand-set status
+        s.apply({"type": "character.status", "id": ids["Rat"], "status": "unconscious"})
+        assert s.state.characters[ids["Rat"]].status_set is None
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_every_system_honours_a_status_set_by_hand_and_a_rest_keeps_the_dead(capsys, saves, system):
+    store = SessionStore(saves)
+    path = store.create("Night 1", system)
+    with Session.open(path) as s:
+        for name in ("Bea", "Tam"):
+            s.apply({"type": "character.add", "character": {"name": name, "vitality": 6}})
+    assert run(capsys, saves, "char", "Night 1", "status", "Bea", "dead")[0] == 0
+    assert run(capsys, saves, "char", "Night 1", "status", "Tam", "Unconscious")[0] == 0
+    rc, _, err = run(capsys, saves, "new", "Night 2", "--from", "Night 1", "--rest")
+    assert rc == 0, err
+    chars, events = carried(saves)
+    assert chars["Bea"].status == "dead"
+    # a rest wakes those the GM knocked out (said in the log), never the Dead
+    assert chars["Tam"].status == "ok"
+    assert any("Tam: Unconscious (set by the GM) → OK" in line for line in events[0].changes)
+    rc, _, err = run(capsys, saves, "new", "Night 3", "--from", "Night 1")
+    assert rc == 0, err
+    chars, _ = carried(saves, "Night 3")
+    assert (chars["Bea"].status, chars["Tam"].status) == ("dead", "unconscious")
+
+
+def test_a_bad_status_is_one_line_and_nothing_is_saved(capsys, saves):
+    from helpers import one_error_line
+
+    path, ids = torg_table(saves)
+    before = path.read_bytes()
+    rc, _, err = run(capsys, saves, "char", "Table", "status", "Quin", "asleep")
+    assert rc == 2
+    one_error_line(err, "ok, unconscious or dead")
+    rc, _, err = run(capsys, saves, "char", "Table", "status", "Quin", "ok")
+    assert rc == 2
+    one_error_line(err, "already OK")
+    assert path.read_bytes() == before

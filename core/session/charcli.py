@@ -1,4 +1,4 @@
-"""``gmdesk char SAVE add|set|show|list|remove|add-from|initiative|hide|reveal``: a session's characters and the
+"""``gmdesk char SAVE add|set|show|list|remove|add-from|initiative|hide|reveal|status``: a session's characters and the
 numbers their system rolls with, from the command line.
 
 ``FIELD=VALUE`` names a field of the session's system (``core.systems.spec``
@@ -23,8 +23,12 @@ copies (and their initiative rolls) are hidden from the players until revealed.
 system, its own modifier; logged with its dice) or takes the typed N, and those not
 in the encounter join it.
 
+``status NAME ok|unconscious|dead`` sets the character's status by hand (the seeds
+give torg-2d10 and 4d6 no knock-out rule; the GM may overrule one): it holds until
+the GM sets another or a later roll gives a worse one (``character.status``).
+
 Each command is one undoable event (``character.add``, ``character.fields``,
-``character.remove``, ``characters.add``, ``initiative.set``); a ``set`` that changes nothing (the
+``character.remove``, ``characters.add``, ``initiative.set``, ``character.status``); a ``set`` that changes nothing (the
 values the character already has) says so and logs nothing; bad input is one line
 on stderr, exit 2, and nothing is saved.
 """
@@ -63,10 +67,12 @@ def register(subparsers: Any) -> None:
     """Add ``char`` and its verbs to ``gmdesk``'s subparsers."""
     from gmdesk.core.session.commands import _guard
 
-    p = subparsers.add_parser("char", help="add, change, show, list, remove, hide or reveal a session's characters")
+    p = subparsers.add_parser(
+        "char", help="add, change, show, list, remove, hide or reveal a session's characters, or set their status"
+    )
     p.add_argument("save", metavar="SAVE", help="session name or path")
     verbs = p.add_subparsers(
-        dest="verb", metavar="add|set|show|list|remove|add-from|initiative|hide|reveal", parser_class=type(p)
+        dest="verb", metavar="add|set|show|list|remove|add-from|initiative|hide|reveal|status", parser_class=type(p)
     )
     verbs.required = True
 
@@ -129,6 +135,11 @@ def register(subparsers: Any) -> None:
         "--with-rolls", action="store_true", help="and the rolls it made or took while hidden (else they stay hidden)"
     )
     v.set_defaults(func=_guard(cmd_reveal))
+
+    v = verbs.add_parser("status", help="set a character's status by hand: ok, unconscious or dead")
+    v.add_argument("name", metavar="NAME", help="character name or id")
+    v.add_argument("status", metavar="ok|unconscious|dead", help="the status the GM sets")
+    v.set_defaults(func=_guard(cmd_status))
 
 
 # --------------------------------------------------------------------------- reading FIELD=VALUE
@@ -435,6 +446,19 @@ def cmd_reveal(ns: Any) -> int:
         if rolls:
             doc["rolls"] = rolls
         _print_event(_apply(session, doc))
+    return 0
+
+
+def cmd_status(ns: Any) -> int:
+    """The GM sets a character's status by hand (one ``character.status`` event)."""
+    from gmdesk.core.session.model import STATUSES
+
+    status = _key(ns.status)
+    if status not in STATUSES:
+        raise ParamError("status", f"must be ok, unconscious or dead (got {ns.status!r})")
+    with _open(ns) as session:
+        c = session.character(ns.name)
+        _print_event(_apply(session, {"type": "character.status", "id": c.id, "status": status}))
     return 0
 
 

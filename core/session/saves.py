@@ -563,6 +563,12 @@ def read_carried(path: str | os.PathLike, npcs: Sequence[str] = (), rest: bool =
             after = dict(hook(copy.deepcopy(d)))
             after.pop("status", None)
             d.pop("status", None)
+            # a rest ends a status the GM set by hand (an Unconscious wakes up; an
+            # OK that overruled a wound has nothing left to overrule): the rules
+            # stand again. A Dead one never gets here.
+            held = after.pop("status_set", None)
+            if isinstance(held, dict) and held.get("status") == "unconscious":
+                changes.append(f"{after.get('name') or d.get('name')}: Unconscious (set by the GM) → OK")
             changes.extend(rest_changes(d, after))
             d = after
         d.pop("status", None)

@@ -7,7 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from gmdesk.core.session.model.characters import Character, Condition, Source, Wound, parse_sheet_text, sheet_text
+from gmdesk.core.session.model.characters import (
+    Character,
+    Condition,
+    SetStatus,
+    Source,
+    Wound,
+    parse_sheet_text,
+    sheet_text,
+)
 from gmdesk.core.session.model.rolls import LazyRecord, RollEntry
 from gmdesk.core.session.model.state import Clock, Combatant, Encounter, Info, Note, State
 
@@ -74,6 +82,7 @@ def checkpoint_json(state: State) -> dict:
                 c.dead,
                 c.fields,
                 c.hidden,
+                c.status_set.to_json() if c.status_set is not None else None,
             ]
         )
     enc = state.encounter
@@ -133,6 +142,7 @@ def state_from_checkpoint(d: dict, load_record) -> State:
             dead=dead,
             fields=dict(row[15]) if len(row) > 15 else {},
             hidden=bool(row[16]) if len(row) > 16 else False,
+            status_set=SetStatus.from_json(row[17]) if len(row) > 17 else None,
         )
         st.characters[cid] = c
     order, rnd, turn = d["encounter"]
