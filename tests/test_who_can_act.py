@@ -220,3 +220,67 @@ def test_a_bad_status_is_one_line_and_nothing_is_saved(capsys, saves):
     assert rc == 2
     one_error_line(err, "already OK")
     assert path.read_bytes() == before
+
+
+# ----------------------------------------------------------------------------- 8. initiative
+
+
+def one_d6_table(saves):
+    """1d6x4: Bea knocked out (Vitality −6), Cid dead, Tam standing; nobody seated."""
+    store = SessionStore(saves)
+    path = store.create("Table", "1d6x4")
+    with Session.open(path) as s:
+        ids = {}
+        for name in ("Bea", "Cid", "Tam"):
+            ids[name] = s.apply({"type": "character.add", "character": {"name": name, "vitality": 5}}).data["id"]
+        s.apply({"type": "character.edit", "id": ids["Bea"], "fields": {"vitality_current": -6}})
+        s.apply({"type": "character.status", "id": ids["Cid"], "status": "dead"})
+    return path, ids
+
+
+def test_char_initiative_neither_rolls_for_nor_seats_those_who_cannot_act(capsys, saves):
+    path, ids = one_d6_table(saves)
+    rc, out, err = run(capsys, saves, "char", "Table", "initiative", "Bea", "Cid", "Tam", "--seed", "1")
+    assert rc == 0, err
+    assert "Bea is Unconscious: no initiative" in out and "Cid is Dead: no initiative" in out
+    with Session.open(path, readonly=True) as s:
+        assert [x.char_id for x in s.state.encounter.order] == [ids["Tam"]]
+        assert [e.actor for e in s.state.rolls] == [ids["Tam"]]
+    # nobody named can act: refused, nothing saved
+    before = path.read_bytes()
+    rc, _, err = run(capsys, saves, "char", "Table", "initiative", "Bea=12")
+    assert rc == 2 and "Bea is Unconscious" in err
+    assert path.read_bytes() == before
+    # one who can act again joins at the next roll
+    with Session.open(path) as s:
+        s.apply({"type": "character.edit", "id": ids["Bea"], "fields": {"vitality_current": 2}})
+    rc, _, err = run(capsys, saves, "char", "Table", "initiative", "Bea", "Tam", "--seed", "2")
+    assert rc == 0, err
+    with Session.open(path, readonly=True) as s:
+        assert {x.char_id for x in s.state.encounter.order} == {ids["Bea"], ids["Tam"]}
+
+
+async def test_the_desks_initiative_leaves_out_those_who_cannot_act(saves):
+    from helpers import dialog, main_screen, make_app, press, settle, until
+    from helpers import run as run_app
+
+    from gmdesk.tui.screens.confirm import FormDialog
+
+    path, ids = one_d6_table(saves)
+    app = make_app(path, rng=FixedDice([3]))
+    async with run_app(app) as pilot:
+        await main_screen(pilot)
+        await press(pilot, "i")
+        form = await dialog(pilot, FormDialog)
+        labels = " ".join(str(getattr(w, "label", "")) for w in form.query("*"))
+        text = "\n".join(str(x.render()) for x in form.query("Label, Static"))
+        assert "Tam" in text and "Bea" not in text and "Cid" not in text, (labels, text)
+        await press(pilot, "enter")
+        await settle(pilot)
+        await until(pilot, lambda: len(_order(path)) == 1)
+    assert _order(path) == [ids["Tam"]]
+
+
+def _order(path):
+    with Session.open(path, readonly=True) as s:
+        return [x.char_id for x in s.state.encounter.order]

@@ -21,7 +21,8 @@ copies (and their initiative rolls) are hidden from the players until revealed.
 
 ``initiative NAME[=N] …`` rolls initiative for each named character (the session's
 system, its own modifier; logged with its dice) or takes the typed N, and those not
-in the encounter join it.
+in the encounter join it. The Unconscious and the Dead get none (said on stdout;
+refused when nobody named can act).
 
 ``status NAME ok|unconscious|dead`` sets the character's status by hand (the seeds
 give torg-2d10 and 4d6 no knock-out rule; the GM may overrule one): it holds until
@@ -487,6 +488,8 @@ def cmd_initiative(ns: Any) -> int:
         except EventError as e:
             raise GmdeskError(e.reason) from None
         _print_event(event)
+        for line in session.no_initiative(ids).values():  # the Unconscious and the Dead: none
+            sys.stdout.write(f"  · {line}\n")
     return 0
 
 

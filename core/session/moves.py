@@ -226,18 +226,41 @@ class SessionMoves:
     ) -> Event:
         """Roll initiative for ``ids`` with the session's system and set it (one event;
         each roll is logged with its dice). ``values``: typed initiatives (no roll) for
-        some of them. Characters not yet in the encounter join it."""
+        some of them. Characters not yet in the encounter join it.
+
+        Those who cannot act (Unconscious, Dead) get no roll and no seat (RULES "Who
+        can act"): they are left out (:meth:`no_initiative` names them); one already
+        seated keeps its place and its turns are skipped. Refused when nobody named
+        can act."""
         rng = rng if rng is not None else random.Random()
         entries = []
         for cid in ids:
             if cid not in self.state.characters:
                 raise EventError(f"no character {cid!r} in this session", "initiative.set")
+        out = self.no_initiative(ids)
+        if out and len(out) == len(set(ids)):
+            raise EventError("; ".join(out.values()), "initiative.set")
+        for cid in ids:
+            if cid in out:
+                continue
             if values is not None and values.get(cid) is not None:
                 entries.append({"id": cid, "value": int(values[cid])})
                 continue
             record = self.initiative_record(cid, rng, (modifiers or {}).get(cid), system)
             entries.append({"id": cid, "value": record.value, "record": record.to_json()})
         return self.apply({"type": "initiative.set", "entries": entries})
+
+    def no_initiative(self, ids: Sequence[str]) -> dict[str, str]:
+        """Those of ``ids`` who get no initiative, each with why ("Bea is Unconscious:
+        no initiative until she can act"), in order."""
+        from gmdesk.core.session.events import status_word
+
+        out: dict[str, str] = {}
+        for cid in ids:
+            c = self.state.characters.get(cid)
+            if c is not None and not c.can_act:
+                out[cid] = f"{c.name} is {status_word(c.status)}: no initiative while they cannot act"
+        return out
 
     def next_turn(self, rng: Any = None) -> Event:
         """End the acting combatant's turn and start the next one's (``turn.next``).
