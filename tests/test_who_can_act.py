@@ -284,3 +284,71 @@ async def test_the_desks_initiative_leaves_out_those_who_cannot_act(saves):
 def _order(path):
     with Session.open(path, readonly=True) as s:
         return [x.char_id for x in s.state.encounter.order]
+
+
+# ----------------------------------------------------------------------------- 3. no defense
+
+
+BEA_SHEET = """Bea, a scout
+Descriptor        Default    Current      Notes
+Vitality           +5
+Defense            +3
+"""
+
+
+def test_a_1d6x4_defender_who_cannot_act_rolls_no_defense(saves):
+    store = SessionStore(saves)
+    path = store.create("Table", "1d6x4")
+    with Session.open(path) as s:
+        bea = s.apply({"type": "character.add", "character": {"name": "Bea", "sheet": BEA_SHEET}}).data["id"]
+        gob = s.apply({"type": "character.add", "character": {"name": "Gob", "side": "NPC"}}).data["id"]
+        s.apply({"type": "character.edit", "id": bea, "fields": {"vitality_current": -6}})
+        assert s.state.characters[bea].status == "unconscious"
+        # the attack: 4 × 2 = 8 against no defense roll (the lowest Defense Test: 4 + 3 = 7); d6 3 damage
+        ev = s.roll("1d6x4", {"combat": True}, actor=gob, target=bea, combat=True, rng=FixedDice([2, 3]))
+        rec = s.state.roll_entry(ev.seq).record
+        assert rec.params["defenseless"] is True and rec.params["vs_test"] == "Defense"
+        opp = rec.get("opponent")
+        assert (list(opp["dice"]), opp["total"], opp["took_14"], opp["cannot_act"]) == ([], 7, False, True)
+        assert rec.outcome == "Attacker prevails" and rec.get("damage") == 3
+        assert [d.value for d in rec.dice] == [2, 3]  # the attack and the damage: no defense die
+        assert rec.get("from", {}).get("defenseless") == "Bea is Unconscious"
+        assert s.state.characters[bea].status == "dead"  # injured while Unconscious
+    # the saved session replays to the same state
+    with Session.open(path, readonly=True) as s:
+        assert s.state.characters[bea].status == "dead"
+
+
+def test_a_fudge_opponent_who_cannot_act_rolls_nothing_and_counts_its_lowest(saves):
+    store = SessionStore(saves)
+    path = store.create("Table", "fudge")
+    with Session.open(path) as s:
+        bea = s.apply({"type": "character.add", "character": {"name": "Bea"}}).data["id"]
+        gob = s.apply({"type": "character.add", "character": {"name": "Gob", "side": "NPC"}}).data["id"]
+        s.apply({"type": "character.status", "id": bea, "status": "unconscious"})
+        # 2d3: 2 2 − 2 2 = 0, Fair against Fair −4 (the lowest 2d3 result, no dice): wins by 4
+        ev = s.roll("fudge", {"combat": True}, actor=gob, target=bea, combat=True, rng=FixedDice([2, 2, 2, 2]))
+        rec = s.state.roll_entry(ev.seq).record
+        opp = rec.get("opponent")
+        assert (list(opp["dice"]), opp["result"], opp["cannot_act"]) == ([], -4, True)
+        assert rec.get("relative_degree") == 4 and rec.get("hit") is True
+        from gmdesk.core.systems import fudge
+
+        assert fudge.opponent_brief(rec) == "(Fair vs Terrible −1, cannot act)"
+
+
+def test_a_4d6_contest_against_one_who_cannot_act_is_their_critical_failure(saves):
+    store = SessionStore(saves)
+    path = store.create("Table", "4d6")
+    with Session.open(path) as s:
+        bea = s.apply({"type": "character.add", "character": {"name": "Bea"}}).data["id"]
+        gob = s.apply({"type": "character.add", "character": {"name": "Gob", "side": "NPC"}}).data["id"]
+        s.apply({"type": "character.status", "id": bea, "status": "unconscious"})
+        ev = s.roll("4d6", {"vs_bonus": 10}, actor=gob, target=bea, rng=FixedDice([2, 2, 2, 1]))
+        rec = s.state.roll_entry(ev.seq).record
+        opp = rec.get("opponent")
+        assert (list(opp["dice"]), opp["total"], opp["all_ones"], opp["cannot_act"]) == ([], 14, True, True)
+        assert (rec.outcome, rec.get("tier")) == (
+            "Narrow victory — opponent's Critical Failure (all 1s)",
+            "Full Success",
+        )

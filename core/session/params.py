@@ -257,6 +257,9 @@ def _session_values(
     origins: dict[str, str] = {}
     if target is not None:
         out["target_kind"] = target.kind
+        if spec.defenseless and not target.can_act:  # no defense roll (RULES "Who can act")
+            out[spec.defenseless] = True
+            origins[spec.defenseless] = f"{target.name} is {target.status.capitalize()}"
     if actor is not None:
         out["attacker_kind"] = actor.kind
     on = [s for s in roll_sources(spec, actor, target) if s.active]
@@ -350,7 +353,7 @@ def fill_data(
     values, found = roll_defaults_from(settings, spec, actor, target, combat)
     filled: set[str] = set()
     for name, value in values.items():
-        if name in defaults and (name in _TRACKED or name not in given):
+        if name in defaults and (name in _TRACKED or name == spec.defenseless or name not in given):
             if data.get(name, defaults[name]) != value:
                 data[name] = value
                 filled.add(name)

@@ -46,6 +46,10 @@ Decisions where the rules are silent:
   ``opponent`` says ``all_ones``. Records rolled before this rule keep what they
   said (their outcome and descriptors are stored, never read again).
   ``margin`` in a contest is the roller's total minus the opponent's.
+* Who cannot act cannot defend (``defenseless``, set by the session when the
+  opponent is Unconscious or Dead): the opponent rolls nothing and counts the
+  lowest 4d6 result, all 1s — its Critical Failure; the record's ``opponent``
+  says ``cannot_act``.
 * A contest takes no DC (``--dc`` with ``--vs-bonus`` is refused) and ``--vs-adv``
   needs ``--vs-bonus``.
 * ``--dc`` accepts a number ≥ 1 or a ladder name (``--dc difficult`` = 18).
@@ -257,9 +261,15 @@ class Params(CombatFields):
     vs_adv: tuple[int, ...] = ()
     position: str = "standard"
     effect: str = "standard"
+    defenseless: bool = False
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
+        if not isinstance(self.defenseless, bool):
+            text = str(self.defenseless).strip().lower()
+            if text not in ("true", "yes", "1", "on", "false", "no", "0", "off", ""):
+                raise ParamError("--defenseless", f"must be true or false (got {self.defenseless!r})")
+            set_(self, "defenseless", text in ("true", "yes", "1", "on"))
         set_(self, "bonus", parse_int("--bonus", self.bonus))
         set_(self, "dc", _parse_dc(self.dc))
         set_(self, "adv", parse_sources("--adv", self.adv))
@@ -349,6 +359,15 @@ PARAMS = (
         "contest: the opponent's advantage sources",
         placeholder="+1 …",
         metavar="SOURCES",
+    ),
+    Param(
+        "defenseless",
+        "Opponent cannot act",
+        "bool",
+        False,
+        "contest: the opponent cannot act (Unconscious, Dead): it rolls nothing and counts all 1s",
+        form=False,
+        remember=False,
     ),
     Param(
         "position",
@@ -467,10 +486,12 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
     tier: str | None = None
     if params.contest:
         vs_level = params.vs_advantage
-        opp_dice = roll_dice(rng, vs_level)
-        opp_kept = _kept_sum(opp_dice)
+        # who cannot act cannot defend: no dice, the lowest 4d6 result (all 1s)
+        opp_dice = () if params.defenseless else roll_dice(rng, vs_level)
+        opp_kept = KEEP if params.defenseless else _kept_sum(opp_dice)
+        opp_ones = params.defenseless or _all_ones(opp_dice)
         opp_total = opp_kept + (params.vs_bonus or 0)  # set: it makes the roll a contest
-        label, degree, winner = contest_outcome(total - opp_total, all_ones, _all_ones(opp_dice))
+        label, degree, winner = contest_outcome(total - opp_total, all_ones, opp_ones)
         tier = CONTEST_TIERS[label]
         outcome = label
         extra.update(
@@ -483,7 +504,8 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
                 "bonus": params.vs_bonus,
                 "advantage": vs_level,
                 "total": opp_total,
-                "all_ones": _all_ones(opp_dice),
+                "all_ones": opp_ones,
+                **({"cannot_act": True} if params.defenseless else {}),
             },
         )
     else:
@@ -557,7 +579,7 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
     dc = params.effective_dc
     outcomes: list[tuple[str, Fraction]]
     if params.contest:
-        opp_kept = kept_distribution(params.vs_advantage)
+        opp_kept = {KEEP: Fraction(1)} if params.defenseless else kept_distribution(params.vs_advantage)
         vs_bonus = params.vs_bonus or 0  # set: it makes the roll a contest
         probs: dict[str, Fraction] = {label: Fraction(0) for label in CONTEST_OUTCOMES}
         for k1, p1 in kept.items():
@@ -569,6 +591,10 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
         assert dc is not None
         outcomes = odds_mod.outcomes_by(kept, lambda k: tier_for(k + params.bonus - dc, all_ones=(k == KEEP)), TIERS)
     return Odds.from_dist(ID, params_to_json(params), dist, outcomes)
+
+
+#: the parameter the session sets when the opponent cannot act (core.systems.spec)
+DEFENSELESS = "defenseless"
 
 
 # ---- character fields

@@ -13,6 +13,10 @@
   a tie keeps the status quo: the defender prevails. ``vs_auto_fail`` is a defender who
   cannot perform its Test: it rolls nothing and the attacker prevails (unless the
   attacker fails automatically too, then the status quo holds).
+* **Who cannot act cannot defend** (``defenseless``, set by the session when the
+  defender is Unconscious or Dead): no defense die; the defender's total is the
+  lowest a Test could give, 4 + its descriptors, and the record's ``opponent``
+  says ``cannot_act``. It never hurts anybody in a mutual melee.
 * **Fighting** (``combat``): the attacker's Test against the defender's Defense Test
   (``vs_bonus``; without one, the GM's ``target`` number stands for the defense and a
   total ≥ target hits). If the attacker prevails, the Vitality Adjustment (``damage``,
@@ -140,6 +144,7 @@ class Params(CombatFields):
     damage: str = "d6"
     test: str = ""
     vs_test: str = ""
+    defenseless: bool = False
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -152,6 +157,7 @@ class Params(CombatFields):
             set_(self, "vs_bonus", 0)
         set_(self, "defender_takes_14", _flag("--defender-takes-14", self.defender_takes_14))
         set_(self, "mutual", _flag("--mutual", self.mutual))
+        set_(self, "defenseless", _flag("--defenseless", self.defenseless))
         set_(self, "combat", _flag("--combat", self.combat))
         set_(self, "auto_fail", _opt_reason("--auto-fail", self.auto_fail))
         set_(self, "vs_auto_fail", _opt_reason("--vs-auto-fail", self.vs_auto_fail))
@@ -252,6 +258,15 @@ PARAMS = (
     Param("mutual", "Mutual melee", "bool", False, "combat: a mutual melee, the winner hurts the loser"),
     Param("damage", "Damage", "text", "d6", "the Vitality Adjustment: d6 (default), 2d6, d6+2, …", metavar="FORMULA"),
     Param(
+        "defenseless",
+        "Defender cannot act",
+        "bool",
+        False,
+        "the defender cannot act (Unconscious, Dead): no defense roll, its lowest total (4 + its descriptors) counts",
+        form=False,
+        remember=False,
+    ),
+    Param(
         "auto_fail",
         "Automatic failure",
         "text",
@@ -272,6 +287,9 @@ PARAMS = (
         form=False,
     ),
 )
+
+#: the parameter the session sets when the defender cannot act (core.systems.spec)
+DEFENSELESS = "defenseless"
 
 #: the record's own fields the breakdown shows, in order, with their labels
 EXTRA_LABELS = (
@@ -300,7 +318,8 @@ def opponent_brief(record: RollRecord) -> str:
     opp = record.extra.get("opponent")
     if not isinstance(opp, Mapping) or opp.get("total") is None:
         return ""
-    return f"vs {opp['total']}" + (", took 14" if opp.get("took_14") else "")
+    how = ", cannot act" if opp.get("cannot_act") else (", took 14" if opp.get("took_14") else "")
+    return f"vs {opp['total']}" + how
 
 
 # --------------------------------------------------------------------------- texts
@@ -393,7 +412,11 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
             prevails = ATTACKER
             opp["auto_fail"] = params.vs_auto_fail
         else:
-            if params.defender_takes_14:
+            if params.defenseless:
+                # who cannot act cannot defend: no die, the lowest total a Test could give
+                opp_total = MULTIPLIER * 1 + params.vs_bonus
+                opp.update(total=opp_total, cannot_act=True)
+            elif params.defender_takes_14:
                 opp_total = TAKES + params.vs_bonus
                 opp.update(total=opp_total, took_14=True)
             else:
@@ -433,7 +456,9 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
         both_fail = bool(params.auto_fail and params.vs_auto_fail)
         if hit:
             ddice, amount, desc = _hurt("target", params.damage, rng, tables)
-        elif params.mutual and params.two_way and prevails == DEFENDER and not tie and not both_fail:
+        elif (
+            params.mutual and params.two_way and prevails == DEFENDER and not tie and not both_fail
+        ) and not params.defenseless:  # one who cannot act hurts nobody
             ddice, amount, desc = _hurt("attacker", params.damage, rng, tables)
         else:
             ddice, amount = (), None
@@ -482,7 +507,12 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
         if params.vs_auto_fail:
             outcomes = [(OUTCOME_ATTACKER, Fraction(1)), (OUTCOME_DEFENDER, Fraction(0))]
         else:
-            opp = {TAKES + params.vs_bonus: Fraction(1)} if params.defender_takes_14 else _test_dist(params.vs_bonus)
+            if params.defenseless:
+                opp = {MULTIPLIER + params.vs_bonus: Fraction(1)}
+            elif params.defender_takes_14:
+                opp = {TAKES + params.vs_bonus: Fraction(1)}
+            else:
+                opp = _test_dist(params.vs_bonus)
             diff = odds_mod.sub(dist, opp)
             win = odds_mod.prob(diff, lambda x: x > 0)
             tie = odds_mod.prob(diff, lambda x: x == 0)

@@ -48,6 +48,12 @@ through the entry-point group ``gmdesk.systems``) that declares, at module level
 ``CLOCKS`` (optional, default False)
     whether its rolls move the session's progress clocks (the roll dialog then asks
     which clock).
+``DEFENSELESS`` (optional)
+    the name of the system's ``bool`` parameter that says the other side of an
+    opposed roll cannot act (Unconscious, Dead): it rolls no defense and counts the
+    lowest result its roll could give (RULES "Who can act"). The session sets it
+    whenever the target cannot act; a system whose defense is no roll (a fixed
+    difficulty) has none.
 ``read_form(data, actor, target, combat)`` (optional)
     the system's own reading of the roll dialog's values (and of ``gmdesk roll
     --save`` options) beyond their declared types: returns ``(data, notes)``, the
@@ -362,6 +368,7 @@ class SystemSpec:
     signed_extras: frozenset[str] = frozenset()
     breakdown_params: tuple[tuple[str, str], ...] = ()
     odds_fold: tuple[int, int] | None = None
+    defenseless: str | None = None
 
     @classmethod
     def from_module(cls, module: ModuleType) -> SystemSpec:
@@ -393,6 +400,11 @@ class SystemSpec:
                 raise ValueError(f"{module.__name__}.MOVES holds {m!r}, not a Move")
             if not m.id.isidentifier():
                 raise ValueError(f"move {m.id!r}: its id must be a name (letters, digits, _)")
+        defenseless = getattr(module, "DEFENSELESS", None)
+        if defenseless is not None:
+            p = next((p for p in params if p.name == defenseless), None)
+            if p is None or p.type != "bool":
+                raise ValueError(f"{module.__name__}.DEFENSELESS must name one of its bool parameters")
         move_ids = [m.id for m in moves]
         if len(set(move_ids)) != len(move_ids):
             raise ValueError(f"{module.__name__}.MOVES names a move twice")
@@ -411,6 +423,7 @@ class SystemSpec:
             signed_extras=frozenset(getattr(module, "SIGNED_EXTRAS", ())),
             breakdown_params=tuple(getattr(module, "BREAKDOWN_PARAMS", ())),
             odds_fold=_fold(module),
+            defenseless=defenseless,
         )
 
     def hook(self, name: str) -> Callable[..., Any] | None:
