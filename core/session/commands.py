@@ -589,8 +589,9 @@ def session_options(ns: Any, system_module: Any, saves: Any = None) -> None:
             raise ParamError(option, str(e).partition(": ")[2]) from None
         combat = bool(getattr(ns, _dest(ns, "combat") or "combat", False))
         filled = set()
+        replaced = spec.replaced_by(typed)  # a typed value stands in for these: nothing filled
         for name, (value, origin) in field_defaults(spec, actor, target, combat).items():
-            if name not in data and _dest(ns, name) is not None:
+            if name not in data and name not in replaced and _dest(ns, name) is not None:
                 data[name] = value
                 origins[name] = origin
                 filled.add(name)

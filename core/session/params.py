@@ -351,8 +351,11 @@ def fill_data(
     data, origins = resolve_names(spec, data, actor, target)
     origins = {k: v for k, v in origins.items() if k in given}
     values, found = roll_defaults_from(settings, spec, actor, target, combat)
+    replaced = spec.replaced_by(given)  # a typed value stands in for these: nothing filled
     filled: set[str] = set()
     for name, value in values.items():
+        if name in replaced and name not in _TRACKED:
+            continue
         if name in defaults and (name in _TRACKED or name == spec.defenseless or name not in given):
             if data.get(name, defaults[name]) != value:
                 data[name] = value

@@ -350,6 +350,8 @@ PARAMS = (
         optional=True,
         placeholder="empty: no contest",
         metavar="N",
+        # a contest takes no DC: the defender's DC the session would fill is left out
+        replaces=("dc",),
     ),
     Param(
         "vs_adv",

@@ -227,6 +227,8 @@ PARAMS = (
         secret=True,
         placeholder="secret; empty: none",
         metavar="N",
+        # the GM's number stands for the defense: the defender's Defense Test is not filled
+        replaces=("vs_test", "vs_bonus", "vs_auto_fail", "defender_takes_14"),
     ),
     Param(
         "vs_test",

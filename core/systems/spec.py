@@ -137,7 +137,10 @@ class Param:
     dialog offers in an attack (None: ``default``), such as the defender's Defense.
     ``remember``: the roll dialog offers the value last rolled by the same roller
     again; False for what comes from the roller's state now or is decided roll by
-    roll (conditions, sources, Possibilities spent, an opposed roll)."""
+    roll (conditions, sources, Possibilities spent, an opposed roll).
+    ``replaces``: the parameters a value typed here stands in for — what the session
+    would fill into them from the characters is left out (1d6x4's target number
+    replaces the defender's Defense Test; a typed value always wins)."""
 
     name: str
     label: str
@@ -159,6 +162,7 @@ class Param:
     setting: str = ""
     combat_default: Any = None
     remember: bool = True
+    replaces: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.type not in PARAM_TYPES:
@@ -384,6 +388,10 @@ class SystemSpec:
         names = [p.name for p in params]
         if len(set(names)) != len(names):
             raise ValueError(f"{module.__name__}.PARAMS names a parameter twice")
+        for p in params:
+            for r in p.replaces:
+                if r not in names:
+                    raise ValueError(f"parameter {p.name!r} replaces {r!r}, which is no parameter")
         fields = tuple(getattr(module, "CHARACTER_FIELDS", ()))
         feedable = set(names) | {INITIATIVE}
         field_names = {f.name for f in fields}
@@ -457,6 +465,11 @@ class SystemSpec:
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params + COMMON_PARAMS if p.name == name), None)
+
+    def replaced_by(self, given: Any) -> frozenset[str]:
+        """The parameters that values typed in ``given`` (parameter names) stand in
+        for (:attr:`Param.replaces`): the session fills nothing into them."""
+        return frozenset(r for p in self.params if p.name in given for r in p.replaces)
 
     def field(self, name: str) -> CharField | None:
         return next((f for f in self.character_fields if f.name == name), None)
