@@ -186,11 +186,13 @@ class SessionMoves:
         """One initiative roll for ``char_id`` (not logged): the session's system, the
         character's own modifier unless ``modifier`` is given. A parameter the system
         declares with a session ``setting`` that its ``initiative`` also takes is
-        passed the setting (fudge's dice method). ``character``: a character not yet
+        passed the setting (fudge's dice method), and so is what the session fills
+        into the character's rolls (torg's Stymied and Up from its conditions, an
+        ord's lost reroll). ``character``: a character not yet
         in the session (a stat block about to be added) whose modifier counts."""
         import inspect
 
-        from gmdesk.core.session.params import initiative_modifier
+        from gmdesk.core.session.params import initiative_modifier, session_values
         from gmdesk.core.systems import get_spec
 
         system = system or self.state.info.system
@@ -214,6 +216,17 @@ class SessionMoves:
             for p in spec.params
             if p.setting and p.name in takes
         }
+        # what the session fills into the character's rolls (its conditions, the
+        # session's settings: torg's Stymied, Up, an ord's lost reroll) counts for its
+        # initiative as for any action, where the system's initiative takes it
+        who = character if character is not None else self.state.characters.get(char_id)
+        kwargs.update(
+            {
+                k: v
+                for k, v in session_values(settings, spec, who).items()
+                if k in takes and k not in ("rng", "modifier")
+            }
+        )
         return spec.module.initiative(rng, mod, **kwargs)
 
     def roll_initiative(

@@ -276,6 +276,13 @@ def _session_values(
     return out, origins
 
 
+def session_values(settings: Mapping[str, Any], system: Any, actor: Any = None) -> dict[str, Any]:
+    """What the session itself fills into a roll by ``actor`` with no target (its
+    sources, conditions, the session's settings): what its initiative takes of it."""
+    spec = _spec(system)
+    return {} if spec is None else _session_values(settings, spec, actor, None)[0]
+
+
 def roll_defaults_from(
     settings: Mapping[str, Any], system: Any, actor: Any = None, target: Any = None, combat: bool = False
 ) -> tuple[dict[str, Any], dict[str, str]]:
