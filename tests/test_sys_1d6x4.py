@@ -446,3 +446,38 @@ def test_totals_stay_in_range_and_records_round_trip(bonus, vs_bonus, seed):
 def test_scripting_too_few_dice_is_caught():
     with pytest.raises(DiceExhausted):
         x4.roll(Params(bonus=0, vs_bonus=0), FixedDice([3]))
+
+
+# ---------------------------------------------------------------- initiative with a Reflex at −5
+
+
+def _sheet(name: str, reflex: str) -> str:
+    return f"{name}\nDescriptor  Default  Current  Notes\nVitality  +5\nReflex  {reflex}\n"
+
+
+def test_initiative_with_a_reflex_at_minus_5_fails_and_acts_after_everyone_who_rolled(tmp_path):
+    from helpers import make_save
+
+    from gmdesk.core.session import Session
+
+    path, ids = make_save(
+        tmp_path,
+        "1d6x4",
+        [
+            {"name": "Ana", "sheet": _sheet("Ana", "-5")},
+            {"name": "Bo", "sheet": _sheet("Bo", "-4")},
+            {"name": "Cy"},
+        ],
+    )
+    with Session.open(path) as s:
+        rng = FixedDice([1, 1])  # Bo 4 − 4 = 0, Cy 4; Ana rolls no die
+        s.roll_initiative([ids["Ana"], ids["Bo"], ids["Cy"]], rng)
+        assert rng.remaining == 0
+        order = [(s.state.characters[x.char_id].name, x.initiative) for x in s.state.encounter.order]
+        assert order == [("Cy", 4), ("Bo", 0), ("Ana", -1)]
+        ana = next(e.record for e in s.state.rolls if e.actor == ids["Ana"])
+        assert ana.dice == () and "Reflex is at" in ana.get("auto_fail")
+        assert ana.outcome.startswith("Automatic failure")
+        # rolled again (a new round with initiative every round, or i): still after everyone
+        s.roll_initiative([ids["Ana"]], FixedDice([]))
+        assert [x.char_id for x in s.state.encounter.order][-1] == ids["Ana"]

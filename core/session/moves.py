@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.errors import GmdeskError
-from gmdesk.core.session.events import Event, EventError, roll_refusal
+from gmdesk.core.session.events import MAX_INITIATIVE, Event, EventError, roll_refusal
 from gmdesk.core.session.model import DEFAULT_SETTINGS, State
 
 
@@ -227,6 +227,10 @@ class SessionMoves:
                 if k in takes and k not in ("rng", "modifier")
             }
         )
+        if spec.initiative_fails is not None and who is not None and "auto_fail" in takes:
+            reason = spec.initiative_fails(who)
+            if reason:
+                kwargs["auto_fail"] = reason
         return spec.module.initiative(rng, mod, **kwargs)
 
     def roll_initiative(
@@ -261,7 +265,7 @@ class SessionMoves:
                 continue
             record = self.initiative_record(cid, rng, (modifiers or {}).get(cid), system)
             entries.append({"id": cid, "value": record.value, "record": record.to_json()})
-        return self.apply({"type": "initiative.set", "entries": entries})
+        return self.apply({"type": "initiative.set", "entries": after_all_who_rolled(entries, self.state)})
 
     def no_initiative(self, ids: Sequence[str]) -> dict[str, str]:
         """Those of ``ids`` who get no initiative, each with why ("Bea is Unconscious:
@@ -303,7 +307,7 @@ class SessionMoves:
             record = self.initiative_record(c.id, rng)
             entries.append({"id": c.id, "value": record.value, "record": record.to_json()})
         if entries:
-            doc["initiative"] = entries
+            doc["initiative"] = after_all_who_rolled(entries, state)
         return doc
 
     def join_encounter(
@@ -314,9 +318,26 @@ class SessionMoves:
         if value is not None:
             return self.apply({"type": "encounter.add", "id": char_id, "initiative": int(value)})
         record = self.initiative_record(char_id, rng, modifier)
-        return self.apply(
-            {"type": "encounter.add", "id": char_id, "initiative": record.value, "record": record.to_json()}
+        (entry,) = after_all_who_rolled(
+            [{"id": char_id, "value": record.value, "record": record.to_json()}], self.state
         )
+        return self.apply(
+            {"type": "encounter.add", "id": char_id, "initiative": entry["value"], "record": entry["record"]}
+        )
+
+
+def after_all_who_rolled(entries: list[dict[str, Any]], state: State) -> list[dict[str, Any]]:
+    """The initiative entries with those whose roll failed automatically (the
+    record's ``auto_fail``: no die was rolled) seated after everyone else — those
+    rolled or typed now and those already in the encounter — in the order given."""
+    failed = [e for e in entries if (e.get("record") or {}).get("auto_fail")]
+    if not failed:
+        return entries
+    ids = {e["id"] for e in failed}
+    others = [e["value"] for e in entries if e["id"] not in ids]
+    others += [x.initiative for x in state.encounter.order if x.char_id not in ids]
+    floor = max(-MAX_INITIATIVE, min(others, default=1) - 1)
+    return [{**e, "value": floor} if e["id"] in ids else e for e in entries]
 
 
 def params_refusal(system: Any, params: Any, actor: Any = None) -> EventError | None:

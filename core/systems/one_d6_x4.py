@@ -37,7 +37,9 @@
   The session applies both (and keeps the Dead dead through a new day); this module
   only computes.
 * The target number is the GM's secret (declared ``secret``): players never see it.
-* Initiative is a Reflex Test: 4 × d6 + Reflex.
+* Initiative is a Reflex Test: 4 × d6 + Reflex. A Reflex at −5 or lower fails
+  automatically (no die; :func:`initiative_fails`) and the session seats that
+  character after everyone who rolled.
 """
 
 from __future__ import annotations
@@ -482,9 +484,12 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
     )
 
 
-def initiative(rng: RandomSource, modifier: int = 0) -> RollRecord:
-    """A Reflex Test: 4 × d6 + Reflex (``modifier``); ``value`` is the initiative."""
-    return roll(Params(bonus=parse_int("--modifier", modifier, *BONUS_RANGE), test="Reflex"), rng)
+def initiative(rng: RandomSource, modifier: int = 0, auto_fail: str | None = None) -> RollRecord:
+    """A Reflex Test: 4 × d6 + Reflex (``modifier``); ``value`` is the initiative.
+    ``auto_fail``: why the Test fails automatically (:func:`initiative_fails`): no die
+    is rolled and the session seats the character after everyone who rolled."""
+    bonus = parse_int("--modifier", modifier, *BONUS_RANGE)
+    return roll(Params(bonus=bonus, test="Reflex", auto_fail=auto_fail), rng)
 
 
 # --------------------------------------------------------------------------- odds
@@ -659,6 +664,21 @@ def initiative_modifier(character: Any) -> int:
     fields = getattr(character, "fields", None) or {}
     names = fields.get("initiative_test") or "Reflex"
     return read_test(sheet, names).bonus
+
+
+def initiative_fails(character: Any) -> str | None:
+    """Why a character's initiative Test fails automatically, or None: its initiative
+    descriptors (Reflex unless it names others) read on its sheet as any Test's
+    (a Reflex at −5 or lower cannot be used: RULES.md)."""
+    sheet = getattr(character, "sheet", None)
+    if sheet is None:
+        return None
+    fields = getattr(character, "fields", None) or {}
+    return read_test(sheet, fields.get("initiative_test") or "Reflex").auto_fail
+
+
+#: the session asks it before rolling initiative (core.systems.spec)
+INITIATIVE_FAILS = initiative_fails
 
 
 # ---- moves

@@ -54,6 +54,12 @@ through the entry-point group ``gmdesk.systems``) that declares, at module level
     lowest result its roll could give (RULES "Who can act"). The session sets it
     whenever the target cannot act; a system whose defense is no roll (a fixed
     difficulty) has none.
+``INITIATIVE_FAILS`` (optional)
+    ``f(character) -> str | None``: why the character's initiative fails
+    automatically (a 1d6x4 Reflex at −5: descriptors at −5 cannot be used), or None.
+    The session then passes ``auto_fail=reason`` to the system's ``initiative``,
+    which rolls no die and marks the record's ``auto_fail``; such a character is
+    seated after everyone who rolled.
 ``read_form(data, actor, target, combat)`` (optional)
     the system's own reading of the roll dialog's values (and of ``gmdesk roll
     --save`` options) beyond their declared types: returns ``(data, notes)``, the
@@ -373,6 +379,7 @@ class SystemSpec:
     breakdown_params: tuple[tuple[str, str], ...] = ()
     odds_fold: tuple[int, int] | None = None
     defenseless: str | None = None
+    initiative_fails: Callable[[Any], str | None] | None = None
 
     @classmethod
     def from_module(cls, module: ModuleType) -> SystemSpec:
@@ -432,6 +439,7 @@ class SystemSpec:
             breakdown_params=tuple(getattr(module, "BREAKDOWN_PARAMS", ())),
             odds_fold=_fold(module),
             defenseless=defenseless,
+            initiative_fails=_callable(module, "INITIATIVE_FAILS"),
         )
 
     def hook(self, name: str) -> Callable[..., Any] | None:
@@ -498,6 +506,13 @@ class SystemSpec:
             "character_fields": [f.to_json() for f in self.character_fields],
             "moves": [{"id": m.id, "title": m.title, "help": m.help, "key": m.key} for m in self.moves],
         }
+
+
+def _callable(module: ModuleType, name: str) -> Callable[..., Any] | None:
+    fn = getattr(module, name, None)
+    if fn is not None and not callable(fn):
+        raise ValueError(f"{module.__name__}.{name} must be a function")
+    return fn
 
 
 def _fold(module: ModuleType) -> tuple[int, int] | None:
