@@ -178,6 +178,32 @@ def test_buyoff_takes_the_damage_just_taken_unless_an_older_wound_is_picked(stor
         same_as_replay(s)
 
 
+def test_buyoff_without_a_pick_takes_only_the_last_rolls_damage(store):
+    """The last roll against Kara missed: nothing to buy off (an older Stun is not
+    taken instead); after a hit, a second buy-off does not take an older wound."""
+    with open_new(store, "torg-2d10") as s:
+        kara = add(s, "Kara", reality_rated=True, possibilities=3)
+        thug = add(s, "Thug", side="NPC")
+        attack = TORG.Params(skill=10, difficulty=10)
+        s.roll("torg-2d10", attack, actor=thug, target=kara, combat=True, rng=FixedDice([3, 5]))  # a wound
+        s.roll("torg-2d10", attack, actor=thug, target=kara, combat=True, rng=FixedDice([5, 2]))  # a miss (−2)
+        n = len(s.events)
+        with pytest.raises(EventError, match=r"last roll against Kara \(#\d+\) left no damage: nothing to buy off"):
+            s.apply({"type": "damage.buyoff", "id": kara})
+        assert len(s.events) == n and len(s.state.characters[kara].wounds) == 1
+        assert s.state.characters[kara].possibilities == 3
+        # a hit, bought off; a second buy-off finds nothing (the older wound stays)
+        s.roll("torg-2d10", attack, actor=thug, target=kara, combat=True, rng=FixedDice([7, 8]))
+        s.apply({"type": "damage.buyoff", "id": kara})
+        assert len(s.state.characters[kara].wounds) == 1
+        with pytest.raises(EventError, match="nothing to buy off"):
+            s.apply({"type": "damage.buyoff", "id": kara})
+        # the GM may still pick the older wound explicitly
+        s.apply({"type": "damage.buyoff", "id": kara, "wound": 0})
+        assert s.state.characters[kara].wounds == []
+        same_as_replay(s)
+
+
 # ---------------------------------------------------------------- 1d6x4: items and uses (points 5, 6, 32)
 
 PIP = """Pip, a halfling

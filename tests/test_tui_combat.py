@@ -130,8 +130,9 @@ async def test_attack_fudge(tmp_path: Path) -> None:
 async def test_attack_1d6x4_lowers_vitality_to_unconscious_then_dead(tmp_path: Path) -> None:
     path, ids = fighters("1d6x4", tmp_path, kara={"sheet": KARA_SHEET}, bruno={"sheet": BRUNO_SHEET})
     # Kara 4×5 + Fitness 1 + Knife Expertise 1 = 22 vs Bruno 4×2 + Defense 1 = 9: hit, d6 = 4
-    # then again: 22 vs 9, d6 = 6 → Vitality −1 − 6 = −7 (Unconscious); again → Dead
-    app = make_app(path, rng=FixedDice([5, 2, 4, 5, 2, 6, 5, 2, 1]))
+    # then again: 22 vs 9, d6 = 6 → Vitality −1 − 6 = −7 (Unconscious); again (an
+    # Unconscious Bruno rolls no defense: 22 vs 4 + 1) d6 = 1 → Dead
+    app = make_app(path, rng=FixedDice([5, 2, 4, 5, 2, 6, 5, 1]))
     async with run(app, size=LARGE) as pilot:
         await main_screen(pilot)
         await press(pilot, "a")
