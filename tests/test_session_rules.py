@@ -236,6 +236,37 @@ def test_a_test_naming_a_missing_item_fails_in_the_session(store):
         assert (rec.outcome, rec.get("success"), rec.dice) == ("Automatic failure: Slingshot is missing", False, ())
 
 
+WITCH = """Kara, a witch
+Descriptor        Default  Current
+Magic Ability     +5 (2)
+  *Turn Person to Frog (1)
+"""
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        "Magic Ability+Turn Person to Frog",
+        "Turn Person to Frog+Magic Ability",
+        "Magic Ability Turn Person to Frog",
+        "Magic Ability/Turn Person to Frog",
+        "Turn Person to Frog",
+    ],
+)
+def test_every_way_of_naming_a_magic_use_spends_it_and_its_parent_once_and_adds_the_parent_once(store, names):
+    with open_new(store, "1d6x4") as s:
+        kara = add(s, "Kara", sheet=WITCH)
+        # 4 × 3 + Magic Ability +5 = 17
+        params = ONE_D6.fill_from_sheets(ONE_D6.Params(test=names, target=17), s.state.characters[kara].sheet)
+        e = s.roll("1d6x4", params, actor=kara, rng=FixedDice([3]))
+        rec = s.state.roll_entry(e.seq).record
+        assert (rec.value, rec.outcome) == (17, "Success")
+        sheet = s.state.characters[kara].sheet
+        assert (sheet.uses("Magic Ability"), sheet.uses("Magic Ability/Turn Person to Frog")) == (1, 0)
+        assert e.data["uses"] == [{"id": kara, "descriptor": "Magic Ability/Turn Person to Frog", "amount": 1}]
+        same_as_replay(s)
+
+
 def test_a_test_naming_a_use_spends_it_and_its_parents(store):
     with open_new(store, "1d6x4") as s:
         pip = add(s, "Pip", sheet=PIP)

@@ -122,8 +122,9 @@ def test_naming_a_use_finds_it_under_its_item_or_ability():
         reading = x4.read_test(use, name)
         assert (reading.bonus, reading.auto_fail, reading.found) == (3, None, ((name, "Slingshot/Attack"),))
     magic = parse_sheet((SHEETS / "sub_abilities_simple.txt").read_text())
+    # a Use adds its parent's value (Magic Ability +2) and spends one of each
     reading = x4.read_test(magic, "Magic Ability/Turn Invisible")
-    assert (reading.bonus, reading.auto_fail, reading.uses) == (0, None, ("Magic Ability/Turn Invisible",))
+    assert (reading.bonus, reading.auto_fail, reading.uses) == (2, None, ("Magic Ability/Turn Invisible",))
     assert x4.read_test(magic, "Magic Ability Open Lock").found == (
         ("Magic Ability Open Lock", "Magic Ability/Open Lock"),
     )
@@ -160,7 +161,7 @@ def test_minus_five_blocks_and_wealth_cannot_be_used():
 
 def test_zero_uses_block_abilities_and_their_sub_abilities():
     assert x4.test_bonus(SLINGER, ["Healing Ability"]) == (3, "Healing Ability is at (0)")
-    assert x4.test_bonus(SLINGER, ["Magic Ability/Open Lock"]) == (0, "Magic Ability is at (0)")
+    assert x4.test_bonus(SLINGER, ["Magic Ability/Open Lock"]) == (2, "Magic Ability is at (0)")
     assert x4.test_bonus(SLINGER.new_day(), ["Healing Ability"]) == (3, None)
 
 

@@ -103,7 +103,12 @@ def read_test(sheet: Any, names: str | Iterable[str], items: Iterable[str] = ())
 
     Each name is found with :func:`find_test_row`; a found row adds its Current Value
     and fails the Test when it is at or below −5 or at (0) uses (for a Use: its own or
-    its parent's). A missing name counts +0 when it is a Core Descriptor, an Expertise
+    its parent's). A Use (a Sub-Ability), however it is named (``Magic
+    Ability/Turn Person to Frog``, ``Magic Ability Turn Person to Frog``, ``Turn
+    Person to Frog``, or beside its parent, ``Magic Ability+Turn Person to Frog``),
+    adds its parent's value too; every row's value counts once, and the Use spends
+    one of its own uses and one of its parent's (the parent named beside it is not
+    spent again). A missing name counts +0 when it is a Core Descriptor, an Expertise
     or a Test Descriptor, and otherwise is a Physical Item, Ability or Use the
     character lacks: the Test fails automatically (:func:`lacks_when_missing`).
     ``items``: names the GM says are Items (kept for callers that know better).
@@ -114,6 +119,8 @@ def read_test(sheet: Any, names: str | Iterable[str], items: Iterable[str] = ())
     reasons: list[str] = []
     found: list[tuple[str, str]] = []
     uses: list[str] = []
+    counted: set[int] = set()  # rows whose value is added: each once
+    spent_parents: set[str] = set()
     for name in parts:
         i = find_test_row(sheet, name)
         if i is None:
@@ -123,12 +130,22 @@ def read_test(sheet: Any, names: str | Iterable[str], items: Iterable[str] = ())
         row = sheet.rows[i]
         path = sheet.path(i)
         found.append((name, path))
-        bonus += row.value
+        sub = sheet.is_sub_ability(i)
+        parent = sheet._parents[i] if sub else None
+        for j in (i, parent):
+            if j is not None and j not in counted:
+                counted.add(j)
+                bonus += sheet.rows[j].value
         why = sheet._blocked_at(i)
         if why:
             reasons.append(why)
-        if (_is_ability(row.name) or sheet.is_sub_ability(i)) and row.uses not in (None, "inf") and path not in uses:
+        counts = row.uses not in (None, "inf") or (parent is not None and sheet.rows[parent].uses not in (None, "inf"))
+        if (_is_ability(row.name) or sub) and counts and path not in uses:
             uses.append(path)
+            if parent is not None:
+                spent_parents.add(sheet.path(parent))
+    # a Use spends one of its parent's with its own: the parent named too is not spent again
+    uses = [u for u in uses if u not in spent_parents]
     return TestReading(bonus, "; ".join(dict.fromkeys(reasons)) or None, tuple(found), tuple(uses))
 
 
