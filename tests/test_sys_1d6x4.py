@@ -85,8 +85,9 @@ def test_slingshot_test_missing_expertise_counts_zero():
 
 
 def test_missing_slingshot_fails_automatically():
+    # the seed's worked example: a Slingshot is a Physical Item (another sheet lists it)
     no_sling = SLINGER.remove("Slingshot")
-    bonus, why = x4.test_bonus(no_sling, "Precision + Slingshot Expertise + Slingshot")
+    bonus, why = x4.test_bonus(no_sling, "Precision + Slingshot Expertise + Slingshot", items=["Slingshot"])
     assert bonus == 1 and why == "Slingshot is missing"
     rng = FixedDice([])
     r = x4.roll(Params(bonus=bonus, target=10, auto_fail=why), rng)
@@ -97,19 +98,27 @@ def test_missing_slingshot_fails_automatically():
 def test_missing_items_abilities_and_uses_block_but_plain_descriptors_do_not():
     empty = parse_sheet("")
     assert x4.test_bonus(empty, ["Fitness", "Knife Expertise", "Precision+Knife Expertise+Knife Test"]) == (0, None)
-    # any other missing name is an Item (or Ability, or Use) the character lacks
-    assert x4.test_bonus(empty, ["Fitness", "Sneak"]) == (0, "Sneak is missing")
+    # a missing name nobody lists as an item counts +0, and the reading says so (RULES.md)
+    assert x4.test_bonus(empty, ["Fitness", "Sneak"]) == (0, None)
+    assert x4.read_test(empty, "Stealth+Sneak").missing == ("Stealth", "Sneak")
+    # an Item some sheet lists, or the Test marks, an Ability, a Use: the character lacks it
+    assert x4.test_bonus(empty, ["Fitness", "Sneak"], items=["2 sneaks"]) == (0, "Sneak is missing")
+    assert x4.test_bonus(empty, ["Fitness", "Sneak (item)"]) == (0, "Sneak is missing")
     assert x4.test_bonus(empty, ["Magic Ability"]) == (0, "Magic Ability is missing")
     assert x4.test_bonus(empty, ["Slingshot/Attack"]) == (0, "Slingshot/Attack is missing")
     assert x4.test_bonus(empty, ["Fitness", "Knife"], items=["knife"]) == (0, "Knife is missing")
-    assert x4.test_bonus(None, ["Fitness", "Knife Expertise", "Knife"]) == (0, "Knife is missing")
+    assert x4.test_bonus(None, ["Fitness", "Knife Expertise", "Knife"], items=["Knife"]) == (0, "Knife is missing")
 
 
 def test_a_missing_item_fails_without_its_expertise_being_named():
     # the seed's Slingshot, named alone: Pip without it cannot fire
     no_sling = SLINGER.remove("Slingshot")
-    assert x4.test_bonus(no_sling, "Precision+Slingshot") == (1, "Slingshot is missing")
+    assert x4.test_bonus(no_sling, "Precision+Slingshot", items=["Slingshot"]) == (1, "Slingshot is missing")
     assert x4.test_bonus(no_sling, ["Precision"]) == (1, None)
+    # "2 shovels" on the sheet is found by "Shovel" (a count and a plural are not its name)
+    shovels = parse_sheet("Descriptor  Default  Current\nFitness  +1\n2 shovels\n")
+    assert x4.read_test(shovels, "Fitness+Shovel").found == (("Fitness", "Fitness"), ("Shovel", "shovels"))
+    assert x4.test_bonus(no_sling, "Precision+Shovels", items=shovels.item_keys()) == (1, "Shovels is missing")
     # a quantity, nested items and items without a value are found as they are written
     pack = parse_sheet((SHEETS / "backpack.txt").read_text())
     assert x4.test_bonus(pack, ["Quill"]) == (0, None)
@@ -141,8 +150,14 @@ def test_fill_from_sheets_reads_both_sides():
         Params(bonus=1, test="Precision+Slingshot", vs_bonus=0, vs_test="Defense", combat=True), SLINGER, defender
     )
     assert (p.bonus, p.auto_fail, p.vs_bonus, p.vs_auto_fail) == (1 + 1 + 4, None, 2, None)
+    p = x4.fill_from_sheets(
+        Params(test="Precision+Slingshot", target=10), SLINGER.remove("Slingshot"), items=SLINGER.item_keys()
+    )
+    assert (p.bonus, p.auto_fail, p.missing) == (1, "Slingshot is missing", "")
+    # nobody lists a Slingshot: it counts +0 and the record keeps the decision
     p = x4.fill_from_sheets(Params(test="Precision+Slingshot", target=10), SLINGER.remove("Slingshot"))
-    assert (p.bonus, p.auto_fail) == (1, "Slingshot is missing")
+    assert (p.bonus, p.auto_fail, p.missing) == (1, None, "Slingshot")
+    assert x4.roll(p, FixedDice([3])).params["missing"] == "Slingshot"
 
 
 def test_test_descriptor_names_a_whole_row():

@@ -158,7 +158,8 @@ async def test_attack_1d6x4_lowers_vitality_to_unconscious_then_dead(tmp_path: P
 
 
 async def test_attack_1d6x4_missing_item_fails_automatically(tmp_path: Path) -> None:
-    path, ids = fighters("1d6x4", tmp_path, kara={"sheet": KARA_SHEET}, bruno={"sheet": BRUNO_SHEET})
+    # Bruno's sheet lists a Slingshot: it is a Physical Item, which Kara lacks
+    path, ids = fighters("1d6x4", tmp_path, kara={"sheet": KARA_SHEET}, bruno={"sheet": BRUNO_SHEET + "Slingshot\n"})
     app = make_app(path, rng=FixedDice([6, 1]))
     async with run(app, size=LARGE) as pilot:
         await main_screen(pilot)

@@ -597,7 +597,7 @@ def session_options(ns: Any, system_module: Any, saves: Any = None) -> None:
                 filled.add(name)
         read = getattr(system_module, "read_filled", None)
         if read is not None and filled:
-            data = read(data, filled, actor, target)
+            data = read(data, filled, actor, target, items=session.sheet_items())
         for name, value in data.items():
             dest = _dest(ns, name)
             if dest is not None and value is not typed.get(name):
@@ -639,5 +639,5 @@ def _filled(
     params, origins = session.fill_params_from(system_module, params, actor, target, combat, given)
     hook = getattr(system_module, "read_sheets", None)
     if hook is not None:
-        params = hook(params, actor, target, read)
+        params = hook(params, actor, target, read, items=session.sheet_items())
     return params, origins

@@ -78,7 +78,7 @@ class SessionMoves:
             if combat:  # before validation: some combat-only options need it (1d6x4 --mutual)
                 data.setdefault("combat", True)
             if fill:  # filled before validation: an attack's Difficulty may come from the target
-                params, filled = fill_data(st.info.settings, spec, data, a, t, combat, given)
+                params, filled = fill_data(st.info.settings, spec, data, a, t, combat, given, self.sheet_items())
             else:
                 data, filled = resolve_names(spec, data, a, t)
                 params = spec.params_from_json(data)
@@ -164,7 +164,15 @@ class SessionMoves:
         (parameter name → "Quin Sebastian's Fire Combat")."""
         from gmdesk.core.session.params import fill_params_from
 
-        return fill_params_from(self.state.info.settings, module, params, actor, target, combat, given)
+        return fill_params_from(
+            self.state.info.settings, module, params, actor, target, combat, given, self.sheet_items()
+        )
+
+    def sheet_items(self) -> frozenset[str]:
+        """The Physical Items the session's sheets list (``params.sheet_items``)."""
+        from gmdesk.core.session.params import sheet_items
+
+        return sheet_items(self.state.characters.values())
 
     def initiative_modifier(self, char_id: str, system: str | None = None) -> int:
         """The character's own initiative modifier, as its system declares it (its

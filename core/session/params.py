@@ -276,6 +276,18 @@ def _session_values(
     return out, origins
 
 
+def sheet_items(characters: Iterable[Any]) -> frozenset[str]:
+    """The Physical Items the characters' descriptor sheets list (each by its
+    :func:`core.sheet.item_key`): a name in a Test any of them lists as an item is
+    one the Test needs (RULES.md, 1d6x4)."""
+    out: set[str] = set()
+    for c in characters:
+        sheet = getattr(c, "sheet", None)
+        if sheet is not None:
+            out |= sheet.item_keys()
+    return frozenset(out)
+
+
 def session_values(settings: Mapping[str, Any], system: Any, actor: Any = None) -> dict[str, Any]:
     """What the session itself fills into a roll by ``actor`` with no target (its
     sources, conditions, the session's settings): what its initiative takes of it."""
@@ -333,6 +345,7 @@ def fill_data(
     target: Any = None,
     combat: bool = False,
     given: Collection[str] | None = None,
+    items: Iterable[str] = (),
 ) -> tuple[Any, dict[str, str]]:
     """The system's validated ``Params`` from parameter ``data`` (the JSON a CLI
     or a caller gives, not yet checked) with what the session knows filled in, and
@@ -344,7 +357,8 @@ def fill_data(
     ``None``: those in ``data`` whose value differs from the default. A system's
     ``read_filled(params, filled, actor, target)`` then reads what the fields filled
     beyond its value, before the parameters are checked (1d6x4: the named
-    descriptors' Current Values on the sheets)."""
+    descriptors' Current Values on the sheets; ``items``: the Physical Items the
+    session's sheets list, :func:`sheet_items`)."""
     spec = _spec(system)
     if spec is None:
         raise ParamError("SYSTEM", f"unknown system {system!r}")
@@ -371,7 +385,7 @@ def fill_data(
     hook = getattr(spec.module, "read_filled", None)
     from_fields = filled & {f.feeds for f in spec.character_fields if f.feeds}
     if hook is not None and from_fields:
-        data = hook(data, from_fields, actor, target)
+        data = hook(data, from_fields, actor, target, items=items)
     return spec.params_from_json(data), origins
 
 
@@ -383,6 +397,7 @@ def fill_params_from(
     target: Any = None,
     combat: bool = False,
     given: Collection[str] | None = None,
+    items: Iterable[str] = (),
 ) -> tuple[Any, dict[str, str]]:
     """``params`` (the system's validated ``Params``) with what the session knows
     filled in, and where the characters' values came from (:func:`fill_data`).
@@ -397,7 +412,7 @@ def fill_params_from(
     if given is None:
         defaults = _param_defaults(spec)
         given = {k for k, v in data.items() if k in defaults and v != defaults[k]}
-    filled, origins = fill_data(settings, spec, data, actor, target, combat, given)
+    filled, origins = fill_data(settings, spec, data, actor, target, combat, given, items)
     return (params if filled == params else filled), origins
 
 

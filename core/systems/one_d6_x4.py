@@ -147,6 +147,8 @@ class Params(CombatFields):
     test: str = ""
     vs_test: str = ""
     defenseless: bool = False
+    missing: str = ""
+    vs_missing: str = ""
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -155,6 +157,8 @@ class Params(CombatFields):
         set_(self, "vs_bonus", _opt_int("--vs-bonus", self.vs_bonus))
         set_(self, "test", " ".join(str(self.test or "").split()))
         set_(self, "vs_test", " ".join(str(self.vs_test or "").split()))
+        set_(self, "missing", " ".join(str(self.missing or "").split()))
+        set_(self, "vs_missing", " ".join(str(self.vs_missing or "").split()))
         if self.vs_bonus is None and self.vs_test:  # a defender named makes a two-way Test
             set_(self, "vs_bonus", 0)
         set_(self, "defender_takes_14", _flag("--defender-takes-14", self.defender_takes_14))
@@ -262,6 +266,26 @@ PARAMS = (
     Param("mutual", "Mutual melee", "bool", False, "combat: a mutual melee, the winner hurts the loser"),
     Param("damage", "Damage", "text", "d6", "the Vitality Adjustment: d6 (default), 2d6, d6+2, …", metavar="FORMULA"),
     Param(
+        "missing",
+        "Not on the sheet (+0)",
+        "text",
+        "",
+        "the names of the Test the roller's sheet lacks that count +0 (read from the sheet; kept on the record)",
+        form=False,
+        cli=False,
+        remember=False,
+    ),
+    Param(
+        "vs_missing",
+        "Defender: not on the sheet (+0)",
+        "text",
+        "",
+        "the defender's names its sheet lacks that count +0",
+        form=False,
+        cli=False,
+        remember=False,
+    ),
+    Param(
         "defenseless",
         "Defender cannot act",
         "bool",
@@ -305,7 +329,12 @@ EXTRA_LABELS = (
     ("auto_fail", "Automatic failure"),
 )
 #: the roll's parameters the breakdown names first: the descriptors each side tested
-BREAKDOWN_PARAMS = (("test", "Tested"), ("vs_test", "Opponent tested"))
+BREAKDOWN_PARAMS = (
+    ("test", "Tested"),
+    ("missing", "Not on the sheet, +0"),
+    ("vs_test", "Opponent tested"),
+    ("vs_missing", "Opponent: not on the sheet, +0"),
+)
 
 
 def dice_labels(record: RollRecord) -> dict[str, str]:
