@@ -1,8 +1,10 @@
 """Run with the gmdesk of before the fixes: sessions whose events the fixes would
 decide differently today, and the state each folded to then."""
 
-import json, sys
+import json
+import sys
 from pathlib import Path
+
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.core.session.model import checkpoint_json
@@ -64,7 +66,10 @@ with Session.open(p) as s:
 dump(p)
 
 # 1d6x4: an Unconscious defender rolls its defense; Stealth+Sneak fails; Magic Ability+Use spends the parent twice
-SHEET = "Bea\nDescriptor  Default  Current  Notes\nVitality  +5\nDefense  +3\nReflex  -5\nStealth  +2\nMagic Ability  +5 (4)\n  *Turn Person to Frog  (2)\n"
+SHEET = (
+    "Bea\nDescriptor  Default  Current  Notes\nVitality  +5\nDefense  +3\nReflex  -5\nStealth  +2\n"
+    "Magic Ability  +5 (4)\n  *Turn Person to Frog  (2)\n"
+)
 p = store.create("1d6x4 before", "1d6x4")
 with Session.open(p) as s:
     b = s.apply({"type": "character.add", "character": {"name": "Bea", "sheet": SHEET}}).data["id"]
