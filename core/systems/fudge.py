@@ -458,10 +458,13 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
     descriptors: list[Descriptor] = []
     if params.opposed:
         vs = params.vs_trait if params.vs_trait is not None else FAIR
+        odice: list[Die]
+        oextra: dict[str, Any]
         if params.defenseless:  # who cannot act cannot defend: no dice, the lowest result
-            odice, orr, oextra = (), result_range(params.method)[0], {"cannot_act": True}
+            odice, orr, oextra = [], result_range(params.method)[0], {"cannot_act": True}
         else:
-            odice, orr, oextra = roll_method(rng)
+            rolled, orr, oextra = roll_method(rng)
+            odice = list(rolled)
         opp_level = vs + orr
         extra["opponent"] = {
             "dice": [d.to_json() for d in odice],
