@@ -352,3 +352,18 @@ def test_a_4d6_contest_against_one_who_cannot_act_is_their_critical_failure(save
             "Narrow victory — opponent's Critical Failure (all 1s)",
             "Full Success",
         )
+
+
+def test_a_1d6x4_character_the_gm_brought_back_dies_of_a_later_injury(saves):
+    store = SessionStore(saves)
+    path = store.create("Table", "1d6x4")
+    with Session.open(path) as s:
+        bea = s.apply({"type": "character.add", "character": {"name": "Bea", "sheet": BEA_SHEET}}).data["id"]
+        gob = s.apply({"type": "character.add", "character": {"name": "Gob", "side": "NPC"}}).data["id"]
+        s.apply({"type": "character.edit", "id": bea, "fields": {"vitality_current": -7, "dead": True}})
+        s.apply({"type": "character.status", "id": bea, "status": "ok"})  # the GM's miracle
+        assert s.state.characters[bea].can_act
+        s.roll("1d6x4", {"combat": True}, actor=gob, target=bea, combat=True, rng=FixedDice([6, 1, 2]))
+        assert s.state.characters[bea].status == "dead"
+        s.undo()
+        assert s.state.characters[bea].status == "ok"

@@ -42,6 +42,8 @@ def _apply_descriptors(ctx: Ctx, entry_index: int) -> None:
             ctx.set_vitality(live, new)
             if status == "dead":
                 live.dead = True
+                if live.status_set is not None:  # killed by a later injury: worse than any status set by hand
+                    live.status_set = None
             after = live.status
             tail = f" ({status_word(after)})" if after != "ok" else ""
             change = f"{c.name}: Vitality {num(old)} → {num(new)}{tail}"
