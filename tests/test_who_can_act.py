@@ -367,3 +367,31 @@ def test_a_1d6x4_character_the_gm_brought_back_dies_of_a_later_injury(saves):
         assert s.state.characters[bea].status == "dead"
         s.undo()
         assert s.state.characters[bea].status == "ok"
+
+
+async def test_the_pickers_next_night_with_a_rest_keeps_the_dead_dead(tmp_path):
+    """The picker's "Next night from…" with "rest" ticked, at 80×24, keys only."""
+    import random
+
+    from helpers import run as run_app
+    from helpers import screen_text, until
+
+    from gmdesk.tui.app import GmdeskApp
+    from gmdesk.tui.screens.main import MainScreen
+    from gmdesk.tui.screens.picker import NextNightDialog, PickerScreen
+
+    saves = tmp_path / "saves"
+    night_with_a_fatal_wound(saves, "4d2")
+    (tmp_path / "no-examples").mkdir()
+    app = GmdeskApp(saves, examples_dir=tmp_path / "no-examples", rng=random.Random(7))
+    async with run_app(app, size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen.loaded)
+        await pilot.press("N")
+        await until(pilot, lambda: isinstance(app.screen, NextNightDialog))
+        await pilot.press("tab", "space")  # rest first
+        await pilot.press("tab", "tab", "enter")  # (the NPC Gospog stays) Start the night
+        await until(pilot, lambda: isinstance(app.screen, MainScreen) and "Night 2" in screen_text(app))
+    chars, events = carried(saves)
+    assert events[0].data.get("rest") is True
+    assert chars["Bea"].status == "dead" and [w.text for w in chars["Bea"].wounds] == ["Fatal Wound"]
+    assert chars["Tam"].wounds == []
