@@ -58,6 +58,7 @@ from gmdesk.core.session.params import (
     resolve_names,
     roll_defaults,
     roll_sources,
+    sheet_items,
     sources_params,
 )
 from gmdesk.core.systems import get_spec, system_ids
@@ -483,7 +484,7 @@ class RollDialog(Dialog[RollRequest | None]):
         for key, origin in named.items():
             origins[key] = str(origin)
             notes.append(f"{self.labels.get(key, key)} {said(data.get(key))} — {origin}")
-        data, info = read_form(spec, data, actor, target, self.combat)
+        data, info = read_form(spec, data, actor, target, self.combat, sheet_items(self.state.characters.values()))
         data["combat"] = self.combat
         if target is None:  # an untracked target: its kind as chosen (a tracked one has its own)
             data["target_kind"] = self._kind
