@@ -45,3 +45,24 @@ def _events(path: Path):
 
     with Session.open(path, readonly=True) as s:
         return list(s.events)
+
+
+async def test_two_enters_typed_ahead_on_the_status_row_act_as_typed_slowly(tmp_path: Path) -> None:
+    from textual import events
+
+    path, ids = make_save(tmp_path, "4d6", [{"name": "Kara"}])
+    app = make_app(path)
+    async with run(app, size=SMALL) as pilot:
+        screen = await main_screen(pilot)
+        pane = screen.character
+        table = pane.query_one(CharacterTable)
+        table.focus()
+        await pilot.pause()
+        table.move_cursor(row=[r.key for r in pane.row_kinds].index("status"))
+        await pilot.pause()
+        for _ in range(2):  # both posted before the first is handled (as SSH delivers them)
+            app.post_message(events.Key("enter", "\r"))
+        await until(pilot, lambda: saved(path).characters[ids["Kara"]].status == "dead")
+        await settle(pilot)
+        assert "already" not in screen_text(app)
+    assert [e.type for e in _events(path)].count("character.status") == 2

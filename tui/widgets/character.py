@@ -169,6 +169,9 @@ class CharacterPane(Vertical):
         self._cursor_to: Row | None = None  # where the cursor goes at the next redraw
         self._after_remove = False  # the next redraw follows a removal
         self._posted = ""  # the type of the event posted last
+        #: the status last set from the Status row and not yet shown (character id →
+        #: status): a second Enter typed before the first is applied goes on from it
+        self._status_ahead: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
         yield Static("", id="character-summary")
@@ -215,6 +218,8 @@ class CharacterPane(Vertical):
             summary.update("No character selected.\nc adds a character.")
             return
         self.border_title = ch.name
+        if self._status_ahead.get(ch.id) == ch.status:  # what the Status row set is shown now
+            del self._status_ahead[ch.id]
         facts = Text()
         facts.append(f"{ch.side} · {ch.kind}")
         if ch.reality_rated:
@@ -436,7 +441,8 @@ class CharacterPane(Vertical):
             self._post({"type": "damage.buyoff", "id": cid, "wound": row.key}, f"{ch.name} buys off {wound.text}")
         elif what in ("enter", "edit"):
             if row.kind == "field" and row.key == "status":
-                status = NEXT_STATUS[ch.status]
+                status = NEXT_STATUS[self._status_ahead.get(cid, ch.status)]
+                self._status_ahead[cid] = status
                 self._post(
                     {"type": "character.status", "id": cid, "status": status},
                     f"{ch.name}: {STATUS_WORDS[status]}",
@@ -576,6 +582,7 @@ class CharacterPane(Vertical):
         """The screen's answer to :class:`Apply`: an error keeps the editor open."""
         posted, self._posted = self._posted, ""
         if error:
+            self._status_ahead.clear()
             self.show_message(error)
         elif posted.endswith(".remove"):
             # the row is gone: stay on its list (the entry that took its place, else the
