@@ -52,6 +52,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
+from gmdesk.core.text import reading
 from gmdesk.tui.runner import freeze_session_heap, thaw_session_heap
 from gmdesk.tui.terminal import TerminalGuard
 from gmdesk.tui.widgets.rolllog import RollLog
@@ -177,7 +178,7 @@ def build_picture(state: State) -> PlayerPicture:
             party.append("  " + " ".join(status), style="bold")
         if c.side == "PC":
             if vitality or c.vitality_default or c.vitality_current:
-                party.append(f"  Vitality {c.vitality_current}/{c.vitality_default}")
+                party.append(reading(f"  Vitality {c.vitality_current}/{c.vitality_default}"))
             if c.reality_rated or c.possibilities:
                 party.append(f"  Possibilities {c.possibilities}")
             sources = [s for s in (*c.advantage, *c.shifts) if s.active]
