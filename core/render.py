@@ -274,9 +274,6 @@ def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
     head.append(headline(record), style="bold")
     head.append("  ")
     head.append(record.outcome, style="bold underline")
-    notes = line_notes(record)
-    if notes:
-        head.append(f"  {notes}")
     lines: list[Any] = [head, Text("dice: ") + (log_dice_text(record) if record.dice else Text(no_dice(record)))]
     spec = _spec(record.system)
     for key, label in spec.breakdown_params if spec is not None else ():

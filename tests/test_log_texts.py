@@ -212,3 +212,49 @@ def test_every_minus_sign_read_is_typographic_and_json_keeps_numbers(tmp_path, c
     chronicle = json.loads(cli(capsys, saves, "export", "Table", "--format", "json"))
     (roll,) = [c for c in chronicle["chronicle"] if c["type"] == "roll"]
     assert roll["roll"]["value"] == -10 and roll["roll"]["number"] == -10
+
+
+def test_the_character_list_and_sheet_summary_read_the_typographic_minus(tmp_path, capsys):
+    saves, path, ids = session(tmp_path, "1d6x4", "Goblin")
+    with Session.open(path) as s:
+        s.apply({"type": "character.edit", "id": ids["Goblin"], "fields": {"vitality_current": -14}})
+    listed = cli(capsys, saves, "char", "Table", "list")
+    assert re.search(r"Goblin\s+PC\s+organic\s+−14", listed), listed
+    assert "Vitality −14 of 0" in cli(capsys, saves, "char", "Table", "show", "Goblin")
+    assert json.loads(cli(capsys, saves, "char", "Table", "show", "Goblin", "--json"))["vitality_current"] == -14
+
+
+# ------------------------------------------------------------------ 16: saves of today read the same way
+
+
+@pytest.mark.parametrize("example", ["Skimmer Bike Heist", "The Crooked Mile", "Witch of Hollow Fen"])
+def test_a_session_saved_before_reads_in_todays_notation(tmp_path, capsys, example):
+    """The shipped examples were written with the earlier lines (``= -4``, no
+    defender): their log and chronicle now tell those rolls as new ones are told, from
+    the records, and the session replays to the same state."""
+    import shutil
+
+    from helpers import same_as_replay
+
+    root = Path(__file__).resolve().parent.parent / "saves"
+    saves = tmp_path / "saves"
+    saves.mkdir()
+    for f in root.glob(f"{example}.gmdesk*"):
+        shutil.copy(f, saves / f.name)
+    stored = (saves / f"{example}.gmdesk").read_text(encoding="utf-8")
+    with Session.open(SessionStore(saves).resolve(example), readonly=True) as s:
+        same_as_replay(s)
+        records = [r.record for r in s.state.rolls]
+        opposed = [r for r in records if isinstance(r.extra.get("opponent"), dict)]
+    read = texts(capsys, saves, example)
+    for where in ("log", "md --gm"):
+        text = read[where]
+        rolls = [x for x in text.splitlines() if re.search(r"rolls( at .*)?\*?\*?: ", x)]
+        assert rolls, where
+        for line in rolls:
+            assert not re.search(r"= -\d", line) and "[]" not in line, (where, line)
+        assert text.count("| vs ") >= len(opposed), where
+    if example == "Skimmer Bike Heist":
+        assert "= -4 Severe Failure" in stored  # the line as the earlier gmdesk saved it
+        assert "Kestrel rolls: 4d2 [positive 4 2 | negative −6 −6] = −4 Severe Failure → Wait Days" in read["log"]
+        assert "Scrap-7 rolls at Kestrel" in read["log"]  # a name keeps its hyphen

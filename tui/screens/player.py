@@ -146,7 +146,7 @@ def build_picture(state: State) -> PlayerPicture:
             init.append("\n")
         acting = current is not None and i == enc.turn
         init.append(f"{TURN_MARKER} " if acting else "  ", style="bold")
-        init.append(f"{comb.initiative:>3} ")
+        init.append(reading(f"{comb.initiative:>3} "))
         init.append(c.name, style="bold" if acting else "")
         words = public_status_words(c)
         if words:
