@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -245,7 +246,8 @@ def test_a_session_saved_before_reads_in_todays_notation(tmp_path, capsys, examp
     with Session.open(SessionStore(saves).resolve(example), readonly=True) as s:
         same_as_replay(s)
         records = [r.record for r in s.state.rolls]
-        opposed = [r for r in records if isinstance(r.extra.get("opponent"), dict)]
+        opposed = [r for r in records if isinstance(r.extra.get("opponent"), Mapping)]
+    assert opposed or example == "Skimmer Bike Heist"
     read = texts(capsys, saves, example)
     for where in ("log", "md --gm"):
         text = read[where]
@@ -253,7 +255,8 @@ def test_a_session_saved_before_reads_in_todays_notation(tmp_path, capsys, examp
         assert rolls, where
         for line in rolls:
             assert not re.search(r"= -\d", line) and "[]" not in line, (where, line)
-        assert text.count("| vs ") >= len(opposed), where
+        # each opposed roll tells the other side: "vs 12", "(Good vs Fair)"
+        assert sum(" vs " in line for line in rolls) >= len(opposed), (where, rolls)
     if example == "Skimmer Bike Heist":
         assert "= -4 Severe Failure" in stored  # the line as the earlier gmdesk saved it
         assert "Kestrel rolls: 4d2 [positive 4 2 | negative −6 −6] = −4 Severe Failure → Wait Days" in read["log"]
