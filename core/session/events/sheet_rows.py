@@ -32,7 +32,7 @@ def _sheet_add(ctx: Ctx, p: dict) -> str:
 
 
 #: what the desk's character pane asks for when the GM adds a descriptor
-ADD_PROMPT = "New descriptor as on the sheet, e.g. 2 shovels · Lantern +1 (3) · Magic Ability/Summon Toad (1)"
+ADD_PROMPT = "New descriptor, as on a sheet: 2 shovels · Lantern +1 (3) · Parent/Use (1)"
 
 
 def add_event(char_id: str, text: str) -> dict:
