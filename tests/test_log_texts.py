@@ -143,6 +143,10 @@ def test_public_texts_never_name_a_hidden_roll(tmp_path, capsys):
         assert not named & hidden, (where, text)
         assert "spends a Possibility" not in text, where
     assert f"(roll #{hit.seq})" in read["md --gm"].replace("\\", "")
+    public_json = json.loads(cli(capsys, saves, "export", "Table", "--format", "json"))
+    (kara,) = [c for c in public_json["characters"] if c["name"] == "Kara"]
+    assert kara["wounds"] and all(w["roll_seq"] not in hidden for w in kara["wounds"])
+    assert all(c["seq"] not in hidden for c in public_json["chronicle"])
     assert "spends a Possibility" in read["log"]
 
 

@@ -574,10 +574,13 @@ def to_json(
             }
         )
     characters = []
+    hidden = hidden_seqs(state, public)
     for c in _cast(state, public):
         d = c.to_json()
         if public:
             d.pop("notes", None)
+            for key in ("wounds", "conditions"):  # no pointer to a roll the players do not see
+                d[key] = [{**x, "roll_seq": None} if x.get("roll_seq") in hidden else x for x in d.get(key, [])]
         characters.append(d)
     return {
         "format": "gmdesk-chronicle",
