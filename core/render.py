@@ -126,7 +126,9 @@ def _tail_groups(record: RollRecord) -> list[tuple[str, int]]:
     faces = [d.value for d in record.dice]
     n = len(faces)
     tail = [int(d.get("value", -1)) for d in opp] + [int(d.get("value", -1)) for d in dmg]
-    if tail and len(tail) < n and faces[n - len(tail) :] == tail:
+    # every die in the tail only when the roller's own side rolled none (it failed automatically)
+    room = len(tail) < n or (len(tail) == n and _failed(record))
+    if tail and room and faces[n - len(tail) :] == tail:
         if opp:
             groups.append(("vs", len(opp)))
         if dmg:
@@ -148,7 +150,8 @@ def dice_text(record: RollRecord) -> Text:
     printed = printed_faces(record)
     for i, (die, label) in enumerate(zip(record.dice, labels, strict=False)):
         if label is not None:
-            text.append(" | ")
+            if text:
+                text.append(" | ")
             text.append(f"{label} ", style="dim")
             last_group = label
         group = last_group if last_group in ("vs", "damage") else ("" if die.role in UNLABELLED_ROLES else die.role)
@@ -174,13 +177,17 @@ def dice_text(record: RollRecord) -> Text:
 NO_DICE = "no dice"
 
 
+def _failed(record: Any) -> bool:
+    """The roller's side failed automatically (rolled no dice of its own)."""
+    extra = getattr(record, "extra", {}) or {}
+    params = getattr(record, "params", {}) or {}
+    return bool(extra.get("auto_fail") or params.get("auto_fail"))
+
+
 def no_dice(record: Any) -> str:
     """How a roll without dice reads: ``automatic failure: no dice`` for one that failed
     automatically (its side could not perform the Test), else ``no dice``."""
-    extra = getattr(record, "extra", {}) or {}
-    params = getattr(record, "params", {}) or {}
-    failed = extra.get("auto_fail") or params.get("auto_fail")
-    return f"automatic failure: {NO_DICE}" if failed else NO_DICE
+    return f"automatic failure: {NO_DICE}" if _failed(record) else NO_DICE
 
 
 def dice_plain(record: RollRecord) -> str:
@@ -463,7 +470,10 @@ def log_dice_text(record: RollRecord) -> Text:
     text = Text()
     if labels.get("own"):
         text.append(f"{labels['own']} ", style="dim")
-    text.append_text(_dice_run(dice[:own], record.extra.get("faces")))
+    if own:
+        text.append_text(_dice_run(dice[:own], record.extra.get("faces")))
+    else:  # the roller's side rolled none: say so where its dice would be
+        text.append(no_dice(record))
     at = own
     for name, n in groups:
         label = labels.get(name, name)

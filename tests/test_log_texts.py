@@ -172,13 +172,18 @@ def test_an_automatic_failure_says_no_dice_and_the_mutual_melee_says_why(tmp_pat
         s.roll("1d6x4", x.Params(auto_fail="Shovel is missing", target=10), actor=ids["Kara"], rng=FixedDice([]))
         melee = x.Params(mutual=True, combat=True, vs_bonus=0, vs_auto_fail="Knife is missing", test="Fitness+Knife")
         s.roll("1d6x4", melee, actor=ids["Kara"], target=ids["Bruno"], combat=True, rng=FixedDice([3, 2]))
-    fail, mutual = desk(path)
+        # Kara has no knife: she fails, Bruno's d6 of 4 hurts her; the 4 is damage, not her attack
+        unarmed = x.Params(mutual=True, combat=True, vs_bonus=0, auto_fail="Knife is missing")
+        s.roll("1d6x4", unarmed, actor=ids["Kara"], target=ids["Bruno"], combat=True, rng=FixedDice([4]))
+    fail, mutual, unarmed_line = desk(path)
+    assert "[attack automatic failure: no dice | damage 4]" in unarmed_line, unarmed_line
     assert "[automatic failure: no dice]" in fail and "[]" not in fail
     assert "vs automatic failure: Knife is missing" in mutual
     for where, text in texts(capsys, saves, "Table").items():
         plain = text.replace("\\", "")
         assert "[]" not in plain and "automatic failure: no dice" in plain, where
         assert "vs automatic failure: Knife is missing" in plain, where
+        assert "attack automatic failure: no dice | damage 4" in plain and "attack 4" not in plain, where
 
 
 def test_a_folded_4d2_roll_says_so(tmp_path, capsys):
