@@ -137,7 +137,7 @@ def read_form(
 ) -> tuple[dict[str, Any], list[str]]:
     """The system's own reading of the form's data (its ``read_form`` hook), if any.
     ``items``: the Physical Items the session's sheets list, for a hook that reads
-    them (1d6x4: a missing name is an item when some sheet lists it)."""
+    them (a missing name is an item when some sheet lists it)."""
     import inspect
 
     hook = getattr(spec.module, "read_form", None)
