@@ -182,3 +182,20 @@ def test_a_typed_4d6_contest_replaces_the_dc_filled_from_the_defender(tmp_path: 
     assert params["vs_bonus"] == 3 and params["dc"] is None
     params = cli_roll(capsys, path, "4d6")
     assert params["dc"] == 15 and params["vs_bonus"] is None
+
+
+def test_the_dialogs_reading_lets_a_typed_target_number_replace_the_offered_defense() -> None:
+    """The attack dialog offers the defender's Defense (its Defender's field); a target
+    number the GM types replaces it instead of being refused."""
+    from gmdesk.core.session.model import Character
+    from gmdesk.core.sheet import parse_sheet
+    from gmdesk.core.systems import one_d6_x4 as x4
+
+    goblin = Character("c2", "Goblin", sheet=parse_sheet("Goblin\nDescriptor  Default  Current\nDefense  +2\n"))
+    data, notes = x4.read_form({"test": "", "vs_test": "Defense", "target": "1", "combat": True}, None, goblin, True)
+    assert (data["vs_test"], data["vs_bonus"]) == ("", None) and "Target number given: no Defense Test" in notes
+    params = x4.Params(**{k: v for k, v in data.items() if k in ("target", "vs_test", "vs_bonus", "combat")})
+    assert (params.target, params.two_way) == (1, False)
+    # no target: the Defense is read as before
+    data, _ = x4.read_form({"vs_test": "Defense", "combat": True}, None, goblin, True)
+    assert data["vs_bonus"] == 2

@@ -224,6 +224,13 @@ def read_form(
             known |= c.sheet.item_keys()
     data = dict(data)
     notes: list[str] = []
+    if str(data.get("target") if data.get("target") is not None else "").strip() and (
+        str(data.get("vs_test") or "").strip() or data.get("vs_bonus") not in (None, "")
+    ):
+        # a typed value wins: the GM's target number stands for the defense the form
+        # offered (the Defender's Defense), which is then not read nor rolled
+        data["vs_test"], data["vs_bonus"] = "", None
+        notes.append("Target number given: no Defense Test")
     names = str(data.get("test") or "").strip()
     if names and actor is None:
         notes.append("No roller: the descriptors are not read from a sheet")
