@@ -1,0 +1,178 @@
+"""Keys typed ahead act exactly as if typed slowly (:class:`TypeAhead`, mixed into the app).
+
+Over SSH, from a fast typist, a paste or a key macro, several keys arrive in one read.
+Textual routes each key to the widget that has focus *when it arrives*, while what
+the key before it does — Tab moving to the next field, ``a`` opening the attack
+dialog once the session call under way is written, Enter closing a dialog, a screen
+being mounted — happens later, after the keys behind it were already routed. So
+``c`` + ``Zed Tab Tab Tab 12 Tab 3`` in one read put "Zed123" in the Name field.
+
+Here every key (and paste) the terminal delivers waits in one queue, in order, and
+goes on to be routed only once the desk has *settled* from the key before it — the
+same moment a GM typing slowly would press the next key:
+
+* no session call is running or waiting (:attr:`TypeAhead.typeahead_busy`, the
+  app's :class:`~gmdesk.tui.runner.SessionRunner`), and with it every dialog whose
+  opening waited for one;
+* the top screen is mounted (a screen being pushed or switched to takes the keys
+  typed after the key that asked for it, never the screen underneath);
+* no message is waiting or being handled anywhere in the app (the key's own trip
+  up the DOM, the bindings it ran, focus moves, ``call_later`` and
+  ``call_after_refresh`` callbacks), twice in a row;
+* no asynchronous worker of the top screen is running: the command palette's search
+  (so Enter there chooses the top match for everything typed before it). Thread
+  workers computing a preview in the background (the roll dialog's odds) are not
+  waited for: no key depends on them.
+
+A key typed slowly meets an app that has settled already, so it goes on at once.
+The held keys are visible to tests as :attr:`TypeAhead.typing_ahead`. If the app
+does not settle within :data:`SOFT_LIMIT` seconds although no session call is under
+way and the top screen is up (something keeps a widget busy), the next key goes on
+anyway: a key is never held for good.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import Any
+
+from textual import events
+from textual.worker import WorkerState
+
+#: seconds a key waits at most for widgets that keep busy (never for a session call)
+SOFT_LIMIT = 1.0
+
+_UNDER_WAY = (WorkerState.PENDING, WorkerState.RUNNING)
+
+#: how many times in a row the app must be found quiet before the next key goes on
+QUIET_ROUNDS = 2
+
+
+class TypeAhead:
+    """Mix into an ``App`` before ``App``: keys from the terminal are routed one at a
+    time, each once the app has settled from the one before (see the module docstring).
+    Override :attr:`typeahead_busy` to say when work outside the event loop (a session
+    call) is under way."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._held: deque[events.Event] = deque()
+        self._releasing: events.Event | None = None  # the held key on its way to be routed
+        self._routing = False  # a key was routed and the app has not settled since
+        self._settler: asyncio.Task[None] | None = None
+
+    # -- what the app says -------------------------------------------------------------
+
+    @property
+    def typeahead_busy(self) -> bool:
+        """Work a key may start outside the event loop is under way (the app overrides)."""
+        return False
+
+    @property
+    def typing_ahead(self) -> bool:
+        """Keys are held, or the last one routed has not settled yet."""
+        return bool(self._held) or self._routing or self._releasing is not None
+
+    # -- the queue ---------------------------------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            if event is self._releasing:
+                self._releasing = None
+                self._routing = True
+                try:
+                    await super().on_event(event)  # type: ignore[misc]
+                finally:
+                    self._wake()
+                return
+            self._held.append(event)
+            self._wake()
+            return
+        await super().on_event(event)  # type: ignore[misc]
+
+    def _wake(self) -> None:
+        """Make sure a settler waits for the moment the next held key can go on."""
+        if self._settler is None or self._settler.done():
+            self._settler = asyncio.get_running_loop().create_task(self._settle_then_release())
+
+    async def _settle_then_release(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._held or self._routing:
+            if self._releasing is not None:  # on its way: the app routes it next
+                await asyncio.sleep(0)
+                continue
+            started = loop.time()
+            quiet = 0
+            spins = 0
+            while quiet < QUIET_ROUNDS:
+                # the first rounds at once (most keys settle within a few), then gently
+                await asyncio.sleep(0 if spins < 50 else 0.002)
+                spins += 1
+                hard = self._hard_busy()
+                if not hard and self._quiet():
+                    quiet += 1
+                    continue
+                quiet = 0
+                if not hard and loop.time() - started > SOFT_LIMIT:
+                    self.log.warning("type-ahead: the app kept busy; the next key goes on")  # type: ignore[attr-defined]
+                    break
+            self._routing = False
+            if not self._held:
+                return
+            event = self._held.popleft()
+            self._releasing = event
+            if not self.post_message(event):  # type: ignore[attr-defined]
+                self._releasing = None  # the app is closing: the keys go nowhere
+                self._held.clear()
+                return
+
+    # -- settled? ---------------------------------------------------------------------
+
+    def _hard_busy(self) -> bool:
+        """What a key always waits for: a session call, a screen not mounted yet."""
+        if self.typeahead_busy:
+            return True
+        app: Any = self
+        try:
+            screen = app.screen
+        except Exception:
+            return False  # no screen (starting or ending): nothing to route to yet or any more
+        return not screen.is_mounted
+
+    def _quiet(self) -> bool:
+        """No message waiting or being handled, no callback due, no async worker of the
+        top screen running."""
+        app: Any = self
+        for pump in (app, *list(app._registry)):
+            if not _idle(pump):
+                return False
+        for screen in app.screen_stack:
+            if screen._callbacks:
+                return False
+        top = app.screen
+        for worker in app.workers:
+            if worker.state in _UNDER_WAY and not worker._thread_worker:
+                node = worker.node
+                if node is top or (hasattr(node, "screen") and _screen_of(node) is top):
+                    return False
+        return True
+
+
+def _idle(pump: Any) -> bool:
+    """``pump`` has nothing to handle and is not handling anything: its queue is empty,
+    no callback is due and its task (if it runs) waits for the next message."""
+    queue = pump._message_queue
+    if queue.qsize() or pump._next_callbacks:
+        return False
+    task = pump._task
+    if task is None or task.done():
+        return True
+    return bool(getattr(queue.ready_event, "_waiters", None))
+
+
+def _screen_of(node: Any) -> Any:
+    try:
+        return node.screen
+    except Exception:
+        return None
