@@ -86,7 +86,7 @@ SEQUENCES: list[Sequence] = [
     Sequence("leave and join the encounter", "-+<enter>", ("-", "+"), saves="encounter.add"),
     Sequence("move in the order", "][", ("[", "]"), saves="encounter.move"),
     Sequence("next turn, delay", "nd", ("d",), saves="encounter.delay"),
-    Sequence("new round", "Ra<enter>", ("R",), saves="round.next"),
+    Sequence("new round", "Ra<enter>", ("R",), saves="round.new"),
     Sequence("filter the log, then the desk's keys", "f<down><enter>n", ("f",), saves="turn.next"),
     Sequence("the palette: Enter takes the top match", "<ctrl+p>next turn<enter>", saves="turn.next"),
     Sequence("a Possibility spent and cancelled", "PC", ("P", "C"), ("torg-2d10",)),
