@@ -33,6 +33,7 @@ from typeahead import (
     NOT_TYPED_AHEAD,
     SEQUENCES,
     SYSTEMS,
+    TERMINAL_BYTES,
     events_of,
     for_system,
     harness_save,
@@ -50,9 +51,6 @@ FIRST_DRAW = 3.0
 
 #: the longest a burst may take to be handled (ten gmdesks share two cores)
 SETTLE_TIMEOUT = 120.0
-
-#: before the end of a run: everything typed has surely been handled
-LAST_QUIET = 2.0
 
 
 class PtyDesk:
@@ -125,12 +123,25 @@ class PtyDesk:
         text = re.sub(rb"\x1b\[[0-9;?<>=$]*[a-zA-Z~]|\x1b[^\[]", b" ", bytes(self.output[-20000:]))
         return re.sub(r"\s+", " ", text.decode("utf-8", "replace"))[-n:]
 
-    def wait_for(self, text: bytes) -> None:
-        deadline = time.monotonic() + TIMEOUT
-        while text not in self.output:
+    def wait_for(self, text: bytes, start: int = 0) -> None:
+        """Wait until gmdesk draws ``text`` (after the first ``start`` bytes it drew)."""
+        deadline = time.monotonic() + SETTLE_TIMEOUT
+        while text not in self.output[start:]:
             if time.monotonic() > deadline:
                 raise AssertionError(f"{text!r} never showed")
             time.sleep(0.02)
+
+    def handled(self) -> None:
+        """Wait until gmdesk has handled every key written so far: the command palette
+        (ctrl+p, which opens over any screen) shows only once the keys before it are
+        done; Escape, alone in its write, closes it again. Nothing is saved."""
+        start = len(self.output)
+        self.write(TERMINAL_BYTES["ctrl+p"])
+        self.wait_for(b"Search for commands", start)
+        self.settle()
+        self.write(TERMINAL_BYTES["escape"])
+        time.sleep(0.2)  # the escape key's own timeout: no byte may follow it in the same read
+        self.settle()
 
     def write(self, data: bytes) -> None:
         """One ``write()`` of all of ``data``, as a terminal delivers a burst."""
@@ -164,14 +175,13 @@ def drive(saves: Path, home: Path, system: str, burst: bool) -> None:
             try:
                 if burst:
                     desk.write(b"".join(keys))
-                    desk.settle()
                 else:
                     for key in keys:
                         desk.write(key)
                         desk.settle()
+                desk.handled()  # a busy machine may pause drawing for seconds: no guessing
             except AssertionError as e:
                 raise AssertionError(f"{sequence.name}: {e}") from None
-        desk.settle(LAST_QUIET)
     finally:
         desk.end()
 
