@@ -95,6 +95,8 @@ async def test_after_adding_a_source_the_desk_keys_act_and_enter_adds_again(tmp_
         # a second Enter on the "+ add" row adds again; it never toggles the new source
         assert pane.current_row() == Row("add", "advantage") and table.has_focus
         assert "Mud" in screen_text(app)
+        await press(pilot, "M")  # no desk key: a hint says how to add, no editor opens
+        assert not editor.display and "Enter (or e) opens the editor" in notes(app)[-1]
     kara = saved(path).characters[ids["Kara"]]
     assert [(s.name, s.value, s.active) for s in kara.advantage] == [("Aim", 1, True), ("Mud", -2, True)]
 

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -100,6 +101,16 @@ class CharacterTable(DataTable):
             ch = pane._character
             return ch is not None and ch.sheet is not None
         return True
+
+    def on_key(self, event: events.Key) -> None:
+        """A letter no key of the desk takes, typed on a ``+ add`` row, says how to add
+        (it used to start the entry; now Enter does, and the desk's keys stay the desk's)."""
+        if not (event.is_printable and event.character) or event.key in self.screen.active_bindings:
+            return
+        row = self.parent_pane.current_row()
+        if row is not None and row.kind == "add":
+            event.stop()
+            self.notify("Enter (or e) opens the editor for the new entry", timeout=3)
 
     def action_toggle_row(self) -> None:
         self.parent_pane.act("toggle")
