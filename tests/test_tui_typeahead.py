@@ -117,3 +117,23 @@ async def test_desk_keys_on_a_plus_add_row_typed_ahead(tmp_path: Path) -> None:
         assert any("Undone" in n for n in notes(app))
     state = saved(path)
     assert state.characters[state.encounter.current.char_id].name == "Bruno"
+
+
+async def test_the_screen_follows_bursts_typed_into_the_condition_editor(tmp_path: Path) -> None:
+    """The pane's condition editor open, bursts of keys (a ``?`` among them, which is
+    text there, not the help): after each burst the screen shows what the field holds
+    (a desk once stopped repainting in this spot); nothing is saved until Enter."""
+    from helpers import screen_text
+
+    path, app = desk(tmp_path)
+    async with run(app, size=SMALL) as pilot:
+        screen = await main_screen(pilot)
+        await typed_ahead(pilot, "<tab><ctrl+home>" + "<down>" * 9 + "<enter>")
+        editor = screen.character.query_one("#character-editor")
+        for n in range(8):
+            await typed_ahead(pilot, f"Hex{n}?x<backspace>")
+            assert editor.value == f"Hex{n}?"
+            assert f"Hex{n}?" in screen_text(app)
+            await typed_ahead(pilot, "<backspace>" * 5)
+            assert editor.value == ""
+    assert len(events_of(path)) == 5  # the five events of the harness's session: nothing added
