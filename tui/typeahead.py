@@ -25,6 +25,11 @@ same moment a GM typing slowly would press the next key:
   waited for: no key depends on them.
 
 A key typed slowly meets an app that has settled already, so it goes on at once.
+"Settled" reads the state of Textual 8's message pumps (their queues, the task that
+waits on each, the screens' pending callbacks, the workers): Textual has no public
+"idle" signal; the Textual version is pinned, and ``tests/test_tui_typeahead.py``
+fails if a new one changes what these mean.
+
 The held keys are visible to tests as :attr:`TypeAhead.typing_ahead`. If one widget
 stays busy for :data:`SOFT_LIMIT` seconds without the app moving on at all (no
 session call under way, the top screen up), the next key goes on anyway: a key is
@@ -158,7 +163,10 @@ class TypeAhead:
         for screen in app.screen_stack:
             if screen._callbacks:
                 return (id(screen), "callbacks", len(screen._callbacks))
-        top = app.screen
+        try:
+            top = app.screen
+        except Exception:
+            return None  # no screen any more (the app ends)
         for worker in app.workers:
             if worker.state in _UNDER_WAY and not worker._thread_worker:
                 node = worker.node
