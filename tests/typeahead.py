@@ -89,7 +89,7 @@ SEQUENCES: list[Sequence] = [
     Sequence("new round", "Ra<enter>", ("R",), saves="round.new"),
     Sequence("filter the log, then the desk's keys", "f<down><enter>n", ("f",), saves="turn.next"),
     Sequence("the palette: Enter takes the top match", "<ctrl+p>next turn<enter>", saves="turn.next"),
-    Sequence("a Possibility spent and cancelled", "PC", ("P", "C"), ("torg-2d10",)),
+    Sequence("a Possibility spent and cancelled", "PC", ("P", "C"), ("torg-2d10",), "possibility.spend"),
     # Kara has no descriptor sheet: Healing is refused in the dialog, which Escape closes
     Sequence("healing (refused in the dialog)", "h<enter><escape>", ("h",), ("1d6x4",)),
     Sequence("a clock added and ticked", "KAlarm<tab>4<enter>k<enter>", ("K", "k"), ("4d6",), "clock.add"),
