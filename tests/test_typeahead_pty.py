@@ -28,7 +28,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from helpers import TIMEOUT
 from typeahead import (
     NOT_TYPED_AHEAD,
     SEQUENCES,
@@ -151,7 +150,7 @@ class PtyDesk:
     def end(self) -> int:
         """SIGTERM ends gmdesk the ordinary way (every change is already saved)."""
         os.kill(self.pid, signal.SIGTERM)
-        deadline = time.monotonic() + TIMEOUT
+        deadline = time.monotonic() + SETTLE_TIMEOUT
         while time.monotonic() < deadline:
             done, status = os.waitpid(self.pid, os.WNOHANG)
             if done:
@@ -160,7 +159,7 @@ class PtyDesk:
             time.sleep(0.05)
         os.kill(self.pid, signal.SIGKILL)
         os.waitpid(self.pid, 0)
-        raise AssertionError("gmdesk did not end on SIGTERM")
+        raise AssertionError(f"gmdesk did not end on SIGTERM; the last output: {self.tail()!r}")
 
 
 def drive(saves: Path, home: Path, system: str, burst: bool) -> None:
