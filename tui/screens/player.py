@@ -357,6 +357,9 @@ class PlayerApp(TerminalGuard, App):
     MIN_SIZE = (40, 12)
     CURSOR_BLINK = False
     STDIN_EOF_EXITS = False
+    #: players get no command palette: nothing in it is theirs (its Screenshot would
+    #: send a served browser to a download), and no command leaves the view
+    ENABLE_COMMAND_PALETTE = False
 
     BINDINGS = [
         Binding("q", "quit", "Quit", id="player.quit"),
