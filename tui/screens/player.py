@@ -199,8 +199,43 @@ def build_picture(state: State) -> PlayerPicture:
 
 #: Below this many columns the player view takes its narrow (phone) layout.
 NARROW_BELOW = 60
+#: Below this many rows a wide player view takes its short (landscape phone) layout.
+SHORT_BELOW = 24
 #: How many rolls the narrow layout lists (newest first).
 RECENT_ROLLS = 8
+
+
+class _RollText:
+    """One roll in the narrow layout's list: wrapped at its spaces like any text, but
+    its dice list (``[6 4 (3) 4 (1) 6]``) is never cut in two — it ends the last line
+    if it fits there, else it takes a line of its own (folded only if even that is
+    too narrow)."""
+
+    def __init__(self, text: str, dice: str) -> None:
+        self.text = text
+        self.dice = dice
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.cells import cell_len
+
+        width = max(1, options.max_width)
+        lines = list(Text(self.text).wrap(console, width)) if self.text else []
+        if self.dice:
+            if lines and lines[-1].cell_len + 1 + cell_len(self.dice) <= width:
+                lines[-1].append(" " + self.dice)
+            else:
+                lines.extend(Text(self.dice).wrap(console, width, overflow="fold"))
+        for line in lines:
+            line.end = "\n"
+            yield line
+
+    def __rich_measure__(self, console: Any, options: Any) -> Any:
+        from rich.cells import cell_len
+        from rich.measure import Measurement
+
+        words = [cell_len(w) for w in self.text.split()] + [cell_len(self.dice)]
+        whole = cell_len(self.text) + 1 + cell_len(self.dice)
+        return Measurement(min(max(words), options.max_width), min(whole, options.max_width))
 
 
 def recent_rolls_text(
@@ -208,9 +243,11 @@ def recent_rolls_text(
 ) -> RenderableType:
     """The last ``count`` roll entries, newest first — the narrow layout's roll list:
     ``#seq`` in a column of its own and the rest of the roll log's line (players'
-    view: no secrets) wrapped beside it, so a roll reads whole at 40 columns."""
+    view: no secrets) wrapped beside it, its dice list kept whole, so a roll reads
+    whole at 40 columns."""
     from rich.table import Table
 
+    from gmdesk.core.render import log_dice_text, public_record
     from gmdesk.tui.widgets.rolllog import entry_line
 
     if not rolls:
@@ -218,10 +255,12 @@ def recent_rolls_text(
     names = {cid: c.name for cid, c in characters.items()}
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="bold", no_wrap=True)
-    grid.add_column(ratio=1, overflow="fold")
+    grid.add_column(ratio=1)
     for entry in reversed(rolls[-count:]):
         head, _, rest = entry_line(entry, names, hide_secrets=True).partition(" ")
-        grid.add_row(Text(head), Text(rest))  # plain text: a "[dice]" is not markup
+        dice = f"[{log_dice_text(public_record(entry.record)).plain}]"
+        text, dice = (rest[: -len(dice) - 1], dice) if rest.endswith(" " + dice) else (rest, "")
+        grid.add_row(Text(head), _RollText(text, dice))  # plain text: a "[dice]" is not markup
     return grid
 
 
@@ -238,6 +277,9 @@ class PlayerScreen(Screen):
     """
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]
+    #: a short wide screen (a phone held sideways, 93×18) gives the top panes two
+    #: thirds of the height, so the order and the clocks show without scrolling
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_BELOW, "-tall")]
 
     DEFAULT_CSS = """
     PlayerScreen { layout: vertical; }
@@ -250,7 +292,10 @@ class PlayerScreen(Screen):
     }
     PlayerScreen #player-initiative-box { width: 2fr; }
     PlayerScreen #player-party-box { width: 3fr; }
-    PlayerScreen #player-log { height: 1fr; min-height: 5; border: round $primary-darken-1; }
+    PlayerScreen #player-log {
+        height: 1fr; min-height: 5; border: round $primary-darken-1; overflow-x: hidden;
+    }
+    PlayerScreen.-wide.-short #player-top { height: 2fr; }
     PlayerScreen #player-status { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
     PlayerScreen #player-recent-box { display: none; }
 
