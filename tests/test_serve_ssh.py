@@ -265,9 +265,8 @@ def test_ssh_is_optional_and_its_options_are_checked(tmp_path, state):
     mode = stat.S_IMODE(key_file.stat().st_mode)
     key_file.chmod(0o644)
     try:
-        done = subprocess.run(
-            gmdesk(tmp_path, "serve", SAVE, "--port", "0", "--ssh-port", "0"), capture_output=True, text=True, timeout=60
-        )
+        argv = gmdesk(tmp_path, "serve", SAVE, "--port", "0", "--ssh-port", "0")
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     finally:
         key_file.chmod(mode or 0o600)
     assert done.returncode == 2 and "can be read by others (mode 0644); chmod 600 it" in done.stderr
