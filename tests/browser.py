@@ -57,6 +57,8 @@ class Shot:
     columns: int
     rows: int
     screen: dict[str, float] = field(default_factory=dict)  # the terminal's drawn box, CSS px
+    text: str = ""  # what the terminal was sent, escape codes taken out
+    font_size: float = 0.0  # the font size the page chose (CSS px)
 
 
 class Chromium:
@@ -245,7 +247,9 @@ class Page:
             " return {x: r.x, y: r.y, width: r.width, height: r.height}; })()"
         )
         columns, rows = self._terminal_size()
-        return Shot(png, self.width, self.height, ratio, columns, rows, screen)
+        font_size = float(await self.evaluate("document.getElementById('terminal').dataset.fontSize"))
+        plain = re.sub(r"\x1b\[[0-9;?<>=$]*[ -/]*[@-~]|\x1b[=>()][0-9A-Za-z]?", "", self._received()[0])
+        return Shot(png, self.width, self.height, ratio, columns, rows, screen, plain, font_size)
 
     async def close(self) -> None:
         await self.browser.send("Target.closeTarget", targetId=self.target)
