@@ -63,6 +63,7 @@ import html
 import ipaddress
 import json
 import logging
+import os
 import secrets
 import shlex
 import signal
@@ -668,8 +669,6 @@ class PlayerServer(Server):
 
     def kill_viewers(self) -> None:
         """Last resort at the deadline: no viewer process outlives the server."""
-        import os
-
         for process in self._processes():
             if process.returncode is None:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -700,11 +699,18 @@ def run_server(
     ssh_port: int | None = None,
     authorized_keys: Path | None = None,
 ) -> int:
-    """``gmdesk serve``: serve until stopped; returns the exit status."""
+    """``gmdesk serve``: serve until stopped, then exit the process at once with its
+    status: every viewer is reaped and every socket closed by then, and the
+    interpreter's own teardown of the web and SSH libraries would take the stop past
+    its one second."""
     server = PlayerServer(
         path, host=host, port=port, max_viewers=max_viewers, ssh_port=ssh_port, authorized_keys=authorized_keys
     )
-    return server.serve()
+    status = server.serve()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(status)
 
 
 __all__ = [
