@@ -22,7 +22,7 @@ pytest.importorskip("textual_serve", reason="textual-serve is not installed: pip
 
 import aiohttp  # noqa: E402
 from helpers import wait_until  # noqa: E402
-from test_serve import ANSI, Served, alive, gmdesk, open_viewer  # noqa: E402
+from test_serve import ANSI, Served, alive, open_viewer  # noqa: E402
 
 from gmdesk.core.session import Session, SessionStore  # noqa: E402
 from gmdesk.tui.serve_ssh import Attempts  # noqa: E402
@@ -203,11 +203,14 @@ def test_an_address_waits_only_a_minute():
     assert not attempts.waiting("10.0.0.7")
 
 
-async def test_stopping_serve_closes_every_ssh_session(tmp_path, state):
+async def test_stopping_serve_closes_every_ssh_session(tmp_path, state, table):
     make_ambush(tmp_path)
     served = Served(tmp_path, SAVE, "--ssh-port", "0")
     try:
         wait_until(lambda: "host key" in served.output, timeout=30)
+        # another night, another serve: the same host key, so players' known_hosts stay valid
+        fingerprint = re.search(r"host key (SHA256:\S+)", served.output).group(1)
+        assert fingerprint == re.search(r"host key (SHA256:\S+)", table.output).group(1)
         port = int(re.search(r"ssh -p (\d+)", served.output).group(1))
         players = [await connect(port, password=served.token) for _ in range(2)]
         for player in players:
@@ -219,28 +222,31 @@ async def test_stopping_serve_closes_every_ssh_session(tmp_path, state):
             await asyncio.wait_for(player.process.wait_closed(), 10)
         assert served.proc.wait(10) == 0
         assert not any(alive(pid) for pid in pids)
-        # the next night: the same host key, so players' known_hosts stay valid
-        again = Served(tmp_path, SAVE, "--ssh-port", "0")
-        try:
-            wait_until(lambda: "host key" in again.output, timeout=30)
-            first = re.search(r"host key (SHA256:\S+)", served.output).group(1)
-            assert re.search(r"host key (SHA256:\S+)", again.output).group(1) == first
-        finally:
-            again.stop()
     finally:
         served.stop()
 
 
-def test_ssh_is_optional_and_its_options_are_checked(tmp_path, state):
+def test_ssh_is_optional_and_its_options_are_checked(tmp_path, state, monkeypatch, capsys):
+    from gmdesk.__main__ import main
+    from gmdesk.tui.serve import ServeError
+    from gmdesk.tui.serve_ssh import host_key
+
     make_ambush(tmp_path)
-    hidden = (
-        "import sys; sys.modules['asyncssh'] = None\n"
-        "from gmdesk.__main__ import main\n"
-        f"sys.exit(main(['--saves', {str(tmp_path)!r}, 'serve', {SAVE!r}, '--port', '0', '--ssh-port', '0']))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", hidden], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.strip() == "gmdesk serve: --ssh-port needs asyncssh: pip install 'gmdesk[ssh]'"
+    saves = ["--saves", str(tmp_path)]
+    with monkeypatch.context() as hidden:  # asyncssh not installed
+        hidden.setitem(sys.modules, "asyncssh", None)
+        hidden.delitem(sys.modules, "gmdesk.tui.serve_ssh")
+        assert main([*saves, "serve", SAVE, "--port", "0", "--ssh-port", "0"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == "gmdesk serve: --ssh-port needs asyncssh: pip install 'gmdesk[ssh]'\n"
+    for args, words in [
+        (["--ssh-port", "70000"], "--ssh-port"),
+        (["--authorized-keys", str(tmp_path / "keys")], "--authorized-keys: only with --ssh-port"),
+        (["--ssh-port", "0", "--authorized-keys", str(tmp_path / "none")], "--authorized-keys: no file"),
+    ]:
+        assert main([*saves, "serve", SAVE, *args]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and len(err.strip().splitlines()) == 1 and words in err, args
     # without --ssh-port, asyncssh is never imported
     probe = (
         "import sys\n"
@@ -249,25 +255,17 @@ def test_ssh_is_optional_and_its_options_are_checked(tmp_path, state):
         "print('asyncssh' in sys.modules)\n"
     )
     assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60).stdout == "False\n"
-    for args, words in [
-        (["--ssh-port", "70000"], "--ssh-port"),
-        (["--authorized-keys", str(tmp_path / "keys")], "--authorized-keys: only with --ssh-port"),
-        (["--ssh-port", "0", "--authorized-keys", str(tmp_path / "none")], "--authorized-keys: no file"),
-    ]:
-        done = subprocess.run(gmdesk(tmp_path, "serve", SAVE, *args), capture_output=True, text=True, timeout=60)
-        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and words in done.stderr, args
     # a host key others can read is reported, never replaced
-    key_file = state / "gmdesk" / "ssh_host_ed25519_key"
-    if not key_file.exists():
-        key_file.parent.mkdir(parents=True, exist_ok=True)
-        key_file.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_private_key())
+    key_file = tmp_path / "state" / "ssh_host_ed25519_key"
+    host_key(key_file)
     before = key_file.read_bytes()
-    mode = stat.S_IMODE(key_file.stat().st_mode)
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600 and stat.S_IMODE(key_file.parent.stat().st_mode) == 0o700
     key_file.chmod(0o644)
-    try:
-        argv = gmdesk(tmp_path, "serve", SAVE, "--port", "0", "--ssh-port", "0")
-        done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
-    finally:
-        key_file.chmod(mode or 0o600)
-    assert done.returncode == 2 and "can be read by others (mode 0644); chmod 600 it" in done.stderr
-    assert key_file.read_bytes() == before
+    with pytest.raises(ServeError, match=r"can be read by others \(mode 0644\); chmod 600 it"):
+        host_key(key_file)
+    key_file.write_bytes(b"not a key")
+    key_file.chmod(0o600)
+    with pytest.raises(ServeError, match="cannot read the SSH host key"):
+        host_key(key_file)
+    assert key_file.read_bytes() == b"not a key"  # never replaced
+    assert before != b"not a key"
