@@ -219,7 +219,7 @@ class Page:
         for ``quiet`` seconds, one screenshot."""
         await self.browser.send("Page.navigate", self.session, url=url)
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 60
+        deadline = loop.time() + 120
         last_seen, since = -1.0, loop.time()
         while loop.time() < deadline:
             await asyncio.sleep(0.1)
@@ -237,7 +237,13 @@ class Page:
             await asyncio.sleep(0.25)
             previous, png = (
                 png,
-                base64.b64decode((await self.browser.send("Page.captureScreenshot", self.session))["data"]),
+                base64.b64decode(
+                    (
+                        await self.browser.send(
+                            "Page.captureScreenshot", self.session, timeout=90, optimizeForSpeed=True
+                        )
+                    )["data"]
+                ),
             )
             if png == previous:
                 break

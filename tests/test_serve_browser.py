@@ -56,6 +56,7 @@ async def take_shots(url: str) -> tuple[dict[tuple[str, str, int], Shot], dict[t
     """Every shot, and each phone or desktop shot's brightness per cell of the ratio-1 terminal."""
     shots: dict[tuple[str, str, int], Shot] = {}
     grids: dict[tuple[str, str, int], list[int]] = {}
+    at_once = asyncio.Semaphore(3)  # pages drawing at once: a busy 2-core machine keeps up
 
     async def browser(scale: int) -> None:
         async with Chromium(scale) as chromium:
@@ -66,10 +67,9 @@ async def take_shots(url: str) -> tuple[dict[tuple[str, str, int], Shot], dict[t
 
             async def one(name: str, mode: str, ratio: int, emulate: int):
                 width, height, mobile, *_ = {**SIZES, **EXTRA}[name]
-                page = await chromium.open(width, height, mobile=mobile, emulate=emulate)
-                drawn = "following"
-                shot = await page.shoot(url, drawn=drawn)
-                shots[(name, mode, ratio)] = shot
+                async with at_once:
+                    page = await chromium.open(width, height, mobile=mobile, emulate=emulate)
+                    shots[(name, mode, ratio)] = await page.shoot(url, drawn="following")
                 return page
 
             pages = await asyncio.gather(*(one(*job) for job in jobs))

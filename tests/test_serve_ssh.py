@@ -75,10 +75,10 @@ class Player:
             self.raw += data
 
 
-async def connect(port: int, size=(100, 30), **auth) -> Player:
+async def connect(port: int, size=(100, 30), username: str = "player", **auth) -> Player:
     auth.setdefault("client_keys", None)
     conn = await asyncssh.connect(
-        "127.0.0.1", port, username="player", known_hosts=None, agent_path=None, **auth, login_timeout=20
+        "127.0.0.1", port, username=username, known_hosts=None, agent_path=None, **auth, login_timeout=20
     )
     process = await conn.create_process(term_type="xterm-256color", term_size=size, encoding=None)
     return Player(conn, process)
@@ -160,7 +160,7 @@ async def test_a_listed_key_logs_in_and_seats_are_shared_with_browsers(table):
     async with aiohttp.ClientSession() as http:
         browser = await open_viewer(http, table.ws_url)
         await browser.read_until(lambda t: "following" in t)
-        keyed = await connect(table.ssh_port, client_keys=[table.listed_key], size=(80, 24))
+        keyed = await connect(table.ssh_port, client_keys=[table.listed_key], size=(80, 24), username="kara")
         await keyed.read_until(lambda t: "following" in t)
         stranger = asyncssh.generate_private_key("ssh-ed25519")
         with pytest.raises(asyncssh.PermissionDenied):
@@ -176,7 +176,7 @@ async def test_a_listed_key_logs_in_and_seats_are_shared_with_browsers(table):
             player.conn.close()
         await browser.ws.close()
         wait_until(lambda: not table.viewers(), timeout=15)
-    assert "(3 of 3" in table.output
+    assert "(3 of 3" in table.output and "SSH viewer joined from 127.0.0.1 as 'kara'" in table.output
 
 
 async def test_five_wrong_passwords_in_a_minute_make_an_address_wait(table):

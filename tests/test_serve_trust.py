@@ -19,7 +19,7 @@ import aiohttp  # noqa: E402
 from helpers import run, wait_until  # noqa: E402
 from test_serve import ANSI, example, open_viewer, serve  # noqa: E402,F401  (the fixture)
 
-from gmdesk.tui.serve import BadMessage, parse_message  # noqa: E402
+from gmdesk.tui.serve import BadMessage, PlayerServer, banner, parse_message  # noqa: E402
 from gmdesk.tui.serve_viewer import ViewerService  # noqa: E402
 
 MOVE = re.compile(rb"\x1b\[(\d+);(\d+)H")
@@ -199,3 +199,26 @@ async def test_players_get_no_command_palette_and_nothing_that_leaves_the_view(t
     assert sent == []  # nothing reaches the browser: no page to open, no file
     await service.on_meta(b'{"type": "exit"}')
     assert sent == ["closed"]
+
+
+def test_with_every_interface_the_origins_are_the_addresses_serve_listed(tmp_path, monkeypatch):
+    import gmdesk.tui.serve as serving
+
+    monkeypatch.setattr(serving, "lan_address", lambda: "192.168.1.20")
+    path = example(tmp_path, "Festival Infiltration")
+    server = PlayerServer(path, host="0.0.0.0", port=8000, token="T" * 22)
+    server.announce(8000)
+    text = banner("Festival Infiltration", "0.0.0.0", 8000, "T" * 22, 12)
+    for url in server.urls:
+        assert url in text  # every accepted origin is one the GM was shown
+    assert server.announced("http://192.168.1.20:8000") and server.announced("http://127.0.0.1:8000")
+    for origin in (
+        "http://192.168.1.21:8000",
+        "http://0.0.0.0:8000",
+        "https://192.168.1.20:8000",
+        "http://192.168.1.20:8001",
+        "http://localhost:8000",
+        "null",
+        "",
+    ):
+        assert server.announced(origin) is None, origin

@@ -446,6 +446,10 @@ class PlayerServer(Server):
             response.headers.setdefault("X-Content-Type-Options", "nosniff")
         return response
 
+    def announce(self, port: int) -> None:
+        """The URLs the banner prints for ``port``: the only origins the websocket takes."""
+        self.urls = list(dict.fromkeys(u for u in viewer_urls(self.host, port, self.token) if u))
+
     def announced(self, origin: str) -> str | None:
         """The announced URL whose origin ``origin`` (scheme://host[:port]) is, or None."""
         with contextlib.suppress(ValueError, TypeError):
@@ -605,7 +609,7 @@ class PlayerServer(Server):
             raise ServeError(_bind_error(self.host, self.port, e)) from None
         addresses = runner.addresses
         self.bound_port = int(addresses[0][1]) if addresses else self.port
-        self.urls = list(dict.fromkeys(u for u in viewer_urls(self.host, self.bound_port, self.token) if u))
+        self.announce(self.bound_port)
         if self.ssh is not None:
             try:
                 await self.ssh.start()
