@@ -300,7 +300,10 @@ class PtyViewer:
         except OSError:  # EIO: the process and its terminal are gone
             data = b""
         if data:
-            self.write(data)
+            try:
+                self.write(data)
+            except Exception:  # the client's channel is gone: so is this viewer's reason to run
+                self._end()
         else:
             self._end()
 
