@@ -142,6 +142,17 @@ async def test_the_websocket_takes_only_the_origins_serve_printed(serve):  # noq
             assert r.status == 400
         async with http.get(f"{served.url}download/abc") as r:  # textual-serve's download route is not there
             assert r.status == 404
+        for query in ("width=wide&height=24", "width=-5&height=24", "width=80&height=0"):  # a size that is no size
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await http.ws_connect(f"{served.ws_url}?{query}")
+            assert refused.value.status == 400, query
+    # a request that is not HTTP at all: aiohttp answers 400, the log says one line
+    reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+    writer.write(b"\x16\x03\x01 not http\r\n\r\n")
+    await writer.drain()
+    answer = await asyncio.wait_for(reader.read(200), 10)
+    writer.close()
+    assert answer.startswith(b"HTTP/1.") and b" 400 " in answer.split(b"\r\n")[0]
     refused_lines = [line for line in served.lines if line.startswith("refused a websocket")]
     assert len(refused_lines) == 4 and "'http://evil.example'" in refused_lines[0]
     assert "Traceback" not in served.output and "Error handling request" not in served.output
