@@ -213,9 +213,9 @@ async def test_players_get_no_command_palette_and_nothing_that_leaves_the_view(t
 
 
 def test_with_every_interface_the_origins_are_the_addresses_serve_listed(tmp_path, monkeypatch):
-    import gmdesk.tui.serve as serving
+    import gmdesk.tui.serve_banner as announced
 
-    monkeypatch.setattr(serving, "lan_address", lambda: "192.168.1.20")
+    monkeypatch.setattr(announced, "lan_address", lambda: "192.168.1.20")
     path = example(tmp_path, "Festival Infiltration")
     server = PlayerServer(path, host="0.0.0.0", port=8000, token="T" * 22)
     server.announce(8000)
