@@ -248,7 +248,6 @@ def recent_rolls_text(
     whole at 40 columns."""
     from rich.table import Table
 
-    from gmdesk.core.render import log_dice_text, public_record
     from gmdesk.tui.widgets.rolllog import entry_line
 
     if not rolls:
@@ -259,8 +258,8 @@ def recent_rolls_text(
     grid.add_column(ratio=1)
     for entry in reversed(rolls[-count:]):
         head, _, rest = entry_line(entry, names, hide_secrets=True).partition(" ")
-        dice = f"[{log_dice_text(public_record(entry.record)).plain}]"
-        text, dice = (rest[: -len(dice) - 1], dice) if rest.endswith(" " + dice) else (rest, "")
+        text, bracket, dice = rest.rpartition(" [")  # the line ends with its dice: "… [6 4 (3) 1]"
+        text, dice = (text, bracket.strip() + dice) if bracket and rest.endswith("]") else (rest, "")
         grid.add_row(Text(head), _RollText(text, dice))  # plain text: a "[dice]" is not markup
     return grid
 
