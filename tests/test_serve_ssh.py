@@ -144,6 +144,9 @@ async def test_the_token_opens_the_player_view_which_follows_resizes_and_hides_t
             await player.conn.create_process("cat /etc/passwd")
         with pytest.raises(asyncssh.ChannelOpenError):
             await player.conn.create_process(subsystem="sftp")
+        bare = await player.conn.create_process(encoding=None)  # ssh -T: no terminal to draw on
+        finished = await asyncio.wait_for(bare.wait(), 10)
+        assert finished.exit_status == 1 and b"needs a terminal (ssh -t)" in finished.stdout
         # q quits: the session ends and so does its process
         pids = table.viewers()
         player.process.stdin.write(b"q")
