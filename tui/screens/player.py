@@ -273,7 +273,13 @@ class PlayerScreen(Screen):
     cut at the edge, then the characters (up to 45 % of the height, scrolling
     beyond). The rolls take the room that is left, losing the oldest first: on a
     phone the latest roll is what a player looks for, and it must not hide below
-    the fold.
+    the fold. A roll's dice list is never cut in two (:class:`_RollText`).
+
+    Short wide layout (at least :data:`NARROW_BELOW` columns, fewer than
+    :data:`SHORT_BELOW` rows — a phone held sideways): the initiative and the
+    characters take two thirds of the height, so the order and the clocks show
+    without scrolling; the roll log keeps the rest. The roll log never shows a
+    horizontal scrollbar (a line longer than the log is cut; Enter shows it whole).
     """
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]
