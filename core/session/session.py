@@ -404,6 +404,12 @@ class Session(SessionMoves, SystemMoveCalls):
             self.warnings.append(f"could not update the session's summary: {e}")
         return event
 
+    @property
+    def changed_on_disk(self) -> str | None:
+        """Why nothing more is saved, when another program replaced or wrote the
+        session's files while this writer had it open (one line); else None."""
+        return getattr(self._log, "changed_on_disk", None)
+
     def take_notices(self) -> list[str]:
         """What the GM should be told once about the save since the last call (a
         compaction that could not be written…); the screen shows each one."""
@@ -529,7 +535,10 @@ class Session(SessionMoves, SystemMoveCalls):
             return
         try:
             if not self.readonly:
-                self._maybe_update_header(force=True)
+                try:
+                    self._maybe_update_header(force=True)
+                except GmdeskError as e:  # (a session its writer no longer saves: said already)
+                    self.warnings.append(f"could not update the session's summary: {e}")
                 self._save_checkpoint()
         finally:
             self._closed = True

@@ -126,6 +126,13 @@ class EventLog:
         """One-line notes about this load (see the class docstring); empty when clean."""
         return self._storage.warnings
 
+    @property
+    def changed_on_disk(self) -> str | None:
+        """Writers: why nothing more is saved, when another program replaced or wrote
+        the session's files while it was open (one line); None while all is well."""
+        storage = self._storage
+        return storage._broken if storage._changed else None
+
     def take_notices(self) -> list[str]:
         """Problems found since the last call (a compaction that could not be written,
         and that it works again), each reported once; empty when all is well."""

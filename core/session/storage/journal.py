@@ -24,6 +24,7 @@ from gmdesk.core.session.storage.checksums import seal
 from gmdesk.core.session.storage.codec import dumps, json_text
 from gmdesk.core.session.storage.errors import (
     CorruptSaveError,
+    SessionChangedError,
     SessionExistsError,
     SessionMissingError,
     StoreError,
@@ -102,6 +103,7 @@ class JournalEngine:
         self._jlines = 0  # records in the journal
         self._next_auto = compact_at  # journal length that triggers auto-compaction
         self._broken: str | None = None  # set when a failed write could not be cut back
+        self._changed = False  # another program replaced or wrote the session's files
         self._closed = False
         self._maxid: dict[str, int] = {}
         self._snap_ident: tuple = ()  # readers: which snapshot they loaded
@@ -161,12 +163,12 @@ class JournalEngine:
             raise
 
     def _take_lock(self) -> WriterLock:
-        lock = self._lock = WriterLock(self.paths["lock"], self.path)
+        lock = self._lock = WriterLock(self.paths["lock"], self.path, self.paths["journal"])
         try:
             lock.acquire()
         except OSError as e:
-            if e.filename is not None and Path(e.filename) == self.path:
-                raise StoreReadError(f"{self.path}: cannot read ({e.strerror or e})") from None
+            if e.filename is not None and Path(e.filename) in (self.path, self.paths["journal"]):
+                raise StoreReadError(f"{e.filename}: cannot read ({e.strerror or e})") from None
             raise StoreWriteError(
                 f"{self.path}: cannot open for writing ({e.strerror or e}); open it read-only instead"
             ) from None
@@ -259,7 +261,7 @@ class JournalEngine:
         if self._closed:
             raise StoreWriteError(f"{self.path}: the session is closed; nothing was saved")
         if self._broken:
-            raise StoreWriteError(self._broken)
+            raise (SessionChangedError if self._changed else StoreWriteError)(self._broken)
 
     def next_id(self, table: str) -> int:
         """The id the next new document of ``table`` gets (events: count + 1)."""
@@ -280,6 +282,7 @@ class JournalEngine:
             return
         with self._mutex:
             self._check_writable()
+            self._check_own_files()
             lines: list[str] = []
             recs: list[dict] = []
             n = self._state.lsn
@@ -440,9 +443,19 @@ class JournalEngine:
         head = dumps({"gmdesk_journal": JOURNAL_VERSION, "base": self._state.lsn}) + "\n"
         data = head.encode("utf-8")
         got: list[int] = []
+        lock = self._lock
         try:
-            atomic.publish(self.paths["journal_tmp"], self.paths["journal"], data, overwrite=True, keep=got.append)
+            atomic.publish(
+                self.paths["journal_tmp"],
+                self.paths["journal"],
+                data,
+                overwrite=True,
+                keep=got.append,
+                hold=lock.add_journal_file if lock is not None else None,
+            )
         finally:
+            if lock is not None:
+                lock.prune_session_files()
             # even when a later step failed (or was interrupted): once the new journal
             # has the name, it is the one to append to
             for fd in got:
@@ -476,10 +489,12 @@ class JournalEngine:
                     problem = f"{self.paths['journal'].name} was written by another program"
         if problem:
             self._broken = (
-                f"{self.path}: {problem} while this gmdesk had the session open; nothing more is "
-                f"saved here (close it, then `gmdesk check` the session)"
+                f"{self.path}: the session was changed on disk: {problem} while this gmdesk had it "
+                f"open; nothing more is saved here, everything saved before is kept (close it, "
+                f"then `gmdesk check` the session)"
             )
-            raise StoreWriteError(self._broken)
+            self._changed = True
+            raise SessionChangedError(self._broken)
 
     def compact(self, tables: Tables | None = None) -> None:
         """Write the whole state as a new snapshot, then start an empty journal.

@@ -1,0 +1,74 @@
+"""What other programs do to a session or a bestiary (an editor saving by rename, rsync,
+a deleted lock, a cut journal, an edited byte, hostile JSON) is refused or detected;
+no gmdesk command destroys a session or a bestiary. tests/hostile.py holds the fault
+scripts these tests run once each (``python tests/hostile.py N`` runs them N times)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from gmdesk.core.session import Session, SessionStore
+from gmdesk.core.session.storage import EventLog, sidecar_paths
+from gmdesk.core.session.storage.errors import SessionChangedError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hostile  # noqa: E402
+
+
+# --------------------------------------------------------------------------- one writer
+
+
+def test_a_second_gmdesk_is_refused_after_the_lock_is_deleted_and_the_session_file_renamed_over(tmp_path):
+    assert hostile.takeover(tmp_path) == "refused"
+
+
+@pytest.mark.parametrize("victim", ["snapshot", "journal"])
+def test_the_writer_notices_its_files_were_replaced_before_its_next_write(tmp_path, victim):
+    path = SessionStore(tmp_path).create("Docks", "4d6")
+    s = Session.open(path)
+    s.apply({"type": "note", "text": "one"})
+    target = sidecar_paths(path)[victim]
+    copy = target.with_name(target.name + ".sync")
+    copy.write_bytes(target.read_bytes())
+    os.replace(copy, target)
+    with pytest.raises(SessionChangedError, match="changed on disk") as err:
+        s.apply({"type": "note", "text": "two"})
+    assert "\n" not in str(err.value)
+    with pytest.raises(SessionChangedError):  # and it stays so
+        s.apply({"type": "note", "text": "three"})
+    with pytest.raises(Exception, match="is open in gmdesk"):
+        EventLog.open(path)  # nobody else writes while it is open
+    s.close()
+    with Session.open(path, readonly=True) as again:
+        assert [e.data.get("text") for e in again.events] == ["one"]
+
+
+async def test_the_desk_says_the_session_was_changed_on_disk_and_turns_read_only(tmp_path):
+    from helpers import make_save, notes, run, screen_text, settle, until
+
+    from gmdesk.tui.app import GmdeskApp
+    from gmdesk.tui.screens.main import MainScreen
+
+    path, _ids = make_save(
+        tmp_path, characters=[{"name": "Bruno"}, {"name": "Kara"}], initiative={"Bruno": 12, "Kara": 9}, start=True
+    )
+    with Session.open(path, readonly=True) as s:
+        before = len(s.events)
+    app = GmdeskApp(tmp_path / "saves", path)
+    async with run(app, size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MainScreen) and "Bruno" in screen_text(app))
+        copy = path.with_name(path.name + ".sync")
+        copy.write_bytes(path.read_bytes())
+        os.replace(copy, path)  # an editor saves the session file by rename
+        await pilot.press("n")
+        await until(pilot, lambda: "READ-ONLY" in screen_text(app))
+        assert any("changed on disk" in n and "read-only" in n for n in notes(app))
+        await pilot.press("n")  # nothing more is tried
+        await settle(pilot)
+        assert sum("changed on disk" in n for n in notes(app)) == 1
+    with Session.open(path, readonly=True) as s:
+        assert len(s.events) == before
