@@ -17,6 +17,7 @@ word is a failure):
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -116,7 +117,112 @@ def takeover(workdir: Path, seed: int = 0) -> str:
     return "refused"
 
 
-SCENARIOS = {"takeover": (takeover, "refused")}
+DEEP = 100_000
+
+
+def _gmdesk(saves: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*GMDESK, "--saves", str(saves), *args],
+        cwd=saves,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=120,
+    )
+
+
+def _judge(out: subprocess.CompletedProcess, codes: tuple[int, ...]) -> str:
+    """``one line`` when the command answered hostile input as gmdesk should: no
+    traceback, an expected exit status, at most one line on stderr."""
+    if "Traceback" in out.stderr or "RecursionError" in out.stderr + out.stdout:
+        return "traceback"
+    if out.returncode not in codes:
+        return f"exit {out.returncode}"
+    if out.stderr.count("\n") > 1:
+        return "several lines"
+    return "one line"
+
+
+def _nested_session(saves: Path, where: str) -> None:
+    """The session "Docks" with deeply nested JSON ``where``: a journal record (its
+    checksum made to match), the session file (an older layout, read whole), its
+    checkpoint."""
+    from gmdesk.core.session import Session, SessionStore
+    from gmdesk.core.session.storage import sidecar_paths
+    from gmdesk.core.session.storage.checksums import seal
+
+    path = SessionStore(saves).create("Docks", "4d6")
+    with Session.open(path) as s:
+        s.apply({"type": "note", "text": "kept"})
+    deep = "[" * DEEP + "]" * DEEP
+    files = sidecar_paths(path)
+    if where == "journal":
+        with Session.open(path) as s:
+            s.apply({"type": "note", "text": "also kept"})
+            lsn = s._log._storage.lsn
+            s._log._storage.abandon()
+        rec = f'{{"n":{lsn + 1},"op":"put","tb":"meta","id":9,"doc":{{"key":"x","value":{deep}}}}}'
+        with open(files["journal"], "a", encoding="utf-8") as f:
+            f.write(seal(rec) + "\n")
+    elif where == "session file":
+        path.write_text('{"_gmdesk":{"format":"gmdesk-session","schema":1,"lsn":0,"header":{}},"x":' + deep + "}")
+    elif where == "checkpoint":
+        body = ('{"seq":1,"x":' + deep + "}").encode()
+        import hashlib
+
+        head = {
+            "version": 1,
+            "format": "gmdesk-checkpoint",
+            "bytes": len(body),
+            "sha256": hashlib.sha256(body).hexdigest(),
+        }
+        files["checkpoint"].write_bytes(json.dumps(head).encode() + b"\n" + body)
+
+
+def nested(workdir: Path, seed: int = 0) -> str:
+    """Deeply nested JSON (100,000 levels) in a journal record, the session file, its
+    checkpoint, bestiary.json and a TOML file given to ``bestiary import``; every
+    command that reads it answers in one line (or its report): ``one line`` when all
+    of them did, else the first that did not."""
+    wheres = ("journal", "session file", "checkpoint")
+    where = wheres[seed % len(wheres)]
+    saves = workdir / f"n{seed}"
+    _nested_session(saves, where)
+    commands: list[tuple[tuple[str, ...], tuple[int, ...]]] = [
+        (("log", "Docks"), (0, 2) if where == "checkpoint" else (2,)),
+        (("check", "Docks"), (0,) if where == "checkpoint" else (1,)),
+        (("repair", "Docks"), (0, 2)),
+        (("roll", "4d6", "--save", "Docks"), (0,) if where == "checkpoint" else (2,)),
+    ]
+    for args, codes in commands:
+        verdict = _judge(_gmdesk(saves, *args), codes)
+        if verdict != "one line":
+            return f"{where}: {' '.join(args[:1])}: {verdict}"
+    deep = "[" * DEEP + "]" * DEEP
+    beast = saves / "bestiary.json"
+    beast.write_text('{"about":{"1":{"format":"gmdesk-bestiary","version":1}},"stat_blocks":{"1":' + deep + "}}")
+    toml = saves / "deep.toml"
+    toml.write_text('[[stat_block]]\nname = "Deep"\nsystem = "4d6"\n[stat_block.fields]\nx = ' + deep + "\n")
+    for args in (
+        ("bestiary", "list"),
+        ("bestiary", "show", "Bandit"),
+        ("bestiary", "add", "Bandit", "--system", "4d6"),
+        ("bestiary", "remove", "Bandit"),
+        ("bestiary", "export", str(saves / "out.toml")),
+        ("bestiary", "import", str(toml)),
+    ):
+        verdict = _judge(_gmdesk(saves, *args), (2,))
+        if verdict != "one line":
+            return f"bestiary.json: {' '.join(args[:2])}: {verdict}"
+    beast.unlink()
+    verdict = _judge(_gmdesk(saves, "bestiary", "import", str(toml)), (2,))
+    if verdict != "one line":
+        return f"bestiary import: {verdict}"
+    return "one line"
+
+
+SCENARIOS = {"takeover": (takeover, "refused"), "nested": (nested, "one line")}
 
 
 def main(argv: list[str]) -> int:

@@ -18,7 +18,6 @@ from gmdesk.core.session.storage.errors import SessionChangedError
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hostile  # noqa: E402
 
-
 # --------------------------------------------------------------------------- one writer
 
 
@@ -72,3 +71,26 @@ async def test_the_desk_says_the_session_was_changed_on_disk_and_turns_read_only
         assert sum("changed on disk" in n for n in notes(app)) == 1
     with Session.open(path, readonly=True) as s:
         assert len(s.events) == before
+
+
+# --------------------------------------------------------------------------- hostile JSON
+
+
+@pytest.mark.parametrize("seed", [0, 1], ids=["journal", "session file"])
+def test_deeply_nested_json_is_damage_in_one_line_never_a_traceback(tmp_path, seed):
+    assert hostile.nested(tmp_path, seed) == "one line"
+
+
+def test_nesting_deeper_than_the_store_reads_is_refused_when_written(tmp_path):
+    from gmdesk.core.errors import ParamError
+
+    path = SessionStore(tmp_path).create("Docks", "4d6")
+    with Session.open(path) as s:
+        deep: list = []
+        for _ in range(70):
+            deep = [deep]
+        with pytest.raises(ParamError, match="levels deep"):
+            s.ui_set("x", deep)
+        s.apply({"type": "note", "text": "fine"})
+    with Session.open(path, readonly=True) as s:
+        assert [e.data.get("text") for e in s.events] == ["fine"]

@@ -116,6 +116,22 @@ def _rounds(value: Any, what: str) -> int | None:
     return None if value is None else _int(value, what, 1, MAX_ROUNDS)
 
 
+def _plain(fields: Mapping[str, Any], what: str) -> dict[str, Any]:
+    """A JSON copy of ``fields`` (keys as text); ValueError when it is not plain data or
+    nests deeper than gmdesk's files may."""
+    from gmdesk.core.session.storage.codec import MAX_DEPTH, too_deep
+
+    try:
+        text = json.dumps({str(k): v for k, v in fields.items()}, ensure_ascii=False)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{what}: must be plain data ({e})") from None
+    except RecursionError:
+        text = ""
+    if not text or too_deep(text):
+        raise ValueError(f"{what}: nested more than {MAX_DEPTH} levels deep")
+    return json.loads(text)
+
+
 def _only(d: Mapping[str, Any], what: str, allowed: tuple[str, ...]) -> None:
     for k in d:
         if k not in allowed:
@@ -199,6 +215,7 @@ class StatBlock:
         fields = d.get("fields") or {}
         if not isinstance(fields, Mapping):
             raise ValueError(f"{where}: fields: must be a table of field = value")
+        fields = _plain(fields, f"{where}: fields")
         sources = []
         for i, s in enumerate(d.get("sources") or ()):
             w = f"{where}: sources[{i}]"
@@ -250,7 +267,7 @@ class StatBlock:
             vitality=_int(d.get("vitality", 0), f"{where}: vitality", -MAX_VITALITY, MAX_VITALITY),
             possibilities=possibilities,
             reality_rated=reality,
-            fields=json.loads(json.dumps({str(k): v for k, v in fields.items()})),
+            fields=fields,
             sources=tuple(sources),
             conditions=tuple(conditions),
             sheet=None if sheet is None else _text(sheet, f"{where}: sheet", MAX_TEXT, multiline=True),
@@ -402,13 +419,16 @@ def _check_data(path: Path, raw: bytes, full: bool = False) -> dict[str, Any]:
         return _damaged(path, why)
 
     from gmdesk.core.campaign.bestiary_db import TABLE
+    from gmdesk.core.session.storage.codec import loads
 
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise damaged("not UTF-8 text") from None
     except json.JSONDecodeError as e:
         raise damaged(f"not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    except ValueError as e:
+        raise damaged(f"not a bestiary: {e}") from None
     if not isinstance(data, dict):
         raise damaged("not a table of stat blocks")
     for name, table in data.items():
@@ -662,6 +682,8 @@ def from_toml(text: str, where: str = "TOML") -> list[StatBlock]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise BestiaryError(f"{where}: not TOML ({e})") from None
+    except RecursionError:
+        raise BestiaryError(f"{where}: not a gmdesk bestiary (nested too deeply to read)") from None
     if data.get("format", FORMAT) != FORMAT:
         raise BestiaryError(f"{where}: not a gmdesk bestiary (format {data.get('format')!r})")
     version = data.get("version", VERSION)

@@ -71,7 +71,7 @@ def _read_holder(fd: int) -> dict:
     try:
         raw = os.pread(fd, 4096, 0)
         data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 

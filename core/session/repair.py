@@ -21,7 +21,6 @@ free name beside it) and reports what it kept and what it left out.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -40,6 +39,7 @@ from gmdesk.core.session.storage import (
 )
 from gmdesk.core.session.storage.atomic import read_file
 from gmdesk.core.session.storage.checksums import changed_events
+from gmdesk.core.session.storage.codec import loads
 from gmdesk.core.session.storage.format import (
     State,
     apply_record,
@@ -185,13 +185,13 @@ def _snapshot_events(data: bytes, sysrec: dict | None, left_out: list[str]) -> t
         last = False
         if body.endswith(b"}}"):  # the last event closes the events object too
             try:
-                doc = json.loads(body)
+                doc = loads(body)
             except ValueError:
                 body, last = body[:-1], True
         try:
             if not line.startswith(prefix):
                 raise ValueError("not the next event")
-            doc = json.loads(body)
+            doc = loads(body)
             if type(doc) is not dict:
                 raise ValueError("not an object")
         except ValueError:
@@ -225,7 +225,7 @@ def salvage(path: str | os.PathLike) -> Salvage:
     first = data[: data.find(b"\n")] if b"\n" in data else data
     if first.startswith(prefix):
         try:
-            sysrec = json.loads(first[len(prefix) :].rstrip(b","))
+            sysrec = loads(first[len(prefix) :].rstrip(b","))
         except ValueError:
             sysrec = None
     header = sysrec.get("header") if isinstance(sysrec, dict) and isinstance(sysrec.get("header"), dict) else None
@@ -251,7 +251,7 @@ def salvage(path: str | os.PathLike) -> Salvage:
     at = data.rfind(b',\n"' + META_TABLE.encode() + b'":{')
     if at >= 0:
         try:
-            others = json.loads(b"{" + data[at + 2 :].strip())
+            others = loads(b"{" + data[at + 2 :].strip())
             meta = others.get(META_TABLE, {}) if isinstance(others, dict) else {}
         except ValueError:
             left_out.append("the view state (selected character, log position) does not read; it starts afresh")
@@ -268,7 +268,7 @@ def _with_journal(
     if got is not None and got[0].strip() and lsn is not None:
         lines = got[0].split(b"\n")
         try:
-            head = json.loads(lines[0])
+            head = loads(lines[0])
             version, base = int(head["gmdesk_journal"]), int(head["base"])
         except (ValueError, KeyError, TypeError):
             left_out.append("the journal's first line does not read; every change it holds is left out")

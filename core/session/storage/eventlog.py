@@ -13,7 +13,7 @@ from typing import Any
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session.storage import atomic
-from gmdesk.core.session.storage.codec import dumps, json_text
+from gmdesk.core.session.storage.codec import dumps, json_text, loads
 from gmdesk.core.session.storage.errors import StoreReadError
 from gmdesk.core.session.storage.format import CHECKPOINT_TAG, EVENTS_TABLE, META_TABLE, SCHEMA_VERSION
 from gmdesk.core.session.storage.gcpause import no_gc
@@ -295,7 +295,7 @@ class EventLog:
         if nl < 0:
             return None
         try:
-            head = json.loads(data[:nl])
+            head = loads(data[:nl])
         except ValueError:
             return None
         body = data[nl + 1 :]

@@ -18,7 +18,7 @@ from typing import Any
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session.storage import atomic
 from gmdesk.core.session.storage.checksums import block_crcs, changed_events, unseal
-from gmdesk.core.session.storage.codec import SEP, dumps, json_text
+from gmdesk.core.session.storage.codec import SEP, dumps, json_text, loads
 from gmdesk.core.session.storage.errors import (
     CorruptSaveError,
     FutureVersionError,
@@ -194,9 +194,11 @@ def parse_snapshot(path: Path, data: bytes) -> tuple[int, dict]:
         raise CorruptSaveError(path, f"line {line} (byte {e.start})", "not UTF-8 text") from None
     try:
         with no_gc():
-            raw = json.loads(text)
+            raw = loads(text)
     except json.JSONDecodeError as e:
         raise CorruptSaveError(path, f"line {e.lineno} column {e.colno}", f"not valid JSON ({e.msg})") from None
+    except ValueError as e:
+        raise CorruptSaveError(path, "whole file", f"not a gmdesk session ({e})") from None
     if not isinstance(raw, dict):
         raise CorruptSaveError(path, "whole file", "not a JSON object (not a gmdesk session)")
     sysrec = raw.get(SYSTEM_KEY)
@@ -272,7 +274,7 @@ def fast_snapshot(path: Path, data: bytes) -> State | None:
     if nl < 0 or data[nl - 1 : nl] != b",":
         return None
     try:
-        sysrec = json.loads(data[len(prefix) : nl - 1])
+        sysrec = loads(data[len(prefix) : nl - 1])
     except ValueError:
         return None
     if type(sysrec) is not dict or sysrec.get("format") != FORMAT_TAG or sysrec.get("schema") != SCHEMA_VERSION:
@@ -332,7 +334,7 @@ def fast_snapshot(path: Path, data: bytes) -> State | None:
         if rest.strip() == b"}":
             others: Any = {}
         elif rest.startswith(b","):
-            others = json.loads(b"{" + rest[1:])
+            others = loads(b"{" + rest[1:])
         else:
             raise ValueError("not a JSON object")
     except ValueError as e:
@@ -475,7 +477,7 @@ def read_journal(jpath: Path, state: State, *, retry_ok: bool) -> JournalInfo:
     if j.blank:
         j.good_len = sum(map(len, lines)) + len(lines)  # a writer appends after the last record
     try:
-        head = json.loads(lines[0])
+        head = loads(lines[0])
     except ValueError as e:
         raise CorruptSaveError(jpath, "line 1", f"journal header is not valid JSON ({e})") from None
     if not isinstance(head, dict) or type(head.get("gmdesk_journal")) is not int or type(head.get("base")) is not int:
@@ -536,7 +538,7 @@ def journal_record(line: bytes, version: int) -> dict:
     """One journal line as its record; ValueError naming what is wrong."""
     record = unseal(line) if version >= 2 else line
     try:
-        rec = json.loads(line if record is None else record)
+        rec = loads(line if record is None else record)
     except ValueError as e:
         raise ValueError(f"not valid JSON ({e})") from None
     if record is None:
@@ -645,7 +647,7 @@ def _peek_snapshot(path: Path) -> dict | None:
     if not first.startswith(prefix) or not first.rstrip().endswith((b",", b"}")) or not tail.rstrip().endswith(b"}"):
         return None
     try:
-        sysrec = json.loads(first.rstrip()[len(prefix) : -1])
+        sysrec = loads(first.rstrip()[len(prefix) : -1])
     except ValueError:
         return None
     if not isinstance(sysrec, dict) or sysrec.get("format") != FORMAT_TAG:
