@@ -94,3 +94,79 @@ def test_nesting_deeper_than_the_store_reads_is_refused_when_written(tmp_path):
         s.apply({"type": "note", "text": "fine"})
     with Session.open(path, readonly=True) as s:
         assert [e.data.get("text") for e in s.events] == ["fine"]
+
+
+# --------------------------------------------------------------------------- damage is never certified
+
+
+def _flip(raw: bytes, old: bytes, new: bytes) -> bytes:
+    assert raw.count(old) >= 1, old
+    return raw.replace(old, new, 1)
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        (b'"header_crc32"', b'"header_crc3X"'),  # one byte: the check must not turn off
+        (b'"tail_crc32"', b'"tail_crc3X"'),
+        (b'"events_sha256"', b'"events_sha25X"'),
+        (b',"c":"', b',"C":"'),
+        (b'"schema":2', b'"schema":1'),  # claims the older format to dodge the checks
+    ],
+)
+def test_a_checksum_turned_off_by_one_byte_is_damage(tmp_path, old, new):
+    from gmdesk.core.session.repair import check
+    from gmdesk.core.session.storage import CorruptSaveError
+
+    path = SessionStore(tmp_path).create("Docks", "4d2")
+    with Session.open(path) as s:
+        s.apply({"type": "note", "text": "x"})
+        s.ui_set("selected", "c1")
+    raw = path.read_bytes()
+    edited = _flip(raw, old, new)
+    # and a second byte: a setting changed where the turned-off check would have seen it
+    edited = _flip(edited, b'"skill_threshold":9', b'"skill_threshold":7')
+    path.write_bytes(edited)
+    for readonly in (True, False):
+        with pytest.raises(CorruptSaveError):
+            EventLog.open(path, readonly=readonly)
+    assert not check(path).ok
+    assert path.read_bytes() == edited  # never rewritten
+
+
+def test_a_session_of_the_previous_format_opens_and_is_upgraded_keeping_the_original(tmp_path):
+    import shutil
+
+    from gmdesk.core.session.storage import SCHEMA_VERSION
+
+    src = Path(__file__).parent / "data" / "v1"
+    for f in src.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    path = tmp_path / "The Crooked Mile.gmdesk"
+    original = path.read_bytes()
+    assert b'"schema":1' in original.split(b"\n")[0]
+    with Session.open(path, readonly=True) as s:
+        count = len(s.events)
+        assert count == 18 and s.state.info.name == "The Crooked Mile"
+    assert path.read_bytes() == original
+    with Session.open(path) as s:
+        assert len(s.events) == count
+        s.apply({"type": "note", "text": "after the upgrade"})
+    assert path.with_name(path.name + ".v1.bak").read_bytes() == original
+    assert f'"schema":{SCHEMA_VERSION}'.encode() in path.read_bytes().split(b"\n")[0]
+    with Session.open(path, readonly=True) as s:
+        assert len(s.events) == count + 1
+
+
+def test_a_field_no_gmdesk_wrote_in_the_previous_format_is_damage(tmp_path):
+    import shutil
+
+    from gmdesk.core.session.storage import CorruptSaveError
+
+    src = Path(__file__).parent / "data" / "v1"
+    for f in src.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    path = tmp_path / "The Crooked Mile.gmdesk"
+    path.write_bytes(_flip(path.read_bytes(), b'"header_crc32"', b'"header_crc3X"'))
+    with pytest.raises(CorruptSaveError, match="header_crc3X"):
+        EventLog.open(path, readonly=True)

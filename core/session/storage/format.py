@@ -17,7 +17,7 @@ from typing import Any
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session.storage import atomic
-from gmdesk.core.session.storage.checksums import block_crcs, changed_events, unseal
+from gmdesk.core.session.storage.checksums import block_crcs, changed_events, seal, unseal
 from gmdesk.core.session.storage.codec import SEP, dumps, json_text, loads
 from gmdesk.core.session.storage.errors import (
     CorruptSaveError,
@@ -57,7 +57,12 @@ __all__ = [
 ]
 
 #: Version of the snapshot layout this gmdesk writes (``_gmdesk.schema``).
-SCHEMA_VERSION = 1
+#: v2: the ``_gmdesk`` record ends with its own checksum ``"c"`` (as a journal record
+#: does) and must carry every checksum of the file (the events', the header's, the
+#: view state's): one missing, unreadable or not matching is damage. v1 files (some
+#: without checksums, written before they existed) are still read, and upgraded to
+#: v2 by the next writer (keeping the original as ``.v1.bak``).
+SCHEMA_VERSION = 2
 #: Version of the journal line format (``gmdesk_journal`` in the journal's first line).
 #: v2: every record ends with its checksum ``"c"`` (CRC-32 of the record without it,
 #: see :func:`seal`); v1 journals (no checksums) are still read.
@@ -106,8 +111,13 @@ def _v0_to_v1(raw: dict) -> dict:
     return out
 
 
+def _v1_to_v2(raw: dict) -> dict:
+    """v2 only adds checksums to the ``_gmdesk`` record, written by the next compaction."""
+    return raw
+
+
 #: from-version -> function(raw snapshot dict) -> raw snapshot dict of the next version.
-MIGRATIONS: dict[int, Callable[[dict], dict]] = {0: _v0_to_v1}
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {0: _v0_to_v1, 1: _v1_to_v2}
 
 
 def migrate(path: Path, raw: dict, version: int) -> dict:
@@ -162,7 +172,55 @@ _SYSREC_KEYS = (
     "events_crc32",
     "header_crc32",
     "tail_crc32",
+    "c",
 )
+#: the checksums a v1 file written since they existed carries (all three, or none)
+_V1_CRCS = ("events_crc32", "header_crc32", "tail_crc32")
+#: what a v2 record must hold, by type
+_V2_REQUIRED: tuple[tuple[str, type], ...] = (
+    ("lsn", int),
+    ("count", int),
+    ("header", dict),
+    ("events_bytes", int),
+    ("events_sha256", str),
+    ("events_crc32", str),
+    ("header_crc32", int),
+    ("tail_crc32", int),
+)
+_RECORD = f"line 1 (record {SYSTEM_KEY!r})"
+
+
+def check_record(path: Path, sysrec: dict, text: bytes | None) -> None:
+    """Refuse a ``_gmdesk`` record that is not what gmdesk wrote: v2, its own checksum
+    (over ``text``, the record's bytes as read) and every checksum of the file present,
+    of its type; v1, no field gmdesk never wrote and its checksums all or none. A
+    missing or unreadable checksum is damage, never a check skipped."""
+    schema = sysrec.get("schema")
+    if schema == 1:
+        unknown = sorted(k for k in sysrec if k not in _SYSREC_KEYS or k == "c")
+        if unknown:
+            raise CorruptSaveError(
+                path, _RECORD, f"holds {unknown[0]!r}, which no gmdesk writes in format v1 (damaged)"
+            )
+        have = [k for k in _V1_CRCS if k in sysrec]
+        if have and (len(have) != len(_V1_CRCS) or "events_sha256" not in sysrec):
+            missing = next(k for k in (*_V1_CRCS, "events_sha256") if k not in sysrec)
+            raise CorruptSaveError(path, _RECORD, f"its checksum {missing!r} is missing (damaged)")
+        for key, kind in _V2_REQUIRED:
+            if key in sysrec and (type(sysrec[key]) is not kind or (kind is int and sysrec[key] < 0)):
+                raise CorruptSaveError(path, _RECORD, f"{key!r} does not read (damaged)")
+        return
+    if schema != SCHEMA_VERSION:
+        return
+    if "c" not in sysrec or text is None:
+        raise CorruptSaveError(path, _RECORD, "its own checksum is missing (damaged)")
+    if unseal(text) is None:
+        raise CorruptSaveError(path, _RECORD, "changed since gmdesk saved it (its checksum does not match)")
+    for key, kind in _V2_REQUIRED:
+        value = sysrec.get(key)
+        if type(value) is not kind or (kind is int and value < 0):
+            what = "is missing" if key not in sysrec else "does not read"
+            raise CorruptSaveError(path, _RECORD, f"{key!r} {what} (damaged)")
 
 
 def _extra(sysrec: dict) -> dict:
@@ -273,12 +331,18 @@ def fast_snapshot(path: Path, data: bytes) -> State | None:
     nl = data.find(b"\n")
     if nl < 0 or data[nl - 1 : nl] != b",":
         return None
+    text = data[len(prefix) : nl - 1]
     try:
-        sysrec = loads(data[len(prefix) : nl - 1])
+        sysrec = loads(text)
     except ValueError:
         return None
-    if type(sysrec) is not dict or sysrec.get("format") != FORMAT_TAG or sysrec.get("schema") != SCHEMA_VERSION:
+    if (
+        type(sysrec) is not dict
+        or sysrec.get("format") != FORMAT_TAG
+        or sysrec.get("schema") not in (1, SCHEMA_VERSION)
+    ):
         return None
+    check_record(path, sysrec, text)
     lsn, count, length, digest = (
         sysrec.get("lsn"),
         sysrec.get("count"),
@@ -346,7 +410,7 @@ def fast_snapshot(path: Path, data: bytes) -> State | None:
         check_table(path, name, table)
         tables[name] = table
     tables.setdefault(META_TABLE, {})
-    return State(SCHEMA_VERSION, header, lsn, tables, _extra(sysrec))
+    return State(sysrec["schema"], header, lsn, tables, _extra(sysrec))
 
 
 def snapshot_bytes(state: State, tables: Tables | None = None) -> tuple[bytes, int, int]:
@@ -392,7 +456,7 @@ def snapshot_bytes(state: State, tables: Tables | None = None) -> tuple[bytes, i
         "events_crc32": block_crcs(region, len(events)),
         "tail_crc32": zlib.crc32(tail),
     }
-    head = ('{"_gmdesk":' + enc(sysrec) + ",\n" + enc(EVENTS_TABLE) + ":{").encode("utf-8")
+    head = ('{"_gmdesk":' + seal(enc(sysrec)) + ",\n" + enc(EVENTS_TABLE) + ":{").encode("utf-8")
     data = b"".join((head, region, tail))
     return data, len(head), len(head) + len(region)
 
@@ -588,6 +652,13 @@ def load(
         state = fast_snapshot(path, data)
         if state is None:
             schema, raw = parse_snapshot(path, data)
+            if schema >= 2:
+                # a v2 file is only ever laid out as gmdesk writes it, its record on line 1
+                raise CorruptSaveError(
+                    path, _RECORD, "the file is not laid out as gmdesk saved it (changed since; damaged)"
+                )
+            if schema == 1:
+                check_record(path, raw[SYSTEM_KEY], None)
             if schema < SCHEMA_VERSION:
                 raw = migrate(path, raw, schema)
             state = state_from_snapshot(path, raw, schema)
@@ -646,8 +717,9 @@ def _peek_snapshot(path: Path) -> dict | None:
     prefix = b'{"' + SYSTEM_KEY.encode() + b'":'
     if not first.startswith(prefix) or not first.rstrip().endswith((b",", b"}")) or not tail.rstrip().endswith(b"}"):
         return None
+    text = first.rstrip()[len(prefix) : -1]
     try:
-        sysrec = loads(first.rstrip()[len(prefix) : -1])
+        sysrec = loads(text)
     except ValueError:
         return None
     if not isinstance(sysrec, dict) or sysrec.get("format") != FORMAT_TAG:
@@ -655,9 +727,11 @@ def _peek_snapshot(path: Path) -> dict | None:
     schema = sysrec.get("schema")
     if type(schema) is int and schema > SCHEMA_VERSION:
         raise FutureVersionError(path, schema, SCHEMA_VERSION)
+    if schema not in (1, SCHEMA_VERSION):
+        return None
+    check_record(path, sysrec, text)
     if (
-        schema != SCHEMA_VERSION
-        or type(sysrec.get("lsn")) is not int
+        type(sysrec.get("lsn")) is not int
         or type(sysrec.get("count")) is not int
         or not isinstance(sysrec.get("header"), dict)
     ):
