@@ -222,7 +222,125 @@ def nested(workdir: Path, seed: int = 0) -> str:
     return "one line"
 
 
-SCENARIOS = {"takeover": (takeover, "refused"), "nested": (nested, "one line")}
+def tailcut(workdir: Path, seed: int = 0) -> str:
+    """A writer rolls and is killed (SIGKILL); then 3 to 15 whole records and part of
+    one more are cut off the journal's end, as another program would. Expected
+    ``detected``: `gmdesk check` reports the session DAMAGED naming the records
+    missing, `gmdesk log` refuses it in one line, the writer too; and a genuinely torn
+    write (part of a record nobody acknowledged) is still only a warning."""
+    import random
+    import signal
+
+    from gmdesk.core.session import SessionStore
+    from gmdesk.core.session.storage import sidecar_paths
+
+    rng = random.Random(seed)
+    saves = workdir / f"c{seed}"
+    path = SessionStore(saves).create("Docks", "4d6")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path)],
+        cwd=workdir,
+        env=_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    try:
+        if proc.stdout.readline().strip() != "ready":
+            return "writer did not start"
+        for _ in range(20 + rng.randrange(20)):
+            proc.stdout.readline()
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    jpath = sidecar_paths(path)["journal"]
+    data = jpath.read_bytes()
+    lines = data.split(b"\n")[:-1]
+    cut = rng.randint(3, 15)
+    keep = lines[: len(lines) - cut - 1]
+    partial = lines[len(lines) - cut - 1][: rng.randint(5, 40)]
+    with open(jpath, "r+b") as f:  # in place, as `truncate` or a careless script would
+        f.truncate(len(b"\n".join(keep)) + 1 + len(partial))
+    check = _gmdesk(saves, "check", "Docks")
+    if check.returncode != 1 or "DAMAGED" not in check.stdout or "missing" not in check.stdout:
+        return f"check said: {check.stdout.strip()[:200]}"
+    for args in (("log", "Docks"), ("roll", "4d6", "--save", "Docks")):
+        out = _gmdesk(saves, *args)
+        if _judge(out, (2,)) != "one line" or "missing" not in out.stderr:
+            return f"{args[0]}: exit {out.returncode}: {out.stderr.strip()[:200]}"
+    # the control: the same journal, whole, with part of a record nobody acknowledged
+    jpath.write_bytes(data + b'{"n":99999,"op":"put","tb":"ev')
+    check = _gmdesk(saves, "check", "Docks")
+    if check.returncode != 0 or "incomplete last record" not in check.stdout:
+        return f"a torn write was not taken for one: {check.stdout.strip()[:200]}"
+    return "detected"
+
+
+def repairs(workdir: Path, seed: int = 0) -> str:
+    """A session of 1,200 events in its file and 40 rolls in its journal; one digit of
+    one event in the file is edited and one journal record damaged (a flipped byte),
+    both at random. Expected ``all kept``: the repaired copy holds every event whose
+    checksum verifies (all but the edited event's block of 500 and the damaged record),
+    each at its place, says which it left out, and its list line counts what it holds."""
+    import random
+
+    from gmdesk.core.session import Session, SessionStore
+    from gmdesk.core.session.repair import repair
+    from gmdesk.core.session.storage import BLOCK_EVENTS, EventLog, sidecar_paths
+
+    rng = random.Random(seed)
+    saves = workdir / f"r{seed}"
+    store = SessionStore(saves)
+    path = store.create("Docks", "4d6")
+    with EventLog.open(path) as log:
+        log.append_many(
+            {"type": "note", "text": f"n{i}", "time": "2026-11-26T20:00:00+00:00", "summary": f"Note: n{i}"}
+            for i in range(1, 1201)
+        )
+    s = Session.open(path)
+    for _ in range(40):
+        s.roll("4d6", {}, rng=rng)
+    s._log._storage.abandon()  # killed: the rolls stay in the journal
+    total = 1240
+    victim = rng.randint(1, 1200)
+    raw = path.read_bytes()
+    at = raw.index(f'"text":"n{victim}"'.encode()) + len(f'"text":"n{victim}'.encode()) - 1
+    path.write_bytes(raw[:at] + (b"0" if raw[at : at + 1] != b"0" else b"1") + raw[at + 1 :])
+    jpath = sidecar_paths(path)["journal"]
+    lines = jpath.read_bytes().split(b"\n")
+    events_at = [i for i, ln in enumerate(lines) if b'"tb":"events"' in ln]
+    k = rng.choice(events_at[1:-1])
+    pos = rng.randrange(10, len(lines[k]) - 20)
+    lines[k] = lines[k][:pos] + bytes([lines[k][pos] ^ 0x01]) + lines[k][pos + 1 :]
+    jpath.write_bytes(b"\n".join(lines))
+    dst, got = repair(path)
+    block = (victim - 1) // BLOCK_EVENTS
+    left = set(range(block * BLOCK_EVENTS + 1, min(1200, (block + 1) * BLOCK_EVENTS) + 1))
+    lost_roll = 1200 + events_at.index(k) + 1
+    left.add(lost_roll)
+    with Session.open(dst, readonly=True) as r:
+        kept = [e for e in r.events if "lost to damage" not in str(e.data.get("text", ""))]
+        rolls = sum(1 for e in r.events if e.type == "roll")
+        if len(r.events) != total:
+            return f"places not kept ({len(r.events)} events)"
+    if {e.seq for e in kept} != set(range(1, total + 1)) - left:
+        return f"kept {len(kept)} of {total - len(left)} verifiable"
+    if not any(f"#{lost_roll - 1200 + 1200}" in w or str(k + 1) in w for w in got.left_out):
+        return f"did not say what it left out: {got.left_out}"
+    line = next(x for x in store.list() if x.path == dst)
+    if line.rolls != rolls or line.rolls != 39:
+        return f"list line says {line.rolls} rolls, the copy holds {rolls}"
+    return "all kept"
+
+
+SCENARIOS = {
+    "takeover": (takeover, "refused"),
+    "nested": (nested, "one line"),
+    "tailcut": (tailcut, "detected"),
+    "repair": (repairs, "all kept"),
+}
 
 
 def main(argv: list[str]) -> int:

@@ -170,3 +170,36 @@ def test_a_field_no_gmdesk_wrote_in_the_previous_format_is_damage(tmp_path):
     path.write_bytes(_flip(path.read_bytes(), b'"header_crc32"', b'"header_crc3X"'))
     with pytest.raises(CorruptSaveError, match="header_crc3X"):
         EventLog.open(path, readonly=True)
+
+
+def test_whole_records_cut_off_the_journal_are_damage_not_a_torn_write(tmp_path):
+    assert hostile.tailcut(tmp_path) == "detected"
+
+
+def test_a_cut_journal_is_damage_in_process_too_and_repair_says_what_is_missing(tmp_path):
+    from gmdesk.core.session.repair import check, salvage
+    from gmdesk.core.session.storage import CorruptSaveError
+
+    path = SessionStore(tmp_path).create("Docks", "4d6")
+    s = Session.open(path)
+    for i in range(12):
+        s.apply({"type": "note", "text": str(i)})
+    s._log._storage.abandon()  # killed
+    jpath = sidecar_paths(path)["journal"]
+    lines = jpath.read_bytes().split(b"\n")
+    jpath.write_bytes(b"\n".join(lines[:-6]) + b"\n" + lines[-6][:20])  # 5 whole records and a part
+    with pytest.raises(CorruptSaveError, match="missing"):
+        EventLog.open(path)
+    report = check(path)
+    assert not report.ok and any("missing" in p for p in report.problems)
+    assert any("incomplete" not in n for n in report.notes)
+    got = salvage(path)
+    assert 5 <= len(got.events) < 12 and any("missing (cut off its end" in w for w in got.left_out)
+
+
+# --------------------------------------------------------------------------- repair keeps what verifies
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_repair_keeps_every_event_that_verifies_and_its_list_line_agrees(tmp_path, seed):
+    assert hostile.repairs(tmp_path, seed) == "all kept"

@@ -17,6 +17,13 @@ the lock file is still refused by the session file's lock; one that also finds t
 session file replaced by rename (what editors, rsync and sync tools do) is refused
 by the journal's, which such a replacement leaves in place.
 
+While it writes, the writer keeps a second line in the lock file: the journal it
+appends to (device and inode) and the number of the last change it saved there,
+rewritten in place after each save (one ``pwrite``, no fsync: it is written after the
+journal's fsync, so it never claims more than the disk holds). Whoever opens the
+session next reads it: a journal that is the same file but ends before that number
+was cut short by another program — damage, not a torn write (:func:`read_saved`).
+
 The lock file itself is never deleted (deleting a lock file that another process
 may have just opened would let two writers hold "the" lock on two different files);
 its content is only informative and is emptied on a clean release.
@@ -69,11 +76,45 @@ class LockedError(GmdeskError):
 def _read_holder(fd: int) -> dict:
     """The holder's self-description, or {} while it has not written it yet."""
     try:
-        raw = os.pread(fd, 4096, 0)
+        raw = os.pread(fd, 4096, 0).split(b"\n", 1)[0]
         data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
     except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+#: width of the lock file's second line (the position saved), rewritten in place
+_SAVED_WIDTH = 96
+
+
+def _saved_line(raw: bytes) -> tuple[str, int] | None:
+    """(journal identity ``"dev:ino"``, last change saved) from a lock file's bytes."""
+    lines = raw.split(b"\n")
+    if len(lines) < 2 or not lines[1].strip():
+        return None
+    try:
+        data = json.loads(lines[1][:_SAVED_WIDTH])
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or type(data.get("journal")) is not str or type(data.get("lsn")) is not int:
+        return None
+    return data["journal"], data["lsn"]
+
+
+def read_saved(path: str | os.PathLike) -> tuple[str, int] | None:
+    """What the lock file at ``path`` says the last writer saved: (journal identity
+    ``"dev:ino"``, number of its last change), or None (no writer since a clean close,
+    no such file, unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            return _saved_line(f.read(8192))
+    except OSError:
+        return None
+
+
+def journal_identity(st: os.stat_result) -> str:
+    """How the lock file names a journal: ``"dev:ino"``."""
+    return f"{st.st_dev}:{st.st_ino}"
 
 
 class WriterLock:
@@ -97,6 +138,10 @@ class WriterLock:
         self._fd: int | None = None
         self._session_fds: list[int] = []  # flocks on the session file's inode(s)
         self._journal_fds: list[int] = []  # flocks on the journal's inode(s)
+        #: what the previous writer's lock file said it saved (see :func:`read_saved`)
+        self.saved_before: tuple[str, int] | None = None
+        self._saved_at = 0  # where the saved position's line starts in the lock file
+        self._recorded = False  # this writer said what it saved
 
     @property
     def held(self) -> bool:
@@ -144,13 +189,16 @@ class WriterLock:
             os.close(fd)
             raise
         try:
+            self.saved_before = _saved_line(os.pread(fd, 8192, 0))
             info = {
                 "pid": os.getpid(),
                 "host": socket.gethostname(),
                 "since": now_iso(),
             }
+            line = (json.dumps(info) + "\n").encode("utf-8")
             os.ftruncate(fd, 0)
-            os.pwrite(fd, (json.dumps(info) + "\n").encode("utf-8"), 0)
+            os.pwrite(fd, line + self._saved_bytes(), 0)
+            self._saved_at = len(line)
         except OSError:
             pass  # the description is informative only; the flock is what counts
         self._fd = fd
@@ -199,6 +247,25 @@ class WriterLock:
         """Hold the ``flock`` of ``fd`` too: the writer is about to put that file in the
         session file's place (it locked it first, so the name is never unlocked)."""
         self._session_fds.append(fd)
+
+    def _saved_bytes(self, saved: tuple[str, int] | None = None) -> bytes:
+        """The saved position's line (the previous writer's until this one records its own)."""
+        saved = saved or self.saved_before
+        if saved is None:
+            return b""
+        return (f'{{"journal":"{saved[0]}","lsn":{saved[1]}}}'.ljust(_SAVED_WIDTH - 1) + "\n").encode("ascii")
+
+    def record_saved(self, journal: str, lsn: int) -> None:
+        """Say in the lock file that change ``lsn`` is saved in the journal ``journal``
+        (its :func:`journal_identity`); call only once it is durable. Never raises."""
+        fd = self._fd
+        if fd is None or not self._saved_at:
+            return
+        self._recorded = True
+        try:
+            os.pwrite(fd, self._saved_bytes((journal, lsn)), self._saved_at)
+        except OSError:
+            pass  # informative: a lock file that cannot be written only weakens a later check
 
     def add_journal_file(self, fd: int) -> None:
         """Hold the ``flock`` of ``fd`` (a new journal about to take the journal's name)."""
@@ -261,6 +328,10 @@ class WriterLock:
             return
         try:
             os.ftruncate(fd, 0)
+            if not self._recorded and self.saved_before is not None:
+                # a writer that never got going (a refused open) keeps the previous
+                # writer's word of what it saved, for whoever opens the session next
+                os.pwrite(fd, b"\n" + self._saved_bytes(), 0)
         except OSError:
             pass
         os.close(fd)  # closing the last descriptor drops the flock

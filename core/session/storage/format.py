@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from gmdesk.core.errors import ParamError
+from gmdesk.core.session.lock import read_saved
 from gmdesk.core.session.storage import atomic
 from gmdesk.core.session.storage.checksums import block_crcs, changed_events, seal, unseal
 from gmdesk.core.session.storage.codec import SEP, dumps, json_text, loads
@@ -633,17 +634,39 @@ def _journal_damage(
     return err
 
 
+def check_saved(jpath: Path, journal: JournalInfo, lsn: int, saved: tuple[str, int] | None) -> None:
+    """Damage when the lock file says the last writer saved more of this very journal
+    than it holds: whole records cut off its end by another program (a crash only ever
+    tears what was never acknowledged, and the lock file is written after the fsync)."""
+    if saved is None or not journal.present or not journal.ident:
+        return
+    ident, last = saved
+    if ident == f"{journal.ident[0]}:{journal.ident[1]}" and last > lsn:
+        span = f"record {last}" if last == lsn + 1 else f"records {lsn + 1}–{last}"
+        raise CorruptSaveError(
+            jpath,
+            f"after record {lsn}",
+            f"{span} missing: gmdesk had saved up to record {last} in this journal, which now ends "
+            f"at record {lsn} (cut short by another program, not by a crash)",
+        )
+
+
 def load(
-    path: Path, *, readonly: bool, stats: dict | None = None
+    path: Path, *, readonly: bool, stats: dict | None = None, saved: tuple[str, int] | None = None
 ) -> tuple[State, JournalInfo, bytes, os.stat_result, list[str]]:
     """Read snapshot + journal into a state. Readers retry while the writer compacts.
 
+    ``saved``: what the lock file said the last writer saved, for a writer (it read it
+    before taking the lock over); readers read it themselves, before the files (the
+    writer writes it after them), see :func:`check_saved`.
     Returns (state, journal info, the snapshot's original bytes and stat, warnings).
     """
     paths = sidecar_paths(path)
     for attempt in range(READ_RETRIES):
         if stats is not None and attempt:
             stats["retries"] += 1
+        if readonly:
+            saved = read_saved(paths["lock"])
         got = atomic.read_file(path)
         if got is None:
             raise SessionMissingError(f"{path}: no such session file")
@@ -677,6 +700,7 @@ def load(
         except _Inconsistent:
             time.sleep(min(0.001 * (attempt + 1), 0.02))
             continue
+        check_saved(paths["journal"], journal, state.lsn, saved)
         if not journal.present:
             if state.lsn > 0:
                 warnings.append(
@@ -686,7 +710,9 @@ def load(
             what = "a write in progress, or cut short by a crash" if readonly else "cut short by a crash; removed"
             warnings.append(
                 f"{paths['journal'].name}: ignored an incomplete last record "
-                f"({journal.torn} bytes at line {journal.lines + 2}; {what})"
+                f"({journal.torn} bytes at line {journal.lines + 2}; {what}). Nothing else the session "
+                f"keeps shows that more was saved; a cut made at the very end by another program "
+                f"would look the same"
             )
         return state, journal, data, snap_st, warnings
     raise CorruptSaveError(

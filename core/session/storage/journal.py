@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from gmdesk.core.errors import ParamError
-from gmdesk.core.session.lock import WriterLock
+from gmdesk.core.session.lock import WriterLock, journal_identity
 from gmdesk.core.session.storage import atomic
 from gmdesk.core.session.storage.checksums import seal
 from gmdesk.core.session.storage.codec import dumps, json_text
@@ -100,6 +100,7 @@ class JournalEngine:
         self._lock: WriterLock | None = None
         self._fd: int | None = None  # journal, writer only (O_APPEND)
         self._jsize = 0  # bytes of the journal known good
+        self._jident = ""  # the journal's identity, as the lock file names it
         self._jlines = 0  # records in the journal
         self._next_auto = compact_at  # journal length that triggers auto-compaction
         self._broken: str | None = None  # set when a failed write could not be cut back
@@ -184,7 +185,9 @@ class JournalEngine:
         self._take_lock()
         try:
             self._remove_temps()
-            state, journal, original, _st, warnings = load(self.path, readonly=False)
+            lock = self._lock
+            assert lock is not None
+            state, journal, original, _st, warnings = load(self.path, readonly=False, saved=lock.saved_before)
             self._state = state
             self.warnings = warnings
             self._maxid = {EVENTS_TABLE: len(state.tables[EVENTS_TABLE])}
@@ -208,6 +211,7 @@ class JournalEngine:
                 return
             fd = os.open(self.paths["journal"], os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
             self._fd = fd
+            self._jident = journal_identity(os.fstat(fd))
             if journal.torn or journal.blank:
                 try:
                     os.ftruncate(fd, journal.good_len)
@@ -216,6 +220,7 @@ class JournalEngine:
                     raise atomic.write_error(self.paths["journal"], e, "remove an incomplete last record") from None
             self._jsize = journal.good_len
             self._jlines = journal.lines
+            lock.record_saved(self._jident, state.lsn)
             self._next_auto = max(self.compact_at, self._jlines + 1)
             if self._jlines >= self.compact_at:
                 self._auto_compact()
@@ -327,6 +332,8 @@ class JournalEngine:
                 self._restore(undo)
                 self._cut_back(start)
                 raise
+            if self._lock is not None:
+                self._lock.record_saved(self._jident, n)
             if self._jlines >= self._next_auto:
                 self._auto_compact()
 
@@ -463,6 +470,9 @@ class JournalEngine:
                     old, self._fd = self._fd, fd
                     if old is not None:
                         os.close(old)
+                    self._jident = journal_identity(os.fstat(fd))
+                    if lock is not None:
+                        lock.record_saved(self._jident, self._state.lsn)
                     self._jsize = len(data)
                     self._jlines = 0
                     self._next_auto = self.compact_at
