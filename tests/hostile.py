@@ -335,11 +335,46 @@ def repairs(workdir: Path, seed: int = 0) -> str:
     return "all kept"
 
 
+def bestiary_edit(workdir: Path, seed: int = 0) -> str:
+    """One byte of bestiary.json (the starter bestiary, as gmdesk writes it) changed at
+    random. Expected ``refused``: reading it says it is damaged in one line, a change
+    is refused and the file is left byte for byte (``unchanged`` when the byte was
+    changed to itself is not possible: every try changes it)."""
+    import dataclasses
+    import random
+
+    from gmdesk.core.campaign.bestiary import Bestiary, BestiaryError, starter_blocks
+
+    rng = random.Random(seed)
+    saves = workdir / f"b{seed}"
+    beast = Bestiary(saves)
+    beast.ensure_starter()
+    beast.add(dataclasses.replace(starter_blocks()[0], name="Written Once"))  # written by a change too
+    raw = beast.path.read_bytes()
+    at = rng.randrange(len(raw))
+    new = rng.choice([c for c in b'abcdefghijklmnopqrstuvwxyz0123456789 ,:{}[]"-' if c != raw[at]])
+    edited = raw[:at] + bytes([new]) + raw[at + 1 :]
+    beast.path.write_bytes(edited)
+    try:
+        Bestiary(saves).blocks()
+        return f"accepted (byte {at}: {raw[at : at + 1]!r} -> {bytes([new])!r})"
+    except BestiaryError as e:
+        if "\n" in str(e):
+            return "several lines"
+    try:
+        Bestiary(saves).add(dataclasses.replace(starter_blocks()[1], name="After The Edit"))
+        return "rewritten"
+    except BestiaryError:
+        pass
+    return "refused" if beast.path.read_bytes() == edited else "file changed"
+
+
 SCENARIOS = {
     "takeover": (takeover, "refused"),
     "nested": (nested, "one line"),
     "tailcut": (tailcut, "detected"),
     "repair": (repairs, "all kept"),
+    "bestiary": (bestiary_edit, "refused"),
 }
 
 
