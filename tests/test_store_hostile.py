@@ -203,3 +203,37 @@ def test_a_cut_journal_is_damage_in_process_too_and_repair_says_what_is_missing(
 @pytest.mark.parametrize("seed", [0, 1])
 def test_repair_keeps_every_event_that_verifies_and_its_list_line_agrees(tmp_path, seed):
     assert hostile.repairs(tmp_path, seed) == "all kept"
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda h: h.pop("format"), "no 'format'"),
+        (lambda h: h.update(name=""), "'name' is empty"),
+        (lambda h: h["settings"].update(skill_threshold="9"), "'skill_threshold' is '9'"),
+        (lambda h: h["settings"].update(reroll_initiative="yes"), "'reroll_initiative'"),
+    ],
+)
+def test_a_header_gmdesk_never_writes_is_refused_even_with_fitting_checksums(tmp_path, change, words):
+    import json
+    import zlib
+
+    from gmdesk.core.session.repair import check
+    from gmdesk.core.session.storage import CorruptSaveError
+    from gmdesk.core.session.storage.checksums import seal
+
+    path = SessionStore(tmp_path).create("Docks", "4d2")
+    raw = path.read_bytes()
+    nl = raw.index(b"\n")
+    rec = json.loads(raw[len(b'{"_gmdesk":') : nl - 1])
+    change(rec["header"])
+    rec["header_crc32"] = zlib.crc32(json.dumps(rec["header"], separators=(",", ":"), ensure_ascii=False).encode())
+    rec.pop("c")
+    edited = b'{"_gmdesk":' + seal(json.dumps(rec, separators=(",", ":"))).encode() + b"," + raw[nl:]
+    path.write_bytes(edited)
+    for readonly in (True, False):
+        with pytest.raises(CorruptSaveError, match=words):
+            Session.open(path, readonly=readonly)
+    report = check(path)
+    assert not report.ok and any(words in p for p in report.problems)
+    assert path.read_bytes() == edited

@@ -118,14 +118,35 @@ def header_problems(header: Mapping[str, Any]) -> list[str]:
     """What makes a stored header unusable, one plain line each (empty when fine): a
     missing name, system or settings, or a dice system this gmdesk does not know.
     Such a save is refused, never opened and rewritten with defaults."""
+    from gmdesk.core.session.settings import BY_KEY, SettingError
     from gmdesk.core.systems import BUILTIN_IDS, system_ids
 
     out = []
+    if header.get("format") != FORMAT:
+        out.append(
+            "the header has no 'format'"
+            if "format" not in header
+            else f"the header's 'format' is {header['format']!r}, not {FORMAT!r}"
+        )
     for key, kind, what in (("name", str, "text"), ("system", str, "text"), ("settings", dict, "an object")):
         if key not in header:
             out.append(f"the header has no {key!r}")
         elif not isinstance(header[key], kind):
             out.append(f"the header's {key!r} is not {what}")
+        elif kind is str and not header[key].strip():
+            out.append(f"the header's {key!r} is empty")
+    settings = header.get("settings")
+    if isinstance(settings, dict):
+        for key, value in settings.items():
+            setting = BY_KEY.get(key)
+            if setting is None:
+                continue
+            try:
+                ok = setting.parse(value) == value and type(setting.parse(value)) is type(value)
+            except SettingError:
+                ok = False
+            if not ok:
+                out.append(f"the header's setting {key!r} is {value!r}, not {setting.accepts()}")
     system = header.get("system")
     if isinstance(system, str) and system not in BUILTIN_IDS and system not in system_ids():
         out.append(
