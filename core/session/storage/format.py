@@ -219,7 +219,7 @@ def check_record(path: Path, sysrec: dict, text: bytes | None) -> None:
         raise CorruptSaveError(path, _RECORD, "changed since gmdesk saved it (its checksum does not match)")
     for key, kind in _V2_REQUIRED:
         value = sysrec.get(key)
-        if type(value) is not kind or (kind is int and value < 0):
+        if type(value) is not kind or (type(value) is int and value < 0):
             what = "is missing" if key not in sysrec else "does not read"
             raise CorruptSaveError(path, _RECORD, f"{key!r} {what} (damaged)")
 
