@@ -2,7 +2,9 @@
 processes and real files. Each scenario is one try; the tests run a few tries, the
 script many, and prints its figures::
 
-    python tests/hostile.py [TRIES]          (default 10 tries of each scenario)
+    python tests/hostile.py [TRIES]          (default 10 tries of each scenario; nested:
+                                             its 3 targets, each with 11 commands;
+                                             bestiary: 3 × TRIES byte edits)
 
 Scenarios (each returns the outcome of one try, a word; anything but the expected
 word is a failure):
@@ -13,6 +15,15 @@ word is a failure):
                refused (exit 2, one line), the first stops acknowledging before its
                next write saying why in one line, and every roll it acknowledged is in
                the session, in order.
+``nested``     deeply nested JSON (100,000 levels) in a journal record, a session
+               file, a checkpoint, bestiary.json, a TOML file to import: every command
+               that reads it answers in one line (or its report). Expected ``one line``.
+``tailcut``    whole records cut off the journal's end after a SIGKILL: damage, named
+               (and a genuinely torn write still only a warning). Expected ``detected``.
+``repair``     one edited digit in the session file and one damaged journal record:
+               the repaired copy keeps every event that verifies. Expected ``all kept``.
+``bestiary``   one changed byte of bestiary.json: refused, never rewritten. Expected
+               ``refused``.
 """
 
 from __future__ import annotations
@@ -385,12 +396,13 @@ def main(argv: list[str]) -> int:
         for name, (fn, want) in SCENARIOS.items():
             outcomes: Counter[str] = Counter()
             t0 = time.perf_counter()
-            for k in range(tries):
+            n = {"nested": min(tries, 3), "bestiary": 3 * tries}.get(name, tries)
+            for k in range(n):
                 outcomes[fn(Path(tmp), k)] += 1
             good = outcomes[want]
-            failed += tries - good
-            rest = "; ".join(f"{n}× {w}" for w, n in outcomes.items() if w != want)
-            print(f"{name:12} {good}/{tries} {want}" + (f"  FAILED: {rest}" if rest else ""), end="")
+            failed += n - good
+            rest = "; ".join(f"{k}× {w}" for w, k in outcomes.items() if w != want)
+            print(f"{name:12} {good}/{n} {want}" + (f"  FAILED: {rest}" if rest else ""), end="")
             print(f"  ({time.perf_counter() - t0:.1f} s)")
     return 1 if failed else 0
 
