@@ -124,7 +124,8 @@ def takeover(workdir: Path, seed: int = 0) -> str:
     if any(kept.get(seq) != summary for seq, summary in acked.items()):
         return "acknowledged rolls lost"
     if len(kept) != len(acked):
-        return f"{len(kept) - len(acked)} rolls nobody acknowledged"
+        extra = sorted(set(kept) - set(acked))
+        return f"{len(kept) - len(acked)} rolls nobody acknowledged (#{extra}; {stop[:160]!r})"
     return "refused"
 
 
