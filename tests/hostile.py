@@ -103,7 +103,12 @@ def takeover(workdir: Path, seed: int = 0) -> str:
             text=True,
             timeout=120,
         )
-        out, err = proc.communicate("", timeout=60)
+        # (not communicate(): it reads the pipe itself, missing what readline() buffered)
+        assert proc.stdin is not None and proc.stderr is not None
+        proc.stdin.close()
+        out = proc.stdout.read()
+        err = proc.stderr.read()
+        proc.wait(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
