@@ -190,6 +190,8 @@ def test_a_cut_journal_is_damage_in_process_too_and_repair_says_what_is_missing(
     jpath.write_bytes(b"\n".join(lines[:-6]) + b"\n" + lines[-6][:20])  # 5 whole records and a part
     with pytest.raises(CorruptSaveError, match="missing"):
         EventLog.open(path)
+    (row,) = SessionStore(tmp_path).list()  # the session list says so too
+    assert row.error and "missing" in row.error
     report = check(path)
     assert not report.ok and any("missing" in p for p in report.problems)
     assert any("incomplete" not in n for n in report.notes)

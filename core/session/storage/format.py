@@ -780,6 +780,7 @@ def peek(path: str | os.PathLike) -> tuple[dict, int]:
     path = Path(path)
     jpath = sidecar_paths(path)["journal"]
     for attempt in range(READ_RETRIES):
+        saved = read_saved(sidecar_paths(path)["lock"])
         sysrec = _peek_snapshot(path)
         if sysrec is None:
             break
@@ -790,10 +791,11 @@ def peek(path: str | os.PathLike) -> tuple[dict, int]:
             {EVENTS_TABLE: EventCounter(sysrec["count"]), META_TABLE: {}},
         )
         try:
-            read_journal(jpath, state, retry_ok=True)
+            journal = read_journal(jpath, state, retry_ok=True)
         except _Inconsistent:
             time.sleep(min(0.001 * (attempt + 1), 0.02))
             continue
+        check_saved(jpath, journal, state.lsn, saved)
         return {**state.header, "schema": SCHEMA_VERSION}, len(state.tables[EVENTS_TABLE])
     state = load(path, readonly=True)[0]
     return {**state.header, "schema": SCHEMA_VERSION}, len(state.tables[EVENTS_TABLE])
