@@ -52,6 +52,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
+from gmdesk.core.text import reading
 from gmdesk.tui.runner import freeze_session_heap, thaw_session_heap
 from gmdesk.tui.terminal import TerminalGuard
 from gmdesk.tui.widgets.rolllog import RollLog
@@ -145,7 +146,7 @@ def build_picture(state: State) -> PlayerPicture:
             init.append("\n")
         acting = current is not None and i == enc.turn
         init.append(f"{TURN_MARKER} " if acting else "  ", style="bold")
-        init.append(f"{comb.initiative:>3} ")
+        init.append(reading(f"{comb.initiative:>3} "))
         init.append(c.name, style="bold" if acting else "")
         words = public_status_words(c)
         if words:
@@ -177,7 +178,7 @@ def build_picture(state: State) -> PlayerPicture:
             party.append("  " + " ".join(status), style="bold")
         if c.side == "PC":
             if vitality or c.vitality_default or c.vitality_current:
-                party.append(f"  Vitality {c.vitality_current}/{c.vitality_default}")
+                party.append(reading(f"  Vitality {c.vitality_current}/{c.vitality_default}"))
             if c.reality_rated or c.possibilities:
                 party.append(f"  Possibilities {c.possibilities}")
             sources = [s for s in (*c.advantage, *c.shifts) if s.active]
