@@ -196,7 +196,7 @@ def test_a_cut_journal_is_damage_in_process_too_and_repair_says_what_is_missing(
     assert not report.ok and any("missing" in p for p in report.problems)
     assert any("incomplete" not in n for n in report.notes)
     got = salvage(path)
-    assert 5 <= len(got.events) < 12 and any("missing (cut off its end" in w for w in got.left_out)
+    assert 5 <= len(got.events) < 12 and any("missing (cut off its end by another program" in w for w in got.left_out)
 
 
 # --------------------------------------------------------------------------- repair keeps what verifies

@@ -397,7 +397,10 @@ def _with_journal(
         saved = read_saved(paths["lock"])
         if saved is not None and saved[0] == f"{got[1].st_dev}:{got[1].st_ino}" and saved[1] > expected:
             span = f"record {saved[1]}" if saved[1] == expected + 1 else f"records {expected + 1}–{saved[1]}"
-            left_out.append(f"journal: {span} missing (cut off its end by another program); what they held is lost")
+            left_out.append(
+                f"journal: {span} missing (cut off its end by another program, or an older copy put in its "
+                f"place); what they held is lost"
+            )
         meta_docs = state.tables.get(META_TABLE, {})
         header = state.header
     lost = [i + 1 for i, e in enumerate(events) if e is None]

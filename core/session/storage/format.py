@@ -647,7 +647,8 @@ def check_saved(jpath: Path, journal: JournalInfo, lsn: int, saved: tuple[str, i
             jpath,
             f"after record {lsn}",
             f"{span} missing: gmdesk had saved up to record {last} in this journal, which now ends "
-            f"at record {lsn} (cut short by another program, not by a crash)",
+            f"at record {lsn} (cut short by another program, or an older copy put in its place; "
+            f"not by a crash)",
         )
 
 
