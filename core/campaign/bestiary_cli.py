@@ -274,17 +274,20 @@ def cmd_remove(ns: Any) -> int:
 
 def cmd_export(ns: Any) -> int:
     from gmdesk.core.campaign.bestiary import to_toml
+    from gmdesk.core.outputs import check_output, write_output
+    from gmdesk.core.session.commands import _store
 
+    saves = _store(ns).dir
+    if ns.file != "-":
+        check_output(ns.file, saves)  # never gmdesk's own files: refused before the bestiary is read
     blocks = bestiary(ns).blocks(_system(ns.system), ns.tag)
     text = to_toml(blocks)
     if ns.file == "-":
         sys.stdout.write(text)
         return 0
-    from gmdesk.core.session.storage import atomic
-
     out = Path(ns.file).expanduser()
     try:  # whole or not at all: a temporary file beside it, fsynced, then renamed
-        atomic.publish(out.with_name(f".{out.name}.tmp"), out, text.encode("utf-8"), overwrite=True)
+        write_output(out, text.encode("utf-8"), saves)
     except OSError as e:
         raise GmdeskError(f"cannot write {out}: {e.strerror or e}") from None
     print(f"Wrote {len(blocks)} stat block{'s' if len(blocks) != 1 else ''} to {out}")

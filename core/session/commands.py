@@ -342,16 +342,21 @@ def cmd_export(ns: Any) -> int:
         fmt = "md"  # no --format and no telling suffix: the Markdown chronicle
     if fmt not in FORMATS:
         raise ParamError("--format", f"must be one of {', '.join(FORMATS)} (got {fmt!r})")
-    path = _store(ns).resolve(ns.save)
+    store = _store(ns)
+    if ns.output:
+        from gmdesk.core.outputs import check_output
+
+        check_output(ns.output, store.dir)  # never gmdesk's own files: refused before anything is read
+    path = store.resolve(ns.save)
     with Session.open(path, readonly=True) as session:
         if ns.gm and ns.public:
             raise ParamError("--gm", "is the GM's chronicle, --public the players': choose one")
         text = export(session.state, fmt, session.events, public=not ns.gm, header=session.header)
     if ns.output:
+        from gmdesk.core.outputs import write_output
+
         out = Path(ns.output).expanduser()
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(out)
+        write_output(out, text.encode("utf-8"), store.dir)
         print(f"Wrote {out}")
     else:
         sys.stdout.write(text)
