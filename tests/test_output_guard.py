@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tests.helpers import TIMEOUT, files_of
+from helpers import TIMEOUT, files_of
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -186,34 +186,36 @@ class SessionStore:
     # ---- names and paths
 
     def path_for(self, name_or_path: str | os.PathLike) -> Path:
-        """Where a session is. A path (with a directory part, ``~``, or ending in
-        ``.gmdesk``) that exists is taken as it is; otherwise the text is a session
-        name, and a name maps to exactly one session: the file its name gives in the
-        saves directory *when that file's header carries this name*, else the session
-        whose header carries it (two names may share a file stem: ``a/b`` and ``a_b``,
-        ``Docks.`` and ``Docks``, names cut at the same length). When nothing matches:
-        the path as given, or a free file in the saves directory (never another
-        session's file)."""
+        """Where a session is. A name is a name and a path is a path: only text with a
+        directory part (``./Docks.gmdesk``, ``saves/Docks.gmdesk``, ``~/Docks.gmdesk``)
+        or an ``os.PathLike`` is a path, taken as it is when that file exists;
+        ``Docks.gmdesk`` alone is the session *named* "Docks.gmdesk". A name maps to
+        exactly one session: the file its name gives in the saves directory when that
+        file's header carries this name, else the session whose header carries it (two
+        names may share a file stem: ``a/b`` and ``a_b``, ``Docks.`` and ``Docks``,
+        names cut at the same length), else a damaged file whose stem is exactly the
+        name typed (so that ``check``/``repair`` reach it; a damaged ``Docks`` is never
+        taken for ``Docks.``). When nothing matches: the path as given, or a free file
+        in the saves directory (never another session's file)."""
         if isinstance(name_or_path, os.PathLike):
             return Path(name_or_path).expanduser()
         text = str(name_or_path)
         p = Path(text).expanduser()
-        pathish = (
-            os.sep in text or bool(os.altsep and os.altsep in text) or text.startswith("~") or text.endswith(SUFFIX)
-        )
+        pathish = os.sep in text or bool(os.altsep and os.altsep in text)
         if pathish and p.is_file():
             return p
-        if text.endswith(SUFFIX) and "/" not in text and (self.dir / text).is_file():
-            return self.dir / text
         key = clean_name(text).casefold()
         stem = safe_file_stem(text)
         own = self.dir / (stem + SUFFIX)
-        if own.is_file() and self._stored_name(own) in (None, key):
+        stored = self._stored_name(own) if own.is_file() else None
+        if stored is not None and stored == key:
             return own
         if key and self.dir.is_dir():
             for s in self.list():
                 if s.known and s.name.casefold() == key:
                     return s.path
+        if own.is_file() and stored is None and stem.casefold() == key:
+            return own  # unreadable (damaged): only the name that is exactly its stem reaches it
         return p if pathish else self._free_path(stem)
 
     @staticmethod
