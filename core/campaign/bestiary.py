@@ -662,6 +662,8 @@ def from_toml(text: str, where: str = "TOML") -> list[StatBlock]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise BestiaryError(f"{where}: not TOML ({e})") from None
+    except RecursionError:
+        raise BestiaryError(f"{where}: nested too deeply to be a bestiary; nothing was imported") from None
     if data.get("format", FORMAT) != FORMAT:
         raise BestiaryError(f"{where}: not a gmdesk bestiary (format {data.get('format')!r})")
     version = data.get("version", VERSION)

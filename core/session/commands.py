@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.results import saved
 from gmdesk.core.text import short_time
 
 EXIT_ERROR = 2
@@ -43,8 +44,12 @@ def _guard(fn: Callable[[Any], int]) -> Callable[[Any], int]:
 
     @wraps(fn)
     def run(ns: Any) -> int:
+        from gmdesk.core.results import StdoutFailed
+
         try:
             return int(fn(ns) or 0)
+        except StdoutFailed:
+            raise  # what was saved and what could not be printed: said by gmdesk.core.cli.main
         except GmdeskError as e:
             return _fail(str(e))
         except BrokenPipeError:
@@ -54,6 +59,11 @@ def _guard(fn: Callable[[Any], int]) -> Callable[[Any], int]:
         except OSError as e:
             where = f"{e.filename}: " if getattr(e, "filename", None) else ""
             return _fail(f"{where}{e.strerror or e}")
+        except RecursionError:
+            return _fail("the input is nested too deeply to be read")
+        except Exception as e:  # noqa: BLE001 - never a traceback: one line, exit 2
+            text = str(e).strip().splitlines()
+            return _fail(f"unexpected error ({type(e).__name__}{': ' + text[0] if text else ''}); please report it")
 
     return run
 
@@ -187,6 +197,7 @@ def cmd_new(ns: Any) -> int:
     settings = dict(parse_assignment(text) for text in ns.setting)
     store = _store(ns)
     path = store.create(ns.name, system, settings or None)
+    saved("new", f"new session {ns.name.strip()}: {path}")
     shown = ", ".join(f"{BY_KEY[k].title} {BY_KEY[k].show(v)}" for k, v in settings.items())
     print(f"Created {ns.name.strip()} ({system}{'; ' + shown if shown else ''}): {path}")
     return 0
@@ -200,6 +211,7 @@ def _new_from(ns: Any) -> int:
             "a next night keeps the system and settings of the session it follows (change them once it is made)",
         )
     got = _store(ns).next_night(ns.source, ns.name, rest=ns.rest, npcs=ns.npcs)
+    saved("new", f"new session {ns.name.strip()}: {got.path}")
     who = ", ".join(got.names) or "nobody"
     how = "after a rest" if got.rest else "as they stood"
     print(f"Created {ns.name.strip()}, the next night of {got.source} ({who}, {how}): {got.path}")
@@ -357,6 +369,7 @@ def cmd_export(ns: Any) -> int:
 
         out = Path(ns.output).expanduser()
         write_output(out, text.encode("utf-8"), store.dir)
+        saved("export", f"{out}")
         print(f"Wrote {out}")
     else:
         sys.stdout.write(text)
@@ -403,9 +416,11 @@ def cmd_import_sheet(ns: Any) -> int:
         if existing:
             c = existing[0]
             session.apply({"type": "sheet.import", "id": c.id, "text": text})
+            saved("sheet", f"{c.name}'s sheet updated in {session.state.info.name}")
             print(f"Updated {c.name}'s sheet ({c.id}) in {session.state.info.name}")
         else:
             ev = session.apply({"type": "character.add", "character": {"name": name, "sheet": text}})
+            saved("sheet", f"{name} added with the sheet to {session.state.info.name}")
             print(f"Added {name} ({ev.data['id']}) with the sheet to {session.state.info.name}")
     return 0
 
@@ -480,6 +495,7 @@ def cmd_repair(ns: Any) -> int:
 
     path = _damaged_path(ns)
     dst, got = repair(path, _store(ns).dir if path.parent == _store(ns).dir else None)
+    saved("repair", f"the repaired copy {dst}")
     lines = [f"Repaired {path.name}: wrote {dst} with {got.kept_text()}"]
     lines += [f"  left out: {w}" for w in got.left_out] or ["  nothing was left out"]
     lines.append(f"  {path.name} is unchanged")
@@ -523,6 +539,7 @@ def stream_rolls(
         typed_from = dict(getattr(ns, "roll_from", None) or {})
         read = frozenset(getattr(ns, "roll_read", None) or ())  # read from the sheets already
         out = sys.stdout
+        rolled = 0
         for _ in range(count):
             # filled afresh for each roll: what a roll changed (a torg condition, a spent
             # use) counts for the next one, as it would in the dialog
@@ -541,6 +558,8 @@ def stream_rolls(
                 tables=tables,
                 origins={**typed_from, **origins},
             )
+            rolled += 1
+            saved("roll", f"{rolled} roll{'s' if rolled != 1 else ''} to {session.state.info.name}")
             if as_json:
                 out.write(json.dumps(event.data["record"], ensure_ascii=False) + "\n")
             else:
