@@ -74,7 +74,7 @@ def watched_stdout() -> Iterator[None]:
     nothing remembered as saved yet."""
     _saved.clear()
     original = sys.stdout
-    sys.stdout = _Watched(original)  # type: ignore[assignment]
+    sys.stdout = _Watched(original)
     try:
         yield
     finally:
@@ -93,4 +93,4 @@ def unwatched_stdout() -> Iterator[None]:
     try:
         yield
     finally:
-        sys.stdout = current  # type: ignore[assignment]
+        sys.stdout = current
