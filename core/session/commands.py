@@ -239,7 +239,7 @@ def cmd_list(ns: Any) -> int:
         else:
             rows.append((s.name, s.system, short_time(s.last_played), str(s.round), str(s.rolls)))
             if s.needs_plugin is not None:  # sound, but its dice system is not installed here
-                notes[len(rows) - 1] = f"needs plug-in: {s.needs_plugin} (install its package to open it)"
+                notes[len(rows) - 1] = _needs_note(s.needs_plugin)
     widths = [max(len(r[i]) for r in rows if not (r[1] == "DAMAGED" and i == 2)) for i in range(5)]
     for n, r in enumerate(rows):
         if r[1] == "DAMAGED" and n:
@@ -248,6 +248,16 @@ def cmd_list(ns: Any) -> int:
             line = "  ".join(f"{c:<{widths[i]}}" if i < 3 else f"{c:>{widths[i]}}" for i, c in enumerate(r))
             print(f"{line}  {notes.get(n, '')}".rstrip())
     return 0
+
+
+def _needs_note(system: str) -> str:
+    """The list's note on a sound session whose plug-in is missing or fails to load."""
+    from gmdesk.core.systems import plugin_failure
+
+    why = plugin_failure(system)
+    if why is not None:
+        return f"needs plug-in: {system} (installed, but it fails to load: {why})"
+    return f"needs plug-in: {system} (install its package to open it)"
 
 
 def event_json(event: Any) -> dict:
@@ -478,7 +488,20 @@ def cmd_check(ns: Any) -> int:
     1 when it is damaged (2 stays for a usage error, as everywhere)."""
     from gmdesk.core.session.repair import check
 
-    report = check(_damaged_path(ns))
+    path = _damaged_path(ns)
+    report = check(path)
+    needs = None if report.ok else _only_needs_plugin(path, report.problems)
+    if needs is not None:
+        # sound as far as this gmdesk can read it: waiting for its plug-in, not damaged
+        from gmdesk.core.session.saves import plugin_note
+
+        count = f"{report.events} event{'s' if report.events != 1 else ''}" if report.events is not None else "it"
+        lines = [f"{path.name}: sound — {count} read cleanly; it {plugin_note(needs)}"]
+        lines.append("  · its events are checked against its dice system's rules once the plug-in loads")
+        lines += [f"  · {n}" for n in report.notes]
+        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.flush()
+        return 0
     sys.stdout.write("\n".join(report.lines()) + "\n")
     if not report.ok:
         sys.stdout.write(
@@ -487,6 +510,30 @@ def cmd_check(ns: Any) -> int:
         )
     sys.stdout.flush()
     return 0 if report.ok else 1
+
+
+def _only_needs_plugin(path: Path, problems: Sequence[str]) -> str | None:
+    """The plug-in system a session needs when that is all ``check`` found wrong with
+    it (its files read cleanly; only its dice system is not loaded here), else None."""
+    from gmdesk.core.session.session import header_problems
+    from gmdesk.core.session.storage import EventLog
+    from gmdesk.core.systems import BUILTIN_IDS, system_ids
+
+    try:
+        log = EventLog.open(path, readonly=True)
+    except GmdeskError:
+        return None
+    try:
+        header = log.header
+    finally:
+        log.close()
+    system = header.get("system")
+    if not isinstance(system, str) or system in BUILTIN_IDS or system in system_ids():
+        return None
+    found = header_problems(header)
+    if len(found) != 1 or not problems:
+        return None  # something besides the plug-in is wrong with its header
+    return system if all(found[0] in p for p in problems) else None
 
 
 @_guard

@@ -134,7 +134,13 @@ class SessionSummary:
 
 
 def plugin_note(system: str) -> str:
-    """What a session of a dice system not installed here needs, in one line."""
+    """What a session of a dice system not loaded here needs, in one line: its plug-in
+    installed, or (installed but failing to load) mended, and why."""
+    from gmdesk.core.systems import plugin_failure
+
+    why = plugin_failure(system)
+    if why is not None:
+        return f"needs plug-in: {system} (installed, but it fails to load: {why}; mend or reinstall it to open it)"
     return f"needs plug-in: {system} (its dice system is not installed; install the plug-in's package to open it)"
 
 

@@ -128,10 +128,19 @@ def header_problems(header: Mapping[str, Any]) -> list[str]:
             out.append(f"the header's {key!r} is not {what}")
     system = header.get("system")
     if isinstance(system, str) and system not in BUILTIN_IDS and system not in system_ids():
-        out.append(
-            f"the header names a dice system this gmdesk does not know ({system!r}; it knows "
-            f"{', '.join(system_ids())}): if it is a plug-in system, install its package to open the session"
-        )
+        from gmdesk.core.systems import plugin_failure
+
+        why = plugin_failure(system)
+        if why is not None:
+            out.append(
+                f"its dice system {system!r} is a plug-in that is installed but fails to load ({why}); "
+                f"mend or reinstall it to open the session"
+            )
+        else:
+            out.append(
+                f"the header names a dice system this gmdesk does not know ({system!r}; it knows "
+                f"{', '.join(system_ids())}): if it is a plug-in system, install its package to open the session"
+            )
     return out
 
 
