@@ -92,6 +92,10 @@ def test_a_session_of_a_plugin_that_fails_to_load_is_sound_and_says_why(tmp_path
     assert "install its package" not in listed.stdout
     opened = gmdesk(saves, broken, "char", "Coins", "list")
     assert opened.returncode == 2 and "installed but fails to load" in opened.stderr
+    (saves / "Coins.gmdesk.lock").unlink()
+    refused = gmdesk(saves, broken, "char", "Coins", "add", "Bruno")  # a writer refused: no lock left
+    assert refused.returncode == 2 and "installed but fails to load" in refused.stderr
+    assert not (saves / "Coins.gmdesk.lock").exists()
     for plugin_site in (broken, None):  # failing to load, or not installed at all
         checked = gmdesk(saves, plugin_site, "check", "Coins")
         assert checked.returncode == 0, checked.stdout

@@ -163,6 +163,58 @@ def _quick_header(path: Path) -> dict | None:
         return None
 
 
+def _only_leftovers(path: Path, files: Sequence[Path]) -> bool:
+    """Whether ``files`` (those of a session at ``path`` that has no session file) are
+    only what a gmdesk killed while creating it leaves behind: temp files, a
+    checkpoint, an unheld lock, a journal that holds no change yet. A new session of
+    that name may take them over (creating one replaces each); anything else (a
+    journal with changes, an upgrade backup, a lock someone holds) is kept, and the
+    new session gets another file name."""
+    from gmdesk.core.session.storage import sidecar_paths
+
+    roles = {v: k for k, v in sidecar_paths(path).items()}
+    for f in files:
+        role = roles.get(f)
+        if role in ("snapshot_tmp", "journal_tmp", "checkpoint_tmp", "checkpoint"):
+            continue
+        if role == "lock" and not _held(f):
+            continue
+        if role == "journal" and not _held(f) and _no_changes(f):
+            continue
+        return False
+    return True
+
+
+def _held(path: Path) -> bool:
+    """Whether some gmdesk holds a ``flock`` on ``path`` now (taken and let go at once
+    when nobody does; the caller serialises creation, see ``SessionStore._creating``)."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return True  # cannot tell: leave it alone
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def _no_changes(journal: Path) -> bool:
+    """A journal holding its first line only (no change recorded): what ``new`` writes
+    before the session file."""
+    try:
+        with open(journal, "rb") as f:
+            head = f.read(4097)
+    except OSError:
+        return False
+    lines = [line for line in head.splitlines() if line.strip()]
+    return len(head) <= 4096 and len(lines) <= 1 and (not lines or lines[0].startswith(b'{"gmdesk_journal"'))
+
+
 def _int(v: Any) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
@@ -237,12 +289,15 @@ class SessionStore:
         return clean_name(name).casefold() if isinstance(name, str) else None
 
     def _free_path(self, stem: str) -> Path:
+        """The first of ``stem``, ``stem 2``… with no session file, and nothing beside
+        it but what a ``new`` killed half-way leaves (:func:`_only_leftovers`), which
+        the new session takes over."""
         from gmdesk.core.session.storage import session_files
 
         n = 1
         while True:
             p = self.dir / (f"{stem}{'' if n == 1 else f' {n}'}{SUFFIX}")
-            if not p.exists() and not session_files(p):
+            if not os.path.lexists(p) and _only_leftovers(p, session_files(p)):
                 return p
             n += 1
 
