@@ -155,14 +155,14 @@ MAX_TABLE_BYTES = 4 << 20
 
 def load_table(path: str | Path) -> Table:
     """A GM's own table from a JSON file, validated."""
+    from gmdesk.core.errors import GmdeskError
+    from gmdesk.core.outputs import read_input
+
     p = Path(path)
     try:
-        with open(p, "rb") as f:
-            raw = f.read(MAX_TABLE_BYTES + 1)
-    except OSError as e:
-        raise TableError(f"{p}: cannot read table ({e.strerror or e})") from None
-    if len(raw) > MAX_TABLE_BYTES:
-        raise TableError(f"{p}: too big for a table (at most {MAX_TABLE_BYTES // (1 << 20)} MiB)")
+        raw = read_input(p, MAX_TABLE_BYTES, "table")
+    except GmdeskError as e:
+        raise TableError(str(e)) from None
     try:
         data = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

@@ -47,15 +47,32 @@ def test_a_hostile_table_file_is_one_line(tmp_path: Path) -> None:
     deep_object.write_text('{"rows": ' + '{"a": ' * 50_000 + "1" + "}" * 50_001)
     binary = tmp_path / "binary.json"
     binary.write_bytes(b"\xff\xfe\x00garbage")
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)  # nobody ever writes to it: reading it would wait for ever
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * (5 << 20))
     saves = tmp_path / "saves"
     for path, words in (
         (deep, "nested too deeply"),
         (deep_object, "nested too deeply"),
         (binary, "not UTF-8"),
-        (Path("/dev/zero"), "too big for a table"),
+        (Path("/dev/zero"), "not a file"),
+        (fifo, "not a file"),
+        (tmp_path, "not a file"),
+        (big, "too big for a table"),
     ):
         for verb in ("roll", "odds"):
             one_line(gmdesk(saves, verb, "4d2", "--combat", "--table", f"combat={path}"), words)
+    # the other files a verb reads: a sheet, a bestiary to import
+    assert gmdesk(saves, "new", "Docks").returncode == 0
+    for argv in (
+        ["import-sheet", "Docks", "/dev/zero"],
+        ["import-sheet", "Docks", str(fifo)],
+        ["bestiary", "add", "Gull", "--system", "4d2", "--sheet", "/dev/zero"],
+        ["bestiary", "import", "/dev/zero"],
+        ["bestiary", "import", str(fifo)],
+    ):
+        one_line(gmdesk(saves, *argv), "not a file")
 
 
 def test_a_bestiary_file_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
@@ -127,7 +144,13 @@ def test_a_durable_change_exits_0_when_its_report_cannot_be_printed(desk: Path, 
         (["bestiary", "import", str(toml), "--replace"], ["bestiary", "list"], "Dock Thug"),
         (["bestiary", "remove", "Gull"], ["bestiary", "list", "--search", "Gull"], "No stat blocks match"),
         (["export", "Docks", "-o", str(chronicle)], ["log", "Docks"], ""),
+        (["new", "Docks 2", "--from", "Docks"], ["list"], "Docks 2"),
+        (["repair", "Broken"], ["list"], "Broken (repaired)"),
     ]
+    assert gmdesk(desk, "new", "Broken").returncode == 0
+    (desk / "Broken.gmdesk.ckpt").unlink(missing_ok=True)
+    raw = (desk / "Broken.gmdesk").read_bytes()
+    (desk / "Broken.gmdesk").write_bytes(raw.replace(b'"rolls":0', b'"rolls":7', 1))
     for argv, look, seen in verbs:
         with FULL.open("w") as full:
             _saved_but_not_printed(gmdesk(desk, *argv, stdout=full))

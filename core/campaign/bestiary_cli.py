@@ -15,7 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.outputs import read_input
 from gmdesk.core.results import saved
+from gmdesk.core.session.commands import MAX_SHEET_BYTES
+
+#: the biggest TOML file ``bestiary import`` reads
+MAX_IMPORT_BYTES = 64 << 20
 
 
 def register(subparsers: Any) -> None:
@@ -206,7 +211,7 @@ def cmd_add(ns: Any) -> int:
     if ns.sheet is not None:
         path = Path(ns.sheet).expanduser()
         try:
-            data["sheet"] = path.read_bytes().decode("utf-8")
+            data["sheet"] = read_input(path, MAX_SHEET_BYTES, "sheet").decode("utf-8")
         except UnicodeDecodeError:
             raise GmdeskError(f"{path}: not UTF-8 text") from None
     block = _block(data).check()  # every value read before anything is written
@@ -305,7 +310,7 @@ def cmd_import(ns: Any) -> int:
 
     path = Path(ns.file).expanduser()
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_input(path, MAX_IMPORT_BYTES, "bestiary to import").decode("utf-8")
     except UnicodeDecodeError:
         raise GmdeskError(f"{path}: not UTF-8 text") from None
     blocks = []

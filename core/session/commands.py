@@ -20,10 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.outputs import read_input
 from gmdesk.core.results import saved
 from gmdesk.core.text import short_time
 
 EXIT_ERROR = 2
+
+#: the biggest descriptor sheet file ``import-sheet`` reads
+MAX_SHEET_BYTES = 1 << 20
 
 
 def _store(ns: Any):
@@ -404,11 +408,9 @@ def cmd_import_sheet(ns: Any) -> int:
     try:
         # bytes as they are: CRLF line endings and a missing final newline are kept, so
         # export-sheet gives the file back byte for byte
-        text = sheet_path.read_bytes().decode("utf-8")
+        text = read_input(sheet_path, MAX_SHEET_BYTES, "sheet").decode("utf-8")
     except UnicodeDecodeError:
         raise GmdeskError(f"{sheet_path}: not UTF-8 text") from None
-    except OSError as e:
-        raise GmdeskError(f"{sheet_path}: cannot read ({e.strerror or e})") from None
     from gmdesk.core.sheet import parse_sheet
 
     sheet = parse_sheet(text, str(sheet_path))  # SheetError names the file and line
