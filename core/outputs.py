@@ -1,8 +1,6 @@
 """Files the GM names for gmdesk to write (``gmdesk export -o FILE``, ``gmdesk
 bestiary export FILE``…): the one way every such verb writes, and the guard that
-keeps it off gmdesk's own files; and the one way a verb reads a file the GM names
-(:func:`read_input`: a regular file of bounded size, never a device or a pipe that
-would hang it or fill its memory).
+keeps it off gmdesk's own files (what a verb reads: :mod:`core.inputs`).
 
 :func:`write_output` refuses (:class:`OutputRefused`, one line; nothing is written
 or changed) a target that is, by file identity (``samefile`` after symlinks and
@@ -32,7 +30,7 @@ from pathlib import Path
 
 from gmdesk.core.errors import GmdeskError
 
-__all__ = ["OutputRefused", "check_output", "write_output", "gmdesk_kind", "is_own_name", "read_input"]
+__all__ = ["OutputRefused", "check_output", "write_output", "gmdesk_kind", "is_own_name"]
 
 #: how much of an existing file is read to tell whether it is one of gmdesk's
 SNIFF_BYTES = 4096
@@ -200,30 +198,3 @@ def _unlink(path: Path) -> None:
         os.unlink(path)
     except OSError:
         pass
-
-
-def read_input(path: str | os.PathLike[str], limit: int, what: str) -> bytes:
-    """The bytes of a file the GM names (a table, a sheet, a bestiary to import): a
-    regular file of at most ``limit`` bytes; GmdeskError naming the file otherwise
-    (a device such as ``/dev/zero``, a pipe, a directory, a file too big), one line."""
-    p = Path(path).expanduser()
-    try:
-        st = os.stat(p)
-    except OSError as e:
-        raise GmdeskError(f"{p}: cannot read {what} ({e.strerror or e})") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise GmdeskError(f"{p}: not a file (a {what} is read from a regular file)")
-    if st.st_size > limit:
-        raise GmdeskError(f"{p}: too big for a {what} (at most {_size(limit)})")
-    try:
-        with open(p, "rb") as f:
-            data = f.read(limit + 1)
-    except OSError as e:
-        raise GmdeskError(f"{p}: cannot read {what} ({e.strerror or e})") from None
-    if len(data) > limit:
-        raise GmdeskError(f"{p}: too big for a {what} (at most {_size(limit)})")
-    return data
-
-
-def _size(n: int) -> str:
-    return f"{n // (1 << 20)} MiB" if n >= 1 << 20 else f"{n // 1024} KiB"

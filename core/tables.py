@@ -156,7 +156,7 @@ MAX_TABLE_BYTES = 4 << 20
 def load_table(path: str | Path) -> Table:
     """A GM's own table from a JSON file, validated."""
     from gmdesk.core.errors import GmdeskError
-    from gmdesk.core.outputs import read_input
+    from gmdesk.core.inputs import read_input
 
     p = Path(path)
     try:

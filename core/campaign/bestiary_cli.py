@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
-from gmdesk.core.outputs import read_input
+from gmdesk.core.inputs import read_input
 from gmdesk.core.results import saved
 from gmdesk.core.session.commands import MAX_SHEET_BYTES
 
