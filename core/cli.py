@@ -163,7 +163,7 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
         )
     system_id, rest = argv[0], argv[1:]
     if system_id not in BUILTIN_IDS:
-        _installed(system_ids)  # a plug-in system: say which plug-ins could not be loaded
+        _installed(system_ids, system_id)  # a plug-in system: say which plug-ins could not be loaded
     from gmdesk.core.systems import get_spec
     from gmdesk.core.systems.options import params_from_options
 
@@ -228,14 +228,17 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
     return 0
 
 
-def _installed(system_ids: Any) -> tuple[str, ...]:
+def _installed(system_ids: Any, asked: str | None = None) -> tuple[str, ...]:
     """Every installed system; each plug-in that could not be loaded is reported on
-    stderr in one line (the others keep working)."""
-    from gmdesk.core.systems import load_problems
+    stderr in one line (the others keep working) — but for ``asked``, the system the
+    command names, whose own error says it in its one line."""
+    from gmdesk.core.systems import load_problems, plugin_failure
 
     ids = tuple(system_ids())
+    skip = f"plug-in system {asked!r} " if asked is not None and plugin_failure(asked) is not None else None
     for problem in load_problems():
-        print(f"gmdesk: {problem}", file=sys.stderr)
+        if skip is None or not problem.startswith(skip):
+            print(f"gmdesk: {problem}", file=sys.stderr)
     return ids
 
 
@@ -378,7 +381,7 @@ def _main(args: list[str], front_end: FrontEnd | None) -> int:
             from gmdesk.core.systems import BUILTIN_IDS, system_ids
 
             if ns.system not in BUILTIN_IDS:  # a plug-in system: say which plug-ins could not be loaded
-                _installed(system_ids)
+                _installed(system_ids, ns.system)
         return int(ns.func(ns) or 0)
     if command == "view":
         parser = Parser(prog="gmdesk view")

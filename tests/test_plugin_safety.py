@@ -59,9 +59,10 @@ def test_a_plugin_raising_systemexit_on_import_cannot_end_gmdesk(tmp_path: Path)
     assert shown.returncode == 0 and "4d2" in shown.stdout and "torg-2d10" in shown.stdout
     assert shown.stderr.count("\n") == 1, shown.stderr
     assert "'flip' (h17_flip) is installed but fails to load" in shown.stderr and "SystemExit" in shown.stderr
-    rolled = gmdesk(saves, evil, "roll", "flip")
-    assert rolled.returncode == 2 and "installed but fails to load" in rolled.stderr
-    assert "unknown system" not in rolled.stderr
+    for argv in (["roll", "flip"], ["odds", "flip"], ["new", "Coins", "--system", "flip"]):
+        refused = gmdesk(saves, evil, *argv)
+        assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+        assert "'flip' is installed but fails to load" in refused.stderr and "SystemExit" in refused.stderr
 
 
 def test_a_plugin_printing_on_import_does_not_pollute_json(tmp_path: Path) -> None:
