@@ -86,7 +86,8 @@ def ms(x: float) -> str:
 
 
 def build_session(path: Path, n: int) -> None:
-    with EventLog.create(path, {"name": f"bench {n}", "system": "4d2", "settings": {}}, compact_at=10**9) as log:
+    head = {"format": "gmdesk-session", "name": f"bench {n}", "system": "4d2", "settings": {}}
+    with EventLog.create(path, head, compact_at=10**9) as log:
         for start in range(0, n, 1000):
             log.append_many([make_event(i) for i in range(start, min(n, start + 1000))])
         log.compact()

@@ -407,8 +407,19 @@ def _main(args: list[str], front_end: FrontEnd | None) -> int:
     if len(args) > 1:
         raise UsageError(f"gmdesk: unknown command {command!r}; commands: {', '.join(COMMANDS)} or a SAVE to open")
     opened = _open_path(saves, command) if command else None
+    _check_seed()
     with unwatched_stdout():
         return _needs(front_end).desk(_resolve_saves(saves), opened)
+
+
+def _check_seed() -> None:
+    """``$GMDESK_SEED`` (the desk's dice, fixed) is a number, or the desk does not start."""
+    from gmdesk.core.dice import desk_seed
+
+    try:
+        desk_seed()
+    except ValueError as e:
+        raise UsageError(f"gmdesk: {e}") from None
 
 
 def cmd_systems(argv: list[str]) -> int:

@@ -40,6 +40,25 @@ def make_rng(seed: int | None = None) -> random.Random:
     return random.Random(seed)
 
 
+#: the environment variable that fixes the desk's dice (``GMDESK_SEED=7 gmdesk SAVE``)
+SEED_VARIABLE = "GMDESK_SEED"
+
+
+def desk_seed(environ: Mapping[str, str] | None = None) -> int | None:
+    """The seed of the desk's dice from ``$GMDESK_SEED`` (a whole number), or None
+    when it is not set: the same seed and the same keys give the same rolls, for
+    tests and bug reports. ValueError names the variable when it is not a number."""
+    import os
+
+    value = (os.environ if environ is None else environ).get(SEED_VARIABLE, "").strip()
+    if not value:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"{SEED_VARIABLE} must be a whole number, not {value!r}") from None
+
+
 class DiceExhausted(AssertionError):
     """A FixedDice script ran out: the test scripted too few dice."""
 

@@ -220,7 +220,8 @@ async def settle(pilot: Any, rounds: int = 2) -> None:
         busy = any(isinstance(s, MainScreen) and s.busy for s in app.screen_stack)
         running = any(w.is_running and w.group != "odds" for w in app.workers)
         queued = any(node.message_queue_size for node in (app, *app.screen.walk_children(with_self=True)))
-        if busy or running or queued:
+        typed = getattr(app, "typing_ahead", False)  # keys held until the desk settles (tui/typeahead.py)
+        if busy or running or queued or typed:
             quiet = 0
             await pilot.pause(0.005)
             continue

@@ -66,20 +66,24 @@ def test_a_header_naming_an_unknown_system_is_waiting_for_a_plug_in(saves):
     """The same for any system the header names that this gmdesk does not have."""
     import zlib
 
+    from gmdesk.core.session.storage.checksums import seal
+
     path = SessionStore(saves).create("Far away", "4d6")
     raw = path.read_bytes()
     nl = raw.index(b"\n")
     rec = json.loads(raw[len(b'{"_gmdesk":') : nl - 1])
     rec["header"]["system"] = "d100-deluxe"
     rec["header_crc32"] = zlib.crc32(json.dumps(rec["header"], separators=(",", ":"), ensure_ascii=False).encode())
-    path.write_bytes(b'{"_gmdesk":' + json.dumps(rec, separators=(",", ":")).encode() + b"," + raw[nl:])
+    rec.pop("c", None)  # a record whose own checksum fits, as another tool would write it
+    path.write_bytes(b'{"_gmdesk":' + seal(json.dumps(rec, separators=(",", ":"))).encode() + b"," + raw[nl:])
     (summary,) = SessionStore(saves).list()
     assert summary.needs_plugin == "d100-deluxe" and not summary.damaged
     assert summary.name == "Far away" and summary.system == "d100-deluxe"
     # a header with another problem besides is damaged
     rec["header"].pop("settings")
     rec["header_crc32"] = zlib.crc32(json.dumps(rec["header"], separators=(",", ":"), ensure_ascii=False).encode())
-    path.write_bytes(b'{"_gmdesk":' + json.dumps(rec, separators=(",", ":")).encode() + b"," + raw[nl:])
+    rec.pop("c", None)  # a record whose own checksum fits, as another tool would write it
+    path.write_bytes(b'{"_gmdesk":' + seal(json.dumps(rec, separators=(",", ":"))).encode() + b"," + raw[nl:])
     (summary,) = SessionStore(saves).list()
     assert summary.damaged and summary.needs_plugin is None
 

@@ -726,7 +726,8 @@ def test_duplicate_delete_and_examples(store, tmp_path):
         assert c.ui_get("selected") == "c1"
     # an example is only read
     example = tmp_path / "example.gmdesk"
-    with EventLog.create(example, {"name": "Example", "system": "4d6", "settings": {}}) as log:
+    head = {"format": "gmdesk-session", "name": "Example", "system": "4d6", "settings": {}}
+    with EventLog.create(example, head) as log:
         log.append({"type": "character.add", "character": {"name": "Guide"}})
     before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in tmp_path.iterdir() if p.is_file()}
     made = store.create_from_example(example, "From the example")

@@ -548,7 +548,8 @@ def _long_session(path: Path, n: int) -> None:
                 "time": "2026-11-21T22:00:00",
             }
         )
-    with EventLog.create(path, {"name": "Long", "system": "4d2", "settings": {}}, compact_at=10**9) as log:
+    head = {"format": "gmdesk-session", "name": "Long", "system": "4d2", "settings": {}}
+    with EventLog.create(path, head, compact_at=10**9) as log:
         for start in range(0, n, 2000):
             log.append_many(docs[start : start + 2000])
         log.compact()

@@ -43,8 +43,9 @@ async def to_row(pilot: Any, pane: Any, kind: str, key: Any) -> None:
 
 
 async def add_entry(pilot: Any, pane: Any, stats: str, text: str) -> None:
-    """On the stats block's "+ add" row, type ``Name value`` and Enter."""
+    """On the stats block's "+ add" row, Enter, type ``Name value`` and Enter."""
     await to_row(pilot, pane, charfields.ADD, (charfields.ADD_STATS, stats))
+    await press(pilot, "enter")
     await burst(pilot, text)
     await press(pilot, "enter")
 

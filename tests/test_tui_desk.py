@@ -26,7 +26,7 @@ from helpers import (
 )
 from textual.widgets import Input
 
-from gmdesk.tui.widgets.character import CharacterTable
+from gmdesk.tui.widgets.character import CharacterTable, Row
 
 
 def row_index(pane: Any, kind: str, key: Any) -> int:
@@ -36,9 +36,10 @@ def row_index(pane: Any, kind: str, key: Any) -> int:
 # ------------------------------------------------------------------------ point 28
 
 
-async def test_typing_after_adding_a_source_never_fires_the_screen_keys(tmp_path: Path) -> None:
-    """After adding a source the cursor is back on "+ add advantage"; typing ``Mud -2``
-    there starts the next source — it used to run Undo (u), Delay (d), Leave (-)."""
+async def test_after_adding_a_source_the_desk_keys_act_and_enter_adds_again(tmp_path: Path) -> None:
+    """After adding a source the cursor is back on "+ add advantage" with the focus on
+    the list: the desk's keys are the desk's there (``n`` is the next turn, every time),
+    and only Enter opens the editor for the next source (issue 18, point 3)."""
     path, ids = make_save(
         tmp_path,
         "4d6",
@@ -49,6 +50,7 @@ async def test_typing_after_adding_a_source_never_fires_the_screen_keys(tmp_path
     app = make_app(path)
     async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
+        screen.selected = ids["Kara"]
         pane = screen.character
         table = pane.query_one(CharacterTable)
         await press(pilot, "tab")  # initiative → character pane
@@ -60,26 +62,41 @@ async def test_typing_after_adding_a_source_never_fires_the_screen_keys(tmp_path
         await settle(pilot)
         before = saved(path)
         assert [(s.name, s.value, s.active) for s in before.characters[ids["Kara"]].advantage] == [("Aim", 1, True)]
-        # the cursor is on the "+ add" row again, not on the new source
-        assert table.has_focus and pane.current_row().kind == "add"
-        assert pane.current_row().key == "advantage"
-        events_before = len(Session_events(path))
-        await burst(pilot, "Mud -2")
+        # the cursor is on the "+ add" row again, not on the new source; the list has the focus
+        assert table.has_focus and pane.current_row() == Row("add", "advantage")
         editor = pane.query_one("#character-editor", Input)
-        assert editor.has_focus and editor.value == "Mud -2"
+        # a letter that is a desk key acts as that key: n, then n again (the pane follows
+        # the turn to Bruno, then back to Kara in round 2)
+        await press(pilot, "n")
+        assert saved(path).encounter.current.char_id == ids["Bruno"]
+        assert not editor.display and (table.has_focus or screen.initiative.table.has_focus)
+        await press(pilot, "n")
+        after = saved(path)
+        assert (after.encounter.round, after.encounter.current.char_id) == (2, ids["Kara"])
+        assert not editor.display
+        # u undoes the last turn (not a "u" in a new entry)
+        await press(pilot, "u")
+        assert saved(path).encounter.current.char_id == ids["Bruno"]
+        assert [(s.name, s.active) for s in saved(path).characters[ids["Kara"]].advantage] == [("Aim", True)]
+        # Enter on the "+ add" row opens the editor; what is typed is the new entry
+        screen.selected = ids["Kara"]
+        screen.refresh_view()
+        table.focus()
+        table.move_cursor(row=row_index(pane, "add", "advantage"))
+        await press(pilot, "enter")
+        assert editor.has_focus and editor.value == ""
+        await burst(pilot, "Mud -2")
+        assert editor.value == "Mud -2"
         label = str(pane.query_one("#editor-label").render())
         assert "name value [rounds]" in label  # the prompt's words, not eaten as markup
         assert "Advantage sources" in screen_text(app)  # the section title is not cut at 80×24
-        after = saved(path)
-        assert len(Session_events(path)) == events_before  # no undo, no delay, no leave
-        assert [c.char_id for c in after.encounter.order] == [ids["Kara"], ids["Bruno"]]
-        assert after.encounter.turn == before.encounter.turn
-        assert [(s.name, s.active) for s in after.characters[ids["Kara"]].advantage] == [("Aim", True)]
         await press(pilot, "enter")
         await settle(pilot)
         # a second Enter on the "+ add" row adds again; it never toggles the new source
-        assert pane.current_row().kind == "add"
+        assert pane.current_row() == Row("add", "advantage") and table.has_focus
         assert "Mud" in screen_text(app)
+        await press(pilot, "M")  # no desk key: a hint says how to add, no editor opens
+        assert not editor.display and "Enter (or e) opens the editor" in notes(app)[-1]
     kara = saved(path).characters[ids["Kara"]]
     assert [(s.name, s.value, s.active) for s in kara.advantage] == [("Aim", 1, True), ("Mud", -2, True)]
 

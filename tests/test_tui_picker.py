@@ -8,7 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
-from helpers import files_of, killed_after, run, screen_text, until
+from helpers import files_of, killed_after, main_screen, run, screen_text, until
 
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.tui.app import GmdeskApp
@@ -374,6 +374,7 @@ async def test_a_first_run_offers_the_examples_and_one_enter_opens_a_living_tabl
     async with run(app, size=SIZE) as pilot:
         await until(pilot, lambda: isinstance(app.screen, ExampleDialog))
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        desk = await main_screen(pilot)  # up and settled: the app never ends mid-mount
         assert app.session is not None and app.session.state.characters
+        assert desk.initiative.table.row_count == len(app.session.state.encounter.order)
     assert len(list((tmp_path / "fresh").glob("*.gmdesk"))) == 1

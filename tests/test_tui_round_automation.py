@@ -48,6 +48,7 @@ async def test_a_condition_until_a_named_characters_turn_typed_in_the_pane(tmp_p
         table = pane.query_one(CharacterTable)
         table.focus()
         table.move_cursor(row=[(r.kind, r.key) for r in pane.row_kinds].index(("add", "condition")))
+        await press(pilot, "enter")  # Enter on "+ add condition" opens the editor
         await burst(pilot, "Dodging until the start of gospog's next turn")
         await press(pilot, "enter")
         await until(pilot, lambda: saved(path).characters[ids["Kara"]].conditions)
@@ -57,6 +58,7 @@ async def test_a_condition_until_a_named_characters_turn_typed_in_the_pane(tmp_p
         assert "until Gospog's turn" in screen_text(app)
         # a name that is not in the session is said in words, nothing is saved
         table.move_cursor(row=[(r.kind, r.key) for r in pane.row_kinds].index(("add", "condition")))
+        await press(pilot, "enter")
         await burst(pilot, "Aiming until the end of Bob's turn")
         await press(pilot, "enter")
         await settle(pilot)

@@ -12,9 +12,14 @@ from gmdesk.core.dice import RandomSource
 def run(
     saves_dir: str | Path, path: str | Path | None = None, *, readonly: bool = False, rng: RandomSource | None = None
 ) -> int:
-    """Run the GM's app until the GM quits; returns the exit status."""
+    """Run the GM's app until the GM quits; returns the exit status. The dice are
+    ``rng``, else seeded from ``$GMDESK_SEED`` when it is set (the same keys then give
+    the same rolls), else fresh."""
+    from gmdesk.core.dice import desk_seed, make_rng
     from gmdesk.tui.app import GmdeskApp
 
+    if rng is None:
+        rng = make_rng(desk_seed())
     app = GmdeskApp(saves_dir, path, readonly=readonly, rng=rng)
     try:
         app.run()

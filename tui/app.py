@@ -13,7 +13,12 @@ change is already durable when it shows.
 Every binding has an id; the GM's keymap file remaps them (:mod:`tui.keymap`,
 applied with ``App.set_keymap``) and every move of the
 current screen is in the command palette (ctrl+p). ``rng`` is the random source of
-every roll (tests pass a seeded one; play uses a fresh ``random.Random``).
+every roll (tests pass a seeded one; play uses a fresh ``random.Random``, or one
+seeded from ``$GMDESK_SEED``).
+
+Keys typed ahead — several in one read, as SSH delivers them — act exactly as if
+typed slowly: each goes on once the desk has settled from the one before
+(:mod:`tui.typeahead`), a session call and a dialog being opened included.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from gmdesk.tui.screens.main import MainScreen
 from gmdesk.tui.screens.opening import OpeningScreen
 from gmdesk.tui.screens.picker import PickerScreen
 from gmdesk.tui.terminal import TerminalGuard, TooSmallScreen
+from gmdesk.tui.typeahead import TypeAhead
 
 #: the screens the app shows one at a time: showing another replaces them (anything
 #: else on top, a dialog or the help, stays under a new one)
@@ -75,7 +81,7 @@ class GmdeskCommands(Provider):
                 yield Hit(score, matcher.highlight(title), callback, help=help_text)
 
 
-class GmdeskApp(TerminalGuard, App):
+class GmdeskApp(TypeAhead, TerminalGuard, App):
     """See the module docstring."""
 
     CSS_PATH = "gmdesk.tcss"
@@ -110,6 +116,11 @@ class GmdeskApp(TerminalGuard, App):
         self.runner = SessionRunner(self)
         self._store: SessionStore | None = None
         self._ending = False
+
+    @property
+    def typeahead_busy(self) -> bool:
+        """A key typed ahead waits for the session calls under way (tui/typeahead.py)."""
+        return self.runner.busy
 
     @property
     def session(self) -> Session | None:

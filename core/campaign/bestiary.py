@@ -33,8 +33,10 @@ the picker offers the example sessions on a first run; an existing
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
+import re
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -46,7 +48,17 @@ from gmdesk.core.errors import GmdeskError, ParamError
 BESTIARY_FILE = "bestiary.json"
 #: what the file says it is, and the newest layout this gmdesk reads
 FORMAT = "gmdesk-bestiary"
-VERSION = 1
+#: v2: the ``about`` record carries ``sha256``, the checksum of everything else in the
+#: file (as written: compact JSON of the other tables); a file that does not match it
+#: is damaged. v1 files (no checksum) are read, and written as v2 by the next change.
+VERSION = 2
+#: the version of the TOML files ``bestiary export`` writes and ``import`` reads
+TOML_VERSION = 1
+#: the most stat blocks a bestiary holds, and the most bytes its file may take: far
+#: beyond a GM's library (the starter holds a dozen), small enough that every change,
+#: which rewrites the whole file, stays well under a second (benchmarks/bench_bestiary)
+MAX_BLOCKS = 10_000
+MAX_BYTES = 32 * 1024 * 1024
 #: the table of the file saying what it is
 ABOUT_TABLE = "about"
 #: the starter bestiary, package data
@@ -77,6 +89,11 @@ class BestiaryBusyError(BestiaryError):
 # --------------------------------------------------------------------------- a stat block
 
 
+#: control characters (a single line: any; several lines: all but line breaks and tabs)
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+_CONTROL_MULTILINE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def _text(value: Any, what: str, maxlen: int = MAX_NAME, empty: bool = False, multiline: bool = False) -> str:
     if not isinstance(value, str):
         raise ValueError(f"{what}: must be text (got {value!r})")
@@ -85,8 +102,7 @@ def _text(value: Any, what: str, maxlen: int = MAX_NAME, empty: bool = False, mu
         raise ValueError(f"{what}: must not be empty")
     if len(value) > maxlen:
         raise ValueError(f"{what}: at most {maxlen} characters (got {len(value)})")
-    allowed = "\n\t\r" if multiline else ""
-    if any((ord(ch) < 32 or ord(ch) == 127) and ch not in allowed for ch in value):
+    if (_CONTROL_MULTILINE if multiline else _CONTROL).search(value):
         raise ValueError(f"{what}: control characters{'' if multiline else ' and line breaks'} are not allowed")
     return value
 
@@ -114,6 +130,22 @@ def _bool(value: Any, what: str) -> bool:
 
 def _rounds(value: Any, what: str) -> int | None:
     return None if value is None else _int(value, what, 1, MAX_ROUNDS)
+
+
+def _plain(fields: Mapping[str, Any], what: str) -> dict[str, Any]:
+    """A JSON copy of ``fields`` (keys as text); ValueError when it is not plain data or
+    nests deeper than gmdesk's files may."""
+    from gmdesk.core.session.storage.codec import MAX_DEPTH, too_deep
+
+    try:
+        text = json.dumps({str(k): v for k, v in fields.items()}, ensure_ascii=False)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{what}: must be plain data ({e})") from None
+    except RecursionError:
+        text = ""
+    if not text or too_deep(text):
+        raise ValueError(f"{what}: nested more than {MAX_DEPTH} levels deep")
+    return json.loads(text)
 
 
 def _only(d: Mapping[str, Any], what: str, allowed: tuple[str, ...]) -> None:
@@ -199,6 +231,7 @@ class StatBlock:
         fields = d.get("fields") or {}
         if not isinstance(fields, Mapping):
             raise ValueError(f"{where}: fields: must be a table of field = value")
+        fields = _plain(fields, f"{where}: fields")
         sources = []
         for i, s in enumerate(d.get("sources") or ()):
             w = f"{where}: sources[{i}]"
@@ -250,7 +283,7 @@ class StatBlock:
             vitality=_int(d.get("vitality", 0), f"{where}: vitality", -MAX_VITALITY, MAX_VITALITY),
             possibilities=possibilities,
             reality_rated=reality,
-            fields=json.loads(json.dumps({str(k): v for k, v in fields.items()})),
+            fields=fields,
             sources=tuple(sources),
             conditions=tuple(conditions),
             sheet=None if sheet is None else _text(sheet, f"{where}: sheet", MAX_TEXT, multiline=True),
@@ -402,13 +435,18 @@ def _check_data(path: Path, raw: bytes, full: bool = False) -> dict[str, Any]:
         return _damaged(path, why)
 
     from gmdesk.core.campaign.bestiary_db import TABLE
+    from gmdesk.core.session.storage.codec import loads
 
     try:
-        data = json.loads(raw.decode("utf-8"))
+        # (nesting deeper than gmdesk writes is refused stat block by stat block, where
+        # it is used; here only what cannot be parsed at all)
+        data = loads(raw.decode("utf-8"), check_depth=False)
     except UnicodeDecodeError:
         raise damaged("not UTF-8 text") from None
     except json.JSONDecodeError as e:
         raise damaged(f"not JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    except ValueError as e:
+        raise damaged(f"not a bestiary: {e}") from None
     if not isinstance(data, dict):
         raise damaged("not a table of stat blocks")
     for name, table in data.items():
@@ -417,13 +455,8 @@ def _check_data(path: Path, raw: bytes, full: bool = False) -> dict[str, Any]:
         for doc_id, doc in table.items():
             if not (isinstance(doc_id, str) and doc_id.isdigit()) or not isinstance(doc, dict):
                 raise damaged(f"table {name!r}: entry {doc_id!r} is not a numbered record")
-    about = data.get(ABOUT_TABLE) or {}
-    for doc in about.values():
-        if doc.get("format") not in (None, FORMAT):
-            raise damaged(f"it says it is {doc.get('format')!r}, not a gmdesk bestiary")
-        version = doc.get("version", VERSION)
-        if not isinstance(version, int) or version > VERSION:
-            raise BestiaryError(f"{path}: written by a newer gmdesk (bestiary version {version!r}); update gmdesk")
+    if _check_about(path, data) >= 2:
+        full = False  # its checksum matches: every stat block is as gmdesk checked and wrote it
     seen: set[tuple[str, str]] = set()
     for doc_id, doc in (data.get(TABLE) or {}).items():
         if full:
@@ -443,6 +476,59 @@ def _check_data(path: Path, raw: bytes, full: bool = False) -> dict[str, Any]:
         seen.add(key)
     data.setdefault(TABLE, {})
     return data
+
+
+def _digest(body: str) -> str:
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def _body(data: Mapping[str, Any]) -> str:
+    """Every table but ``about``, as the file holds them (what the checksum covers)."""
+    return json.dumps({k: v for k, v in data.items() if k != ABOUT_TABLE}, ensure_ascii=False, separators=(",", ":"))
+
+
+def _check_about(path: Path, data: dict[str, Any]) -> int:
+    """The ``about`` record: what the file is, its version, its checksum (v2). An empty
+    file of tables (``{}``, what TinyDB starts with) is an empty bestiary; stat blocks
+    without the record, a record without ``format``, a field no gmdesk writes in that
+    version, a missing or wrong checksum are damage."""
+    from gmdesk.core.campaign.bestiary_db import TABLE
+
+    def damaged(why: str) -> DamagedBestiaryError:
+        return _damaged(path, why)
+
+    about = data.get(ABOUT_TABLE)
+    if about is None:
+        if any(data.get(name) for name in data):
+            raise damaged(f"it holds {TABLE!r} but no {ABOUT_TABLE!r} record saying it is a gmdesk bestiary")
+        return 1
+    if list(about) != ["1"]:
+        raise damaged(f"its {ABOUT_TABLE!r} record is damaged")
+    doc = about["1"]
+    if "format" not in doc:
+        raise damaged(f"its {ABOUT_TABLE!r} record has no 'format'")
+    if doc["format"] != FORMAT:
+        raise damaged(f"it says it is {doc['format']!r}, not a gmdesk bestiary")
+    version = doc.get("version")
+    if type(version) is not int or version < 1:
+        raise damaged(f"its version does not read ({version!r})")
+    if version > VERSION:
+        raise BestiaryError(f"{path}: written by a newer gmdesk (bestiary version {version!r}); update gmdesk")
+    allowed = ("format", "version") if version == 1 else ("format", "version", "sha256")
+    unknown = [k for k in doc if k not in allowed]
+    if unknown:
+        raise damaged(f"its {ABOUT_TABLE!r} record holds {unknown[0]!r}, which no gmdesk writes in version {version}")
+    if version >= 2:
+        want = doc.get("sha256")
+        if type(want) is not str:
+            raise damaged("its checksum is missing")
+        try:
+            body = _body(data)
+        except RecursionError:
+            raise damaged("not a bestiary: nested too deeply to read") from None
+        if _digest(body) != want:
+            raise damaged("changed since gmdesk saved it (its checksum does not match)")
+    return version
 
 
 def _about() -> dict[str, Any]:
@@ -517,7 +603,15 @@ class Bestiary:
     def _publish(self, data: dict[str, Any], overwrite: bool = True) -> None:
         from gmdesk.core.session.storage import atomic
 
-        raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        body = _body(data)
+        about = {"1": {"format": FORMAT, "version": VERSION, "sha256": _digest(body)}}
+        head = '{"' + ABOUT_TABLE + '":' + json.dumps(about, separators=(",", ":"))
+        raw = (head + ("," + body[1:] if body != "{}" else "}")).encode("utf-8")
+        if len(raw) > MAX_BYTES:
+            raise BestiaryError(
+                f"{self.path}: the bestiary would take {len(raw) / 2**20:.1f} MB, more than the "
+                f"{MAX_BYTES // 2**20} MB it may hold; nothing was changed"
+            )
         tmp = self.dir / f".{BESTIARY_FILE}.{os.getpid()}.tmp"
         try:
             atomic.publish(tmp, self.path, raw, overwrite=overwrite)
@@ -600,6 +694,13 @@ class Bestiary:
                     f"already in the bestiary: {names}; --replace replaces "
                     f"{'it' if len(taken) == 1 else 'them'} (nothing was changed)"
                 )
+            now = len(db.table)
+            after = now - len(set(ids)) + len(blocks)
+            if after > MAX_BLOCKS and after > now:
+                raise BestiaryError(
+                    f"the bestiary holds at most {MAX_BLOCKS:,} stat blocks; it holds {now:,} and this would "
+                    f"make {after:,} (nothing was changed: remove some first)"
+                )
             db.remove_ids(ids)
             db.insert_many(b.to_json() for b in blocks)
         return len(blocks) - len(taken), len(taken)
@@ -650,7 +751,7 @@ def to_toml(blocks: Iterable[StatBlock]) -> str:
             d["fields"] = d.pop("fields")
         out.append(d)
     head = "# gmdesk bestiary: `gmdesk bestiary import FILE` reads it back\n"
-    return head + tomli_w.dumps({"format": FORMAT, "version": VERSION, "stat_block": out}, multiline_strings=True)
+    return head + tomli_w.dumps({"format": FORMAT, "version": TOML_VERSION, "stat_block": out}, multiline_strings=True)
 
 
 def from_toml(text: str, where: str = "TOML") -> list[StatBlock]:
@@ -663,11 +764,11 @@ def from_toml(text: str, where: str = "TOML") -> list[StatBlock]:
     except tomllib.TOMLDecodeError as e:
         raise BestiaryError(f"{where}: not TOML ({e})") from None
     except RecursionError:
-        raise BestiaryError(f"{where}: nested too deeply to be a bestiary; nothing was imported") from None
+        raise BestiaryError(f"{where}: not a gmdesk bestiary (nested too deeply to read)") from None
     if data.get("format", FORMAT) != FORMAT:
         raise BestiaryError(f"{where}: not a gmdesk bestiary (format {data.get('format')!r})")
-    version = data.get("version", VERSION)
-    if not isinstance(version, int) or version > VERSION:
+    version = data.get("version", TOML_VERSION)
+    if not isinstance(version, int) or version > TOML_VERSION:
         raise BestiaryError(f"{where}: written by a newer gmdesk (bestiary version {version!r}); update gmdesk")
     unknown = [k for k in data if k not in ("format", "version", "stat_block")]
     if unknown:

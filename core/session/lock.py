@@ -10,10 +10,19 @@ writer simply takes the lock and overwrites the stale content.
 
 Deleting ``<session>.lock`` while a writer holds it must not let a second writer
 in (it would lock a new file of the same name): the writer also holds a ``flock``
-on the session file itself — the inode it loaded, and after each compaction the
-inode it wrote (taken before that file is renamed into place, so there is never a
-moment when the session file is unlocked). A second writer that gets the lock file
-is still refused by the session file's lock.
+on the session file itself and on its journal — the inodes it loaded, and after
+each compaction the inodes it wrote (each locked before it is renamed into place,
+so there is never a moment when either name is unlocked). A second writer that gets
+the lock file is still refused by the session file's lock; one that also finds the
+session file replaced by rename (what editors, rsync and sync tools do) is refused
+by the journal's, which such a replacement leaves in place.
+
+While it writes, the writer keeps a second line in the lock file: the journal it
+appends to (device and inode) and the number of the last change it saved there,
+rewritten in place after each save (one ``pwrite``, no fsync: it is written after the
+journal's fsync, so it never claims more than the disk holds). Whoever opens the
+session next reads it: a journal that is the same file but ends before that number
+was cut short by another program — damage, not a torn write (:func:`read_saved`).
 
 The lock file itself is never deleted (deleting a lock file that another process
 may have just opened would let two writers hold "the" lock on two different files);
@@ -67,11 +76,45 @@ class LockedError(GmdeskError):
 def _read_holder(fd: int) -> dict:
     """The holder's self-description, or {} while it has not written it yet."""
     try:
-        raw = os.pread(fd, 4096, 0)
+        raw = os.pread(fd, 4096, 0).split(b"\n", 1)[0]
         data = json.loads(raw.decode("utf-8")) if raw.strip() else {}
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+#: width of the lock file's second line (the position saved), rewritten in place
+_SAVED_WIDTH = 96
+
+
+def _saved_line(raw: bytes) -> tuple[str, int] | None:
+    """(journal identity ``"dev:ino"``, last change saved) from a lock file's bytes."""
+    lines = raw.split(b"\n")
+    if len(lines) < 2 or not lines[1].strip():
+        return None
+    try:
+        data = json.loads(lines[1][:_SAVED_WIDTH])
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or type(data.get("journal")) is not str or type(data.get("lsn")) is not int:
+        return None
+    return data["journal"], data["lsn"]
+
+
+def read_saved(path: str | os.PathLike) -> tuple[str, int] | None:
+    """What the lock file at ``path`` says the last writer saved: (journal identity
+    ``"dev:ino"``, number of its last change), or None (no writer since a clean close,
+    no such file, unreadable)."""
+    try:
+        with open(path, "rb") as f:
+            return _saved_line(f.read(8192))
+    except OSError:
+        return None
+
+
+def journal_identity(st: os.stat_result) -> str:
+    """How the lock file names a journal: ``"dev:ino"``."""
+    return f"{st.st_dev}:{st.st_ino}"
 
 
 class WriterLock:
@@ -83,11 +126,22 @@ class WriterLock:
     would leave it (tests use it to simulate a crash).
     """
 
-    def __init__(self, path: str | os.PathLike, session_path: str | os.PathLike | None = None):
+    def __init__(
+        self,
+        path: str | os.PathLike,
+        session_path: str | os.PathLike | None = None,
+        journal_path: str | os.PathLike | None = None,
+    ):
         self.path = Path(path)
         self.session_path = Path(session_path) if session_path is not None else self.path
+        self.journal_path = Path(journal_path) if journal_path is not None else None
         self._fd: int | None = None
         self._session_fds: list[int] = []  # flocks on the session file's inode(s)
+        self._journal_fds: list[int] = []  # flocks on the journal's inode(s)
+        #: what the previous writer's lock file said it saved (see :func:`read_saved`)
+        self.saved_before: tuple[str, int] | None = None
+        self._saved_at = 0  # where the saved position's line starts in the lock file
+        self._recorded = False  # this writer said what it saved
 
     @property
     def held(self) -> bool:
@@ -125,32 +179,42 @@ class WriterLock:
             os.close(fd)
             raise
         try:
-            self._lock_session_file(fd)
+            self._session_fds += self._lock_file(self.session_path, fd)
+            if self.journal_path is not None:
+                self._journal_fds += self._lock_file(self.journal_path, fd)
         except BaseException:
+            for sfd in self._session_fds + self._journal_fds:
+                os.close(sfd)
+            self._session_fds, self._journal_fds = [], []
             os.close(fd)
             raise
         try:
+            self.saved_before = _saved_line(os.pread(fd, 8192, 0))
             info = {
                 "pid": os.getpid(),
                 "host": socket.gethostname(),
                 "since": now_iso(),
             }
+            line = (json.dumps(info) + "\n").encode("utf-8")
             os.ftruncate(fd, 0)
-            os.pwrite(fd, (json.dumps(info) + "\n").encode("utf-8"), 0)
+            os.pwrite(fd, line + self._saved_bytes(), 0)
+            self._saved_at = len(line)
         except OSError:
             pass  # the description is informative only; the flock is what counts
         self._fd = fd
 
-    def _lock_session_file(self, lock_fd: int) -> None:
-        """Also lock the session file (when it exists and is not the lock file): the
-        lock that survives a deleted ``.lock``. LockedError if another writer holds it."""
-        if self.session_path == self.path:
-            return
+    def _lock_file(self, path: Path, lock_fd: int) -> list[int]:
+        """Also lock the session file or the journal at ``path`` (when it exists and is
+        not the lock file): the locks that survive a deleted ``.lock``. LockedError if
+        another writer holds it. The descriptor holding the lock, in a list (empty
+        when there is no such file)."""
+        if path == self.path:
+            return []
         for _ in range(50):
             try:
-                sfd = os.open(self.session_path, os.O_RDONLY | os.O_CLOEXEC)
+                sfd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
             except FileNotFoundError:
-                return  # being created: the creator adopts the new file (adopt_session_file)
+                return []  # being created: the creator locks the new file before it takes the name
             try:
                 fcntl.flock(sfd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -167,7 +231,7 @@ class WriterLock:
                 os.close(sfd)
                 raise
             try:
-                st, cur = os.fstat(sfd), os.stat(self.session_path)
+                st, cur = os.fstat(sfd), os.stat(path)
             except FileNotFoundError:
                 os.close(sfd)
                 continue
@@ -175,8 +239,7 @@ class WriterLock:
                 os.close(sfd)
                 raise
             if (st.st_dev, st.st_ino) == (cur.st_dev, cur.st_ino):
-                self._session_fds.append(sfd)
-                return
+                return [sfd]
             os.close(sfd)  # replaced while we locked it: lock the file now in place
         raise LockedError(self.session_path)
 
@@ -185,15 +248,39 @@ class WriterLock:
         session file's place (it locked it first, so the name is never unlocked)."""
         self._session_fds.append(fd)
 
-    def prune_session_files(self) -> None:
-        """Drop the locks on files no longer at the session file's name (the file a
-        compaction replaced, or a temp file that never took the name)."""
-        try:
-            cur = os.stat(self.session_path)
-        except OSError:
+    def _saved_bytes(self, saved: tuple[str, int] | None = None) -> bytes:
+        """The saved position's line (the previous writer's until this one records its own)."""
+        saved = saved or self.saved_before
+        if saved is None:
+            return b""
+        return (f'{{"journal":"{saved[0]}","lsn":{saved[1]}}}'.ljust(_SAVED_WIDTH - 1) + "\n").encode("ascii")
+
+    def record_saved(self, journal: str, lsn: int) -> None:
+        """Say in the lock file that change ``lsn`` is saved in the journal ``journal``
+        (its :func:`journal_identity`); call only once it is durable. Never raises."""
+        fd = self._fd
+        if fd is None or not self._saved_at:
             return
+        self._recorded = True
+        try:
+            os.pwrite(fd, self._saved_bytes((journal, lsn)), self._saved_at)
+        except OSError:
+            pass  # informative: a lock file that cannot be written only weakens a later check
+
+    def add_journal_file(self, fd: int) -> None:
+        """Hold the ``flock`` of ``fd`` (a new journal about to take the journal's name)."""
+        self._journal_fds.append(fd)
+
+    @staticmethod
+    def _prune(fds: list[int], path: Path | None) -> list[int]:
+        if path is None:
+            return fds
+        try:
+            cur = os.stat(path)
+        except OSError:
+            return fds
         keep = []
-        for fd in self._session_fds:
+        for fd in fds:
             try:
                 st = os.fstat(fd)
                 current = (st.st_dev, st.st_ino) == (cur.st_dev, cur.st_ino)
@@ -203,16 +290,21 @@ class WriterLock:
                 keep.append(fd)
             else:
                 os.close(fd)
-        if keep:
-            self._session_fds = keep
+        return keep if keep else fds
 
-    def holds_session_file(self) -> bool:
-        """True while one of the locked inodes is the one at the session file's name."""
+    def prune_session_files(self) -> None:
+        """Drop the locks on files no longer at the session file's or the journal's
+        name (the files a compaction replaced, or a temp file that never took the name)."""
+        self._session_fds = self._prune(self._session_fds, self.session_path)
+        self._journal_fds = self._prune(self._journal_fds, self.journal_path)
+
+    @staticmethod
+    def _holds(fds: list[int], path: Path) -> bool:
         try:
-            cur = os.stat(self.session_path)
+            cur = os.stat(path)
         except OSError:
             return False
-        for fd in self._session_fds:
+        for fd in fds:
             try:
                 st = os.fstat(fd)
             except OSError:
@@ -221,9 +313,14 @@ class WriterLock:
                 return True
         return False
 
+    def holds_session_file(self) -> bool:
+        """True while one of the locked inodes is the one at the session file's name."""
+        return self._holds(self._session_fds, self.session_path)
+
     def release(self) -> None:
         """Empty the lock file and drop the lock; safe to call twice."""
-        sfds, self._session_fds = self._session_fds, []
+        sfds, self._session_fds = self._session_fds + self._journal_fds, []
+        self._journal_fds = []
         for sfd in sfds:
             os.close(sfd)
         fd, self._fd = self._fd, None
@@ -231,13 +328,18 @@ class WriterLock:
             return
         try:
             os.ftruncate(fd, 0)
+            if not self._recorded and self.saved_before is not None:
+                # a writer that never got going (a refused open) keeps the previous
+                # writer's word of what it saved, for whoever opens the session next
+                os.pwrite(fd, b"\n" + self._saved_bytes(), 0)
         except OSError:
             pass
         os.close(fd)  # closing the last descriptor drops the flock
 
     def abandon(self) -> None:
         """Drop the lock like a killed process would: no cleanup of the file."""
-        sfds, self._session_fds = self._session_fds, []
+        sfds, self._session_fds = self._session_fds + self._journal_fds, []
+        self._journal_fds = []
         for sfd in sfds:
             os.close(sfd)
         fd, self._fd = self._fd, None

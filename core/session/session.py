@@ -119,14 +119,35 @@ def header_problems(header: Mapping[str, Any]) -> list[str]:
     """What makes a stored header unusable, one plain line each (empty when fine): a
     missing name, system or settings, or a dice system this gmdesk does not know.
     Such a save is refused, never opened and rewritten with defaults."""
+    from gmdesk.core.session.settings import BY_KEY, SettingError
     from gmdesk.core.systems import BUILTIN_IDS, system_ids
 
     out = []
+    if header.get("format") != FORMAT:
+        out.append(
+            "the header has no 'format'"
+            if "format" not in header
+            else f"the header's 'format' is {header['format']!r}, not {FORMAT!r}"
+        )
     for key, kind, what in (("name", str, "text"), ("system", str, "text"), ("settings", dict, "an object")):
         if key not in header:
             out.append(f"the header has no {key!r}")
         elif not isinstance(header[key], kind):
             out.append(f"the header's {key!r} is not {what}")
+        elif kind is str and not header[key].strip():
+            out.append(f"the header's {key!r} is empty")
+    settings = header.get("settings")
+    if isinstance(settings, dict):
+        for key, value in settings.items():
+            setting = BY_KEY.get(key)
+            if setting is None:
+                continue
+            try:
+                ok = setting.parse(value) == value and type(setting.parse(value)) is type(value)
+            except SettingError:
+                ok = False
+            if not ok:
+                out.append(f"the header's setting {key!r} is {value!r}, not {setting.accepts()}")
     system = header.get("system")
     if isinstance(system, str) and system not in BUILTIN_IDS and system not in system_ids():
         from gmdesk.core.systems import plugin_failure
@@ -444,6 +465,12 @@ class Session(SessionMoves, SystemMoveCalls):
             self.warnings.append(f"could not update the session's summary: {e}")
         return event
 
+    @property
+    def changed_on_disk(self) -> str | None:
+        """Why nothing more is saved, when another program replaced or wrote the
+        session's files while this writer had it open (one line); else None."""
+        return getattr(self._log, "changed_on_disk", None)
+
     def take_notices(self) -> list[str]:
         """What the GM should be told once about the save since the last call (a
         compaction that could not be written…); the screen shows each one."""
@@ -569,7 +596,10 @@ class Session(SessionMoves, SystemMoveCalls):
             return
         try:
             if not self.readonly:
-                self._maybe_update_header(force=True)
+                try:
+                    self._maybe_update_header(force=True)
+                except GmdeskError as e:  # (a session its writer no longer saves: said already)
+                    self.warnings.append(f"could not update the session's summary: {e}")
                 self._save_checkpoint()
         finally:
             self._closed = True

@@ -93,6 +93,16 @@ class DeskScreen(Screen):
 
         def failed(message: str) -> None:
             try:
+                if self.session.changed_on_disk and not self.readonly:
+                    # another program replaced the session's files: nothing more is
+                    # saved; the desk says so once and stays open read-only
+                    self.readonly = True
+                    self.say(
+                        "The session was changed on disk by another program; this desk is now "
+                        "read-only (everything saved before is kept). Close it and check the session.",
+                        error=True,
+                    )
+                    return
                 self._fail(error, message)
             finally:
                 if refresh:

@@ -15,12 +15,15 @@ Keys on the list: Enter edits the row (or toggles a source, or starts an "add" r
 Space toggles a source, Delete removes a source, a condition, a wound (the GM's
 call, free) or a named value, or clears a system field; ``b`` buys off the wound
 under the cursor with a Possibility (systems with Possibilities), ``s`` spends one
-use of the sheet row under the cursor (a character with a sheet); typing on a
-``+ add`` row starts the new entry. After an add the cursor stays on the ``+ add`` row. An edit
-opens a one-line editor under the list; the typed value is checked here for form (a number where a number is needed)
-and by the session for sense; either way a bad value shows an inline "✗" message and
-changes nothing. The pane only posts :class:`CharacterPane.Apply` with the event to
-apply; the screen answers with :meth:`edit_result`.
+use of the sheet row under the cursor (a character with a sheet). Every other key
+is the desk's, on a ``+ add`` row too (``n`` is the next turn there, as everywhere):
+Enter (or ``e``) on a ``+ add`` row opens the editor for the new entry. After an
+add the cursor stays on the ``+ add`` row and the focus on the list, where the desk's
+keys work. An edit opens a one-line editor under the list; the typed value is
+checked here for form (a number where a number is needed) and by the session for
+sense; either way a bad value shows an inline "✗" message and changes nothing. The
+pane only posts :class:`CharacterPane.Apply` with the event to apply; the screen
+answers with :meth:`edit_result`.
 """
 
 from __future__ import annotations
@@ -74,9 +77,9 @@ class CharacterTable(DataTable):
     """The character's rows. Keys act on the row under the cursor; the Footer shows
     the ones that do something for the session's system while the pane has focus.
 
-    On a ``+ add`` row, typing starts the new entry: the first character opens the
-    editor with it, so that ``Mud -2`` typed there becomes the source's text and
-    never runs the screen's one-letter keys (u undo, d delay, - leave…)."""
+    Every other key is the desk's, on every row: on a ``+ add`` row too, ``n``, ``a``,
+    ``u``, ``B`` advance the turn, attack, undo, open the bestiary; the editor opens
+    only on Enter (or ``e``), so the GM types the new entry into it."""
 
     BINDINGS = [
         Binding("e", "edit", "Edit", id="character.edit"),
@@ -101,20 +104,14 @@ class CharacterTable(DataTable):
         return True
 
     def on_key(self, event: events.Key) -> None:
-        pane = self.parent_pane
-        editor = pane.query_one("#character-editor", EditorInput)
-        if pane.editing and editor.display:
-            # keys typed quickly were already on their way here when the editor
-            # opened: they belong to the editor, in order
-            event.stop()
-            event.prevent_default()
-            editor.post_message(events.Key(event.key, event.character))
+        """A letter no key of the desk takes, typed on a ``+ add`` row, says how to add
+        (it used to start the entry; now Enter does, and the desk's keys stay the desk's)."""
+        if not (event.is_printable and event.character) or event.key in self.screen.active_bindings:
             return
-        row = pane.current_row()
-        if row is not None and row.kind == "add" and event.is_printable and event.character and event.key != "space":
+        row = self.parent_pane.current_row()
+        if row is not None and row.kind == "add":
             event.stop()
-            event.prevent_default()
-            pane.open_editor(row, typed=event.character)
+            self.notify("Enter (or e) opens the editor for the new entry", timeout=3)
 
     def action_toggle_row(self) -> None:
         self.parent_pane.act("toggle")
@@ -446,9 +443,8 @@ class CharacterPane(Vertical):
         """The session's system uses this part of a character (see core.systems)."""
         return self._state is not None and section in character_sections(self._state.info.system)
 
-    def open_editor(self, row: Row, typed: str = "") -> None:
-        """Open the one-line editor for ``row``; ``typed``: the text typed on a
-        ``+ add`` row that opened it (it starts the new entry)."""
+    def open_editor(self, row: Row) -> None:
+        """Open the one-line editor for ``row`` and give it the focus."""
         ch = self._character
         if ch is None:  # nothing selected: nothing to edit
             return
@@ -478,12 +474,11 @@ class CharacterPane(Vertical):
         label.update(Text(prompt + "  (Enter apply · Esc cancel)"))  # "[rounds]" is text, not markup
         label.display = True
         editor = self.query_one("#character-editor", EditorInput)
-        editor.value = value + typed
+        editor.value = value
         editor.cursor_position = len(editor.value)
-        editor.select_on_focus = not typed  # go on typing after what opened it
+        editor.select_on_focus = True  # typing replaces the value shown
         editor.display = True
         self.query_one("#character-message", Static).update("")
-        # at once (not after the queued keys): the keys typed next belong to the editor
         self.screen.set_focus(editor)
         # the list is shorter now: keep the row being edited in view
         table = self.table

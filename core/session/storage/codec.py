@@ -1,16 +1,57 @@
-"""JSON text as the store writes it: compact, UTF-8 (not ASCII-escaped), no NaN."""
+"""JSON text as the store writes it: compact, UTF-8 (not ASCII-escaped), no NaN,
+nested at most :data:`MAX_DEPTH` deep; and reading it back (:func:`loads`), where
+JSON nested deeper is damage, never a ``RecursionError``."""
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from gmdesk.core.errors import ParamError
 
-__all__ = ["SEP", "dumps", "json_text"]
+__all__ = ["SEP", "MAX_DEPTH", "dumps", "json_text", "loads", "too_deep"]
 
 #: separators of every JSON text the store writes (no spaces)
 SEP = (",", ":")
+#: how deep gmdesk's JSON may nest (objects and lists): what gmdesk writes nests a
+#: handful of levels; deeper is refused when written and damage when read
+MAX_DEPTH = 64
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def too_deep(data: bytes | str, limit: int = MAX_DEPTH) -> bool:
+    """True when the JSON text ``data`` nests objects and lists more than ``limit``
+    deep (fast when it holds fewer brackets than that, as nearly every text does)."""
+    if isinstance(data, str):
+        if data.count("[") + data.count("{") <= limit:
+            return False
+        data = data.encode("utf-8", "surrogatepass")
+    elif data.count(b"[") + data.count(b"{") <= limit:
+        return False
+    depth = 0
+    for c in _STRING.sub(b"", data).translate(None, _NOT_BRACKETS):
+        if c in b"[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
+
+
+def loads(data: bytes | str, *, check_depth: bool = True) -> Any:
+    """``json.loads``, with nesting deeper than :data:`MAX_DEPTH` (or than Python can
+    parse) a ``ValueError`` like any other damage. ``check_depth=False``: only what
+    Python cannot parse (for a region already checked against its checksum)."""
+    if check_depth and too_deep(data):
+        raise ValueError(f"nested more than {MAX_DEPTH} levels deep")
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ValueError("nested too deeply to read") from None
 
 
 def dumps(obj: Any) -> str:
@@ -21,8 +62,13 @@ def dumps(obj: Any) -> str:
 def json_text(value: Any, option: str) -> str:
     """``value`` as JSON text; ParamError naming ``option`` when it is not plain JSON data."""
     try:
-        return dumps(value)
+        text = dumps(value)
     except (TypeError, ValueError) as e:
         raise ParamError(
             option, f"must be plain JSON data (objects, lists, strings, numbers, true/false/null): {e}"
         ) from None
+    except RecursionError:
+        text = ""
+    if not text or too_deep(text):
+        raise ParamError(option, f"must not nest lists and objects more than {MAX_DEPTH} levels deep")
+    return text

@@ -14,6 +14,7 @@ __all__ = [
     "FutureVersionError",
     "StoreWriteError",
     "StoreReadError",
+    "SessionChangedError",
     "SessionExistsError",
     "SessionMissingError",
     "LockedError",
@@ -59,6 +60,12 @@ class StoreWriteError(StoreError):
 
     The change was not applied; everything acknowledged before it is intact on disk.
     """
+
+
+class SessionChangedError(StoreWriteError):
+    """Another program replaced or wrote the session's files while this gmdesk had it
+    open for writing: nothing more is saved through this writer (everything it
+    acknowledged before is on disk); the GM closes it and checks the session."""
 
 
 class StoreReadError(StoreError):

@@ -13,7 +13,7 @@ from typing import Any
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session.storage import atomic
-from gmdesk.core.session.storage.codec import dumps, json_text
+from gmdesk.core.session.storage.codec import dumps, json_text, loads
 from gmdesk.core.session.storage.errors import StoreReadError
 from gmdesk.core.session.storage.format import CHECKPOINT_TAG, EVENTS_TABLE, META_TABLE, SCHEMA_VERSION
 from gmdesk.core.session.storage.gcpause import no_gc
@@ -125,6 +125,13 @@ class EventLog:
     def warnings(self) -> list[str]:
         """One-line notes about this load (see the class docstring); empty when clean."""
         return self._storage.warnings
+
+    @property
+    def changed_on_disk(self) -> str | None:
+        """Writers: why nothing more is saved, when another program replaced or wrote
+        the session's files while it was open (one line); None while all is well."""
+        storage = self._storage
+        return storage._broken if storage._changed else None
 
     def take_notices(self) -> list[str]:
         """Problems found since the last call (a compaction that could not be written,
@@ -288,7 +295,7 @@ class EventLog:
         if nl < 0:
             return None
         try:
-            head = json.loads(data[:nl])
+            head = loads(data[:nl])
         except ValueError:
             return None
         body = data[nl + 1 :]

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from gmdesk.core.errors import ParamError
+from gmdesk.core.session.lock import read_saved
 from gmdesk.core.session.storage import atomic
-from gmdesk.core.session.storage.checksums import block_crcs, changed_events, unseal
-from gmdesk.core.session.storage.codec import SEP, dumps, json_text
+from gmdesk.core.session.storage.checksums import block_crcs, changed_events, seal, unseal
+from gmdesk.core.session.storage.codec import SEP, dumps, json_text, loads
 from gmdesk.core.session.storage.errors import (
     CorruptSaveError,
     FutureVersionError,
@@ -57,7 +58,12 @@ __all__ = [
 ]
 
 #: Version of the snapshot layout this gmdesk writes (``_gmdesk.schema``).
-SCHEMA_VERSION = 1
+#: v2: the ``_gmdesk`` record ends with its own checksum ``"c"`` (as a journal record
+#: does) and must carry every checksum of the file (the events', the header's, the
+#: view state's): one missing, unreadable or not matching is damage. v1 files (some
+#: without checksums, written before they existed) are still read, and upgraded to
+#: v2 by the next writer (keeping the original as ``.v1.bak``).
+SCHEMA_VERSION = 2
 #: Version of the journal line format (``gmdesk_journal`` in the journal's first line).
 #: v2: every record ends with its checksum ``"c"`` (CRC-32 of the record without it,
 #: see :func:`seal`); v1 journals (no checksums) are still read.
@@ -106,8 +112,13 @@ def _v0_to_v1(raw: dict) -> dict:
     return out
 
 
+def _v1_to_v2(raw: dict) -> dict:
+    """v2 only adds checksums to the ``_gmdesk`` record, written by the next compaction."""
+    return raw
+
+
 #: from-version -> function(raw snapshot dict) -> raw snapshot dict of the next version.
-MIGRATIONS: dict[int, Callable[[dict], dict]] = {0: _v0_to_v1}
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {0: _v0_to_v1, 1: _v1_to_v2}
 
 
 def migrate(path: Path, raw: dict, version: int) -> dict:
@@ -162,7 +173,55 @@ _SYSREC_KEYS = (
     "events_crc32",
     "header_crc32",
     "tail_crc32",
+    "c",
 )
+#: the checksums a v1 file written since they existed carries (all three, or none)
+_V1_CRCS = ("events_crc32", "header_crc32", "tail_crc32")
+#: what a v2 record must hold, by type
+_V2_REQUIRED: tuple[tuple[str, type], ...] = (
+    ("lsn", int),
+    ("count", int),
+    ("header", dict),
+    ("events_bytes", int),
+    ("events_sha256", str),
+    ("events_crc32", str),
+    ("header_crc32", int),
+    ("tail_crc32", int),
+)
+_RECORD = f"line 1 (record {SYSTEM_KEY!r})"
+
+
+def check_record(path: Path, sysrec: dict, text: bytes | None) -> None:
+    """Refuse a ``_gmdesk`` record that is not what gmdesk wrote: v2, its own checksum
+    (over ``text``, the record's bytes as read) and every checksum of the file present,
+    of its type; v1, no field gmdesk never wrote and its checksums all or none. A
+    missing or unreadable checksum is damage, never a check skipped."""
+    schema = sysrec.get("schema")
+    if schema == 1:
+        unknown = sorted(k for k in sysrec if k not in _SYSREC_KEYS or k == "c")
+        if unknown:
+            raise CorruptSaveError(
+                path, _RECORD, f"holds {unknown[0]!r}, which no gmdesk writes in format v1 (damaged)"
+            )
+        have = [k for k in _V1_CRCS if k in sysrec]
+        if have and (len(have) != len(_V1_CRCS) or "events_sha256" not in sysrec):
+            missing = next(k for k in (*_V1_CRCS, "events_sha256") if k not in sysrec)
+            raise CorruptSaveError(path, _RECORD, f"its checksum {missing!r} is missing (damaged)")
+        for key, kind in _V2_REQUIRED:
+            if key in sysrec and (type(sysrec[key]) is not kind or (kind is int and sysrec[key] < 0)):
+                raise CorruptSaveError(path, _RECORD, f"{key!r} does not read (damaged)")
+        return
+    if schema != SCHEMA_VERSION:
+        return
+    if "c" not in sysrec or text is None:
+        raise CorruptSaveError(path, _RECORD, "its own checksum is missing (damaged)")
+    if unseal(text) is None:
+        raise CorruptSaveError(path, _RECORD, "changed since gmdesk saved it (its checksum does not match)")
+    for key, kind in _V2_REQUIRED:
+        value = sysrec.get(key)
+        if type(value) is not kind or (type(value) is int and value < 0):
+            what = "is missing" if key not in sysrec else "does not read"
+            raise CorruptSaveError(path, _RECORD, f"{key!r} {what} (damaged)")
 
 
 def _extra(sysrec: dict) -> dict:
@@ -194,9 +253,11 @@ def parse_snapshot(path: Path, data: bytes) -> tuple[int, dict]:
         raise CorruptSaveError(path, f"line {line} (byte {e.start})", "not UTF-8 text") from None
     try:
         with no_gc():
-            raw = json.loads(text)
+            raw = loads(text)
     except json.JSONDecodeError as e:
         raise CorruptSaveError(path, f"line {e.lineno} column {e.colno}", f"not valid JSON ({e.msg})") from None
+    except ValueError as e:
+        raise CorruptSaveError(path, "whole file", f"not a gmdesk session ({e})") from None
     if not isinstance(raw, dict):
         raise CorruptSaveError(path, "whole file", "not a JSON object (not a gmdesk session)")
     sysrec = raw.get(SYSTEM_KEY)
@@ -271,12 +332,18 @@ def fast_snapshot(path: Path, data: bytes) -> State | None:
     nl = data.find(b"\n")
     if nl < 0 or data[nl - 1 : nl] != b",":
         return None
+    text = data[len(prefix) : nl - 1]
     try:
-        sysrec = json.loads(data[len(prefix) : nl - 1])
+        sysrec = loads(text)
     except ValueError:
         return None
-    if type(sysrec) is not dict or sysrec.get("format") != FORMAT_TAG or sysrec.get("schema") != SCHEMA_VERSION:
+    if (
+        type(sysrec) is not dict
+        or sysrec.get("format") != FORMAT_TAG
+        or sysrec.get("schema") not in (1, SCHEMA_VERSION)
+    ):
         return None
+    check_record(path, sysrec, text)
     lsn, count, length, digest = (
         sysrec.get("lsn"),
         sysrec.get("count"),
@@ -332,7 +399,7 @@ def fast_snapshot(path: Path, data: bytes) -> State | None:
         if rest.strip() == b"}":
             others: Any = {}
         elif rest.startswith(b","):
-            others = json.loads(b"{" + rest[1:])
+            others = loads(b"{" + rest[1:])
         else:
             raise ValueError("not a JSON object")
     except ValueError as e:
@@ -344,7 +411,7 @@ def fast_snapshot(path: Path, data: bytes) -> State | None:
         check_table(path, name, table)
         tables[name] = table
     tables.setdefault(META_TABLE, {})
-    return State(SCHEMA_VERSION, header, lsn, tables, _extra(sysrec))
+    return State(sysrec["schema"], header, lsn, tables, _extra(sysrec))
 
 
 def snapshot_bytes(state: State, tables: Tables | None = None) -> tuple[bytes, int, int]:
@@ -390,7 +457,7 @@ def snapshot_bytes(state: State, tables: Tables | None = None) -> tuple[bytes, i
         "events_crc32": block_crcs(region, len(events)),
         "tail_crc32": zlib.crc32(tail),
     }
-    head = ('{"_gmdesk":' + enc(sysrec) + ",\n" + enc(EVENTS_TABLE) + ":{").encode("utf-8")
+    head = ('{"_gmdesk":' + seal(enc(sysrec)) + ",\n" + enc(EVENTS_TABLE) + ":{").encode("utf-8")
     data = b"".join((head, region, tail))
     return data, len(head), len(head) + len(region)
 
@@ -475,7 +542,7 @@ def read_journal(jpath: Path, state: State, *, retry_ok: bool) -> JournalInfo:
     if j.blank:
         j.good_len = sum(map(len, lines)) + len(lines)  # a writer appends after the last record
     try:
-        head = json.loads(lines[0])
+        head = loads(lines[0])
     except ValueError as e:
         raise CorruptSaveError(jpath, "line 1", f"journal header is not valid JSON ({e})") from None
     if not isinstance(head, dict) or type(head.get("gmdesk_journal")) is not int or type(head.get("base")) is not int:
@@ -536,7 +603,7 @@ def journal_record(line: bytes, version: int) -> dict:
     """One journal line as its record; ValueError naming what is wrong."""
     record = unseal(line) if version >= 2 else line
     try:
-        rec = json.loads(line if record is None else record)
+        rec = loads(line if record is None else record)
     except ValueError as e:
         raise ValueError(f"not valid JSON ({e})") from None
     if record is None:
@@ -567,17 +634,40 @@ def _journal_damage(
     return err
 
 
+def check_saved(jpath: Path, journal: JournalInfo, lsn: int, saved: tuple[str, int] | None) -> None:
+    """Damage when the lock file says the last writer saved more of this very journal
+    than it holds: whole records cut off its end by another program (a crash only ever
+    tears what was never acknowledged, and the lock file is written after the fsync)."""
+    if saved is None or not journal.present or not journal.ident:
+        return
+    ident, last = saved
+    if ident == f"{journal.ident[0]}:{journal.ident[1]}" and last > lsn:
+        span = f"record {last}" if last == lsn + 1 else f"records {lsn + 1}–{last}"
+        raise CorruptSaveError(
+            jpath,
+            f"after record {lsn}",
+            f"{span} missing: gmdesk had saved up to record {last} in this journal, which now ends "
+            f"at record {lsn} (cut short by another program, or an older copy put in its place; "
+            f"not by a crash)",
+        )
+
+
 def load(
-    path: Path, *, readonly: bool, stats: dict | None = None
+    path: Path, *, readonly: bool, stats: dict | None = None, saved: tuple[str, int] | None = None
 ) -> tuple[State, JournalInfo, bytes, os.stat_result, list[str]]:
     """Read snapshot + journal into a state. Readers retry while the writer compacts.
 
+    ``saved``: what the lock file said the last writer saved, for a writer (it read it
+    before taking the lock over); readers read it themselves, before the files (the
+    writer writes it after them), see :func:`check_saved`.
     Returns (state, journal info, the snapshot's original bytes and stat, warnings).
     """
     paths = sidecar_paths(path)
     for attempt in range(READ_RETRIES):
         if stats is not None and attempt:
             stats["retries"] += 1
+        if readonly:
+            saved = read_saved(paths["lock"])
         got = atomic.read_file(path)
         if got is None:
             raise SessionMissingError(f"{path}: no such session file")
@@ -586,6 +676,13 @@ def load(
         state = fast_snapshot(path, data)
         if state is None:
             schema, raw = parse_snapshot(path, data)
+            if schema >= 2:
+                # a v2 file is only ever laid out as gmdesk writes it, its record on line 1
+                raise CorruptSaveError(
+                    path, _RECORD, "the file is not laid out as gmdesk saved it (changed since; damaged)"
+                )
+            if schema == 1:
+                check_record(path, raw[SYSTEM_KEY], None)
             if schema < SCHEMA_VERSION:
                 raw = migrate(path, raw, schema)
             state = state_from_snapshot(path, raw, schema)
@@ -604,6 +701,7 @@ def load(
         except _Inconsistent:
             time.sleep(min(0.001 * (attempt + 1), 0.02))
             continue
+        check_saved(paths["journal"], journal, state.lsn, saved)
         if not journal.present:
             if state.lsn > 0:
                 warnings.append(
@@ -613,7 +711,9 @@ def load(
             what = "a write in progress, or cut short by a crash" if readonly else "cut short by a crash; removed"
             warnings.append(
                 f"{paths['journal'].name}: ignored an incomplete last record "
-                f"({journal.torn} bytes at line {journal.lines + 2}; {what})"
+                f"({journal.torn} bytes at line {journal.lines + 2}; {what}). Nothing else the session "
+                f"keeps shows that more was saved; a cut made at the very end by another program "
+                f"would look the same"
             )
         return state, journal, data, snap_st, warnings
     raise CorruptSaveError(
@@ -644,8 +744,9 @@ def _peek_snapshot(path: Path) -> dict | None:
     prefix = b'{"' + SYSTEM_KEY.encode() + b'":'
     if not first.startswith(prefix) or not first.rstrip().endswith((b",", b"}")) or not tail.rstrip().endswith(b"}"):
         return None
+    text = first.rstrip()[len(prefix) : -1]
     try:
-        sysrec = json.loads(first.rstrip()[len(prefix) : -1])
+        sysrec = loads(text)
     except ValueError:
         return None
     if not isinstance(sysrec, dict) or sysrec.get("format") != FORMAT_TAG:
@@ -653,9 +754,11 @@ def _peek_snapshot(path: Path) -> dict | None:
     schema = sysrec.get("schema")
     if type(schema) is int and schema > SCHEMA_VERSION:
         raise FutureVersionError(path, schema, SCHEMA_VERSION)
+    if schema not in (1, SCHEMA_VERSION):
+        return None
+    check_record(path, sysrec, text)
     if (
-        schema != SCHEMA_VERSION
-        or type(sysrec.get("lsn")) is not int
+        type(sysrec.get("lsn")) is not int
         or type(sysrec.get("count")) is not int
         or not isinstance(sysrec.get("header"), dict)
     ):
@@ -678,6 +781,7 @@ def peek(path: str | os.PathLike) -> tuple[dict, int]:
     path = Path(path)
     jpath = sidecar_paths(path)["journal"]
     for attempt in range(READ_RETRIES):
+        saved = read_saved(sidecar_paths(path)["lock"])
         sysrec = _peek_snapshot(path)
         if sysrec is None:
             break
@@ -688,10 +792,11 @@ def peek(path: str | os.PathLike) -> tuple[dict, int]:
             {EVENTS_TABLE: EventCounter(sysrec["count"]), META_TABLE: {}},
         )
         try:
-            read_journal(jpath, state, retry_ok=True)
+            journal = read_journal(jpath, state, retry_ok=True)
         except _Inconsistent:
             time.sleep(min(0.001 * (attempt + 1), 0.02))
             continue
+        check_saved(jpath, journal, state.lsn, saved)
         return {**state.header, "schema": SCHEMA_VERSION}, len(state.tables[EVENTS_TABLE])
     state = load(path, readonly=True)[0]
     return {**state.header, "schema": SCHEMA_VERSION}, len(state.tables[EVENTS_TABLE])

@@ -18,12 +18,13 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from gmdesk.core.errors import ParamError
-from gmdesk.core.session.lock import WriterLock
+from gmdesk.core.session.lock import WriterLock, journal_identity
 from gmdesk.core.session.storage import atomic
 from gmdesk.core.session.storage.checksums import seal
 from gmdesk.core.session.storage.codec import dumps, json_text
 from gmdesk.core.session.storage.errors import (
     CorruptSaveError,
+    SessionChangedError,
     SessionExistsError,
     SessionMissingError,
     StoreError,
@@ -99,9 +100,11 @@ class JournalEngine:
         self._lock: WriterLock | None = None
         self._fd: int | None = None  # journal, writer only (O_APPEND)
         self._jsize = 0  # bytes of the journal known good
+        self._jident = ""  # the journal's identity, as the lock file names it
         self._jlines = 0  # records in the journal
         self._next_auto = compact_at  # journal length that triggers auto-compaction
         self._broken: str | None = None  # set when a failed write could not be cut back
+        self._changed = False  # another program replaced or wrote the session's files
         self._closed = False
         self._maxid: dict[str, int] = {}
         self._snap_ident: tuple = ()  # readers: which snapshot they loaded
@@ -161,12 +164,12 @@ class JournalEngine:
             raise
 
     def _take_lock(self) -> WriterLock:
-        lock = self._lock = WriterLock(self.paths["lock"], self.path)
+        lock = self._lock = WriterLock(self.paths["lock"], self.path, self.paths["journal"])
         try:
             lock.acquire()
         except OSError as e:
-            if e.filename is not None and Path(e.filename) == self.path:
-                raise StoreReadError(f"{self.path}: cannot read ({e.strerror or e})") from None
+            if e.filename is not None and Path(e.filename) in (self.path, self.paths["journal"]):
+                raise StoreReadError(f"{e.filename}: cannot read ({e.strerror or e})") from None
             raise StoreWriteError(
                 f"{self.path}: cannot open for writing ({e.strerror or e}); open it read-only instead"
             ) from None
@@ -182,7 +185,9 @@ class JournalEngine:
         self._take_lock()
         try:
             self._remove_temps()
-            state, journal, original, _st, warnings = load(self.path, readonly=False)
+            lock = self._lock
+            assert lock is not None
+            state, journal, original, _st, warnings = load(self.path, readonly=False, saved=lock.saved_before)
             self._state = state
             self.warnings = warnings
             self._maxid = {EVENTS_TABLE: len(state.tables[EVENTS_TABLE])}
@@ -206,6 +211,7 @@ class JournalEngine:
                 return
             fd = os.open(self.paths["journal"], os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
             self._fd = fd
+            self._jident = journal_identity(os.fstat(fd))
             if journal.torn or journal.blank:
                 try:
                     os.ftruncate(fd, journal.good_len)
@@ -214,6 +220,7 @@ class JournalEngine:
                     raise atomic.write_error(self.paths["journal"], e, "remove an incomplete last record") from None
             self._jsize = journal.good_len
             self._jlines = journal.lines
+            lock.record_saved(self._jident, state.lsn)
             self._next_auto = max(self.compact_at, self._jlines + 1)
             if self._jlines >= self.compact_at:
                 self._auto_compact()
@@ -259,7 +266,7 @@ class JournalEngine:
         if self._closed:
             raise StoreWriteError(f"{self.path}: the session is closed; nothing was saved")
         if self._broken:
-            raise StoreWriteError(self._broken)
+            raise (SessionChangedError if self._changed else StoreWriteError)(self._broken)
 
     def next_id(self, table: str) -> int:
         """The id the next new document of ``table`` gets (events: count + 1)."""
@@ -280,6 +287,7 @@ class JournalEngine:
             return
         with self._mutex:
             self._check_writable()
+            self._check_own_files()
             lines: list[str] = []
             recs: list[dict] = []
             n = self._state.lsn
@@ -324,6 +332,8 @@ class JournalEngine:
                 self._restore(undo)
                 self._cut_back(start)
                 raise
+            if self._lock is not None:
+                self._lock.record_saved(self._jident, n)
             if self._jlines >= self._next_auto:
                 self._auto_compact()
 
@@ -440,9 +450,19 @@ class JournalEngine:
         head = dumps({"gmdesk_journal": JOURNAL_VERSION, "base": self._state.lsn}) + "\n"
         data = head.encode("utf-8")
         got: list[int] = []
+        lock = self._lock
         try:
-            atomic.publish(self.paths["journal_tmp"], self.paths["journal"], data, overwrite=True, keep=got.append)
+            atomic.publish(
+                self.paths["journal_tmp"],
+                self.paths["journal"],
+                data,
+                overwrite=True,
+                keep=got.append,
+                hold=lock.add_journal_file if lock is not None else None,
+            )
         finally:
+            if lock is not None:
+                lock.prune_session_files()
             # even when a later step failed (or was interrupted): once the new journal
             # has the name, it is the one to append to
             for fd in got:
@@ -450,6 +470,9 @@ class JournalEngine:
                     old, self._fd = self._fd, fd
                     if old is not None:
                         os.close(old)
+                    self._jident = journal_identity(os.fstat(fd))
+                    if lock is not None:
+                        lock.record_saved(self._jident, self._state.lsn)
                     self._jsize = len(data)
                     self._jlines = 0
                     self._next_auto = self.compact_at
@@ -476,10 +499,12 @@ class JournalEngine:
                     problem = f"{self.paths['journal'].name} was written by another program"
         if problem:
             self._broken = (
-                f"{self.path}: {problem} while this gmdesk had the session open; nothing more is "
-                f"saved here (close it, then `gmdesk check` the session)"
+                f"{self.path}: the session was changed on disk: {problem} while this gmdesk had it "
+                f"open; nothing more is saved here, everything saved before is kept (close it, "
+                f"then `gmdesk check` the session)"
             )
-            raise StoreWriteError(self._broken)
+            self._changed = True
+            raise SessionChangedError(self._broken)
 
     def compact(self, tables: Tables | None = None) -> None:
         """Write the whole state as a new snapshot, then start an empty journal.

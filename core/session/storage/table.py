@@ -4,13 +4,12 @@ parsed when first asked for."""
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import ItemsView, Iterator, Mapping, ValuesView
 from pathlib import Path
 from typing import Any, cast
 
 from gmdesk.core.errors import ParamError
-from gmdesk.core.session.storage.codec import dumps
+from gmdesk.core.session.storage.codec import dumps, loads
 from gmdesk.core.session.storage.errors import CorruptSaveError
 from gmdesk.core.session.storage.gcpause import no_gc
 
@@ -106,7 +105,7 @@ class EventTable(Mapping[str, dict]):
         if d is None:
             start, end = self._span(seq)
             try:
-                d = json.loads(self._buf[start:end])
+                d = loads(self._buf[start:end])
             except ValueError as e:  # the region matched its checksum: only a bug gets here
                 raise CorruptSaveError(self.path or "session", f"events seq {seq}", f"not valid JSON ({e})") from None
             if type(d) is not dict:
@@ -120,8 +119,11 @@ class EventTable(Mapping[str, dict]):
         docs = self._docs
         missing = docs.count(None)
         if missing > 64 and missing * 3 > self._base:  # most of them: one parse of the whole region
-            with no_gc():
-                parsed = json.loads(b"{" + self._buf[self._start : self._end] + b"}")
+            try:
+                with no_gc():
+                    parsed = loads(b"{" + self._buf[self._start : self._end] + b"}", check_depth=False)
+            except ValueError as e:
+                raise CorruptSaveError(self.path or "session", "table 'events'", f"not valid JSON ({e})") from None
             if len(parsed) != self._base:
                 raise CorruptSaveError(self.path or "session", "table 'events'", "events are not numbered 1..n")
             for i in range(self._base):

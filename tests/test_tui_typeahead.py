@@ -1,0 +1,139 @@
+"""Keys typed ahead through Pilot without pauses (issue 18): every key of a sequence
+is posted to the app before it handles the first, as a terminal delivers a burst.
+Each test is a documented flow that went wrong that way: a key routed to the widget
+that had the focus when it arrived, or to the screen under a dialog being opened.
+The same sequences run on a real pseudo-terminal in ``test_typeahead_pty.py``."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from helpers import SMALL, main_screen, notes, run, saved, settle
+from textual import events
+from typeahead import events_of, harness_save, textual_keys
+
+from gmdesk.tui.app import GmdeskApp
+
+
+async def typed_ahead(pilot: Any, keys: str) -> None:
+    """Post every key of ``keys`` (the sequences' notation) at once, then wait until
+    the desk has handled them all."""
+    for key, char in textual_keys(keys):
+        pilot.app.post_message(events.Key(key, char))
+    await settle(pilot)
+
+
+def desk(tmp_path: Path, system: str = "4d6") -> tuple[Path, GmdeskApp]:
+    path = harness_save(tmp_path, system)
+    return path, GmdeskApp(path.parent, path, rng=random.Random(7))
+
+
+def character(path: Path, name: str) -> Any:
+    return next(c for c in saved(path).characters.values() if c.name == name)
+
+
+async def test_new_character_fields_typed_ahead_land_field_by_field(tmp_path: Path) -> None:
+    """c, then Zed Tab Tab Tab 12 Enter in one burst: Name Zed, Vitality 12 (it was "Zed12")."""
+    path, app = desk(tmp_path)
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        await typed_ahead(pilot, "cZed<tab><tab><tab>12<enter>")
+    zed = character(path, "Zed")
+    assert zed.vitality_default == 12
+
+
+async def test_attack_and_enter_typed_ahead_roll(tmp_path: Path) -> None:
+    """a and Enter in one burst: the attack dialog opens and the Enter rolls it."""
+    path, app = desk(tmp_path)
+    async with run(app, size=SMALL) as pilot:
+        screen = await main_screen(pilot)
+        await typed_ahead(pilot, "a<enter>r<enter>")
+        assert screen is app.screen  # both dialogs rolled and closed
+    entries = saved(path).rolls
+    assert [(e.actor_name, e.target_name if e.combat else None) for e in entries] == [("Kara", "Bruno"), ("Kara", None)]
+
+
+async def test_a_condition_typed_ahead_in_the_pane_is_the_whole_text(tmp_path: Path) -> None:
+    """Enter on "+ add condition", Blessed 2, Enter in one burst: the condition is
+    "Blessed" for 2 rounds (it was logged as "B"); Shift+Tab then leaves the pane."""
+    path, app = desk(tmp_path)
+    async with run(app, size=SMALL) as pilot:
+        screen = await main_screen(pilot)
+        await typed_ahead(pilot, "<tab><ctrl+home>" + "<down>" * 9 + "<enter>Blessed 2<enter><shift+tab>n")
+        assert screen.initiative.table.has_focus
+    state = saved(path)
+    kara = next(c for c in state.characters.values() if c.name == "Kara")
+    added = [(e["name"], e["rounds"]) for e in events_of(path) if e["type"] == "condition.add"]
+    assert added == [("Blessed", 2)]
+    # n, after the pane: the next turn (Kara's turn ended: one round of Blessed gone)
+    assert state.encounter.current.char_id != kara.id
+    assert [(c.name, c.rounds) for c in kara.conditions] == [("Blessed", 1)]
+
+
+async def test_a_contest_field_typed_over_with_backspaces_and_a_digit(tmp_path: Path) -> None:
+    """o, Bonus 5, Tab to Vs bonus, D, Backspace, Backspace, 2, Enter in one burst:
+    the contest is rolled with Bonus 5 and Vs bonus 2 (the field kept "D")."""
+    path, app = desk(tmp_path)
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        await typed_ahead(pilot, "o5<tab><tab><tab>D<backspace><backspace>2<enter>")
+    (entry,) = saved(path).rolls
+    assert (entry.record.params["bonus"], entry.record.params["vs_bonus"]) == (5, 2)
+
+
+async def test_the_palette_takes_the_top_match_of_what_was_typed_before_enter(tmp_path: Path) -> None:
+    path, app = desk(tmp_path)
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        await typed_ahead(pilot, "<ctrl+p>next turn<enter>")
+    state = saved(path)
+    assert state.characters[state.encounter.current.char_id].name == "Bruno"
+
+
+async def test_keys_typed_while_the_picker_opens_a_session_go_to_the_desk(tmp_path: Path) -> None:
+    """Enter on the picker, then a and Enter before the session is even open: the
+    desk takes them once it is up — the attack is rolled."""
+    path = harness_save(tmp_path, "4d2")
+    app = GmdeskApp(path.parent, rng=random.Random(7))
+    async with run(app, size=SMALL) as pilot:
+        await settle(pilot)
+        await typed_ahead(pilot, "<enter>a<enter>")
+        await main_screen(pilot)
+    assert [(e.actor_name, e.target_name) for e in saved(path).rolls] == [("Kara", "Bruno")]
+
+
+async def test_desk_keys_on_a_plus_add_row_typed_ahead(tmp_path: Path) -> None:
+    """On "+ add condition", n n u typed ahead are two turns and an undo — no editor
+    opens (issue 18, point 3)."""
+    path, app = desk(tmp_path)
+    async with run(app, size=SMALL) as pilot:
+        screen = await main_screen(pilot)
+        await typed_ahead(pilot, "<tab><ctrl+home>" + "<down>" * 9)
+        assert screen.character.current_row().kind == "add"
+        await typed_ahead(pilot, "nnu")
+        assert not screen.character.editing
+        assert any("Undone" in n for n in notes(app))
+    state = saved(path)
+    assert state.characters[state.encounter.current.char_id].name == "Bruno"
+
+
+async def test_the_screen_follows_bursts_typed_into_the_condition_editor(tmp_path: Path) -> None:
+    """The pane's condition editor open, bursts of keys (a ``?`` among them, which is
+    text there, not the help): after each burst the screen shows what the field holds
+    (a desk once stopped repainting in this spot); nothing is saved until Enter."""
+    from helpers import screen_text
+
+    path, app = desk(tmp_path)
+    async with run(app, size=SMALL) as pilot:
+        screen = await main_screen(pilot)
+        await typed_ahead(pilot, "<tab><ctrl+home>" + "<down>" * 9 + "<enter>")
+        editor = screen.character.query_one("#character-editor")
+        for n in range(8):
+            await typed_ahead(pilot, f"Hex{n}?x<backspace>")
+            assert editor.value == f"Hex{n}?"
+            assert f"Hex{n}?" in screen_text(app)
+            await typed_ahead(pilot, "<backspace>" * 5)
+            assert editor.value == ""
+    assert len(events_of(path)) == 5  # the five events of the harness's session: nothing added
