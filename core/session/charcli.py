@@ -42,6 +42,7 @@ import sys
 from typing import Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.results import saved
 from gmdesk.core.session.events.text import num
 
 #: the character's own parts ``char`` sets: words (normalised) → (event key, label)
@@ -261,9 +262,11 @@ def _apply(session: Any, doc: dict[str, Any]) -> Any:
     from gmdesk.core.session.events import EventError
 
     try:
-        return session.apply(doc)
+        event = session.apply(doc)
     except EventError as e:
         raise GmdeskError(e.reason) from None
+    saved("event", f"{event.summary}, in {session.state.info.name}")
+    return event
 
 
 def _print_event(event: Any) -> None:
@@ -487,6 +490,7 @@ def cmd_initiative(ns: Any) -> int:
             event = session.roll_initiative(ids, make_rng(seed), values=values)
         except EventError as e:
             raise GmdeskError(e.reason) from None
+        saved("event", f"{event.summary}, in {session.state.info.name}")
         _print_event(event)
         for line in session.no_initiative(ids).values():  # the Unconscious and the Dead: none
             sys.stdout.write(f"  · {line}\n")

@@ -15,6 +15,7 @@ from typing import Any
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.session import Session
 from gmdesk.core.session.events.visibility import hidden_rolls
+from gmdesk.core.session.model.state import id_shape_refusal
 from gmdesk.core.systems import character_sections
 from gmdesk.core.systems.base import parse_int
 from gmdesk.tui.screens.confirm import ConfirmDialog, FormDialog, InputDialog
@@ -45,6 +46,9 @@ class RosterMoves(DeskScreen):
         def validate(v: dict) -> None:
             if not v["name"].strip():
                 raise ParamError("name", "must not be empty")
+            shaped = id_shape_refusal(v["name"])
+            if shaped is not None:
+                raise ParamError("name", shaped)
             _check_optional_int(v["vitality"], "vitality")
             _check_optional_int(v["possibilities"], "possibilities", 0)
 

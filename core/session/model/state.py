@@ -26,6 +26,22 @@ DEFAULT_SETTINGS: dict[str, Any] = {
 
 _NUMBERED = re.compile(r"^(.*\S)\s+(\d{1,6})$")
 
+#: the shape of a character's id (``c1``, ``c12``…): no character is named so, since
+#: every verb that names a character takes its name or its id
+_ID_SHAPE = re.compile(r"^[cC][0-9]+$")
+
+
+def id_shaped(name: str) -> bool:
+    """Whether ``name`` has the shape of a character's id (``c1``, ``C12``…)."""
+    return bool(_ID_SHAPE.match(name.strip()))
+
+
+def id_shape_refusal(name: str) -> str | None:
+    """Why ``name`` cannot be a character's name because it reads as an id, or None."""
+    if not id_shaped(name):
+        return None
+    return f"{name.strip()!r} has the shape of a character id (c1, c2…) and would be taken for one; choose another name"
+
 
 @dataclass(frozen=True)
 class Combatant:
@@ -180,7 +196,11 @@ class State:
                 return candidate
 
     def name_refusal(self, name: str, exclude: str | None = None) -> str | None:
-        """Why ``name`` cannot be used (naming the clash and a free numbered name), or None."""
+        """Why ``name`` cannot be used (it has the shape of an id; or naming the clash
+        and a free numbered name), or None."""
+        shaped = id_shape_refusal(name)
+        if shaped is not None:
+            return shaped
         other = self.name_clash(name, exclude)
         if other is None:
             return None
