@@ -305,6 +305,7 @@ PARAMS = (
         optional=True,
         placeholder="Good, +1 …",
         metavar="LEVEL",
+        remember=True,
     ),
     Param(
         "opposed",
@@ -315,7 +316,6 @@ PARAMS = (
         form_only=True,
         cli=False,
         combat_default=True,
-        remember=False,
     ),
     Param(
         "vs_trait",
@@ -327,8 +327,19 @@ PARAMS = (
         placeholder="opposed only; empty: Fair",
         metavar="LEVEL",
     ),
-    Param("offense", "Offense factor", "int", 0, "combat: attacker's offensive factor", metavar="N"),
-    Param("defense", "Defense factor", "int", 0, "combat: defender's defensive factor", metavar="N"),
+    # the factors count only in an attack: a plain roll does not ask them; the weapon's
+    # offense is the roller's own, remembered
+    Param(
+        "offense",
+        "Offense factor",
+        "int",
+        0,
+        "combat: attacker's offensive factor",
+        metavar="N",
+        remember=True,
+        offered="attack",
+    ),
+    Param("defense", "Defense factor", "int", 0, "combat: defender's defensive factor", metavar="N", offered="attack"),
 )
 
 #: the record's own fields the breakdown shows, in order, with their labels
