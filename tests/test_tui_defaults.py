@@ -235,7 +235,8 @@ async def test_a_new_character_takes_the_systems_fields_in_one_dialog(tmp_path: 
         await press(pilot, "enter")
         await settle(pilot)
         assert app.screen is form
-        assert "Defense: 'Parry' is not among" in str(form.query_one("#dialog-error").render())
+        error = str(form.query_one("#dialog-error").render())
+        assert "✗ Defense: 'Parry' is not among the Attributes and skills" in error and "Defense: Defense" not in error
         assert saved(path).characters == {}
         form.query_one("#form-field-defense", Input).value = "Dodge"
         await press(pilot, "enter")

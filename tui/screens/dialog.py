@@ -18,7 +18,7 @@ else), and ``ctrl+j`` too (terminals that send it for Enter).
 
 :class:`DialogHint` is the dialog's hint line. It is built from the bindings in force
 (after the GM's keymap) and follows the focus: "Space toggle" on a checkbox,
-"Enter/Space open list · ←/→ change" on a dropdown.
+"Enter open list · ←→ change" on a dropdown.
 
 :func:`ui_message` turns a core error into what the GM reads: the field's label
 instead of a payload key or a CLI flag (``--difficulty`` → "Difficulty"), and never the
@@ -154,7 +154,7 @@ def ui_message(error: BaseException | str, labels: Mapping[str, str] | None = No
             head = FLAG_WORDS.get(key, key.replace("_", " "))
         else:
             head = {"roll": "", "record": "", "id": "", "actor": "Roller", "target": "Target"}.get(key, head)
-        if head:
+        if head and not text.startswith(f"{head}: "):  # (a message naming its field already)
             return f"{head}: {text}"
     return text
 
@@ -192,11 +192,12 @@ class DialogHint(Static):
         elif isinstance(focused, TextArea):
             own = "Enter new line"
         elif isinstance(focused, (Select, Choice)):
-            keys = keys_text(focused, "show_overlay", shown_only=False) or "Enter"
+            # one key each, so that the line fits 80 columns with the verb and Esc
+            keys = keys_text(focused, "show_overlay", shown_only=False).split("/")[0] or "Enter"
             own = f"{keys} open list"
-            steps = [keys_text(focused, f"step({d})", shown_only=False) for d in (-1, 1)]
+            steps = [keys_text(focused, f"step({d})", shown_only=False).split("/")[0] for d in (-1, 1)]
             if all(steps):
-                own += f" · {'/'.join(steps)} change"
+                own += f" · {''.join(steps)} change"
         if own:
             parts.append(own)
             if anywhere and not isinstance(focused, OptionList):

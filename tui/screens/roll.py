@@ -415,10 +415,11 @@ class RollDialog(Dialog[RollRequest | None]):
         return out
 
     def _start_values(self) -> dict[str, Any]:
-        """Each field's first value: a character's field, else the move's preset, else
-        what the GM typed in the roller's last roll (what the system declares
-        remembered, unless aimed at another target), else what the session fills in,
-        else the attack's or the declared default."""
+        """Each field's first value: the move's preset (in an opposed roll, after a
+        character's field), else a character's field, else what the GM typed in the
+        roller's last roll (what the system declares remembered, unless aimed at
+        another target), else what the session fills in, else the attack's or the
+        declared default."""
         filled = self._filled()
         target_fed = {f.feeds for f in self.spec.character_fields if f.from_ == "target"}
         # a value typed against one target is not offered against another
@@ -432,7 +433,9 @@ class RollDialog(Dialog[RollRequest | None]):
             if origin:
                 self._origins[f.key] = origin
             p = self.spec.param(f.key)
-            if f.key in self.preset and not origin:
+            # a move's preset wins; in an opposed roll, a character's field wins over it
+            # (the preset is then what a side without the field rolls with)
+            if f.key in self.preset and not (origin and self.opposed):
                 out[f.key] = control_value(f, self.preset[f.key])
             elif (
                 not origin
