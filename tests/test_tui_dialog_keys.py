@@ -87,3 +87,39 @@ async def test_a_plain_1d6x4_test_does_not_offer_a_mutual_melee(tmp_path: Path) 
         await press(pilot, "a")
         dlg = await dialog(pilot, RollDialog)
         assert dlg.query("#p-mutual") and dlg.query("#p-damage")
+
+
+async def test_in_a_text_area_enter_starts_a_line_and_the_hint_names_the_submit_key(tmp_path: Path) -> None:
+    from textual.containers import Vertical
+    from textual.widgets import Static, TextArea
+
+    from gmdesk.tui.screens.dialog import Dialog
+
+    class NoteDialog(Dialog[str]):
+        def compose(self):
+            with Vertical(classes="dialog"):
+                yield TextArea(id="text")
+                yield Static("", classes="inline-error")
+                yield DialogHint("add")
+
+        def on_mount(self) -> None:
+            self.query_one(TextArea).focus()
+
+        def action_submit(self) -> None:
+            self.dismiss(self.query_one(TextArea).text)
+
+    path, _ = make_save(tmp_path, "4d2", [{"name": "Kara"}])
+    app = make_app(path)
+    got: list[str | None] = []
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        app.push_screen(NoteDialog(), got.append)
+        dlg = await dialog(pilot, NoteDialog)
+        await settle(pilot)
+        text = str(dlg.query_one(DialogHint).render())
+        assert text.startswith("Enter new line · Ctrl+S add") and "Esc cancel" in text
+        await press(pilot, "a", "enter", "b")
+        assert isinstance(app.screen, NoteDialog) and dlg.query_one(TextArea).text == "a\nb"
+        await press(pilot, "ctrl+s")
+        assert not isinstance(app.screen, NoteDialog)
+    assert got == ["a\nb"]
