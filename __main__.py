@@ -28,10 +28,29 @@ class TerminalApp:
 
         return tui.run_player_view(saves_dir, path)
 
-    def serve(self, path: Path, *, host: str, port: int, max_viewers: int) -> int:
+    def serve(
+        self,
+        path: Path,
+        *,
+        host: str,
+        port: int,
+        max_viewers: int,
+        ssh_port: int | None = None,
+        authorized_keys: Path | None = None,
+    ) -> int:
         from gmdesk.tui.serve import run_server
 
-        return int(run_server(path, host=host, port=port, max_viewers=max_viewers) or 0)
+        return int(
+            run_server(
+                path,
+                host=host,
+                port=port,
+                max_viewers=max_viewers,
+                ssh_port=ssh_port,
+                authorized_keys=authorized_keys,
+            )
+            or 0
+        )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -3,8 +3,8 @@
     gmdesk [--saves DIR]                 the session picker (Textual)
     gmdesk [--saves DIR] SAVE            open a session where play stopped
     gmdesk view SAVE                     the read-only player view, following live
-    gmdesk serve SAVE [--host H] [--port P] [--max-viewers N]
-                                         the player view in the players' browsers
+    gmdesk serve SAVE [--host H] [--port P] [--max-viewers N] [--ssh-port P [--authorized-keys FILE]]
+                                         the player view in the players' browsers (and terminals, over SSH)
     gmdesk roll SYSTEM [options]         roll (Rich, or --json one object per line)
     gmdesk odds SYSTEM [options]         exact odds (Rich table, or --json)
     gmdesk systems [--json]              the installed dice systems, their roll parameters and character fields
@@ -68,8 +68,18 @@ class FrontEnd(Protocol):
         """The read-only player view of ``path``, following it live."""
         ...
 
-    def serve(self, path: Path, *, host: str, port: int, max_viewers: int) -> int:
-        """The player view of ``path`` for the players' browsers."""
+    def serve(
+        self,
+        path: Path,
+        *,
+        host: str,
+        port: int,
+        max_viewers: int,
+        ssh_port: int | None = None,
+        authorized_keys: Path | None = None,
+    ) -> int:
+        """The player view of ``path`` for the players' browsers (and, with ``ssh_port``,
+        their terminals over SSH)."""
         ...
 
 
@@ -459,14 +469,35 @@ def cmd_serve(argv: list[str], saves: str | None, front_end: FrontEnd | None) ->
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for the table's network)"
     )
     parser.add_argument("--port", default="8000", help="port (default 8000; 0 picks a free one)")
-    parser.add_argument("--max-viewers", default="12", help="most player views at once (default 12)")
+    parser.add_argument("--max-viewers", default="12", help="most player views at once, browser and SSH (default 12)")
+    parser.add_argument(
+        "--ssh-port", default=None, help="also serve the player view over SSH on this port (needs gmdesk[ssh])"
+    )
+    parser.add_argument(
+        "--authorized-keys", default=None, metavar="FILE", help="with --ssh-port: public keys that may log in too"
+    )
     ns = parser.parse_args(argv)
     port = _int_option("--port", ns.port, 0, 65535)
     max_viewers = _int_option("--max-viewers", ns.max_viewers, 1, 1000)
+    ssh_port = _int_option("--ssh-port", ns.ssh_port, 0, 65535)
     if not ns.host.strip():
         raise UsageError("gmdesk serve: --host: expected an address such as 127.0.0.1 or 0.0.0.0")
+    keys = None
+    if ns.authorized_keys is not None:
+        if ssh_port is None:
+            raise UsageError("gmdesk serve: --authorized-keys: only with --ssh-port")
+        keys = Path(ns.authorized_keys).expanduser()
+        if not keys.is_file():
+            raise UsageError(f"gmdesk serve: --authorized-keys: no file {str(keys)!r}")
     path = _open_path(saves, ns.save)
-    return _needs(front_end).serve(path, host=ns.host.strip(), port=int(port or 0), max_viewers=int(max_viewers or 1))
+    return _needs(front_end).serve(
+        path,
+        host=ns.host.strip(),
+        port=int(port or 0),
+        max_viewers=int(max_viewers or 1),
+        ssh_port=ssh_port,
+        authorized_keys=keys,
+    )
 
 
 def _open_path(saves: str | None, save: str) -> Path:

@@ -18,7 +18,7 @@ from gmdesk.core.dice import RollRecord
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.odds import Odds
 from gmdesk.core.systems.spec import SystemSpec
-from gmdesk.core.text import signed
+from gmdesk.core.text import reading, signed
 
 ROLE_STYLE = {
     "positive": "bold green",
@@ -78,14 +78,15 @@ def secret_note(record: RollRecord) -> str:
 
 
 def _signed(n: Any) -> str:
-    """A headline or breakdown number: ``+3``, ``-2``, ``+0`` (a plain ASCII minus)."""
-    return signed(n, zero="+0", minus="-")
+    """A headline or breakdown number: ``+3``, ``−2``, ``+0`` (the typographic minus
+    every text a GM or a player reads uses; ``--json`` carries the number itself)."""
+    return signed(n, zero="+0")
 
 
 def headline(record: RollRecord) -> str:
     """The record's value as a GM reads it: ``+3`` for a bonus, ``17`` for a total."""
     spec = _spec(record.system)
-    return _signed(record.value) if spec is not None and spec.signed else str(record.value)
+    return _signed(record.value) if spec is not None and spec.signed else reading(str(record.value))
 
 
 def printed_faces(record: RollRecord) -> list[str] | None:
@@ -125,7 +126,9 @@ def _tail_groups(record: RollRecord) -> list[tuple[str, int]]:
     faces = [d.value for d in record.dice]
     n = len(faces)
     tail = [int(d.get("value", -1)) for d in opp] + [int(d.get("value", -1)) for d in dmg]
-    if tail and len(tail) < n and faces[n - len(tail) :] == tail:
+    # every die in the tail only when the roller's own side rolled none (it failed automatically)
+    room = len(tail) < n or (len(tail) == n and _failed(record))
+    if tail and room and faces[n - len(tail) :] == tail:
         if opp:
             groups.append(("vs", len(opp)))
         if dmg:
@@ -147,7 +150,8 @@ def dice_text(record: RollRecord) -> Text:
     printed = printed_faces(record)
     for i, (die, label) in enumerate(zip(record.dice, labels, strict=False)):
         if label is not None:
-            text.append(" | ")
+            if text:
+                text.append(" | ")
             text.append(f"{label} ", style="dim")
             last_group = label
         group = last_group if last_group in ("vs", "damage") else ("" if die.role in UNLABELLED_ROLES else die.role)
@@ -169,27 +173,72 @@ def dice_text(record: RollRecord) -> Text:
     return text
 
 
+#: what the dice of a roll that rolled none read as (a Test that failed automatically)
+NO_DICE = "no dice"
+
+
+def _failed(record: Any) -> bool:
+    """The roller's side failed automatically (rolled no dice of its own)."""
+    extra = getattr(record, "extra", {}) or {}
+    params = getattr(record, "params", {}) or {}
+    return bool(extra.get("auto_fail") or params.get("auto_fail"))
+
+
+def no_dice(record: Any) -> str:
+    """How a roll without dice reads: ``automatic failure: no dice`` for one that failed
+    automatically (its side could not perform the Test), else ``no dice``."""
+    return f"automatic failure: {NO_DICE}" if _failed(record) else NO_DICE
+
+
 def dice_plain(record: RollRecord) -> str:
-    return dice_text(record).plain
+    """The dice as :func:`dice_text` shows them, or what a roll without dice reads as."""
+    return dice_text(record).plain if record.dice else no_dice(record)
+
+
+def _told(record: RollRecord) -> list[Any]:
+    """The descriptors a line tells: one whose text is the outcome itself (a heal's
+    "Healed +5 Vitality") is said once, as the outcome."""
+    return [d for d in record.descriptors if d.text != record.outcome]
 
 
 def descriptor_plain(record: RollRecord) -> str:
     parts = []
-    for d in record.descriptors:
+    for d in _told(record):
         who = "target" if d.applies_to == "target" else "roller"
         parts.append(f"{d.text} ({who})" if d.wound else d.text)
     return "; ".join(parts)
 
 
 def record_line(record: RollRecord, hide_secrets: bool = False) -> str:
-    """One plain line: ``SYSTEM [positive 6 1 | negative −4 −2] = +1 Barely Successful → Backfoot (target)``."""
-    line = f"{record.system} [{dice_plain(record)}] = {headline(record)} {record.outcome}"
+    """One plain line, as the desk's log tells the roll (both sides of an opposed roll,
+    the fold, each group of dice named): ``SYSTEM [positive 6 1 | negative −4 −2] = +1
+    Barely Successful → Backfoot (target)``, ``[… | vs …] = +1 Hit (Good vs
+    Mediocre) → Hurt (target)``."""
+    line = f"{record.system} [{log_dice_plain(record)}] = {headline(record)} {record.outcome}"
+    notes = line_notes(record)
+    if notes:
+        line += f" {notes}"
     if not hide_secrets:
         line += secret_note(record)
     desc = descriptor_plain(record)
     if desc:
         line += f" → {desc}"
-    return line
+    return reading(line)
+
+
+def roll_summary(summary: str, record: RollRecord | Mapping[str, Any]) -> str:
+    """A roll event's saved summary (``Kara rolls at Bruno: <line>``) told as this
+    gmdesk tells the roll: the words before the line kept, the line drawn again from
+    the record (sessions saved by an earlier gmdesk read as new ones do); a summary
+    of another shape as it was written, with its minus signs made typographic."""
+    try:
+        rec = record if isinstance(record, RollRecord) else RollRecord.from_json(dict(record))
+    except (KeyError, TypeError, ValueError):
+        return reading(summary)
+    at = summary.find(f": {rec.system} [")
+    if at < 0:
+        return reading(summary)
+    return reading(summary[:at]) + ": " + record_line(rec, hide_secrets=True)
 
 
 def _param_value(value: Any) -> str:
@@ -198,7 +247,7 @@ def _param_value(value: Any) -> str:
     if value is False:
         return "no"
     if isinstance(value, (list, tuple)):
-        return ",".join(signed(v, minus="-") if isinstance(v, int) else str(v) for v in value)
+        return ",".join(signed(v) if isinstance(v, int) else str(v) for v in value)
     return str(value)
 
 
@@ -232,7 +281,7 @@ def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
     head.append(headline(record), style="bold")
     head.append("  ")
     head.append(record.outcome, style="bold underline")
-    lines: list[Any] = [head, Text("dice: ") + log_dice_text(record)]
+    lines: list[Any] = [head, Text("dice: ") + (log_dice_text(record) if record.dice else Text(no_dice(record)))]
     spec = _spec(record.system)
     for key, label in spec.breakdown_params if spec is not None else ():
         if record.params.get(key):
@@ -259,14 +308,14 @@ def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
         if opponent.get("level_name"):
             total = f"{total} ({opponent['level_name']})"
         lines.append(Text(f"Opponent: [{dice}] → {total}"))
-    for d in record.descriptors:
+    for d in _told(record):
         who = "target" if d.applies_to == "target" else "roller"
         t = Text("→ ")
         t.append(d.text, style="bold" if d.wound else "")
         extra = (
             f" ({who}"
             + (f", {d.column}" if d.column and d.column not in ("descriptor",) else "")
-            + (f", row {d.row:+d}" if isinstance(d.row, int) else "")
+            + (f", row {signed(d.row, zero='+0')}" if isinstance(d.row, int) else "")
             + ")"
         )
         t.append(extra, style="dim")
@@ -363,12 +412,33 @@ def opponent_brief(record: RollRecord) -> str:
     opp = record.extra.get("opponent")
     if not isinstance(opp, Mapping):
         return ""
+    if opp.get("auto_fail") and not opp.get("dice"):  # why the other side failed
+        return f"vs automatic failure: {opp['auto_fail']}"
     spec = _spec(record.system)
     brief = spec.hook("opponent_brief") if spec is not None else None
     if brief is not None:
         return str(brief(record) or "")
     total = opp.get("total")
     return "" if total is None else f"vs {total}"
+
+
+def line_notes(record: RollRecord) -> str:
+    """What a one-line roll says after its outcome: the fold of a folded roll
+    (``(positive fold)``: the Outcome is not the dice's Number), then the other side of
+    an opposed roll (:func:`opponent_brief`); "" for a plain roll."""
+    notes = []
+    fold = record.extra.get("fold")
+    if isinstance(fold, str) and fold:
+        notes.append(f"({fold} fold)")
+    other = opponent_brief(record)
+    if other:
+        notes.append(other)
+    return " ".join(notes)
+
+
+def log_dice_plain(record: RollRecord) -> str:
+    """:func:`log_dice_text` as plain text, or what a roll without dice reads as."""
+    return log_dice_text(record).plain if record.dice else no_dice(record)
 
 
 def _dice_run(dice: Any, faces: Any = None) -> Text:
@@ -400,7 +470,10 @@ def log_dice_text(record: RollRecord) -> Text:
     text = Text()
     if labels.get("own"):
         text.append(f"{labels['own']} ", style="dim")
-    text.append_text(_dice_run(dice[:own], record.extra.get("faces")))
+    if own:
+        text.append_text(_dice_run(dice[:own], record.extra.get("faces")))
+    else:  # the roller's side rolled none: say so where its dice would be
+        text.append(no_dice(record))
     at = own
     for name, n in groups:
         label = labels.get(name, name)
@@ -420,6 +493,4 @@ def log_descriptors(record: RollRecord, targeted: bool) -> str:
     on the target needs no "(target)"; a wound the roller takes says "(roller)"."""
     if not targeted:
         return descriptor_plain(record)
-    return "; ".join(
-        f"{d.text} (roller)" if d.applies_to != "target" and d.wound else d.text for d in record.descriptors
-    )
+    return "; ".join(f"{d.text} (roller)" if d.applies_to != "target" and d.wound else d.text for d in _told(record))

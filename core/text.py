@@ -9,6 +9,7 @@ minus sign) instead of keeping its own copy.
 from __future__ import annotations
 
 import datetime as _dt
+import re as _re
 
 #: the typographic minus sign, as printed numbers use it
 MINUS = "\u2212"
@@ -30,6 +31,19 @@ def signed(n: object, *, zero: str = "0", minus: str = MINUS) -> str:
     if n < 0:
         return f"{minus}{-n}"
     return zero
+
+
+#: a hyphen written as a minus sign: before a digit, not inside a word or a number
+#: (``d6-2``, ``2026-11-21`` and ``--shift`` keep theirs)
+_HYPHEN_MINUS = _re.compile(r"(?<![\w\-\u2212.])-(?=\d)")
+
+
+def reading(text: str) -> str:
+    """``text`` with every minus sign the typographic one: ``Vitality -3 → -1`` reads
+    ``Vitality −3 → −1``. For lines a GM or a player reads (logs, chronicles, the
+    desk), among them lines saved by earlier gmdesks; never for what is parsed back
+    (a sheet keeps its own notation, ``--json`` its numbers)."""
+    return _HYPHEN_MINUS.sub(MINUS, text) if "-" in text else text
 
 
 def now_iso() -> str:

@@ -402,7 +402,7 @@ def test_custom_fudge_dice_show_their_printed_faces() -> None:
     # positions 2 and 5 are the faces −1 and +1; the opponent's 6 and 1 are +2 and −2
     record = fudge.roll(fudge.Params(method="custom", trait=1, vs_trait=0), FixedDice([2, 5, 6, 1]))
     assert [d.value for d in record.dice] == [2, 5]
-    assert "[−1 +1]" in record_line(record)
+    assert "[−1 +1 | vs +2 −2] = +0 Wins by 1 (Good vs Fair)" in record_line(record)  # both sides
     assert opponent_dice_plain(record) == "+2 −2"
     console = Console(width=80, no_color=True, record=True)
     console.print(render_record(record))

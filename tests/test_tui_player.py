@@ -145,7 +145,7 @@ async def test_status_markers_are_words(tmp_path):
     with Session.open(path, readonly=True) as s:
         picture = build_picture(s.state)
     party = picture.party.plain.splitlines()
-    assert "Ben (PC)  UNC  Vitality -5/3" in party
+    assert "Ben (PC)  UNC  Vitality −5/3" in party
     assert "Cy (PC)  DEAD  Vitality 3/3" in party
     init = picture.initiative.plain.splitlines()
     assert init == ["    5 Ann", "    4 Ben  UNC", "    2 Cy  DEAD"]

@@ -1,8 +1,9 @@
-"""``gmdesk serve SAVE``: the read-only player view in the players' browsers.
+"""``gmdesk serve SAVE``: the read-only player view in the players' browsers, and
+(``--ssh-port``) in their own terminals over SSH (:mod:`tui.serve_ssh`).
 
-The server is textual-serve's (the Textual project's own: aiohttp, with the web
+The web server is textual-serve's (the Textual project's own: aiohttp, with the web
 client inside the package, so it works on a table's offline network); gmdesk adds
-what a table needs around it:
+what a table needs around it, and takes nothing a browser sends on trust:
 
 Access token
     A random token (``secrets.token_urlsafe``, 128 bits) is made at every start and
@@ -11,34 +12,46 @@ Access token
     stray ``/favicon.ico`` — gets ``403`` and a short page, checked (in constant
     time) by a middleware before any handler runs, so it never starts a process.
     The token is required on loopback too: other users of a shared machine can reach
-    ``127.0.0.1``. The token sits in the path rather than a query (``?token=``) because
-    the web client appends its own query (``?width=…``) to the websocket URL.
+    ``127.0.0.1``. It is also the SSH password.
+
+Only the addresses it announced
+    The websocket is accepted only from a page of the URLs ``serve`` printed (its
+    ``Origin``: scheme, host and port; with ``--host 0.0.0.0`` the addresses it
+    listed); a request without an ``Upgrade`` gets ``400``. The page names its
+    websocket with one of those URLs, never with the request's ``Host`` header; a
+    page asked for under another name says which link to open.
+
+Every message checked
+    A browser's message is one of the client's (keys, a resize, a ping, focus, blur),
+    each field of the right type; a size is held to :data:`SIZE_LIMITS` (500 × 300
+    cells) on connecting and on every resize. Anything else closes that viewer with
+    one line in the log.
 
 One process per viewer, capped
-    Each websocket (a browser tab) gets its own ``gmdesk view SAVE`` process, started
-    without a shell (the save's path goes as one argument) in a session of its own, and
-    told to die with the server (``PR_SET_PDEATHSIG``) should the server itself be
-    killed. ``gmdesk view`` opens the save read-only: no lock, never a write, so the
-    GM's desk and the CLI keep writing as usual. ``--max-viewers`` counts live
-    processes: when they are all taken, the page says "the table is full" (503) and a
-    websocket that races in gets the same words on its terminal and no process.
+    Each websocket (a browser tab) and each SSH session gets its own ``gmdesk view
+    SAVE`` process (:mod:`tui.serve_viewer`). ``gmdesk view`` opens the save
+    read-only: no lock, never a write, so the GM's desk and the CLI keep writing as
+    usual. ``--max-viewers`` counts browser and SSH viewers together: when they are
+    all taken, the page says "the table is full" (503), and a websocket or an SSH
+    session that races in gets the same words and no process.
 
 Clean stop
-    Ctrl+C, SIGTERM and SIGHUP stop serving: every viewer is asked to quit (the
-    player view closes its read-only follower), any still running after
-    :data:`QUIT_GRACE` seconds is killed, the browsers' websockets are closed and the
-    server exits — all within :data:`STOP_SECONDS` (one second).
+    Ctrl+C, SIGTERM and SIGHUP stop serving: every viewer is asked to quit, any still
+    running after :data:`QUIT_GRACE` seconds is killed, the browsers' websockets and
+    the SSH sessions are closed and the server exits — all within
+    :data:`STOP_SECONDS` (one second).
 
-What reaches the browser
+What reaches a player
     Only what the player view draws: the page carries no session data at all, the
-    websocket carries the player view's screen. The player view never shows the GM's
-    secrets (the parameters a system declares secret) or notes; see :mod:`tui.screens.player`. The
-    download route of textual-serve is left out (the player view delivers no files).
+    websocket and the SSH channel carry the player view's screen. The player view
+    never shows the GM's secrets, has no command palette and no command that leaves
+    it (:mod:`tui.screens.player`); textual-serve's download route is left out and a
+    viewer's requests to open a URL or deliver a file are dropped.
 
-The URL is printed at start; for a host other than loopback it is also printed as a
-QR code (segno, half-block characters) for phones, with this machine's address on
-the table's network when the host is ``0.0.0.0`` / ``::``. One line is printed when a
-viewer joins or leaves.
+The log
+    One line per event, each true when printed: a viewer joined (with how many are
+    watching, counting it), left, was closed for a bad message, or failed to start;
+    a refused request says why in one line, never with a traceback.
 """
 
 from __future__ import annotations
@@ -47,35 +60,38 @@ import asyncio
 import contextlib
 import hmac
 import html
-import ipaddress
 import json
+import logging
 import os
-import secrets
 import shlex
 import signal
 import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import jinja2
 from aiohttp import WSMsgType, web
-from textual_serve.app_service import AppService
-from textual_serve.server import Server, to_int
+from textual_serve.server import Server
 
 from gmdesk.core.errors import GmdeskError
+from gmdesk.tui.serve_banner import banner, new_token, origin_of, qr_text, url_for, viewer_urls
+from gmdesk.tui.serve_viewer import QUIT_GRACE, SIZE_LIMITS, ViewerService, clamp_size, viewer_command
+
+if TYPE_CHECKING:
+    from gmdesk.tui.serve_ssh import SshFront
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 DEFAULT_MAX_VIEWERS = 12
 
-#: Seconds a viewer gets to quit by itself before it is killed.
-QUIT_GRACE = 0.4
 #: Everything is stopped within this many seconds of Ctrl+C / SIGTERM / SIGHUP.
 STOP_SECONDS = 1.0
-#: Terminal size a browser may ask for (cells); anything else is clamped.
-SIZE_LIMITS = ((10, 500), (5, 300))
+#: The largest websocket message a browser may send (bytes); a larger one closes it.
+MAX_MESSAGE = 16 * 1024
+#: The most characters of keys in one message.
+MAX_KEYS = 4096
 
 STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
 
@@ -86,190 +102,58 @@ class ServeError(GmdeskError):
     """The server cannot start (port taken, address not on this machine …)."""
 
 
+class BadMessage(ValueError):
+    """A browser's message that is not one the web client sends."""
+
+
 # ---------------------------------------------------------------------------
-# addresses and the banner
+# what a browser may send
 # ---------------------------------------------------------------------------
 
 
-def new_token() -> str:
-    return secrets.token_urlsafe(16)
+def _whole(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadMessage(f"{what} is not a whole number")
+    if value < 1:
+        raise BadMessage(f"{what} is {value}")
+    return value
 
 
-def is_loopback(host: str) -> bool:
-    if host.strip().lower() == "localhost":
-        return True
+def parse_size(width: Any, height: Any) -> tuple[int, int]:
+    """A terminal size from a browser: whole numbers of at least 1, held to SIZE_LIMITS."""
+    return clamp_size(_whole(width, "width"), _whole(height, "height"))
+
+
+def _query_number(text: str) -> Any:
+    return int(text) if text.isdigit() and len(text) < 7 else text
+
+
+def parse_message(data: str) -> tuple[str, Any]:
+    """One websocket message of the web client: ``("stdin", keys)``, ``("resize",
+    (width, height))``, ``("ping", text)``, ``("focus", None)`` or ``("blur", None)``.
+    Anything else raises :class:`BadMessage` saying what was wrong."""
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        envelope = json.loads(data)
     except ValueError:
-        return False
-
-
-def is_wildcard(host: str) -> bool:
-    return host.strip("[]") in ("0.0.0.0", "::", "")
-
-
-def lan_address() -> str | None:
-    """This machine's address on its default route (how a phone on the table's network
-    reaches it), or None. A UDP ``connect`` sends no packet; it only picks the route."""
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere for real
-        address = s.getsockname()[0]
-        if address and not address.startswith("0."):
-            return address
-    with contextlib.suppress(OSError):
-        address = socket.gethostbyname(socket.gethostname())
-        if address and not is_loopback(address):
-            return address
-    return None
-
-
-def url_for(host: str, port: int, token: str) -> str:
-    host = host.strip("[]")
-    if ":" in host:
-        host = f"[{host}]"
-    return f"http://{host}:{port}/{token}/"
-
-
-def viewer_urls(host: str, port: int, token: str) -> tuple[str, str | None]:
-    """(the URL to print, the URL for phones or None on loopback)."""
-    if is_loopback(host):
-        return url_for(host, port, token), None
-    if is_wildcard(host):
-        lan = lan_address()
-        local = url_for("127.0.0.1" if ":" not in host else "::1", port, token)
-        return local, (url_for(lan, port, token) if lan else None)
-    url = url_for(host, port, token)
-    return url, url
-
-
-def qr_text(url: str) -> str:
-    """The URL as a QR code in half-block characters (two modules a line)."""
-    import io
-
-    import segno
-
-    out = io.StringIO()
-    segno.make(url, error="m").terminal(out=out, compact=True, border=2)
-    return out.getvalue()
-
-
-def banner(save_name: str, host: str, port: int, token: str, max_viewers: int) -> str:
-    """What ``gmdesk serve`` prints at start."""
-    local, table = viewer_urls(host, port, token)
-    lines = [f"gmdesk serve · {save_name} · the read-only player view in a browser", ""]
-    if table is None and not is_loopback(host):
-        lines += [
-            f"  Open:  {local}",
-            "  (this machine's address on the table's network was not found; use it in place of 127.0.0.1)",
-        ]
-    elif table is None:
-        lines += [f"  Open:  {local}", "  (this machine only; --host 0.0.0.0 serves the table's network)"]
-    elif table == local:
-        lines += [f"  Open:  {table}"]
-    else:
-        lines += [f"  At the table:     {table}", f"  On this machine:  {local}"]
-    if table is not None:
-        lines += ["", qr_text(table).rstrip("\n")]
-    lines += [
-        "",
-        f"  Up to {max_viewers} viewers, each one read-only. The link is the key: share",
-        "  it only with the table, on a network you trust (plain HTTP, not for the",
-        "  internet). Ctrl+C stops serving.",
-        "",
-    ]
-    return "\n".join(lines)
+        raise BadMessage("not JSON") from None
+    if not isinstance(envelope, list) or not envelope or not isinstance(envelope[0], str):
+        raise BadMessage("not a message of the web client")
+    kind, args = envelope[0], envelope[1:]
+    if kind == "stdin" and len(args) == 1 and isinstance(args[0], str):
+        if len(args[0]) > MAX_KEYS:
+            raise BadMessage(f"{len(args[0])} characters of keys")
+        return kind, args[0]
+    if kind == "resize" and len(args) == 1 and isinstance(args[0], dict):
+        return kind, parse_size(args[0].get("width"), args[0].get("height"))
+    if kind == "ping" and len(args) == 1 and isinstance(args[0], str) and len(args[0]) <= 64:
+        return kind, args[0]
+    if kind in ("focus", "blur") and not args:
+        return kind, None
+    raise BadMessage(f"{kind[:20]!r} with {len(args)} field(s) of the wrong kind")
 
 
 # ---------------------------------------------------------------------------
-# one viewer process
-# ---------------------------------------------------------------------------
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child, between fork and exec
-    """The viewer gets SIGTERM if the server dies without stopping it (``kill -9``)."""
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except Exception:
-        pass
-
-
-def viewer_command(path: Path) -> list[str]:
-    """``gmdesk view PATH`` with this Python (no reliance on PATH, no shell)."""
-    return [sys.executable, "-m", "gmdesk", "view", str(path)]
-
-
-class ViewerService(AppService):
-    """textual-serve's AppService for one ``gmdesk view`` process: started without a
-    shell in its own session, and stopped within a bounded time."""
-
-    def __init__(self, argv: list[str], **kwargs: Any) -> None:
-        super().__init__(shlex.join(argv), **kwargs)
-        self.argv = argv
-        self._stopping: asyncio.Task[None] | None = None
-
-    @property
-    def pid(self) -> int | None:
-        return self._process.pid if self._process is not None else None
-
-    @property
-    def running(self) -> bool:
-        return self._process is not None and self._process.returncode is None
-
-    async def _open_app_process(self, width: int = 80, height: int = 24) -> Any:
-        env = self._build_environment(width=width, height=height)
-        env.pop("TEXTUAL", None)  # no devtools in a served viewer
-        kwargs: dict[str, Any] = {"start_new_session": True}
-        if sys.platform.startswith("linux"):
-            kwargs["preexec_fn"] = _die_with_parent
-        self._process = process = await asyncio.create_subprocess_exec(
-            *self.argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            env=env,
-            **kwargs,
-        )
-        self._stdin = process.stdin
-        return process
-
-    async def stop(self, grace: float = QUIT_GRACE) -> None:
-        """Ask the viewer to quit; kill it if it has not after ``grace`` seconds.
-        Concurrent calls share one stop."""
-        if self._stopping is None:
-            self._stopping = asyncio.ensure_future(self._stop(grace))
-        await asyncio.shield(self._stopping)
-
-    async def _stop(self, grace: float) -> None:
-        task = self._task
-        process = self._process
-        if process is not None and process.returncode is None:
-            loop = asyncio.get_running_loop()
-            until = loop.time() + grace
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.send_meta({"type": "quit"}), grace)
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(process.wait(), max(0.01, until - loop.time()))
-            if process.returncode is None:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                with contextlib.suppress(ProcessLookupError):
-                    process.kill()
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(process.wait(), 0.3)
-        if task is not None:
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(asyncio.shield(task), 0.2)
-            if not task.done():
-                task.cancel()
-                await asyncio.gather(task, return_exceptions=True)
-        self._task = None
-
-
-# ---------------------------------------------------------------------------
-# the server
+# pages
 # ---------------------------------------------------------------------------
 
 
@@ -280,7 +164,7 @@ def _info_page(title: str, body: str) -> str:
         '<meta name="referrer" content="no-referrer"><link rel="icon" href="data:,">'
         f"<title>{html.escape(title)}</title><style>body{{background:#0c181f;color:#eee;"
         "font-family:'Roboto Mono',menlo,monospace;margin:0;padding:2em 1em;line-height:1.5}"
-        "main{max-width:36em;margin:auto}h1{font-size:1.3em}</style></head><body><main>"
+        "a{color:#9cf}main{max-width:36em;margin:auto}h1{font-size:1.3em}</style></head><body><main>"
         f"<h1>{html.escape(title)}</h1>{body}</main></body></html>"
     )
 
@@ -302,20 +186,51 @@ def full_page(max_viewers: int) -> str:
     )
 
 
+def elsewhere_page(urls: list[str]) -> str:
+    """For a page asked for under a name ``serve`` did not announce."""
+    links = "".join(f'<li><a href="{html.escape(u)}">{html.escape(u)}</a></li>' for u in urls)
+    return _info_page(
+        "Open the player view at the link gmdesk serve printed",
+        f"<p>This table's player view is served at:</p><ul>{links}</ul>",
+    )
+
+
 def full_terminal_text(max_viewers: int) -> bytes:
-    """The same words for a websocket that arrived after the table filled up."""
+    """The same words for a websocket or an SSH session that arrived after the table filled up."""
     text = (
         f"The table is full: all the player views it allows ({max_viewers}) are open.\r\n\r\n"
-        "Close one in another tab or on another device, then reload this page.\r\n"
+        "Close one in another tab or on another device, then try again.\r\n"
     )
     return ("\x1b[2J\x1b[H" + text).encode()
+
+
+class _OneLineLog(logging.Handler):
+    """aiohttp's own reports (a malformed request …) as one line each, no traceback."""
+
+    def __init__(self, say: Callable[[str], None]) -> None:
+        super().__init__(logging.WARNING)
+        self.say = say
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with contextlib.suppress(Exception):
+            text = (record.getMessage().strip().splitlines() or [""])[0]
+            if record.exc_info and record.exc_info[1] is not None:
+                error = record.exc_info[1]
+                text += f": {type(error).__name__}: {(str(error).splitlines() or [''])[0]}"
+            self.say(f"refused: {text[:300]}")
+
+
+# ---------------------------------------------------------------------------
+# the server
+# ---------------------------------------------------------------------------
 
 
 class PlayerServer(Server):
     """textual-serve's Server for the player view of one save (see the module docstring).
 
-    ``out`` receives the banner and the join / leave lines; ``on_ready(port)`` is
-    called once the socket is bound (tests and the benchmark use ``port=0``).
+    ``out`` receives the banner and the log lines; ``on_ready(port)`` is called once
+    the sockets are bound (tests and the benchmark use ``port=0``). ``ssh_port``
+    (None: no SSH) and ``authorized_keys`` set up :mod:`tui.serve_ssh`.
     """
 
     def __init__(
@@ -328,6 +243,8 @@ class PlayerServer(Server):
         token: str | None = None,
         out: TextIO | None = None,
         command: list[str] | None = None,
+        ssh_port: int | None = None,
+        authorized_keys: Path | None = None,
     ) -> None:
         self.path = Path(path).resolve()
         self.argv = command or viewer_command(self.path)
@@ -337,16 +254,44 @@ class PlayerServer(Server):
         self.out = out if out is not None else sys.stdout
         self.services: set[ViewerService] = set()
         self.sockets: set[web.WebSocketResponse] = set()
-        self.live = 0  # viewers counted against the cap (taken before the process starts)
+        self.live = 0  # seats taken (browser and SSH), taken before any process starts
+        self.viewing = 0  # viewers whose process started and who have not left (the log's count)
         self.started = 0  # processes started since the server started
         self.bound_port: int | None = None
+        self.urls: list[str] = []  # the URLs announced (set once bound)
+        self._origins: set[tuple[str, str, int | None]] = set()
         self._stop_event: asyncio.Event | None = None
         self._jinja = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True)
+        self.ssh: SshFront | None = None
+        if ssh_port is not None:
+            from gmdesk.tui.serve_ssh import SshFront  # asyncssh: only with --ssh-port
 
-    # -- output -----------------------------------------------------------------
+            self.ssh = SshFront(self, ssh_port, authorized_keys)
+
+    # -- output and seats --------------------------------------------------------------
     def say(self, text: str) -> None:
         with contextlib.suppress(OSError, ValueError):
             print(text, file=self.out, flush=True)
+
+    def take_seat(self) -> bool:
+        """One viewer more, if the table has room (synchronous: no race past the cap)."""
+        if self.live >= self.max_viewers or self._stopping():
+            return False
+        self.live += 1
+        return True
+
+    def release_seat(self) -> None:
+        self.live -= 1
+
+    def joined(self, who: str, detail: str) -> None:
+        """A viewer's process started: one line, its count true when printed."""
+        self.viewing += 1
+        self.started += 1
+        self.say(f"{who} ({self.viewing} of {self.max_viewers}, {detail})")
+
+    def left(self, what: str) -> None:
+        self.viewing -= 1
+        self.say(f"{what} ({self.viewing} of {self.max_viewers})")
 
     # -- the aiohttp application ---------------------------------------------------
     async def _make_app(self) -> web.Application:
@@ -376,45 +321,58 @@ class PlayerServer(Server):
             response.headers.setdefault("X-Content-Type-Options", "nosniff")
         return response
 
+    def announce(self, port: int) -> None:
+        """The URLs the banner prints for ``port``: the only origins the websocket takes."""
+        self.urls = list(dict.fromkeys(u for u in viewer_urls(self.host, port, self.token) if u))
+
+    def announced(self, origin: str) -> str | None:
+        """The announced URL whose origin ``origin`` (scheme://host[:port]) is, or None."""
+        with contextlib.suppress(ValueError, TypeError):
+            key = origin_of(origin)
+            for url in self.urls:
+                if origin_of(url) == key:
+                    return url
+        return None
+
     async def handle_redirect(self, request: web.Request) -> web.StreamResponse:
         raise web.HTTPFound(f"/{self.token}/")
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        url = self.announced(f"http://{request.host}")
+        if url is None:  # a name serve did not print: say which link to open
+            return web.Response(status=421, text=elsewhere_page(self.urls), content_type="text/html")
         if self.live >= self.max_viewers:
             return web.Response(status=503, text=full_page(self.max_viewers), content_type="text/html")
-        font_size = max(8, min(40, to_int(request.query.get("fontsize", "16"), 16)))
-        scheme = "wss" if request.secure else "ws"
+        query = request.query.get("fontsize", "")
+        font_size = max(8, min(40, int(query))) if query.isdigit() and len(query) < 4 else 0
         page = self._jinja.get_template("player.html").render(
             title=self.title,
             static_url=f"/{self.token}/static/",
-            websocket_url=f"{scheme}://{request.host}/{self.token}/ws",
-            font_size=font_size,
+            websocket_url="ws" + url[4:] + "ws",
+            font_size=font_size or 16,
+            font_size_chosen="yes" if font_size else "",
         )
         return web.Response(text=page, content_type="text/html")
 
-    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-        (wmin, wmax), (hmin, hmax) = SIZE_LIMITS
-        width = max(wmin, min(wmax, to_int(request.query.get("width", "80"), 80)))
-        height = max(hmin, min(hmax, to_int(request.query.get("height", "24"), 24)))
-        websocket = web.WebSocketResponse(heartbeat=15, timeout=0.2)
-        if self.live >= self.max_viewers or self._stopping():
-            await websocket.prepare(request)
-            self.sockets.add(websocket)
-            try:
-                await websocket.send_bytes(full_terminal_text(self.max_viewers))
-                async for message in websocket:  # no process: wait for the tab to go
-                    if message.type == WSMsgType.TEXT:
-                        with contextlib.suppress(Exception):
-                            envelope = json.loads(message.data)
-                            if envelope[0] == "ping":
-                                await websocket.send_json(["pong", envelope[1]])
-            finally:
-                self.sockets.discard(websocket)
-            return websocket
-
-        self.live += 1  # taken before any await: concurrent sockets never pass the cap
-        service: ViewerService | None = None
+    async def handle_websocket(self, request: web.Request) -> web.StreamResponse:  # type: ignore[override]
         peer = request.remote or "?"
+        websocket = web.WebSocketResponse(heartbeat=15, timeout=0.2, max_msg_size=MAX_MESSAGE)
+        if not websocket.can_prepare(request).ok:
+            return web.Response(status=400, text="gmdesk serve: this address is the player view's websocket\n")
+        origin = request.headers.get("Origin")
+        if origin is not None and self.announced(origin) is None:
+            self.say(f"refused a websocket from {peer}: its page came from {origin[:100]!r}, not a link serve printed")
+            return web.Response(status=403, text="gmdesk serve: open the link gmdesk serve printed\n")
+        try:
+            width, height = parse_size(
+                *(_query_number(request.query.get(k, d)) for k, d in (("width", "80"), ("height", "24")))
+            )
+        except BadMessage as e:
+            return web.Response(status=400, text=f"gmdesk serve: the terminal's size: {e}\n")
+        if not self.take_seat():
+            return await self._full(request, websocket)
+        service: ViewerService | None = None
+        ended = f"viewer from {peer} left"
         try:
             await websocket.prepare(request)
             self.sockets.add(websocket)
@@ -427,26 +385,75 @@ class PlayerServer(Server):
             )
             self.services.add(service)
             await service.start(width, height)
-            self.started += 1
-            self.say(f"viewer joined from {peer} ({self.live} of {self.max_viewers}, {width}×{height})")
+            self.joined(f"viewer joined from {peer}", f"{width}×{height}")
             try:
-                await self._process_messages(websocket, service)
+                bad = await self._process_messages(websocket, service)
             finally:
                 await service.stop()
+            if bad is not None:
+                ended = f"viewer from {peer} closed: a bad message ({bad})"
+            elif service.failure is not None:
+                ended = f"viewer from {peer} failed: the player view ended: {service.failure}"
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):
                 await websocket.close()
         except Exception as error:  # a viewer that fails must not take the server down
-            self.say(f"viewer from {peer} failed: {error}")
+            ended = f"viewer from {peer} failed: {type(error).__name__}: {error}"
         finally:
             if service is not None:
                 await service.stop()
                 self.services.discard(service)
             self.sockets.discard(websocket)
-            self.live -= 1
-            if service is not None:
-                self.say(f"viewer from {peer} left ({self.live} of {self.max_viewers})")
+            self.release_seat()
+            if service is not None and service.pid is not None:
+                self.left(ended)
+            elif service is not None:
+                self.say(ended)
         return websocket
+
+    async def _full(self, request: web.Request, websocket: web.WebSocketResponse) -> web.WebSocketResponse:
+        """No seat: the words on the tab's terminal, no process, until the tab goes."""
+        await websocket.prepare(request)
+        self.sockets.add(websocket)
+        try:
+            await websocket.send_bytes(full_terminal_text(self.max_viewers))
+            async for message in websocket:
+                if message.type == WSMsgType.TEXT:
+                    with contextlib.suppress(BadMessage):
+                        kind, data = parse_message(message.data)
+                        if kind == "ping":
+                            await websocket.send_json(["pong", data])
+        finally:
+            self.sockets.discard(websocket)
+        return websocket
+
+    async def _process_messages(  # type: ignore[override]
+        self, websocket: web.WebSocketResponse, app_service: Any
+    ) -> str | None:
+        """The browser's messages to its viewer until the tab goes; returns what was
+        wrong with a bad message (which closes the websocket), or None."""
+        async for message in websocket:
+            if message.type != WSMsgType.TEXT:
+                error = websocket.exception()
+                what = f"{message.type.name.lower()} frame" if error is None else f"{error}"
+                await websocket.close(code=1003 if error is None else 1009, message=b"bad message")
+                return what[:200]
+            try:
+                kind, data = parse_message(message.data)
+            except BadMessage as e:
+                await websocket.close(code=1003, message=b"bad message")
+                return str(e)
+            if kind == "stdin":
+                await app_service.send_bytes(data.encode("utf-8"))
+            elif kind == "resize":
+                await app_service.set_terminal_size(*data)
+            elif kind == "ping":
+                await websocket.send_json(["pong", data])
+            elif kind == "blur":
+                await app_service.blur()
+            elif kind == "focus":
+                await app_service.focus()
+        return None
 
     # -- running and stopping ----------------------------------------------------------
     def _stopping(self) -> bool:
@@ -463,6 +470,10 @@ class PlayerServer(Server):
     async def run(self, on_ready: Callable[[int], None] | None = None, install_signals: bool = True) -> int:
         loop = asyncio.get_running_loop()
         self._stop_event = asyncio.Event()
+        aiohttp_log = logging.getLogger("aiohttp")
+        quiet = _OneLineLog(self.say)
+        aiohttp_log.addHandler(quiet)
+        aiohttp_log.propagate = False
         runner = web.AppRunner(await self._make_app(), handle_signals=False, access_log=None, shutdown_timeout=0.2)
         await runner.setup()
         site = web.TCPSite(runner, self.host, self.port, reuse_address=True)
@@ -473,6 +484,13 @@ class PlayerServer(Server):
             raise ServeError(_bind_error(self.host, self.port, e)) from None
         addresses = runner.addresses
         self.bound_port = int(addresses[0][1]) if addresses else self.port
+        self.announce(self.bound_port)
+        if self.ssh is not None:
+            try:
+                await self.ssh.start()
+            except BaseException:
+                await runner.cleanup()
+                raise
         installed: list[int] = []
         if install_signals:
             for sig in STOP_SIGNALS:
@@ -480,7 +498,8 @@ class PlayerServer(Server):
                     loop.add_signal_handler(sig, self.request_exit)
                     installed.append(sig)
         try:
-            self.say(banner(self.path.stem, self.host, self.bound_port, self.token, self.max_viewers))
+            ssh = None if self.ssh is None else (self.ssh.bound_port, self.ssh.fingerprint, self.ssh.keys_accepted)
+            self.say(banner(self.path.stem, self.host, self.bound_port, self.token, self.max_viewers, ssh))
             if on_ready is not None:
                 on_ready(self.bound_port)
             await self._stop_event.wait()
@@ -496,65 +515,96 @@ class PlayerServer(Server):
                 await asyncio.wait_for(self._reap(), max(0.05, deadline - loop.time() - 0.1))
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(runner.cleanup(), max(0.05, deadline - loop.time()))
+            if self.ssh is not None:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(self.ssh.close(), max(0.05, deadline - loop.time()))
             for sig in installed:
                 with contextlib.suppress(Exception):
                     loop.remove_signal_handler(sig)
+            aiohttp_log.removeHandler(quiet)
+            aiohttp_log.propagate = True
         self.say("stopped.")
         return 0
 
     async def stop_viewers(self) -> None:
-        """Every viewer quits (or is killed), then every browser's websocket is closed."""
-        await asyncio.gather(*(s.stop(QUIT_GRACE) for s in list(self.services)), return_exceptions=True)
+        """Every viewer quits (or is killed), then every browser's websocket and SSH session is closed."""
+        stops = [s.stop(QUIT_GRACE) for s in list(self.services)]
+        if self.ssh is not None:
+            stops.append(self.ssh.stop_viewers())
+        await asyncio.gather(*stops, return_exceptions=True)
         await asyncio.gather(
             *(ws.close(code=1001, message=b"gmdesk serve stopped") for ws in list(self.sockets)), return_exceptions=True
         )
 
+    def _processes(self) -> list[asyncio.subprocess.Process]:
+        found = [s.process for s in list(self.services)]
+        if self.ssh is not None:
+            found += self.ssh.processes()
+        return [p for p in found if p is not None]
+
     async def _reap(self) -> None:
         """Wait for the killed viewers to be gone."""
-        processes = [s._process for s in list(self.services) if s._process is not None]
-        await asyncio.gather(*(p.wait() for p in processes if p.returncode is None), return_exceptions=True)
+        await asyncio.gather(*(p.wait() for p in self._processes() if p.returncode is None), return_exceptions=True)
 
     def kill_viewers(self) -> None:
         """Last resort at the deadline: no viewer process outlives the server."""
-        for service in list(self.services):
-            process = service._process
-            if process is not None and process.returncode is None:
+        for process in self._processes():
+            if process.returncode is None:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(process.pid, signal.SIGKILL)
 
     def viewer_pids(self) -> list[int]:
-        return [s.pid for s in self.services if s.running and s.pid is not None]
+        return [p.pid for p in self._processes() if p.returncode is None]
 
 
-def _bind_error(host: str, port: int, error: OSError) -> str:
+def _bind_error(host: str, port: int, error: OSError, option: str = "--port") -> str:
     import errno
 
     if error.errno == errno.EADDRINUSE:
-        return f"port {port} on {host} is already in use; choose another with --port"
+        return f"port {port} on {host} is already in use; choose another with {option}"
     if error.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) or isinstance(error, socket.gaierror):
         return f"cannot serve on {host!r}: not an address of this machine (try --host 0.0.0.0)"
     if error.errno == errno.EACCES:
-        return f"not allowed to serve on port {port} (ports below 1024 need privileges; try --port 8000)"
+        return f"not allowed to serve on port {port} (ports below 1024 need privileges; try {option} 8000)"
     return f"cannot serve on {host}:{port}: {error.strerror or error}"
 
 
 def run_server(
-    path: str | Path, *, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, max_viewers: int = DEFAULT_MAX_VIEWERS
+    path: str | Path,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    max_viewers: int = DEFAULT_MAX_VIEWERS,
+    ssh_port: int | None = None,
+    authorized_keys: Path | None = None,
 ) -> int:
-    """``gmdesk serve``: serve until stopped; returns the exit status."""
-    server = PlayerServer(path, host=host, port=port, max_viewers=max_viewers)
-    return server.serve()
+    """``gmdesk serve``: serve until stopped, then exit the process at once with its
+    status: every viewer is reaped and every socket closed by then, and the
+    interpreter's own teardown of the web and SSH libraries would take the stop past
+    its one second."""
+    server = PlayerServer(
+        path, host=host, port=port, max_viewers=max_viewers, ssh_port=ssh_port, authorized_keys=authorized_keys
+    )
+    status = server.serve()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(status)
 
 
 __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_MAX_VIEWERS",
     "DEFAULT_PORT",
+    "SIZE_LIMITS",
+    "BadMessage",
     "PlayerServer",
     "ServeError",
     "banner",
+    "parse_message",
     "qr_text",
     "run_server",
+    "url_for",
     "viewer_command",
     "viewer_urls",
 ]

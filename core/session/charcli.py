@@ -347,9 +347,9 @@ def _show_lines(session: Any, c: Any) -> list[str]:
     lines = [f"{c.side}, {c.kind}{', reality-rated' if c.reality_rated else ''}; {c.status}{hidden}"]
     parts = []
     if "vitality" in sections or c.vitality_default or c.vitality_current:
-        vit = f"Vitality {c.vitality_current}"
+        vit = f"Vitality {num(c.vitality_current)}"
         if c.vitality_default != c.vitality_current:
-            vit += f" of {c.vitality_default}"
+            vit += f" of {num(c.vitality_default)}"
         parts.append(vit)
     if c.reality_rated or "possibilities" in sections:
         parts.append(f"Possibilities {c.possibilities}")
@@ -411,7 +411,7 @@ def cmd_list(ns: Any) -> int:
                     if value is not None:
                         numbers.append(f"{f.label} {show_field(f, value)}")
             name = f"{c.name} (hidden)" if c.hidden else c.name
-            rows.append((name, c.side, c.kind, str(c.vitality_current), "; ".join(numbers)))
+            rows.append((name, c.side, c.kind, num(c.vitality_current), "; ".join(numbers)))
         widths = [max(len(r[i]) for r in rows) for i in range(4)]
         for r in rows:
             sys.stdout.write("  ".join(f"{r[i]:<{widths[i]}}" for i in range(4)) + f"  {r[4]}".rstrip() + "\n")

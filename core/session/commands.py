@@ -248,11 +248,20 @@ def event_json(event: Any) -> dict:
 
 
 def _event_text(event: Any) -> list[str]:
+    """An event as ``gmdesk log`` prints it: a roll's line drawn from its record (both
+    sides, one notation, whichever gmdesk saved it), then each change once."""
+    from gmdesk.core.render import roll_summary
+    from gmdesk.core.text import reading
+
     when = event.time[11:16] if len(event.time) >= 16 else event.time
-    lines = [f"#{event.seq:<4} {when:5}  {event.summary or event.type}"]
+    record = event.data.get("record")
+    head = event.summary or event.type
+    if event.type == "roll" and isinstance(record, Mapping):
+        head = roll_summary(head, record)
+    lines = [f"#{event.seq:<4} {when:5}  {reading(head)}"]
     for ch in event.changes:
-        if ch != event.summary:
-            lines.append(f"{'':13}· {ch}")
+        if ch not in head:  # said by the summary already ("Bruno heals Kara: Kara: Vitality −3 → 1")
+            lines.append(f"{'':13}· {reading(ch)}")
     return lines
 
 

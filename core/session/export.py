@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 from gmdesk.core.session.events import Event, num, status_word
 from gmdesk.core.session.model import Character, Note, RollEntry, State
-from gmdesk.core.text import short_time, signed
+from gmdesk.core.text import reading, short_time, signed
 
 FORMATS = ("md", "html", "json")
 
@@ -43,9 +43,9 @@ def _line(record, public: bool) -> str:
 
 
 def _dice(record) -> str:
-    from gmdesk.core.render import dice_plain
+    from gmdesk.core.render import log_dice_plain
 
-    return dice_plain(record)
+    return reading(log_dice_plain(record))
 
 
 def _times(events: Iterable[Event]) -> dict[int, str]:
@@ -168,7 +168,7 @@ def record_facts(record: Any, public: bool) -> list[str]:
 def _event_text(e: Event) -> tuple[str, list[str]]:
     """An event told: its summary and what it changed (each line once)."""
     head = e.summary or e.type
-    return head, [ch for ch in e.changes if ch != head]
+    return reading(head), [reading(ch) for ch in e.changes if ch not in head]
 
 
 def _round_title(rnd: int) -> str:
@@ -214,8 +214,21 @@ def _char_facts(c: Character, system: str, name_of: Any = None) -> list[str]:
     return facts
 
 
-def _wound_text(c: Character) -> list[str]:
-    return [w.text + (f" (roll #{w.roll_seq})" if w.roll_seq is not None else "") for w in c.wounds]
+def _wound_text(c: Character, hidden: frozenset[int] = frozenset()) -> list[str]:
+    """Each wound with the roll that dealt it; ``hidden``: the seqs of the rolls the
+    reader does not see (the players' chronicle names no roll it leaves out)."""
+    return [
+        reading(w.text) + (f" (roll #{w.roll_seq})" if w.roll_seq is not None and w.roll_seq not in hidden else "")
+        for w in c.wounds
+    ]
+
+
+def hidden_seqs(state: State, public: bool) -> frozenset[int]:
+    """The seqs of the rolls the reader does not see: for the players, those hidden
+    from them (``State.public_roll``); none for the GM."""
+    if not public:
+        return frozenset()
+    return frozenset(r.seq for r in state.rolls if not state.public_roll(r))
 
 
 def _hurt(state: State, public: bool = False) -> list[Character]:
@@ -265,15 +278,21 @@ def write_chronicle(
         short_time(info.created, local=False),
         short_time(info.last_played, local=False),
     )
+    hidden = hidden_seqs(state, public)
     writer.cast(
         [
-            (c.name, c.status, ", ".join(_char_facts(c, info.system, _namer(state, public))), _wound_text(c))
+            (
+                c.name,
+                c.status,
+                reading(", ".join(_char_facts(c, info.system, _namer(state, public)))),
+                _wound_text(c, hidden),
+            )
             for c in _cast(state, public)
         ]
     )
     writer.hurt(
         [
-            (c.name, status_word(c.status), "; ".join(w.text for w in c.wounds) or "no wounds on record")
+            (c.name, status_word(c.status), reading("; ".join(w.text for w in c.wounds)) or "no wounds on record")
             for c in _hurt(state, public)
         ]
     )
@@ -298,9 +317,9 @@ def write_chronicle(
                     stamp,
                     _roll_head(state, r),
                     _line(record, public),
-                    record_facts(record, public),
+                    [reading(f) for f in record_facts(record, public)],
                     _dice(record),
-                    r.changes,
+                    [reading(ch) for ch in r.changes],
                 )
         writer.end_round()
     return writer.text()
@@ -555,10 +574,13 @@ def to_json(
             }
         )
     characters = []
+    hidden = hidden_seqs(state, public)
     for c in _cast(state, public):
         d = c.to_json()
         if public:
             d.pop("notes", None)
+            for key in ("wounds", "conditions"):  # no pointer to a roll the players do not see
+                d[key] = [{**x, "roll_seq": None} if x.get("roll_seq") in hidden else x for x in d.get(key, [])]
         characters.append(d)
     return {
         "format": "gmdesk-chronicle",

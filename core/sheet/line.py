@@ -250,9 +250,11 @@ def _piece_texts(row: Row) -> dict[str, str]:
     return {k: v for k, v in out.items() if v}
 
 
-def _render(row: Row, cols: Cols | None, old: tuple[str, Pos] | None) -> str:
-    """Lay a row out: keep the old line's name and columns, place new pieces under the
-    headings (or after the name in a sheet without a column line)."""
+def _render(row: Row, cols: Cols | None, old: tuple[str, Pos] | None, grid: dict[str, int] | None = None) -> str:
+    """Lay a row out: keep the old line's name and columns, place new pieces where the
+    sheet's other rows have them (``grid``: piece → the column most rows use), else
+    under the headings (or after the name in a sheet without a column line). A new
+    piece never pushes the notes the line already has when it fits before them."""
     cr = ""
     if old is not None:
         old_line, pos = old
@@ -280,10 +282,16 @@ def _render(row: Row, cols: Cols | None, old: tuple[str, Pos] | None) -> str:
         oldcols = {}
     texts = _piece_texts(row)
     target: dict[str, int | None] = {}
+    grid = grid or {}
 
     def place_pair(v: str, u: str, base: int | None) -> None:
         tv, tu = texts.get(v), texts.get(u)
         cv, cu = oldcols.get(v), oldcols.get(u)
+        if cols is not None and cv is None and cu is None:  # a new cell: where the others have it
+            if tv is not None and v in grid:
+                cv = grid[v]
+            elif tv is None and tu is not None and u in grid:
+                cu = grid[u]
         if tv is not None:
             if cv is None:
                 if cu is not None:
@@ -314,12 +322,13 @@ def _render(row: Row, cols: Cols | None, old: tuple[str, Pos] | None) -> str:
                 cbase = target["du"] + shift - 4
         place_pair("cv", "cu", cbase)
         if "notes" in texts:
-            target["notes"] = oldcols.get("notes", cols.n)
+            target["notes"] = oldcols.get("notes", grid.get("notes", cols.n))
     else:
         place_pair("dv", "du", None)
         place_pair("cv", "cu", None)
         if "notes" in texts:
             target["notes"] = oldcols.get("notes")
+    _before_notes(texts, target, oldcols, name_end, cols is not None)
 
     out = [prefix]
     at = name_end
@@ -346,9 +355,52 @@ def _render(row: Row, cols: Cols | None, old: tuple[str, Pos] | None) -> str:
     return "".join(out) + cr
 
 
-def row_text(row: Row, cols: Cols | None, cr: str = "") -> str:
+def _before_notes(
+    texts: dict[str, str], target: dict[str, int | None], oldcols: dict[str, int], name_end: int, columns: bool
+) -> None:
+    """Move a Current cell the line did not have yet to the left, as far as the Default
+    cell allows, so that it ends before the notes the line already has: the notes stay
+    where they are (and a new day, erasing the cell, gives the line back as it was)."""
+    notes_at = oldcols.get("notes")
+    new = [p for p in ("cv", "cu") if p in texts and p not in oldcols]
+    if notes_at is None or not new or "notes" not in texts:
+        return
+    start = target.get(new[0])
+    if start is None:
+        return
+    width = sum(len(texts[p]) for p in new) + (len(new) - 1)
+    last_default = max(
+        ((target[p] or 0) + len(texts[p]) for p in ("dv", "du") if p in texts and target.get(p) is not None),
+        default=name_end,
+    )
+    lowest = last_default + (3 if columns else 4)
+    room = notes_at - 2 - width
+    if start + width + 2 > notes_at and room >= lowest:
+        move = start - room
+        for p in new:
+            if target.get(p) is not None:
+                target[p] = (target[p] or 0) - move
+
+
+def widen(line: str, cols: Cols | None, by: int) -> str:
+    """``line`` with everything after its name ``by`` columns further right (the sheet's
+    Default column widened for a name that no longer fits before it)."""
+    cr = "\r" if line.endswith("\r") else ""
+    body = line[:-1] if cr else line
+    try:
+        _, pos = parse_row(body, cols)
+    except LineError:
+        return line
+    rest = body.expandtabs(TAB)[pos.name_end :]
+    if not rest.strip():
+        return line
+    return body[: pos.prefix_end] + " " * by + rest + cr
+
+
+def row_text(row: Row, cols: Cols | None, cr: str = "", grid: dict[str, int] | None = None) -> str:
     """The row's line: its raw line when that still says the same, else laid out again
-    (``cr``: the sheet's line ending is CRLF, for rows with no line of their own)."""
+    (``cr``: the sheet's line ending is CRLF, for rows with no line of their own;
+    ``grid``: where the sheet's rows put each piece, for a piece the line lacks)."""
     old = None
     if row.raw is not None:
         try:
@@ -359,8 +411,8 @@ def row_text(row: Row, cols: Cols | None, cr: str = "") -> str:
             if parsed == row:
                 return row.raw
             old = (row.raw, pos)
-    candidates = [_render(row, cols, old)] if old is not None else []
-    candidates.append(_render(row, cols, None) + (cr if old is None else ""))
+    candidates = [_render(row, cols, old, grid)] if old is not None else []
+    candidates.append(_render(row, cols, None, grid) + (cr if old is None else ""))
     for text in candidates:
         try:
             if parse_row(text, cols)[0] == row:

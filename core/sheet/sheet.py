@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -18,9 +19,11 @@ from gmdesk.core.sheet.line import (
     LineError,
     check_parens,
     parse_columns,
+    parse_row,
     row_text,
     scan,
     title_line,
+    widen,
 )
 from gmdesk.core.sheet.row import INF, TAB, UNUSABLE_AT, Row, Uses
 
@@ -177,7 +180,71 @@ class Sheet:
 
     def _laid_out(self, row: Row) -> Row:
         """The row with ``raw`` brought up to date with its values."""
-        return dataclasses.replace(row, raw=row_text(row, self._cols, self._cr))
+        return dataclasses.replace(row, raw=row_text(row, self._cols, self._cr, self._grid))
+
+    @cached_property
+    def _grid(self) -> dict[str, int]:
+        """Where this sheet's rows put each piece (``dv du cv cu notes``): the column most
+        of them use (the leftmost of a tie); a Current cell no row has yet lines up
+        with the Default cells as the column line's headings do. A value a row gains
+        goes there, so the columns stay aligned."""
+        cols = self._cols
+        if cols is None:
+            return {}
+        seen: list[dict[str, int]] = []
+        for r in self.rows:
+            if r.raw is None:
+                continue
+            try:
+                _, pos = parse_row(r.raw[:-1] if r.raw.endswith("\r") else r.raw, cols)
+            except LineError:
+                continue
+            seen.append(pos.cols)
+
+        def most(piece: str, among: list[dict[str, int]]) -> int | None:
+            counts = Counter(c[piece] for c in among if piece in c)
+            return min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0] if counts else None
+
+        grid: dict[str, int] = {}
+        for piece in ("dv", "du", "notes"):
+            col = most(piece, seen)
+            if col is not None:
+                grid[piece] = col
+        dv = grid.setdefault("dv", cols.d + 1)
+        du = grid.setdefault("du", dv + 3)
+        # a row whose Default cell was pushed right by a long name says nothing of the Current column
+        fits = [c for c in seen if c.get("dv", dv) <= dv and c.get("du", du) <= du]
+        for piece in ("cv", "cu"):
+            col = most(piece, fits)
+            if col is not None:
+                grid[piece] = col
+        if cols.c is not None:
+            cv = grid.setdefault("cv", dv + cols.c - cols.d)
+            grid.setdefault("cu", cv + du - dv)
+        return grid
+
+    def _fitting(self, row: Row) -> Sheet:
+        """This sheet, its Default column (and every column after it) widened when
+        ``row``'s name would not fit before it: the rows' pieces move right together,
+        so the columns stay aligned. A sheet whose columns fit is returned as it is."""
+        cols = self._cols
+        if cols is None or self.layout.column_line is None:
+            return self
+        if row.default is not None or row.current is not None:
+            first = self._grid.get("dv", cols.d + 1)
+        elif row.uses_default is not None or row.uses_current is not None:
+            first = self._grid.get("du", cols.d + 4)
+        else:
+            return self  # an Item without values: nothing to line up
+        by = row.depth + (1 if row.sub else 0) + len(row.label) + 2 - first
+        if by <= 0:
+            return self
+        line = self.layout.column_line
+        cr = "\r" if line.endswith("\r") else ""
+        body = (line[:-1] if cr else line).expandtabs(TAB)
+        wider = body[: cols.d] + " " * by + body[cols.d :] + cr
+        rows = tuple(dataclasses.replace(r, raw=widen(r.raw, cols, by)) if r.raw is not None else r for r in self.rows)
+        return dataclasses.replace(self, rows=rows, layout=dataclasses.replace(self.layout, column_line=wider))
 
     @cached_property
     def _cr(self) -> str:
@@ -202,7 +269,8 @@ class Sheet:
 
     def relayout(self) -> Sheet:
         """Every row laid out afresh under the column line (blank lines kept)."""
-        return self._with_rows(self._laid_out(dataclasses.replace(r, raw=None)) for r in self.rows)
+        bare = self._with_rows(dataclasses.replace(r, raw=None) for r in self.rows)
+        return bare._with_rows(bare._laid_out(r) for r in bare.rows)
 
     # -- structure --------------------------------------------------------------------------
 
@@ -391,7 +459,7 @@ class Sheet:
         if new.uses_current is not None and new.uses_default is None:
             raise ParamError("uses_current", f"{new.label} has no Default uses count; set uses_default first")
         if i is None:
-            return self._with_rows(self.rows + (self._laid_out(new),))
+            return self._insert(len(self.rows), new)
         if new == row:
             return self
         return self._replace_at(i, new)
@@ -530,8 +598,36 @@ class Sheet:
         p = self.index(parent)
         return self._insert(self._subtree_end(p), dataclasses.replace(row, depth=self.rows[p].depth + 2))
 
+    def add_line(self, line: str, parent: str | None = None) -> Sheet:
+        """Add a row written as on a sheet — ``2 shovels``, ``Rope``, ``Lantern +1 (3)``,
+        ``Medical Kit (borrowed)`` — at the end of the sheet, or as the last child of
+        ``parent``; laid out under the sheet's columns. A name already at that place
+        is refused (change its numbers instead)."""
+        from gmdesk.core.sheet.line import LineError as _LineError
+
+        text = " ".join(str(line).split())
+        if not text:
+            raise ParamError("descriptor", "a descriptor needs a name")
+        try:
+            check_parens(text)
+            row, _ = parse_row(text, None)
+        except _LineError as e:
+            raise ParamError("descriptor", str(e)) from None
+        if row.current is not None or row.uses_current is not None:
+            raise ParamError("descriptor", "write the Default Value only (a new descriptor starts at it)")
+        p = None if parent is None else self.index(parent)
+        for j, r in enumerate(self.rows):
+            if self._parents[j] == p and norm(r.name) == norm(row.name):
+                raise ParamError("descriptor", f"{self.path(j)} is already on the sheet")
+        # under a parent, written as its other rows are: with a "*" when they have one
+        kin = [r for j, r in enumerate(self.rows) if p is not None and self._parents[j] == p]
+        sub = row.sub or any(r.sub for r in kin)
+        depth = 0 if p is None else (kin[-1].depth if kin else self.rows[p].depth + 2)
+        row = dataclasses.replace(row, depth=depth, sub=sub, raw=None)
+        return self._insert(len(self.rows) if p is None else self._subtree_end(p), row)
+
     def _insert(self, at: int, row: Row) -> Sheet:
-        s = self._noting(row)
+        s = self._noting(row)._fitting(row)
         rows = list(s.rows)
         rows.insert(at, s._laid_out(row))
         return s._with_rows(rows)

@@ -52,6 +52,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
+from gmdesk.core.text import reading
 from gmdesk.tui.runner import freeze_session_heap, thaw_session_heap
 from gmdesk.tui.terminal import TerminalGuard
 from gmdesk.tui.widgets.rolllog import RollLog
@@ -145,7 +146,7 @@ def build_picture(state: State) -> PlayerPicture:
             init.append("\n")
         acting = current is not None and i == enc.turn
         init.append(f"{TURN_MARKER} " if acting else "  ", style="bold")
-        init.append(f"{comb.initiative:>3} ")
+        init.append(reading(f"{comb.initiative:>3} "))
         init.append(c.name, style="bold" if acting else "")
         words = public_status_words(c)
         if words:
@@ -177,7 +178,7 @@ def build_picture(state: State) -> PlayerPicture:
             party.append("  " + " ".join(status), style="bold")
         if c.side == "PC":
             if vitality or c.vitality_default or c.vitality_current:
-                party.append(f"  Vitality {c.vitality_current}/{c.vitality_default}")
+                party.append(reading(f"  Vitality {c.vitality_current}/{c.vitality_default}"))
             if c.reality_rated or c.possibilities:
                 party.append(f"  Possibilities {c.possibilities}")
             sources = [s for s in (*c.advantage, *c.shifts) if s.active]
@@ -199,8 +200,43 @@ def build_picture(state: State) -> PlayerPicture:
 
 #: Below this many columns the player view takes its narrow (phone) layout.
 NARROW_BELOW = 60
+#: Below this many rows a wide player view takes its short (landscape phone) layout.
+SHORT_BELOW = 24
 #: How many rolls the narrow layout lists (newest first).
 RECENT_ROLLS = 8
+
+
+class _RollText:
+    """One roll in the narrow layout's list: wrapped at its spaces like any text, but
+    its dice list (``[6 4 (3) 4 (1) 6]``) is never cut in two — it ends the last line
+    if it fits there, else it takes a line of its own (folded only if even that is
+    too narrow)."""
+
+    def __init__(self, text: str, dice: str) -> None:
+        self.text = text
+        self.dice = dice
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.cells import cell_len
+
+        width = max(1, options.max_width)
+        lines = list(Text(self.text).wrap(console, width)) if self.text else []
+        if self.dice:
+            if lines and lines[-1].cell_len + 1 + cell_len(self.dice) <= width:
+                lines[-1].append(" " + self.dice)
+            else:
+                lines.extend(Text(self.dice).wrap(console, width, overflow="fold"))
+        for line in lines:
+            line.end = "\n"
+            yield line
+
+    def __rich_measure__(self, console: Any, options: Any) -> Any:
+        from rich.cells import cell_len
+        from rich.measure import Measurement
+
+        words = [cell_len(w) for w in self.text.split()] + [cell_len(self.dice)]
+        whole = cell_len(self.text) + 1 + cell_len(self.dice)
+        return Measurement(min(max(words), options.max_width), min(whole, options.max_width))
 
 
 def recent_rolls_text(
@@ -208,7 +244,8 @@ def recent_rolls_text(
 ) -> RenderableType:
     """The last ``count`` roll entries, newest first — the narrow layout's roll list:
     ``#seq`` in a column of its own and the rest of the roll log's line (players'
-    view: no secrets) wrapped beside it, so a roll reads whole at 40 columns."""
+    view: no secrets) wrapped beside it, its dice list kept whole, so a roll reads
+    whole at 40 columns."""
     from rich.table import Table
 
     from gmdesk.tui.widgets.rolllog import entry_line
@@ -218,10 +255,12 @@ def recent_rolls_text(
     names = {cid: c.name for cid, c in characters.items()}
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="bold", no_wrap=True)
-    grid.add_column(ratio=1, overflow="fold")
+    grid.add_column(ratio=1)
     for entry in reversed(rolls[-count:]):
         head, _, rest = entry_line(entry, names, hide_secrets=True).partition(" ")
-        grid.add_row(Text(head), Text(rest))  # plain text: a "[dice]" is not markup
+        text, bracket, dice = rest.rpartition(" [")  # the line ends with its dice: "… [6 4 (3) 1]"
+        text, dice = (text, bracket.strip() + dice) if bracket and rest.endswith("]") else (rest, "")
+        grid.add_row(Text(head), _RollText(text, dice))  # plain text: a "[dice]" is not markup
     return grid
 
 
@@ -234,10 +273,19 @@ class PlayerScreen(Screen):
     cut at the edge, then the characters (up to 45 % of the height, scrolling
     beyond). The rolls take the room that is left, losing the oldest first: on a
     phone the latest roll is what a player looks for, and it must not hide below
-    the fold.
+    the fold. A roll's dice list is never cut in two (:class:`_RollText`).
+
+    Short wide layout (at least :data:`NARROW_BELOW` columns, fewer than
+    :data:`SHORT_BELOW` rows — a phone held sideways): the initiative and the
+    characters take two thirds of the height, so the order and the clocks show
+    without scrolling; the roll log keeps the rest. The roll log never shows a
+    horizontal scrollbar (a line longer than the log is cut; Enter shows it whole).
     """
 
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]
+    #: a short wide screen (a phone held sideways, 93×18) gives the top panes two
+    #: thirds of the height, so the order and the clocks show without scrolling
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_BELOW, "-tall")]
 
     DEFAULT_CSS = """
     PlayerScreen { layout: vertical; }
@@ -250,7 +298,10 @@ class PlayerScreen(Screen):
     }
     PlayerScreen #player-initiative-box { width: 2fr; }
     PlayerScreen #player-party-box { width: 3fr; }
-    PlayerScreen #player-log { height: 1fr; min-height: 5; border: round $primary-darken-1; }
+    PlayerScreen #player-log {
+        height: 1fr; min-height: 5; border: round $primary-darken-1; overflow-x: hidden;
+    }
+    PlayerScreen.-wide.-short #player-top { height: 2fr; }
     PlayerScreen #player-status { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
     PlayerScreen #player-recent-box { display: none; }
 
@@ -357,6 +408,9 @@ class PlayerApp(TerminalGuard, App):
     MIN_SIZE = (40, 12)
     CURSOR_BLINK = False
     STDIN_EOF_EXITS = False
+    #: players get no command palette: nothing in it is theirs (its Screenshot would
+    #: send a served browser to a download), and no command leaves the view
+    ENABLE_COMMAND_PALETTE = False
 
     BINDINGS = [
         Binding("q", "quit", "Quit", id="player.quit"),

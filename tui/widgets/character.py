@@ -39,6 +39,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from gmdesk.core.errors import ParamError
+from gmdesk.core.session.events import sheet_rows
 from gmdesk.core.session.typed import parse_condition, parse_sheet_value, parse_source, parse_vitality
 from gmdesk.core.systems import character_sections, get_spec
 from gmdesk.core.systems.base import parse_int
@@ -290,6 +291,7 @@ class CharacterPane(Vertical):
             head("Sheet")
             for i, r in enumerate(sheet_rows):
                 add(Row("sheet", i), _sheet_name(r), _sheet_value(r))
+            add(Row("add", "sheet"), Text("+ add descriptor", style="dim italic"), "")
         head("Details")
         add(Row("field", "name"), "Name", ch.name)
         add(Row("field", "side"), "Side", ch.side)
@@ -461,6 +463,7 @@ class CharacterPane(Vertical):
             ("add", "advantage"): ("New advantage source: name value [rounds], e.g. Aim +1 2", ""),
             ("add", "shift"): ("New shift source: name value [rounds], e.g. Pistol 2", ""),
             ("add", "condition"): ("New condition: name [rounds | until start/end of NAME]", ""),
+            ("add", "sheet"): (sheet_rows.ADD_PROMPT, ""),
         }
         spec = self.spec
         if (row.kind in SYSTEM_ROWS or isinstance(row.key, tuple)) and spec is not None:
@@ -538,6 +541,8 @@ class CharacterPane(Vertical):
                 {"type": "source.add", "id": cid, "kind": row.key, "name": name, "value": value, "rounds": rounds},
                 f"{ch.name}: {name} {signed(value)} added",
             )
+        if row.kind == "add" and row.key == "sheet":
+            return sheet_rows.add_event(cid, text), f"{ch.name}: {text} added to the sheet"
         if row.kind == "add":
             others = self._state.characters.values() if self._state is not None else ()
             name, rounds, until = parse_condition(text, others)

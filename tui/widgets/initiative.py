@@ -26,6 +26,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
+from gmdesk.core.text import reading
 from gmdesk.tui.widgets.common import TURN_MARKER, health_summary, markers_text
 
 if TYPE_CHECKING:
@@ -195,7 +196,7 @@ class InitiativePane(Vertical):
                 in_order.add(c.char_id)
                 ids.append(c.char_id)
                 is_turn = c.char_id == current
-                table.add_row(*self._cells(ch, str(c.initiative), is_turn, system), key=str(len(ids) - 1))
+                table.add_row(*self._cells(ch, reading(str(c.initiative)), is_turn, system), key=str(len(ids) - 1))
             for cid, ch in state.characters.items():
                 if cid in in_order:
                     continue

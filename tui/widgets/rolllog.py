@@ -31,12 +31,13 @@ from textual.strip import Strip
 
 from gmdesk.core.render import (
     headline,
+    line_notes,
     log_descriptors,
-    log_dice_text,
-    opponent_brief,
+    log_dice_plain,
     public_record,
     secret_note,
 )
+from gmdesk.core.text import reading
 
 __all__ = ["HIDDEN_ROLL", "RollLog", "RollsView", "entry_line", "public_record", "roll_label"]
 
@@ -91,15 +92,15 @@ def entry_line(
     rnd = f"R{entry.round} " if getattr(entry, "round", 0) else ""
     mark = f"{HIDDEN_ROLL} " if hidden else ""
     line = f"{label or f'#{entry.seq}'} {mark}{rnd}{who}: {record.system} {headline(record)} {record.outcome}"
-    other = opponent_brief(record)
-    if other:
-        line += f" {other}"
+    notes = line_notes(record)
+    if notes:
+        line += f" {notes}"
     if not hide_secrets:
         line += secret_note(record)
     desc = log_descriptors(record, entry.target is not None)
     if desc:
         line += f" → {desc}"
-    return f"{line} [{log_dice_text(record).plain}]"
+    return reading(f"{line} [{log_dice_plain(record)}]")
 
 
 class RollLog(ScrollView, can_focus=True):

@@ -92,6 +92,7 @@ from gmdesk.core.session.events import (  # noqa: F401
     groups,
     rolls,
     session_settings,
+    sheet_rows,
     visibility,
 )
 from gmdesk.core.session.events.characters import SHEET_VALUE_FIELDS

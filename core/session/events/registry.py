@@ -29,6 +29,7 @@ EVENT_TYPES = (
     "condition.remove",
     "sheet.set",
     "sheet.import",
+    "sheet.add",
     "encounter.add",
     "encounter.remove",
     "encounter.move",

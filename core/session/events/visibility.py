@@ -123,6 +123,9 @@ def public_event(state: State, event: Event, by_seq: Mapping[Any, Event] | None 
     entries = _entries(state, event.seq)
     if entries and not any(state.public_roll(e) for e in entries):
         return None
+    unseen = _hidden_seqs(state)
+    if unseen and _names_a_roll(event, unseen):
+        return None
     if event.type in ("character.add", "characters.add"):  # added hidden, revealed since
         event = dataclasses.replace(
             event,
@@ -148,6 +151,26 @@ def public_event(state: State, event: Event, by_seq: Mapping[Any, Event] | None 
     data = dict(event.data)
     data["effects"] = changes
     return dataclasses.replace(event, data=data, summary=summary)
+
+
+def _hidden_seqs(state: State) -> set[int]:
+    """The seqs of the rolls the players do not see."""
+    return {e.seq for e in state.rolls if not state.public_roll(e)}
+
+
+def _names_a_roll(event: Event, unseen: set[int]) -> bool:
+    """True when ``event`` acts on or names one of the ``unseen`` rolls: its payload's
+    ``roll`` (a Possibility spent or cancelled on it, its progress sent to a clock, a
+    buy-off of its damage), or a ``#N`` in its summary (an undo of it). Hidden means
+    hidden everywhere: what was done to a hidden roll is not the players' to read."""
+    import re
+
+    if event.type == "character.reveal":  # it shows those rolls
+        return False
+    ref = event.data.get("roll")
+    if isinstance(ref, int) and not isinstance(ref, bool) and ref in unseen:
+        return True
+    return any(int(m) in unseen for m in re.findall(r"#(\d+)", event.summary or ""))
 
 
 def _entries(state: State, seq: int) -> list[RollEntry]:
