@@ -80,7 +80,11 @@ async def test_a_notification_leaves_the_newest_log_lines_readable(tmp_path: Pat
         toasts = list(app.screen.query("Toast"))
         assert toasts, "the last roll is said in a notification"
         log = app.screen.query_one(RollLog)
-        for toast in toasts:
-            assert not toast.region.overlaps(log.region)
+        said = notes(app)[-1].splitlines()[0]
+        rows = screen_text(app).splitlines()
+        log_rows = rows[log.region.y : log.region.bottom]
+        assert any(said in row for row in rows[: log.region.y])  # the newest notification, above the log
+        assert not any(said in row for row in log_rows)  # and none over the log
+        assert not any("▌" in row for row in log_rows)  # (a toast's edge)
         text = screen_text(app)
         assert "#9 Kara: 4d2 +2" in text
