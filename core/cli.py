@@ -369,7 +369,7 @@ def _needs(front_end: FrontEnd | None) -> FrontEnd:
 def _main(args: list[str], front_end: FrontEnd | None) -> int:
     saves, args = _split_global(args)
     if args and args[0] in ("-h", "--help"):
-        print(__doc__.strip())
+        top_parser().print_help()
         return 0
     if args and args[0] in ("-V", "--version"):
         print(f"gmdesk {version()}")
@@ -420,6 +420,41 @@ def _check_seed() -> None:
         desk_seed()
     except ValueError as e:
         raise UsageError(f"gmdesk: {e}") from None
+
+
+#: what ``gmdesk --help`` says of the commands that are not session commands (those
+#: say it in their own parsers), in the order it lists them
+OWN_HELP = {
+    "roll": "roll a system's dice (gmdesk roll SYSTEM --help lists its options)",
+    "odds": "the exact odds of a roll (gmdesk odds SYSTEM --help lists its options)",
+    "systems": "the installed dice systems, their roll parameters and character fields",
+    "view": "the read-only player view of a session, following it live",
+    "serve": "the player view of a session in the players' browsers",
+}
+
+
+def top_parser() -> argparse.ArgumentParser:
+    """``gmdesk --help``: every command with its one line, in argparse's own format
+    (as ``gmdesk COMMAND --help`` prints its options)."""
+    from gmdesk.core.session.commands import register
+
+    parser = Parser(
+        prog="gmdesk",
+        usage="gmdesk [--saves DIR] [SAVE | COMMAND ...]",
+        description="A game master's desk in the terminal. Without a command: the session picker; "
+        "with a SAVE: that session, opened where play stopped.",
+        epilog="gmdesk COMMAND --help lists a command's options. A bad command or option is one line "
+        "on stderr and exit status 2.",
+    )
+    parser.add_argument(
+        "--saves", metavar="DIR", help="the saves directory (default: $GMDESK_SAVES, else the platform's)"
+    )
+    parser.add_argument("-V", "--version", action="store_true", help="print gmdesk's version and exit")
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=Parser)
+    for name, text in OWN_HELP.items():
+        sub.add_parser(name, help=text)
+    register(sub)
+    return parser
 
 
 def cmd_systems(argv: list[str]) -> int:

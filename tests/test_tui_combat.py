@@ -151,7 +151,14 @@ async def test_attack_1d6x4_lowers_vitality_to_unconscious_then_dead(tmp_path: P
         await attack(pilot)
         assert saved(path).characters[ids["Bruno"]].status == "unconscious"
         assert "UNC" in screen_text(app)
-        await attack(pilot)
+        # the Unconscious are no default target any more: the GM picks Bruno by hand
+        await press(pilot, "a")
+        dlg = await dialog(pilot, RollDialog)
+        assert dlg.target is None
+        dlg.query_one("#rd-target", Choice).value = ids["Bruno"]
+        await settle(pilot)
+        await press(pilot, "enter")
+        await settle(pilot)
         assert "DEAD" in screen_text(app)
     bruno = saved(path).characters[ids["Bruno"]]
     assert bruno.status == "dead" and bruno.vitality_current == -8
@@ -357,7 +364,7 @@ async def test_1d6x4_healing_and_new_day(tmp_path: Path) -> None:
         form = await dialog(pilot, FormDialog)
         form.query_one("#form-healer", Select).value = ids["Kara"]
         form.query_one("#form-target", Select).value = ids["Bruno"]
-        await press(pilot, "ctrl+j")
+        await press(pilot, "ctrl+s")
         await settle(pilot)
         assert "Kara heals Bruno: Vitality 2/3" in notes(app)[-1]
         screen.action_system_move("new_day")

@@ -164,6 +164,8 @@ async def test_1d6x4_dialog_fails_a_missing_item_and_spends_a_named_use(tmp_path
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)
         dlg.query_one("#p-test", Input).value = "Magic Ability/Turn Invisible"
+        assert dlg.query_one("#p-target", Input).value == ""  # the GM's secret number: one Test's
+        dlg.query_one("#p-target", Input).value = "10"
         await pilot.pause()
         assert "Spends a use of Magic Ability/Turn Invisible" in str(dlg.query_one("#rd-info").render())
         await press(pilot, "enter")

@@ -140,19 +140,21 @@ def field_value(spec: SystemSpec, f: CharField, character: Any) -> tuple[Any, st
 
 
 def field_defaults(
-    spec: Any, actor: Any = None, target: Any = None, combat: bool = False
+    spec: Any, actor: Any = None, target: Any = None, combat: bool = False, opposed: bool = False
 ) -> dict[str, tuple[Any, str]]:
     """Parameter name → (value, origin) of what the roller's and the target's fields
     fill (see the module docstring); the initiative fields and the fields of a side
-    that is not tracked fill nothing, a ``combat_only`` field only in an attack."""
+    that is not tracked fill nothing, a field only the rolls it fills
+    (``CharField.fills_in``: a ``combat_only`` field an attack and an ``opposed`` roll)."""
     spec = _spec(spec)
     out: dict[str, tuple[Any, str]] = {}
     if spec is None:
         return out
+    kind = "attack" if combat else "opposed" if opposed else "roll"
     for f in spec.character_fields:
         if f.feeds is None or f.feeds == INITIATIVE or f.feeds in out:
             continue
-        if f.combat_only and not combat:
+        if not f.fills_in(kind):
             continue
         got = field_value(spec, f, _side(f, actor, target))
         if got is not None:

@@ -319,7 +319,7 @@ def params_from_json(data: Mapping[str, Any]) -> Params:
 #: The 4d6 roll parameters (core.systems.spec): the CLI options, the roll form and
 #: the breakdown's labels are generated from them.
 PARAMS = (
-    Param("bonus", "Bonus", "int", 0, "bonus added to the 4 kept dice", metavar="N"),
+    Param("bonus", "Bonus", "int", 0, "bonus added to the 4 kept dice", metavar="N", remember=True),
     Param(
         "dc",
         "DC",
@@ -339,7 +339,6 @@ PARAMS = (
         "advantage sources, each +1, +2, -1 or -2, e.g. +1,+2,-1",
         placeholder="+1,-2 …",
         metavar="SOURCES",
-        remember=False,
     ),
     Param(
         "vs_bonus",
@@ -645,6 +644,18 @@ CHARACTER_FIELDS = (
         parse=_dc,
         help="the DC an attack on this character must beat (a number or a ladder name)",
         placeholder="16",
+        fills=("attack",),  # a contest has no DC
+    ),
+    CharField(
+        "contest_skill",
+        "Contest skill",
+        "stat",
+        feeds="vs_bonus",
+        from_="target",
+        stats="skills",
+        fills=("opposed",),
+        help="the skill this character opposes a contest with unless another is named (its bonus is the Vs bonus)",
+        placeholder="Perception",
     ),
     CharField(
         "initiative_bonus",

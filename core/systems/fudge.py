@@ -320,6 +320,7 @@ PARAMS = (
         optional=True,
         placeholder="Good, +1 …",
         metavar="LEVEL",
+        remember=True,
     ),
     Param(
         "opposed",
@@ -330,7 +331,6 @@ PARAMS = (
         form_only=True,
         cli=False,
         combat_default=True,
-        remember=False,
     ),
     Param(
         "vs_trait",
@@ -351,8 +351,19 @@ PARAMS = (
         form=False,
         remember=False,
     ),
-    Param("offense", "Offense factor", "int", 0, "combat: attacker's offensive factor", metavar="N"),
-    Param("defense", "Defense factor", "int", 0, "combat: defender's defensive factor", metavar="N"),
+    # the factors count only in an attack: a plain roll does not ask them; the weapon's
+    # offense is the roller's own, remembered
+    Param(
+        "offense",
+        "Offense factor",
+        "int",
+        0,
+        "combat: attacker's offensive factor",
+        metavar="N",
+        remember=True,
+        offered="attack",
+    ),
+    Param("defense", "Defense factor", "int", 0, "combat: defender's defensive factor", metavar="N", offered="attack"),
 )
 
 #: the record's own fields the breakdown shows, in order, with their labels

@@ -219,6 +219,7 @@ PARAMS = (
         "Item, Ability or Use fails automatically)",
         placeholder="Precision, Slingshot",
         metavar="NAMES",
+        remember=True,
     ),
     Param(
         "bonus",
@@ -227,6 +228,7 @@ PARAMS = (
         0,
         "the Current Values of the descriptors tested, summed (default 0)",
         metavar="N",
+        remember=True,
     ),
     Param(
         "target",
@@ -268,8 +270,26 @@ PARAMS = (
         False,
         "the defender takes 14 + its descriptors instead of rolling",
     ),
-    Param("mutual", "Mutual melee", "bool", False, "combat: a mutual melee, the winner hurts the loser"),
-    Param("damage", "Damage", "text", "d6", "the Vitality Adjustment: d6 (default), 2d6, d6+2, …", metavar="FORMULA"),
+    # a mutual melee and the damage count only in an attack (a plain Test refuses a
+    # mutual melee); the damage is the roller's weapon's, remembered
+    Param(
+        "mutual",
+        "Mutual melee",
+        "bool",
+        False,
+        "combat: a mutual melee, the winner hurts the loser",
+        offered="attack",
+    ),
+    Param(
+        "damage",
+        "Damage",
+        "text",
+        "d6",
+        "the Vitality Adjustment: d6 (default), 2d6, d6+2, …",
+        metavar="FORMULA",
+        remember=True,
+        offered="attack",
+    ),
     Param(
         "missing",
         "Not on the sheet (+0)",

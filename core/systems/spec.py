@@ -121,6 +121,13 @@ INITIATIVE = "initiative"
 #: Every built-in part of a character a system may use (``CHARACTER_SECTIONS``).
 SECTIONS = ("vitality", "possibilities", "advantage", "shift", "conditions", "wounds", "sheet")
 
+#: the rolls a :class:`CharField` may fill: a plain roll, an attack, an opposed roll
+#: (the ``o`` move: a contest, a two-way Test)
+ROLL_KINDS = ("roll", "attack", "opposed")
+
+#: which roll dialog offers a :class:`Param`: both, only an attack, only a plain roll
+OFFERED = ("any", "attack", "roll")
+
 #: the kinds of :class:`Move`
 MOVE_KINDS = ("preset", "condition", "action")
 
@@ -141,9 +148,13 @@ class Param:
     ``form_only``: a question of the roll dialog only, read by the system's
     ``read_form`` (no Params field, no CLI option). ``combat_default``: what the roll
     dialog offers in an attack (None: ``default``), such as the defender's Defense.
-    ``remember``: the roll dialog offers the value last rolled by the same roller
-    again; False for what comes from the roller's state now or is decided roll by
-    roll (conditions, sources, Possibilities spent, an opposed roll).
+    ``remember``: the roll dialog offers the value the GM typed in the same roller's
+    last roll again (and says so); only what describes the roller itself (a skill
+    value, a weapon's damage) is remembered — what comes from the roller's state
+    now or is decided roll by roll (a fold, conditions, sources, Possibilities spent,
+    an opposed roll) starts afresh. ``offered``: which dialog offers it (:data:`OFFERED`):
+    ``"any"``, only an ``"attack"`` (a parameter that counts only there, or is
+    refused elsewhere) or only a plain ``"roll"`` (one an attack refuses).
     ``replaces``: the parameters a value typed here stands in for — what the session
     would fill into them from the characters is left out (1d6x4's target number
     replaces the defender's Defense Test; a typed value always wins)."""
@@ -167,18 +178,25 @@ class Param:
     form_only: bool = False
     setting: str = ""
     combat_default: Any = None
-    remember: bool = True
+    remember: bool = False
     replaces: tuple[str, ...] = ()
+    offered: str = "any"
 
     def __post_init__(self) -> None:
         if self.type not in PARAM_TYPES:
             raise ValueError(f"parameter {self.name!r}: type must be one of {', '.join(PARAM_TYPES)}")
+        if self.offered not in OFFERED:
+            raise ValueError(f"parameter {self.name!r}: offered must be one of {', '.join(OFFERED)}")
         if self.type == "choice" and not self.choices:
             raise ValueError(f"parameter {self.name!r}: a choice needs its choices")
 
     @property
     def cli_option(self) -> str:
         return self.option or "--" + self.name.replace("_", "-")
+
+    def in_dialog(self, combat: bool) -> bool:
+        """Whether the roll dialog asks it: an attack (``combat``) or a plain roll."""
+        return self.form and self.offered in ("any", "attack" if combat else "roll")
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -206,7 +224,10 @@ class CharField:
     system. ``feeds``: the roll parameter it fills (or :data:`INITIATIVE`, the
     initiative roll's modifier; ``None`` when it fills nothing by itself, such as a
     ``stats`` table); ``from_``: whose field fills it, the roller's or the target's.
-    ``combat_only``: it fills the parameter only in an attack. ``stats``: for a
+    ``combat_only``: it fills the parameter only in an attack and in an opposed
+    roll, both sides filled as in an attack. ``fills``: the rolls it fills
+    (:data:`ROLL_KINDS`) when they are not those — 4d6's Defense DC only an attack,
+    its Contest skill only a contest. ``stats``: for a
     ``stat`` field, the name of the ``stats`` field whose entry it names.
     ``parse``: the system's own reading of a value (or of a ``stats`` entry's
     value), ``parse(label, value)``, raising ``ParamError``; without one the type
@@ -229,8 +250,18 @@ class CharField:
     placeholder: str = ""
     parse: Callable[[str, Any], Any] | None = None
     show: Callable[[Any], str] | None = None
+    fills: tuple[str, ...] = ()
+
+    def fills_in(self, kind: str) -> bool:
+        """Whether it fills its parameter in a roll of ``kind`` (:data:`ROLL_KINDS`)."""
+        if self.fills:
+            return kind in self.fills
+        return kind != "roll" if self.combat_only else True
 
     def __post_init__(self) -> None:
+        for kind in self.fills:
+            if kind not in ROLL_KINDS:
+                raise ValueError(f"character field {self.name!r}: fills must name {', '.join(ROLL_KINDS)}")
         if self.type not in FIELD_TYPES:
             raise ValueError(f"character field {self.name!r}: type must be one of {', '.join(FIELD_TYPES)}")
         if self.from_ not in FROM:
@@ -255,6 +286,8 @@ class CharField:
             out["stats"] = self.stats
         if self.combat_only:
             out["combat_only"] = True
+        if self.fills:
+            out["fills"] = list(self.fills)
         return out
 
 
@@ -691,6 +724,8 @@ __all__ = [
     "MOVE_FIELD_TYPES",
     "MOVE_KINDS",
     "Move",
+    "OFFERED",
+    "ROLL_KINDS",
     "MoveField",
     "PARAM_TYPES",
     "Param",

@@ -150,6 +150,7 @@ PARAMS = (
         optional=True,
         placeholder="attribute + skill",
         metavar="N",
+        remember=True,
     ),
     Param(
         "difficulty",
@@ -161,8 +162,8 @@ PARAMS = (
         placeholder="in combat: defense",
         metavar="N",
     ),
-    Param("stymied", "Stymied", "bool", False, "Stymied: no reroll for maxing the positive die", remember=False),
-    Param("up", "Up", "bool", False, "Up: a positive progressive d10 after the total", remember=False),
+    Param("stymied", "Stymied", "bool", False, "Stymied: no reroll for maxing the positive die"),
+    Param("up", "Up", "bool", False, "Up: a positive progressive d10 after the total"),
     Param(
         "possibilities",
         "Possibilities",
@@ -173,7 +174,6 @@ PARAMS = (
         hi=MAX_POSSIBILITIES,
         placeholder="spent now",
         metavar="N",
-        remember=False,
     ),
     Param(
         "contradiction",

@@ -59,7 +59,9 @@ def name_of(state: State, cid: str | None, default: str = "—") -> str:
 
 
 def condition_marker(name: str) -> str:
-    return CONDITION_MARKERS.get(name.strip().lower(), name.strip()[:6])
+    """A condition's marker: a well-known one's short word, else its own name whole
+    (a name cut to "Dodgin" reads as a typo)."""
+    return CONDITION_MARKERS.get(name.strip().lower(), name.strip())
 
 
 def markers(character: Character) -> list[str]:

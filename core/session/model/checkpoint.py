@@ -107,7 +107,7 @@ def _condition(name: str, rounds: int | None, roll_seq: int | None, until: Any =
     """A condition row; ``until`` ([character id, "start" | "end"]) is absent from rows
     of checkpoint version 2."""
     wait = (str(until[0]), str(until[1])) if until else None
-    return _frozen(Condition, name=name, rounds=rounds, roll_seq=roll_seq, until=wait)  # type: ignore[no-any-return]
+    return _frozen(Condition, name=name, rounds=rounds, roll_seq=roll_seq, until=wait)
 
 
 def state_from_checkpoint(d: dict, load_record) -> State:
