@@ -36,6 +36,10 @@ def _same_form(state_json: dict) -> dict:
     for row in state_json["characters"]:
         if len(row) > 17 and row[17] is None:
             del row[17:]
+        # a condition's wait on a named turn (checkpoint version 3): none in those saves
+        row[10] = [cond[:3] for cond in row[10] if len(cond) < 4 or cond[3] is None] + [
+            cond for cond in row[10] if len(cond) > 3 and cond[3] is not None
+        ]
         if isinstance(row[12], str):
             row[12] = [
                 [r.name, r.default, r.current, r.uses_default, r.uses_current, r.notes, r.depth, r.sub, r.quantity]

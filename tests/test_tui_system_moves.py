@@ -88,7 +88,7 @@ def tally(monkeypatch: pytest.MonkeyPatch) -> Any:
     module = fake_system()
     monkeypatch.setitem(sys.modules, module.__name__, module)
     found = {**registry.BUILTIN_MODULES, "tally": module.__name__}
-    monkeypatch.setattr(registry, "_plugins", lambda: (found, ()))
+    monkeypatch.setattr(registry, "_plugins", lambda: (found, (), {}))
     monkeypatch.setattr(registry, "SYSTEM_IDS", tuple(found))
     desk_class.cache_clear()
     yield module

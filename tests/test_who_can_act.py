@@ -116,7 +116,7 @@ def test_a_torg_character_with_eight_wounds_stays_ok_until_the_gm_says_otherwise
         # no roll, no default target, its turn skipped
         with pytest.raises(Exception, match="Unconscious"):
             s.roll("torg-2d10", {"skill": 10}, actor=ids["Gospog"], rng=FixedDice([1, 2]))
-        assert s.state.default_target(ids["Quin"]) == ids["Gospog"]  # the last target stays (finishing blow)
+        assert s.state.default_target(ids["Quin"]) != ids["Gospog"]  # one who cannot act is no default target
         assert s.state.default_target(ids["Rat"]) == ids["Quin"]
         s.apply({"type": "turn.next"})
         assert s.state.encounter.order[s.state.encounter.turn].char_id == ids["Rat"]
