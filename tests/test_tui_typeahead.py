@@ -137,3 +137,36 @@ async def test_the_screen_follows_bursts_typed_into_the_condition_editor(tmp_pat
             await typed_ahead(pilot, "<backspace>" * 5)
             assert editor.value == ""
     assert len(events_of(path)) == 5  # the five events of the harness's session: nothing added
+
+
+async def test_the_pickers_dialogs_typed_ahead(tmp_path: Path) -> None:
+    """On the picker, each dialog typed in one burst (the picker's sequences of
+    ``typeahead.SEQUENCES``): c and a name over the suggested one, Enter — the copy;
+    N, Tab, Space (rest), Tab, Space (Bruno), Enter — the next night, rested, with
+    Bruno, open on the desk; back to the sessions, n, a name, Tab, ↓ (the next
+    system), Enter — a new session in that system; back again, e, ↓ (the second
+    example), Tab, Ctrl+U, a name, Enter — a copy of that example under the name."""
+    from gmdesk.core.session import SessionStore
+    from gmdesk.tui.screens.picker import default_examples_dir, list_examples
+
+    path = harness_save(tmp_path, "4d2")
+    examples = default_examples_dir()
+    app = GmdeskApp(path.parent, examples_dir=examples, rng=random.Random(7))
+    async with run(app, size=SMALL) as pilot:
+        await settle(pilot)
+        await typed_ahead(pilot, "cTable twin<enter>N<tab> <tab> <enter>")
+        await main_screen(pilot)
+        assert app.session is not None and Path(app.session.path).name == "Table twin 2.gmdesk"
+        await typed_ahead(pilot, "<ctrl+p>open another<enter>nTuesday<tab><down><enter>")
+        await main_screen(pilot)
+        await typed_ahead(pilot, "<ctrl+p>open another<enter>e<down><tab><ctrl+u>Demo<enter>")
+        await main_screen(pilot)
+    sessions = {s.name: s for s in SessionStore(path.parent).list()}
+    assert sorted(sessions) == ["Demo", "Table", "Table twin", "Table twin 2", "Tuesday"]
+    assert events_of(Path(sessions["Table twin"].path)) == events_of(path)  # the copy
+    (carried,) = events_of(Path(sessions["Table twin 2"].path))
+    assert (carried["type"], carried["from"], carried["rest"]) == ("session.carried", "Table twin", True)
+    assert [c["name"] for c in carried["characters"]] == ["Kara", "Bruno", "Mira"]  # Bruno ticked with Space
+    assert sessions["Tuesday"].system == "fudge"  # ↓ from 4d2, the highlighted session's system
+    second = list_examples(SessionStore(path.parent), examples)[1]  # as the dialog lists them
+    assert events_of(Path(sessions["Demo"].path)) == events_of(Path(second.path))
