@@ -12,9 +12,12 @@ from typing import Any
 
 from helpers import SMALL, main_screen, notes, run, saved, settle
 from textual import events
-from typeahead import events_of, harness_save, textual_keys
+from typeahead import ADD_CONDITION_ROW, events_of, harness_save, textual_keys
 
 from gmdesk.tui.app import GmdeskApp
+
+#: from the desk to the "+ add condition" row of Kara's pane (4d6, the system of :func:`desk`)
+TO_ADD_CONDITION = "<tab><ctrl+home>" + "<down>" * ADD_CONDITION_ROW["4d6"]
 
 
 async def typed_ahead(pilot: Any, keys: str) -> None:
@@ -61,7 +64,7 @@ async def test_a_condition_typed_ahead_in_the_pane_is_the_whole_text(tmp_path: P
     path, app = desk(tmp_path)
     async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
-        await typed_ahead(pilot, "<tab><ctrl+home>" + "<down>" * 9 + "<enter>Blessed 2<enter><shift+tab>n")
+        await typed_ahead(pilot, TO_ADD_CONDITION + "<enter>Blessed 2<enter><shift+tab>n")
         assert screen.initiative.table.has_focus
     state = saved(path)
     kara = next(c for c in state.characters.values() if c.name == "Kara")
@@ -110,7 +113,7 @@ async def test_desk_keys_on_a_plus_add_row_typed_ahead(tmp_path: Path) -> None:
     path, app = desk(tmp_path)
     async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
-        await typed_ahead(pilot, "<tab><ctrl+home>" + "<down>" * 9)
+        await typed_ahead(pilot, TO_ADD_CONDITION)
         assert screen.character.current_row().kind == "add"
         await typed_ahead(pilot, "nnu")
         assert not screen.character.editing
@@ -128,7 +131,7 @@ async def test_the_screen_follows_bursts_typed_into_the_condition_editor(tmp_pat
     path, app = desk(tmp_path)
     async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
-        await typed_ahead(pilot, "<tab><ctrl+home>" + "<down>" * 9 + "<enter>")
+        await typed_ahead(pilot, TO_ADD_CONDITION + "<enter>")
         editor = screen.character.query_one("#character-editor")
         for n in range(8):
             await typed_ahead(pilot, f"Hex{n}?x<backspace>")
