@@ -14,6 +14,9 @@ The sequences run one after the other on one session per system (see
 :func:`harness_save`): Kara (PC, initiative 12), Bruno (NPC, 8) and Mira (PC, 5),
 the encounter started at Kara's turn; the first is typed on the session picker.
 Each leaves the desk with the initiative list focused, where the next one starts.
+The last ones are the picker's dialogs: back to the sessions through the palette's
+"Open another session…", they make a copy, a next night, a new session and one from
+an example (``creates``), each compared with the slow run's as well.
 """
 
 from __future__ import annotations
