@@ -157,19 +157,19 @@ async def test_the_pickers_dialogs_typed_ahead(tmp_path: Path) -> None:
     app = GmdeskApp(path.parent, examples_dir=examples, rng=random.Random(7))
     async with run(app, size=SMALL) as pilot:
         await settle(pilot)
-        await typed_ahead(pilot, "cTable twin<enter>N<tab> <tab> <enter>")
+        await typed_ahead(pilot, "cTwin<enter>N<tab> <tab> <enter>")
         await main_screen(pilot)
-        assert app.session is not None and Path(app.session.path).name == "Table twin 2.gmdesk"
-        await typed_ahead(pilot, "<ctrl+p>open another<enter>nTuesday<tab><down><enter>")
+        assert app.session is not None and Path(app.session.path).name == "Twin 2.gmdesk"
+        await typed_ahead(pilot, "<ctrl+p>another<enter>nTue<tab><down><enter>")
         await main_screen(pilot)
-        await typed_ahead(pilot, "<ctrl+p>open another<enter>e<down><tab><ctrl+u>Demo<enter>")
+        await typed_ahead(pilot, "<ctrl+p>another<enter>e<down><tab><ctrl+u>Demo<enter>")
         await main_screen(pilot)
     sessions = {s.name: s for s in SessionStore(path.parent).list()}
-    assert sorted(sessions) == ["Demo", "Table", "Table twin", "Table twin 2", "Tuesday"]
-    assert events_of(Path(sessions["Table twin"].path)) == events_of(path)  # the copy
-    (carried,) = events_of(Path(sessions["Table twin 2"].path))
-    assert (carried["type"], carried["from"], carried["rest"]) == ("session.carried", "Table twin", True)
+    assert sorted(sessions) == ["Demo", "Table", "Tue", "Twin", "Twin 2"]
+    assert events_of(Path(sessions["Twin"].path)) == events_of(path)  # the copy
+    (carried,) = events_of(Path(sessions["Twin 2"].path))
+    assert (carried["type"], carried["from"], carried["rest"]) == ("session.carried", "Twin", True)
     assert [c["name"] for c in carried["characters"]] == ["Kara", "Bruno", "Mira"]  # Bruno ticked with Space
-    assert sessions["Tuesday"].system == "fudge"  # ↓ from 4d2, the highlighted session's system
+    assert sessions["Tue"].system == "fudge"  # ↓ from 4d2, the highlighted session's system
     second = list_examples(SessionStore(path.parent), examples)[1]  # as the dialog lists them
     assert events_of(Path(sessions["Demo"].path)) == events_of(Path(second.path))

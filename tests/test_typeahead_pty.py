@@ -97,7 +97,16 @@ class PtyDesk:
             self.last_output = time.monotonic()
 
     def _files(self) -> tuple:
-        return tuple((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(self.saves.glob("*.gmdesk*")))
+        """Name, size and time of every session file (the picker's dialogs make, copy
+        and release them: one may be gone between listing and reading it)."""
+        out = []
+        for p in sorted(self.saves.glob("*.gmdesk*")):
+            try:
+                st = p.stat()
+            except FileNotFoundError:
+                continue
+            out.append((p.name, st.st_size, st.st_mtime_ns))
+        return tuple(out)
 
     def settle(self, quiet: float = SETTLED) -> None:
         """Wait until the screen has settled: after the last key, something was drawn

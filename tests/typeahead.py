@@ -106,22 +106,22 @@ SEQUENCES: list[Sequence] = [
     # highlighted after it is made, and each new session opens on the desk.
     Sequence(
         "picker: back to the sessions, duplicate under a name typed over",
-        "<ctrl+p>open another<enter>cTable twin<enter>",  # the suggested name is selected: typed over
-        creates="Table twin",
+        "<ctrl+p>another<enter>cTwin<enter>",  # the suggested name is selected: typed over
+        creates="Twin",
     ),
     Sequence(
         "picker: next night, rested, a non-player character ticked with Space, Enter starts",
         "N<tab> <tab> <enter>",
-        creates="Table twin 2",
+        creates="Twin 2",
     ),
     Sequence(
         "picker: back to the sessions, a new session named, its system chosen",
-        "<ctrl+p>open another<enter>nTuesday<tab><up><enter>",
-        creates="Tuesday",
+        "<ctrl+p>another<enter>nTue<tab><up><enter>",
+        creates="Tue",
     ),
     Sequence(
         "picker: back to the sessions, a new session from an example, renamed",
-        "<ctrl+p>open another<enter>e<down><tab><ctrl+u>Demo<enter>",
+        "<ctrl+p>another<enter>e<down><tab><ctrl+u>Demo<enter>",
         creates="Demo",
     ),
 ]
