@@ -112,9 +112,9 @@ def gauge(current: int | None, default: int | None, width: int = 10) -> Text:
     return text
 
 
-def _num(n: int) -> str:
+def _num(n: int | None) -> str:
     """A number as the GM reads it: the minus sign is a real one (−1)."""
-    return f"{MINUS}{-n}" if n < 0 else str(n)
+    return f"{MINUS}{-n}" if n is not None and n < 0 else str(n)
 
 
 def health_summary(character: Character, system: str) -> str:
