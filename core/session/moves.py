@@ -30,7 +30,7 @@ class SessionMoves:
 
     def roll(
         self,
-        system: str,
+        system: Any,
         params: Any,
         actor: str | None = None,
         target: str | None = None,
@@ -58,12 +58,11 @@ class SessionMoves:
         ``tables``: other tables than the session's (``gmdesk roll --table``).
         ``origins``: where the caller's own values came from (kept with the roll)."""
         from gmdesk.core.session.params import fill_data, resolve_names
-        from gmdesk.core.systems import get_spec
+        from gmdesk.core.systems import spec_of
 
         if self.readonly:
             raise EventError("this session is open read-only", "roll")
-        spec = get_spec(system)
-        module = spec.module
+        spec = spec_of(system)
         st = self.state
         a = st.characters.get(actor) if actor is not None else None
         t = st.characters.get(target) if target is not None else None
@@ -84,7 +83,7 @@ class SessionMoves:
                 params = spec.params_from_json(data)
             origins.update(filled)
         elif fill:
-            params, filled = self.fill_params_from(module, params, a, t, combat, given)
+            params, filled = self.fill_params_from(spec, params, a, t, combat, given)
             origins.update(filled)
         # fill=False: the caller already settled every parameter
         refused = params_refusal(spec, params, a)
@@ -95,7 +94,7 @@ class SessionMoves:
                 raise EventError(f"clock: a {spec.id} roll moves no clock", "roll")
             if not any(k.casefold() == clock.strip().casefold() for k in st.clocks):
                 raise EventError(f"clock: no clock named {clock!r}", "roll")
-        record = module.roll(
+        record = spec.roll(
             params, rng if rng is not None else random.Random(), tables if tables is not None else self.tables()
         )
         if origins:
@@ -126,7 +125,7 @@ class SessionMoves:
         if clock:
             doc["clock"] = clock
         try:
-            hook = getattr(get_spec(record.system).module, "roll_uses", None)
+            hook = get_spec(record.system).roll_uses
         except GmdeskError:
             hook = None
         if hook is not None:
@@ -198,8 +197,6 @@ class SessionMoves:
         into the character's rolls (torg's Stymied and Up from its conditions, an
         ord's lost reroll). ``character``: a character not yet
         in the session (a stat block about to be added) whose modifier counts."""
-        import inspect
-
         from gmdesk.core.session.params import initiative_modifier, session_values
         from gmdesk.core.systems import get_spec
 
@@ -215,10 +212,7 @@ class SessionMoves:
             mod = self.initiative_modifier(char_id, system)
         rng = rng if rng is not None else random.Random()
         settings = self.state.info.settings
-        try:
-            takes = set(inspect.signature(spec.module.initiative).parameters)
-        except (TypeError, ValueError):
-            takes = set()
+        takes = spec.initiative_options
         kwargs = {
             p.name: settings.get(p.setting, DEFAULT_SETTINGS.get(p.setting, p.default))
             for p in spec.params
@@ -239,7 +233,7 @@ class SessionMoves:
             reason = spec.initiative_fails(who)
             if reason:
                 kwargs["auto_fail"] = reason
-        return spec.module.initiative(rng, mod, **kwargs)
+        return spec.initiative(rng, mod, **kwargs)
 
     def roll_initiative(
         self,
@@ -354,11 +348,10 @@ def params_refusal(system: Any, params: Any, actor: Any = None) -> EventError | 
     would): Possibilities spent at roll time (a system whose characters carry
     Possibilities and that declares a ``possibilities`` parameter, torg) need a
     reality-rated roller who has them. None when nothing is wrong."""
-    from gmdesk.core.systems import get_spec
-    from gmdesk.core.systems.spec import SystemSpec
+    from gmdesk.core.systems import spec_of
 
     try:
-        spec = system if isinstance(system, SystemSpec) else get_spec(str(getattr(system, "ID", system)))
+        spec = spec_of(system)
     except GmdeskError:
         return None
     spends = "possibilities" in spec.sections and spec.param("possibilities") is not None

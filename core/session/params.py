@@ -45,16 +45,11 @@ from gmdesk.core.systems.spec import INITIATIVE, CharField, SystemSpec, find_sta
 
 def _spec(system: Any) -> SystemSpec | None:
     """The declaration of ``system`` (an id, a system module or a spec); None for an
-    unknown id."""
-    from gmdesk.core.systems import get_spec
+    unknown one."""
+    from gmdesk.core.systems import spec_of
 
-    if isinstance(system, SystemSpec):
-        return system
-    system_id = system if isinstance(system, str) else getattr(system, "ID", None)
-    if not isinstance(system_id, str):
-        return None
     try:
-        return get_spec(system_id)
+        return spec_of(system)
     except ParamError:
         return None
 
@@ -76,7 +71,7 @@ def roll_sources(system: Any, actor: Any = None, target: Any = None) -> list[Rol
     """Every source of the roller (and of the target, where the system counts them)
     that ``system`` reads (its ``ROLL_SOURCES``), active or not, in the character's order."""
     spec = _spec(system)
-    declared = getattr(spec.module, "ROLL_SOURCES", None) if spec is not None else None
+    declared = spec.roll_sources if spec is not None else None
     if not declared:
         return []
     kind, opposed = declared
@@ -97,8 +92,9 @@ def sources_params(system: Any, sources: Iterable[RollSource]) -> dict[str, Any]
     ``sources_params`` (4d2 ``shift``: own total minus the target's, each held to
     0..3; 4d6 ``adv``: the roller's values). Empty for a system that reads none."""
     spec = _spec(system)
-    hook = getattr(spec.module, "sources_params", None) if spec is not None else None
-    return dict(hook(list(sources))) if hook is not None else {}
+    if spec is None or spec.sources_params is None:
+        return {}
+    return dict(spec.sources_params(list(sources)))
 
 
 def _sources_origin(sources: list[RollSource]) -> str:
@@ -227,10 +223,9 @@ def initiative_modifier(spec: Any, character: Any) -> int:
     spec = _spec(spec)
     if spec is None or character is None:
         return 0
-    hook = getattr(spec.module, "initiative_modifier", None)
-    if hook is not None:
+    if spec.initiative_modifier is not None:
         try:
-            return int(hook(character) or 0)
+            return int(spec.initiative_modifier(character) or 0)
         except (ParamError, ValueError, TypeError):
             return 0
     total = 0
@@ -272,9 +267,8 @@ def _session_values(
     for p in spec.params:
         if p.setting:
             out[p.name] = settings.get(p.setting, DEFAULT_SETTINGS.get(p.setting, p.default))
-    hook = getattr(spec.module, "session_defaults", None)
-    if hook is not None:
-        out.update(hook(settings, actor, target))
+    if spec.session_defaults is not None:
+        out.update(spec.session_defaults(settings, actor, target))
     return out, origins
 
 
@@ -384,10 +378,9 @@ def fill_data(
                 data[name] = value
                 filled.add(name)
     origins.update({k: v for k, v in found.items() if k in filled})
-    hook = getattr(spec.module, "read_filled", None)
     from_fields = filled & {f.feeds for f in spec.character_fields if f.feeds}
-    if hook is not None and from_fields:
-        data = hook(data, from_fields, actor, target, items=items)
+    if spec.read_filled is not None and from_fields:
+        data = dict(spec.read_filled(data, from_fields, actor, target, **spec.offered("read_filled", items=items)))
     return spec.params_from_json(data), origins
 
 

@@ -660,7 +660,7 @@ def _rest_hook(system: str) -> Callable[[dict], dict]:
     from gmdesk.core.systems import get_spec
     from gmdesk.core.systems.rest import default_rest
 
-    return get_spec(system).hook("rest") or default_rest
+    return get_spec(system).rest or default_rest
 
 
 def rest_changes(before: dict, after: dict) -> list[str]:

@@ -528,7 +528,7 @@ class RollDialog(Dialog[RollRequest | None]):
         # what the form does not show (kinds, the session's settings) the session fills in;
         # what it shows is the GM's to change and wins
         self.given = frozenset(data)
-        params = fill_params(self.state.info.settings, spec.module, params, actor, target, self.combat, self.given)
+        params = fill_params(self.state.info.settings, spec, params, actor, target, self.combat, self.given)
         self.origins = origins
         self.query_one("#rd-info", Static).update("\n".join(notes + info))
         self._check_session(spec, params, actor, target)
@@ -677,7 +677,7 @@ class RollDialog(Dialog[RollRequest | None]):
     @work(thread=True, exclusive=True, group="odds")
     def _compute_odds(self, spec: SystemSpec, params: Any, token: int) -> None:
         try:
-            odds = spec.module.odds(params)
+            odds = spec.odds(params)
         except GmdeskError as e:
             self.app.call_from_thread(self._odds_failed, token, ui_message(e, self.labels))
             return
