@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 #: a complete plug-in: a die of ``sides`` faces; the tests add members to it
-BASE = '''
+BASE = """
 from fractions import Fraction
 
 from gmdesk.core.dice import Die, RollRecord, roll_die
@@ -43,7 +43,7 @@ def initiative(rng, modifier=0):
     value = roll_die(rng, 6)
     return RollRecord(system=ID, params={{"modifier": modifier}}, dice=(Die(value, "die", 6),), value=value + modifier,
                       outcome=f"Initiative {{value + modifier}}")
-'''
+"""
 
 
 def plugin_site(root: Path, system_id: str, extra: str = "", module: str = "") -> Path:
