@@ -194,7 +194,7 @@ def argparse_suppress() -> str:
 
 @_guard
 def cmd_new(ns: Any) -> int:
-    from gmdesk.core.session.settings import BY_KEY, parse_assignment
+    from gmdesk.core.session.settings import by_key, parse_assignment
     from gmdesk.core.systems import get_system
 
     if ns.source is not None:
@@ -208,7 +208,7 @@ def cmd_new(ns: Any) -> int:
     store = _store(ns)
     path = store.create(ns.name, system, settings or None)
     saved("new", f"new session {ns.name.strip()}: {path}")
-    shown = ", ".join(f"{BY_KEY[k].title} {BY_KEY[k].show(v)}" for k, v in settings.items())
+    shown = ", ".join(f"{by_key()[k].title} {by_key()[k].show(v)}" for k, v in settings.items())
     print(f"Created {ns.name.strip()} ({system}{'; ' + shown if shown else ''}): {path}")
     return 0
 

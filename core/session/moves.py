@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events import MAX_INITIATIVE, Event, EventError, roll_refusal
-from gmdesk.core.session.model import DEFAULT_SETTINGS, State
+from gmdesk.core.session.model import State
 
 
 class SessionMoves:
@@ -214,7 +214,7 @@ class SessionMoves:
         settings = self.state.info.settings
         takes = spec.initiative_options
         kwargs = {
-            p.name: settings.get(p.setting, DEFAULT_SETTINGS.get(p.setting, p.default))
+            p.name: settings.get(p.setting, spec.setting_defaults().get(p.setting, p.default))
             for p in spec.params
             if p.setting and p.name in takes
         }

@@ -39,7 +39,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from gmdesk.core.errors import ParamError
-from gmdesk.core.session.model import DEFAULT_SETTINGS
 from gmdesk.core.systems.spec import INITIATIVE, CharField, SystemSpec, find_stat
 
 
@@ -264,9 +263,10 @@ def _session_values(
         out[name] = value
         if on:
             origins[name] = _sources_origin(on)
+    declared_settings = spec.setting_defaults()
     for p in spec.params:
         if p.setting:
-            out[p.name] = settings.get(p.setting, DEFAULT_SETTINGS.get(p.setting, p.default))
+            out[p.name] = settings.get(p.setting, declared_settings.get(p.setting, p.default))
     if spec.session_defaults is not None:
         out.update(spec.session_defaults(settings, actor, target))
     return out, origins

@@ -99,7 +99,10 @@ def _store():
 
 def new_header(name: str, system: str, settings: Mapping[str, Any] | None = None, created: str | None = None) -> dict:
     when = created or now_iso()
+    from gmdesk.core.session.settings import defaults_for
+
     merged = copy.deepcopy(DEFAULT_SETTINGS)
+    merged.update(defaults_for(system))
     merged.update(copy.deepcopy(dict(settings or {})))
     return {
         "format": FORMAT,
@@ -119,7 +122,7 @@ def header_problems(header: Mapping[str, Any]) -> list[str]:
     """What makes a stored header unusable, one plain line each (empty when fine): a
     missing name, system or settings, or a dice system this gmdesk does not know.
     Such a save is refused, never opened and rewritten with defaults."""
-    from gmdesk.core.session.settings import BY_KEY, SettingError
+    from gmdesk.core.session.settings import SettingError, by_key
     from gmdesk.core.systems import BUILTIN_IDS, system_ids
 
     out = []
@@ -139,7 +142,7 @@ def header_problems(header: Mapping[str, Any]) -> list[str]:
     settings = header.get("settings")
     if isinstance(settings, dict):
         for key, value in settings.items():
-            setting = BY_KEY.get(key)
+            setting = by_key().get(key)
             if setting is None:
                 continue
             try:

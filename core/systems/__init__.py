@@ -38,6 +38,9 @@ BUILTIN_MODULES = {
 
 #: the built-in identifiers (every installed one: :func:`system_ids`)
 BUILTIN_IDS = tuple(BUILTIN_MODULES)
+
+#: the system of a session that names none (a header or a state written without one)
+DEFAULT_SYSTEM = BUILTIN_IDS[0]
 SYSTEM_IDS = BUILTIN_IDS
 
 

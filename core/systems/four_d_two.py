@@ -53,7 +53,7 @@ from gmdesk.core.systems.base import (
     parse_int,
     shown,
 )
-from gmdesk.core.systems.spec import CharField, Param
+from gmdesk.core.systems.spec import CharField, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
 ID = "4d2"
@@ -233,6 +233,19 @@ EXTRA_LABELS = (
 #: the headline Outcome value reads as a signed number, and so do these fields
 SIGNED = True
 SIGNED_EXTRAS = frozenset({"number", "raw_number", "shift"})
+
+#: the session settings a 4d2 session keeps (its ``skill_threshold`` parameter takes it)
+SETTINGS = (
+    Setting(
+        "skill_threshold",
+        "Skill chance threshold",
+        "the unshifted Number from which a roll gives a chance at a new skill",
+        "int",
+        DEFAULT_SKILL_THRESHOLD,
+        lo=SKILL_THRESHOLD_MIN,
+        hi=SKILL_THRESHOLD_MAX,
+    ),
+)
 
 
 # --------------------------------------------------------------------------- rolls

@@ -58,7 +58,7 @@ from gmdesk.core.systems.base import (
     parse_int,
     shown,
 )
-from gmdesk.core.systems.spec import CharField, Param
+from gmdesk.core.systems.spec import CharField, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, BandTable, TableSet, load_builtin
 from gmdesk.core.text import MINUS, signed
 
@@ -297,6 +297,18 @@ def params_to_json(params: Params) -> dict:
 def params_from_json(data: Mapping[str, Any]) -> Params:
     return dataclass_from_json(Params, data)
 
+
+#: the session settings a fudge session keeps (the ``method`` parameter takes it)
+SETTINGS = (
+    Setting(
+        "fudge_method",
+        "Dice method",
+        "the FUDGE dice method initiative and the roll dialog use",
+        "choice",
+        DEFAULT_METHOD,
+        choices=tuple(METHODS),
+    ),
+)
 
 #: The fudge roll parameters (core.systems.spec): the CLI options, the roll form and
 #: the breakdown's labels are generated from them.

@@ -66,7 +66,7 @@ from gmdesk.core.systems.base import (
     parse_choice,
     parse_int,
 )
-from gmdesk.core.systems.spec import CharField, Param
+from gmdesk.core.systems.spec import CharField, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 from gmdesk.core.text import MINUS, signed
 
@@ -213,6 +213,17 @@ SIGNED_EXTRAS = frozenset({"bonus", "result_points"})
 #: the odds read as a curve between these Bonus Numbers, each tail folded into one
 #: row: the open-ended rerolls reach Bonus Numbers past ±100 no GM needs a row for
 ODDS_FOLD = (-20, 20)
+
+#: the session settings a torg session keeps (:func:`session_defaults` reads it)
+SETTINGS = (
+    Setting(
+        "ord_positive_reroll",
+        "Ords reroll a maxed die",
+        "ords (not reality-rated) reroll a maxed positive die as Storm Knights do; off denies them",
+        "bool",
+        True,
+    ),
+)
 
 
 # --------------------------------------------------------------------------- rolls

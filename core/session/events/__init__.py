@@ -119,7 +119,7 @@ from gmdesk.core.session.events.fold import Applied, Fold, no_gc, replay
 from gmdesk.core.session.events.records import Txn, detached_copy, revert, revert_detached
 from gmdesk.core.session.events.registry import EVENT_TYPES, HANDLERS, META_FIELDS, Event, Handler, handler
 from gmdesk.core.session.events.rolls import roll_refusal
-from gmdesk.core.session.events.session_settings import DECLARED, SETTING_KEYS, TIE_RULES
+from gmdesk.core.session.events.session_settings import OTHER_KEYS, TIE_RULES
 from gmdesk.core.session.events.sheets import (
     sheet_changes,
     sheet_new,
@@ -168,8 +168,7 @@ __all__ = [
     "Handler",
     "HANDLERS",
     "handler",
-    "SETTING_KEYS",
-    "DECLARED",
+    "OTHER_KEYS",
     "TIE_RULES",
     "SHEET_VALUE_FIELDS",
     "roll_refusal",

@@ -13,13 +13,13 @@ from typing import Any
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.session.model.characters import Character
 from gmdesk.core.session.model.rolls import RollEntry
+from gmdesk.core.systems import DEFAULT_SYSTEM
 
+#: the settings of every session, whatever its system (a system's own settings and
+#: their defaults are its declaration's: ``core.session.settings.defaults_for``)
 DEFAULT_SETTINGS: dict[str, Any] = {
-    "skill_threshold": 9,  # 4d2: unshifted Number that gives a skill chance
-    "ord_positive_reroll": True,  # torg-2d10: ords reroll a maxed positive die
-    "tie_rule": "defender",  # 1d6x4 two-way Test: who prevails on a tie
-    "fudge_method": "2d3",  # fudge: the dice method initiative (and the roll dialog) use
-    "reroll_initiative": False,  # every system: initiative rolled again at the start of each round
+    "tie_rule": "defender",  # a two-way Test's tie: the defender prevails (the status quo holds)
+    "reroll_initiative": False,  # initiative rolled again at the start of each round
     "tables": {},  # role -> built-in table name or path of a GM's table file
 }
 
@@ -115,7 +115,7 @@ class Note:
 @dataclass
 class Info:
     name: str = ""
-    system: str = "4d2"
+    system: str = DEFAULT_SYSTEM
     settings: dict[str, Any] = field(default_factory=lambda: copy.deepcopy(DEFAULT_SETTINGS))
     created: str = ""
     last_played: str = ""
@@ -152,7 +152,7 @@ class State:
         return cls(
             info=Info(
                 name=str(header.get("name", "")),
-                system=str(header.get("system", "4d2")),
+                system=str(header.get("system", DEFAULT_SYSTEM)),
                 settings=settings,
                 created=str(header.get("created", "")),
                 last_played=str(header.get("last_played", header.get("created", ""))),
@@ -297,7 +297,7 @@ class State:
         st = cls(
             info=Info(
                 info.get("name", ""),
-                info.get("system", "4d2"),
+                info.get("system", DEFAULT_SYSTEM),
                 copy.deepcopy(info.get("settings", {})),
                 info.get("created", ""),
                 info.get("last_played", ""),
