@@ -53,7 +53,7 @@ def test_a_complete_declaration_reads_into_typed_members() -> None:
         ("DEFENSELESS = 'sides'", "gmdesk_bad.DEFENSELESS must name one of its bool parameters"),
         ("NAME = ''", "gmdesk_bad.NAME must be a display name (text)"),
         ("del odds", "gmdesk_bad declares no odds"),
-        ("distribution = {1: 1}", "gmdesk_bad.distribution must be a function"),
+        ("result_distribution = {1: 1}", "gmdesk_bad.result_distribution must be a function"),
         ("migrate = None\nchronicle = 'short'", "gmdesk_bad.chronicle must be a function"),
     ],
 )

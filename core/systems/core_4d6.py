@@ -407,6 +407,14 @@ EXTRA_LABELS = (
 SIGNED_EXTRAS = frozenset({"margin", "advantage"})
 
 
+def chronicle(record: RollRecord, facts: list[str]) -> list[str]:
+    """How a roll reads in the chronicle: a DC with its name ("DC 16 (Standard)")."""
+    name = record.extra.get("dc_name")
+    if record.extra.get("contest") is not None or record.extra.get("dc") is None or not name:
+        return facts
+    return [f"{f} ({name})" if f.startswith("DC ") else f for f in facts]
+
+
 def read_form(
     data: dict[str, Any], actor: Any = None, target: Any = None, combat: bool = False
 ) -> tuple[dict[str, Any], list[str]]:

@@ -184,8 +184,9 @@ class SystemSpec:
     opponent_brief: Callable[[Any], str] | None = _hook("opponent_brief")
     #: ``chronicle(record, facts) -> list[str]``: the roll's facts as the chronicle tells them
     chronicle: Callable[[Any, list[str]], list[str]] | None = _hook("chronicle")
-    #: ``distribution(params, tables) -> {value: Fraction}``: the result's distribution
-    distribution: Callable[..., Mapping[int, Fraction]] | None = _hook("distribution")
+    #: ``result_distribution(params, tables) -> {value: Fraction}``: the roll value's
+    #: exact distribution (default: its odds', :meth:`distribution`)
+    result_distribution: Callable[..., Mapping[int, Fraction]] | None = _hook("result_distribution")
 
     # ---- filling a roll from the session
     defenseless: str | None = _member("DEFENSELESS", "the name of one of its bool parameters", _is_text)
@@ -316,16 +317,18 @@ class SystemSpec:
         takes = self.takes(hook)
         return {k: v for k, v in options.items() if k in takes}
 
-    def result_distribution(self, params: Any, tables: Any = None) -> dict[int, Fraction]:
-        """The exact distribution of the roll's value (the curve an odds chart draws):
-        the system's ``distribution``, else its odds' (whose far tail, if any, is
-        left out: the values sum to 1 − ``Odds.tail``)."""
+    def distribution(self, params: Any, tables: Any = None) -> dict[int, Fraction]:
+        """The exact distribution of the roll's value (the curve an odds chart draws),
+        ascending by value: the system's ``result_distribution``, else its odds' (whose
+        far tail, if any, is left out: the values then sum to 1 − ``Odds.tail``)."""
         from gmdesk.core.tables import DEFAULT_TABLES
 
         tables = DEFAULT_TABLES if tables is None else tables
-        if self.distribution is not None:
-            return {int(v): Fraction(p) for v, p in self.distribution(params, tables).items()}
-        return {v: p for v, p in self.odds(params, tables).distribution}
+        if self.result_distribution is not None:
+            got = {int(v): Fraction(p) for v, p in self.result_distribution(params, tables).items() if p}
+        else:
+            got = {v: p for v, p in self.odds(params, tables).distribution}
+        return dict(sorted(got.items()))
 
     def setting_defaults(self) -> dict[str, Any]:
         """Setting key → default of the system's own settings."""
