@@ -16,8 +16,10 @@ What the session fills in (:func:`roll_defaults`):
   Attack skill "Fire Combat" fills ``skill`` with the roller's Fire Combat value; a
   ``combat_only`` field only in an attack);
 * the **sources** a system reads (its ``ROLL_SOURCES``: kind, and whether the
-  target's count against the roller) through its ``sources_params`` (4d2 net
-  ``shift``, 4d6 ``adv``); inactive (switched-off) sources never count;
+  target's count against the roller) — the character's sources of that kind and the
+  entries of its fields declared as such (``CharField.sources``) — through its
+  ``sources_params`` (a net shift, an advantage level); inactive (switched-off)
+  sources never count;
 * the **settings**: a parameter declared with ``setting`` takes the session's
   setting of that name (4d2 ``skill_threshold``, fudge ``method``);
 * what the system's ``session_defaults(settings, actor, target)`` returns (torg
@@ -77,12 +79,19 @@ def roll_sources(system: Any, actor: Any = None, target: Any = None) -> list[Rol
     owners = [("own", actor)]
     if opposed:
         owners.append(("vs", target))
+    tables = [f.name for f in spec.character_fields if f.sources == kind] if spec is not None else []
     out: list[RollSource] = []
     for owner, ch in owners:
         if ch is None:
             continue
         for src in ch.sources(kind):
             out.append(RollSource(owner, kind, src.name, int(src.value), bool(src.active), ch.name))
+        # the entries of the fields declared as its sources (4d2's skills and attributes)
+        seen = {s.name.casefold() for s in out if s.owner == owner}
+        for name in tables:
+            for entry, value in ((getattr(ch, "fields", None) or {}).get(name) or {}).items():
+                if str(entry).casefold() not in seen and isinstance(value, int):
+                    out.append(RollSource(owner, kind, str(entry), value, True, ch.name))
     return out
 
 

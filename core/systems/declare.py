@@ -44,6 +44,10 @@ OFFERED = ("any", "attack", "roll")
 #: the kinds of :class:`Move`
 MOVE_KINDS = ("preset", "condition", "action")
 
+#: the kinds of sources a character carries and a system may read (``ROLL_SOURCES``):
+#: shift sources (4d2's skills and attributes) or advantage sources (4d6)
+SOURCE_KINDS = ("shift", "advantage")
+
 #: the types a :class:`MoveField` may have
 MOVE_FIELD_TYPES = PARAM_TYPES + ("character",)
 
@@ -146,7 +150,11 @@ class CharField:
     value), ``parse(label, value)``, raising ``ParamError``; without one the type
     decides. ``show``: how a value (or a ``stats`` entry's value) reads, e.g. a
     ladder level's name; without one ``str``. Read and show values with
-    :func:`parse_field` and :func:`show_field`."""
+    :func:`parse_field` and :func:`show_field`. ``sources``: a ``stats`` field whose entries are
+    the character's sources of that kind (:data:`SOURCE_KINDS`): each entry counts in
+    a roll that reads the kind (``ROLL_SOURCES``) as one of the character's
+    switched-on sources, which the roll dialog lists and the GM may switch off for
+    one roll (4d2's skills and attributes: ``Pistol=2`` is a shift source worth 2)."""
 
     name: str
     label: str
@@ -164,6 +172,7 @@ class CharField:
     parse: Callable[[str, Any], Any] | None = None
     show: Callable[[Any], str] | None = None
     fills: tuple[str, ...] = ()
+    sources: str = ""
 
     def fills_in(self, kind: str) -> bool:
         """Whether it fills its parameter in a roll of ``kind`` (:data:`ROLL_KINDS`)."""
@@ -181,6 +190,11 @@ class CharField:
             raise ValueError(f"character field {self.name!r}: from must be roller or target")
         if self.type == "stat" and not self.stats:
             raise ValueError(f"character field {self.name!r}: a stat names the stats field it reads")
+        if self.sources and (self.type != "stats" or self.sources not in SOURCE_KINDS):
+            raise ValueError(
+                f"character field {self.name!r}: sources makes a stats field's entries "
+                f"{' or '.join(SOURCE_KINDS)} sources"
+            )
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -201,6 +215,8 @@ class CharField:
             out["combat_only"] = True
         if self.fills:
             out["fills"] = list(self.fills)
+        if self.sources:
+            out["sources"] = self.sources
         return out
 
 

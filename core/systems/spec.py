@@ -39,6 +39,7 @@ from gmdesk.core.systems.declare import (
     PARAM_TYPES,
     ROLL_KINDS,
     SECTIONS,
+    SOURCE_KINDS,
     CharField,
     Move,
     MoveField,
@@ -46,11 +47,6 @@ from gmdesk.core.systems.declare import (
 )
 from gmdesk.core.systems.setting import Setting, SettingError
 from gmdesk.core.systems.values import check_value, find_stat, params_class, parse_field, parse_stats, show_field
-
-#: the kinds of sources a system may read (``ROLL_SOURCES``): a character's shift
-#: sources (4d2's skills and attributes) or its advantage sources (4d6)
-SOURCE_KINDS = ("shift", "advantage")
-
 
 # --------------------------------------------------------------------------- members
 
