@@ -50,7 +50,7 @@ class SessionMoves:
         sources and conditions and the session's settings (:mod:`core.session.params`);
         where a value came from goes on the record (``extra["from"]``). ``rng``
         defaults to a fresh ``random.Random()``. Possibilities spent at roll time
-        (torg ``possibilities``) cost the roller; refused before any die is rolled if
+        (a ``possibilities`` parameter) cost the roller; refused before any die is rolled if
         it lacks them. ``clock``: the clock the roll's progress goes to, for a system
         whose rolls move clocks (refused before rolling if the session has no such
         clock). ``given``: the parameter names the caller set explicitly (they win
@@ -74,7 +74,7 @@ class SessionMoves:
         self.check_roll(a, t)
         if isinstance(params, Mapping):
             data = dict(params)
-            if combat:  # before validation: some combat-only options need it (1d6x4 --mutual)
+            if combat:  # before validation: some combat-only options need it (a mutual melee)
                 data.setdefault("combat", True)
             if fill:  # filled before validation: an attack's Difficulty may come from the target
                 params, filled = fill_data(st.info.settings, spec, data, a, t, combat, given, self.sheet_items())
@@ -111,7 +111,7 @@ class SessionMoves:
     ) -> Event:
         """Log a rolled record (one ``roll`` event) with what it does besides: the
         uses it spends on the roller's (or the defender's) sheet, by its system's
-        ``roll_uses`` (a 1d6x4 Test naming Abilities or Uses); ``clock``: the clock
+        ``roll_uses`` (a Test naming Abilities or Uses); ``clock``: the clock
         its progress goes to."""
         from gmdesk.core.systems import get_spec
 
@@ -175,8 +175,8 @@ class SessionMoves:
 
     def initiative_modifier(self, char_id: str, system: str | None = None) -> int:
         """The character's own initiative modifier, as its system declares it (its
-        fields that feed initiative, or the system's ``initiative_modifier``: 4d2 its
-        own active shift total, 1d6x4 its Reflex on the sheet); else 0."""
+        fields that feed initiative, or the system's ``initiative_modifier``: an own
+        shift total, descriptors read on the sheet); else 0."""
         from gmdesk.core.session.params import initiative_modifier
 
         c = self.state.characters[char_id]
@@ -193,9 +193,8 @@ class SessionMoves:
         """One initiative roll for ``char_id`` (not logged): the session's system, the
         character's own modifier unless ``modifier`` is given. A parameter the system
         declares with a session ``setting`` that its ``initiative`` also takes is
-        passed the setting (fudge's dice method), and so is what the session fills
-        into the character's rolls (torg's Stymied and Up from its conditions, an
-        ord's lost reroll). ``character``: a character not yet
+        passed the setting (a dice method), and so is what the session fills into
+        the character's rolls (its conditions, a setting's effect on it). ``character``: a character not yet
         in the session (a stat block about to be added) whose modifier counts."""
         from gmdesk.core.session.params import initiative_modifier, session_values
         from gmdesk.core.systems import get_spec
@@ -219,7 +218,7 @@ class SessionMoves:
             if p.setting and p.name in takes
         }
         # what the session fills into the character's rolls (its conditions, the
-        # session's settings: torg's Stymied, Up, an ord's lost reroll) counts for its
+        # session's settings, through the system's session_defaults) counts for its
         # initiative as for any action, where the system's initiative takes it
         who = character if character is not None else self.state.characters.get(char_id)
         kwargs.update(
@@ -346,7 +345,7 @@ def params_refusal(system: Any, params: Any, actor: Any = None) -> EventError | 
     """Why the session refuses to roll these parameters for this roller, before any die
     is rolled (the roll dialog asks the same, so its preview refuses what the roll
     would): Possibilities spent at roll time (a system whose characters carry
-    Possibilities and that declares a ``possibilities`` parameter, torg) need a
+    Possibilities and that declares a ``possibilities`` parameter) need a
     reality-rated roller who has them. None when nothing is wrong."""
     from gmdesk.core.systems import spec_of
 

@@ -12,7 +12,7 @@ What the session fills in (:func:`roll_defaults`):
   (the descriptor column follows them; a tracked character's kind always wins);
 * the characters' **fields** (:func:`field_defaults`): each declared
   ``CharField`` that ``feeds`` a parameter fills it from the roller's or the
-  target's value (a ``stat`` field with the value of the entry it names: torg's
+  target's value (a ``stat`` field with the value of the entry it names: an
   Attack skill "Fire Combat" fills ``skill`` with the roller's Fire Combat value; a
   ``combat_only`` field only in an attack);
 * the **sources** a system reads (its ``ROLL_SOURCES``: kind, and whether the
@@ -21,9 +21,10 @@ What the session fills in (:func:`roll_defaults`):
   ``sources_params`` (a net shift, an advantage level); inactive (switched-off)
   sources never count;
 * the **settings**: a parameter declared with ``setting`` takes the session's
-  setting of that name (4d2 ``skill_threshold``, fudge ``method``);
-* what the system's ``session_defaults(settings, actor, target)`` returns (torg
-  Stymied / Up from the roller's conditions, the ord reroll setting).
+  setting of that name (a skill chance threshold, a dice method), its system's
+  declared default when the session has none;
+* what the system's ``session_defaults(settings, actor, target)`` returns (what the
+  roller's conditions or the session's settings change in its rolls).
 
 What the caller sets explicitly wins (:func:`fill_params` ``given``): a CLI option
 typed on the command line (``--shift 0`` included), or a field of the dialog (which
@@ -58,7 +59,8 @@ def _spec(system: Any) -> SystemSpec | None:
 @dataclass(frozen=True)
 class RollSource:
     """One source a roll reads: the roller's own (``owner="own"``) or, where the
-    system counts the target's against the roller (4d2), the target's (``owner="vs"``)."""
+    system counts the target's against the roller (``ROLL_SOURCES``' ``opposed``),
+    the target's (``owner="vs"``)."""
 
     owner: str  # "own" | "vs"
     kind: str  # "shift" | "advantage"
@@ -86,7 +88,7 @@ def roll_sources(system: Any, actor: Any = None, target: Any = None) -> list[Rol
             continue
         for src in ch.sources(kind):
             out.append(RollSource(owner, kind, src.name, int(src.value), bool(src.active), ch.name))
-        # the entries of the fields declared as its sources (4d2's skills and attributes)
+        # the entries of the fields declared as its sources (CharField.sources)
         seen = {s.name.casefold() for s in out if s.owner == owner}
         for name in tables:
             for entry, value in ((getattr(ch, "fields", None) or {}).get(name) or {}).items():
@@ -97,8 +99,8 @@ def roll_sources(system: Any, actor: Any = None, target: Any = None) -> list[Rol
 
 def sources_params(system: Any, sources: Iterable[RollSource]) -> dict[str, Any]:
     """The parameters the given (switched-on) sources make, by the system's own
-    ``sources_params`` (4d2 ``shift``: own total minus the target's, each held to
-    0..3; 4d6 ``adv``: the roller's values). Empty for a system that reads none."""
+    ``sources_params`` (a net shift: the own total minus the target's; an advantage
+    level: the roller's values). Empty for a system that reads none."""
     spec = _spec(system)
     if spec is None or spec.sources_params is None:
         return {}
@@ -188,7 +190,7 @@ def resolve_names(
     spec: Any, data: Mapping[str, Any], actor: Any = None, target: Any = None
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """``data`` with each stat name typed in a parameter that a ``stat`` field feeds
-    ("Fire Combat" in torg's Skill value) replaced by that side's value of it, and
+    ("Fire Combat" typed as a Skill value) replaced by that side's value of it, and
     the origins of the values so read ({"skill": "Quin Sebastian's Fire Combat"}).
     A name the character lacks is refused (``ParamError`` naming the parameter's
     label and listing the character's names); a number or a ladder level stays."""
@@ -225,9 +227,9 @@ def resolve_names(
 
 def initiative_modifier(spec: Any, character: Any) -> int:
     """A character's own initiative modifier: the system's ``initiative_modifier``
-    hook when it has one (4d2 the own shift total, 1d6x4 the Reflex descriptors on
-    the sheet), else the sum of its fields that feed initiative (torg its Dexterity
-    value, 4d6 its initiative bonus); 0 when nothing says."""
+    member when it declares one (an own shift total, descriptors read on the sheet),
+    else the sum of its fields that feed initiative (a Dexterity value, an initiative
+    bonus); 0 when nothing says."""
     spec = _spec(spec)
     if spec is None or character is None:
         return 0
@@ -284,7 +286,7 @@ def _session_values(
 def sheet_items(characters: Iterable[Any]) -> frozenset[str]:
     """The Physical Items the characters' descriptor sheets list (each by its
     :func:`core.sheet.item_key`): a name in a Test any of them lists as an item is
-    one the Test needs (RULES.md, 1d6x4)."""
+    one the Test needs (RULES.md)."""
     out: set[str] = set()
     for c in characters:
         sheet = getattr(c, "sheet", None)
@@ -361,9 +363,9 @@ def fill_data(
     stat name typed in one is the character's value, :func:`resolve_names`).
     ``None``: those in ``data`` whose value differs from the default. A system's
     ``read_filled(params, filled, actor, target)`` then reads what the fields filled
-    beyond its value, before the parameters are checked (1d6x4: the named
-    descriptors' Current Values on the sheets; ``items``: the Physical Items the
-    session's sheets list, :func:`sheet_items`)."""
+    beyond its value, before the parameters are checked (the named descriptors'
+    Current Values on the sheets; ``items``: the Physical Items the session's sheets
+    list, :func:`sheet_items`)."""
     spec = _spec(system)
     if spec is None:
         raise ParamError("SYSTEM", f"unknown system {system!r}")

@@ -18,8 +18,7 @@ method); a session of a system starts with its system's defaults
 (:func:`defaults_for`).
 
 A bad value is refused in one line naming the setting by its label and its system
-and saying what it accepts ("Skill chance threshold (4d2) must be a whole number
-from 1 to 11 (got 'x')").
+and saying what it accepts ("Dice method (SYSTEM) must be one of …").
 """
 
 from __future__ import annotations

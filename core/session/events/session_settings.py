@@ -24,7 +24,7 @@ def _declared() -> dict:
     return dict(by_key())
 
 
-#: 1d6x4 two-way Test ties: the defender prevails (the status quo holds); the only rule gmdesk rolls
+#: a two-way Test's ties: the defender prevails (the status quo holds); the only rule gmdesk rolls
 TIE_RULES = ("defender",)
 
 
@@ -74,7 +74,7 @@ def _settings(ctx: Ctx, p: dict) -> str:
         else:
             old = info.settings.get(key, declared[key].default if key in declared else DEFAULT_SETTINGS.get(key))
             info.settings[key] = copy.deepcopy(value)
-        if key in declared:  # in the GM's words: "Skill chance threshold (4d2): 9 → 8"
+        if key in declared:  # in the GM's words: "Dice method (SYSTEM): 2d3 → d12"
             s = declared[key]
             ctx.changes.append(f"{s.title}: {s.show(old)} → {s.show(value)}")
             parts.append(s.title)
