@@ -263,10 +263,10 @@ class Session(SessionMoves, SystemMoveCalls):
         (no checkpoint, or one that does not fit: another gmdesk version or log, a
         damaged file, a seq beyond the log, a different digest of the events it
         covers). Reading it never fails the open: the log is replayed instead."""
-        from gmdesk.core.session.events.migrations import record_migrations
+        from gmdesk.core.session.events.migrations import plugins_migrate
 
         log = self._log
-        if record_migrations():  # a system migrates its records on read: the log is read again
+        if plugins_migrate():  # a plug-in migrates its records on read: the log is read again
             return None
         read = getattr(log, "read_checkpoint", None)
         got = read() if read is not None else None

@@ -9,7 +9,7 @@ from typing import Any
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events.context import Ctx, EventError
-from gmdesk.core.session.events.migrations import migrate_doc, record_migrations
+from gmdesk.core.session.events.migrations import migrate_doc, migrator
 from gmdesk.core.session.events.records import revert
 from gmdesk.core.session.events.registry import EVENT_TYPES, HANDLERS, META_FIELDS
 from gmdesk.core.session.model import State
@@ -56,8 +56,8 @@ class Fold:
         #: ``rebuild(n)``: a full replay of the same log's events 1..n, for an undo that
         #: reaches past the inverses a checkpoint kept (see :meth:`_undo`)
         self.rebuild: Callable[[int], Fold] | None = None
-        #: the systems' record migrations, applied to every event read back (strict=False)
-        self.migrations = record_migrations()
+        #: system id -> its record migration, applied to every event read back (strict=False)
+        self.migrate_of = migrator()
 
     # ---- what the fold keeps about each undoable event (or finds in the log)
 
@@ -96,8 +96,8 @@ class Fold:
         back from the log: the checks of what play allows (who can act, unique names)
         were those of the gmdesk that wrote it, so they are not made again; its records
         are read as their systems read them now (:mod:`.migrations`)."""
-        if not strict and self.migrations:
-            doc = migrate_doc(doc, self.migrations)
+        if not strict:
+            doc = migrate_doc(doc, self.migrate_of)
         etype = doc.get("type")
         if etype not in HANDLERS and etype not in ("undo", "redo"):
             raise EventError(f"unknown event type {etype!r}; known: {', '.join(EVENT_TYPES)}", None)

@@ -16,43 +16,65 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-#: system id -> its ``migrate``
-Migrations = Mapping[str, Callable[[Mapping[str, Any]], Mapping[str, Any]]]
+#: a system's ``migrate``
+Migrate = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 
 
-def record_migrations() -> dict[str, Callable[[Mapping[str, Any]], Mapping[str, Any]]]:
-    """The ``migrate`` of every installed system that declares one (none: empty)."""
+def migrator() -> Callable[[str], Migrate | None]:
+    """System id → its ``migrate`` (None: it declares none, or is not installed),
+    each system looked up once: a save's records are nearly all of its own system,
+    whose declaration is loaded already, so reading back costs no other system's."""
     from gmdesk.core.errors import GmdeskError
-    from gmdesk.core.systems import get_spec, system_ids
+    from gmdesk.core.systems import get_spec
 
-    out = {}
+    known: dict[str, Migrate | None] = {}
+
+    def migrate_of(system_id: str) -> Migrate | None:
+        if system_id not in known:
+            try:
+                known[system_id] = get_spec(system_id).migrate
+            except GmdeskError:
+                known[system_id] = None
+        return known[system_id]
+
+    return migrate_of
+
+
+def plugins_migrate() -> bool:
+    """Whether an installed plug-in declares a migration (they are all loaded once
+    the installed systems are listed). A built-in's is covered by the checkpoint's
+    fingerprint, which changes with the built-ins' source."""
+    from gmdesk.core.errors import GmdeskError
+    from gmdesk.core.systems import BUILTIN_IDS, get_spec, system_ids
+
     for system_id in system_ids():
+        if system_id in BUILTIN_IDS:
+            continue
         try:
-            spec = get_spec(system_id)
+            if get_spec(system_id).migrate is not None:
+                return True
         except GmdeskError:
             continue
-        if spec.migrate is not None:
-            out[system_id] = spec.migrate
-    return out
+    return False
 
 
-def _record(data: Any, migrations: Migrations) -> Any:
+def _record(data: Any, migrate_of: Callable[[str], Migrate | None]) -> Any:
     if isinstance(data, Mapping):
-        migrate = migrations.get(str(data.get("system")))
+        system = data.get("system")
+        migrate = migrate_of(system) if isinstance(system, str) else None
         if migrate is not None:
             return dict(migrate(dict(data)))
     return data
 
 
-def migrate_doc(doc: Mapping[str, Any], migrations: Migrations) -> Mapping[str, Any]:
+def migrate_doc(doc: Mapping[str, Any], migrate_of: Callable[[str], Migrate | None]) -> Mapping[str, Any]:
     """``doc`` (a stored event) with each record it carries (``record``; each of an
-    ``initiative.set``'s ``entries``) migrated by its system; ``doc`` itself when
-    nothing is to be migrated (it is never changed in place)."""
-    if not migrations:
-        return doc
+    ``initiative.set``'s ``entries``) migrated by its system (``migrate_of``, see
+    :func:`migrator`); ``doc`` itself when nothing is to be migrated (it is never
+    changed in place)."""
     out: dict[str, Any] | None = None
     if "record" in doc:
-        record = _record(doc["record"], migrations)
+        record = _record(doc["record"], migrate_of)
         if record is not doc["record"]:
             out = {**doc, "record": record}
     entries = doc.get("entries")
@@ -60,7 +82,7 @@ def migrate_doc(doc: Mapping[str, Any], migrations: Migrations) -> Mapping[str, 
         new, changed = [], False
         for e in entries:
             if isinstance(e, Mapping) and "record" in e:
-                record = _record(e["record"], migrations)
+                record = _record(e["record"], migrate_of)
                 if record is not e["record"]:
                     e, changed = {**e, "record": record}, True
             new.append(e)
