@@ -122,7 +122,7 @@ def header_problems(header: Mapping[str, Any]) -> list[str]:
     """What makes a stored header unusable, one plain line each (empty when fine): a
     missing name, system or settings, or a dice system this gmdesk does not know.
     Such a save is refused, never opened and rewritten with defaults."""
-    from gmdesk.core.session.settings import SettingError, by_key
+    from gmdesk.core.session.settings import SettingError, settings_of
     from gmdesk.core.systems import BUILTIN_IDS, system_ids
 
     out = []
@@ -141,8 +141,10 @@ def header_problems(header: Mapping[str, Any]) -> list[str]:
             out.append(f"the header's {key!r} is empty")
     settings = header.get("settings")
     if isinstance(settings, dict):
+        # the session's own and its system's: another system's does nothing here
+        own = {s.key: s for s in settings_of(str(header.get("system", "")))}
         for key, value in settings.items():
-            setting = by_key().get(key)
+            setting = own.get(key)
             if setting is None:
                 continue
             try:

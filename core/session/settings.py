@@ -55,6 +55,18 @@ def declared() -> tuple[Setting, ...]:
     return (*out, *SESSION_SETTINGS)
 
 
+def settings_of(system: str) -> tuple[Setting, ...]:
+    """The settings a session of ``system`` uses: its system's, then the session's
+    own (none of another system's; an unknown system: the session's own only)."""
+    from gmdesk.core.errors import GmdeskError
+    from gmdesk.core.systems import get_spec
+
+    try:
+        return (*get_spec(system).settings, *SESSION_SETTINGS)
+    except GmdeskError:
+        return SESSION_SETTINGS
+
+
 def by_key() -> Mapping[str, Setting]:
     """Setting key → its declaration (:func:`declared`)."""
     return {s.key: s for s in declared()}
