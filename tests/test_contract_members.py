@@ -54,6 +54,7 @@ def test_a_plug_in_s_setting_is_offered_started_with_and_fills_its_rolls(tmp_pat
         assert [(s.key, s.system) for s in spec.settings] == [("pdie_bonus", "pdie")]
         assert "pdie_bonus" in [s.key for s in declared()]  # the dialog, the help, --setting
         assert parse_assignment("pdie_bonus=2") == ("pdie_bonus", 2)
+        assert spec.to_json()["settings"][0]["key"] == "pdie_bonus"  # gmdesk systems --json lists it
         assert defaults_for("pdie")["pdie_bonus"] == 0 and "pdie_bonus" not in defaults_for("4d2")
         path = SessionStore(tmp_path / "saves").create("Night", "pdie", {"pdie_bonus": 2})
         with Session.open(path) as s:

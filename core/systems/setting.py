@@ -86,6 +86,16 @@ class Setting:
                     return choice
         raise self._refuse(value)
 
+    def to_json(self) -> dict[str, Any]:
+        """What ``gmdesk systems --json`` lists of the setting."""
+        out: dict[str, Any] = {"key": self.key, "label": self.label, "type": self.type, "default": self.default}
+        out["help"] = self.help
+        if self.choices:
+            out["choices"] = list(self.choices)
+        if self.lo is not None or self.hi is not None:
+            out["min"], out["max"] = self.lo, self.hi
+        return out
+
     def show(self, value: Any) -> str:
         """A value as the GM reads it: "9", "on" / "off", "d20-open"."""
         if self.type == "bool":

@@ -386,6 +386,7 @@ class SystemSpec:
             "params": [p.to_json() for p in self.params if not p.form_only],
             "character_fields": [f.to_json() for f in self.character_fields],
             "moves": [{"id": m.id, "title": m.title, "help": m.help, "key": m.key} for m in self.moves],
+            "settings": [s.to_json() for s in self.settings],
         }
 
 
