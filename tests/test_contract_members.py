@@ -143,3 +143,35 @@ def test_every_built_in_gives_the_exact_distribution_of_its_result(system: str) 
     assert sum(dist.values()) + odds.tail == 1
     assert dist == {v: p for v, p in odds.distribution if p}
     assert list(dist) == sorted(dist)
+
+
+@pytest.mark.parametrize(
+    ("system", "data"),
+    [
+        ("4d2", {}),
+        ("4d2", {"combat": True}),
+        ("fudge", {"combat": True}),
+        ("1d6x4", {"target": 14}),
+        ("1d6x4", {"combat": True, "vs_bonus": 1}),
+        ("torg-2d10", {"difficulty": 10}),
+        ("torg-2d10", {"combat": True, "difficulty": 10}),
+        ("4d6", {}),
+        ("4d6", {"combat": True}),
+    ],
+)
+def test_the_odds_name_the_outcomes_the_roll_gives(system: str, data: dict) -> None:
+    """PLUGINS.md "Outcomes and odds": the chance the dialog shows is that of exactly
+    what the log will say — each roll's outcome (or a descriptor it deals) is one of
+    its odds' named outcomes (its detail in parentheses after it), with a chance above 0."""
+    from gmdesk.core.dice import make_rng
+
+    spec = get_spec(system)
+    params = spec.params_from_json(data)
+    named = {label: p for label, p in spec.odds(params, DEFAULT_TABLES).outcomes}
+    assert named
+    for seed in range(60):
+        record = spec.roll(params, make_rng(seed), DEFAULT_TABLES)
+        said = [record.outcome, *(d.text for d in record.descriptors)]
+        assert any(
+            p > 0 and (text == label or text.startswith(label + " (")) for label, p in named.items() for text in said
+        ), (seed, said, sorted(named))
