@@ -26,7 +26,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from fractions import Fraction
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.systems.declare import (
     COMMON_PARAMS,
@@ -47,6 +47,10 @@ from gmdesk.core.systems.declare import (
 )
 from gmdesk.core.systems.setting import Setting, SettingError
 from gmdesk.core.systems.values import check_value, find_stat, params_class, parse_field, parse_stats, show_field
+
+if TYPE_CHECKING:
+    from gmdesk.core.dice import RollRecord
+    from gmdesk.core.odds import Odds
 
 # --------------------------------------------------------------------------- members
 
@@ -121,10 +125,12 @@ def _pairs_tuple(value: Any) -> tuple[tuple[str, str], ...]:
     return tuple((str(a), str(b)) for a, b in value)
 
 
-#: a function member's type, in words, for the documentation of each field below
-RollFn = Callable[..., Any]  # roll(params, rng, tables) -> RollRecord
-OddsFn = Callable[..., Any]  # odds(params, tables) -> Odds
-InitiativeFn = Callable[..., Any]  # initiative(rng, modifier, **options) -> RollRecord
+#: ``roll(params, rng, tables) -> RollRecord``
+RollFn = Callable[..., "RollRecord"]
+#: ``odds(params, tables) -> Odds``
+OddsFn = Callable[..., "Odds"]
+#: ``initiative(rng, modifier, **options) -> RollRecord``
+InitiativeFn = Callable[..., "RollRecord"]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
