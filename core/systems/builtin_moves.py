@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.systems.harm import harm_of
 from gmdesk.core.systems.spec import Move, MoveField
 from gmdesk.core.text import signed
 
@@ -60,12 +61,14 @@ class ClockOffer:
 
 
 def pending_clock_progress(state: Any) -> ClockOffer | None:
-    """The latest 4d6 roll's clock progress if it earned some and no clock took it yet."""
+    """The clock progress of the latest roll whose system moves clocks (its
+    ``HARM.clocks``), if it earned some and no clock took it yet."""
     for entry in reversed(state.rolls):
-        if entry.kind != "roll" or entry.record.system != "4d6":
+        clocks = harm_of(entry.record.system).clocks if entry.kind == "roll" else None
+        if clocks is None:
             continue
-        halves = entry.record.get("clock")
-        if entry.clock or not isinstance(halves, int) or halves <= 0:
+        halves = clocks.earned(entry.record)
+        if entry.clock or halves is None or halves <= 0:
             return None
         return ClockOffer(entry.seq, halves, str(entry.record.get("clock_effect") or ""), entry.record.outcome)
     return None

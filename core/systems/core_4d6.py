@@ -102,6 +102,7 @@ from gmdesk.core.systems.core_4d6_tables import (  # the system's data, re-expor
     TIER_RANK,
     TIERS,
 )
+from gmdesk.core.systems.harm import WOUND_STATUS, Clocks, Harm
 from gmdesk.core.systems.spec import CharField, Param
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
@@ -111,6 +112,10 @@ NAME = "Core 4d6 vs DC"
 #: (the sections are listed in core.systems.spec.SECTIONS)
 CHARACTER_SECTIONS = frozenset({"advantage", "conditions", "wounds"})
 CLOCKS = True
+#: what its rolls do: the progress a roll earned by its effect (the record's ``clock``,
+#: half segments) goes to the clock the GM picks; the wound-status table's descriptors
+#: knock out or kill
+HARM = Harm(status_table=WOUND_STATUS, clocks=Clocks("clock"))
 
 # --------------------------------------------------------------------------- helpers
 

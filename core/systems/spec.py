@@ -48,6 +48,9 @@ through the entry-point group ``gmdesk.systems``) that declares, at module level
 ``CLOCKS`` (optional, default False)
     whether its rolls move the session's progress clocks (the roll dialog then asks
     which clock).
+``HARM`` (optional)
+    a :class:`~gmdesk.core.systems.harm.Harm`: what its rolls do to characters
+    (Vitality, Unconscious and Dead, clocks, Possibilities spent, conditions imposed).
 ``DEFENSELESS`` (optional)
     the name of the system's ``bool`` parameter that says the other side of an
     opposed roll cannot act (Unconscious, Dead): it rolls no defense and counts the
@@ -97,6 +100,7 @@ from types import ModuleType
 from typing import Any
 
 from gmdesk.core.errors import ParamError
+from gmdesk.core.systems.harm import NO_HARM, Harm, read_harm
 
 #: the types a :class:`Param` or :class:`CharField` may have
 #:
@@ -413,6 +417,7 @@ class SystemSpec:
     odds_fold: tuple[int, int] | None = None
     defenseless: str | None = None
     initiative_fails: Callable[[Any], str | None] | None = None
+    harm: Harm = NO_HARM
 
     @classmethod
     def from_module(cls, module: ModuleType) -> SystemSpec:
@@ -453,6 +458,7 @@ class SystemSpec:
             p = next((p for p in params if p.name == defenseless), None)
             if p is None or p.type != "bool":
                 raise ValueError(f"{module.__name__}.DEFENSELESS must name one of its bool parameters")
+        harm = read_harm(module, names)
         move_ids = [m.id for m in moves]
         if len(set(move_ids)) != len(move_ids):
             raise ValueError(f"{module.__name__}.MOVES names a move twice")
@@ -467,12 +473,13 @@ class SystemSpec:
             sections=frozenset(getattr(module, "CHARACTER_SECTIONS", SECTIONS)),
             signed=bool(getattr(module, "SIGNED", False)),
             table_roles=tuple(getattr(module, "TABLE_ROLES", ())),
-            clocks=bool(getattr(module, "CLOCKS", False)),
+            clocks=harm.clocks is not None,
             signed_extras=frozenset(getattr(module, "SIGNED_EXTRAS", ())),
             breakdown_params=tuple(getattr(module, "BREAKDOWN_PARAMS", ())),
             odds_fold=_fold(module),
             defenseless=defenseless,
             initiative_fails=_callable(module, "INITIATIVE_FAILS"),
+            harm=harm,
         )
 
     def hook(self, name: str) -> Callable[..., Any] | None:
