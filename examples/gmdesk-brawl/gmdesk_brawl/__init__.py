@@ -5,8 +5,8 @@
   **Miss**.
 * **Combat**: a Hit gives the target a *Punch* that takes ``damage`` (default 2)
   off its Vitality; a Strong hit a *Haymaker* that takes twice that.
-* **Down and out**, this system's own rule: at 0 Vitality or below a character is
-  Down (Unconscious) and acts again once healed above 0; an injury that takes it to
+* **Down and out**, this system's own rule: below 0 Vitality a character is Down
+  (Unconscious) and acts again once back at 0 or above; an injury that takes it to
   −5 or below kills it.
 * **Clocks**: a Strong hit earns one segment, a Hit half of one, for the clock the
   GM picks in the roll dialog (a race to the door, the bouncer's patience).
@@ -75,9 +75,9 @@ MOVES = (
 CLOCKS = True
 
 #: what its rolls do to characters: a descriptor's amount comes off Vitality; Down at
-#: 0 or below, dead when an injury reaches −5; the progress is the record's ``clock``
+#: −1 or below, dead when an injury reaches −5; the progress is the record's ``clock``
 HARM = Harm(
-    vitality=Vitality(hurt_by_amount=True, unconscious_at=0, dead_at=-5),
+    vitality=Vitality(hurt_by_amount=True, unconscious_at=-1, dead_at=-5),
     clocks=Clocks("clock"),
 )
 
