@@ -12,7 +12,20 @@ from typing import Any
 
 import pytest
 from coin_plugin import brawl_site, registered
-from helpers import SMALL, dialog, notes, main_screen, make_app, make_save, palette, press, run, saved, screen_text, settle
+from helpers import (
+    SMALL,
+    dialog,
+    main_screen,
+    make_app,
+    make_save,
+    notes,
+    palette,
+    press,
+    run,
+    saved,
+    screen_text,
+    settle,
+)
 from textual.widgets import Input
 
 from gmdesk.core.dice import FixedDice
