@@ -32,7 +32,7 @@ def _declared() -> dict:
 
 #: the settings the GM sets (label, help, type, range), declared in core.session.settings
 DECLARED = _declared()
-#: 1d6x4 two-way Test ties: the defender prevails (the status quo holds); the only rule gmdesk rolls
+#: two-way Test ties: the defender prevails (the status quo holds); the only rule gmdesk rolls
 TIE_RULES = ("defender",)
 
 
@@ -82,7 +82,7 @@ def _settings(ctx: Ctx, p: dict) -> str:
         else:
             old = info.settings.get(key, DEFAULT_SETTINGS.get(key))
             info.settings[key] = copy.deepcopy(value)
-        if key in DECLARED:  # in the GM's words: "Skill chance threshold (4d2): 9 → 8"
+        if key in DECLARED:  # in the GM's words: "Skill chance threshold: 9 → 8"
             s = DECLARED[key]
             ctx.changes.append(f"{s.title}: {s.show(old)} → {s.show(value)}")
             parts.append(s.title)
