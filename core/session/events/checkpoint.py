@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from gmdesk.core.dice import RollRecord
+from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events.fold import Fold
 from gmdesk.core.session.events.records import detached_copy, revert_detached
 
@@ -20,8 +21,10 @@ CHECKPOINT_VERSION = 3  # 2: a character row ends with its system fields; 3: a c
 def fold_fingerprint() -> str:
     """What the fold's result depends on: the checkpoint version and the source of
     the code and data that fold a log (this package, the model, records, sheets,
-    tables, the systems). A checkpoint written by any other gmdesk is not used:
-    a fix to a rule takes effect at the next open, by replaying the log."""
+    tables, the systems, and the installed plug-in systems' modules, whose ``HARM``
+    the fold reads). A checkpoint written by any other gmdesk (or beside another
+    version of a plug-in) is not used: a fix to a rule takes effect at the next
+    open, by replaying the log."""
     import hashlib
 
     core = Path(__file__).resolve().parent.parent.parent
@@ -31,13 +34,30 @@ def fold_fingerprint() -> str:
     files += [core / "dice.py", core / "tables.py"]
     files += sorted((core / "sheet").glob("*.py"))
     files += sorted((core / "systems").glob("*.py")) + sorted((core / "data").glob("*.json"))
-    for f in files:
-        name = f.relative_to(core).as_posix().encode()
+    for f in files + _plugin_files():
+        name = (f.relative_to(core) if f.is_relative_to(core) else f).as_posix().encode()
         try:
             h.update(name + b"\0" + f.read_bytes())
         except OSError:
             h.update(name + b"\0?")
     return h.hexdigest()
+
+
+def _plugin_files() -> list[Path]:
+    """The module files of the installed plug-in systems that load."""
+    from gmdesk.core.systems import BUILTIN_IDS, get_spec, system_ids
+
+    out = []
+    for system_id in system_ids():
+        if system_id in BUILTIN_IDS:
+            continue
+        try:
+            path = getattr(get_spec(system_id).module, "__file__", None)
+        except (GmdeskError, ValueError):  # left out, and said so where systems are listed
+            continue
+        if path:
+            out.append(Path(path))
+    return out
 
 
 def _runs(seqs: list[int]) -> list[list[int]]:
