@@ -96,6 +96,8 @@ def round_trips(spec: SystemSpec, params: Any) -> None:
         assert again == record and again.to_json() == record.to_json(), f"{spec.id}: seed {seed} round-trips"
         assert spec.module.roll(params, make_rng(seed), DEFAULT_TABLES) == record, f"{spec.id}: the seed replays"
         assert spec.params_from_json(dict(record.params)) == params
+        if spec.harm.clocks is not None:  # a system whose rolls move clocks records the progress
+            assert spec.harm.clocks.earned(record) is not None, f"{spec.id}: seed {seed} records its clock progress"
     assert spec.params_from_json(spec.params_to_json(params)) == params
     init = spec.module.initiative(make_rng(SEEDS[0]), 1)
     assert RollRecord.from_json(json.loads(init.dumps())) == init and isinstance(init.value, int)

@@ -255,3 +255,27 @@ def test_a_system_without_harm_declares_nothing_and_clocks_true_the_default_cloc
     with pytest.raises(ValueError, match="status must be one of unconscious, dead"):
         module('HARM = Harm(statuses=(DescriptorStatus("Stun", "dazed"),))')
     assert Harm(vitality=Vitality(unconscious_at=0)).vitality.out(0)
+
+
+# ----------------------------------------------------------------------------- no system named
+
+
+def test_the_session_applies_a_roll_without_naming_a_system() -> None:
+    """The handlers and the model name no system and import no system module, comments
+    included (the session settings' own keys, ``session_settings.py`` and the defaults
+    in ``state.py``, are the settings' declaration's)."""
+    from gmdesk.core.systems import BUILTIN_IDS, BUILTIN_MODULES
+
+    session = Path(__file__).resolve().parents[1] / "core" / "session"
+    files = [*sorted((session / "events").glob("*.py")), *sorted((session / "model").glob("*.py"))]
+    files += [session / "offers.py", session / "systemmoves.py"]
+    files = [f for f in files if f.name not in ("session_settings.py", "state.py")]
+    words = (*BUILTIN_IDS, *(m.rpartition(".")[2] for m in BUILTIN_MODULES.values()))
+    found = [
+        f"{f.relative_to(session.parent)}:{n}: {w}"
+        for f in files
+        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+        for w in words
+        if w in line
+    ]
+    assert not found, "\n".join(found)
