@@ -30,7 +30,7 @@ from fractions import Fraction
 from gmdesk.core.dice import Descriptor, Die, RollRecord
 from gmdesk.core.odds import Odds
 from gmdesk.core.systems.base import dataclass_to_json
-from gmdesk.core.systems.harm import Clocks, DescriptorStatus, Harm, Vitality
+from gmdesk.core.systems.harm import Clocks, DescriptorStatus, Harm, Imposed, Spend, Vitality
 from gmdesk.core.systems.spec import Param
 
 ID = "{id}"
@@ -65,6 +65,9 @@ SYSTEMS = {
     "threshold": "HARM = Harm(vitality=Vitality(hurt_by_amount=True, unconscious_at=0, dead_at=-5))",
     "clocked": "CLOCKS = True",
     "ownclock": 'HARM = Harm(clocks=Clocks("clock"))',
+    # spends its ``amount`` of Possibilities as it is rolled; a record with a ``clock``
+    # (every one: the die) makes its roller Rattled
+    "spender": 'HARM = Harm(spend=Spend(param="amount"), imposes=(Imposed("Rattled", "clock"),))',
 }
 
 
@@ -221,6 +224,28 @@ def test_a_roll_of_a_system_without_clocks_moves_none(tmp_path: Path) -> None:
         with pytest.raises(EventError, match="a t-quiet roll moves no clock"):
             s.roll("t-quiet", get_spec("t-quiet").Params(), ids["Ann"], rng=FixedDice([3]), clock="Escape")
     assert saved(path).clocks["Escape"].halves == 0
+
+
+# ----------------------------------------------------------------------------- spends, conditions
+
+
+@pytest.mark.usefixtures("plugins")
+def test_a_plug_in_roll_spends_possibilities_and_imposes_a_condition(tmp_path: Path) -> None:
+    from gmdesk.core.session.events import EventError
+
+    path, ids = make_save(tmp_path, "t-spender", [{"name": "Ann", "reality_rated": True, "possibilities": 2}])
+    ann = ids["Ann"]
+    with Session.open(path) as s:
+        params = get_spec("t-spender").Params(amount=2)
+        event = s.roll("t-spender", params, ann, rng=FixedDice([4]))
+        assert event.changes == ["Ann: Possibilities 2 → 0 (spent on the roll)", "Ann is Rattled"]
+        with pytest.raises(EventError, match="Ann has 0 Possibilities, needs 1"):
+            s.roll("t-spender", get_spec("t-spender").Params(amount=1), ann, rng=FixedDice([4]))
+        quiet = s.roll("t-quiet", get_spec("t-quiet").Params(amount=1), ann, rng=FixedDice([4]))
+        with pytest.raises(EventError, match="is a t-quiet roll; no Possibility is spent on it"):
+            s.apply({"type": "possibility.spend", "id": ann, "roll": quiet.seq, "record": {}})
+    ann_saved = saved(path).characters[ann]
+    assert ann_saved.possibilities == 0 and [c.name for c in ann_saved.conditions] == ["Rattled"]
 
 
 # ----------------------------------------------------------------------------- the declaration
