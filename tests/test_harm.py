@@ -226,6 +226,22 @@ def test_a_roll_of_a_system_without_clocks_moves_none(tmp_path: Path) -> None:
     assert saved(path).clocks["Escape"].halves == 0
 
 
+def test_a_session_opens_by_the_plug_ins_declaration_of_now(tmp_path: Path) -> None:
+    site = plugin_site(tmp_path)
+    with registered(site):
+        path, ids = fighters(tmp_path, "t-quiet")
+        with Session.open(path) as s:
+            attack(s, "t-quiet", ids["Ann"], ids["Bob"])
+            for n in range(Session.UNDO_KEPT):  # the roll is in the checkpoint's state, not re-applied
+                s.apply({"type": "note", "text": f"round of drinks {n}"})
+        assert saved(path).characters[ids["Bob"]].status == "ok"
+    # a new version of the plug-in says its Incapacitated knocks out: the session's
+    # checkpoint, written beside the old one, is not used
+    (site / "gmdesk_t_quiet.py").write_text(PLUGIN.format(id="t-quiet", harm=SYSTEMS["says"]))
+    with registered(site):
+        assert saved(path).characters[ids["Bob"]].status == "unconscious"
+
+
 # ----------------------------------------------------------------------------- spends, conditions
 
 

@@ -109,6 +109,7 @@ from gmdesk.core.session.events.checkpoint import (
     fold_checkpoint,
     fold_fingerprint,
     fold_from_checkpoint,
+    system_fingerprint,
 )
 from gmdesk.core.session.events.context import (
     MAX_FIELD_INT,
@@ -186,6 +187,7 @@ __all__ = [
     "no_gc",
     "CHECKPOINT_VERSION",
     "fold_fingerprint",
+    "system_fingerprint",
     "fold_checkpoint",
     "fold_from_checkpoint",
 ]

@@ -21,10 +21,9 @@ CHECKPOINT_VERSION = 3  # 2: a character row ends with its system fields; 3: a c
 def fold_fingerprint() -> str:
     """What the fold's result depends on: the checkpoint version and the source of
     the code and data that fold a log (this package, the model, records, sheets,
-    tables, the systems, and the installed plug-in systems' modules, whose ``HARM``
-    the fold reads). A checkpoint written by any other gmdesk (or beside another
-    version of a plug-in) is not used: a fix to a rule takes effect at the next
-    open, by replaying the log."""
+    tables, the systems). A checkpoint written by any other gmdesk is not used:
+    a fix to a rule takes effect at the next open, by replaying the log (and
+    :func:`system_fingerprint` does the same for a plug-in system's session)."""
     import hashlib
 
     core = Path(__file__).resolve().parent.parent.parent
@@ -34,8 +33,8 @@ def fold_fingerprint() -> str:
     files += [core / "dice.py", core / "tables.py"]
     files += sorted((core / "sheet").glob("*.py"))
     files += sorted((core / "systems").glob("*.py")) + sorted((core / "data").glob("*.json"))
-    for f in files + _plugin_files():
-        name = (f.relative_to(core) if f.is_relative_to(core) else f).as_posix().encode()
+    for f in files:
+        name = f.relative_to(core).as_posix().encode()
         try:
             h.update(name + b"\0" + f.read_bytes())
         except OSError:
@@ -43,21 +42,22 @@ def fold_fingerprint() -> str:
     return h.hexdigest()
 
 
-def _plugin_files() -> list[Path]:
-    """The module files of the installed plug-in systems that load."""
-    from gmdesk.core.systems import BUILTIN_IDS, get_spec, system_ids
+def system_fingerprint(system: str) -> str:
+    """What the fold depends on besides gmdesk for a session of ``system``: a plug-in
+    system's module (its ``HARM`` decides what a roll does), "" for a built-in one or
+    one that does not load. A checkpoint written beside another version of the
+    plug-in is not used."""
+    import hashlib
 
-    out = []
-    for system_id in system_ids():
-        if system_id in BUILTIN_IDS:
-            continue
-        try:
-            path = getattr(get_spec(system_id).module, "__file__", None)
-        except (GmdeskError, ValueError):  # left out, and said so where systems are listed
-            continue
-        if path:
-            out.append(Path(path))
-    return out
+    from gmdesk.core.systems import BUILTIN_IDS, get_spec
+
+    if system in BUILTIN_IDS:
+        return ""
+    try:
+        path = getattr(get_spec(system).module, "__file__", None)
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else ""
+    except (GmdeskError, ValueError, OSError):
+        return ""
 
 
 def _runs(seqs: list[int]) -> list[list[int]]:
