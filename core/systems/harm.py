@@ -11,7 +11,7 @@ plug-in does::
 
     from gmdesk.core.systems.harm import Harm, Vitality
 
-    HARM = Harm(vitality=Vitality(hurt_by_amount=True, unconscious_at=0, dead_at=-10))
+    HARM = Harm(vitality=Vitality(hurt_by_amount=True, unconscious_at=-1, dead_at=-5))
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class DescriptorStatus:
             raise ValueError(f"descriptor {self.text!r}: status must be one of {', '.join(OUT)}")
 
     def matches(self, text: str, column: str) -> bool:
-        return self.text.casefold() == text.casefold() and self.column in ("*", "", column.casefold())
+        return self.text.casefold() == text.casefold() and self.column.casefold() in ("*", "", column.casefold())
 
 
 @dataclasses.dataclass(frozen=True)
