@@ -608,11 +608,11 @@ def vitality_after(current: int, amount: int, already_unconscious: bool = False)
     to a character already Unconscious, or already at −5 or lower)."""
     current = parse_int("vitality", current)
     amount = parse_int("amount", amount, 0)
-    was_out = already_unconscious or current <= UNCONSCIOUS_AT
-    new = current - amount
-    if was_out and amount > 0:
+    rule = HARM.vitality  # the rule the session applies (core.systems.harm)
+    new, kills = rule.after(current, amount, already_unconscious)
+    if kills:
         return new, "dead"
-    if was_out or new <= UNCONSCIOUS_AT:
+    if already_unconscious or rule.out(current) or rule.out(new):
         return new, "unconscious"
     return new, "ok"
 
