@@ -215,6 +215,20 @@ def test_a_plug_in_roll_moves_a_clock(tmp_path: Path, system: str) -> None:
 
 
 @pytest.mark.usefixtures("plugins")
+def test_a_plug_in_has_the_clock_moves_and_its_rolls_progress_is_offered_to_the_next_tick(tmp_path: Path) -> None:
+    path, ids = make_save(tmp_path, "t-clocked", [{"name": "Ann"}])
+    assert [m.id for m in get_spec("t-clocked").moves] == ["clock_add", "clock_tick"]
+    assert get_spec("t-quiet").moves == ()
+    with Session.open(path) as s:
+        s.move("clock_add", {"name": "Escape", "segments": 4})
+        s.roll("t-clocked", get_spec("t-clocked").Params(), ids["Ann"], rng=FixedDice([5]))
+        assert [f.default for f in s.move_form("clock_tick")] == ["Escape", 5]
+        s.move("clock_tick", {"name": "Escape", "halves": 5})
+    state = saved(path)
+    assert state.clocks["Escape"].halves == 5 and state.rolls[-1].clock == "Escape"
+
+
+@pytest.mark.usefixtures("plugins")
 def test_a_roll_of_a_system_without_clocks_moves_none(tmp_path: Path) -> None:
     from gmdesk.core.session.events import EventError
 

@@ -30,6 +30,7 @@ from textual.widgets import Input
 
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session
+from gmdesk.tui.screens.confirm import FormDialog
 from gmdesk.tui.screens.roll import RollDialog
 from gmdesk.tui.widgets.form import Choice
 
@@ -58,7 +59,7 @@ def test_its_rules_and_declaration(brawl: Any) -> None:
     assert (miss.outcome, miss.get("clock"), miss.descriptors) == ("Miss", 0, ())
     odds = brawl.module.odds(brawl.Params())
     assert odds.outcomes == (("Strong hit", Fraction(1, 6)), ("Hit", Fraction(5, 12)), ("Miss", Fraction(5, 12)))
-    assert [m.id for m in brawl.moves] == ["brawl_shove"]
+    assert [m.id for m in brawl.moves] == ["brawl_shove", "clock_add", "clock_tick"]
 
 
 def row(app: Any, name: str) -> str:
@@ -91,11 +92,16 @@ async def test_at_the_desk_attacks_hurt_knock_out_kill_and_move_a_clock(brawl: A
     )
     with Session.open(path) as s:
         s.apply({"type": "character.fields", "id": ids["Ann"], "set": {"fists": 3}})
-        s.apply({"type": "clock.add", "name": "Last orders", "segments": 4})
     # 4+4 = 8 vs 7: Hit (3); 4+3 = 7: Hit (3); 6+5 = 11: Strong hit (6)
     app = make_app(path, rng=FixedDice([4, 4, 4, 3, 6, 5]))
     async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
+        await press(pilot, "K")  # its rolls move clocks: it has the clock moves
+        form = await dialog(pilot, FormDialog)
+        await press(pilot, *"Last orders")
+        form.query_one("#form-segments", Input).value = "4"
+        await press(pilot, "enter")
+        await settle(pilot)
         dlg = await attack(pilot, "Last orders")
         assert (dlg.actor, dlg.target) == (ids["Ann"], ids["Bob"])
         assert "Bob: Vitality 3 → 0" in notes(app)[-1] and "Clock Last orders: 0 → ½ of 4" in notes(app)[-1]

@@ -687,32 +687,9 @@ def sources_params(sources: Iterable[Any]) -> dict[str, Any]:
 # ---- moves
 
 from gmdesk.core.systems import builtin_moves as _moves  # noqa: E402
-from gmdesk.core.systems.spec import Move  # noqa: E402
 
-MOVES = (
-    _moves.opposed("Contest", "both roll; the higher total wins", {"vs_bonus": "0"}),
-    Move(
-        "clock_add",
-        "Add clock",
-        "a named clock of N segments",
-        key="K",
-        verb="add",
-        form=_moves.clock_add_form,
-        run=_moves.clock_add_run,
-        said=_moves.clock_add_said,
-    ),
-    Move(
-        "clock_tick",
-        "Tick clock",
-        "progress in half segments (the latest roll's progress offered)",
-        key="k",
-        verb="tick",
-        form=_moves.clock_tick_form,
-        hint=_moves.clock_tick_hint,
-        run=_moves.clock_tick_run,
-        said=_moves.clock_tick_said,
-    ),
-)
+#: with its clocks' "Add clock" (K) and "Tick clock" (k), which its HARM brings
+MOVES = (_moves.opposed("Contest", "both roll; the higher total wins", {"vs_bonus": "0"}),)
 
 
 # ---- between sessions

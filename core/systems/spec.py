@@ -47,7 +47,7 @@ through the entry-point group ``gmdesk.systems``) that declares, at module level
     tables) the system reads.
 ``CLOCKS`` (optional, default False)
     whether its rolls move the session's progress clocks (the roll dialog then asks
-    which clock).
+    which clock; its moves get "Add clock" and "Tick clock").
 ``HARM`` (optional)
     a :class:`~gmdesk.core.systems.harm.Harm`: what its rolls do to characters
     (Vitality, Unconscious and Dead, clocks, Possibilities spent, conditions imposed).
@@ -459,6 +459,10 @@ class SystemSpec:
             if p is None or p.type != "bool":
                 raise ValueError(f"{module.__name__}.DEFENSELESS must name one of its bool parameters")
         harm = read_harm(module, names)
+        if harm.clocks is not None:  # a system whose rolls move clocks adds and ticks them
+            from gmdesk.core.systems.builtin_moves import clock_moves
+
+            moves += tuple(m for m in clock_moves() if m.id not in {x.id for x in moves})
         move_ids = [m.id for m in moves]
         if len(set(move_ids)) != len(move_ids):
             raise ValueError(f"{module.__name__}.MOVES names a move twice")
