@@ -9,7 +9,8 @@
   (Unconscious) and acts again once back at 0 or above; an injury that takes it to
   −5 or below kills it.
 * **Clocks**: a Strong hit earns one segment, a Hit half of one, for the clock the
-  GM picks in the roll dialog (a race to the door, the bouncer's patience).
+  GM picks in the roll dialog (a race to the door, the bouncer's patience); the
+  desk's *Add clock* (``K``) and *Tick clock* (``k``) come with ``CLOCKS``.
 * **Initiative**: 1d6 + the modifier.
 * **Characters**: *Skill* fills ``skill`` when the character rolls; *Guard* fills
   ``guard`` when it is attacked; *Fists* its ``damage``. Vitality is gmdesk's own.
