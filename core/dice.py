@@ -143,7 +143,9 @@ class Descriptor:
     ``amount`` carries a numeric effect where the system has one (1d6x4 Vitality
     Adjustment, fudge damage). ``wound`` is False for results that leave no mark on
     the receiver (4d2 "Nil", "Ongoing combat story", a miss, a maneuver result):
-    the session piles up only descriptors with ``wound`` True.
+    the session piles up only descriptors with ``wound`` True. What a wound does to
+    its receiver (Vitality, Unconscious, Dead) is its system's declaration
+    (``HARM``, :mod:`gmdesk.core.systems.harm`).
     """
 
     text: str

@@ -1,5 +1,5 @@
-"""Every registered dice system — the five built-ins, the example plug-in
-(``examples/gmdesk-coin``) and any other installed — conforms to what gmdesk builds
+"""Every registered dice system — the five built-ins, the example plug-ins
+(``examples/gmdesk-coin``, ``examples/gmdesk-brawl``) and any other installed — conforms to what gmdesk builds
 on: a complete declaration, a generated CLI and roll form, exact odds, and records
 that round-trip through JSON. A new system passes this test before anything else
 (docs/PLUGINS.md)."""
@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from coin_plugin import coin_site, gmdesk, registered
+from coin_plugin import brawl_site, coin_site, gmdesk, registered
 from helpers import SMALL, dialog, main_screen, make_app, make_save, press, run
 
 from gmdesk.core.dice import RollRecord, make_rng
@@ -23,8 +23,8 @@ from gmdesk.core.systems import get_spec, system_ids
 from gmdesk.core.systems.spec import FIELD_TYPES, PARAM_TYPES, CharField, Param, SystemSpec, check_value
 from gmdesk.core.tables import DEFAULT_TABLES
 
-#: every system this run knows of: the installed ones and the example plug-in
-SYSTEMS = tuple(dict.fromkeys((*system_ids(), "coin")))
+#: every system this run knows of: the installed ones and the example plug-ins
+SYSTEMS = tuple(dict.fromkeys((*system_ids(), "coin", "brawl")))
 
 #: the five systems gmdesk ships (and which tui/ never names)
 BUILTIN_IDS = ("4d2", "fudge", "1d6x4", "torg-2d10", "4d6")
@@ -34,8 +34,8 @@ SEEDS = (1, 7, 2026)
 
 @pytest.fixture
 def spec(request: pytest.FixtureRequest) -> Iterator[SystemSpec]:
-    """The declaration of the system under test, with the example plug-in registered."""
-    with registered(coin_site()):
+    """The declaration of the system under test, with the example plug-ins registered."""
+    with registered(coin_site(), brawl_site()):
         yield get_spec(request.param)
 
 
@@ -70,7 +70,7 @@ def declaration_complete(spec: SystemSpec) -> None:
 
 
 def cli_generated(spec: SystemSpec) -> None:
-    done = gmdesk("roll", spec.id, "--help", sites=(coin_site(),))
+    done = gmdesk("roll", spec.id, "--help", sites=(coin_site(), brawl_site()))
     assert done.returncode == 0, done.stderr
     for p in spec.params:
         if p.cli and not p.form_only:
@@ -96,6 +96,8 @@ def round_trips(spec: SystemSpec, params: Any) -> None:
         assert again == record and again.to_json() == record.to_json(), f"{spec.id}: seed {seed} round-trips"
         assert spec.module.roll(params, make_rng(seed), DEFAULT_TABLES) == record, f"{spec.id}: the seed replays"
         assert spec.params_from_json(dict(record.params)) == params
+        if spec.harm.clocks is not None:  # a system whose rolls move clocks records the progress
+            assert spec.harm.clocks.earned(record) is not None, f"{spec.id}: seed {seed} records its clock progress"
     assert spec.params_from_json(spec.params_to_json(params)) == params
     init = spec.module.initiative(make_rng(SEEDS[0]), 1)
     assert RollRecord.from_json(json.loads(init.dumps())) == init and isinstance(init.value, int)

@@ -49,9 +49,9 @@ class SessionMoves:
         What was not given is filled from the roller's and the target's fields, their
         sources and conditions and the session's settings (:mod:`core.session.params`);
         where a value came from goes on the record (``extra["from"]``). ``rng``
-        defaults to a fresh ``random.Random()``. Possibilities spent at roll time
-        (a ``possibilities`` parameter) cost the roller; refused before any die is rolled if
-        it lacks them. ``clock``: the clock the roll's progress goes to, for a system
+        defaults to a fresh ``random.Random()``. Possibilities spent at roll time (the
+        parameter the system's ``HARM.spend`` names) cost the roller; refused before
+        any die is rolled if it lacks them. ``clock``: the clock the roll's progress goes to, for a system
         whose rolls move clocks (refused before rolling if the session has no such
         clock). ``given``: the parameter names the caller set explicitly (they win
         over what the session fills in; None: those that differ from the default).
@@ -344,24 +344,28 @@ def after_all_who_rolled(entries: list[dict[str, Any]], state: State) -> list[di
 def params_refusal(system: Any, params: Any, actor: Any = None) -> EventError | None:
     """Why the session refuses to roll these parameters for this roller, before any die
     is rolled (the roll dialog asks the same, so its preview refuses what the roll
-    would): Possibilities spent at roll time (a system whose characters carry
-    Possibilities and that declares a ``possibilities`` parameter) need a
-    reality-rated roller who has them. None when nothing is wrong."""
+    would): Possibilities spent at roll time (the parameter a system's
+    ``HARM.spend`` names) need a reality-rated roller who has them. None when
+    nothing is wrong."""
     from gmdesk.core.systems import spec_of
 
     try:
         spec = spec_of(system)
     except GmdeskError:
         return None
-    spends = "possibilities" in spec.sections and spec.param("possibilities") is not None
-    cost = int(getattr(params, "possibilities", 0) or 0) if spends else 0
+    spend = spec.harm.spend
+    field = spend.param if spend is not None else ""
+    try:
+        cost = int(getattr(params, field, 0) or 0) if field else 0
+    except (TypeError, ValueError):
+        cost = 0
     if cost and actor is not None:
         if not actor.reality_rated:
             return EventError(
-                f"{actor.name} is not reality-rated and has no Possibilities to spend", "roll", field="possibilities"
+                f"{actor.name} is not reality-rated and has no Possibilities to spend", "roll", field=field
             )
         if actor.possibilities < cost:
             return EventError(
-                f"{actor.name} has {actor.possibilities} Possibilities, needs {cost}", "roll", field="possibilities"
+                f"{actor.name} has {actor.possibilities} Possibilities, needs {cost}", "roll", field=field
             )
     return None

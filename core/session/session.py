@@ -42,6 +42,7 @@ from gmdesk.core.session.events import (
     no_gc,
     replay,
     session_tables,
+    system_fingerprint,
 )
 from gmdesk.core.session.model import DEFAULT_SETTINGS, State
 from gmdesk.core.session.moves import SessionMoves, params_refusal
@@ -278,7 +279,7 @@ class Session(SessionMoves, SystemMoveCalls):
         seq = head.get("seq")
         if (
             head.get("version") != CHECKPOINT_VERSION
-            or head.get("fingerprint") != fold_fingerprint()
+            or head.get("fingerprint") != fold_fingerprint() + system_fingerprint(str(log.header.get("system")))
             or type(seq) is not int
             or not 0 < seq <= count
             or head.get("digest") != log.digest(seq)
@@ -318,7 +319,7 @@ class Session(SessionMoves, SystemMoveCalls):
                 body = dumps_in_pieces(fold_checkpoint(fold, self.UNDO_KEPT, self._skipped, n)).encode("utf-8")
             head = {
                 "version": CHECKPOINT_VERSION,
-                "fingerprint": fold_fingerprint(),
+                "fingerprint": fold_fingerprint() + system_fingerprint(str(self._log.header.get("system"))),
                 "seq": n,
                 "digest": self._log.digest(n),
             }

@@ -53,6 +53,7 @@ from gmdesk.core.systems.base import (
     parse_int,
     shown,
 )
+from gmdesk.core.systems.harm import WOUND_STATUS, Harm
 from gmdesk.core.systems.spec import CharField, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
@@ -61,6 +62,9 @@ NAME = "Four D Two"
 #: what a character of this system uses: shift sources (a roll's shift), conditions, combat descriptors
 #: (the sections are listed in core.systems.spec.SECTIONS)
 CHARACTER_SECTIONS = frozenset({"shift", "conditions", "wounds"})
+#: what its rolls do: a descriptor of the wound-status table ("Mortal Wound", "Fatal
+#: Wound") knocks out or kills whoever carries it; nothing else changes a status
+HARM = Harm(status_table=WOUND_STATUS)
 
 #: The Outcome scale, best first.
 VALUE_MIN, VALUE_MAX = -10, 10

@@ -45,6 +45,7 @@ from gmdesk.core.systems.declare import (
     MoveField,
     Param,
 )
+from gmdesk.core.systems.harm import NO_HARM, Harm, check_harm
 from gmdesk.core.systems.setting import Setting, SettingError
 from gmdesk.core.systems.values import check_value, find_stat, params_class, parse_field, parse_stats, show_field
 
@@ -167,6 +168,10 @@ class SystemSpec:
     settings: tuple[Setting, ...] = _member("SETTINGS", "a tuple of Setting", _all(Setting), (), read=tuple)
     table_roles: tuple[str, ...] = _member("TABLE_ROLES", "a tuple of table roles (text)", _all(str), (), read=tuple)
     clocks: bool = _member("CLOCKS", "True or False", lambda v: isinstance(v, bool), False)
+    #: what its rolls do to characters: Vitality, Unconscious and Dead, clocks,
+    #: Possibilities spent, conditions imposed (:mod:`core.systems.harm`); a
+    #: ``CLOCKS = True`` without clocks of its own gets the default :class:`Clocks`
+    harm: Harm = _member("HARM", "a gmdesk.core.systems.harm.Harm", lambda v: isinstance(v, Harm), NO_HARM)
 
     # ---- how its records read
     extra_labels: tuple[tuple[str, str], ...] = _member(
@@ -235,6 +240,13 @@ class SystemSpec:
     #: the module the declaration was read from (for tests and tools; gmdesk uses the members)
     module: ModuleType | None = dataclasses.field(default=None, compare=False, repr=False)
 
+    @property
+    def source_file(self) -> str | None:
+        """The file the system's module was loaded from (None: none), to which a
+        checkpoint of a plug-in's session is tied."""
+        path = getattr(self.module, "__file__", None)
+        return path if isinstance(path, str) else None
+
     @classmethod
     def members(cls) -> tuple[tuple[str, Member], ...]:
         """``(field name, Member)`` of every member of the contract, in order."""
@@ -262,6 +274,18 @@ class SystemSpec:
             if not m.check(raw):
                 raise ValueError(f"{where}.{m.attr} must be {m.what}")
             values[name] = m.read(raw)
+        harm = check_harm(
+            values.get("harm", NO_HARM),
+            where,
+            [p.name for p in values.get("params", ())],
+            clocks=bool(values.get("clocks", False)),
+        )
+        values["harm"], values["clocks"] = harm, harm.clocks is not None
+        if harm.clocks is not None:  # a system whose rolls move clocks adds and ticks them
+            from gmdesk.core.systems.builtin_moves import clock_moves
+
+            own = values.get("moves", ())
+            values["moves"] = own + tuple(m for m in clock_moves() if m.id not in {x.id for x in own})
         values["settings"] = tuple(
             s if s.system else dataclasses.replace(s, system=values["id"]) for s in values.get("settings", ())
         )

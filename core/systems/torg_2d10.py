@@ -66,6 +66,7 @@ from gmdesk.core.systems.base import (
     parse_choice,
     parse_int,
 )
+from gmdesk.core.systems.harm import WOUND_STATUS, Harm, Imposed, Spend
 from gmdesk.core.systems.spec import CharField, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 from gmdesk.core.text import MINUS, signed
@@ -365,6 +366,17 @@ def cancel_possibility(record: RollRecord, tables: TableSet = DEFAULT_TABLES) ->
         cancelled=int(record.get("cancelled", 0)) + 1,
         cancelled_dice=cancelled_dice + removed,
     )
+
+
+#: what its rolls do: ``possibilities`` spent as the roll is made, one more spent on
+#: it after (:func:`spend_possibility`, the move) or cancelled by another
+#: (:func:`cancel_possibility`); a disconnection makes the roller Disconnected; the
+#: wound-status table's descriptors ("Mortal Wound", "Fatal Wound") knock out or kill
+HARM = Harm(
+    status_table=WOUND_STATUS,
+    spend=Spend(param="possibilities", after=True, cancel=cancel_possibility),
+    imposes=(Imposed("Disconnected", "disconnection"),),
+)
 
 
 def initiative(

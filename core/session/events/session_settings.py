@@ -71,6 +71,8 @@ def _settings(ctx: Ctx, p: dict) -> str:
         if key == "system":
             old = info.system
             info.system = value
+            for cid in list(ctx.state.characters):  # the new system's Vitality threshold
+                ctx.state.seat(ctx.tx.char(cid))
         else:
             old = info.settings.get(key, declared[key].default if key in declared else DEFAULT_SETTINGS.get(key))
             info.settings[key] = copy.deepcopy(value)

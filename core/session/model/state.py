@@ -24,6 +24,15 @@ DEFAULT_SETTINGS: dict[str, Any] = {
 }
 
 
+def unconscious_threshold(system: str) -> int | None:
+    """The Vitality at or below which a character of a ``system`` session is
+    Unconscious, as that system declares (``HARM.vitality.unconscious_at``); None for
+    a system that declares none, or is not installed."""
+    from gmdesk.core.systems.harm import harm_of
+
+    return harm_of(system).vitality.unconscious_at
+
+
 _NUMBERED = re.compile(r"^(.*\S)\s+(\d{1,6})$")
 
 #: the shape of a character's id (``c1``, ``c12``…): no character is named so, since
@@ -158,6 +167,19 @@ class State:
                 last_played=str(header.get("last_played", header.get("created", ""))),
             )
         )
+
+    def seat(self, c: Character) -> Character:
+        """Put on ``c`` what the session's system says of every character of it (the
+        Vitality at which it is Unconscious); ``c`` itself, ready to join."""
+        c.unconscious_at = unconscious_threshold(self.info.system)
+        return c
+
+    def seat_all(self) -> State:
+        """:meth:`seat` every character (a state read whole, or its system changed)."""
+        at = unconscious_threshold(self.info.system)
+        for c in self.characters.values():
+            c.unconscious_at = at
+        return self
 
     # ---- look-ups the UI wants
 
@@ -335,4 +357,4 @@ class State:
             ],
             next_id=int(d.get("next_id", 1)),
         )
-        return st
+        return st.seat_all()
