@@ -1,0 +1,193 @@
+"""The checkout works with the ordinary tools: gmdesk is one import name, ``gmdesk``.
+
+No module imports ``core``, ``tui`` or ``saves`` other than as ``gmdesk.…`` (such an
+import would load a second copy of every module: a second ``GmdeskError`` that no
+``except`` catches), a bare ``import core`` from the repository root is refused in one
+line, mypy reads gmdesk from the installed package (no link back to the checkout), the
+installed package holds every source file of the checkout, and the examples' builder
+is a command with ``--help``.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from gmdesk.saves import make_examples
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYERS = ("core", "tui", "saves")
+SKIP_DIRS = {".git", ".venv", "build", "dist", "__pycache__", "__snapshots__"}
+
+
+def python_sources() -> list[Path]:
+    """Every Python file of the repository: the package, its tests, benchmarks, examples."""
+    return sorted(
+        p
+        for p in ROOT.rglob("*.py")
+        if not SKIP_DIRS.intersection(p.relative_to(ROOT).parts)
+        and not any(part.endswith(".egg-info") for part in p.parts)
+    )
+
+
+def bare_imports(path: Path) -> list[str]:
+    """``line: statement`` for each import of a layer by its bare name (code only: comments
+    and docstrings are not read), ``importlib.import_module("core…")`` included."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute | ast.Name)
+            and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id)
+            in ("import_module", "__import__")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            names = [node.args[0].value]
+        found += [f"{node.lineno}: {name}" for name in names if name.split(".")[0] in LAYERS]
+    return found
+
+
+def test_the_scan_sees_a_bare_import_and_not_a_comment(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "# import core\n"
+        '"""from tui import app"""\n'
+        "import gmdesk.core\n"
+        "from gmdesk.saves import make_examples\n"
+        "from . import core\n"
+        "import core.dice\n"
+        "from saves import make_examples\n"
+        "importlib.import_module('tui.app')\n",
+        encoding="utf-8",
+    )
+    assert bare_imports(sample) == ["6: core.dice", "7: saves", "8: tui.app"]
+
+
+def test_no_module_imports_a_layer_but_as_gmdesk() -> None:
+    sources = python_sources()
+    assert ROOT / "core" / "session" / "__init__.py" in sources and ROOT / "tests" / "conftest.py" in sources
+    found = {str(p.relative_to(ROOT)): bare_imports(p) for p in sources}
+    assert {path: lines for path, lines in found.items() if lines} == {}
+
+
+def test_the_declared_modules_are_named_as_gmdesk() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    targets = [*project["project"]["scripts"].values()]
+    for group in project["project"]["entry-points"].values():
+        targets += group.values()
+    targets += project["tool"]["mypy"]["packages"]
+    assert targets and [t for t in targets if not t.startswith("gmdesk.")] == []
+
+
+@pytest.mark.parametrize("layer", LAYERS)
+def test_a_bare_import_from_the_repository_root_is_refused(layer: str) -> None:
+    # `python -c` puts the current folder first on sys.path, so from the root the folder
+    # itself would be found: it refuses, naming the import that works
+    done = subprocess.run(
+        [sys.executable, "-c", f"import {layer}"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert f"ImportError: gmdesk's {layer} is imported as gmdesk.{layer}" in done.stderr
+    done = subprocess.run(
+        [sys.executable, "-c", f"import gmdesk.{layer}"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_installed_package_holds_every_source_file_of_the_checkout() -> None:
+    # an editable install in strict mode links each file at install time: a file added
+    # since is missing until `pip install -e` runs again (README: Start)
+    spec = importlib.util.find_spec("gmdesk")
+    assert spec is not None and spec.submodule_search_locations
+    installed = Path(next(iter(spec.submodule_search_locations)))
+    missing = sorted(
+        str(p.relative_to(ROOT))
+        for layer in LAYERS
+        for p in (ROOT / layer).rglob("*")
+        if p.suffix in (".py", ".json", ".toml", ".tcss", ".html", ".gmdesk")
+        and "__pycache__" not in p.parts
+        and not (installed / p.relative_to(ROOT)).is_file()
+    )
+    assert missing == [], f"not in the installed gmdesk ({installed}): reinstall with the README's command"
+    assert (installed / "py.typed").is_file()
+
+
+@pytest.mark.slow
+def test_mypy_reads_gmdesk_from_the_installed_package(tmp_path: Path) -> None:
+    # outside the checkout and with no mypy_path: only the install can tell mypy where
+    # gmdesk is, and it reads gmdesk's types (py.typed), not "module not found"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--no-incremental",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "-c",
+            "from gmdesk.core.errors import GmdeskError\nx: int = GmdeskError('x')\n",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert 'expression has type "GmdeskError", variable has type "int"' in done.stdout, done.stdout
+    assert "import-not-found" not in done.stdout and "py.typed" not in done.stdout
+
+
+def test_make_examples_help_prints_help_and_writes_nothing(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "gmdesk.saves.make_examples", "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: python -m gmdesk.saves.make_examples [-h] [DIR]")
+    assert str(ROOT / "saves") in " ".join(done.stdout.split())  # the default folder is named
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_make_examples_refuses_a_file_as_its_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "notes.txt"
+    target.write_text("mine", encoding="utf-8")
+    with pytest.raises(SystemExit) as exit_:
+        make_examples.main([str(target)])
+    assert exit_.value.code == 2
+    assert "DIR: " in capsys.readouterr().err
+    assert target.read_text(encoding="utf-8") == "mine"
+
+
+def test_make_examples_defaults_to_the_saves_folder_of_the_checkout() -> None:
+    assert make_examples.HERE == ROOT / "saves"
+
+
+def test_make_examples_writes_the_examples_into_the_given_folder(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "gmdesk.saves.make_examples", "out"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    written = sorted(p.name for p in (tmp_path / "out").glob("*.gmdesk"))
+    assert written == sorted(p.name for p in (ROOT / "saves").glob("*.gmdesk"))
+    assert done.stdout.splitlines() and all(Path(line).parent.name == "out" for line in done.stdout.splitlines())
