@@ -23,6 +23,7 @@ entry point (``gmdesk/__main__.py``, above both layers) hands :func:`main` a
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.results import unwatched_stdout
 
 if TYPE_CHECKING:
     from gmdesk.core.systems.spec import SystemSpec
@@ -171,7 +173,7 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
         )
     system_id, rest = argv[0], argv[1:]
     if system_id not in BUILTIN_IDS:
-        _installed(system_ids)  # a plug-in system: say which plug-ins could not be loaded
+        _installed(system_ids, system_id)  # a plug-in system: say which plug-ins could not be loaded
     from gmdesk.core.systems import get_spec
     from gmdesk.core.systems.options import params_from_options
 
@@ -236,14 +238,17 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
     return 0
 
 
-def _installed(system_ids: Any) -> tuple[str, ...]:
+def _installed(system_ids: Any, asked: str | None = None) -> tuple[str, ...]:
     """Every installed system; each plug-in that could not be loaded is reported on
-    stderr in one line (the others keep working)."""
-    from gmdesk.core.systems import load_problems
+    stderr in one line (the others keep working) — but for ``asked``, the system the
+    command names, whose own error says it in its one line."""
+    from gmdesk.core.systems import load_problems, plugin_failure
 
     ids = tuple(system_ids())
+    skip = f"plug-in system {asked!r} " if asked is not None and plugin_failure(asked) is not None else None
     for problem in load_problems():
-        print(f"gmdesk: {problem}", file=sys.stderr)
+        if skip is None or not problem.startswith(skip):
+            print(f"gmdesk: {problem}", file=sys.stderr)
     return ids
 
 
@@ -275,11 +280,31 @@ def _resolve_saves(saves: str | None) -> Path:
 def main(argv: Sequence[str] | None = None, front_end: FrontEnd | None = None) -> int:
     """Run one ``gmdesk`` command; the exit status. Without a ``front_end`` the commands
     that open the terminal app are refused (exit 2)."""
+    from gmdesk.core.results import watched_stdout
+
     args = list(sys.argv[1:] if argv is None else argv)
+    with watched_stdout():
+        return _run(args, front_end)
+
+
+def _run(args: list[str], front_end: FrontEnd | None) -> int:
+    """One command, every failure one line on stderr (see :func:`main`)."""
+    from gmdesk.core.results import StdoutFailed, saved_text
+
     try:
         code = _main(args, front_end)
         sys.stdout.flush()  # a full disk under stdout shows here, not as a traceback at exit
         return code
+    except StdoutFailed as e:
+        _drop_stdout()
+        done = saved_text()
+        if done:
+            # the change is durable: it is done, only its report is lost
+            print(f"gmdesk: saved ({done}), but it could not be printed ({e.strerror})", file=sys.stderr)
+            return 0
+        if e.errno == errno.EPIPE:
+            return 0  # `gmdesk roll … | head`: the reader left; not an error worth a line
+        return _fail(f"output: {e.strerror or e}")
     except UsageError as e:
         print(str(e), file=sys.stderr)
         return EXIT_USAGE
@@ -292,10 +317,14 @@ def main(argv: Sequence[str] | None = None, front_end: FrontEnd | None = None) -
         _drop_stdout()
         return 0
     except OSError as e:
-        # stdout on a full disk (`gmdesk roll … > /dev/full`), an unwritable file…
-        _drop_stdout()
-        where = f"{e.filename}: " if getattr(e, "filename", None) else "output: "
+        # an unwritable file…
+        where = f"{e.filename}: " if getattr(e, "filename", None) else ""
         return _fail(f"{where}{e.strerror or e}")
+    except RecursionError:
+        return _fail("the input is nested too deeply to be read")
+    except Exception as e:  # noqa: BLE001 - never a traceback: one line, exit 2
+        text = str(e).strip().splitlines()
+        return _fail(f"unexpected error ({type(e).__name__}{': ' + text[0] if text else ''}); please report it")
 
 
 def _drop_stdout() -> None:
@@ -340,7 +369,7 @@ def _needs(front_end: FrontEnd | None) -> FrontEnd:
 def _main(args: list[str], front_end: FrontEnd | None) -> int:
     saves, args = _split_global(args)
     if args and args[0] in ("-h", "--help"):
-        print(__doc__.strip())
+        top_parser().print_help()
         return 0
     if args and args[0] in ("-V", "--version"):
         print(f"gmdesk {version()}")
@@ -362,14 +391,15 @@ def _main(args: list[str], front_end: FrontEnd | None) -> int:
             from gmdesk.core.systems import BUILTIN_IDS, system_ids
 
             if ns.system not in BUILTIN_IDS:  # a plug-in system: say which plug-ins could not be loaded
-                _installed(system_ids)
+                _installed(system_ids, ns.system)
         return int(ns.func(ns) or 0)
     if command == "view":
         parser = Parser(prog="gmdesk view")
         parser.add_argument("save", metavar="SAVE", help="session name or path")
         ns = parser.parse_args(args[1:])
         path = _open_path(saves, ns.save)
-        return _needs(front_end).view(_resolve_saves(saves), path)
+        with unwatched_stdout():
+            return _needs(front_end).view(_resolve_saves(saves), path)
     if command == "serve":
         return cmd_serve(args[1:], saves, front_end)
     if command is not None and command.startswith("-"):
@@ -378,7 +408,8 @@ def _main(args: list[str], front_end: FrontEnd | None) -> int:
         raise UsageError(f"gmdesk: unknown command {command!r}; commands: {', '.join(COMMANDS)} or a SAVE to open")
     opened = _open_path(saves, command) if command else None
     _check_seed()
-    return _needs(front_end).desk(_resolve_saves(saves), opened)
+    with unwatched_stdout():
+        return _needs(front_end).desk(_resolve_saves(saves), opened)
 
 
 def _check_seed() -> None:
@@ -389,6 +420,41 @@ def _check_seed() -> None:
         desk_seed()
     except ValueError as e:
         raise UsageError(f"gmdesk: {e}") from None
+
+
+#: what ``gmdesk --help`` says of the commands that are not session commands (those
+#: say it in their own parsers), in the order it lists them
+OWN_HELP = {
+    "roll": "roll a system's dice (gmdesk roll SYSTEM --help lists its options)",
+    "odds": "the exact odds of a roll (gmdesk odds SYSTEM --help lists its options)",
+    "systems": "the installed dice systems, their roll parameters and character fields",
+    "view": "the read-only player view of a session, following it live",
+    "serve": "the player view of a session in the players' browsers",
+}
+
+
+def top_parser() -> argparse.ArgumentParser:
+    """``gmdesk --help``: every command with its one line, in argparse's own format
+    (as ``gmdesk COMMAND --help`` prints its options)."""
+    from gmdesk.core.session.commands import register
+
+    parser = Parser(
+        prog="gmdesk",
+        usage="gmdesk [--saves DIR] [SAVE | COMMAND ...]",
+        description="A game master's desk in the terminal. Without a command: the session picker; "
+        "with a SAVE: that session, opened where play stopped.",
+        epilog="gmdesk COMMAND --help lists a command's options. A bad command or option is one line "
+        "on stderr and exit status 2.",
+    )
+    parser.add_argument(
+        "--saves", metavar="DIR", help="the saves directory (default: $GMDESK_SAVES, else the platform's)"
+    )
+    parser.add_argument("-V", "--version", action="store_true", help="print gmdesk's version and exit")
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=Parser)
+    for name, text in OWN_HELP.items():
+        sub.add_parser(name, help=text)
+    register(sub)
+    return parser
 
 
 def cmd_systems(argv: list[str]) -> int:
@@ -466,14 +532,15 @@ def cmd_serve(argv: list[str], saves: str | None, front_end: FrontEnd | None) ->
         if not keys.is_file():
             raise UsageError(f"gmdesk serve: --authorized-keys: no file {str(keys)!r}")
     path = _open_path(saves, ns.save)
-    return _needs(front_end).serve(
-        path,
-        host=ns.host.strip(),
-        port=int(port or 0),
-        max_viewers=int(max_viewers or 1),
-        ssh_port=ssh_port,
-        authorized_keys=keys,
-    )
+    with unwatched_stdout():
+        return _needs(front_end).serve(
+            path,
+            host=ns.host.strip(),
+            port=int(port or 0),
+            max_viewers=int(max_viewers or 1),
+            ssh_port=ssh_port,
+            authorized_keys=keys,
+        )
 
 
 def _open_path(saves: str | None, save: str) -> Path:

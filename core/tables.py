@@ -149,18 +149,32 @@ def builtin_names() -> list[str]:
     return sorted(p.name[:-5] for p in resources.files("gmdesk.core.data").iterdir() if p.name.endswith(".json"))
 
 
+#: the biggest file a GM's own table may be
+MAX_TABLE_BYTES = 4 << 20
+
+
 def load_table(path: str | Path) -> Table:
     """A GM's own table from a JSON file, validated."""
+    from gmdesk.core.errors import GmdeskError
+    from gmdesk.core.inputs import read_input
+
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise TableError(f"{p}: cannot read table ({e.strerror or e})") from None
+        raw = read_input(p, MAX_TABLE_BYTES, "table")
+    except GmdeskError as e:
+        raise TableError(str(e)) from None
     try:
-        data = json.loads(text)
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise TableError(f"{p}: not UTF-8 text") from None
     except json.JSONDecodeError as e:
         raise TableError(f"{p}: not valid JSON (line {e.lineno}: {e.msg})") from None
-    return parse_table(data, str(p))
+    except RecursionError:
+        raise TableError(f"{p}: nested too deeply to be a table") from None
+    try:
+        return parse_table(data, str(p))
+    except RecursionError:
+        raise TableError(f"{p}: nested too deeply to be a table") from None
 
 
 @dataclass(frozen=True)

@@ -267,7 +267,7 @@ def build_torg(s: Session, rng: random.Random) -> None:
         s,
         rng,
         {"Quin Sebastian": {"possibilities": 1}, "Tal Vorn": {}, "Edeinos Hunter": {}, "Gospog Sergeant": {}},
-        5,
+        3,  # round 2 begins: Up and Stymied count for initiative, the Gospog is out
     )
 
 

@@ -191,10 +191,17 @@ def test_a_1d6x4_attack_reads_the_tests_the_fields_name_on_both_sheets(store):
         rec = e.data["record"]
         assert (rec["params"]["bonus"], rec["params"]["vs_bonus"]) == (5, 2)
         assert rec["from"] == {"test": "Mark's Attack descriptors", "vs_test": "Goblin's Defense descriptors"}
-        # a Test naming an Item the roller lacks fails automatically, as typed names do
+        # a Test naming an Item the roller lacks (another sheet of the session lists a
+        # Crossbow) fails automatically, as typed names do
+        add(s, "Archer", sheet="Archer\nDescriptor  Default  Current\nCrossbow  +2\n")
         s.apply({"type": "character.fields", "id": m, "set": {"attack_test": "Precision, Crossbow"}})
         e = s.roll("1d6x4", {}, actor=m, target=g, combat=True, rng=FixedDice([3, 2, 4]))
         assert "Crossbow" in (e.data["record"]["params"]["auto_fail"] or "")
+        # a name nobody lists as an item counts +0, and the record says so
+        s.apply({"type": "character.fields", "id": m, "set": {"attack_test": "Precision, Sneak"}})
+        e = s.roll("1d6x4", {}, actor=m, target=g, combat=True, rng=FixedDice([3, 2, 4]))
+        params = e.data["record"]["params"]
+        assert (params["auto_fail"], params["missing"], params["bonus"]) == (None, "Sneak", 1)
 
 
 def test_4d2_sources_still_make_the_net_shift_and_say_whose(store):

@@ -187,3 +187,20 @@ def test_missing_system_names_the_systems(command):
     # asked for, usage is no error
     help_proc = gmdesk(command, "--help")
     assert "usage: gmdesk" in help_proc.stdout and help_proc.stderr == ""
+
+
+def test_help_lists_every_command_in_argparse_format_without_developer_text(capsys) -> None:
+    """Issue 18: ``gmdesk --help`` names every command (``char`` was missing) in the
+    format ``gmdesk COMMAND --help`` uses, and speaks to the GM, not to developers."""
+    from gmdesk.core.cli import COMMANDS, main
+
+    assert main(["--help"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("usage: gmdesk ") and err == ""
+    listed = {line.split()[0] for line in out.splitlines() if line.startswith("    ") and line.split()}
+    assert set(COMMANDS) <= listed
+    assert "char " in out and "--saves DIR" in out and "--version" in out
+    for developer in ("``", "module", "Textual", "never import", "front_end", "FrontEnd"):
+        assert developer not in out
+    new_out = subprocess.run([sys.executable, "-m", "gmdesk", "new", "--help"], capture_output=True, text=True).stdout
+    assert new_out.startswith("usage: gmdesk new ") and "options:" in out and "options:" in new_out

@@ -99,3 +99,40 @@ async def test_a_damaged_session_has_no_next_night(tmp_path):
         await until(pilot, lambda: "no next night" in pk.status_text)
         assert isinstance(app.screen, PickerScreen)
     assert sorted(p.name for p in saves.iterdir()) == ["broken.gmdesk"]
+
+
+async def test_in_the_next_night_dialog_space_ticks_and_enter_starts_from_every_field(tmp_path):
+    """Issue 18: Enter on the rest box or in the list of NPCs starts the night (as the
+    hint says) and never ticks a box; Space ticks; Tab leaves the list."""
+    saves = tmp_path / "saves"
+    night_one(saves, "4d6")
+    app = app_for(tmp_path)
+    async with run(app, size=SIZE) as pilot:
+        await picker_ready(pilot)
+        await pilot.press("N")
+        await until(pilot, lambda: isinstance(app.screen, NextNightDialog))
+        dlg = app.screen
+        assert "Enter start · Space tick" in screen_text(app)
+        await pilot.press("tab", "space")  # rest first: ticked
+        assert dlg.query_one("#next-rest").value is True
+        await pilot.press("tab", "down", "space")  # the list: the second NPC (Bystander) ticked
+        assert dlg.chosen_npcs() == ["Bystander"]
+        await pilot.press("enter")  # starts, ticks nothing more
+        await until(pilot, lambda: isinstance(app.screen, MainScreen) and "Night 2" in screen_text(app))
+    new, events, header = state_of(saves / "Night 2.gmdesk")
+    assert [c.name for c in new.characters.values()] == ["Kara", "Tam", "Bystander"]
+    assert header["carried_from"]["rest"] is True
+
+
+async def test_enter_on_the_rest_box_starts_the_night_without_ticking_it(tmp_path):
+    saves = tmp_path / "saves"
+    night_one(saves, "fudge")
+    app = app_for(tmp_path)
+    async with run(app, size=SIZE) as pilot:
+        await picker_ready(pilot)
+        await pilot.press("N")
+        await until(pilot, lambda: isinstance(app.screen, NextNightDialog))
+        await pilot.press("tab", "enter")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen) and "Night 2" in screen_text(app))
+    _new, _events, header = state_of(saves / "Night 2.gmdesk")
+    assert header["carried_from"]["rest"] is False

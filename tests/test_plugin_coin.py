@@ -288,10 +288,11 @@ def test_a_broken_plug_in_is_reported_in_one_line_and_the_others_keep_working(tm
         assert system_ids()[: len(BUILTIN_IDS)] == BUILTIN_IDS and "coin" in system_ids()
         (problem,) = load_problems()
         assert problem == (
-            "plug-in system 'broken' (gmdesk_broken) is left out: ValueError: gmdesk_broken declares no ID"
+            "plug-in system 'broken' (gmdesk_broken) is installed but fails to load: "
+            "ValueError: gmdesk_broken declares no ID"
         )
         assert get_spec("coin").name == "Coin flips"
-        with pytest.raises(ParamError, match="unknown system 'broken'"):
+        with pytest.raises(ParamError, match="'broken' is installed but fails to load"):
             get_spec("broken")
 
 

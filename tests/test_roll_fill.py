@@ -144,3 +144,58 @@ def test_cli_rolls_fudge_with_the_sessions_method_unless_typed(tmp_path: Path, c
     rc = main(["roll", "fudge", "--method", "d12", "--save", str(path), "--as", "Kara", "--json"])
     out, err = capsys.readouterr()
     assert rc == 0 and json.loads(out)["params"]["method"] == "d12"
+
+
+# ---------------------------------------------------------------- a typed value wins
+
+
+def test_a_typed_target_number_replaces_the_defense_filled_from_the_defender(tmp_path: Path, capsys: Any) -> None:
+    """``roll 1d6x4 --combat --at Goblin --target 1``: the GM's target number stands for
+    the defense; the Goblin's Defense Test the session would fill is not added."""
+    sheet = "Goblin\nDescriptor  Default  Current  Notes\nVitality  +40\nDefense  +2\n"
+    path, ids = make_save(tmp_path, "1d6x4", [{"name": "Kara"}, {"name": "Bruno", "side": "NPC", "sheet": sheet}])
+    params = cli_roll(capsys, path, "1d6x4", "--target", "1")
+    assert params["target"] == 1 and params["vs_bonus"] is None and params["vs_test"] == ""
+    # the same session call the desk's roll dialog makes
+    with Session.open(path) as s:
+        ev = s.roll(
+            "1d6x4",
+            {"combat": True, "target": 1},
+            actor=ids["Kara"],
+            target=ids["Bruno"],
+            combat=True,
+            given={"target"},
+            rng=FixedDice([1, 1]),
+        )
+        rec = s.state.roll_entry(ev.seq).record
+        assert (rec.params["target"], rec.params["vs_bonus"], rec.outcome) == (1, None, "Success")
+    # without a typed target the Defense is filled as before
+    params = cli_roll(capsys, path, "1d6x4")
+    assert params["vs_test"] == "Defense" and params["vs_bonus"] == 2
+
+
+def test_a_typed_4d6_contest_replaces_the_dc_filled_from_the_defender(tmp_path: Path, capsys: Any) -> None:
+    path, ids = make_save(
+        tmp_path, "4d6", [{"name": "Kara"}, {"name": "Bruno", "side": "NPC", "fields": {"defense_dc": 15}}]
+    )
+    params = cli_roll(capsys, path, "4d6", "--vs-bonus", "3")
+    assert params["vs_bonus"] == 3 and params["dc"] is None
+    params = cli_roll(capsys, path, "4d6")
+    assert params["dc"] == 15 and params["vs_bonus"] is None
+
+
+def test_the_dialogs_reading_lets_a_typed_target_number_replace_the_offered_defense() -> None:
+    """The attack dialog offers the defender's Defense (its Defender's field); a target
+    number the GM types replaces it instead of being refused."""
+    from gmdesk.core.session.model import Character
+    from gmdesk.core.sheet import parse_sheet
+    from gmdesk.core.systems import one_d6_x4 as x4
+
+    goblin = Character("c2", "Goblin", sheet=parse_sheet("Goblin\nDescriptor  Default  Current\nDefense  +2\n"))
+    data, notes = x4.read_form({"test": "", "vs_test": "Defense", "target": "1", "combat": True}, None, goblin, True)
+    assert (data["vs_test"], data["vs_bonus"]) == ("", None) and "Target number given: no Defense Test" in notes
+    params = x4.Params(**{k: v for k, v in data.items() if k in ("target", "vs_test", "vs_bonus", "combat")})
+    assert (params.target, params.two_way) == (1, False)
+    # no target: the Defense is read as before
+    data, _ = x4.read_form({"vs_test": "Defense", "combat": True}, None, goblin, True)
+    assert data["vs_bonus"] == 2

@@ -307,3 +307,16 @@ def test_the_players_never_read_a_hidden_name_in_a_wait(store):
         assert "Wary" in picture and "Gospog" not in picture
         s.apply({"type": "character.reveal", "id": ids["Gospog"]})
         assert "Wary (until Gospog's turn ends)" in to_markdown(s.state, s.events, public=True)
+
+
+def test_the_checkpoint_keeps_a_wait_on_a_named_turn(store):
+    """A long session reopens from its checkpoint: "until the end of Gospog's turn" is
+    still a wait there, not a condition that lasts until removed."""
+    from gmdesk.core.session.model import checkpoint_json, state_from_checkpoint
+
+    s, ids = table(store, Kara=14, Gospog=9)
+    with s:
+        wait(s, ids, "Kara", "Dodging", "Gospog", "end")
+        restored = state_from_checkpoint(checkpoint_json(s.state), lambda *a: None)
+    (cond,) = restored.characters[ids["Kara"]].conditions
+    assert cond.until == (ids["Gospog"], "end")

@@ -115,7 +115,12 @@ async def test_a_huge_resize_is_held_to_the_limit_and_bad_messages_close_only_th
         await steady.ws.send_json(["resize", {"width": 100, "height": 30}])
         await steady.read_until(lambda t: "following" in t and not steady.closed)
         assert not steady.closed
-    closed = [line for line in served.lines if "closed: a bad message" in line]
+
+    def bad() -> list[str]:
+        return [line for line in served.lines if "closed: a bad message" in line]
+
+    wait_until(lambda: len(bad()) >= 5, timeout=15)  # the server's lines are read as it prints them
+    closed = bad()
     assert len(closed) == 5, served.output  # one line each (in the order their viewers ended)
     for reason in ("(width is not a whole number)", "(width is -1)", "'stdin' with 1 field(s)", "(not JSON)", "binary"):
         assert sum(reason in line for line in closed) == 1, (reason, closed)

@@ -178,6 +178,32 @@ def test_buyoff_takes_the_damage_just_taken_unless_an_older_wound_is_picked(stor
         same_as_replay(s)
 
 
+def test_buyoff_without_a_pick_takes_only_the_last_rolls_damage(store):
+    """The last roll against Kara missed: nothing to buy off (an older Stun is not
+    taken instead); after a hit, a second buy-off does not take an older wound."""
+    with open_new(store, "torg-2d10") as s:
+        kara = add(s, "Kara", reality_rated=True, possibilities=3)
+        thug = add(s, "Thug", side="NPC")
+        attack = TORG.Params(skill=10, difficulty=10)
+        s.roll("torg-2d10", attack, actor=thug, target=kara, combat=True, rng=FixedDice([3, 5]))  # a wound
+        s.roll("torg-2d10", attack, actor=thug, target=kara, combat=True, rng=FixedDice([5, 2]))  # a miss (−2)
+        n = len(s.events)
+        with pytest.raises(EventError, match=r"last roll against Kara \(#\d+\) left no damage: nothing to buy off"):
+            s.apply({"type": "damage.buyoff", "id": kara})
+        assert len(s.events) == n and len(s.state.characters[kara].wounds) == 1
+        assert s.state.characters[kara].possibilities == 3
+        # a hit, bought off; a second buy-off finds nothing (the older wound stays)
+        s.roll("torg-2d10", attack, actor=thug, target=kara, combat=True, rng=FixedDice([7, 8]))
+        s.apply({"type": "damage.buyoff", "id": kara})
+        assert len(s.state.characters[kara].wounds) == 1
+        with pytest.raises(EventError, match="nothing to buy off"):
+            s.apply({"type": "damage.buyoff", "id": kara})
+        # the GM may still pick the older wound explicitly
+        s.apply({"type": "damage.buyoff", "id": kara, "wound": 0})
+        assert s.state.characters[kara].wounds == []
+        same_as_replay(s)
+
+
 # ---------------------------------------------------------------- 1d6x4: items and uses (points 5, 6, 32)
 
 PIP = """Pip, a halfling
@@ -190,7 +216,7 @@ Magic Ability     +2 (5)
   *Turn Invisible    (1)
 """
 
-SLINGER = """Wren
+SLINGER_TEXT = SLINGER = """Wren
 Descriptor        Default  Current
 Precision         +1
 Slingshot
@@ -201,13 +227,47 @@ Slingshot
 def test_a_test_naming_a_missing_item_fails_in_the_session(store):
     with open_new(store, "1d6x4") as s:
         pip = add(s, "Pip", sheet=PIP)
+        add(s, "Wren", sheet=SLINGER_TEXT)  # her sheet lists a Slingshot: a Physical Item
         # the seed's Precision+Slingshot Expertise+Slingshot Test, Pip has no Slingshot: no die is rolled
         params = ONE_D6.fill_from_sheets(
-            ONE_D6.Params(test="Precision+Slingshot Expertise+Slingshot", target=12), s.state.characters[pip].sheet
+            ONE_D6.Params(test="Precision+Slingshot Expertise+Slingshot", target=12),
+            s.state.characters[pip].sheet,
+            items=s.sheet_items(),
         )
         e = s.roll("1d6x4", params, actor=pip, rng=FixedDice([]))
         rec = s.state.roll_entry(e.seq).record
         assert (rec.outcome, rec.get("success"), rec.dice) == ("Automatic failure: Slingshot is missing", False, ())
+
+
+WITCH = """Kara, a witch
+Descriptor        Default  Current
+Magic Ability     +5 (2)
+  *Turn Person to Frog (1)
+"""
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        "Magic Ability+Turn Person to Frog",
+        "Turn Person to Frog+Magic Ability",
+        "Magic Ability Turn Person to Frog",
+        "Magic Ability/Turn Person to Frog",
+        "Turn Person to Frog",
+    ],
+)
+def test_every_way_of_naming_a_magic_use_spends_it_and_its_parent_once_and_adds_the_parent_once(store, names):
+    with open_new(store, "1d6x4") as s:
+        kara = add(s, "Kara", sheet=WITCH)
+        # 4 × 3 + Magic Ability +5 = 17
+        params = ONE_D6.fill_from_sheets(ONE_D6.Params(test=names, target=17), s.state.characters[kara].sheet)
+        e = s.roll("1d6x4", params, actor=kara, rng=FixedDice([3]))
+        rec = s.state.roll_entry(e.seq).record
+        assert (rec.value, rec.outcome) == (17, "Success")
+        sheet = s.state.characters[kara].sheet
+        assert (sheet.uses("Magic Ability"), sheet.uses("Magic Ability/Turn Person to Frog")) == (1, 0)
+        assert e.data["uses"] == [{"id": kara, "descriptor": "Magic Ability/Turn Person to Frog", "amount": 1}]
+        same_as_replay(s)
 
 
 def test_a_test_naming_a_use_spends_it_and_its_parents(store):
@@ -283,6 +343,7 @@ def test_cli_roll_reads_the_test_from_the_sheet(store, capsys):
     with open_new(store, "1d6x4") as s:
         add(s, "Pip", sheet=PIP)
         add(s, "Bruno", side="NPC", sheet="Bruno\nDescriptor  Default  Current\nDefense     +1\nVitality    +3\n")
+        add(s, "Wren", sheet=SLINGER)  # her sheet lists a Slingshot: a Physical Item
     saves = str(store.dir)
     # the seed's attack without the Slingshot: fails automatically, no die rolled
     rc = main(
@@ -356,6 +417,40 @@ def test_cli_roll_reads_the_test_from_the_sheet(store, capsys):
     with Session.open(store.resolve("Test 1d6x4"), readonly=True) as s:
         sheet = s.character("Pip").sheet
         assert (sheet.uses("Magic Ability/Turn Invisible"), sheet.uses("Magic Ability")) == (0, 4)
+
+
+def test_a_missing_name_nobody_lists_as_an_item_counts_zero_and_the_record_says_so(store, capsys):
+    """``--test "Stealth+Sneak"``: nobody's sheet lists a Sneak item, so Sneak counts
+    +0 (it does not fail, "Sneak is missing"); the record keeps that decision, and a
+    sheet listing Sneak as an item later does not change the roll on replay."""
+    import json
+
+    from gmdesk.core.cli import main
+
+    with open_new(store, "1d6x4") as s:
+        pip = add(s, "Pip", sheet=PIP + "Stealth           +2\n")
+    argv = ["--saves", str(store.dir), "roll", "1d6x4", "--test", "Stealth+Sneak", "--target", "10"]
+    rc = main([*argv, "--save", "Test 1d6x4", "--as", "Pip", "--json", "--seed", "3"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    rec = json.loads(out)
+    assert "auto_fail" not in rec and rec["params"]["bonus"] == 2 and rec["params"]["missing"] == "Sneak"
+    assert len(rec["dice"]) == 1
+    with Session.open(store.resolve("Test 1d6x4")) as s:
+        seq = s.state.rolls[-1].seq
+        # Wren comes with a Sneak item: from now on a Test naming Sneak needs it
+        add(s, "Wren", sheet="Wren\nDescriptor  Default  Current\nSneak\n")
+        params = ONE_D6.fill_from_sheets(
+            ONE_D6.Params(test="Stealth+Sneak", target=10), s.state.characters[pip].sheet, items=s.sheet_items()
+        )
+        assert params.auto_fail == "Sneak is missing"
+        same_as_replay(s)
+        assert s.state.roll_entry(seq).record.params["missing"] == "Sneak"  # the roll as it was decided
+    # a Test may mark a name as an item: then it is needed
+    rc = main([*argv[:5], "Stealth+Rope (item)", *argv[6:], "--save", "Test 1d6x4", "--as", "Pip", "--json"])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    assert json.loads(out)["outcome"] == "Automatic failure: Rope is missing"
 
 
 def test_effects_name_every_change(store):

@@ -85,8 +85,9 @@ def test_slingshot_test_missing_expertise_counts_zero():
 
 
 def test_missing_slingshot_fails_automatically():
+    # the seed's worked example: a Slingshot is a Physical Item (another sheet lists it)
     no_sling = SLINGER.remove("Slingshot")
-    bonus, why = x4.test_bonus(no_sling, "Precision + Slingshot Expertise + Slingshot")
+    bonus, why = x4.test_bonus(no_sling, "Precision + Slingshot Expertise + Slingshot", items=["Slingshot"])
     assert bonus == 1 and why == "Slingshot is missing"
     rng = FixedDice([])
     r = x4.roll(Params(bonus=bonus, target=10, auto_fail=why), rng)
@@ -97,19 +98,27 @@ def test_missing_slingshot_fails_automatically():
 def test_missing_items_abilities_and_uses_block_but_plain_descriptors_do_not():
     empty = parse_sheet("")
     assert x4.test_bonus(empty, ["Fitness", "Knife Expertise", "Precision+Knife Expertise+Knife Test"]) == (0, None)
-    # any other missing name is an Item (or Ability, or Use) the character lacks
-    assert x4.test_bonus(empty, ["Fitness", "Sneak"]) == (0, "Sneak is missing")
+    # a missing name nobody lists as an item counts +0, and the reading says so (RULES.md)
+    assert x4.test_bonus(empty, ["Fitness", "Sneak"]) == (0, None)
+    assert x4.read_test(empty, "Stealth+Sneak").missing == ("Stealth", "Sneak")
+    # an Item some sheet lists, or the Test marks, an Ability, a Use: the character lacks it
+    assert x4.test_bonus(empty, ["Fitness", "Sneak"], items=["2 sneaks"]) == (0, "Sneak is missing")
+    assert x4.test_bonus(empty, ["Fitness", "Sneak (item)"]) == (0, "Sneak is missing")
     assert x4.test_bonus(empty, ["Magic Ability"]) == (0, "Magic Ability is missing")
     assert x4.test_bonus(empty, ["Slingshot/Attack"]) == (0, "Slingshot/Attack is missing")
     assert x4.test_bonus(empty, ["Fitness", "Knife"], items=["knife"]) == (0, "Knife is missing")
-    assert x4.test_bonus(None, ["Fitness", "Knife Expertise", "Knife"]) == (0, "Knife is missing")
+    assert x4.test_bonus(None, ["Fitness", "Knife Expertise", "Knife"], items=["Knife"]) == (0, "Knife is missing")
 
 
 def test_a_missing_item_fails_without_its_expertise_being_named():
     # the seed's Slingshot, named alone: Pip without it cannot fire
     no_sling = SLINGER.remove("Slingshot")
-    assert x4.test_bonus(no_sling, "Precision+Slingshot") == (1, "Slingshot is missing")
+    assert x4.test_bonus(no_sling, "Precision+Slingshot", items=["Slingshot"]) == (1, "Slingshot is missing")
     assert x4.test_bonus(no_sling, ["Precision"]) == (1, None)
+    # "2 shovels" on the sheet is found by "Shovel" (a count and a plural are not its name)
+    shovels = parse_sheet("Descriptor  Default  Current\nFitness  +1\n2 shovels\n")
+    assert x4.read_test(shovels, "Fitness+Shovel").found == (("Fitness", "Fitness"), ("Shovel", "shovels"))
+    assert x4.test_bonus(no_sling, "Precision+Shovels", items=shovels.item_keys()) == (1, "Shovels is missing")
     # a quantity, nested items and items without a value are found as they are written
     pack = parse_sheet((SHEETS / "backpack.txt").read_text())
     assert x4.test_bonus(pack, ["Quill"]) == (0, None)
@@ -122,8 +131,9 @@ def test_naming_a_use_finds_it_under_its_item_or_ability():
         reading = x4.read_test(use, name)
         assert (reading.bonus, reading.auto_fail, reading.found) == (3, None, ((name, "Slingshot/Attack"),))
     magic = parse_sheet((SHEETS / "sub_abilities_simple.txt").read_text())
+    # a Use adds its parent's value (Magic Ability +2) and spends one of each
     reading = x4.read_test(magic, "Magic Ability/Turn Invisible")
-    assert (reading.bonus, reading.auto_fail, reading.uses) == (0, None, ("Magic Ability/Turn Invisible",))
+    assert (reading.bonus, reading.auto_fail, reading.uses) == (2, None, ("Magic Ability/Turn Invisible",))
     assert x4.read_test(magic, "Magic Ability Open Lock").found == (
         ("Magic Ability Open Lock", "Magic Ability/Open Lock"),
     )
@@ -140,8 +150,14 @@ def test_fill_from_sheets_reads_both_sides():
         Params(bonus=1, test="Precision+Slingshot", vs_bonus=0, vs_test="Defense", combat=True), SLINGER, defender
     )
     assert (p.bonus, p.auto_fail, p.vs_bonus, p.vs_auto_fail) == (1 + 1 + 4, None, 2, None)
+    p = x4.fill_from_sheets(
+        Params(test="Precision+Slingshot", target=10), SLINGER.remove("Slingshot"), items=SLINGER.item_keys()
+    )
+    assert (p.bonus, p.auto_fail, p.missing) == (1, "Slingshot is missing", "")
+    # nobody lists a Slingshot: it counts +0 and the record keeps the decision
     p = x4.fill_from_sheets(Params(test="Precision+Slingshot", target=10), SLINGER.remove("Slingshot"))
-    assert (p.bonus, p.auto_fail) == (1, "Slingshot is missing")
+    assert (p.bonus, p.auto_fail, p.missing) == (1, None, "Slingshot")
+    assert x4.roll(p, FixedDice([3])).params["missing"] == "Slingshot"
 
 
 def test_test_descriptor_names_a_whole_row():
@@ -160,7 +176,7 @@ def test_minus_five_blocks_and_wealth_cannot_be_used():
 
 def test_zero_uses_block_abilities_and_their_sub_abilities():
     assert x4.test_bonus(SLINGER, ["Healing Ability"]) == (3, "Healing Ability is at (0)")
-    assert x4.test_bonus(SLINGER, ["Magic Ability/Open Lock"]) == (0, "Magic Ability is at (0)")
+    assert x4.test_bonus(SLINGER, ["Magic Ability/Open Lock"]) == (2, "Magic Ability is at (0)")
     assert x4.test_bonus(SLINGER.new_day(), ["Healing Ability"]) == (3, None)
 
 
@@ -446,3 +462,38 @@ def test_totals_stay_in_range_and_records_round_trip(bonus, vs_bonus, seed):
 def test_scripting_too_few_dice_is_caught():
     with pytest.raises(DiceExhausted):
         x4.roll(Params(bonus=0, vs_bonus=0), FixedDice([3]))
+
+
+# ---------------------------------------------------------------- initiative with a Reflex at −5
+
+
+def _sheet(name: str, reflex: str) -> str:
+    return f"{name}\nDescriptor  Default  Current  Notes\nVitality  +5\nReflex  {reflex}\n"
+
+
+def test_initiative_with_a_reflex_at_minus_5_fails_and_acts_after_everyone_who_rolled(tmp_path):
+    from helpers import make_save
+
+    from gmdesk.core.session import Session
+
+    path, ids = make_save(
+        tmp_path,
+        "1d6x4",
+        [
+            {"name": "Ana", "sheet": _sheet("Ana", "-5")},
+            {"name": "Bo", "sheet": _sheet("Bo", "-4")},
+            {"name": "Cy"},
+        ],
+    )
+    with Session.open(path) as s:
+        rng = FixedDice([1, 1])  # Bo 4 − 4 = 0, Cy 4; Ana rolls no die
+        s.roll_initiative([ids["Ana"], ids["Bo"], ids["Cy"]], rng)
+        assert rng.remaining == 0
+        order = [(s.state.characters[x.char_id].name, x.initiative) for x in s.state.encounter.order]
+        assert order == [("Cy", 4), ("Bo", 0), ("Ana", -1)]
+        ana = next(e.record for e in s.state.rolls if e.actor == ids["Ana"])
+        assert ana.dice == () and "Reflex is at" in ana.get("auto_fail")
+        assert ana.outcome.startswith("Automatic failure")
+        # rolled again (a new round with initiative every round, or i): still after everyone
+        s.roll_initiative([ids["Ana"]], FixedDice([]))
+        assert [x.char_id for x in s.state.encounter.order][-1] == ids["Ana"]

@@ -290,13 +290,30 @@ def test_contest_all_ones_is_a_critical_failure_whatever_the_margin():
     assert (r.get("success"), r.get("clock")) == (False, 0)
 
 
-def test_contest_opponent_all_ones_is_its_critical_failure():
-    r = roll([2, 2, 2, 2, 1, 1, 1, 1], bonus=0, vs_bonus=20)
+def test_contest_opponent_all_ones_is_its_critical_failure_not_the_rollers_critical_success():
+    # the table: a total of 5 against an all-1s 34 — the roller wins, Narrowly (a Full
+    # Success, in combat a Wound), never a Critical Success with a Severe Wound
+    r = roll([2, 1, 1, 1, 1, 1, 1, 1], bonus=0, vs_bonus=30, combat=True)
+    assert (r.value, r.get("opponent")["total"], r.get("opponent")["all_ones"]) == (5, 34, True)
+    assert (r.outcome, r.get("tier"), r.get("winner"), r.get("contest")) == (
+        "Narrow victory — opponent's Critical Failure (all 1s)",
+        "Full Success",
+        "roller",
+        "Narrow",
+    )
+    assert [(d.text, d.applies_to) for d in r.descriptors] == [("Wound", "target")]
+    # level: Narrowly too
+    r = roll([2, 2, 2, 2, 1, 1, 1, 1], bonus=0, vs_bonus=4)
     assert (r.outcome, r.get("tier"), r.get("winner")) == (
-        "Victory — opponent's Critical Failure (all 1s)",
-        "Critical Success",
+        "Narrow victory — opponent's Critical Failure (all 1s)",
+        "Full Success",
         "roller",
     )
+    # ahead: by its own margin (8 against 4: Clear; 12 against 4: Decisive)
+    r = roll([2, 2, 2, 2, 1, 1, 1, 1], bonus=0, vs_bonus=0)
+    assert (r.outcome, r.get("tier"), r.get("winner")) == ("Clear victory", "Full Success", "roller")
+    r = roll([3, 3, 3, 3, 1, 1, 1, 1], bonus=0, vs_bonus=0)
+    assert (r.outcome, r.get("tier")) == ("Decisive victory", "Critical Success")
     r = roll([1, 1, 1, 1, 1, 1, 1, 1], vs_bonus=0)
     assert (r.outcome, r.get("tier"), r.get("winner")) == (
         "Critical Failure for both (all 1s)",
@@ -315,8 +332,12 @@ def test_contest_odds_count_all_ones():
     one = Fraction(1, 1296)
     assert o["Critical Failure (all 1s)"] == one * (1 - one)
     assert o["Critical Failure for both (all 1s)"] == one * one
-    assert o["Victory — opponent's Critical Failure (all 1s)"] == (1 - one) * one
-    assert o["Decisive victory"] == (1 - one) * (1 - one)
+    # always ahead (34 or more against 24 at most): the opponent's 1s are a Decisive victory
+    assert o["Narrow victory — opponent's Critical Failure (all 1s)"] == 0
+    assert o["Decisive victory"] == (1 - one) * (1 - one) + (1 - one) * one
+    # always behind (34 or less against 34 or more): only the opponent's 1s let the roller win
+    o = dict(m.odds(m.Params(bonus=0, vs_bonus=30)).outcomes)
+    assert o["Narrow victory — opponent's Critical Failure (all 1s)"] == (1 - one) * one
 
 
 def test_position_and_effect_are_kept_on_the_record():
@@ -528,7 +549,11 @@ def test_symmetric_contest_odds():
     d = m.odds(m.Params(vs_bonus=0))
     o = dict(d.outcomes)
     assert [label for label, _ in d.outcomes] == list(m.CONTEST_OUTCOMES)
-    assert o["Decisive victory"] == o["Decisive defeat"] and o["Narrow victory"] == o["Narrow defeat"]
+    # the sides are even: one wins as often as the other (the opponent's all 1s count
+    # among the roller's victories by margin, the roller's own among its Critical Failures)
+    wins = sum(o[k] for k in o if "victory" in k)
+    losses = sum(o[k] for k in ("Decisive defeat", "Clear defeat", "Narrow defeat", "Critical Failure (all 1s)"))
+    assert wins == losses
     assert sum(o.values()) == 1
     # a tie: both 4d6 totals equal = sum of squared 4d6 probabilities, but for both all 1s
     ties = sum(p * p for _, p in m.odds(m.Params()).distribution)

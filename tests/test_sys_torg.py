@@ -491,3 +491,45 @@ def test_records_round_trip_through_json(data, kw, case):
         chain = [d.value for d in rec.dice if d.role == role]
         if chain:
             assert chain[-1] != 10
+
+
+# ---------------------------------------------------------------- initiative obeys Stymied, Up, the ord setting
+
+
+def _initiative(tmp_path, conditions=(), reality_rated=True, settings=None, faces=()):
+    from helpers import make_save
+
+    from gmdesk.core.session import Session
+
+    path, ids = make_save(
+        tmp_path, "torg-2d10", [{"name": "Quin", "reality_rated": reality_rated, "fields": {"stats": "Dexterity=9"}}]
+    )
+    with Session.open(path) as s:
+        if settings:
+            s.apply({"type": "session.settings", "changes": settings})
+        for name in conditions:
+            s.apply({"type": "condition.add", "id": ids["Quin"], "name": name})
+        rng = FixedDice(faces)
+        s.roll_initiative([ids["Quin"]], rng)
+        assert rng.remaining == 0, "initiative used fewer dice than scripted"
+        return s.state.encounter.order[0].initiative, s.state.rolls[-1].record
+
+
+def test_torg_initiative_of_a_stymied_roller_has_no_positive_reroll(tmp_path):
+    # hot 9, cold 10: +9, no reroll when Stymied: 9 + 9 = 18
+    value, rec = _initiative(tmp_path, ["Stymied"], faces=[9, 10])
+    assert value == 18 and rec.params["stymied"] is True
+    # not Stymied: the +9 rerolls (a 4): 9 + 13 = 22
+    value, _ = _initiative(tmp_path / "b", faces=[9, 10, 4])
+    assert value == 22
+
+
+def test_torg_initiative_of_an_up_roller_adds_its_d10(tmp_path):
+    # hot 1, cold 2: +1; Up adds a 5: 9 + 6 = 15
+    value, rec = _initiative(tmp_path, ["Up"], faces=[1, 2, 5])
+    assert value == 15 and rec.params["up"] is True
+
+
+def test_torg_initiative_of_an_ord_obeys_the_no_reroll_setting(tmp_path):
+    value, rec = _initiative(tmp_path, reality_rated=False, settings={"ord_positive_reroll": False}, faces=[9, 10])
+    assert value == 18 and rec.params["ord_no_reroll"] is True

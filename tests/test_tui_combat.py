@@ -130,8 +130,9 @@ async def test_attack_fudge(tmp_path: Path) -> None:
 async def test_attack_1d6x4_lowers_vitality_to_unconscious_then_dead(tmp_path: Path) -> None:
     path, ids = fighters("1d6x4", tmp_path, kara={"sheet": KARA_SHEET}, bruno={"sheet": BRUNO_SHEET})
     # Kara 4×5 + Fitness 1 + Knife Expertise 1 = 22 vs Bruno 4×2 + Defense 1 = 9: hit, d6 = 4
-    # then again: 22 vs 9, d6 = 6 → Vitality −1 − 6 = −7 (Unconscious); again → Dead
-    app = make_app(path, rng=FixedDice([5, 2, 4, 5, 2, 6, 5, 2, 1]))
+    # then again: 22 vs 9, d6 = 6 → Vitality −1 − 6 = −7 (Unconscious); again (an
+    # Unconscious Bruno rolls no defense: 22 vs 4 + 1) d6 = 1 → Dead
+    app = make_app(path, rng=FixedDice([5, 2, 4, 5, 2, 6, 5, 1]))
     async with run(app, size=LARGE) as pilot:
         await main_screen(pilot)
         await press(pilot, "a")
@@ -150,14 +151,22 @@ async def test_attack_1d6x4_lowers_vitality_to_unconscious_then_dead(tmp_path: P
         await attack(pilot)
         assert saved(path).characters[ids["Bruno"]].status == "unconscious"
         assert "UNC" in screen_text(app)
-        await attack(pilot)
+        # the Unconscious are no default target any more: the GM picks Bruno by hand
+        await press(pilot, "a")
+        dlg = await dialog(pilot, RollDialog)
+        assert dlg.target is None
+        dlg.query_one("#rd-target", Choice).value = ids["Bruno"]
+        await settle(pilot)
+        await press(pilot, "enter")
+        await settle(pilot)
         assert "DEAD" in screen_text(app)
     bruno = saved(path).characters[ids["Bruno"]]
     assert bruno.status == "dead" and bruno.vitality_current == -8
 
 
 async def test_attack_1d6x4_missing_item_fails_automatically(tmp_path: Path) -> None:
-    path, ids = fighters("1d6x4", tmp_path, kara={"sheet": KARA_SHEET}, bruno={"sheet": BRUNO_SHEET})
+    # Bruno's sheet lists a Slingshot: it is a Physical Item, which Kara lacks
+    path, ids = fighters("1d6x4", tmp_path, kara={"sheet": KARA_SHEET}, bruno={"sheet": BRUNO_SHEET + "Slingshot\n"})
     app = make_app(path, rng=FixedDice([6, 1]))
     async with run(app, size=LARGE) as pilot:
         await main_screen(pilot)
@@ -355,7 +364,7 @@ async def test_1d6x4_healing_and_new_day(tmp_path: Path) -> None:
         form = await dialog(pilot, FormDialog)
         form.query_one("#form-healer", Select).value = ids["Kara"]
         form.query_one("#form-target", Select).value = ids["Bruno"]
-        await press(pilot, "ctrl+j")
+        await press(pilot, "ctrl+s")
         await settle(pilot)
         assert "Kara heals Bruno: Vitality 2/3" in notes(app)[-1]
         screen.action_system_move("new_day")

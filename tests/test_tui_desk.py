@@ -89,7 +89,8 @@ async def test_after_adding_a_source_the_desk_keys_act_and_enter_adds_again(tmp_
         assert editor.value == "Mud -2"
         label = str(pane.query_one("#editor-label").render())
         assert "name value [rounds]" in label  # the prompt's words, not eaten as markup
-        assert "Advantage sources" in screen_text(app)  # the section title is not cut at 80×24
+        # the section title is not cut at 80×24 (once the pane has scrolled the editor's row into view)
+        await until(pilot, lambda: "Advantage sources" in screen_text(app))
         await press(pilot, "enter")
         await settle(pilot)
         # a second Enter on the "+ add" row adds again; it never toggles the new source

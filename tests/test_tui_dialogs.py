@@ -47,7 +47,9 @@ def hint(screen: Any) -> str:
 # --------------------------------------------------------------------------- 16: Enter
 
 
-async def test_healing_dialog_heals_with_enter_from_its_dropdown(tmp_path: Path) -> None:
+async def test_a_dropdown_of_a_form_opens_on_enter_and_steps_with_the_arrows(tmp_path: Path) -> None:
+    """Issue 18: Enter on a closed dropdown opens it (Textual's own behaviour), ←/→
+    step through its values in place, and Ctrl+S (named in the hint) heals."""
     path, ids = fighters("1d6x4", tmp_path, kara={"sheet": KARA_SHEET}, bruno={"sheet": BRUNO_SHEET})
     with Session.open(path) as s:
         s.apply({"type": "character.edit", "id": ids["Bruno"], "fields": {"vitality_current": 1}})
@@ -57,17 +59,30 @@ async def test_healing_dialog_heals_with_enter_from_its_dropdown(tmp_path: Path)
         await press(pilot, "h")
         form = await dialog(pilot, FormDialog)
         assert isinstance(form.focused, Select)  # the Healer dropdown
-        assert "Enter heal" in hint(form) and "Space/↓ open list" in hint(form) and "Esc cancel" in hint(form)
+        text = hint(form)
+        assert "Enter open list · ←→ change" in text and "Ctrl+S heal" in text and "Esc cancel" in text
+        assert "Enter open list · ←→ change" in screen_text(app)
         await press(pilot, "tab")  # the Patient dropdown
-        form.query_one("#form-target", Select).value = ids["Bruno"]
-        await press(pilot, "enter")
+        patient = form.query_one("#form-target", Select)
+        await press(pilot, "enter")  # opens the list; nothing is healed
+        assert patient.expanded and isinstance(app.screen, FormDialog)
+        await press(pilot, "escape")
+        assert not patient.expanded and isinstance(app.screen, FormDialog)
+        before = patient.value
+        await press(pilot, "right")  # the next patient, in place
+        assert patient.value != before and not patient.expanded
+        if patient.value != ids["Bruno"]:
+            await press(pilot, "left", "left")
+        assert patient.value == ids["Bruno"]
+        assert saved(path).characters[ids["Bruno"]].vitality_current == 1
+        await press(pilot, "ctrl+s")
         await settle(pilot)
         assert not isinstance(app.screen, FormDialog)
         assert "Kara heals Bruno: Vitality 2/3" in notes(app)[-1]
     assert saved(path).characters[ids["Bruno"]].vitality_current == 2
 
 
-async def test_a_dropdown_opens_on_space_and_down_and_enter_picks_in_it(tmp_path: Path) -> None:
+async def test_a_dropdown_opens_on_enter_space_and_down_and_enter_picks_in_it(tmp_path: Path) -> None:
     path, _ = make_save(tmp_path, "4d2", [{"name": "Kara"}])
     app = make_app(path, rng=FixedDice([3, 3, 3, 3]))
     async with run(app, size=SMALL) as pilot:
@@ -77,7 +92,7 @@ async def test_a_dropdown_opens_on_space_and_down_and_enter_picks_in_it(tmp_path
         fold = dlg.query_one("#p-fold", Choice)
         fold.focus()
         await settle(pilot)
-        assert "Space/↓ open list" in hint(dlg)
+        assert "Enter open list · ←→ change · Ctrl+S roll" in hint(dlg)
         await press(pilot, "space")
         assert fold.expanded
         await press(pilot, "down", "enter")  # Enter picks in the open list; the dialog stays
@@ -87,7 +102,16 @@ async def test_a_dropdown_opens_on_space_and_down_and_enter_picks_in_it(tmp_path
         assert fold.expanded
         await press(pilot, "escape")  # closes the list only
         assert isinstance(app.screen, RollDialog) and not fold.expanded
-        await press(pilot, "enter")  # on the closed dropdown: rolls
+        await press(pilot, "enter")  # on the closed dropdown: opens it, rolls nothing
+        assert fold.expanded and isinstance(app.screen, RollDialog)
+        await press(pilot, "escape", "right")  # the next fold in place
+        assert fold.value == "negative" and not fold.expanded
+        await press(pilot, "right")  # the last one stays
+        assert fold.value == "negative"
+        await press(pilot, "left")
+        assert fold.value == "positive"
+        assert saved(path).rolls == []
+        await press(pilot, "ctrl+s")
         await settle(pilot)
         assert not isinstance(app.screen, RollDialog)
     rolls = saved(path).rolls
@@ -115,16 +139,16 @@ async def test_enter_on_a_checkbox_rolls_and_space_toggles_it(tmp_path: Path) ->
 
 async def test_the_hint_names_the_keys_of_the_keymap(tmp_path: Path) -> None:
     keymap = tmp_path / "keymap.toml"
-    keymap.write_text('"dialog.submit" = "ctrl+s"\n"dialog.cancel" = "ctrl+g"\n')
+    keymap.write_text('"dialog.submit" = "ctrl+o"\n"dialog.cancel" = "ctrl+g"\n')
     path, _ = make_save(tmp_path, "4d6", [{"name": "Kara"}])
     app = make_app(path, keymap_file=keymap)
     async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await press(pilot, "K")  # add a clock
         form = await dialog(pilot, FormDialog)
-        assert "Ctrl+S add" in hint(form) and "Ctrl+G cancel" in hint(form)
+        assert "Ctrl+O add" in hint(form) and "Ctrl+G cancel" in hint(form)
         assert "Enter" not in hint(form) and "Esc" not in hint(form)
-        await press(pilot, *"Doom", "ctrl+s")
+        await press(pilot, *"Doom", "ctrl+o")
         await settle(pilot)
         assert not isinstance(app.screen, FormDialog)
     assert "Doom" in saved(path).clocks
@@ -228,7 +252,7 @@ async def test_a_refused_heal_stays_in_the_dialog_without_the_event_type(tmp_pat
         await press(pilot, "h")
         form = await dialog(pilot, FormDialog)
         form.query_one("#form-healer", Select).value = ids["Kara"]
-        await press(pilot, "enter")
+        await press(pilot, "ctrl+s")  # (Enter on the dropdown opens it)
         await settle(pilot)
         assert app.screen is form
         error = str(form.query_one("#dialog-error").render())
@@ -343,10 +367,14 @@ async def test_fudge_empty_vs_trait_is_unopposed_and_opposed_is_asked_for(tmp_pa
         await settle(pilot)
         await press(pilot, "enter")
         await settle(pilot)
-        await press(pilot, "r")  # the same roller again: Vs trait remembered, not Opposed
+        await press(pilot, "r")  # the same roller again: its Trait remembered, not Opposed nor Vs trait
         dlg = await dialog(pilot, RollDialog)
         assert not dlg.query_one("#p-opposed", Checkbox).value
-        assert dlg.query_one("#p-vs_trait", Input).value == "Fair"
+        assert dlg.query_one("#p-vs_trait", Input).value == ""
+        assert dlg.query_one("#p-trait", Input).value == "Good"
+        await settle(pilot)
+        assert "Trait Good — Kara's last roll" in str(dlg.query_one("#rd-info").render())
+        dlg.query_one("#p-vs_trait", Input).value = "Fair"
         await settle(pilot)
         assert "Not opposed" in str(dlg.query_one("#rd-info").render())
         await press(pilot, "enter")

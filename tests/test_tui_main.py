@@ -26,7 +26,7 @@ from helpers import (
     settle,
     until,
 )
-from textual.widgets import Checkbox, Input, OptionList, Select
+from textual.widgets import Input, OptionList, Select
 
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session
@@ -273,7 +273,7 @@ async def test_roll_dialog_validates_and_previews_odds(tmp_path: Path) -> None:
         assert odds.params["shift"] == 2
         # switching the source off for this roll takes the shift away
         dlg.last_odds = None
-        dlg.query_one("#src-own-0", Checkbox).value = False
+        dlg.set_source("src-own-0", False)
         await pilot.pause()
         assert shift.value == "0"
         odds = await odds_ready(pilot, dlg)
@@ -287,7 +287,7 @@ async def test_roll_dialog_validates_and_previews_odds(tmp_path: Path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, RollDialog)
         assert saved(path).rolls == []
-        dlg.query_one("#src-own-0", Checkbox).value = True
+        dlg.set_source("src-own-0", True)
         await pilot.pause()
         assert shift.value == "2"
         await press(pilot, "enter")

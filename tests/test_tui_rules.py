@@ -147,7 +147,9 @@ Magic Ability     +2 (5)
 
 
 async def test_1d6x4_dialog_fails_a_missing_item_and_spends_a_named_use(tmp_path: Path) -> None:
-    path, ids = make_save(tmp_path, "1d6x4", [{"name": "Pip", "sheet": PIP}], initiative={"Pip": 12}, start=True)
+    # Wren's sheet lists a Slingshot: a Physical Item of the session, which Pip lacks
+    wren = {"name": "Wren", "sheet": "Wren\nDescriptor  Default  Current\nSlingshot  +4\n"}
+    path, ids = make_save(tmp_path, "1d6x4", [{"name": "Pip", "sheet": PIP}, wren], initiative={"Pip": 12}, start=True)
     app = make_app(path, rng=FixedDice([4]))
     async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
@@ -162,6 +164,8 @@ async def test_1d6x4_dialog_fails_a_missing_item_and_spends_a_named_use(tmp_path
         await press(pilot, "r")
         dlg = await dialog(pilot, RollDialog)
         dlg.query_one("#p-test", Input).value = "Magic Ability/Turn Invisible"
+        assert dlg.query_one("#p-target", Input).value == ""  # the GM's secret number: one Test's
+        dlg.query_one("#p-target", Input).value = "10"
         await pilot.pause()
         assert "Spends a use of Magic Ability/Turn Invisible" in str(dlg.query_one("#rd-info").render())
         await press(pilot, "enter")

@@ -88,7 +88,7 @@ def tally(monkeypatch: pytest.MonkeyPatch) -> Any:
     module = fake_system()
     monkeypatch.setitem(sys.modules, module.__name__, module)
     found = {**registry.BUILTIN_MODULES, "tally": module.__name__}
-    monkeypatch.setattr(registry, "_plugins", lambda: (found, ()))
+    monkeypatch.setattr(registry, "_plugins", lambda: (found, (), {}))
     monkeypatch.setattr(registry, "SYSTEM_IDS", tuple(found))
     desk_class.cache_clear()
     yield module
@@ -228,12 +228,16 @@ async def test_the_help_lists_the_pane_keys_the_system_uses(
         assert "enter / e" in keys
 
 
-def test_what_the_roll_dialog_never_offers_again_is_declared() -> None:
+def test_what_the_roll_dialog_offers_again_is_declared() -> None:
+    """Issue 18: only what a system declares remembered (``Param.remember``, off by
+    default) carries to the next roll: what describes the roller, never a one-off."""
     from gmdesk.core.systems import get_spec
-    from gmdesk.tui.screens.main import not_remembered
 
-    for system in BUILTIN_KEYS:
-        declared = {p.name for p in get_spec(system).params if not p.remember}
-        assert not_remembered(system) == declared | {"clock"}
-    assert {"possibilities", "up", "stymied"} <= not_remembered("torg-2d10")
-    assert "skill" not in not_remembered("torg-2d10")
+    remembered = {system: {p.name for p in get_spec(system).params if p.remember} for system in BUILTIN_KEYS}
+    assert remembered == {
+        "4d2": set(),
+        "fudge": {"trait", "offense"},
+        "1d6x4": {"test", "bonus", "damage"},
+        "torg-2d10": {"skill"},
+        "4d6": {"bonus"},
+    }

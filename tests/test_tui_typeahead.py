@@ -12,9 +12,12 @@ from typing import Any
 
 from helpers import SMALL, main_screen, notes, run, saved, settle
 from textual import events
-from typeahead import events_of, harness_save, textual_keys
+from typeahead import ADD_CONDITION_ROW, events_of, harness_save, textual_keys
 
 from gmdesk.tui.app import GmdeskApp
+
+#: from the desk to the "+ add condition" row of Kara's pane (4d6, the system of :func:`desk`)
+TO_ADD_CONDITION = "<tab><ctrl+home>" + "<down>" * ADD_CONDITION_ROW["4d6"]
 
 
 async def typed_ahead(pilot: Any, keys: str) -> None:
@@ -61,7 +64,7 @@ async def test_a_condition_typed_ahead_in_the_pane_is_the_whole_text(tmp_path: P
     path, app = desk(tmp_path)
     async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
-        await typed_ahead(pilot, "<tab><ctrl+home>" + "<down>" * 9 + "<enter>Blessed 2<enter><shift+tab>n")
+        await typed_ahead(pilot, TO_ADD_CONDITION + "<enter>Blessed 2<enter><shift+tab>n")
         assert screen.initiative.table.has_focus
     state = saved(path)
     kara = next(c for c in state.characters.values() if c.name == "Kara")
@@ -110,7 +113,7 @@ async def test_desk_keys_on_a_plus_add_row_typed_ahead(tmp_path: Path) -> None:
     path, app = desk(tmp_path)
     async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
-        await typed_ahead(pilot, "<tab><ctrl+home>" + "<down>" * 9)
+        await typed_ahead(pilot, TO_ADD_CONDITION)
         assert screen.character.current_row().kind == "add"
         await typed_ahead(pilot, "nnu")
         assert not screen.character.editing
@@ -128,7 +131,7 @@ async def test_the_screen_follows_bursts_typed_into_the_condition_editor(tmp_pat
     path, app = desk(tmp_path)
     async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
-        await typed_ahead(pilot, "<tab><ctrl+home>" + "<down>" * 9 + "<enter>")
+        await typed_ahead(pilot, TO_ADD_CONDITION + "<enter>")
         editor = screen.character.query_one("#character-editor")
         for n in range(8):
             await typed_ahead(pilot, f"Hex{n}?x<backspace>")
@@ -137,3 +140,36 @@ async def test_the_screen_follows_bursts_typed_into_the_condition_editor(tmp_pat
             await typed_ahead(pilot, "<backspace>" * 5)
             assert editor.value == ""
     assert len(events_of(path)) == 5  # the five events of the harness's session: nothing added
+
+
+async def test_the_pickers_dialogs_typed_ahead(tmp_path: Path) -> None:
+    """On the picker, each dialog typed in one burst (the picker's sequences of
+    ``typeahead.SEQUENCES``): c and a name over the suggested one, Enter — the copy;
+    N, Tab, Space (rest), Tab, Space (Bruno), Enter — the next night, rested, with
+    Bruno, open on the desk; back to the sessions, n, a name, Tab, ↓ (the next
+    system), Enter — a new session in that system; back again, e, ↓ (the second
+    example), Tab, Ctrl+U, a name, Enter — a copy of that example under the name."""
+    from gmdesk.core.session import SessionStore
+    from gmdesk.tui.screens.picker import default_examples_dir, list_examples
+
+    path = harness_save(tmp_path, "4d2")
+    examples = default_examples_dir()
+    app = GmdeskApp(path.parent, examples_dir=examples, rng=random.Random(7))
+    async with run(app, size=SMALL) as pilot:
+        await settle(pilot)
+        await typed_ahead(pilot, "cTwin<enter>N<tab> <tab> <enter>")
+        await main_screen(pilot)
+        assert app.session is not None and Path(app.session.path).name == "Twin 2.gmdesk"
+        await typed_ahead(pilot, "<ctrl+p>another<enter>nTue<tab><down><enter>")
+        await main_screen(pilot)
+        await typed_ahead(pilot, "<ctrl+p>another<enter>e<down><tab><ctrl+u>Demo<enter>")
+        await main_screen(pilot)
+    sessions = {s.name: s for s in SessionStore(path.parent).list()}
+    assert sorted(sessions) == ["Demo", "Table", "Tue", "Twin", "Twin 2"]
+    assert events_of(Path(sessions["Twin"].path)) == events_of(path)  # the copy
+    (carried,) = events_of(Path(sessions["Twin 2"].path))
+    assert (carried["type"], carried["from"], carried["rest"]) == ("session.carried", "Twin", True)
+    assert [c["name"] for c in carried["characters"]] == ["Kara", "Bruno", "Mira"]  # Bruno ticked with Space
+    assert sessions["Tue"].system == "fudge"  # ↓ from 4d2, the highlighted session's system
+    second = list_examples(SessionStore(path.parent), examples)[1]  # as the dialog lists them
+    assert events_of(Path(sessions["Demo"].path)) == events_of(Path(second.path))

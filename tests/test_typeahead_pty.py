@@ -6,8 +6,10 @@ session picker of a copy of the same session (:func:`typeahead.harness_save`) an
 type every sequence of :data:`typeahead.SEQUENCES` in order: one writes each sequence
 in a single ``write()`` (as SSH delivers a burst), the other one key at a time, each
 after the screen has settled (no output for a moment, nothing being written to the
-save). The two saved sessions must hold the same events, event by event, but for
-when they were made; and the slow run must have logged what each sequence is for.
+save). Both save directories must hold the same sessions (the picker's dialogs make
+more: a copy, a next night, a new session, one from an example), each with the same
+events, event by event, but for when they were made; and the slow run must have
+logged what each sequence is for.
 
 All ten processes run at once, so the harness takes about as long as the slowest
 run (well within CI's couple of minutes on 2 cores).
@@ -37,6 +39,7 @@ from typeahead import (
     for_system,
     harness_save,
     readme_keys,
+    sessions_of,
     terminal_bytes,
 )
 
@@ -94,7 +97,16 @@ class PtyDesk:
             self.last_output = time.monotonic()
 
     def _files(self) -> tuple:
-        return tuple((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(self.saves.glob("*.gmdesk*")))
+        """Name, size and time of every session file (the picker's dialogs make, copy
+        and release them: one may be gone between listing and reading it)."""
+        out = []
+        for p in sorted(self.saves.glob("*.gmdesk*")):
+            try:
+                st = p.stat()
+            except FileNotFoundError:
+                continue
+            out.append((p.name, st.st_size, st.st_mtime_ns))
+        return tuple(out)
 
     def settle(self, quiet: float = SETTLED) -> None:
         """Wait until the screen has settled: after the last key, something was drawn
@@ -221,18 +233,26 @@ def test_every_sequence_typed_ahead_matches_typing_it_slowly(tmp_path: Path) -> 
     assert not errors, errors
     problems = []
     for system in SYSTEMS:
-        slow = events_of(runs[(system, False)])
-        fast = events_of(runs[(system, True)])
-        types = {e["type"] for e in slow}
+        slow_sessions = sessions_of(runs[(system, False)].parent)
+        fast_sessions = sessions_of(runs[(system, True)].parent)
+        types = {e["type"] for e in events_of(runs[(system, False)])}  # the session the desk's keys play
         for sequence in for_system(system):
             if sequence.saves and sequence.saves not in types:
                 problems.append(f"{system}: the slow run logged no {sequence.saves} ({sequence.name})")
-        for i, (a, b) in enumerate(zip(slow, fast, strict=False)):
-            if a != b:
-                problems.append(f"{system}: event {i} typed slowly {a}\n    typed ahead {b}")
-                break
-        if len(slow) != len(fast):
-            problems.append(f"{system}: {len(slow)} events typed slowly, {len(fast)} typed ahead")
+            if sequence.creates and sequence.creates not in slow_sessions:
+                problems.append(f"{system}: the slow run made no session {sequence.creates!r} ({sequence.name})")
+        if sorted(slow_sessions) != sorted(fast_sessions):
+            problems.append(
+                f"{system}: sessions typed slowly {sorted(slow_sessions)}, typed ahead {sorted(fast_sessions)}"
+            )
+        for session in sorted(set(slow_sessions) & set(fast_sessions)):
+            slow, fast = slow_sessions[session], fast_sessions[session]
+            for i, (a, b) in enumerate(zip(slow, fast, strict=False)):
+                if a != b:
+                    problems.append(f"{system} {session!r}: event {i} typed slowly {a}\n    typed ahead {b}")
+                    break
+            if len(slow) != len(fast):
+                problems.append(f"{system} {session!r}: {len(slow)} events typed slowly, {len(fast)} typed ahead")
     assert not problems, "\n".join(problems)
 
 

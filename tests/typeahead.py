@@ -14,6 +14,9 @@ The sequences run one after the other on one session per system (see
 :func:`harness_save`): Kara (PC, initiative 12), Bruno (NPC, 8) and Mira (PC, 5),
 the encounter started at Kara's turn; the first is typed on the session picker.
 Each leaves the desk with the initiative list focused, where the next one starts.
+The last ones are the picker's dialogs: back to the sessions through the palette's
+"Open another session…", they make a copy, a next night, a new session and one from
+an example (``creates``), each compared with the slow run's as well.
 """
 
 from __future__ import annotations
@@ -27,20 +30,23 @@ SYSTEMS = ("4d2", "fudge", "1d6x4", "torg-2d10", "4d6")
 
 #: the row of "+ add condition" in a fresh character's pane, counted from the top
 #: (ctrl+home): the system's own rows come first
-ADD_CONDITION_ROW = {"4d2": 3, "fudge": 9, "1d6x4": 6, "torg-2d10": 11, "4d6": 9}
+ADD_CONDITION_ROW = {"4d2": 3, "fudge": 9, "1d6x4": 6, "torg-2d10": 11, "4d6": 10}
 
 
 @dataclass(frozen=True)
 class Sequence:
     """``keys`` typed in one go; ``readme``: the keys of the README's table it covers;
     ``systems``: where it applies (all when empty); ``saves``: an event type the slow
-    run must have logged for it (so a sequence that silently does nothing is caught)."""
+    run must have logged for it (so a sequence that silently does nothing is caught);
+    ``creates``: the name of a session the slow run must have made with it (the
+    picker's dialogs)."""
 
     name: str
     keys: str
     readme: tuple[str, ...] = ()
     systems: tuple[str, ...] = ()
     saves: str = ""
+    creates: str = ""
 
     def for_system(self, system: str) -> str:
         return self.keys.replace("{cond}", "<down>" * ADD_CONDITION_ROW[system])
@@ -93,8 +99,31 @@ SEQUENCES: list[Sequence] = [
     # Kara has no descriptor sheet: Healing is refused in the dialog, which Escape closes
     Sequence("healing (refused in the dialog)", "h<enter><escape>", ("h",), ("1d6x4",)),
     Sequence("a clock added and ticked", "KAlarm<tab>4<enter>k<enter>", ("K", "k"), ("4d6",), "clock.add"),
-    # last: it leaves the focus on the roll log (Escape must end a write)
+    # it leaves the focus on the roll log (Escape must end a write)
     Sequence("a roll's breakdown from the log", "<shift+tab><enter><escape>", ("Enter",)),
+    # the picker's dialogs, each session they make compared with the slow run's, event
+    # by event. Back on the picker "Table" (just played) is highlighted; the copy is
+    # highlighted after it is made, and each new session opens on the desk.
+    Sequence(
+        "picker: back to the sessions, duplicate under a name typed over",
+        "<ctrl+p>another<enter>cTwin<enter>",  # the suggested name is selected: typed over
+        creates="Twin",
+    ),
+    Sequence(
+        "picker: next night, rested, a non-player character ticked with Space, Enter starts",
+        "N<tab> <tab> <enter>",
+        creates="Twin 2",
+    ),
+    Sequence(
+        "picker: back to the sessions, a new session named, its system chosen",
+        "<ctrl+p>another<enter>nTue<tab><up><enter>",
+        creates="Tue",
+    ),
+    Sequence(
+        "picker: back to the sessions, a new session from an example, renamed",
+        "<ctrl+p>another<enter>e<down><tab><ctrl+u>Demo<enter>",
+        creates="Demo",
+    ),
 ]
 
 #: the README's keys that no sequence types ahead, and why
@@ -119,6 +148,7 @@ TERMINAL_BYTES = {
     "ctrl+end": b"\x1b[1;5F",
     "ctrl+p": b"\x10",
     "ctrl+y": b"\x19",
+    "ctrl+u": b"\x15",
 }
 
 _TOKEN = re.compile(r"<([a-z+_]+)>|(.)", re.S)
@@ -205,6 +235,14 @@ def events_of(path: Path) -> list[dict]:
 
     with Session.open(path, readonly=True) as s:
         return [{"seq": seq, **_untimed(doc)} for seq, doc in s._log.events()]
+
+
+def sessions_of(directory: Path) -> dict[str, list[dict]]:
+    """Every session in ``directory`` by name: its system, then its events as
+    :func:`events_of` reads them."""
+    from gmdesk.core.session import SessionStore
+
+    return {str(s.name): [{"system": s.system}, *events_of(Path(s.path))] for s in SessionStore(directory).list()}
 
 
 def _untimed(doc: Any) -> Any:

@@ -15,6 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.inputs import read_input
+from gmdesk.core.results import saved
+from gmdesk.core.session.commands import MAX_SHEET_BYTES
+
+#: the biggest TOML file ``bestiary import`` reads
+MAX_IMPORT_BYTES = 64 << 20
 
 
 def register(subparsers: Any) -> None:
@@ -98,6 +104,7 @@ def bestiary(ns: Any, starter: bool = True) -> Any:
     b = Bestiary(_store(ns).dir)
     n = b.ensure_starter() if starter else None
     if n is not None:
+        saved("starter", f"the starter bestiary {b.path}")
         machine = getattr(ns, "json", False) or getattr(ns, "file", None) == "-"
         print(
             f"Started the bestiary with gmdesk's {n} starter stat blocks (the example sessions' foes): {b.path}",
@@ -204,12 +211,13 @@ def cmd_add(ns: Any) -> int:
     if ns.sheet is not None:
         path = Path(ns.sheet).expanduser()
         try:
-            data["sheet"] = path.read_bytes().decode("utf-8")
+            data["sheet"] = read_input(path, MAX_SHEET_BYTES, "sheet").decode("utf-8")
         except UnicodeDecodeError:
             raise GmdeskError(f"{path}: not UTF-8 text") from None
     block = _block(data).check()  # every value read before anything is written
     b = bestiary(ns)
     replaced = b.add(block, replace=ns.replace)
+    saved("bestiary", f"{block.name} ({block.system}) {'replaced' if replaced else 'added'} in the bestiary")
     block = b.find(block.name, block.system)
     print(f"{'Replaced' if replaced else 'Added'} {block.name} ({block.system}) in the bestiary")
     for line in _lines(block):
@@ -230,6 +238,7 @@ def cmd_save(ns: Any) -> int:
         where = session.state.info.name
     b = bestiary(ns)
     replaced = b.add(block, replace=ns.replace)
+    saved("bestiary", f"{block.name} ({block.system}) {'replaced' if replaced else 'saved'} in the bestiary")
     print(f"{'Replaced' if replaced else 'Saved'} {block.name} ({block.system}) in the bestiary, from {where}")
     return 0
 
@@ -268,23 +277,28 @@ def cmd_show(ns: Any) -> int:
 
 def cmd_remove(ns: Any) -> int:
     block = bestiary(ns).remove(ns.name, _system(ns.system))
+    saved("bestiary", f"{block.name} ({block.system}) removed from the bestiary")
     print(f"Removed {block.name} ({block.system}) from the bestiary")
     return 0
 
 
 def cmd_export(ns: Any) -> int:
     from gmdesk.core.campaign.bestiary import to_toml
+    from gmdesk.core.outputs import check_output, write_output
+    from gmdesk.core.session.commands import _store
 
+    saves = _store(ns).dir
+    if ns.file != "-":
+        check_output(ns.file, saves)  # never gmdesk's own files: refused before the bestiary is read
     blocks = bestiary(ns).blocks(_system(ns.system), ns.tag)
     text = to_toml(blocks)
     if ns.file == "-":
         sys.stdout.write(text)
         return 0
-    from gmdesk.core.session.storage import atomic
-
     out = Path(ns.file).expanduser()
     try:  # whole or not at all: a temporary file beside it, fsynced, then renamed
-        atomic.publish(out.with_name(f".{out.name}.tmp"), out, text.encode("utf-8"), overwrite=True)
+        write_output(out, text.encode("utf-8"), saves)
+        saved("export", f"{out}")
     except OSError as e:
         raise GmdeskError(f"cannot write {out}: {e.strerror or e}") from None
     print(f"Wrote {len(blocks)} stat block{'s' if len(blocks) != 1 else ''} to {out}")
@@ -296,7 +310,7 @@ def cmd_import(ns: Any) -> int:
 
     path = Path(ns.file).expanduser()
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_input(path, MAX_IMPORT_BYTES, "bestiary to import").decode("utf-8")
     except UnicodeDecodeError:
         raise GmdeskError(f"{path}: not UTF-8 text") from None
     blocks = []
@@ -309,6 +323,7 @@ def cmd_import(ns: Any) -> int:
         raise GmdeskError(f"{path}: holds no [[stat_block]]; nothing was imported")
     # a first import is the bestiary: the starter is not written under it
     added, replaced = bestiary(ns, starter=False).add_many(blocks, replace=ns.replace)
+    saved("bestiary", f"{added + replaced} stat block{'s' if added + replaced != 1 else ''} imported from {path}")
     print(
         f"Imported {added + replaced} stat block{'s' if added + replaced != 1 else ''} from {path}"
         + (f" ({replaced} replaced)" if replaced else "")

@@ -1,4 +1,4 @@
-"""``gmdesk char SAVE add|set|show|list|remove|add-from|initiative|hide|reveal``: a session's characters and the
+"""``gmdesk char SAVE add|set|show|list|remove|add-from|initiative|hide|reveal|status``: a session's characters and the
 numbers their system rolls with, from the command line.
 
 ``FIELD=VALUE`` names a field of the session's system (``core.systems.spec``
@@ -21,10 +21,15 @@ copies (and their initiative rolls) are hidden from the players until revealed.
 
 ``initiative NAME[=N] …`` rolls initiative for each named character (the session's
 system, its own modifier; logged with its dice) or takes the typed N, and those not
-in the encounter join it.
+in the encounter join it. The Unconscious and the Dead get none (said on stdout;
+refused when nobody named can act).
+
+``status NAME ok|unconscious|dead`` sets the character's status by hand (the seeds
+give torg-2d10 and 4d6 no knock-out rule; the GM may overrule one): it holds until
+the GM sets another or a later roll gives a worse one (``character.status``).
 
 Each command is one undoable event (``character.add``, ``character.fields``,
-``character.remove``, ``characters.add``, ``initiative.set``); a ``set`` that changes nothing (the
+``character.remove``, ``characters.add``, ``initiative.set``, ``character.status``); a ``set`` that changes nothing (the
 values the character already has) says so and logs nothing; bad input is one line
 on stderr, exit 2, and nothing is saved.
 """
@@ -37,6 +42,7 @@ import sys
 from typing import Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.results import saved
 from gmdesk.core.session.events.text import num
 
 #: the character's own parts ``char`` sets: words (normalised) → (event key, label)
@@ -63,10 +69,12 @@ def register(subparsers: Any) -> None:
     """Add ``char`` and its verbs to ``gmdesk``'s subparsers."""
     from gmdesk.core.session.commands import _guard
 
-    p = subparsers.add_parser("char", help="add, change, show, list, remove, hide or reveal a session's characters")
+    p = subparsers.add_parser(
+        "char", help="add, change, show, list, remove, hide or reveal a session's characters, or set their status"
+    )
     p.add_argument("save", metavar="SAVE", help="session name or path")
     verbs = p.add_subparsers(
-        dest="verb", metavar="add|set|show|list|remove|add-from|initiative|hide|reveal", parser_class=type(p)
+        dest="verb", metavar="add|set|show|list|remove|add-from|initiative|hide|reveal|status", parser_class=type(p)
     )
     verbs.required = True
 
@@ -129,6 +137,11 @@ def register(subparsers: Any) -> None:
         "--with-rolls", action="store_true", help="and the rolls it made or took while hidden (else they stay hidden)"
     )
     v.set_defaults(func=_guard(cmd_reveal))
+
+    v = verbs.add_parser("status", help="set a character's status by hand: ok, unconscious or dead")
+    v.add_argument("name", metavar="NAME", help="character name or id")
+    v.add_argument("status", metavar="ok|unconscious|dead", help="the status the GM sets")
+    v.set_defaults(func=_guard(cmd_status))
 
 
 # --------------------------------------------------------------------------- reading FIELD=VALUE
@@ -249,9 +262,11 @@ def _apply(session: Any, doc: dict[str, Any]) -> Any:
     from gmdesk.core.session.events import EventError
 
     try:
-        return session.apply(doc)
+        event = session.apply(doc)
     except EventError as e:
         raise GmdeskError(e.reason) from None
+    saved("event", f"{event.summary}, in {session.state.info.name}")
+    return event
 
 
 def _print_event(event: Any) -> None:
@@ -438,6 +453,19 @@ def cmd_reveal(ns: Any) -> int:
     return 0
 
 
+def cmd_status(ns: Any) -> int:
+    """The GM sets a character's status by hand (one ``character.status`` event)."""
+    from gmdesk.core.session.model import STATUSES
+
+    status = _key(ns.status)
+    if status not in STATUSES:
+        raise ParamError("status", f"must be ok, unconscious or dead (got {ns.status!r})")
+    with _open(ns) as session:
+        c = session.character(ns.name)
+        _print_event(_apply(session, {"type": "character.status", "id": c.id, "status": status}))
+    return 0
+
+
 def cmd_initiative(ns: Any) -> int:
     """Initiative for the named characters in one event, each roll logged with its
     dice (the session's system, the character's own modifier), a typed value kept
@@ -462,7 +490,10 @@ def cmd_initiative(ns: Any) -> int:
             event = session.roll_initiative(ids, make_rng(seed), values=values)
         except EventError as e:
             raise GmdeskError(e.reason) from None
+        saved("event", f"{event.summary}, in {session.state.info.name}")
         _print_event(event)
+        for line in session.no_initiative(ids).values():  # the Unconscious and the Dead: none
+            sys.stdout.write(f"  · {line}\n")
     return 0
 
 

@@ -20,9 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.inputs import read_input
+from gmdesk.core.results import saved
 from gmdesk.core.text import short_time
 
 EXIT_ERROR = 2
+
+#: the biggest descriptor sheet file ``import-sheet`` reads
+MAX_SHEET_BYTES = 1 << 20
 
 
 def _store(ns: Any):
@@ -43,8 +48,12 @@ def _guard(fn: Callable[[Any], int]) -> Callable[[Any], int]:
 
     @wraps(fn)
     def run(ns: Any) -> int:
+        from gmdesk.core.results import StdoutFailed
+
         try:
             return int(fn(ns) or 0)
+        except StdoutFailed:
+            raise  # what was saved and what could not be printed: said by gmdesk.core.cli.main
         except GmdeskError as e:
             return _fail(str(e))
         except BrokenPipeError:
@@ -54,6 +63,11 @@ def _guard(fn: Callable[[Any], int]) -> Callable[[Any], int]:
         except OSError as e:
             where = f"{e.filename}: " if getattr(e, "filename", None) else ""
             return _fail(f"{where}{e.strerror or e}")
+        except RecursionError:
+            return _fail("the input is nested too deeply to be read")
+        except Exception as e:  # noqa: BLE001 - never a traceback: one line, exit 2
+            text = str(e).strip().splitlines()
+            return _fail(f"unexpected error ({type(e).__name__}{': ' + text[0] if text else ''}); please report it")
 
     return run
 
@@ -143,11 +157,11 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser("check", help="say what is wrong with a session (reads only)")
     p.add_argument("save", metavar="SAVE", help="session name or path")
-    p.set_defaults(func=cmd_check)
+    p.set_defaults(func=_checkcli().cmd_check)
 
     p = subparsers.add_parser("repair", help="write a new session beside a damaged one from what can be trusted")
     p.add_argument("save", metavar="SAVE", help="session name or path")
-    p.set_defaults(func=cmd_repair)
+    p.set_defaults(func=_checkcli().cmd_repair)
 
     from gmdesk.core.session.charcli import register as register_char
 
@@ -161,6 +175,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("save", metavar="SAVE", help="session name or path")
     p.add_argument("character", metavar="CHARACTER", help="character name or id")
     p.set_defaults(func=cmd_export_sheet)
+
+
+def _checkcli() -> Any:
+    from gmdesk.core.session import checkcli
+
+    return checkcli
 
 
 def argparse_suppress() -> str:
@@ -187,6 +207,7 @@ def cmd_new(ns: Any) -> int:
     settings = dict(parse_assignment(text) for text in ns.setting)
     store = _store(ns)
     path = store.create(ns.name, system, settings or None)
+    saved("new", f"new session {ns.name.strip()}: {path}")
     shown = ", ".join(f"{BY_KEY[k].title} {BY_KEY[k].show(v)}" for k, v in settings.items())
     print(f"Created {ns.name.strip()} ({system}{'; ' + shown if shown else ''}): {path}")
     return 0
@@ -200,6 +221,7 @@ def _new_from(ns: Any) -> int:
             "a next night keeps the system and settings of the session it follows (change them once it is made)",
         )
     got = _store(ns).next_night(ns.source, ns.name, rest=ns.rest, npcs=ns.npcs)
+    saved("new", f"new session {ns.name.strip()}: {got.path}")
     who = ", ".join(got.names) or "nobody"
     how = "after a rest" if got.rest else "as they stood"
     print(f"Created {ns.name.strip()}, the next night of {got.source} ({who}, {how}): {got.path}")
@@ -227,7 +249,7 @@ def cmd_list(ns: Any) -> int:
         else:
             rows.append((s.name, s.system, short_time(s.last_played), str(s.round), str(s.rolls)))
             if s.needs_plugin is not None:  # sound, but its dice system is not installed here
-                notes[len(rows) - 1] = f"needs plug-in: {s.needs_plugin} (install its package to open it)"
+                notes[len(rows) - 1] = _needs_note(s.needs_plugin)
     widths = [max(len(r[i]) for r in rows if not (r[1] == "DAMAGED" and i == 2)) for i in range(5)]
     for n, r in enumerate(rows):
         if r[1] == "DAMAGED" and n:
@@ -236,6 +258,16 @@ def cmd_list(ns: Any) -> int:
             line = "  ".join(f"{c:<{widths[i]}}" if i < 3 else f"{c:>{widths[i]}}" for i, c in enumerate(r))
             print(f"{line}  {notes.get(n, '')}".rstrip())
     return 0
+
+
+def _needs_note(system: str) -> str:
+    """The list's note on a sound session whose plug-in is missing or fails to load."""
+    from gmdesk.core.systems import plugin_failure
+
+    why = plugin_failure(system)
+    if why is not None:
+        return f"needs plug-in: {system} (installed, but it fails to load: {why})"
+    return f"needs plug-in: {system} (install its package to open it)"
 
 
 def event_json(event: Any) -> dict:
@@ -351,16 +383,22 @@ def cmd_export(ns: Any) -> int:
         fmt = "md"  # no --format and no telling suffix: the Markdown chronicle
     if fmt not in FORMATS:
         raise ParamError("--format", f"must be one of {', '.join(FORMATS)} (got {fmt!r})")
-    path = _store(ns).resolve(ns.save)
+    store = _store(ns)
+    if ns.output:
+        from gmdesk.core.outputs import check_output
+
+        check_output(ns.output, store.dir)  # never gmdesk's own files: refused before anything is read
+    path = store.resolve(ns.save)
     with Session.open(path, readonly=True) as session:
         if ns.gm and ns.public:
             raise ParamError("--gm", "is the GM's chronicle, --public the players': choose one")
         text = export(session.state, fmt, session.events, public=not ns.gm, header=session.header)
     if ns.output:
+        from gmdesk.core.outputs import write_output
+
         out = Path(ns.output).expanduser()
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(out)
+        write_output(out, text.encode("utf-8"), store.dir)
+        saved("export", f"{out}")
         print(f"Wrote {out}")
     else:
         sys.stdout.write(text)
@@ -385,11 +423,9 @@ def cmd_import_sheet(ns: Any) -> int:
     try:
         # bytes as they are: CRLF line endings and a missing final newline are kept, so
         # export-sheet gives the file back byte for byte
-        text = sheet_path.read_bytes().decode("utf-8")
+        text = read_input(sheet_path, MAX_SHEET_BYTES, "sheet").decode("utf-8")
     except UnicodeDecodeError:
         raise GmdeskError(f"{sheet_path}: not UTF-8 text") from None
-    except OSError as e:
-        raise GmdeskError(f"{sheet_path}: cannot read ({e.strerror or e})") from None
     from gmdesk.core.sheet import parse_sheet
 
     sheet = parse_sheet(text, str(sheet_path))  # SheetError names the file and line
@@ -407,9 +443,11 @@ def cmd_import_sheet(ns: Any) -> int:
         if existing:
             c = existing[0]
             session.apply({"type": "sheet.import", "id": c.id, "text": text})
+            saved("sheet", f"{c.name}'s sheet updated in {session.state.info.name}")
             print(f"Updated {c.name}'s sheet ({c.id}) in {session.state.info.name}")
         else:
             ev = session.apply({"type": "character.add", "character": {"name": name, "sheet": text}})
+            saved("sheet", f"{name} added with the sheet to {session.state.info.name}")
             print(f"Added {name} ({ev.data['id']}) with the sheet to {session.state.info.name}")
     return 0
 
@@ -449,49 +487,6 @@ def cmd_export_sheet(ns: Any) -> int:
     return 0
 
 
-def _damaged_path(ns: Any) -> Path:
-    """SAVE for check / repair: a damaged session is found by its file, never opened."""
-    store = _store(ns)
-    path = store.path_for(ns.save)
-    if not path.is_file():
-        for s in store.list():  # a damaged session listed under its file name
-            if s.error is not None and s.name == ns.save:
-                return s.path
-        raise GmdeskError(f"no session {ns.save!r} (looked for {path}); `gmdesk list` shows them")
-    return path
-
-
-@_guard
-def cmd_check(ns: Any) -> int:
-    """``gmdesk check SAVE``: the report on stdout; exit 0 when the session is fine,
-    1 when it is damaged (2 stays for a usage error, as everywhere)."""
-    from gmdesk.core.session.repair import check
-
-    report = check(_damaged_path(ns))
-    sys.stdout.write("\n".join(report.lines()) + "\n")
-    if not report.ok:
-        sys.stdout.write(
-            f"`gmdesk repair {ns.save}` writes a new session beside it from what can be trusted "
-            f"(the damaged files are never changed)\n"
-        )
-    sys.stdout.flush()
-    return 0 if report.ok else 1
-
-
-@_guard
-def cmd_repair(ns: Any) -> int:
-    from gmdesk.core.session.repair import repair
-
-    path = _damaged_path(ns)
-    dst, got = repair(path, _store(ns).dir if path.parent == _store(ns).dir else None)
-    lines = [f"Repaired {path.name}: wrote {dst} with {got.kept_text()}"]
-    lines += [f"  left out: {w}" for w in got.left_out] or ["  nothing was left out"]
-    lines.append(f"  {path.name} is unchanged")
-    sys.stdout.write("\n".join(lines) + "\n")
-    sys.stdout.flush()
-    return 0
-
-
 # --------------------------------------------------------------------------- gmdesk roll --save
 
 
@@ -527,6 +522,7 @@ def stream_rolls(
         typed_from = dict(getattr(ns, "roll_from", None) or {})
         read = frozenset(getattr(ns, "roll_read", None) or ())  # read from the sheets already
         out = sys.stdout
+        rolled = 0
         for _ in range(count):
             # filled afresh for each roll: what a roll changed (a torg condition, a spent
             # use) counts for the next one, as it would in the dialog
@@ -545,6 +541,8 @@ def stream_rolls(
                 tables=tables,
                 origins={**typed_from, **origins},
             )
+            rolled += 1
+            saved("roll", f"{rolled} roll{'s' if rolled != 1 else ''} to {session.state.info.name}")
             if as_json:
                 out.write(json.dumps(event.data["record"], ensure_ascii=False) + "\n")
             else:
@@ -598,14 +596,15 @@ def session_options(ns: Any, system_module: Any, saves: Any = None) -> None:
             raise ParamError(option, str(e).partition(": ")[2]) from None
         combat = bool(getattr(ns, _dest(ns, "combat") or "combat", False))
         filled = set()
+        replaced = spec.replaced_by(typed)  # a typed value stands in for these: nothing filled
         for name, (value, origin) in field_defaults(spec, actor, target, combat).items():
-            if name not in data and _dest(ns, name) is not None:
+            if name not in data and name not in replaced and _dest(ns, name) is not None:
                 data[name] = value
                 origins[name] = origin
                 filled.add(name)
         read = getattr(system_module, "read_filled", None)
         if read is not None and filled:
-            data = read(data, filled, actor, target)
+            data = read(data, filled, actor, target, items=session.sheet_items())
         for name, value in data.items():
             dest = _dest(ns, name)
             if dest is not None and value is not typed.get(name):
@@ -647,5 +646,5 @@ def _filled(
     params, origins = session.fill_params_from(system_module, params, actor, target, combat, given)
     hook = getattr(system_module, "read_sheets", None)
     if hook is not None:
-        params = hook(params, actor, target, read)
+        params = hook(params, actor, target, read, items=session.sheet_items())
     return params, origins

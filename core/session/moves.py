@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.errors import GmdeskError
-from gmdesk.core.session.events import Event, EventError, roll_refusal
+from gmdesk.core.session.events import MAX_INITIATIVE, Event, EventError, roll_refusal
 from gmdesk.core.session.model import DEFAULT_SETTINGS, State
 
 
@@ -78,7 +78,7 @@ class SessionMoves:
             if combat:  # before validation: some combat-only options need it (1d6x4 --mutual)
                 data.setdefault("combat", True)
             if fill:  # filled before validation: an attack's Difficulty may come from the target
-                params, filled = fill_data(st.info.settings, spec, data, a, t, combat, given)
+                params, filled = fill_data(st.info.settings, spec, data, a, t, combat, given, self.sheet_items())
             else:
                 data, filled = resolve_names(spec, data, a, t)
                 params = spec.params_from_json(data)
@@ -164,7 +164,15 @@ class SessionMoves:
         (parameter name → "Quin Sebastian's Fire Combat")."""
         from gmdesk.core.session.params import fill_params_from
 
-        return fill_params_from(self.state.info.settings, module, params, actor, target, combat, given)
+        return fill_params_from(
+            self.state.info.settings, module, params, actor, target, combat, given, self.sheet_items()
+        )
+
+    def sheet_items(self) -> frozenset[str]:
+        """The Physical Items the session's sheets list (``params.sheet_items``)."""
+        from gmdesk.core.session.params import sheet_items
+
+        return sheet_items(self.state.characters.values())
 
     def initiative_modifier(self, char_id: str, system: str | None = None) -> int:
         """The character's own initiative modifier, as its system declares it (its
@@ -186,11 +194,13 @@ class SessionMoves:
         """One initiative roll for ``char_id`` (not logged): the session's system, the
         character's own modifier unless ``modifier`` is given. A parameter the system
         declares with a session ``setting`` that its ``initiative`` also takes is
-        passed the setting (fudge's dice method). ``character``: a character not yet
+        passed the setting (fudge's dice method), and so is what the session fills
+        into the character's rolls (torg's Stymied and Up from its conditions, an
+        ord's lost reroll). ``character``: a character not yet
         in the session (a stat block about to be added) whose modifier counts."""
         import inspect
 
-        from gmdesk.core.session.params import initiative_modifier
+        from gmdesk.core.session.params import initiative_modifier, session_values
         from gmdesk.core.systems import get_spec
 
         system = system or self.state.info.system
@@ -214,6 +224,21 @@ class SessionMoves:
             for p in spec.params
             if p.setting and p.name in takes
         }
+        # what the session fills into the character's rolls (its conditions, the
+        # session's settings: torg's Stymied, Up, an ord's lost reroll) counts for its
+        # initiative as for any action, where the system's initiative takes it
+        who = character if character is not None else self.state.characters.get(char_id)
+        kwargs.update(
+            {
+                k: v
+                for k, v in session_values(settings, spec, who).items()
+                if k in takes and k not in ("rng", "modifier")
+            }
+        )
+        if spec.initiative_fails is not None and who is not None and "auto_fail" in takes:
+            reason = spec.initiative_fails(who)
+            if reason:
+                kwargs["auto_fail"] = reason
         return spec.module.initiative(rng, mod, **kwargs)
 
     def roll_initiative(
@@ -226,18 +251,41 @@ class SessionMoves:
     ) -> Event:
         """Roll initiative for ``ids`` with the session's system and set it (one event;
         each roll is logged with its dice). ``values``: typed initiatives (no roll) for
-        some of them. Characters not yet in the encounter join it."""
+        some of them. Characters not yet in the encounter join it.
+
+        Those who cannot act (Unconscious, Dead) get no roll and no seat (RULES "Who
+        can act"): they are left out (:meth:`no_initiative` names them); one already
+        seated keeps its place and its turns are skipped. Refused when nobody named
+        can act."""
         rng = rng if rng is not None else random.Random()
         entries = []
         for cid in ids:
             if cid not in self.state.characters:
                 raise EventError(f"no character {cid!r} in this session", "initiative.set")
+        out = self.no_initiative(ids)
+        if out and len(out) == len(set(ids)):
+            raise EventError("; ".join(out.values()), "initiative.set")
+        for cid in ids:
+            if cid in out:
+                continue
             if values is not None and values.get(cid) is not None:
                 entries.append({"id": cid, "value": int(values[cid])})
                 continue
             record = self.initiative_record(cid, rng, (modifiers or {}).get(cid), system)
             entries.append({"id": cid, "value": record.value, "record": record.to_json()})
-        return self.apply({"type": "initiative.set", "entries": entries})
+        return self.apply({"type": "initiative.set", "entries": after_all_who_rolled(entries, self.state)})
+
+    def no_initiative(self, ids: Sequence[str]) -> dict[str, str]:
+        """Those of ``ids`` who get no initiative, each with why ("Bea is Unconscious:
+        no initiative until she can act"), in order."""
+        from gmdesk.core.session.events import status_word
+
+        out: dict[str, str] = {}
+        for cid in ids:
+            c = self.state.characters.get(cid)
+            if c is not None and not c.can_act:
+                out[cid] = f"{c.name} is {status_word(c.status)}: no initiative while they cannot act"
+        return out
 
     def next_turn(self, rng: Any = None) -> Event:
         """End the acting combatant's turn and start the next one's (``turn.next``).
@@ -267,7 +315,7 @@ class SessionMoves:
             record = self.initiative_record(c.id, rng)
             entries.append({"id": c.id, "value": record.value, "record": record.to_json()})
         if entries:
-            doc["initiative"] = entries
+            doc["initiative"] = after_all_who_rolled(entries, state)
         return doc
 
     def join_encounter(
@@ -278,9 +326,26 @@ class SessionMoves:
         if value is not None:
             return self.apply({"type": "encounter.add", "id": char_id, "initiative": int(value)})
         record = self.initiative_record(char_id, rng, modifier)
-        return self.apply(
-            {"type": "encounter.add", "id": char_id, "initiative": record.value, "record": record.to_json()}
+        (entry,) = after_all_who_rolled(
+            [{"id": char_id, "value": record.value, "record": record.to_json()}], self.state
         )
+        return self.apply(
+            {"type": "encounter.add", "id": char_id, "initiative": entry["value"], "record": entry["record"]}
+        )
+
+
+def after_all_who_rolled(entries: list[dict[str, Any]], state: State) -> list[dict[str, Any]]:
+    """The initiative entries with those whose roll failed automatically (the
+    record's ``auto_fail``: no die was rolled) seated after everyone else — those
+    rolled or typed now and those already in the encounter — in the order given."""
+    failed = [e for e in entries if (e.get("record") or {}).get("auto_fail")]
+    if not failed:
+        return entries
+    ids = {e["id"] for e in failed}
+    others = [e["value"] for e in entries if e["id"] not in ids]
+    others += [x.initiative for x in state.encounter.order if x.char_id not in ids]
+    floor = max(-MAX_INITIATIVE, min(others, default=1) - 1)
+    return [{**e, "value": floor} if e["id"] in ids else e for e in entries]
 
 
 def params_refusal(system: Any, params: Any, actor: Any = None) -> EventError | None:

@@ -6,7 +6,9 @@ The rules live with the moves of the built-in systems
 * :func:`pending_clock_progress`: the clock progress the latest 4d6 roll earned and
   that no clock has taken yet — the default of the next clock tick;
 * :func:`buyoff_choices`: a character's wounds for a torg buy-off, newest first, each
-  with how old it is; the default is the first one, the damage just taken.
+  with how old it is; the default is the first one, the damage just taken;
+* :func:`damage_just_taken`: the damage of the last roll against a character, what
+  a buy-off without a pick takes off (:func:`nothing_to_buy_off` says why none).
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from gmdesk.core.systems.builtin_moves import (
     ClockOffer,
     WoundChoice,
     buyoff_choices,
+    damage_just_taken,
     latest_wound_index,
+    nothing_to_buy_off,
     pending_clock_progress,
     wound_age,
 )
@@ -24,6 +28,8 @@ __all__ = [
     "ClockOffer",
     "WoundChoice",
     "buyoff_choices",
+    "damage_just_taken",
+    "nothing_to_buy_off",
     "latest_wound_index",
     "pending_clock_progress",
     "wound_age",

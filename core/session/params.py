@@ -140,19 +140,21 @@ def field_value(spec: SystemSpec, f: CharField, character: Any) -> tuple[Any, st
 
 
 def field_defaults(
-    spec: Any, actor: Any = None, target: Any = None, combat: bool = False
+    spec: Any, actor: Any = None, target: Any = None, combat: bool = False, opposed: bool = False
 ) -> dict[str, tuple[Any, str]]:
     """Parameter name → (value, origin) of what the roller's and the target's fields
     fill (see the module docstring); the initiative fields and the fields of a side
-    that is not tracked fill nothing, a ``combat_only`` field only in an attack."""
+    that is not tracked fill nothing, a field only the rolls it fills
+    (``CharField.fills_in``: a ``combat_only`` field an attack and an ``opposed`` roll)."""
     spec = _spec(spec)
     out: dict[str, tuple[Any, str]] = {}
     if spec is None:
         return out
+    kind = "attack" if combat else "opposed" if opposed else "roll"
     for f in spec.character_fields:
         if f.feeds is None or f.feeds == INITIATIVE or f.feeds in out:
             continue
-        if f.combat_only and not combat:
+        if not f.fills_in(kind):
             continue
         got = field_value(spec, f, _side(f, actor, target))
         if got is not None:
@@ -257,6 +259,9 @@ def _session_values(
     origins: dict[str, str] = {}
     if target is not None:
         out["target_kind"] = target.kind
+        if spec.defenseless and not target.can_act:  # no defense roll (RULES "Who can act")
+            out[spec.defenseless] = True
+            origins[spec.defenseless] = f"{target.name} is {target.status.capitalize()}"
     if actor is not None:
         out["attacker_kind"] = actor.kind
     on = [s for s in roll_sources(spec, actor, target) if s.active]
@@ -271,6 +276,25 @@ def _session_values(
     if hook is not None:
         out.update(hook(settings, actor, target))
     return out, origins
+
+
+def sheet_items(characters: Iterable[Any]) -> frozenset[str]:
+    """The Physical Items the characters' descriptor sheets list (each by its
+    :func:`core.sheet.item_key`): a name in a Test any of them lists as an item is
+    one the Test needs (RULES.md, 1d6x4)."""
+    out: set[str] = set()
+    for c in characters:
+        sheet = getattr(c, "sheet", None)
+        if sheet is not None:
+            out |= sheet.item_keys()
+    return frozenset(out)
+
+
+def session_values(settings: Mapping[str, Any], system: Any, actor: Any = None) -> dict[str, Any]:
+    """What the session itself fills into a roll by ``actor`` with no target (its
+    sources, conditions, the session's settings): what its initiative takes of it."""
+    spec = _spec(system)
+    return {} if spec is None else _session_values(settings, spec, actor, None)[0]
 
 
 def roll_defaults_from(
@@ -323,6 +347,7 @@ def fill_data(
     target: Any = None,
     combat: bool = False,
     given: Collection[str] | None = None,
+    items: Iterable[str] = (),
 ) -> tuple[Any, dict[str, str]]:
     """The system's validated ``Params`` from parameter ``data`` (the JSON a CLI
     or a caller gives, not yet checked) with what the session knows filled in, and
@@ -334,7 +359,8 @@ def fill_data(
     ``None``: those in ``data`` whose value differs from the default. A system's
     ``read_filled(params, filled, actor, target)`` then reads what the fields filled
     beyond its value, before the parameters are checked (1d6x4: the named
-    descriptors' Current Values on the sheets)."""
+    descriptors' Current Values on the sheets; ``items``: the Physical Items the
+    session's sheets list, :func:`sheet_items`)."""
     spec = _spec(system)
     if spec is None:
         raise ParamError("SYSTEM", f"unknown system {system!r}")
@@ -348,9 +374,12 @@ def fill_data(
     data, origins = resolve_names(spec, data, actor, target)
     origins = {k: v for k, v in origins.items() if k in given}
     values, found = roll_defaults_from(settings, spec, actor, target, combat)
+    replaced = spec.replaced_by(given)  # a typed value stands in for these: nothing filled
     filled: set[str] = set()
     for name, value in values.items():
-        if name in defaults and (name in _TRACKED or name not in given):
+        if name in replaced and name not in _TRACKED:
+            continue
+        if name in defaults and (name in _TRACKED or name == spec.defenseless or name not in given):
             if data.get(name, defaults[name]) != value:
                 data[name] = value
                 filled.add(name)
@@ -358,7 +387,7 @@ def fill_data(
     hook = getattr(spec.module, "read_filled", None)
     from_fields = filled & {f.feeds for f in spec.character_fields if f.feeds}
     if hook is not None and from_fields:
-        data = hook(data, from_fields, actor, target)
+        data = hook(data, from_fields, actor, target, items=items)
     return spec.params_from_json(data), origins
 
 
@@ -370,6 +399,7 @@ def fill_params_from(
     target: Any = None,
     combat: bool = False,
     given: Collection[str] | None = None,
+    items: Iterable[str] = (),
 ) -> tuple[Any, dict[str, str]]:
     """``params`` (the system's validated ``Params``) with what the session knows
     filled in, and where the characters' values came from (:func:`fill_data`).
@@ -384,7 +414,7 @@ def fill_params_from(
     if given is None:
         defaults = _param_defaults(spec)
         given = {k for k, v in data.items() if k in defaults and v != defaults[k]}
-    filled, origins = fill_data(settings, spec, data, actor, target, combat, given)
+    filled, origins = fill_data(settings, spec, data, actor, target, combat, given, items)
     return (params if filled == params else filled), origins
 
 

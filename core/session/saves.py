@@ -134,7 +134,13 @@ class SessionSummary:
 
 
 def plugin_note(system: str) -> str:
-    """What a session of a dice system not installed here needs, in one line."""
+    """What a session of a dice system not loaded here needs, in one line: its plug-in
+    installed, or (installed but failing to load) mended, and why."""
+    from gmdesk.core.systems import plugin_failure
+
+    why = plugin_failure(system)
+    if why is not None:
+        return f"needs plug-in: {system} (installed, but it fails to load: {why}; mend or reinstall it to open it)"
     return f"needs plug-in: {system} (its dice system is not installed; install the plug-in's package to open it)"
 
 
@@ -155,6 +161,58 @@ def _quick_header(path: Path) -> dict | None:
         return peek(path)[0]
     except Exception:  # damaged or unusual: the open says what is wrong
         return None
+
+
+def _only_leftovers(path: Path, files: Sequence[Path]) -> bool:
+    """Whether ``files`` (those of a session at ``path`` that has no session file) are
+    only what a gmdesk killed while creating it leaves behind: temp files, a
+    checkpoint, an unheld lock, a journal that holds no change yet. A new session of
+    that name may take them over (creating one replaces each); anything else (a
+    journal with changes, an upgrade backup, a lock someone holds) is kept, and the
+    new session gets another file name."""
+    from gmdesk.core.session.storage import sidecar_paths
+
+    roles = {v: k for k, v in sidecar_paths(path).items()}
+    for f in files:
+        role = roles.get(f)
+        if role in ("snapshot_tmp", "journal_tmp", "checkpoint_tmp", "checkpoint"):
+            continue
+        if role == "lock" and not _held(f):
+            continue
+        if role == "journal" and not _held(f) and _no_changes(f):
+            continue
+        return False
+    return True
+
+
+def _held(path: Path) -> bool:
+    """Whether some gmdesk holds a ``flock`` on ``path`` now (taken and let go at once
+    when nobody does; the caller serialises creation, see ``SessionStore._creating``)."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return True  # cannot tell: leave it alone
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def _no_changes(journal: Path) -> bool:
+    """A journal holding its first line only (no change recorded): what ``new`` writes
+    before the session file."""
+    try:
+        with open(journal, "rb") as f:
+            head = f.read(4097)
+    except OSError:
+        return False
+    lines = [line for line in head.splitlines() if line.strip()]
+    return len(head) <= 4096 and len(lines) <= 1 and (not lines or lines[0].startswith(b'{"gmdesk_journal"'))
 
 
 def _int(v: Any) -> int:
@@ -186,34 +244,36 @@ class SessionStore:
     # ---- names and paths
 
     def path_for(self, name_or_path: str | os.PathLike) -> Path:
-        """Where a session is. A path (with a directory part, ``~``, or ending in
-        ``.gmdesk``) that exists is taken as it is; otherwise the text is a session
-        name, and a name maps to exactly one session: the file its name gives in the
-        saves directory *when that file's header carries this name*, else the session
-        whose header carries it (two names may share a file stem: ``a/b`` and ``a_b``,
-        ``Docks.`` and ``Docks``, names cut at the same length). When nothing matches:
-        the path as given, or a free file in the saves directory (never another
-        session's file)."""
+        """Where a session is. A name is a name and a path is a path: only text with a
+        directory part (``./Docks.gmdesk``, ``saves/Docks.gmdesk``, ``~/Docks.gmdesk``)
+        or an ``os.PathLike`` is a path, taken as it is when that file exists;
+        ``Docks.gmdesk`` alone is the session *named* "Docks.gmdesk". A name maps to
+        exactly one session: the file its name gives in the saves directory when that
+        file's header carries this name, else the session whose header carries it (two
+        names may share a file stem: ``a/b`` and ``a_b``, ``Docks.`` and ``Docks``,
+        names cut at the same length), else a damaged file whose stem is exactly the
+        name typed (so that ``check``/``repair`` reach it; a damaged ``Docks`` is never
+        taken for ``Docks.``). When nothing matches: the path as given, or a free file
+        in the saves directory (never another session's file)."""
         if isinstance(name_or_path, os.PathLike):
             return Path(name_or_path).expanduser()
         text = str(name_or_path)
         p = Path(text).expanduser()
-        pathish = (
-            os.sep in text or bool(os.altsep and os.altsep in text) or text.startswith("~") or text.endswith(SUFFIX)
-        )
+        pathish = os.sep in text or bool(os.altsep and os.altsep in text)
         if pathish and p.is_file():
             return p
-        if text.endswith(SUFFIX) and "/" not in text and (self.dir / text).is_file():
-            return self.dir / text
         key = clean_name(text).casefold()
         stem = safe_file_stem(text)
         own = self.dir / (stem + SUFFIX)
-        if own.is_file() and self._stored_name(own) in (None, key):
+        stored = self._stored_name(own) if own.is_file() else None
+        if stored is not None and stored == key:
             return own
         if key and self.dir.is_dir():
             for s in self.list():
                 if s.known and s.name.casefold() == key:
                     return s.path
+        if own.is_file() and stored is None and stem.casefold() == key:
+            return own  # unreadable (damaged): only the name that is exactly its stem reaches it
         return p if pathish else self._free_path(stem)
 
     @staticmethod
@@ -229,12 +289,15 @@ class SessionStore:
         return clean_name(name).casefold() if isinstance(name, str) else None
 
     def _free_path(self, stem: str) -> Path:
+        """The first of ``stem``, ``stem 2``… with no session file, and nothing beside
+        it but what a ``new`` killed half-way leaves (:func:`_only_leftovers`), which
+        the new session takes over."""
         from gmdesk.core.session.storage import session_files
 
         n = 1
         while True:
             p = self.dir / (f"{stem}{'' if n == 1 else f' {n}'}{SUFFIX}")
-            if not p.exists() and not session_files(p):
+            if not os.path.lexists(p) and _only_leftovers(p, session_files(p)):
                 return p
             n += 1
 
@@ -530,6 +593,7 @@ def read_carried(path: str | os.PathLike, npcs: Sequence[str] = (), rest: bool =
     log); with ``rest``, after the system's ``rest`` hook (or
     :func:`core.systems.rest.default_rest`). Opens the session read-only."""
     from gmdesk.core.session.session import Session
+    from gmdesk.core.systems.rest import is_dead
 
     with Session.open(Path(path), readonly=True) as s:
         state = s.state
@@ -552,15 +616,25 @@ def read_carried(path: str | os.PathLike, npcs: Sequence[str] = (), rest: bool =
     names = {d["id"]: d["name"] for d in carried}
     for d in carried:
         d.pop("id", None)
-        d.pop("status", None)
         for x in [*d.get("conditions", ()), *d.get("wounds", ())]:
             x["roll_seq"] = None
         d["conditions"] = _carried_conditions(d, names, changes)
-        if hook is not None:
+        # The Dead stay dead, whatever a system's (or a plug-in's) rest says: the
+        # status is read before anything is dropped, and a dead character is
+        # carried exactly as it stood (RULES "Who can act").
+        if hook is not None and not is_dead(d):
             after = dict(hook(copy.deepcopy(d)))
             after.pop("status", None)
+            d.pop("status", None)
+            # a rest ends a status the GM set by hand (an Unconscious wakes up; an
+            # OK that overruled a wound has nothing left to overrule): the rules
+            # stand again. A Dead one never gets here.
+            held = after.pop("status_set", None)
+            if isinstance(held, dict) and held.get("status") == "unconscious":
+                changes.append(f"{after.get('name') or d.get('name')}: Unconscious (set by the GM) → OK")
             changes.extend(rest_changes(d, after))
             d = after
+        d.pop("status", None)
         out.append(d)
     return CarryPlan(source, system, settings, out, changes)
 

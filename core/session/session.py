@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import threading
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
@@ -149,11 +150,42 @@ def header_problems(header: Mapping[str, Any]) -> list[str]:
                 out.append(f"the header's setting {key!r} is {value!r}, not {setting.accepts()}")
     system = header.get("system")
     if isinstance(system, str) and system not in BUILTIN_IDS and system not in system_ids():
-        out.append(
-            f"the header names a dice system this gmdesk does not know ({system!r}; it knows "
-            f"{', '.join(system_ids())}): if it is a plug-in system, install its package to open the session"
-        )
+        from gmdesk.core.systems import plugin_failure
+
+        why = plugin_failure(system)
+        if why is not None:
+            out.append(
+                f"its dice system {system!r} is a plug-in that is installed but fails to load ({why}); "
+                f"mend or reinstall it to open the session"
+            )
+        else:
+            out.append(
+                f"the header names a dice system this gmdesk does not know ({system!r}; it knows "
+                f"{', '.join(system_ids())}): if it is a plug-in system, install its package to open the session"
+            )
     return out
+
+
+def _drop_unused_lock(path: Path) -> None:
+    """Remove the lock file a refused open created (a damaged session, a missing
+    plug-in…): only when nobody holds it, it is empty, and it is still the file at
+    that name — removed while this process holds its lock, so no other writer can
+    have taken it in between."""
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        st, cur = os.fstat(fd), os.lstat(path)
+        if st.st_size == 0 and (st.st_dev, st.st_ino) == (cur.st_dev, cur.st_ino):
+            os.unlink(path)
+    except OSError:
+        pass  # held, replaced or gone: leave it as it is
+    finally:
+        os.close(fd)
 
 
 def _jsonable(doc: Mapping[str, Any], etype: Any) -> dict:
@@ -293,11 +325,19 @@ class Session(SessionMoves, SystemMoveCalls):
     def open(cls, path: str | Path, readonly: bool = False) -> Session:
         """Replay the save at ``path``. The writer takes the lock (LockedError names who
         holds it); ``readonly=True`` never writes anything."""
-        log = _store().EventLog.open(Path(path), readonly=readonly)
+        store = _store()
+        lock = store.sidecar_paths(path)["lock"]
+        had_lock = readonly or os.path.lexists(lock)
         try:
-            return cls(log, readonly=readonly, path=path)
+            log = store.EventLog.open(Path(path), readonly=readonly)
+            try:
+                return cls(log, readonly=readonly, path=path)
+            except BaseException:
+                log.close()
+                raise
         except BaseException:
-            log.close()
+            if not had_lock:
+                _drop_unused_lock(lock)  # a refused open leaves no lock file behind
             raise
 
     @classmethod

@@ -60,6 +60,7 @@ from gmdesk.core.sheet.descriptors import (
     is_expertise_name,
     is_item_or_ability_name,
     is_test_name,
+    item_key,
     template,
     templates,
 )
@@ -68,6 +69,7 @@ from gmdesk.core.sheet.sheet import KEEP, CannotUse, Sheet, generate_core, is_it
 from gmdesk.core.sheet.text import parse_sheet, parse_template, write_sheet
 
 __all__ = [
+    "item_key",
     "CannotUse",
     "INF",
     "KEEP",

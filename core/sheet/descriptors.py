@@ -95,6 +95,32 @@ def is_core_name(name: str) -> bool:
     return norm(name) in _core_keys()
 
 
+def _singular(word: str) -> str:
+    """A plural English word made singular, the common ways (shovels, boxes, torches,
+    berries); other words as they are."""
+    if len(word) > 3 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]
+    if len(word) > 2 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def item_key(name: str) -> str:
+    """What names a Physical Item whatever its count or number: the name folded,
+    without a leading quantity (``2 shovels``, ``20ft of thread``), its last word
+    singular — ``2 shovels``, ``Shovels`` and ``Shovel`` are one Shovel."""
+    words = norm(name).split()
+    if len(words) > 1 and re.fullmatch(r"\d+\w*", words[0]):
+        words = words[1:]
+        if len(words) > 1 and words[0] == "of":
+            words = words[1:]
+    if words:
+        words[-1] = _singular(words[-1])
+    return " ".join(words)
+
+
 def is_item_or_ability_name(name: str) -> bool:
     """gmdesk's rule for what a descriptor is, by its name: the rules know Core
     Descriptors, Expertise (last word "Expertise"), Test Descriptors (last word

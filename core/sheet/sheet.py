@@ -380,6 +380,29 @@ class Sheet:
         p = self._parents[i]
         return r.sub or (p is not None and is_ability_name(self.rows[p].name))
 
+    def item_keys(self) -> frozenset[str]:
+        """The Physical Items the sheet lists (:func:`item_key` of each): the rows that
+        are neither Core Descriptors, Expertise, Test Descriptors, Abilities nor
+        Uses (:meth:`is_item_or_ability`)."""
+        from gmdesk.core.sheet.descriptors import item_key
+
+        return frozenset(
+            item_key(r.name)
+            for i, r in enumerate(self.rows)
+            if not is_ability_name(r.name) and not self.is_sub_ability(i) and self.is_item_or_ability(i)
+        )
+
+    def find_item(self, name: str) -> int | None:
+        """The row of the Physical Item ``name`` names whatever its count or number
+        (``Shovel`` finds ``2 shovels``), or None (several: the first)."""
+        from gmdesk.core.sheet.descriptors import item_key
+
+        key = item_key(name)
+        for i, r in enumerate(self.rows):
+            if item_key(r.name) == key and not is_ability_name(r.name) and self.is_item_or_ability(i):
+                return i
+        return None
+
     def is_item_or_ability(self, name_or_index: str | int) -> bool:
         """Whether a row is a Physical Item, an Ability or a Use — things a character
         either has or lacks, which cannot be used once they are missing.

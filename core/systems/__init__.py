@@ -6,8 +6,10 @@ packages that register a system module under the entry-point group
 too; they are also found without it (from a source tree that was never installed),
 and looking one of them up reads no package metadata at all, which keeps
 ``gmdesk roll 4d2`` fast. A plug-in that cannot be loaded, or whose declaration is
-incomplete, is left out and reported in one line (:func:`load_problems`); the
-others keep working.
+incomplete, is left out and reported in one line (:func:`load_problems`,
+:func:`plugin_failure`); the others keep working. A plug-in is imported with its
+output set aside and ``SystemExit`` caught: what it does on import can neither end
+gmdesk nor mix into its output.
 """
 
 from __future__ import annotations
@@ -40,17 +42,19 @@ SYSTEM_IDS = BUILTIN_IDS
 
 
 @cache
-def _plugins() -> tuple[dict[str, str], tuple[str, ...]]:
+def _plugins() -> tuple[dict[str, str], tuple[str, ...], dict[str, str]]:
     """id -> module name of every system registered under the entry-point group
-    (built-ins first), and one line for each registration that is no system."""
+    (built-ins first); one line for each plug-in left out or misbehaving; and, for
+    each plug-in installed but failing to load, why (one line)."""
     from importlib.metadata import entry_points
 
     found: dict[str, str] = dict(BUILTIN_MODULES)
     problems: list[str] = []
+    failed: dict[str, str] = {}
     try:
         eps = entry_points(group=ENTRY_POINT_GROUP)
     except Exception as exc:  # broken metadata: the built-ins still work
-        return found, (f"plug-in systems: cannot read the installed packages ({exc})",)
+        return found, (f"plug-in systems: cannot read the installed packages ({exc})",), {}
     for ep in sorted(eps, key=lambda e: e.name):
         if ep.name in BUILTIN_MODULES:
             continue
@@ -58,11 +62,40 @@ def _plugins() -> tuple[dict[str, str], tuple[str, ...]]:
     for system_id in list(found):
         if system_id in BUILTIN_MODULES:
             continue
-        try:
-            _load(system_id, found[system_id])
-        except Exception as exc:
-            problems.append(f"plug-in system {system_id!r} ({found.pop(system_id)}) is left out: {_one_line(exc)}")
-    return found, tuple(problems)
+        module_name = found[system_id]
+        why, said = _import_plugin(system_id, module_name)
+        if why is not None:
+            found.pop(system_id)
+            failed[system_id] = why
+            problems.append(f"plug-in system {system_id!r} ({module_name}) is installed but fails to load: {why}")
+        elif said:
+            problems.append(
+                f"plug-in system {system_id!r} ({module_name}) printed while it was loaded; "
+                f"its output was set aside: {said!r}"
+            )
+    return found, tuple(problems), failed
+
+
+def _import_plugin(system_id: str, module_name: str) -> tuple[str | None, str]:
+    """Load a plug-in so that nothing it does on import reaches gmdesk's output or ends
+    gmdesk: what it prints goes aside (its first line is returned), ``SystemExit`` and
+    any other failure become why it fails to load (one line). ``(why or None, printed)``."""
+    import contextlib
+    import io
+
+    aside = io.StringIO()
+    why: str | None = None
+    try:
+        with contextlib.redirect_stdout(aside), contextlib.redirect_stderr(aside):
+            _load(system_id, module_name)
+    except KeyboardInterrupt:
+        raise
+    except SystemExit as exc:
+        why = f"it tried to end the program as it was imported (SystemExit {exc.code!r})"
+    except BaseException as exc:
+        why = _one_line(exc)
+    printed = next((line.strip() for line in aside.getvalue().splitlines() if line.strip()), "")
+    return why, printed[:120]
 
 
 def _one_line(exc: BaseException) -> str:
@@ -86,15 +119,27 @@ def system_ids() -> tuple[str, ...]:
 
 def load_problems() -> tuple[str, ...]:
     """One line per plug-in left out (it failed to load, or its declaration is
-    incomplete)."""
+    incomplete) or that printed as it was loaded (its output set aside)."""
     return _plugins()[1]
+
+
+def plugin_failure(system_id: str) -> str | None:
+    """Why the plug-in system ``system_id``, installed, fails to load (one line), or
+    None (it loads, or it is not installed)."""
+    if system_id in BUILTIN_MODULES:
+        return None
+    return _plugins()[2].get(system_id)
 
 
 def get_spec(system_id: str) -> SystemSpec:
     """The declaration of ``system_id``; ParamError for an unknown id."""
     if system_id in BUILTIN_MODULES:
         return _load(system_id, BUILTIN_MODULES[system_id])
-    modules = _plugins()[0]
+    modules, _, failed = _plugins()
+    if system_id in failed:
+        raise ParamError(
+            "SYSTEM", f"the plug-in system {system_id!r} is installed but fails to load: {failed[system_id]}"
+        )
     if system_id not in modules:
         raise ParamError("SYSTEM", f"unknown system {system_id!r}; choose one of {', '.join(modules)}")
     return _load(system_id, modules[system_id])

@@ -91,6 +91,29 @@ def latest_wound_index(character: Any) -> int | None:
     return None if best is None else best[1]
 
 
+def last_roll_against(state: Any, char_id: str) -> Any:
+    """The latest roll made against the character (its target), or None."""
+    for entry in reversed(state.rolls):
+        if entry.kind == "roll" and entry.target == char_id:
+            return entry
+    return None
+
+
+def damage_just_taken(state: Any, char_id: str) -> tuple[Any, int | None]:
+    """What a buy-off without an explicit pick applies to: ``(the last roll against
+    the character, the index of the wound it dealt that the character still
+    carries)``; the index is None when that roll missed (or its damage is already
+    gone), and the roll None when nobody rolled against the character. Only the
+    damage of the last roll is "just taken" (RULES: a Possibility buys off damage
+    just taken); an older wound is bought off only when the GM picks it."""
+    entry = last_roll_against(state, char_id)
+    if entry is None:
+        return None, None
+    c = state.characters[char_id]
+    found = [i for i, w in enumerate(c.wounds) if w.roll_seq == entry.seq]
+    return entry, (found[-1] if found else None)
+
+
 def _rolls_after(state: Any, seq: int) -> int:
     return sum(1 for e in state.rolls if e.kind == "roll" and e.seq > seq)
 
@@ -253,7 +276,11 @@ def buyoff_form(state: Any, context: Context) -> list[MoveField]:
     """Buy off damage just taken: the latest wound, one Enter away; older wounds are
     listed below it with their age, for the GM who means one of them."""
     c = _buyoff_character(state, {}, context)
+    _entry, just = damage_just_taken(state, c.id)
+    if just is None:
+        raise GmdeskError(nothing_to_buy_off(state, c.id))
     choices = buyoff_choices(state, c.id)
+    choices = [w for w in choices if w.index == just] + [w for w in choices if w.index != just]
     if len(choices) == 1:
         return []
     labels = tuple((w.index, f"{w.text} — {'latest, ' if w.latest else ''}{w.age}") for w in choices)
@@ -264,9 +291,22 @@ def buyoff_run(session: Any, values: Context, context: Context, rng: Any) -> Any
     c = _buyoff_character(session.state, values, context)
     doc: dict[str, Any] = {"type": "damage.buyoff", "id": c.id}
     wound = values.get("wound")
-    if wound is not None and wound != latest_wound_index(c):
+    if wound is not None and wound != damage_just_taken(session.state, c.id)[1]:
         doc["wound"] = wound  # an older wound, picked explicitly
     return session.apply(doc)
+
+
+def nothing_to_buy_off(state: Any, char_id: str) -> str:
+    """Why a buy-off without a pick finds nothing: the last roll against the
+    character missed (or its damage is gone), or nobody rolled against it."""
+    c = state.characters[char_id]
+    entry, _ = damage_just_taken(state, char_id)
+    if entry is None:
+        return f"{c.name} has taken no damage from a roll: nothing to buy off (pick a wound on the pane to buy it off)"
+    return (
+        f"The last roll against {c.name} (#{entry.seq}) left no damage: nothing to buy off "
+        "(pick an older wound on the pane to buy it off)"
+    )
 
 
 def buyoff_said(state: Any, event: Any) -> str:

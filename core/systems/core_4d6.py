@@ -39,9 +39,17 @@ Decisions where the rules are silent:
   Success, Narrow or Clear defeat → Failure, Decisive defeat → Critical Failure.
   The all-1s results: the roller's own all 1s is its Critical Failure (the opponent
   wins, ``contest`` "All 1s"); the opponent's all 1s is the opponent's Critical
-  Failure, which for the roller reads as the mirror of a Decisive defeat — a
-  Critical Success; both all 1s is a Critical Failure for both (nobody wins).
+  Failure and never the roller's Critical Success (RULES.md): the roller wins by
+  its own margin when its total is ahead (a Decisive victory is still a Critical
+  Success), else Narrowly (:data:`ALL_ONES_WIN`, a Full Success; in combat a
+  Wound); both all 1s is a Critical Failure for both (nobody wins). The record's
+  ``opponent`` says ``all_ones``. Records rolled before this rule keep what they
+  said (their outcome and descriptors are stored, never read again).
   ``margin`` in a contest is the roller's total minus the opponent's.
+* Who cannot act cannot defend (``defenseless``, set by the session when the
+  opponent is Unconscious or Dead): the opponent rolls nothing and counts the
+  lowest 4d6 result, all 1s — its Critical Failure; the record's ``opponent``
+  says ``cannot_act``.
 * A contest takes no DC (``--dc`` with ``--vs-bonus`` is refused) and ``--vs-adv``
   needs ``--vs-bonus``.
 * ``--dc`` accepts a number ≥ 1 or a ladder name (``--dc difficult`` = 18).
@@ -184,7 +192,11 @@ def contest_outcome(difference: int, all_ones: bool = False, opp_all_ones: bool 
     if all_ones:
         return ALL_ONES_LOSS, ALL_ONES_DEGREE, "opponent"
     if opp_all_ones:
-        return ALL_ONES_WIN, ALL_ONES_DEGREE, "roller"
+        # the opponent's 1s are its own Critical Failure, never the roller's Critical
+        # Success: the roller wins by its own margin when ahead, else Narrowly (RULES.md)
+        if difference > 0:
+            return contest_result(difference)
+        return ALL_ONES_WIN, "Narrow", "roller"
     return contest_result(difference)
 
 
@@ -249,9 +261,15 @@ class Params(CombatFields):
     vs_adv: tuple[int, ...] = ()
     position: str = "standard"
     effect: str = "standard"
+    defenseless: bool = False
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
+        if not isinstance(self.defenseless, bool):
+            text = str(self.defenseless).strip().lower()
+            if text not in ("true", "yes", "1", "on", "false", "no", "0", "off", ""):
+                raise ParamError("--defenseless", f"must be true or false (got {self.defenseless!r})")
+            set_(self, "defenseless", text in ("true", "yes", "1", "on"))
         set_(self, "bonus", parse_int("--bonus", self.bonus))
         set_(self, "dc", _parse_dc(self.dc))
         set_(self, "adv", parse_sources("--adv", self.adv))
@@ -301,7 +319,7 @@ def params_from_json(data: Mapping[str, Any]) -> Params:
 #: The 4d6 roll parameters (core.systems.spec): the CLI options, the roll form and
 #: the breakdown's labels are generated from them.
 PARAMS = (
-    Param("bonus", "Bonus", "int", 0, "bonus added to the 4 kept dice", metavar="N"),
+    Param("bonus", "Bonus", "int", 0, "bonus added to the 4 kept dice", metavar="N", remember=True),
     Param(
         "dc",
         "DC",
@@ -321,7 +339,6 @@ PARAMS = (
         "advantage sources, each +1, +2, -1 or -2, e.g. +1,+2,-1",
         placeholder="+1,-2 …",
         metavar="SOURCES",
-        remember=False,
     ),
     Param(
         "vs_bonus",
@@ -332,6 +349,8 @@ PARAMS = (
         optional=True,
         placeholder="empty: no contest",
         metavar="N",
+        # a contest takes no DC: the defender's DC the session would fill is left out
+        replaces=("dc",),
     ),
     Param(
         "vs_adv",
@@ -341,6 +360,15 @@ PARAMS = (
         "contest: the opponent's advantage sources",
         placeholder="+1 …",
         metavar="SOURCES",
+    ),
+    Param(
+        "defenseless",
+        "Opponent cannot act",
+        "bool",
+        False,
+        "contest: the opponent cannot act (Unconscious, Dead): it rolls nothing and counts all 1s",
+        form=False,
+        remember=False,
     ),
     Param(
         "position",
@@ -459,10 +487,12 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
     tier: str | None = None
     if params.contest:
         vs_level = params.vs_advantage
-        opp_dice = roll_dice(rng, vs_level)
-        opp_kept = _kept_sum(opp_dice)
+        # who cannot act cannot defend: no dice, the lowest 4d6 result (all 1s)
+        opp_dice = () if params.defenseless else roll_dice(rng, vs_level)
+        opp_kept = KEEP if params.defenseless else _kept_sum(opp_dice)
+        opp_ones = params.defenseless or _all_ones(opp_dice)
         opp_total = opp_kept + (params.vs_bonus or 0)  # set: it makes the roll a contest
-        label, degree, winner = contest_outcome(total - opp_total, all_ones, _all_ones(opp_dice))
+        label, degree, winner = contest_outcome(total - opp_total, all_ones, opp_ones)
         tier = CONTEST_TIERS[label]
         outcome = label
         extra.update(
@@ -475,6 +505,8 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
                 "bonus": params.vs_bonus,
                 "advantage": vs_level,
                 "total": opp_total,
+                "all_ones": opp_ones,
+                **({"cannot_act": True} if params.defenseless else {}),
             },
         )
     else:
@@ -548,7 +580,7 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
     dc = params.effective_dc
     outcomes: list[tuple[str, Fraction]]
     if params.contest:
-        opp_kept = kept_distribution(params.vs_advantage)
+        opp_kept = {KEEP: Fraction(1)} if params.defenseless else kept_distribution(params.vs_advantage)
         vs_bonus = params.vs_bonus or 0  # set: it makes the roll a contest
         probs: dict[str, Fraction] = {label: Fraction(0) for label in CONTEST_OUTCOMES}
         for k1, p1 in kept.items():
@@ -560,6 +592,10 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
         assert dc is not None
         outcomes = odds_mod.outcomes_by(kept, lambda k: tier_for(k + params.bonus - dc, all_ones=(k == KEEP)), TIERS)
     return Odds.from_dist(ID, params_to_json(params), dist, outcomes)
+
+
+#: the parameter the session sets when the opponent cannot act (core.systems.spec)
+DEFENSELESS = "defenseless"
 
 
 # ---- character fields
@@ -608,6 +644,18 @@ CHARACTER_FIELDS = (
         parse=_dc,
         help="the DC an attack on this character must beat (a number or a ladder name)",
         placeholder="16",
+        fills=("attack",),  # a contest has no DC
+    ),
+    CharField(
+        "contest_skill",
+        "Contest skill",
+        "stat",
+        feeds="vs_bonus",
+        from_="target",
+        stats="skills",
+        fills=("opposed",),
+        help="the skill this character opposes a contest with unless another is named (its bonus is the Vs bonus)",
+        placeholder="Perception",
     ),
     CharField(
         "initiative_bonus",

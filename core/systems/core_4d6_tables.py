@@ -67,7 +67,9 @@ CONTEST_BANDS: BandTable = _band_table(
 )
 TIE_LABEL = "Tie — Partial for both"
 #: Contest results decided by kept dice all showing 1 (whatever the totals).
-ALL_ONES_WIN = "Victory — opponent's Critical Failure (all 1s)"
+#: the roller behind (or level) wins only because the opponent's kept dice are all
+#: 1s: a Narrow victory (RULES.md); ahead, it wins by its own margin (a plain label)
+ALL_ONES_WIN = "Narrow victory — opponent's Critical Failure (all 1s)"
 ALL_ONES_LOSS = "Critical Failure (all 1s)"
 ALL_ONES_BOTH = "Critical Failure for both (all 1s)"
 ALL_ONES_DEGREE = "All 1s"
@@ -93,7 +95,7 @@ CONTEST_TIERS = {
     "Narrow defeat": "Failure",
     "Clear defeat": "Failure",
     "Decisive defeat": "Critical Failure",
-    ALL_ONES_WIN: "Critical Success",
+    ALL_ONES_WIN: "Full Success",
     ALL_ONES_LOSS: "Critical Failure",
     ALL_ONES_BOTH: "Critical Failure",
 }

@@ -194,7 +194,6 @@ PARAMS = (
         hi=SHIFT_MAX,
         placeholder="-3..3",
         metavar="N",
-        remember=False,
     ),
     Param(
         "fold",
@@ -207,7 +206,8 @@ PARAMS = (
         choice_labels=(("", "no fold"),),
         metavar="positive|negative",
     ),
-    Param("maneuver", "Maneuver table", "bool", False, "read the Maneuver descriptor table"),
+    # an attack reads the Combat table, never the Maneuver table: the attack dialog does not offer it
+    Param("maneuver", "Maneuver table", "bool", False, "read the Maneuver descriptor table", offered="roll"),
     Param(
         "skill_threshold",
         "Skill chance threshold",

@@ -242,15 +242,29 @@ def result_range(method: str) -> tuple[int, int]:
 # --------------------------------------------------------------------------- params
 
 
+def _flag(option: str, value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "1", "on"):
+        return True
+    if text in ("false", "no", "0", "off", ""):
+        return False
+    raise ParamError(option, f"must be true or false (got {value!r})")
+
+
 @dataclasses.dataclass(frozen=True)
 class Params(CombatFields):
-    """Everything a fudge roll needs; levels may be given as ladder names."""
+    """Everything a fudge roll needs; levels may be given as ladder names.
+    ``defenseless``: the opponent cannot act (the session sets it): it rolls
+    nothing and its result is the method's lowest."""
 
     method: str = DEFAULT_METHOD
     trait: int | None = None
     vs_trait: int | None = None
     offense: int = 0
     defense: int = 0
+    defenseless: bool = False
 
     def __post_init__(self) -> None:
         # an empty method or factor (``--method ""``) is the default, as it always was
@@ -266,6 +280,7 @@ class Params(CombatFields):
                 object.__setattr__(self, name, parse_level(option, value))
         object.__setattr__(self, "offense", parse_int("--offense", self.offense))
         object.__setattr__(self, "defense", parse_int("--defense", self.defense))
+        object.__setattr__(self, "defenseless", _flag("--defenseless", self.defenseless))
         if not isinstance(self.combat, bool):
             raise ParamError("--combat", f"must be true or false (got {self.combat!r})")
         self._check_combat()
@@ -305,6 +320,7 @@ PARAMS = (
         optional=True,
         placeholder="Good, +1 …",
         metavar="LEVEL",
+        remember=True,
     ),
     Param(
         "opposed",
@@ -315,7 +331,6 @@ PARAMS = (
         form_only=True,
         cli=False,
         combat_default=True,
-        remember=False,
     ),
     Param(
         "vs_trait",
@@ -327,8 +342,28 @@ PARAMS = (
         placeholder="opposed only; empty: Fair",
         metavar="LEVEL",
     ),
-    Param("offense", "Offense factor", "int", 0, "combat: attacker's offensive factor", metavar="N"),
-    Param("defense", "Defense factor", "int", 0, "combat: defender's defensive factor", metavar="N"),
+    Param(
+        "defenseless",
+        "Opponent cannot act",
+        "bool",
+        False,
+        "the opponent cannot act (Unconscious, Dead): it rolls nothing, the method's lowest result counts",
+        form=False,
+        remember=False,
+    ),
+    # the factors count only in an attack: a plain roll does not ask them; the weapon's
+    # offense is the roller's own, remembered
+    Param(
+        "offense",
+        "Offense factor",
+        "int",
+        0,
+        "combat: attacker's offensive factor",
+        metavar="N",
+        remember=True,
+        offered="attack",
+    ),
+    Param("defense", "Defense factor", "int", 0, "combat: defender's defensive factor", metavar="N", offered="attack"),
 )
 
 #: the record's own fields the breakdown shows, in order, with their labels
@@ -351,8 +386,12 @@ def opponent_brief(record: RollRecord) -> str:
     if not isinstance(opp, Mapping) or not opp.get("level_name"):
         return ""
     mine = record.extra.get("level_name")
-    return f"({mine} vs {opp['level_name']})" if mine else f"vs {opp['level_name']}"
+    theirs = opp["level_name"] + (", cannot act" if opp.get("cannot_act") else "")
+    return f"({mine} vs {theirs})" if mine else f"vs {theirs}"
 
+
+#: the parameter the session sets when the opponent cannot act (core.systems.spec)
+DEFENSELESS = "defenseless"
 
 #: what the GM may type for an initiative (see :func:`parse_initiative`)
 INITIATIVE_HINT = "a number or a ladder level"
@@ -430,7 +469,13 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
     descriptors: list[Descriptor] = []
     if params.opposed:
         vs = params.vs_trait if params.vs_trait is not None else FAIR
-        odice, orr, oextra = roll_method(rng)
+        odice: list[Die]
+        oextra: dict[str, Any]
+        if params.defenseless:  # who cannot act cannot defend: no dice, the lowest result
+            odice, orr, oextra = [], result_range(params.method)[0], {"cannot_act": True}
+        else:
+            rolled, orr, oextra = roll_method(rng)
+            odice = list(rolled)
         opp_level = vs + orr
         extra["opponent"] = {
             "dice": [d.to_json() for d in odice],
@@ -480,7 +525,8 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
     else:
         trait = params.trait if params.trait is not None else FAIR
         vs = params.vs_trait if params.vs_trait is not None else FAIR
-        degree = shift(sub(dist, dist), trait - vs)
+        opp = {result_range(params.method)[0]: Fraction(1)} if params.defenseless else dist
+        degree = shift(sub(dist, opp), trait - vs)
         if not params.combat:
             outcomes = outcomes_by(
                 degree, lambda d: "Wins" if d > 0 else "Loses" if d < 0 else "Tie", ["Wins", "Tie", "Loses"]

@@ -13,6 +13,10 @@
   a tie keeps the status quo: the defender prevails. ``vs_auto_fail`` is a defender who
   cannot perform its Test: it rolls nothing and the attacker prevails (unless the
   attacker fails automatically too, then the status quo holds).
+* **Who cannot act cannot defend** (``defenseless``, set by the session when the
+  defender is Unconscious or Dead): no defense die; the defender's total is the
+  lowest a Test could give, 4 + its descriptors, and the record's ``opponent``
+  says ``cannot_act``. It never hurts anybody in a mutual melee.
 * **Fighting** (``combat``): the attacker's Test against the defender's Defense Test
   (``vs_bonus``; without one, the GM's ``target`` number stands for the defense and a
   total ≥ target hits). If the attacker prevails, the Vitality Adjustment (``damage``,
@@ -33,7 +37,9 @@
   The session applies both (and keeps the Dead dead through a new day); this module
   only computes.
 * The target number is the GM's secret (declared ``secret``): players never see it.
-* Initiative is a Reflex Test: 4 × d6 + Reflex.
+* Initiative is a Reflex Test: 4 × d6 + Reflex. A Reflex at −5 or lower fails
+  automatically (no die; :func:`initiative_fails`) and the session seats that
+  character after everyone who rolled.
 """
 
 from __future__ import annotations
@@ -49,21 +55,26 @@ from gmdesk.core.errors import ParamError, TableError
 from gmdesk.core.odds import Odds
 from gmdesk.core.systems.base import CombatFields, dataclass_from_json, dataclass_to_json, parse_int, shown
 from gmdesk.core.systems.one_d6_x4_damage import damage_distribution, format_damage, parse_damage  # re-exported
-from gmdesk.core.systems.one_d6_x4_sheet import (
+from gmdesk.core.systems.one_d6_x4_sheet import (  # re-exported: the declaration's fields and rest
+    CHARACTER_FIELDS,
+    INITIATIVE_FAILS,
     TestReading,
     fill_from_sheets,
     find_test_row,
+    initiative_fails,
+    initiative_modifier,
     lacks_when_missing,
     read_filled,
     read_form,
     read_sheets,
     read_test,
+    rest,
     roll_uses,
     split_names,
     test_bonus,
     test_uses,
 )
-from gmdesk.core.systems.spec import CharField, Param
+from gmdesk.core.systems.spec import Param
 from gmdesk.core.tables import DEFAULT_TABLES, DescriptorTable, TableSet, load_builtin
 
 ID = "1d6x4"
@@ -140,6 +151,9 @@ class Params(CombatFields):
     damage: str = "d6"
     test: str = ""
     vs_test: str = ""
+    defenseless: bool = False
+    missing: str = ""
+    vs_missing: str = ""
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -148,10 +162,13 @@ class Params(CombatFields):
         set_(self, "vs_bonus", _opt_int("--vs-bonus", self.vs_bonus))
         set_(self, "test", " ".join(str(self.test or "").split()))
         set_(self, "vs_test", " ".join(str(self.vs_test or "").split()))
+        set_(self, "missing", " ".join(str(self.missing or "").split()))
+        set_(self, "vs_missing", " ".join(str(self.vs_missing or "").split()))
         if self.vs_bonus is None and self.vs_test:  # a defender named makes a two-way Test
             set_(self, "vs_bonus", 0)
         set_(self, "defender_takes_14", _flag("--defender-takes-14", self.defender_takes_14))
         set_(self, "mutual", _flag("--mutual", self.mutual))
+        set_(self, "defenseless", _flag("--defenseless", self.defenseless))
         set_(self, "combat", _flag("--combat", self.combat))
         set_(self, "auto_fail", _opt_reason("--auto-fail", self.auto_fail))
         set_(self, "vs_auto_fail", _opt_reason("--vs-auto-fail", self.vs_auto_fail))
@@ -202,6 +219,7 @@ PARAMS = (
         "Item, Ability or Use fails automatically)",
         placeholder="Precision, Slingshot",
         metavar="NAMES",
+        remember=True,
     ),
     Param(
         "bonus",
@@ -210,6 +228,7 @@ PARAMS = (
         0,
         "the Current Values of the descriptors tested, summed (default 0)",
         metavar="N",
+        remember=True,
     ),
     Param(
         "target",
@@ -221,6 +240,8 @@ PARAMS = (
         secret=True,
         placeholder="secret; empty: none",
         metavar="N",
+        # the GM's number stands for the defense: the defender's Defense Test is not filled
+        replaces=("vs_test", "vs_bonus", "vs_auto_fail", "defender_takes_14"),
     ),
     Param(
         "vs_test",
@@ -249,8 +270,55 @@ PARAMS = (
         False,
         "the defender takes 14 + its descriptors instead of rolling",
     ),
-    Param("mutual", "Mutual melee", "bool", False, "combat: a mutual melee, the winner hurts the loser"),
-    Param("damage", "Damage", "text", "d6", "the Vitality Adjustment: d6 (default), 2d6, d6+2, …", metavar="FORMULA"),
+    # a mutual melee and the damage count only in an attack (a plain Test refuses a
+    # mutual melee); the damage is the roller's weapon's, remembered
+    Param(
+        "mutual",
+        "Mutual melee",
+        "bool",
+        False,
+        "combat: a mutual melee, the winner hurts the loser",
+        offered="attack",
+    ),
+    Param(
+        "damage",
+        "Damage",
+        "text",
+        "d6",
+        "the Vitality Adjustment: d6 (default), 2d6, d6+2, …",
+        metavar="FORMULA",
+        remember=True,
+        offered="attack",
+    ),
+    Param(
+        "missing",
+        "Not on the sheet (+0)",
+        "text",
+        "",
+        "the names of the Test the roller's sheet lacks that count +0 (read from the sheet; kept on the record)",
+        form=False,
+        cli=False,
+        remember=False,
+    ),
+    Param(
+        "vs_missing",
+        "Defender: not on the sheet (+0)",
+        "text",
+        "",
+        "the defender's names its sheet lacks that count +0",
+        form=False,
+        cli=False,
+        remember=False,
+    ),
+    Param(
+        "defenseless",
+        "Defender cannot act",
+        "bool",
+        False,
+        "the defender cannot act (Unconscious, Dead): no defense roll, its lowest total (4 + its descriptors) counts",
+        form=False,
+        remember=False,
+    ),
     Param(
         "auto_fail",
         "Automatic failure",
@@ -273,6 +341,9 @@ PARAMS = (
     ),
 )
 
+#: the parameter the session sets when the defender cannot act (core.systems.spec)
+DEFENSELESS = "defenseless"
+
 #: the record's own fields the breakdown shows, in order, with their labels
 EXTRA_LABELS = (
     ("damage", "Damage"),
@@ -283,7 +354,12 @@ EXTRA_LABELS = (
     ("auto_fail", "Automatic failure"),
 )
 #: the roll's parameters the breakdown names first: the descriptors each side tested
-BREAKDOWN_PARAMS = (("test", "Tested"), ("vs_test", "Opponent tested"))
+BREAKDOWN_PARAMS = (
+    ("test", "Tested"),
+    ("missing", "Not on the sheet, +0"),
+    ("vs_test", "Opponent tested"),
+    ("vs_missing", "Opponent: not on the sheet, +0"),
+)
 
 
 def dice_labels(record: RollRecord) -> dict[str, str]:
@@ -300,7 +376,8 @@ def opponent_brief(record: RollRecord) -> str:
     opp = record.extra.get("opponent")
     if not isinstance(opp, Mapping) or opp.get("total") is None:
         return ""
-    return f"vs {opp['total']}" + (", took 14" if opp.get("took_14") else "")
+    how = ", cannot act" if opp.get("cannot_act") else (", took 14" if opp.get("took_14") else "")
+    return f"vs {opp['total']}" + how
 
 
 # --------------------------------------------------------------------------- texts
@@ -393,7 +470,11 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
             prevails = ATTACKER
             opp["auto_fail"] = params.vs_auto_fail
         else:
-            if params.defender_takes_14:
+            if params.defenseless:
+                # who cannot act cannot defend: no die, the lowest total a Test could give
+                opp_total = MULTIPLIER * 1 + params.vs_bonus
+                opp.update(total=opp_total, cannot_act=True)
+            elif params.defender_takes_14:
                 opp_total = TAKES + params.vs_bonus
                 opp.update(total=opp_total, took_14=True)
             else:
@@ -433,7 +514,9 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
         both_fail = bool(params.auto_fail and params.vs_auto_fail)
         if hit:
             ddice, amount, desc = _hurt("target", params.damage, rng, tables)
-        elif params.mutual and params.two_way and prevails == DEFENDER and not tie and not both_fail:
+        elif (
+            params.mutual and params.two_way and prevails == DEFENDER and not tie and not both_fail
+        ) and not params.defenseless:  # one who cannot act hurts nobody
             ddice, amount, desc = _hurt("attacker", params.damage, rng, tables)
         else:
             ddice, amount = (), None
@@ -455,9 +538,12 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
     )
 
 
-def initiative(rng: RandomSource, modifier: int = 0) -> RollRecord:
-    """A Reflex Test: 4 × d6 + Reflex (``modifier``); ``value`` is the initiative."""
-    return roll(Params(bonus=parse_int("--modifier", modifier, *BONUS_RANGE), test="Reflex"), rng)
+def initiative(rng: RandomSource, modifier: int = 0, auto_fail: str | None = None) -> RollRecord:
+    """A Reflex Test: 4 × d6 + Reflex (``modifier``); ``value`` is the initiative.
+    ``auto_fail``: why the Test fails automatically (:func:`initiative_fails`): no die
+    is rolled and the session seats the character after everyone who rolled."""
+    bonus = parse_int("--modifier", modifier, *BONUS_RANGE)
+    return roll(Params(bonus=bonus, test="Reflex", auto_fail=auto_fail), rng)
 
 
 # --------------------------------------------------------------------------- odds
@@ -482,7 +568,12 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
         if params.vs_auto_fail:
             outcomes = [(OUTCOME_ATTACKER, Fraction(1)), (OUTCOME_DEFENDER, Fraction(0))]
         else:
-            opp = {TAKES + params.vs_bonus: Fraction(1)} if params.defender_takes_14 else _test_dist(params.vs_bonus)
+            if params.defenseless:
+                opp = {MULTIPLIER + params.vs_bonus: Fraction(1)}
+            elif params.defender_takes_14:
+                opp = {TAKES + params.vs_bonus: Fraction(1)}
+            else:
+                opp = _test_dist(params.vs_bonus)
             diff = odds_mod.sub(dist, opp)
             win = odds_mod.prob(diff, lambda x: x > 0)
             tie = odds_mod.prob(diff, lambda x: x == 0)
@@ -575,58 +666,16 @@ __all__ = [
     "roll_uses",
     "test_uses",
     "lacks_when_missing",
+    "CHARACTER_FIELDS",
+    "INITIATIVE_FAILS",
+    "initiative_fails",
+    "initiative_modifier",
+    "rest",
 ]
 
 
-# ---- character fields
-# A 1d6x4 character's numbers are its descriptor sheet (the sheet section). What a GM
-# adds for the roll is which descriptors its Tests name: those an attack tests (the
-# seed's Precision+Slingshot Expertise+Slingshot, or a Use such as Slingshot Attack),
-# those it defends with (the defender's Defense Test) and those initiative tests
-# (Reflex). Their Current Values are read from the sheet when the roll is made.
-
-CHARACTER_FIELDS = (
-    CharField(
-        "attack_test",
-        "Attack descriptors",
-        "text",
-        feeds="test",
-        combat_only=True,
-        help="the descriptors an attack tests, e.g. Precision, Slingshot Expertise, Slingshot",
-        placeholder="Precision, Slingshot",
-    ),
-    CharField(
-        "defense_test",
-        "Defense descriptors",
-        "text",
-        feeds="vs_test",
-        from_="target",
-        default="Defense",
-        combat_only=True,
-        help="the descriptors this character's Defense Test names when attacked",
-        placeholder="Defense",
-    ),
-    CharField(
-        "initiative_test",
-        "Initiative descriptors",
-        "text",
-        feeds="initiative",
-        default="Reflex",
-        help="the descriptors whose Current Values initiative adds",
-        placeholder="Reflex",
-    ),
-)
-
-
-def initiative_modifier(character: Any) -> int:
-    """A character's initiative modifier: the Current Values of its initiative
-    descriptors (Reflex unless it names others) on its sheet; 0 without a sheet."""
-    sheet = getattr(character, "sheet", None)
-    if sheet is None:
-        return 0
-    fields = getattr(character, "fields", None) or {}
-    names = fields.get("initiative_test") or "Reflex"
-    return read_test(sheet, names).bonus
+# ---- character fields: the Tests an attack, a defense and initiative name
+# (core/systems/one_d6_x4_sheet.py, with initiative_modifier and INITIATIVE_FAILS)
 
 
 # ---- moves
@@ -657,30 +706,3 @@ MOVES = (
         said=lambda state, event: "A new day: every current value is back to its default",
     ),
 )
-
-
-# ---- between sessions
-
-
-def rest(character: Mapping[str, Any]) -> dict[str, Any]:
-    """Recovery between sessions (``gmdesk new … --from … --rest``): a new day, as the
-    ``day.new`` event does it. Every Current Value on the sheet returns to its
-    Default (uses too), Vitality to its default, and the Vitality Adjustments taken
-    are cleared; the Dead stay exactly as they are. Conditions and sources counted
-    in rounds are over (:func:`core.systems.rest.end_timed`)."""
-    from gmdesk.core.sheet import parse_sheet, write_sheet
-    from gmdesk.core.systems.rest import end_timed, is_dead
-
-    if is_dead(character):
-        return dict(character)
-    out = end_timed(character)
-    out["vitality_current"] = out.get("vitality_default", 0)
-    out["wounds"] = [w for w in out.get("wounds") or () if not (w.get("system") == ID and w.get("amount") is not None)]
-    text = out.get("sheet")
-    if isinstance(text, str):
-        sheet = parse_sheet(text).new_day()
-        row = sheet.find("Vitality")
-        if row is not None and row.has_value and row.value != out["vitality_current"]:
-            sheet = sheet.set_values("Vitality", current=out["vitality_current"])
-        out["sheet"] = write_sheet(sheet)
-    return out

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.systems.base import parse_int
+from gmdesk.core.systems.spec import CharField
 
 
 def split_names(names: str | Iterable[str], sheet: Any = None) -> list[str]:
@@ -37,12 +38,15 @@ class TestReading:
     fails automatically (None if it does not); ``found``: ``(name as named, row path)``
     of every name found on the sheet; ``uses``: the paths of the Abilities and Uses
     (Sub-Abilities) the Test uses that count their uses (not ``(inf)``) — each spends
-    one use (a Use also spends its parent's, see :meth:`core.sheet.Sheet.spend_use`)."""
+    one use (a Use also spends its parent's, see :meth:`core.sheet.Sheet.spend_use`);
+    ``missing``: the names the sheet lacks that count +0 (neither a Physical Item nor
+    an Ability nor a Use: the record keeps them, so the decision is never made again)."""
 
     bonus: int = 0
     auto_fail: str | None = None
     found: tuple[tuple[str, str], ...] = ()
     uses: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
 
 
 def _word_key(name: str) -> str:
@@ -76,6 +80,7 @@ def find_test_row(sheet: Any, name: str) -> int | None:
             i = sheet._find_index(f"{name} Ability")
             if i is not None:
                 return i
+        return sheet.find_item(name)  # a count or a plural is not the item's name: Shovel → 2 shovels
     return None
 
 
@@ -85,17 +90,31 @@ def _is_ability(name: str) -> bool:
     return is_ability_name(name)
 
 
-def lacks_when_missing(name: str) -> bool:
-    """Whether a name missing from the sheet is something the character lacks (a
-    Physical Item, an Ability or a Use: the Test fails automatically) rather than a
-    descriptor that counts +0: :func:`core.sheet.is_item_or_ability_name`, the rule
-    gmdesk uses for every descriptor. A missing Core Descriptor, Expertise or Test
-    Descriptor counts +0; every other missing name is an Ability (it contains the word
-    Ability), a Use (``Slingshot/Attack``) or a Physical Item, which the character
-    simply does not have. See ``docs/RULES-NOTES.md``."""
-    from gmdesk.core.sheet import is_item_or_ability_name
+#: what marks a name in a Test as a Physical Item: ``Precision+Slingshot (item)``
+ITEM_MARK = "(item)"
 
-    return "/" in name or is_item_or_ability_name(name)
+
+def marked_item(name: str) -> tuple[str, bool]:
+    """A Test's name without its item mark, and whether it had one."""
+    text = " ".join(name.split())
+    if text.casefold().endswith(ITEM_MARK):
+        return text[: -len(ITEM_MARK)].strip(), True
+    return text, False
+
+
+def lacks_when_missing(name: str, items: Iterable[str] = ()) -> bool:
+    """Whether a name missing from the sheet is something the character lacks (the
+    Test fails automatically) rather than a descriptor that counts +0 (RULES.md): an
+    Ability (the word Ability: ``Magic Ability``, a Use written after it, ``Magic
+    Ability Fly``), a Use (``Slingshot/Attack``), or a Physical Item — a name some
+    sheet of the session lists as an item (``items``: their :func:`core.sheet.item_key`;
+    a count or a plural does not matter) or that the Test marks ``(item)``. Any other
+    missing name counts +0 (``Stealth+Sneak`` when nobody has a Sneak item). See
+    ``docs/RULES-NOTES.md``."""
+    from gmdesk.core.sheet import item_key
+
+    name, marked = marked_item(name)
+    return marked or "/" in name or _is_ability(name) or item_key(name) in set(items)
 
 
 def read_test(sheet: Any, names: str | Iterable[str], items: Iterable[str] = ()) -> TestReading:
@@ -103,33 +122,62 @@ def read_test(sheet: Any, names: str | Iterable[str], items: Iterable[str] = ())
 
     Each name is found with :func:`find_test_row`; a found row adds its Current Value
     and fails the Test when it is at or below −5 or at (0) uses (for a Use: its own or
-    its parent's). A missing name counts +0 when it is a Core Descriptor, an Expertise
+    its parent's). A missing name fails the Test when it is a Physical Item, an
+    Ability or a Use (:func:`lacks_when_missing`; ``items``: the names the
+    session's sheets list as items) and otherwise counts +0 (``missing``). A Use (a
+    Sub-Ability), however it is named (``Magic
+    Ability/Turn Person to Frog``, ``Magic Ability Turn Person to Frog``, ``Turn
+    Person to Frog``, or beside its parent, ``Magic Ability+Turn Person to Frog``),
+    adds its parent's value too; every row's value counts once, and the Use spends
+    one of its own uses and one of its parent's (the parent named beside it is not
+    spent again). A missing name counts +0 when it is a Core Descriptor, an Expertise
     or a Test Descriptor, and otherwise is a Physical Item, Ability or Use the
     character lacks: the Test fails automatically (:func:`lacks_when_missing`).
     ``items``: names the GM says are Items (kept for callers that know better).
     Nothing is spent here: the session spends :attr:`TestReading.uses` with the roll."""
+    from gmdesk.core.sheet import item_key
+
     parts = split_names(names, sheet)
-    item_keys = {_word_key(str(x)) for x in items}
+    item_keys = {item_key(str(x)) for x in items}
+    if sheet is not None:
+        item_keys |= sheet.item_keys()
+    missing: list[str] = []
     bonus = 0
     reasons: list[str] = []
     found: list[tuple[str, str]] = []
     uses: list[str] = []
-    for name in parts:
+    counted: set[int] = set()  # rows whose value is added: each once
+    spent_parents: set[str] = set()
+    for typed in parts:
+        name, _marked = marked_item(typed)
         i = find_test_row(sheet, name)
         if i is None:
-            if _word_key(name) in item_keys or lacks_when_missing(name):
+            if lacks_when_missing(typed, item_keys):
                 reasons.append(f"{name} is missing")
+            elif name not in missing:
+                missing.append(name)
             continue
         row = sheet.rows[i]
         path = sheet.path(i)
         found.append((name, path))
-        bonus += row.value
+        sub = sheet.is_sub_ability(i)
+        parent = sheet._parents[i] if sub else None
+        for j in (i, parent):
+            if j is not None and j not in counted:
+                counted.add(j)
+                bonus += sheet.rows[j].value
         why = sheet._blocked_at(i)
         if why:
             reasons.append(why)
-        if (_is_ability(row.name) or sheet.is_sub_ability(i)) and row.uses not in (None, "inf") and path not in uses:
+        counts = row.uses not in (None, "inf") or (parent is not None and sheet.rows[parent].uses not in (None, "inf"))
+        if (_is_ability(row.name) or sub) and counts and path not in uses:
             uses.append(path)
-    return TestReading(bonus, "; ".join(dict.fromkeys(reasons)) or None, tuple(found), tuple(uses))
+            if parent is not None:
+                spent_parents.add(sheet.path(parent))
+    # a Use spends one of its parent's with its own: the parent named too is not spent again
+    uses = [u for u in uses if u not in spent_parents]
+    why = "; ".join(dict.fromkeys(reasons)) or None
+    return TestReading(bonus, why, tuple(found), tuple(uses), tuple(missing))
 
 
 def test_bonus(sheet: Any, names: str | Iterable[str], items: Iterable[str] = ()) -> tuple[int, str | None]:
@@ -155,7 +203,7 @@ def test_uses(record: RollRecord, actor_sheet: Any = None, target_sheet: Any = N
 
 
 def read_form(
-    data: dict[str, Any], actor: Any = None, target: Any = None, combat: bool = False
+    data: dict[str, Any], actor: Any = None, target: Any = None, combat: bool = False, items: Iterable[str] = ()
 ) -> tuple[dict[str, Any], list[str]]:
     """The roll dialog's (and ``roll --save``'s) reading of a Test: the descriptors
     named in ``test`` / ``vs_test`` read from the roller's / the defender's sheet, their
@@ -168,15 +216,31 @@ def read_form(
     def sheet_of(c: Any) -> Any:  # a tracked character without a sheet lacks every Item
         return c.sheet if c.sheet is not None else parse_sheet("")
 
+    # the items both sides' sheets list (the session's others are known to the roll
+    # itself, :func:`read_sheets` / :func:`read_filled`)
+    known = set(items)
+    for c in (actor, target):
+        if c is not None and c.sheet is not None:
+            known |= c.sheet.item_keys()
     data = dict(data)
     notes: list[str] = []
+    if str(data.get("target") if data.get("target") is not None else "").strip() and (
+        str(data.get("vs_test") or "").strip() or data.get("vs_bonus") not in (None, "")
+    ):
+        # a typed value wins: the GM's target number stands for the defense the form
+        # offered (the Defender's Defense), which is then not read nor rolled
+        data["vs_test"], data["vs_bonus"] = "", None
+        notes.append("Target number given: no Defense Test")
     names = str(data.get("test") or "").strip()
     if names and actor is None:
         notes.append("No roller: the descriptors are not read from a sheet")
     elif names:
-        reading = read_test(sheet_of(actor), names)
+        reading = read_test(sheet_of(actor), names, known)
         data["bonus"] = parse_int("--bonus", data.get("bonus") or 0) + reading.bonus
+        data["missing"] = ", ".join(reading.missing)
         notes.append(f"Test {signed(reading.bonus)} from {names}")
+        if reading.missing:
+            notes.append(f"Not on the sheet, +0: {', '.join(reading.missing)}")
         if reading.auto_fail:
             data["auto_fail"] = reading.auto_fail
             notes.append(f"Automatic failure: {reading.auto_fail}")
@@ -189,7 +253,9 @@ def read_form(
         data["vs_bonus"] = 0 if typed is None else typed
         notes.append("No target: the defender's descriptors are not read from a sheet")
     elif vs_names:
-        found, blocked = test_bonus(sheet_of(target), vs_names)
+        vs_reading = read_test(sheet_of(target), vs_names, known)
+        found, blocked = vs_reading.bonus, vs_reading.auto_fail
+        data["vs_missing"] = ", ".join(vs_reading.missing)
         data["vs_bonus"] = found + (parse_int("--vs-bonus", typed) if typed is not None else 0)
         notes.append(f"Defender {signed(found)} from {vs_names}")
         if blocked:
@@ -198,7 +264,7 @@ def read_form(
     return data, notes
 
 
-def fill_from_sheets(params: Any, actor_sheet: Any = None, target_sheet: Any = None) -> Any:
+def fill_from_sheets(params: Any, actor_sheet: Any = None, target_sheet: Any = None, items: Iterable[str] = ()) -> Any:
     """The Test with the named descriptors read from the sheets: ``params.test`` on the
     roller's sheet, ``params.vs_test`` on the defender's. Their Current Values are added
     to ``bonus`` / ``vs_bonus`` (which hold only what the GM adds on top) and a side that
@@ -207,17 +273,30 @@ def fill_from_sheets(params: Any, actor_sheet: Any = None, target_sheet: Any = N
     rolls with it. A side whose sheet is None is not tracked: its names are only
     labels (pass an empty sheet for a tracked character that has no sheet)."""
     changes: dict[str, Any] = {}
+    known = _known(items, actor_sheet, target_sheet)
     if params.test and actor_sheet is not None:
-        r = read_test(actor_sheet, params.test)
+        r = read_test(actor_sheet, params.test, known)
         changes["bonus"] = params.bonus + r.bonus
+        changes["missing"] = ", ".join(r.missing)
         if r.auto_fail and not params.auto_fail:
             changes["auto_fail"] = r.auto_fail
     if params.vs_test and target_sheet is not None:
-        r = read_test(target_sheet, params.vs_test)
+        r = read_test(target_sheet, params.vs_test, known)
         changes["vs_bonus"] = (params.vs_bonus or 0) + r.bonus
+        changes["vs_missing"] = ", ".join(r.missing)
         if r.auto_fail and not params.vs_auto_fail:
             changes["vs_auto_fail"] = r.auto_fail
     return dataclasses.replace(params, **changes) if changes else params
+
+
+def _known(items: Iterable[str], *sheets: Any) -> set[str]:
+    """The Physical Items known to a Test: ``items`` (the session's sheets) and
+    those the sheets read list."""
+    out = set(items)
+    for sheet in sheets:
+        if sheet is not None:
+            out |= sheet.item_keys()
+    return out
 
 
 def roll_uses(record: RollRecord, actor: Any = None, target: Any = None) -> list[tuple[str, str]]:
@@ -237,7 +316,7 @@ def _sheet_of(c: Any) -> Any:
     return None if c is None else (c.sheet if c.sheet is not None else parse_sheet(""))
 
 
-def read_sheets(params: Any, actor: Any = None, target: Any = None, skip: Any = ()) -> Any:
+def read_sheets(params: Any, actor: Any = None, target: Any = None, skip: Any = (), items: Iterable[str] = ()) -> Any:
     """The Test with the descriptors named by ``test`` / ``vs_test`` read from the
     roller's / the defender's sheet (:func:`fill_from_sheets`): how ``gmdesk roll
     1d6x4 --save S --as A --at T`` reads its options. ``skip``: those already read
@@ -246,24 +325,124 @@ def read_sheets(params: Any, actor: Any = None, target: Any = None, skip: Any = 
         params,
         _sheet_of(actor) if "test" not in skip else None,
         _sheet_of(target) if "vs_test" not in skip else None,
+        items,
     )
 
 
-def read_filled(data: dict[str, Any], filled: Any, actor: Any = None, target: Any = None) -> dict[str, Any]:
+def read_filled(
+    data: dict[str, Any], filled: Any, actor: Any = None, target: Any = None, items: Iterable[str] = ()
+) -> dict[str, Any]:
     """The parameter data with the descriptors the characters' fields named
     (``filled``: the parameters they filled, ``test`` / ``vs_test``) read from the
     roller's / the defender's sheet, before the parameters are checked: their Current
     Values are added to ``bonus`` / ``vs_bonus`` (what the GM adds on top) and a side
     that lacks what it names fails automatically (:func:`read_test`)."""
     out = dict(data)
-    for name, who, bonus, reason in (
-        ("test", actor, "bonus", "auto_fail"),
-        ("vs_test", target, "vs_bonus", "vs_auto_fail"),
+    known = _known(items, *(c.sheet for c in (actor, target) if c is not None))
+    for name, who, bonus, reason, missing in (
+        ("test", actor, "bonus", "auto_fail", "missing"),
+        ("vs_test", target, "vs_bonus", "vs_auto_fail", "vs_missing"),
     ):
         if name not in filled or who is None or not out.get(name):
             continue
-        r = read_test(_sheet_of(who), str(out[name]))
+        r = read_test(_sheet_of(who), str(out[name]), known)
+        out[missing] = ", ".join(r.missing)
         out[bonus] = parse_int("--" + bonus.replace("_", "-"), out.get(bonus) or 0) + r.bonus
         if r.auto_fail and not out.get(reason):
             out[reason] = r.auto_fail
+    return out
+
+
+# ---- character fields
+# A 1d6x4 character's numbers are its descriptor sheet (the sheet section). What a GM
+# adds for the roll is which descriptors its Tests name: those an attack tests (the
+# seed's Precision+Slingshot Expertise+Slingshot, or a Use such as Slingshot Attack),
+# those it defends with (the defender's Defense Test) and those initiative tests
+# (Reflex). Their Current Values are read from the sheet when the roll is made.
+
+CHARACTER_FIELDS = (
+    CharField(
+        "attack_test",
+        "Attack descriptors",
+        "text",
+        feeds="test",
+        combat_only=True,
+        help="the descriptors an attack tests, e.g. Precision, Slingshot Expertise, Slingshot",
+        placeholder="Precision, Slingshot",
+    ),
+    CharField(
+        "defense_test",
+        "Defense descriptors",
+        "text",
+        feeds="vs_test",
+        from_="target",
+        default="Defense",
+        combat_only=True,
+        help="the descriptors this character's Defense Test names when attacked",
+        placeholder="Defense",
+    ),
+    CharField(
+        "initiative_test",
+        "Initiative descriptors",
+        "text",
+        feeds="initiative",
+        default="Reflex",
+        help="the descriptors whose Current Values initiative adds",
+        placeholder="Reflex",
+    ),
+)
+
+
+def initiative_modifier(character: Any) -> int:
+    """A character's initiative modifier: the Current Values of its initiative
+    descriptors (Reflex unless it names others) on its sheet; 0 without a sheet."""
+    sheet = getattr(character, "sheet", None)
+    if sheet is None:
+        return 0
+    fields = getattr(character, "fields", None) or {}
+    names = fields.get("initiative_test") or "Reflex"
+    return read_test(sheet, names).bonus
+
+
+def initiative_fails(character: Any) -> str | None:
+    """Why a character's initiative Test fails automatically, or None: its initiative
+    descriptors (Reflex unless it names others) read on its sheet as any Test's
+    (a Reflex at −5 or lower cannot be used: RULES.md)."""
+    sheet = getattr(character, "sheet", None)
+    if sheet is None:
+        return None
+    fields = getattr(character, "fields", None) or {}
+    return read_test(sheet, fields.get("initiative_test") or "Reflex").auto_fail
+
+
+#: the session asks it before rolling initiative (core.systems.spec)
+INITIATIVE_FAILS = initiative_fails
+
+
+# ---- between sessions
+
+
+def rest(character: Mapping[str, Any]) -> dict[str, Any]:
+    """Recovery between sessions (``gmdesk new … --from … --rest``): a new day, as the
+    ``day.new`` event does it. Every Current Value on the sheet returns to its
+    Default (uses too), Vitality to its default, and the Vitality Adjustments taken
+    are cleared; the Dead stay exactly as they are. Conditions and sources counted
+    in rounds are over (:func:`core.systems.rest.end_timed`)."""
+    from gmdesk.core.sheet import parse_sheet, write_sheet
+    from gmdesk.core.systems.rest import end_timed, is_dead
+
+    if is_dead(character):
+        return dict(character)
+    out = end_timed(character)
+    out["vitality_current"] = out.get("vitality_default", 0)
+    out["wounds"] = [
+        w for w in out.get("wounds") or () if not (w.get("system") == "1d6x4" and w.get("amount") is not None)
+    ]
+    text = out.get("sheet")
+    if isinstance(text, str):
+        sheet = parse_sheet(text).new_day()
+        row = sheet.find("Vitality")
+        if row is not None and row.has_value and row.value != out["vitality_current"]:
+            sheet = sheet.set_values("Vitality", current=out["vitality_current"])
+        out["sheet"] = write_sheet(sheet)
     return out

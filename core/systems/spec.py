@@ -48,6 +48,18 @@ through the entry-point group ``gmdesk.systems``) that declares, at module level
 ``CLOCKS`` (optional, default False)
     whether its rolls move the session's progress clocks (the roll dialog then asks
     which clock).
+``DEFENSELESS`` (optional)
+    the name of the system's ``bool`` parameter that says the other side of an
+    opposed roll cannot act (Unconscious, Dead): it rolls no defense and counts the
+    lowest result its roll could give (RULES "Who can act"). The session sets it
+    whenever the target cannot act; a system whose defense is no roll (a fixed
+    difficulty) has none.
+``INITIATIVE_FAILS`` (optional)
+    ``f(character) -> str | None``: why the character's initiative fails
+    automatically (a 1d6x4 Reflex at −5: descriptors at −5 cannot be used), or None.
+    The session then passes ``auto_fail=reason`` to the system's ``initiative``,
+    which rolls no die and marks the record's ``auto_fail``; such a character is
+    seated after everyone who rolled.
 ``read_form(data, actor, target, combat)`` (optional)
     the system's own reading of the roll dialog's values (and of ``gmdesk roll
     --save`` options) beyond their declared types: returns ``(data, notes)``, the
@@ -109,6 +121,13 @@ INITIATIVE = "initiative"
 #: Every built-in part of a character a system may use (``CHARACTER_SECTIONS``).
 SECTIONS = ("vitality", "possibilities", "advantage", "shift", "conditions", "wounds", "sheet")
 
+#: the rolls a :class:`CharField` may fill: a plain roll, an attack, an opposed roll
+#: (the ``o`` move: a contest, a two-way Test)
+ROLL_KINDS = ("roll", "attack", "opposed")
+
+#: which roll dialog offers a :class:`Param`: both, only an attack, only a plain roll
+OFFERED = ("any", "attack", "roll")
+
 #: the kinds of :class:`Move`
 MOVE_KINDS = ("preset", "condition", "action")
 
@@ -129,9 +148,16 @@ class Param:
     ``form_only``: a question of the roll dialog only, read by the system's
     ``read_form`` (no Params field, no CLI option). ``combat_default``: what the roll
     dialog offers in an attack (None: ``default``), such as the defender's Defense.
-    ``remember``: the roll dialog offers the value last rolled by the same roller
-    again; False for what comes from the roller's state now or is decided roll by
-    roll (conditions, sources, Possibilities spent, an opposed roll)."""
+    ``remember``: the roll dialog offers the value the GM typed in the same roller's
+    last roll again (and says so); only what describes the roller itself (a skill
+    value, a weapon's damage) is remembered — what comes from the roller's state
+    now or is decided roll by roll (a fold, conditions, sources, Possibilities spent,
+    an opposed roll) starts afresh. ``offered``: which dialog offers it (:data:`OFFERED`):
+    ``"any"``, only an ``"attack"`` (a parameter that counts only there, or is
+    refused elsewhere) or only a plain ``"roll"`` (one an attack refuses).
+    ``replaces``: the parameters a value typed here stands in for — what the session
+    would fill into them from the characters is left out (1d6x4's target number
+    replaces the defender's Defense Test; a typed value always wins)."""
 
     name: str
     label: str
@@ -152,17 +178,25 @@ class Param:
     form_only: bool = False
     setting: str = ""
     combat_default: Any = None
-    remember: bool = True
+    remember: bool = False
+    replaces: tuple[str, ...] = ()
+    offered: str = "any"
 
     def __post_init__(self) -> None:
         if self.type not in PARAM_TYPES:
             raise ValueError(f"parameter {self.name!r}: type must be one of {', '.join(PARAM_TYPES)}")
+        if self.offered not in OFFERED:
+            raise ValueError(f"parameter {self.name!r}: offered must be one of {', '.join(OFFERED)}")
         if self.type == "choice" and not self.choices:
             raise ValueError(f"parameter {self.name!r}: a choice needs its choices")
 
     @property
     def cli_option(self) -> str:
         return self.option or "--" + self.name.replace("_", "-")
+
+    def in_dialog(self, combat: bool) -> bool:
+        """Whether the roll dialog asks it: an attack (``combat``) or a plain roll."""
+        return self.form and self.offered in ("any", "attack" if combat else "roll")
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -190,7 +224,10 @@ class CharField:
     system. ``feeds``: the roll parameter it fills (or :data:`INITIATIVE`, the
     initiative roll's modifier; ``None`` when it fills nothing by itself, such as a
     ``stats`` table); ``from_``: whose field fills it, the roller's or the target's.
-    ``combat_only``: it fills the parameter only in an attack. ``stats``: for a
+    ``combat_only``: it fills the parameter only in an attack and in an opposed
+    roll, both sides filled as in an attack. ``fills``: the rolls it fills
+    (:data:`ROLL_KINDS`) when they are not those — 4d6's Defense DC only an attack,
+    its Contest skill only a contest. ``stats``: for a
     ``stat`` field, the name of the ``stats`` field whose entry it names.
     ``parse``: the system's own reading of a value (or of a ``stats`` entry's
     value), ``parse(label, value)``, raising ``ParamError``; without one the type
@@ -213,8 +250,18 @@ class CharField:
     placeholder: str = ""
     parse: Callable[[str, Any], Any] | None = None
     show: Callable[[Any], str] | None = None
+    fills: tuple[str, ...] = ()
+
+    def fills_in(self, kind: str) -> bool:
+        """Whether it fills its parameter in a roll of ``kind`` (:data:`ROLL_KINDS`)."""
+        if self.fills:
+            return kind in self.fills
+        return kind != "roll" if self.combat_only else True
 
     def __post_init__(self) -> None:
+        for kind in self.fills:
+            if kind not in ROLL_KINDS:
+                raise ValueError(f"character field {self.name!r}: fills must name {', '.join(ROLL_KINDS)}")
         if self.type not in FIELD_TYPES:
             raise ValueError(f"character field {self.name!r}: type must be one of {', '.join(FIELD_TYPES)}")
         if self.from_ not in FROM:
@@ -239,6 +286,8 @@ class CharField:
             out["stats"] = self.stats
         if self.combat_only:
             out["combat_only"] = True
+        if self.fills:
+            out["fills"] = list(self.fills)
         return out
 
 
@@ -362,6 +411,8 @@ class SystemSpec:
     signed_extras: frozenset[str] = frozenset()
     breakdown_params: tuple[tuple[str, str], ...] = ()
     odds_fold: tuple[int, int] | None = None
+    defenseless: str | None = None
+    initiative_fails: Callable[[Any], str | None] | None = None
 
     @classmethod
     def from_module(cls, module: ModuleType) -> SystemSpec:
@@ -377,6 +428,10 @@ class SystemSpec:
         names = [p.name for p in params]
         if len(set(names)) != len(names):
             raise ValueError(f"{module.__name__}.PARAMS names a parameter twice")
+        for p in params:
+            for r in p.replaces:
+                if r not in names:
+                    raise ValueError(f"parameter {p.name!r} replaces {r!r}, which is no parameter")
         fields = tuple(getattr(module, "CHARACTER_FIELDS", ()))
         feedable = set(names) | {INITIATIVE}
         field_names = {f.name for f in fields}
@@ -393,6 +448,11 @@ class SystemSpec:
                 raise ValueError(f"{module.__name__}.MOVES holds {m!r}, not a Move")
             if not m.id.isidentifier():
                 raise ValueError(f"move {m.id!r}: its id must be a name (letters, digits, _)")
+        defenseless = getattr(module, "DEFENSELESS", None)
+        if defenseless is not None:
+            p = next((p for p in params if p.name == defenseless), None)
+            if p is None or p.type != "bool":
+                raise ValueError(f"{module.__name__}.DEFENSELESS must name one of its bool parameters")
         move_ids = [m.id for m in moves]
         if len(set(move_ids)) != len(move_ids):
             raise ValueError(f"{module.__name__}.MOVES names a move twice")
@@ -411,6 +471,8 @@ class SystemSpec:
             signed_extras=frozenset(getattr(module, "SIGNED_EXTRAS", ())),
             breakdown_params=tuple(getattr(module, "BREAKDOWN_PARAMS", ())),
             odds_fold=_fold(module),
+            defenseless=defenseless,
+            initiative_fails=_callable(module, "INITIATIVE_FAILS"),
         )
 
     def hook(self, name: str) -> Callable[..., Any] | None:
@@ -445,6 +507,11 @@ class SystemSpec:
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params + COMMON_PARAMS if p.name == name), None)
 
+    def replaced_by(self, given: Any) -> frozenset[str]:
+        """The parameters that values typed in ``given`` (parameter names) stand in
+        for (:attr:`Param.replaces`): the session fills nothing into them."""
+        return frozenset(r for p in self.params if p.name in given for r in p.replaces)
+
     def field(self, name: str) -> CharField | None:
         return next((f for f in self.character_fields if f.name == name), None)
 
@@ -472,6 +539,13 @@ class SystemSpec:
             "character_fields": [f.to_json() for f in self.character_fields],
             "moves": [{"id": m.id, "title": m.title, "help": m.help, "key": m.key} for m in self.moves],
         }
+
+
+def _callable(module: ModuleType, name: str) -> Callable[..., Any] | None:
+    fn = getattr(module, name, None)
+    if fn is not None and not callable(fn):
+        raise ValueError(f"{module.__name__}.{name} must be a function")
+    return fn
 
 
 def _fold(module: ModuleType) -> tuple[int, int] | None:
@@ -650,6 +724,8 @@ __all__ = [
     "MOVE_FIELD_TYPES",
     "MOVE_KINDS",
     "Move",
+    "OFFERED",
+    "ROLL_KINDS",
     "MoveField",
     "PARAM_TYPES",
     "Param",

@@ -150,6 +150,7 @@ PARAMS = (
         optional=True,
         placeholder="attribute + skill",
         metavar="N",
+        remember=True,
     ),
     Param(
         "difficulty",
@@ -161,8 +162,8 @@ PARAMS = (
         placeholder="in combat: defense",
         metavar="N",
     ),
-    Param("stymied", "Stymied", "bool", False, "Stymied: no reroll for maxing the positive die", remember=False),
-    Param("up", "Up", "bool", False, "Up: a positive progressive d10 after the total", remember=False),
+    Param("stymied", "Stymied", "bool", False, "Stymied: no reroll for maxing the positive die"),
+    Param("up", "Up", "bool", False, "Up: a positive progressive d10 after the total"),
     Param(
         "possibilities",
         "Possibilities",
@@ -173,7 +174,6 @@ PARAMS = (
         hi=MAX_POSSIBILITIES,
         placeholder="spent now",
         metavar="N",
-        remember=False,
     ),
     Param(
         "contradiction",
@@ -356,10 +356,15 @@ def cancel_possibility(record: RollRecord, tables: TableSet = DEFAULT_TABLES) ->
     )
 
 
-def initiative(rng: RandomSource, modifier: int = 0) -> RollRecord:
-    """Initiative: a plain roll's Bonus Number + the Dexterity value (``modifier``)."""
+def initiative(
+    rng: RandomSource, modifier: int = 0, stymied: bool = False, up: bool = False, ord_no_reroll: bool = False
+) -> RollRecord:
+    """Initiative: a plain roll's Bonus Number + the Dexterity value (``modifier``),
+    rolled as any action is: a Stymied roller (or an ord the session denies it) gets
+    no reroll for maxing the positive die, an Up roller adds its progressive d10
+    (the session passes the roller's conditions and its settings)."""
     modifier = parse_int("modifier", modifier)
-    rec = roll(Params(skill=modifier), rng)
+    rec = roll(Params(skill=modifier, stymied=stymied, up=up, ord_no_reroll=ord_no_reroll), rng)
     total = int(rec.get("total"))
     return dataclasses.replace(rec, value=total, outcome=f"Initiative {total} (Bonus {signed(rec.value)})")
 

@@ -1,18 +1,24 @@
-"""What every gmdesk dialog shares: Enter submits from any field, Escape cancels, the
-hint line names the keys actually bound, and a refusal keeps the dialog open with the
-field named as the dialog labels it.
+"""What every gmdesk dialog shares: Enter does what the focused field says, Escape
+cancels, the hint line names the keys actually bound, and a refusal keeps the dialog
+open with the field named as the dialog labels it.
 
 :class:`Dialog` is the base of the desk's modal dialogs (roll, forms, inputs, choices,
-confirmations). Its ``enter`` binding is a *priority* binding, so it reaches the
-dialog before the focused field: a text input, a checkbox and a (closed) dropdown all
-submit the dialog. A dropdown opens with Space or ↓ (its own keys, Enter excepted). The
-widgets that own Enter keep it: an open dropdown's list and an option list (Enter
-picks), a button (Enter presses it), a text area. ``ctrl+j`` submits too (terminals
-that send it for Enter).
+confirmations). What Enter does follows the focus, as in any Textual app:
+
+* on a text input or a checkbox it submits the dialog (its ``enter`` binding is a
+  *priority* binding, so it reaches the dialog before the field); so does it on a
+  list of boxes (Space ticks one, Enter starts);
+* on a dropdown (``Select`` / :class:`tui.widgets.form.Choice`) it opens the list,
+  Enter picks in it; ←/→ step through the values in place, list closed;
+* on a button it presses that button; on an option list it picks; in a multi-line
+  text area it starts a new line.
+
+``ctrl+s`` submits from any field (the hint names it where Enter does something
+else), and ``ctrl+j`` too (terminals that send it for Enter).
 
 :class:`DialogHint` is the dialog's hint line. It is built from the bindings in force
-(after the GM's keymap) and follows the focus: "Space toggle" on a checkbox, "Space/↓
-open list" on a dropdown.
+(after the GM's keymap) and follows the focus: "Space toggle" on a checkbox,
+"Enter open list · ←→ change" on a dropdown.
 
 :func:`ui_message` turns a core error into what the GM reads: the field's label
 instead of a payload key or a CLI flag (``--difficulty`` → "Difficulty"), and never the
@@ -30,7 +36,7 @@ from textual import events
 from textual.binding import Binding, BindingsMap
 from textual.dom import DOMNode
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, OptionList, Select, Static, TextArea
+from textual.widgets import Button, Checkbox, OptionList, Select, SelectionList, Static, TextArea
 
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.tui.widgets.form import Choice
@@ -148,7 +154,7 @@ def ui_message(error: BaseException | str, labels: Mapping[str, str] | None = No
             head = FLAG_WORDS.get(key, key.replace("_", " "))
         else:
             head = {"roll": "", "record": "", "id": "", "actor": "Roller", "target": "Target"}.get(key, head)
-        if head:
+        if head and not text.startswith(f"{head}: "):  # (a message naming its field already)
             return f"{head}: {text}"
     return text
 
@@ -174,22 +180,34 @@ class DialogHint(Static):
         parts: list[str] = []
         focused = screen.focused
         submit = keys_text(screen, "submit")
+        # where Enter belongs to the field, the key that submits from anywhere
+        anywhere = keys_text(screen, "submit_anywhere", shown_only=False)
         own = ""
-        if isinstance(focused, OptionList) and not isinstance(focused.parent, (Select, Choice)):
+        if isinstance(focused, SelectionList):
+            pass
+        elif isinstance(focused, OptionList) and not isinstance(focused.parent, (Select, Choice)):
             own = f"{keys_text(focused, 'select', shown_only=False) or 'Enter'} {self.verb} · ↑↓ move"
         elif isinstance(focused, Button):
             own = f"{keys_text(focused, 'press', shown_only=False) or 'Enter'} the focused button"
+        elif isinstance(focused, TextArea):
+            own = "Enter new line"
+        elif isinstance(focused, (Select, Choice)):
+            # one key each, so that the line fits 80 columns with the verb and Esc
+            keys = keys_text(focused, "show_overlay", shown_only=False).split("/")[0] or "Enter"
+            own = f"{keys} open list"
+            steps = [keys_text(focused, f"step({d})", shown_only=False).split("/")[0] for d in (-1, 1)]
+            if all(steps):
+                own += f" · {''.join(steps)} change"
         if own:
             parts.append(own)
+            if anywhere and not isinstance(focused, OptionList):
+                parts.append(f"{anywhere} {self.verb}")
         elif submit:
             parts.append(f"{submit} {self.verb}")
         if isinstance(focused, Checkbox):
             parts.append(f"{keys_text(focused, 'toggle_button', shown_only=False) or 'Space'} toggle")
-        elif isinstance(focused, (Select, Choice)):
-            keys = keys_text(
-                focused, "show_overlay", exclude=bound_keys(screen, "submit", shown_only=False), shown_only=False
-            )
-            parts.append(f"{keys or 'Space'} open list")
+        elif isinstance(focused, SelectionList):
+            parts.append(f"{keys_text(focused, 'select', shown_only=False) or 'Space'} tick · ↑↓ move")
         if self.extra:
             parts.append(self.extra)
         if len(screen.focus_chain) > 1:
@@ -214,12 +232,14 @@ class Dialog(ModalScreen[ResultT], Generic[ResultT]):
 
     BINDINGS = [
         Binding("enter", "submit", "Accept", priority=True, id="dialog.submit"),
+        Binding("ctrl+s", "submit_anywhere", "Accept", show=False, priority=True, id="dialog.submit_anywhere"),
         Binding("ctrl+j", "submit", "Accept", show=False, priority=True, id="dialog.accept"),
         Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
     ]
 
-    #: widgets whose own Enter wins over the dialog's
-    ENTER_OWNERS: tuple[type, ...] = (OptionList, Button, TextArea)
+    #: widgets whose own Enter wins over the dialog's (a list of boxes excepted: Enter
+    #: starts, Space ticks)
+    ENTER_OWNERS: tuple[type, ...] = (OptionList, Button, TextArea, Select, Choice)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("classes", "dialog-screen")
@@ -230,11 +250,18 @@ class Dialog(ModalScreen[ResultT], Generic[ResultT]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "submit":
             focused = self.focused
-            if isinstance(focused, self.ENTER_OWNERS):
-                return False
-            if isinstance(focused, (Select, Choice)) and focused.expanded:
+            if isinstance(focused, self.ENTER_OWNERS) and not isinstance(focused, SelectionList):
+                # the field's own Enter (ctrl+s still submits: :meth:`action_submit_anywhere`)
                 return False
         return True
+
+    def action_submit_anywhere(self) -> None:
+        """``ctrl+s``: submit from any field, a dropdown or a text area included (their
+        Enter is their own); in a dropdown's open list it waits for the pick."""
+        focused = self.focused
+        if isinstance(focused, OptionList) and isinstance(focused.parent, (Select, Choice)):
+            return
+        self.action_submit()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         for hint in self.query(DialogHint):

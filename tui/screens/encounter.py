@@ -150,12 +150,13 @@ class EncounterMoves(DeskScreen):
         self.when_idle(self._open_initiative)
 
     def initiative_ids(self) -> list[str]:
-        """Who ``i`` rolls for: everyone in the encounter (in order), then every other
-        character but the Dead (they join the encounter)."""
+        """Who ``i`` rolls for: everyone in the encounter who can act (in order), then
+        every other character who can act (they join the encounter); the Unconscious
+        and the Dead get no initiative (RULES "Who can act")."""
         state = self.state
         ids = [c.char_id for c in state.encounter.order if c.char_id in state.characters]
-        ids += [cid for cid, c in state.characters.items() if cid not in ids and c.status != "dead"]
-        return ids
+        ids += [cid for cid in state.characters if cid not in ids]
+        return [cid for cid in ids if state.characters[cid].can_act]
 
     def _open_initiative(self) -> None:
         state = self.state

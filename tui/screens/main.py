@@ -67,21 +67,6 @@ from gmdesk.tui.widgets.common import TURN_MARKER, attack_sentence, name_of
 from gmdesk.tui.widgets.initiative import InitiativePane
 from gmdesk.tui.widgets.rolllog import RollLog
 
-#: dialog fields never offered again from the last roll: the clock a roll's progress goes to
-NOT_REMEMBERED = ("clock",)
-
-
-def not_remembered(system: str) -> frozenset[str]:
-    """The roll dialog's fields a system's next roll never takes from the last one:
-    those its parameters declare so (they come from the roller's state now, or are
-    decided roll by roll), and the clock."""
-    try:
-        spec = get_spec(system)
-    except GmdeskError:
-        return frozenset(NOT_REMEMBERED)
-    return frozenset(NOT_REMEMBERED) | {p.name for p in spec.params if not p.remember}
-
-
 #: changes a stray key could make (removals, leaving the order, delaying): the
 #: notification names what happened and the key that undoes it
 UNDO_NAMED = (
@@ -243,15 +228,16 @@ class MainScreen(EncounterMoves, RosterMoves, SystemMoves):
         system: str | None = None,
         preset: dict | None = None,
         title: str | None = None,
+        opposed: bool = False,
     ) -> None:
         system = system or self.state.info.system
         remembered = self._remembered.get((system, actor, combat), {})
 
         def rolled(req: RollRequest | None) -> None:
             if req is not None:
-                self._remembered[(req.system, req.actor, req.combat)] = {
-                    k: v for k, v in req.values.items() if k not in not_remembered(req.system)
-                }
+                # what the GM typed; the dialog offers again only what the system
+                # declares remembered (Param.remember) and says so
+                self._remembered[(req.system, req.actor, req.combat)] = dict(req.values)
                 self.do_roll(req)
 
         self.app.push_screen(
@@ -264,6 +250,7 @@ class MainScreen(EncounterMoves, RosterMoves, SystemMoves):
                 preset=preset,
                 title=title,
                 remembered=remembered,
+                opposed=opposed,
             ),
             rolled,
         )

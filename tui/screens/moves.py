@@ -109,7 +109,10 @@ class SystemMoves(DeskScreen):
     def _preset(self, move: Move) -> None:
         actor = self.able(self.acting())
         target = self.default_target(actor) if move.target else None
-        self.open_roll_dialog(actor=actor, target=target, preset=dict(move.preset), title=move.title)
+        # an opposed roll fills both sides from the characters' fields, as an attack does
+        self.open_roll_dialog(
+            actor=actor, target=target, preset=dict(move.preset), title=move.title, opposed=move.target
+        )
 
     def open_roll_dialog(
         self,
@@ -120,6 +123,7 @@ class SystemMoves(DeskScreen):
         system: str | None = None,
         preset: dict | None = None,
         title: str | None = None,
+        opposed: bool = False,
     ) -> None:
         """The roll dialog (the main screen opens it)."""
         raise NotImplementedError

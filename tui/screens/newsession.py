@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import SessionSummary
 from gmdesk.core.systems import system_ids
-from gmdesk.tui.widgets.controls import ReadableCheckbox, ReadableSelectionList
+from gmdesk.tui.widgets.controls import EnterCheckbox, ReadableSelectionList
 
 
 def default_system() -> str:
@@ -280,8 +280,9 @@ class NextNightDialog(ModalScreen[tuple[str, bool, list[str]] | None]):
     first (the system's recovery), and the non-player characters to take along.
     Returns ``(name, rest, npcs)``, or None on Escape.
 
-    Enter in the name (or on Start) starts it; Tab moves to "rest" (Space ticks it),
-    to the list of non-player characters (Space picks one) and to Start."""
+    Enter starts it from any field, as the hint says; Tab moves to "rest" (Space
+    ticks it), to the list of non-player characters (Space ticks one, ↑/↓ move) and
+    to Start."""
 
     DEFAULT_CSS = """
     NextNightDialog { align: center middle; }
@@ -300,7 +301,11 @@ class NextNightDialog(ModalScreen[tuple[str, bool, list[str]] | None]):
     NextNightDialog .picker-hint { color: $text-muted; }
     """
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel")]
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel"),
+        # the boxes take Space only: Enter reaches the dialog from them
+        Binding("enter", "create", "Start", show=False, id="picker.dialog.start"),
+    ]
 
     def __init__(self, source: str, pcs: Sequence[str], npcs: Sequence[str], taken: Iterable[str]) -> None:
         super().__init__()
@@ -317,12 +322,12 @@ class NextNightDialog(ModalScreen[tuple[str, bool, list[str]] | None]):
             yield Label("Name", classes="picker-label")
             yield Input(next_night_name(self.source, self.taken), id="next-name", compact=True)
             yield Static("", id="next-error")
-            yield ReadableCheckbox("Rest first (the system's recovery between sessions)", id="next-rest", compact=True)
+            yield EnterCheckbox("Rest first (the system's recovery between sessions)", id="next-rest", compact=True)
             if self.npcs:
-                yield Label("Take along (Space picks)", classes="picker-label")
+                yield Label("Take along (Space ticks)", classes="picker-label")
                 yield ReadableSelectionList(*[(n, n) for n in self.npcs], id="next-npcs", compact=True)
             yield Button("Start the night", id="next-start", variant="primary", compact=True)
-            yield Static("Enter start · Tab next field · Space tick · Esc cancel", classes="picker-hint")
+            yield Static("Enter start · Space tick · Tab next field · Esc cancel", classes="picker-hint")
 
     def on_mount(self) -> None:
         self.query_one("#next-name", Input).focus()

@@ -15,7 +15,10 @@ and the GM's to change:
   default.
 
 A move that opens the dialog (an opposed roll, a fold) sets its own values first;
-what the GM typed for this roller before comes after the characters' fields. A
+what the GM typed in this roller's last roll comes after the characters' fields,
+only for what the system declares remembered (``Param.remember``: a skill value, a
+weapon's damage — never a one-off choice such as a fold), and a note says that the
+value came from the last roll. A
 named stat may be typed instead of a number ("Fire Combat": the roller's, or for a
 value the target fills, the target's). When the GM picks another roller or target,
 the values filled from the old one are replaced and the values the GM typed are
@@ -47,7 +50,7 @@ from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widget import Widget
-from textual.widgets import Checkbox, Input, Label, Static
+from textual.widgets import Checkbox, Input, Label, SelectionList, Static
 
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.odds import Odds
@@ -58,6 +61,7 @@ from gmdesk.core.session.params import (
     resolve_names,
     roll_defaults,
     roll_sources,
+    sheet_items,
     sources_params,
 )
 from gmdesk.core.systems import get_spec, system_ids
@@ -79,7 +83,7 @@ from gmdesk.tui.screens.rollforms import (
     value_of,
 )
 from gmdesk.tui.widgets.common import signed
-from gmdesk.tui.widgets.controls import EnterCheckbox
+from gmdesk.tui.widgets.controls import ReadableSelectionList
 from gmdesk.tui.widgets.form import Choice, FormField, field_control
 from gmdesk.tui.widgets.oddspreview import OddsPreview
 
@@ -113,7 +117,7 @@ class RollRequest:
 
 @dataclass(frozen=True)
 class SourceBox:
-    """A checkbox of the dialog: one of the actor's (or target's) sources."""
+    """A box of the dialog's Sources list: one of the actor's (or target's) sources."""
 
     widget_id: str
     source: RollSource
@@ -160,8 +164,10 @@ class RollDialog(Dialog[RollRequest | None]):
         preset: Mapping[str, Any] | None = None,
         title: str | None = None,
         remembered: Mapping[str, Any] | None = None,
+        opposed: bool = False,
     ) -> None:
         super().__init__()
+        self.opposed = opposed and not combat  # both sides filled from their fields, as in an attack
         self.state = state
         self.system = system or state.info.system
         self.spec = get_spec(self.system)
@@ -183,6 +189,7 @@ class RollDialog(Dialog[RollRequest | None]):
         self._controls: dict[str, Widget] = {}
         self._auto: dict[str, Any] = {}  # what the dialog put in each control by itself
         self._origins: dict[str, str] = {}  # where a value filled from a character came from
+        self._from_last: dict[str, Any] = {}  # the values offered again from the last roll
         self._odds_timer: Timer | None = None
         self._odds_token = 0
         self.ready = False  # the form is built and filled in
@@ -315,26 +322,36 @@ class RollDialog(Dialog[RollRequest | None]):
         return self.state.characters.get(cid) if cid is not None and cid != NONE else None
 
     def _source_widgets(self) -> list[Widget]:
-        """Checkboxes for the roller's (and the target's) sources this system reads."""
+        """The roller's (and the target's) sources this system reads, as one list of
+        boxes (one field: Tab leaves it, ↑/↓ move in it, Space switches one off)."""
         self._sources = []
-        widgets: list[Widget] = []
+        options: list[tuple[str, int, bool]] = []
         counts: dict[str, int] = {}
         for src in roll_sources(self.system, self._character(self.actor), self._character(self.target)):
             i = counts[src.owner] = counts.get(src.owner, -1) + 1
-            sb = SourceBox(f"src-{src.owner}-{i}", src)
-            self._sources.append(sb)
+            self._sources.append(SourceBox(f"src-{src.owner}-{i}", src))
             who = "" if src.owner == "own" else f"{src.who}: "
-            widgets.append(
-                EnterCheckbox(
-                    f"{who}{src.name} {signed(src.value)} ({src.kind})",
-                    src.active,
-                    id=sb.widget_id,
-                    classes="source-box",
-                )
-            )
-        if widgets:
-            widgets.insert(0, Label("Sources (Space: off for this roll)", classes="form-note"))
-        return widgets
+            options.append((f"{who}{src.name} {signed(src.value)} ({src.kind})", len(options), src.active))
+        if not options:
+            return []
+        return [
+            Label("Sources (Space: off for this roll)", classes="form-note"),
+            ReadableSelectionList(*options, id="rd-source-list", compact=True),
+        ]
+
+    def source_on(self, widget_id: str) -> bool:
+        """Whether the source ``widget_id`` ("src-own-0") counts in this roll."""
+        at = next(i for i, sb in enumerate(self._sources) if sb.widget_id == widget_id)
+        return at in self.query_one("#rd-source-list", SelectionList).selected
+
+    def set_source(self, widget_id: str, on: bool) -> None:
+        """Switch the source ``widget_id`` on or off for this roll (as Space in the list)."""
+        at = next(i for i, sb in enumerate(self._sources) if sb.widget_id == widget_id)
+        box = self.query_one("#rd-source-list", SelectionList)
+        if on:
+            box.select(at)
+        else:
+            box.deselect(at)
 
     async def _rebuild_sources(self) -> None:
         box = self.query_one("#rd-sources", Vertical)
@@ -345,7 +362,9 @@ class RollDialog(Dialog[RollRequest | None]):
         box.display = bool(widgets)
 
     def _form(self) -> list[FormField]:
-        fields = [f for _, f in form_fields(self.spec)]
+        # only what can be used: an attack does not offer what it refuses (a table that
+        # is not the combat table), a plain roll what counts only in an attack
+        fields = [f for p, f in form_fields(self.spec) if p.in_dialog(self.combat)]
         if self.spec.clocks:
             fields.append(clock_field(self.state.clocks))
         return fields
@@ -380,7 +399,7 @@ class RollDialog(Dialog[RollRequest | None]):
         """What the dialog fills in by itself, for every field: (the control's value,
         the character field it came from or "")."""
         actor, target = self._character(self.actor), self._character(self.target)
-        fields = field_defaults(self.spec, actor, target, self.combat) if actor or target else {}
+        fields = field_defaults(self.spec, actor, target, self.combat, self.opposed) if actor or target else {}
         session = roll_defaults(self.state.info.settings, self.system, actor, target, self.combat)
         out: dict[str, tuple[Any, str]] = {}
         for f in self._fields:
@@ -397,25 +416,36 @@ class RollDialog(Dialog[RollRequest | None]):
         return out
 
     def _start_values(self) -> dict[str, Any]:
-        """Each field's first value: the move's preset, else a character's field, else
-        what the GM typed the last time (unless aimed at another target), else what the
-        session fills in, else the attack's or the declared default."""
+        """Each field's first value: the move's preset (in an opposed roll, after a
+        character's field), else a character's field, else what the GM typed in the
+        roller's last roll (what the system declares remembered, unless aimed at
+        another target), else what the session fills in, else the attack's or the
+        declared default."""
         filled = self._filled()
         target_fed = {f.feeds for f in self.spec.character_fields if f.from_ == "target"}
         # a value typed against one target is not offered against another
         typed_at = self.remembered.get(TYPED_AT) if self.target is not None else None
         aimed = (None, self.target)
         out: dict[str, Any] = {}
-        self._auto, self._origins = {}, {}
+        self._auto, self._origins, self._from_last = {}, {}, {}
         for f in self._fields:
             auto, origin = filled[f.key]
             self._auto[f.key] = auto
             if origin:
                 self._origins[f.key] = origin
-            if f.key in self.preset:
+            p = self.spec.param(f.key)
+            # a move's preset wins; in an opposed roll, a character's field wins over it
+            # (the preset is then what a side without the field rolls with)
+            if f.key in self.preset and not (origin and self.opposed):
                 out[f.key] = control_value(f, self.preset[f.key])
-            elif not origin and f.key in self.remembered and (f.key not in target_fed or typed_at in aimed):
-                out[f.key] = control_value(f, self.remembered[f.key])
+            elif (
+                not origin
+                and p is not None
+                and p.remember
+                and f.key in self.remembered
+                and (f.key not in target_fed or typed_at in aimed)
+            ):
+                out[f.key] = self._from_last[f.key] = control_value(f, self.remembered[f.key])
             else:
                 out[f.key] = auto
         return out
@@ -439,7 +469,7 @@ class RollDialog(Dialog[RollRequest | None]):
         """Write the checked sources into the parameter they feed (shift / adv)."""
         if not self._sources:
             return
-        on = [sb.source for sb in self._sources if self.query_one(f"#{sb.widget_id}", Checkbox).value]
+        on = [sb.source for sb in self._sources if self.source_on(sb.widget_id)]
         for name, value in sources_params(self.system, on).items():
             text = ",".join(signed(v) for v in value) if isinstance(value, tuple) else str(value)
             w = self._controls.get(name)
@@ -461,12 +491,17 @@ class RollDialog(Dialog[RollRequest | None]):
         return out
 
     def _filled_notes(self, values: Mapping[str, Any]) -> list[str]:
-        """ "Skill value 13 — Quinn's Fire Combat" for each value still as filled in."""
+        """ "Skill value 13 — Quinn's Fire Combat" for each value still as filled in,
+        "Damage 2d6 — Kara's last roll" for each value still as offered again."""
         out = []
+        roller = self._character(self.actor)
+        last = f"{roller.name}'s last roll" if roller is not None else "the last roll"
         for f in self._fields:
             origin = self._origins.get(f.key)
             if origin and values.get(f.key) == self._auto.get(f.key):
                 out.append(f"{f.label} {said(values[f.key])} — {origin}")
+            elif f.key in self._from_last and values.get(f.key) == self._from_last[f.key]:
+                out.append(f"{f.label} {said(values[f.key])} — {last}")
         return out
 
     def build_params(self) -> Any:
@@ -483,7 +518,7 @@ class RollDialog(Dialog[RollRequest | None]):
         for key, origin in named.items():
             origins[key] = str(origin)
             notes.append(f"{self.labels.get(key, key)} {said(data.get(key))} — {origin}")
-        data, info = read_form(spec, data, actor, target, self.combat)
+        data, info = read_form(spec, data, actor, target, self.combat, sheet_items(self.state.characters.values()))
         data["combat"] = self.combat
         if target is None:  # an untracked target: its kind as chosen (a tracked one has its own)
             data["target_kind"] = self._kind
@@ -543,6 +578,7 @@ class RollDialog(Dialog[RollRequest | None]):
         if not self.ready or _chosen(event.value) == self.actor:
             return  # (a dropdown also says its first value)
         self.actor = _chosen(event.value)
+        self._from_last = {}  # offered from the other roller's last roll
         self._retarget()
         await self._show_target_kind()
         await self._rebuild_sources()
@@ -570,17 +606,18 @@ class RollDialog(Dialog[RollRequest | None]):
         target follows the roller unless the GM chose one that is still valid."""
         choices = self._target_choices()
         legal = {v for _, v in choices}
-        keep = self.target in legal and (self._target_chosen or not self.combat)
+        aimed = self.combat or self.opposed
+        keep = self.target in legal and (self._target_chosen or not aimed)
         if not keep:
-            self.target = self.state.default_target(self.actor) if self.combat else None
+            self.target = self.state.default_target(self.actor) if aimed else None
             self._target_chosen = False
         sel = self.query_one("#rd-target", Choice)
         with sel.prevent(Choice.Changed):
             sel.set_options(choices)
             sel.value = self._or_none(self.target)
 
-    @on(Checkbox.Changed, ".source-box")
-    def source_toggled(self, event: Checkbox.Changed) -> None:
+    @on(SelectionList.SelectedChanged, "#rd-source-list")
+    def source_toggled(self, event: SelectionList.SelectedChanged) -> None:
         event.stop()
         self._apply_sources()
         self._changed()
@@ -633,7 +670,7 @@ class RollDialog(Dialog[RollRequest | None]):
 
     def _seen(self) -> tuple[Any, ...]:
         """Everything the parameters are built from, to tell a change from a repeat."""
-        sources = tuple(self.query_one(f"#{sb.widget_id}", Checkbox).value for sb in self._sources)
+        sources = tuple(self.source_on(sb.widget_id) for sb in self._sources)
         values = tuple(self.form_values().items())
         return (self.system, self.actor, self.target, self._kind, sources, values)
 

@@ -128,13 +128,26 @@ def form_data(
 
 
 def read_form(
-    spec: SystemSpec, data: dict[str, Any], actor: Character | None, target: Character | None, combat: bool
+    spec: SystemSpec,
+    data: dict[str, Any],
+    actor: Character | None,
+    target: Character | None,
+    combat: bool,
+    items: Any = (),
 ) -> tuple[dict[str, Any], list[str]]:
-    """The system's own reading of the form's data (its ``read_form`` hook), if any."""
+    """The system's own reading of the form's data (its ``read_form`` hook), if any.
+    ``items``: the Physical Items the session's sheets list, for a hook that reads
+    them (a missing name is an item when some sheet lists it)."""
+    import inspect
+
     hook = getattr(spec.module, "read_form", None)
     if hook is None:
         return data, []
-    data, notes = hook(data, actor, target, combat)
+    try:
+        takes_items = "items" in inspect.signature(hook).parameters
+    except (TypeError, ValueError):
+        takes_items = False
+    data, notes = hook(data, actor, target, combat, items=items) if takes_items else hook(data, actor, target, combat)
     return dict(data), [str(n) for n in notes]
 
 

@@ -1,5 +1,7 @@
 """The characters on the GM's main screen: add one (name, side, kind, Vitality,
-Possibilities, joining the encounter, hidden from the players), remove one, hide
+Possibilities, the numbers the session's system reads — generated from its declared
+``CHARACTER_FIELDS``, as the character pane's section is — joining the encounter,
+hidden from the players: one dialog, one event), remove one, hide
 one from the players or reveal it, import a descriptor sheet, the
 session's settings and a note in the log.
 
@@ -15,8 +17,10 @@ from typing import Any
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.session import Session
 from gmdesk.core.session.events.visibility import hidden_rolls
-from gmdesk.core.systems import character_sections
+from gmdesk.core.session.model.state import id_shape_refusal
+from gmdesk.core.systems import character_sections, get_spec
 from gmdesk.core.systems.base import parse_int
+from gmdesk.core.systems.spec import CharField, parse_field, show_field
 from gmdesk.tui.screens.confirm import ConfirmDialog, FormDialog, InputDialog
 from gmdesk.tui.screens.desk import DeskScreen, SessionCall
 from gmdesk.tui.widgets.common import name_of
@@ -31,6 +35,8 @@ class RosterMoves(DeskScreen):
         # a system that keeps Possibilities (its character sections) makes the new
         # character a reality-rated one by default and names the field's use
         possibilities = "possibilities" in character_sections(state.info.system)
+        declared = declared_fields(state.info.system)
+        system_fields = [character_field(f) for f in declared]
         fields = [
             FormField("name", "Name", "text", ""),
             FormField("side", "Side", "choice", "PC", (("PC", "PC (player)"), ("NPC", "NPC"))),
@@ -38,6 +44,7 @@ class RosterMoves(DeskScreen):
             FormField("vitality", "Vitality", "text", "", placeholder="default Vitality"),
             FormField("possibilities", "Possibilities", "text", "", placeholder="e.g. 3" if possibilities else ""),
             FormField("reality_rated", "Reality-rated", "bool", possibilities),
+            *system_fields,
             FormField("join", "Join the encounter (rolls initiative)", "bool", bool(state.encounter.order)),
             FormField("hidden", "Hidden from the players", "bool", False),
         ]
@@ -45,8 +52,13 @@ class RosterMoves(DeskScreen):
         def validate(v: dict) -> None:
             if not v["name"].strip():
                 raise ParamError("name", "must not be empty")
+            shaped = id_shape_refusal(v["name"])
+            if shaped is not None:
+                raise ParamError("name", shaped)
             _check_optional_int(v["vitality"], "vitality")
             _check_optional_int(v["possibilities"], "possibilities", 0)
+            for f in declared:
+                parse_field(f, v[field_key(f)])  # ParamError naming the field's label
 
         def commit(v: dict) -> SessionCall:
             character: dict[str, Any] = {
@@ -61,6 +73,10 @@ class RosterMoves(DeskScreen):
                 character["possibilities"] = int(v["possibilities"])
             if v["hidden"]:
                 character["hidden"] = True
+            # the system's fields in the same event (a stat names an entry typed here)
+            fields = {f.name: v[field_key(f)] for f in declared if _given(v[field_key(f)])}
+            if fields:
+                character["fields"] = fields
             return self._add_character(character, join=bool(v["join"]))
 
         def done(added: Any) -> None:
@@ -75,7 +91,10 @@ class RosterMoves(DeskScreen):
 
         # the dialog stays open until the session accepted the character (a refused
         # name keeps everything typed)
-        self.app.push_screen(FormDialog("New character", fields, validate=validate, commit=commit, verb="add"), done)
+        form = FormDialog("New character", fields, validate=validate, commit=commit, verb="add")
+        # a refused field (the event names it) is named by its label, as in the pane
+        form.labels.update({f.name: f.label for f in declared})
+        self.app.push_screen(form, done)
 
     def _add_character(self, character: dict, *, join: bool) -> SessionCall:
         """The session call that adds ``character`` (and rolls its initiative if it
@@ -221,6 +240,37 @@ class RosterMoves(DeskScreen):
         self.app.push_screen(
             InputDialog("Note for the log", title="Note", commit=commit, label="Note", verb="add to the log"), done
         )
+
+
+def declared_fields(system: str) -> tuple[CharField, ...]:
+    """The character fields ``system`` declares (none for a system not installed)."""
+    try:
+        return get_spec(system).character_fields
+    except GmdeskError:
+        return ()
+
+
+def field_key(f: CharField) -> str:
+    """The new-character form's key of a declared field (apart from the form's own)."""
+    return f"field-{f.name}"
+
+
+def character_field(f: CharField) -> FormField:
+    """The new-character form's field for a declared character field: a choice, a
+    flag, or a text (a table of named values typed as ``Dodge=11, Fire Combat=13``)."""
+    if f.type == "bool":
+        return FormField(field_key(f), f.label, "bool", bool(f.default))
+    if f.type == "choice":
+        choices = [("", "—")] + [(c, c) for c in f.choices]
+        return FormField(field_key(f), f.label, "choice", "" if f.default is None else str(f.default), choices)
+    hint = f.placeholder or (show_field(f, f.default) if f.default is not None else "")
+    if f.default is not None and f.placeholder and str(f.default) not in f.placeholder:
+        hint = f"{f.placeholder} (default {show_field(f, f.default)})"
+    return FormField(field_key(f), f.label, "text", "", placeholder=hint)
+
+
+def _given(value: Any) -> bool:
+    return value not in (None, "", False) and not (isinstance(value, str) and not value.strip())
 
 
 def _check_optional_int(text: str, option: str = "initiative", lo: int | None = None) -> None:

@@ -17,7 +17,7 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.settings import SETTINGS, Setting, current
 from gmdesk.tui.screens.dialog import Dialog, DialogHint
-from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput
+from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput, StepSelect
 
 
 class SettingsDialog(Dialog[Any]):
@@ -49,7 +49,7 @@ class SettingsDialog(Dialog[Any]):
             with Horizontal(classes="form-row"):
                 yield Label(s.label, classes="form-label")
                 if s.type == "choice":
-                    yield Select(
+                    yield StepSelect(
                         [(c, c) for c in s.choices], value=value, allow_blank=False, id=wid, classes="form-input"
                     )
                 else:

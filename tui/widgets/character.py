@@ -11,7 +11,8 @@ default uses). Only the parts the session's system uses are shown — each syste
 declares them (``CHARACTER_SECTIONS``, core/systems) — plus any part this character
 already has something in.
 
-Keys on the list: Enter edits the row (or toggles a source, or starts an "add" row),
+Keys on the list: Enter edits the row (or toggles a source, or starts an "add" row;
+on Status it sets the next status by hand: OK → Unconscious → Dead → OK),
 Space toggles a source, Delete removes a source, a condition, a wound (the GM's
 call, free) or a named value, or clears a system field; ``b`` buys off the wound
 under the cursor with a Possibility (systems with Possibilities), ``s`` spends one
@@ -57,6 +58,10 @@ if TYPE_CHECKING:
     from gmdesk.core.systems.spec import SystemSpec
 
 SOURCE_KINDS = (("advantage", "Advantage sources"), ("shift", "Shift sources"))
+
+#: a status as the pane shows it, and the one Enter on the Status row sets by hand
+STATUS_WORDS = {"ok": "OK", "unconscious": "Unconscious", "dead": "Dead"}
+NEXT_STATUS = {"ok": "unconscious", "unconscious": "dead", "dead": "ok"}
 
 #: the rows of the system's own section (its ``+ add`` rows are ``add`` rows keyed by a tuple)
 SYSTEM_ROWS = (charfields.FIELD, charfields.ENTRY, charfields.OTHER)
@@ -162,6 +167,9 @@ class CharacterPane(Vertical):
         self._cursor_to: Row | None = None  # where the cursor goes at the next redraw
         self._after_remove = False  # the next redraw follows a removal
         self._posted = ""  # the type of the event posted last
+        #: the status last set from the Status row and not yet shown (character id →
+        #: status): a second Enter typed before the first is applied goes on from it
+        self._status_ahead: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
         yield Static("", id="character-summary")
@@ -208,6 +216,8 @@ class CharacterPane(Vertical):
             summary.update("No character selected.\nc adds a character.")
             return
         self.border_title = ch.name
+        if self._status_ahead.get(ch.id) == ch.status:  # what the Status row set is shown now
+            del self._status_ahead[ch.id]
         facts = Text()
         facts.append(f"{ch.side} · {ch.kind}")
         if ch.reality_rated:
@@ -293,6 +303,12 @@ class CharacterPane(Vertical):
         add(Row("field", "name"), "Name", ch.name)
         add(Row("field", "side"), "Side", ch.side)
         add(Row("field", "kind"), "Kind", ch.kind)
+        # Enter sets the next status by hand (ok → unconscious → dead → ok)
+        add(
+            Row("field", "status"),
+            "Status, by the GM" if ch.status_set is not None else "Status",
+            STATUS_WORDS[ch.status],
+        )
         if show_poss:
             add(Row("field", "reality_rated"), "Reality-rated", "yes" if ch.reality_rated else "no")
         add(Row("field", "notes"), "Notes", ch.notes or "")
@@ -423,7 +439,14 @@ class CharacterPane(Vertical):
             wound = ch.wounds[row.key]
             self._post({"type": "damage.buyoff", "id": cid, "wound": row.key}, f"{ch.name} buys off {wound.text}")
         elif what in ("enter", "edit"):
-            if row.kind == "field" and row.key in ("side", "kind", "reality_rated"):
+            if row.kind == "field" and row.key == "status":
+                status = NEXT_STATUS[self._status_ahead.get(cid, ch.status)]
+                self._status_ahead[cid] = status
+                self._post(
+                    {"type": "character.status", "id": cid, "status": status},
+                    f"{ch.name}: {STATUS_WORDS[status]}",
+                )
+            elif row.kind == "field" and row.key in ("side", "kind", "reality_rated"):
                 flip = {"side": {"PC": "NPC", "NPC": "PC"}, "kind": {"organic": "inorganic", "inorganic": "organic"}}
                 value = not ch.reality_rated if row.key == "reality_rated" else flip[row.key][getattr(ch, row.key)]
                 self._post(
@@ -559,6 +582,7 @@ class CharacterPane(Vertical):
         """The screen's answer to :class:`Apply`: an error keeps the editor open."""
         posted, self._posted = self._posted, ""
         if error:
+            self._status_ahead.clear()
             self.show_message(error)
         elif posted.endswith(".remove"):
             # the row is gone: stay on its list (the entry that took its place, else the

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from gmdesk.core.text import MINUS
 from gmdesk.core.text import signed as core_signed
 
 if TYPE_CHECKING:
@@ -59,7 +60,9 @@ def name_of(state: State, cid: str | None, default: str = "—") -> str:
 
 
 def condition_marker(name: str) -> str:
-    return CONDITION_MARKERS.get(name.strip().lower(), name.strip()[:6])
+    """A condition's marker: a well-known one's short word, else its own name whole
+    (a name cut to "Dodgin" reads as a typo)."""
+    return CONDITION_MARKERS.get(name.strip().lower(), name.strip())
 
 
 def markers(character: Character) -> list[str]:
@@ -105,8 +108,13 @@ def gauge(current: int | None, default: int | None, width: int = 10) -> Text:
     filled = max(0, min(width, round(width * current / top))) if current > 0 else 0
     text.append("█" * filled, style="green" if current * 2 > default else "yellow" if current > 0 else "red")
     text.append("░" * (width - filled), style="dim")
-    text.append(f" {current}/{default}")
+    text.append(f" {_num(current)}/{_num(default)}")
     return text
+
+
+def _num(n: int | None) -> str:
+    """A number as the GM reads it: the minus sign is a real one (−1)."""
+    return f"{MINUS}{-n}" if n is not None and n < 0 else str(n)
 
 
 def health_summary(character: Character, system: str) -> str:
@@ -119,11 +127,11 @@ def health_summary(character: Character, system: str) -> str:
     vit_c = getattr(character, "vitality_current", None)
     vit_d = getattr(character, "vitality_default", None)
     if vit_c is not None and "vitality" in character_sections(system):
-        return f"V{vit_c}/{vit_d}"
+        return f"V{_num(vit_c)}/{_num(vit_d)}"
     if wounds:
         return f"{wounds} wd"
     if vit_c is not None and vit_d:
-        return f"V{vit_c}/{vit_d}"
+        return f"V{_num(vit_c)}/{_num(vit_d)}"
     return "ok"
 
 

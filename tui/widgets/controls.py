@@ -15,7 +15,7 @@ from textual.content import Content, ContentText
 from textual.geometry import Size
 from textual.strip import Strip
 from textual.style import Style
-from textual.widgets import Checkbox, Input, SelectionList
+from textual.widgets import Checkbox, Input, Select, SelectionList
 from textual.widgets.option_list import OptionDoesNotExist
 
 #: a box as gmdesk shows it, ticked and not
@@ -61,8 +61,20 @@ class EnterCheckbox(ReadableCheckbox, inherit_bindings=False):
     BINDINGS = [Binding("space", "toggle_button", "Toggle", show=False, id="checkbox.toggle")]
 
 
-class ReadableSelectionList(SelectionList[Any]):
-    """A selection list whose boxes show ``[x]`` / ``[ ]`` (one line per option)."""
+class ReadableSelectionList(SelectionList[Any], inherit_bindings=False):
+    """A list of boxes that show ``[x]`` / ``[ ]`` (one line per option): Space ticks
+    the highlighted one, ↑/↓ move, and Enter is left to the dialog (it starts or
+    accepts, as on a checkbox)."""
+
+    BINDINGS = [
+        Binding("space", "select", "Tick", show=False, id="list.tick"),
+        Binding("down", "cursor_down", "Down", show=False),
+        Binding("up", "cursor_up", "Up", show=False),
+        Binding("home", "first", "First", show=False),
+        Binding("end", "last", "Last", show=False),
+        Binding("pagedown", "page_down", "Page Down", show=False),
+        Binding("pageup", "page_up", "Page Up", show=False),
+    ]
 
     def render_line(self, y: int) -> Strip:
         line = super().render_line(y)
@@ -76,6 +88,23 @@ class ReadableSelectionList(SelectionList[Any]):
         style = segments[1].style  # the box's middle, in the style Textual gives it
         box = Strip([Segment(tick(selection.value in self.selected), style)], len(TICKED))
         return Strip.join([box, line.crop(len(TICKED))])
+
+
+class StepSelect(Select[Any]):
+    """A dropdown as Textual draws it — Enter, Space or ↓ opens its list — whose ←/→
+    also step to the previous / next value in place, list closed."""
+
+    BINDINGS = [
+        Binding("left", "step(-1)", "Previous value", show=False, id="choice.previous"),
+        Binding("right", "step(1)", "Next value", show=False, id="choice.next"),
+    ]
+
+    def action_step(self, delta: int) -> None:
+        values = [v for _, v in self._options if v is not Select.NULL]
+        if not values or self.expanded:
+            return
+        at = values.index(self.value) if self.value in values else (-1 if delta > 0 else len(values))
+        self.value = values[max(0, min(len(values) - 1, at + delta))]
 
 
 class SteadyInput(Input):

@@ -22,7 +22,7 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Select
 from textual.widgets.option_list import Option
 
-from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput
+from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput, StepSelect
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ def field_control(f: FormField, widget_id: str, value: Any, *, check_classes: st
 
 def choice_control(choices: Sequence[tuple[Any, str]], value: Any, widget_id: str) -> Select[Any]:
     """A dropdown of ``(value, label)`` pairs that always holds one of them."""
-    return Select(
+    return StepSelect(
         [(label, v) for v, label in choices], value=value, allow_blank=False, id=widget_id, classes="form-input"
     )
 
@@ -89,12 +89,17 @@ class ChoiceList(OptionList):
 class Choice(Widget, can_focus=True):
     """One of a few values, on one line: a light dropdown for a form that must open
     at once (the roll dialog). It reads like a ``Select`` and is driven the same way
-    — Space, ↓ or ↑ opens the list, Enter picks, Escape closes it — but it is one
-    widget, its list made only when opened. ``options`` are ``(label, value)`` pairs
+    (:class:`tui.widgets.controls.StepSelect`) — Enter, Space, ↓ or ↑ opens the list,
+    Enter picks in it, Escape closes it, ←/→ step to the previous / next value in
+    place — but it is one widget, its list made only when opened. ``options`` are ``(label, value)`` pairs
     as a ``Select`` takes them; ``value`` is always one of them; a change posts
     :class:`Choice.Changed`."""
 
-    BINDINGS = [Binding("space,down,up", "show_overlay", "Open the list", show=False, id="choice.open")]
+    BINDINGS = [
+        Binding("enter,space,down,up", "show_overlay", "Open the list", show=False, id="choice.open"),
+        Binding("left", "step(-1)", "Previous value", show=False, id="choice.previous"),
+        Binding("right", "step(1)", "Next value", show=False, id="choice.next"),
+    ]
 
     DEFAULT_CSS = """
     Choice {
@@ -196,6 +201,14 @@ class Choice(Widget, can_focus=True):
         self.mount(options)
         options.highlighted = index
         options.focus()
+
+    def action_step(self, delta: int) -> None:
+        """The previous (``delta`` −1) or next value, the list closed; none past the ends."""
+        if self.expanded:
+            return
+        values = [v for _, v in self._options]
+        at = values.index(self._value) if self._value in values else 0
+        self.value = values[max(0, min(len(values) - 1, at + delta))]
 
     def pick(self, index: int) -> None:
         """The list's option ``index`` picked: the value, the list closed."""

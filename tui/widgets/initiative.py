@@ -4,7 +4,11 @@ in the encounter are listed below them so any character can be selected. The
 session's progress clocks are listed at the bottom.
 
 The pane is dumb: ``set_state`` draws, moving the cursor posts
-:class:`InitiativePane.Selected`. The current turn is marked "▶" (not by colour
+:class:`InitiativePane.Selected`. What the GM reads is never ambiguous at 80×24: a
+long name is cut before its copy number ("Castle Gua… 2", so bestiary copies stay
+apart), and the status column widens to its longest cell (the name gives way, down
+to :data:`MIN_NAME`); a cell that still does not fit shows its first whole words and
+"+N" for the others, never a cut word. The current turn is marked "▶" (not by colour
 alone); characters outside the encounter show "·" instead of an initiative. A
 character hidden from the players shows :data:`HIDDEN_MARKER` first in its status
 cell (a word, not a colour), and the round line says "(hidden)" when it acts.
@@ -12,8 +16,10 @@ cell (a word, not a colour), and the round line says "(hidden)" when it acts.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -56,6 +62,45 @@ def _status_cell(ch: Character) -> Text:
     return marker + Text(" ") + cell if cell else marker
 
 
+_NUMBERED = re.compile(r"^(.*\S)\s+(\d+)$")
+
+
+def fit_name(name: str, width: int) -> str:
+    """``name`` in ``width`` cells: cut with "…", before a copy's number if it has one
+    ("Castle Guard 12" → "Castle Gu… 12")."""
+    if cell_len(name) <= width:
+        return name
+    numbered = _NUMBERED.match(name)
+    if numbered and len(numbered.group(2)) + 3 <= width:
+        tail = f"… {numbered.group(2)}"
+        return _cut(numbered.group(1), width - len(tail)).rstrip() + tail
+    return _cut(name, width - 1) + "…"
+
+
+def _cut(text: str, width: int) -> str:
+    out = ""
+    for ch in text:
+        if cell_len(out + ch) > width:
+            break
+        out += ch
+    return out
+
+
+def fit_words(cell: Text, width: int) -> Text:
+    """A status cell (words apart by spaces) in ``width`` cells: whole words only, the
+    ones left out counted as "+N"."""
+    if cell.cell_len <= width:
+        return cell
+    words = cell.split(" ")
+    for keep in range(len(words) - 1, -1, -1):
+        more = Text(f"+{len(words) - keep}", style="bold")
+        shown = Text(" ").join(words[:keep])
+        fitted = shown + Text(" ") + more if keep else more
+        if fitted.cell_len <= width or keep == 0:
+            return fitted
+    return cell  # pragma: no cover - the loop always returns
+
+
 class InitiativeTable(DataTable):
     """The combatant list (row cursor)."""
 
@@ -76,7 +121,7 @@ class InitiativePane(Vertical):
         self._selected: str | None = None
         self._quiet = False
         self._name_width = 0
-        self._columns = COLUMNS
+        self._columns: tuple[tuple[str, str, int], ...] = COLUMNS
         self._state: State | None = None
 
     def compose(self) -> ComposeResult:
@@ -89,13 +134,18 @@ class InitiativePane(Vertical):
         self.border_title = "Initiative"
         self.table.cell_padding = 0
 
-    def _layout_columns(self) -> None:
-        """(Re)build the columns so that the name takes the room the pane has."""
+    def _layout_columns(self, status_width: int = 0) -> None:
+        """(Re)build the columns so that the status column fits ``status_width`` (its
+        longest cell) as far as the name can give way, and the name takes the rest."""
         table = self.table
         inner = (table.size.width or max(0, self.size.width - 2) or 38) - 1  # scrollbar slack
-        columns = COLUMNS if inner >= 36 else COMPACT
-        fixed = sum(w for key, _, w in columns if key != "name")
-        width = max(MIN_NAME, min(MAX_NAME, inner - fixed - 1))
+        columns: tuple[tuple[str, str, int], ...] = COLUMNS if inner >= 36 else COMPACT
+        fixed = sum(w for key, _, w in columns if key not in ("name", "status"))
+        base = {key: w for key, _, w in columns}["status"]
+        room = max(0, inner - fixed - 1 - MIN_NAME)  # what the status may take, the name at its least
+        status = max(base, min(status_width + 1, room))
+        width = max(MIN_NAME, min(MAX_NAME, inner - fixed - status - 1))
+        columns = tuple((key, label, status if key == "status" else w) for key, label, w in columns)
         if (width, columns) == (self._name_width, self._columns) and table.columns:
             return
         self._name_width, self._columns = width, columns
@@ -118,7 +168,7 @@ class InitiativePane(Vertical):
 
     def set_state(self, state: State, selected: str | None = None) -> None:
         self._state = state
-        self._layout_columns()
+        self._layout_columns(max((_status_cell(ch).cell_len for ch in state.characters.values()), default=0))
         enc = state.encounter
         system = state.info.system
         order = list(enc.order)
@@ -170,8 +220,7 @@ class InitiativePane(Vertical):
         style = "bold reverse" if is_turn else "dim" if dim else ""
         if ch.status == "dead":
             style += " strike"
-        w = self._name_width
-        name = ch.name if len(ch.name) <= w else ch.name[: w - 1] + "…"
+        name = fit_name(ch.name, self._name_width)
         init_cell = Text(TURN_MARKER if is_turn else " ", style="bold")
         init_cell.append(f"{init:>{self._columns[0][2] - 2}} ", style=style)
         return [
@@ -179,7 +228,7 @@ class InitiativePane(Vertical):
             Text(name, style=style),
             Text(ch.side, style=style),
             Text(health_summary(ch, system), style=style),
-            _status_cell(ch),
+            fit_words(_status_cell(ch), self._columns[-1][2] - 1),
         ]
 
     def select(self, char_id: str | None) -> None:

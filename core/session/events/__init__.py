@@ -93,6 +93,7 @@ from gmdesk.core.session.events import (  # noqa: F401
     rolls,
     session_settings,
     sheet_rows,
+    status,
     visibility,
 )
 from gmdesk.core.session.events.characters import SHEET_VALUE_FIELDS

@@ -21,7 +21,7 @@ from gmdesk.core.session.events.context import MAX_TEXT, Ctx
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.sheets import sheet_parse
 from gmdesk.core.session.events.text import num, signed
-from gmdesk.core.session.model import STATUSES, TURN_MOMENTS, Character, Condition, Source, Wound
+from gmdesk.core.session.model import STATUSES, TURN_MOMENTS, Character, Condition, SetStatus, Source, Wound
 
 #: what a carried character may say about itself
 CARRIED = (
@@ -41,6 +41,7 @@ CARRIED = (
     "dead",
     "fields",
     "hidden",
+    "status_set",
 )
 
 
@@ -158,6 +159,23 @@ def _character(ctx: Ctx, d: Any) -> Character:
         dead=f.get("dead", False),
         fields=fields,
         hidden=ctx.boolean(d["hidden"], "hidden") if "hidden" in d else False,
+        status_set=_status_set(ctx, d.get("status_set")),
+    )
+
+
+def _status_set(ctx: Ctx, value: Any) -> SetStatus | None:
+    """A status the GM set by hand, carried with what the rules saw then."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise ctx.fail("status_set: must be {status, seq, vitality, dead}")
+    ctx.fields(value, ("status",), ("seq", "vitality", "dead"))
+    # the wounds carried are all earlier than this night's rolls: seq 0
+    return SetStatus(
+        ctx.choice(value["status"], "status_set: status", STATUSES),
+        0,
+        ctx.integer(value.get("vitality", 0), "status_set: vitality"),
+        ctx.boolean(value.get("dead", False), "status_set: dead"),
     )
 
 

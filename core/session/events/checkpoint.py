@@ -13,7 +13,7 @@ from gmdesk.core.session.events.fold import Fold
 from gmdesk.core.session.events.records import detached_copy, revert_detached
 
 #: Version of the checkpoint form (:func:`fold_checkpoint`); bump it when it changes.
-CHECKPOINT_VERSION = 2  # 2: a character row ends with its system fields
+CHECKPOINT_VERSION = 3  # 2: a character row ends with its system fields; 3: a condition keeps its until
 
 
 @lru_cache(maxsize=1)

@@ -21,6 +21,7 @@ EVENT_TYPES = (
     "character.fields",
     "character.hide",
     "character.reveal",
+    "character.status",
     "characters.add",
     "source.add",
     "source.remove",

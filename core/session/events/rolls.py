@@ -42,6 +42,8 @@ def _apply_descriptors(ctx: Ctx, entry_index: int) -> None:
             ctx.set_vitality(live, new)
             if status == "dead":
                 live.dead = True
+                if live.status_set is not None:  # killed by a later injury: worse than any status set by hand
+                    live.status_set = None
             after = live.status
             tail = f" ({status_word(after)})" if after != "ok" else ""
             change = f"{c.name}: Vitality {num(old)} → {num(new)}{tail}"
@@ -381,17 +383,21 @@ def _wound_index(ctx: Ctx, c: Character, value: Any) -> int:
 
 @handler("damage.buyoff")
 def _buyoff(ctx: Ctx, p: dict) -> str:
-    """A Possibility buys off damage just taken: without ``wound`` the latest wound (from
-    the most recent roll that wounded the character); ``wound`` (an index) is the GM's
-    explicit pick of an older one. gmdesk stores the index it used."""
+    """A Possibility buys off damage just taken: without ``wound`` the damage of the
+    last roll against the character — none when that roll missed, or when its
+    damage is already bought off (an older wound is never taken instead);
+    ``wound`` (an index) is the GM's explicit pick of any wound. gmdesk stores the
+    index it used, so a replay never decides again."""
     ctx.fields(p, ("id",), ("wound",))
     c = ctx.char(p["id"])
     if p.get("wound") is None:
-        from gmdesk.core.session.offers import latest_wound_index
+        from gmdesk.core.session.offers import damage_just_taken, nothing_to_buy_off
 
-        k = latest_wound_index(c)
-        if k is None:
+        if not c.wounds:
             raise ctx.fail(f"{c.name} has no wounds")
+        _entry, k = damage_just_taken(ctx.state, c.id)
+        if k is None:
+            raise ctx.fail(nothing_to_buy_off(ctx.state, c.id))
         ctx.extra["wound"] = k
     else:
         k = _wound_index(ctx, c, p["wound"])

@@ -20,13 +20,16 @@ from gmdesk.core.session.model.characters import (
     KNOWN_CONDITIONS,
     SIDES,
     SOURCE_KINDS,
+    STATUS_RANK,
     STATUSES,
     TURN_MOMENTS,
     UNCONSCIOUS_AT,
     Character,
     Condition,
+    SetStatus,
     Source,
     Wound,
+    worse_status,
 )
 from gmdesk.core.session.model.checkpoint import checkpoint_json, state_from_checkpoint
 from gmdesk.core.session.model.rolls import LazyRecord, RollEntry
@@ -36,6 +39,9 @@ __all__ = [
     "SIDES",
     "KINDS",
     "STATUSES",
+    "STATUS_RANK",
+    "SetStatus",
+    "worse_status",
     "SOURCE_KINDS",
     "KNOWN_CONDITIONS",
     "UNCONSCIOUS_AT",

@@ -13,6 +13,13 @@ Status is derived, never stored:
 
 Removing a wound (undo, buy-off, ``wound.remove``) therefore lifts the status it
 caused; the ``dead`` flag is only ever cleared by undoing the event that set it.
+
+The GM may set a status by hand (``character.status``, :class:`SetStatus`): it
+stands in place of the derived one — for systems whose rules have no knock-out,
+or to overrule one — until the GM sets another, or until something the rules
+decide *after* it (a wound taken later, Vitality lowered past −5, the ``dead``
+flag) gives a worse status. It is never made better silently: healing or a wound
+removed later leaves it as the GM set it (RULES "Who can act").
 """
 
 from __future__ import annotations
@@ -137,6 +144,37 @@ class Wound:
         )
 
 
+#: statuses from best to worst
+STATUS_RANK = {"ok": 0, "unconscious": 1, "dead": 2}
+
+
+def worse_status(a: str, b: str) -> str:
+    """The worse of two statuses."""
+    return a if STATUS_RANK.get(a, 0) >= STATUS_RANK.get(b, 0) else b
+
+
+@dataclass(frozen=True)
+class SetStatus:
+    """A status the GM set by hand, with what the rules saw when it was set: the
+    event's seq, the character's Vitality and its ``dead`` flag. What the rules
+    decide later (a wound from a roll after ``seq``, Vitality lowered below
+    ``vitality`` to −5 or lower, the flag newly set) counts when it is worse."""
+
+    status: str
+    seq: int = 0
+    vitality: int = 0
+    dead: bool = False
+
+    def to_json(self) -> dict:
+        return {"status": self.status, "seq": self.seq, "vitality": self.vitality, "dead": self.dead}
+
+    @classmethod
+    def from_json(cls, d: Any) -> SetStatus | None:
+        if not isinstance(d, dict) or d.get("status") not in STATUSES:
+            return None
+        return cls(d["status"], int(d.get("seq", 0)), int(d.get("vitality", 0)), bool(d.get("dead", False)))
+
+
 @dataclass
 class Character:
     id: str
@@ -161,9 +199,30 @@ class Character:
     #: hidden from the players (the player view, the public chronicle and log) until
     #: revealed; the GM sees it, marked, and it acts as any other
     hidden: bool = False
+    #: the status the GM set by hand (None: the rules' status stands)
+    status_set: SetStatus | None = None
 
     @property
     def status(self) -> str:
+        """The status the rules give (:attr:`rules_status`), or the one the GM set by
+        hand unless what the rules decided since is worse."""
+        s = self.status_set
+        if s is None:
+            return self.rules_status
+        later = "ok"
+        if self.dead and not s.dead:
+            later = "dead"
+        else:
+            for w in self.wounds:
+                if w.roll_seq is not None and w.roll_seq > s.seq and w.status in STATUS_RANK:
+                    later = worse_status(later, w.status)
+            if self.vitality_current <= UNCONSCIOUS_AT and self.vitality_current < s.vitality:
+                later = worse_status(later, "unconscious")
+        return worse_status(s.status, later)
+
+    @property
+    def rules_status(self) -> str:
+        """The status the rules give, without what the GM set by hand."""
         dead, out = self._wound_statuses()
         if self.dead or dead:
             return "dead"
@@ -234,6 +293,7 @@ class Character:
             "dead": self.dead,
             "fields": copy.deepcopy(self.fields),
             **({"hidden": True} if self.hidden else {}),
+            **({"status_set": self.status_set.to_json()} if self.status_set is not None else {}),
         }
 
     @classmethod
@@ -256,6 +316,7 @@ class Character:
             dead=bool(d.get("dead", False)),
             fields=copy.deepcopy(dict(d.get("fields") or {})),
             hidden=bool(d.get("hidden", False)),
+            status_set=SetStatus.from_json(d.get("status_set")),
         )
 
 

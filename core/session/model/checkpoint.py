@@ -7,7 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from gmdesk.core.session.model.characters import Character, Condition, Source, Wound, parse_sheet_text, sheet_text
+from gmdesk.core.session.model.characters import (
+    Character,
+    Condition,
+    SetStatus,
+    Source,
+    Wound,
+    parse_sheet_text,
+    sheet_text,
+)
 from gmdesk.core.session.model.rolls import LazyRecord, RollEntry
 from gmdesk.core.session.model.state import Clock, Combatant, Encounter, Info, Note, State
 
@@ -67,13 +75,14 @@ def checkpoint_json(state: State) -> dict:
                 c.possibilities,
                 [[s.name, s.value, s.rounds, s.active] for s in c.advantage],
                 [[s.name, s.value, s.rounds, s.active] for s in c.shifts],
-                [[x.name, x.rounds, x.roll_seq] for x in c.conditions],
+                [[x.name, x.rounds, x.roll_seq, list(x.until) if x.until else None] for x in c.conditions],
                 [[w.text, w.roll_seq, w.system, w.row, w.status, w.amount, w.column] for w in c.wounds],
                 sheet_text(c.sheet),
                 c.notes,
                 c.dead,
                 c.fields,
                 c.hidden,
+                c.status_set.to_json() if c.status_set is not None else None,
             ]
         )
     enc = state.encounter
@@ -92,6 +101,13 @@ def _frozen(cls: type, **values: Any) -> Any:
     obj: Any = object.__new__(cls)
     obj.__dict__.update(values)
     return obj
+
+
+def _condition(name: str, rounds: int | None, roll_seq: int | None, until: Any = None) -> Condition:
+    """A condition row; ``until`` ([character id, "start" | "end"]) is absent from rows
+    of checkpoint version 2."""
+    wait = (str(until[0]), str(until[1])) if until else None
+    return _frozen(Condition, name=name, rounds=rounds, roll_seq=roll_seq, until=wait)
 
 
 def state_from_checkpoint(d: dict, load_record) -> State:
@@ -123,7 +139,7 @@ def state_from_checkpoint(d: dict, load_record) -> State:
             possibilities=poss,
             advantage=[_frozen(Source, name=n, value=v, rounds=r, active=a) for n, v, r, a in adv],
             shifts=[_frozen(Source, name=n, value=v, rounds=r, active=a) for n, v, r, a in shifts],
-            conditions=[_frozen(Condition, name=n, rounds=r, roll_seq=q) for n, r, q in conds],
+            conditions=[_condition(*row) for row in conds],
             wounds=[
                 _frozen(Wound, text=t, roll_seq=q, system=sy, row=ro, status=stt, amount=am, column=co)
                 for t, q, sy, ro, stt, am, co in wounds
@@ -133,6 +149,7 @@ def state_from_checkpoint(d: dict, load_record) -> State:
             dead=dead,
             fields=dict(row[15]) if len(row) > 15 else {},
             hidden=bool(row[16]) if len(row) > 16 else False,
+            status_set=SetStatus.from_json(row[17]) if len(row) > 17 else None,
         )
         st.characters[cid] = c
     order, rnd, turn = d["encounter"]

@@ -26,6 +26,22 @@ DEFAULT_SETTINGS: dict[str, Any] = {
 
 _NUMBERED = re.compile(r"^(.*\S)\s+(\d{1,6})$")
 
+#: the shape of a character's id (``c1``, ``c12``…): no character is named so, since
+#: every verb that names a character takes its name or its id
+_ID_SHAPE = re.compile(r"^[cC][0-9]+$")
+
+
+def id_shaped(name: str) -> bool:
+    """Whether ``name`` has the shape of a character's id (``c1``, ``C12``…)."""
+    return bool(_ID_SHAPE.match(name.strip()))
+
+
+def id_shape_refusal(name: str) -> str | None:
+    """Why ``name`` cannot be a character's name because it reads as an id, or None."""
+    if not id_shaped(name):
+        return None
+    return f"{name.strip()!r} has the shape of a character id (c1, c2…) and would be taken for one; choose another name"
+
 
 @dataclass(frozen=True)
 class Combatant:
@@ -180,7 +196,11 @@ class State:
                 return candidate
 
     def name_refusal(self, name: str, exclude: str | None = None) -> str | None:
-        """Why ``name`` cannot be used (naming the clash and a free numbered name), or None."""
+        """Why ``name`` cannot be used (it has the shape of an id; or naming the clash
+        and a free numbered name), or None."""
+        shaped = id_shape_refusal(name)
+        if shaped is not None:
+            return shaped
         other = self.name_clash(name, exclude)
         if other is None:
             return None
@@ -194,19 +214,27 @@ class State:
         return None
 
     def default_target(self, actor: str | None) -> str | None:
-        """The target an attack by ``actor`` starts with: its last target if that one is
-        not Dead (and is not the roller), else the next standing foe — the next combatant
-        after the roller in initiative order (wrapping round) on the other side who is
-        neither Unconscious nor Dead — else any standing character of the other side.
-        Never the roller itself; None when nobody fits."""
+        """The target an attack (or an opposed roll) by ``actor`` starts with — one a GM
+        would pick: a foe (the other side from the roller) who can still act and, when
+        the roller is visible to the players, whom they can see (a hidden target would
+        hide the roll too). Its last target if that one still fits (for an NPC, the
+        last target it chose even on its own side), else the next such foe after the
+        roller in initiative order (wrapping round), else any such foe. Never the
+        roller itself, the Unconscious or the Dead; None when nobody fits."""
         me = self.characters.get(actor) if actor is not None else None
-        last = self.last_target(actor) if actor is not None else None
-        if last is not None and last != actor and self.characters[last].status != "dead":
-            return last
+        seen = me is not None and not me.hidden
+
+        def able(c: Character) -> bool:
+            return c.id != actor and c.can_act and not (seen and c.hidden)
 
         def foe(c: Character) -> bool:
-            return c.id != actor and c.can_act and (me is None or c.side != me.side)
+            return able(c) and (me is None or c.side != me.side)
 
+        last = self.last_target(actor) if actor is not None else None
+        if last is not None:
+            c = self.characters[last]
+            if foe(c) or (able(c) and me is not None and me.side == "NPC"):
+                return last
         order = [x.char_id for x in self.encounter.order if x.char_id in self.characters]
         i = order.index(actor) if actor in order else -1
         for cid in order[i + 1 :] + order[: i + 1]:

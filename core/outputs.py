@@ -1,0 +1,200 @@
+"""Files the GM names for gmdesk to write (``gmdesk export -o FILE``, ``gmdesk
+bestiary export FILE``…): the one way every such verb writes, and the guard that
+keeps it off gmdesk's own files (what a verb reads: :mod:`core.inputs`).
+
+:func:`write_output` refuses (:class:`OutputRefused`, one line; nothing is written
+or changed) a target that is, by file identity (``samefile`` after symlinks and
+``..``, so a hard link, a symlink or ``saves/../saves/x`` is seen through):
+
+* a file of the saves directory in use that belongs to gmdesk: a session's file,
+  journal, checkpoint, lock, temp file or upgrade backup, the bestiary or its lock;
+* any existing file whose first bytes show it is a gmdesk session, journal,
+  checkpoint or bestiary, wherever it is;
+* a file (existing or new) in a saves directory (the one in use, the default one,
+  the shipped examples, or any directory holding a gmdesk session or bestiary)
+  named like gmdesk's own: ``*.gmdesk``, ``*.gmdesk.*``, ``bestiary.json``,
+  ``bestiary.json.*``.
+
+Anything else is written whole or not at all: a temp file beside the target,
+fsynced, renamed over it (a symlink is written through, to the file it names; an
+existing file keeps its permissions).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterable
+from pathlib import Path
+
+from gmdesk.core.errors import GmdeskError
+
+__all__ = ["OutputRefused", "check_output", "write_output", "gmdesk_kind", "is_own_name"]
+
+#: how much of an existing file is read to tell whether it is one of gmdesk's
+SNIFF_BYTES = 4096
+
+_OWN_NAME = re.compile(r"(\.gmdesk(\.|$))|(^\.?bestiary\.json(\.|$))", re.IGNORECASE)
+_MARKERS = (
+    (re.compile(rb'"format"\s*:\s*"gmdesk-session"'), "a gmdesk session"),
+    (re.compile(rb'"_gmdesk"\s*:'), "a gmdesk session"),
+    (re.compile(rb'"gmdesk_journal"\s*:'), "a gmdesk session's journal"),
+    (re.compile(rb'"format"\s*:\s*"gmdesk-checkpoint"'), "a gmdesk session's checkpoint"),
+    (re.compile(rb'"format"\s*:\s*"gmdesk-bestiary"'), "a gmdesk bestiary"),
+)
+
+
+class OutputRefused(GmdeskError):
+    """The file named for gmdesk to write is one of gmdesk's own (nothing was written)."""
+
+
+def is_own_name(name: str) -> bool:
+    """Whether a file name is one gmdesk gives its own files in a saves directory."""
+    return bool(_OWN_NAME.search(name))
+
+
+def gmdesk_kind(path: str | os.PathLike[str]) -> str | None:
+    """What gmdesk file the first bytes of ``path`` show it is ("a gmdesk session"…),
+    or None (not one of gmdesk's, or not a readable regular file)."""
+    try:
+        with open(path, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return None
+            head = f.read(SNIFF_BYTES)
+    except OSError:
+        return None
+    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not head.startswith(b"{"):
+        return None
+    for pattern, kind in _MARKERS:
+        if pattern.search(head):
+            return kind
+    return None
+
+
+def _ident(path: str | os.PathLike[str]) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _saves_dirs(saves_dir: Path | None) -> list[Path]:
+    dirs = []
+    if saves_dir is not None:
+        dirs.append(saves_dir)
+    try:
+        from gmdesk.core.session.saves import default_saves_dir
+
+        dirs.append(default_saves_dir())
+    except Exception:  # noqa: BLE001 - no home directory: the others still count
+        pass
+    examples = _examples_dir()
+    if examples is not None:
+        dirs.append(examples)
+    return dirs
+
+
+def _examples_dir() -> Path | None:
+    try:
+        from importlib import resources
+
+        return Path(str(resources.files("saves")))
+    except Exception:  # noqa: BLE001 - a bare source tree: no shipped examples to guard
+        return None
+
+
+def _own_files(directory: Path) -> Iterable[Path]:
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return []
+    return [Path(e.path) for e in entries if is_own_name(e.name)]
+
+
+def _holds_gmdesk_files(directory: Path) -> bool:
+    """A directory is a saves directory when it holds a gmdesk session or bestiary."""
+    return any(gmdesk_kind(p) is not None for p in _own_files(directory))
+
+
+def _same_dir(a: Path, b: Path) -> bool:
+    ia, ib = _ident(a), _ident(b)
+    return ia is not None and ia == ib
+
+
+def check_output(target: str | os.PathLike[str], saves_dir: str | os.PathLike[str] | None) -> Path:
+    """The file to write for ``target`` (symlinks and ``..`` resolved), or
+    :class:`OutputRefused` when it is one of gmdesk's own (see the module)."""
+    given = Path(target).expanduser()
+    real = Path(os.path.realpath(given))
+    saves = Path(saves_dir).expanduser() if saves_dir is not None else None
+
+    def refuse(why: str) -> OutputRefused:
+        return OutputRefused(f"{given}: {why}; gmdesk never writes over its own files: choose another file")
+
+    ident = _ident(real)
+    if ident is not None:
+        if os.path.isdir(real):
+            raise OutputRefused(f"{given}: is a directory; name a file to write")
+        for directory in _saves_dirs(saves):
+            for own in _own_files(directory):
+                if _ident(own) == ident:
+                    raise refuse(f"is {own.name} in the saves directory {directory}")
+        kind = gmdesk_kind(real)
+        if kind is not None:
+            raise refuse(f"is {kind}")
+    parent = real.parent
+    if is_own_name(real.name) or is_own_name(given.name):
+        in_saves = any(_same_dir(parent, d) for d in _saves_dirs(saves))
+        if in_saves or _holds_gmdesk_files(parent):
+            raise refuse(f"is named like gmdesk's own files in the saves directory {parent}")
+    return real
+
+
+def write_output(target: str | os.PathLike[str], data: bytes, saves_dir: str | os.PathLike[str] | None) -> Path:
+    """Write ``data`` to the file the GM named, whole or not at all, unless it is one
+    of gmdesk's own (:class:`OutputRefused`, nothing written). Returns the file
+    written. OSError when the disk refuses (the target is then unchanged)."""
+    real = check_output(target, saves_dir)
+    try:
+        mode = stat.S_IMODE(os.stat(real).st_mode)
+    except OSError:
+        mode = None
+    tmp = real.with_name(f".{real.name}.{os.getpid()}.part")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+    try:
+        if mode is not None:
+            os.fchmod(fd, mode)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        _unlink(tmp)
+        raise
+    os.close(fd)
+    try:
+        check_output(target, saves_dir)  # still not one of gmdesk's (the name may have moved meanwhile)
+        os.replace(tmp, real)
+    except BaseException:
+        _unlink(tmp)
+        raise
+    try:
+        dfd = os.open(real.parent, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass  # the file is written; a directory that cannot be fsynced is the file system's
+    return real
+
+
+def _unlink(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

@@ -1,0 +1,164 @@
+"""What the command line says is true, and it never shows a traceback: hostile input
+(a GM's table nested 100,000 deep, a device, a binary; a bestiary file nested as
+deep) is one line and exit 2; an unexpected failure anywhere is one line and exit 2;
+a change that is durable exits 0 even when its report cannot be printed (stdout on
+/dev/full: one line on stderr saying what was saved). Real ``gmdesk`` processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import TIMEOUT
+
+from gmdesk.core import cli
+
+FULL = Path("/dev/full")
+
+
+def gmdesk(saves: Path, *args: str, stdout: object = subprocess.PIPE) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "GMDESK_SAVES"}
+    return subprocess.run(
+        [sys.executable, "-m", "gmdesk", "--saves", str(saves), *args],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=TIMEOUT,
+        env=env,
+    )
+
+
+def one_line(proc: subprocess.CompletedProcess, words: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and words in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+# --------------------------------------------------------------------------- hostile input
+
+
+def test_a_hostile_table_file_is_one_line(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    deep_object = tmp_path / "deep-object.json"
+    deep_object.write_text('{"rows": ' + '{"a": ' * 50_000 + "1" + "}" * 50_001)
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)  # nobody ever writes to it: reading it would wait for ever
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * (5 << 20))
+    saves = tmp_path / "saves"
+    for path, words in (
+        (deep, "nested too deeply"),
+        (deep_object, "nested too deeply"),
+        (binary, "not UTF-8"),
+        (Path("/dev/zero"), "not a file"),
+        (fifo, "not a file"),
+        (tmp_path, "not a file"),
+        (big, "too big for a table"),
+    ):
+        for verb in ("roll", "odds"):
+            one_line(gmdesk(saves, verb, "4d2", "--combat", "--table", f"combat={path}"), words)
+    # the other files a verb reads: a sheet, a bestiary to import
+    assert gmdesk(saves, "new", "Docks").returncode == 0
+    for argv in (
+        ["import-sheet", "Docks", "/dev/zero"],
+        ["import-sheet", "Docks", str(fifo)],
+        ["bestiary", "add", "Gull", "--system", "4d2", "--sheet", "/dev/zero"],
+        ["bestiary", "import", "/dev/zero"],
+        ["bestiary", "import", str(fifo)],
+    ):
+        one_line(gmdesk(saves, *argv), "not a file")
+
+
+def test_a_bestiary_file_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.toml"
+    deep.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    saves = tmp_path / "saves"
+    one_line(gmdesk(saves, "bestiary", "import", str(deep)), "nested too deeply")
+    assert not (saves / "bestiary.json").exists()
+
+
+def test_an_unexpected_failure_is_one_line_never_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Whatever a bug or an input nobody foresaw raises, in ``roll`` or in a session verb."""
+    from gmdesk.core.session.saves import SessionStore
+    from gmdesk.core.systems import get_spec
+
+    module = get_spec("4d2").module
+    for exc in (KeyError("rows"), RecursionError("maximum recursion depth exceeded"), TypeError("bad\nsecond")):
+
+        def boom(*_a: object, exc: BaseException = exc, **_k: object) -> None:
+            raise exc
+
+        monkeypatch.setattr(module, "roll", boom)
+        monkeypatch.setattr(SessionStore, "list", boom)
+        for argv in (["roll", "4d2"], ["--saves", str(tmp_path), "list"]):
+            assert cli.main(argv) == 2
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and err.startswith("gmdesk: "), err
+            assert "Traceback" not in err
+
+
+# --------------------------------------------------------------------------- stdout on /dev/full
+
+
+@pytest.fixture
+def desk(tmp_path: Path) -> Path:
+    saves = tmp_path / "saves"
+    for argv in (["new", "Docks"], ["char", "Docks", "add", "Kara"], ["bestiary", "list"]):
+        assert gmdesk(saves, *argv).returncode == 0
+    return saves
+
+
+def _saved_but_not_printed(proc: subprocess.CompletedProcess) -> None:
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.startswith("gmdesk: saved (") and "could not be printed" in proc.stderr, proc.stderr
+    assert "No space left on device" in proc.stderr
+
+
+@pytest.mark.skipif(not FULL.exists(), reason="no /dev/full here")
+def test_a_durable_change_exits_0_when_its_report_cannot_be_printed(desk: Path, tmp_path: Path) -> None:
+    sheet = tmp_path / "sheet.txt"
+    sheet.write_text("Mark, a stranger\nDescriptor     Default     Current\nVitality        +5\n")
+    toml = tmp_path / "foes.toml"
+    assert gmdesk(desk, "bestiary", "export", str(toml)).returncode == 0
+    toml.write_text(toml.read_text().replace("Bar Thug", "Dock Thug"))
+    chronicle = tmp_path / "chronicle.md"
+    verbs = [
+        (["new", "Wharf"], ["list"], "Wharf"),
+        (["char", "Docks", "add", "Bruno"], ["char", "Docks", "list"], "Bruno"),
+        (["char", "Docks", "set", "Bruno", "vitality=7"], ["char", "Docks", "show", "Bruno"], "Vitality 7"),
+        (["char", "Docks", "hide", "Bruno"], ["char", "Docks", "list"], "Bruno (hidden)"),
+        (["char", "Docks", "initiative", "Kara=12"], ["log", "Docks"], "12"),
+        (["char", "Docks", "add-from", "Bar Thug", "--seed", "1"], ["char", "Docks", "list"], "Bar Thug"),
+        (["roll", "4d2", "--save", "Docks", "--as", "Kara", "--seed", "5"], ["log", "Docks"], "Kara rolls"),
+        (["import-sheet", "Docks", str(sheet)], ["char", "Docks", "list"], "Mark"),
+        (["bestiary", "add", "Gull", "--system", "4d2"], ["bestiary", "list"], "Gull"),
+        (["bestiary", "import", str(toml), "--replace"], ["bestiary", "list"], "Dock Thug"),
+        (["bestiary", "remove", "Gull"], ["bestiary", "list", "--search", "Gull"], "No stat blocks match"),
+        (["export", "Docks", "-o", str(chronicle)], ["log", "Docks"], ""),
+        (["new", "Docks 2", "--from", "Docks"], ["list"], "Docks 2"),
+        (["repair", "Broken"], ["list"], "Broken (repaired)"),
+    ]
+    assert gmdesk(desk, "new", "Broken").returncode == 0
+    (desk / "Broken.gmdesk.ckpt").unlink(missing_ok=True)
+    raw = (desk / "Broken.gmdesk").read_bytes()
+    (desk / "Broken.gmdesk").write_bytes(raw.replace(b'"rolls":0', b'"rolls":7', 1))
+    for argv, look, seen in verbs:
+        with FULL.open("w") as full:
+            _saved_but_not_printed(gmdesk(desk, *argv, stdout=full))
+        assert seen in gmdesk(desk, *look).stdout, argv
+    assert chronicle.read_text().startswith("# Docks")
+    # a retry says what is true: the character is there already
+    again = gmdesk(desk, "char", "Docks", "add", "Bruno")
+    assert again.returncode == 2 and "already a character" in again.stderr
+    # a verb that changes nothing still reports the lost output as an error
+    with FULL.open("w") as full:
+        one_line(gmdesk(desk, "char", "Docks", "list", stdout=full), "No space left on device")
