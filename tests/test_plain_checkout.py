@@ -11,7 +11,6 @@ is a command with ``--help``.
 from __future__ import annotations
 
 import ast
-import importlib.util
 import subprocess
 import sys
 import tomllib
@@ -38,7 +37,8 @@ def python_sources() -> list[Path]:
 
 def bare_imports(path: Path) -> list[str]:
     """``line: statement`` for each import of a layer by its bare name (code only: comments
-    and docstrings are not read), ``importlib.import_module("core…")`` included."""
+    and docstrings are not read), a module named in a string included:
+    ``importlib.import_module("core…")``, ``find_spec``, ``importlib.resources.files``."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found = []
     for node in ast.walk(tree):
@@ -51,7 +51,7 @@ def bare_imports(path: Path) -> list[str]:
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute | ast.Name)
             and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id)
-            in ("import_module", "__import__")
+            in ("import_module", "__import__", "find_spec", "files")
             and node.args
             and isinstance(node.args[0], ast.Constant)
             and isinstance(node.args[0].value, str)
@@ -71,10 +71,12 @@ def test_the_scan_sees_a_bare_import_and_not_a_comment(tmp_path: Path) -> None:
         "from . import core\n"
         "import core.dice\n"
         "from saves import make_examples\n"
-        "importlib.import_module('tui.app')\n",
+        "importlib.import_module('tui.app')\n"
+        "resources.files('saves')\n"
+        "resources.files('gmdesk.saves')\n",
         encoding="utf-8",
     )
-    assert bare_imports(sample) == ["6: core.dice", "7: saves", "8: tui.app"]
+    assert bare_imports(sample) == ["6: core.dice", "7: saves", "8: tui.app", "9: saves"]
 
 
 def test_no_module_imports_a_layer_but_as_gmdesk() -> None:
@@ -109,11 +111,13 @@ def test_a_bare_import_from_the_repository_root_is_refused(layer: str) -> None:
 
 
 def test_the_installed_package_holds_every_source_file_of_the_checkout() -> None:
-    # an editable install in strict mode links each file at install time: a file added
-    # since is missing until `pip install -e` runs again (README: Start)
-    spec = importlib.util.find_spec("gmdesk")
-    assert spec is not None and spec.submodule_search_locations
-    installed = Path(next(iter(spec.submodule_search_locations)))
+    # the strict editable install (README) links each file at install time: the links are
+    # what mypy and an IDE read, and a file added since has none until the README's
+    # `pip install` runs again (.ci/check runs it first)
+    import gmdesk
+
+    assert gmdesk.__file__ is not None
+    installed = Path(gmdesk.__file__).parent
     missing = sorted(
         str(p.relative_to(ROOT))
         for layer in LAYERS
@@ -124,6 +128,16 @@ def test_the_installed_package_holds_every_source_file_of_the_checkout() -> None
     )
     assert missing == [], f"not in the installed gmdesk ({installed}): reinstall with the README's command"
     assert (installed / "py.typed").is_file()
+
+
+def test_gmdesk_runs_from_the_checkout_itself() -> None:
+    # whatever the links say, the modules and data are read from the checkout: a module
+    # added since the install imports at once, and __file__ is the file one edits
+    import gmdesk
+    import gmdesk.core.dice
+
+    assert list(gmdesk.__path__) == [str(ROOT)]
+    assert gmdesk.core.dice.__file__ == str(ROOT / "core" / "dice.py")
 
 
 @pytest.mark.slow
@@ -191,3 +205,11 @@ def test_make_examples_writes_the_examples_into_the_given_folder(tmp_path: Path)
     written = sorted(p.name for p in (tmp_path / "out").glob("*.gmdesk"))
     assert written == sorted(p.name for p in (ROOT / "saves").glob("*.gmdesk"))
     assert done.stdout.splitlines() and all(Path(line).parent.name == "out" for line in done.stdout.splitlines())
+
+
+def test_the_shipped_examples_are_among_the_folders_no_output_writes_into() -> None:
+    from gmdesk.core import outputs
+    from gmdesk.core.session.saves import _examples_dir
+
+    assert ROOT / "saves" in outputs._saves_dirs(None)
+    assert _examples_dir() == ROOT / "saves"
