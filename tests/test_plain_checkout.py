@@ -130,6 +130,26 @@ def test_the_installed_package_holds_every_source_file_of_the_checkout() -> None
     assert (installed / "py.typed").is_file()
 
 
+#: folders of the root that are not part of the gmdesk package
+NOT_GMDESK = {"benchmarks", "examples", "tests"}
+
+
+def test_every_package_folder_is_declared_in_pyproject() -> None:
+    # a folder with an __init__.py that pyproject.toml does not list would run here (gmdesk
+    # runs from the checkout) but be missing from every install
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]
+    folders = {
+        ".".join(["gmdesk", *p.parent.relative_to(ROOT).parts])
+        for p in ROOT.rglob("__init__.py")
+        if not SKIP_DIRS.intersection(p.relative_to(ROOT).parts)
+        and not NOT_GMDESK.intersection(p.relative_to(ROOT).parts[:1])
+    }
+    assert {"gmdesk", "gmdesk.core", "gmdesk.core.session.storage", "gmdesk.tui.widgets", "gmdesk.saves"} <= folders
+    missing = sorted(folders - set(declared))
+    assert missing == [], f"add to [tool.setuptools] packages in pyproject.toml: {missing}"
+    assert sorted(set(declared) - folders) == [], "pyproject.toml lists packages that are no folder"
+
+
 def test_gmdesk_runs_from_the_checkout_itself() -> None:
     # whatever the links say, the modules and data are read from the checkout: a module
     # added since the install imports at once, and __file__ is the file one edits
