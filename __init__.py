@@ -11,5 +11,7 @@ import os as _os
 # link under build/, the tree of links that mypy and an IDE read. gmdesk's modules and
 # data are loaded from the checkout itself, the folder the link points into, so a module
 # or table added since the install imports at once. Anywhere else (a wheel, a plain
-# checkout) the folder is this file's own and nothing changes.
-__path__[:] = [_os.path.dirname(_os.path.realpath(__file__))]
+# checkout) the folder is this file's own and nothing changes. (pytest also imports this
+# file as a lone module ``__init__``, the root folder's: no package path to set then.)
+if "__path__" in globals():
+    __path__[:] = [_os.path.dirname(_os.path.realpath(__file__))]

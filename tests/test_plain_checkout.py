@@ -150,6 +150,13 @@ def test_every_package_folder_is_declared_in_pyproject() -> None:
     assert sorted(set(declared) - folders) == [], "pyproject.toml lists packages that are no folder"
 
 
+def test_the_root_folders_init_imports_as_a_lone_module() -> None:
+    # what pytest does with the root's __init__.py when the checkout's folder name is no
+    # Python name (a clone into gmdesk-main/): it imports it as the module `__init__`
+    done = subprocess.run([sys.executable, "-c", "import __init__"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
 def test_gmdesk_runs_from_the_checkout_itself() -> None:
     # whatever the links say, the modules and data are read from the checkout: a module
     # added since the install imports at once, and __file__ is the file one edits
