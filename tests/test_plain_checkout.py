@@ -119,10 +119,11 @@ def test_the_installed_package_holds_every_source_file_of_the_checkout() -> None
 
     assert gmdesk.__file__ is not None
     installed = Path(gmdesk.__file__).parent
+    folders = [p.parent for p in ROOT.glob("*/__init__.py") if p.parent.name not in NOT_GMDESK]
+    assert {"core", "tui", "saves"} <= {f.name for f in folders}
     missing = sorted(
         str(p.relative_to(ROOT))
-        for layer in LAYERS
-        for p in (ROOT / layer).rglob("*")
+        for p in [*ROOT.glob("*.py"), *(p for folder in folders for p in folder.rglob("*"))]
         if p.suffix in (".py", ".json", ".toml", ".tcss", ".html", ".gmdesk")
         and "__pycache__" not in p.parts
         and not (installed / p.relative_to(ROOT)).is_file()
