@@ -243,3 +243,20 @@ def test_the_shipped_examples_are_among_the_folders_no_output_writes_into() -> N
 
     assert ROOT / "saves" in outputs._saves_dirs(None)
     assert _examples_dir() == ROOT / "saves"
+
+
+def test_a_shipped_example_is_never_deleted(monkeypatch: pytest.MonkeyPatch) -> None:
+    from gmdesk.core.errors import GmdeskError
+    from gmdesk.core.session import lock
+    from gmdesk.core.session.saves import SessionStore
+
+    example = sorted((ROOT / "saves").glob("*.gmdesk"))[0]
+    before = example.read_bytes()
+
+    def never(*args: object, **kwargs: object) -> None:  # the delete got past its check: stop it here
+        raise AssertionError("the shipped example was about to be deleted")
+
+    monkeypatch.setattr(lock, "WriterLock", never)
+    with pytest.raises(GmdeskError, match="is a shipped example; examples are never changed"):
+        SessionStore(ROOT / "saves").delete(example)
+    assert example.read_bytes() == before
