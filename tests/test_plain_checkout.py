@@ -36,11 +36,24 @@ def python_sources() -> list[Path]:
     )
 
 
-def bare_imports(path: Path) -> list[str]:
+def bare_imports(path: Path, strings: bool = True) -> list[str]:
     """``line: statement`` for each import of a layer by its bare name (code only: comments
     and docstrings are not read), a module named in a string included:
-    ``importlib.import_module("core…")``, ``find_spec``, ``importlib.resources.files``."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    ``importlib.import_module("core…")``, ``find_spec``, ``importlib.resources.files``,
+    and the imports of code held in a string (``python -c "from core import …"``)."""
+    return _bare_imports_in(path.read_text(encoding="utf-8"), str(path), strings)
+
+
+def _bare_imports_in(source: str, filename: str, strings: bool, at: int | None = None) -> list[str]:
+    tree = ast.parse(source, filename=filename)
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
     found = []
     for node in ast.walk(tree):
         names: list[str] = []
@@ -58,7 +71,18 @@ def bare_imports(path: Path) -> list[str]:
             and isinstance(node.args[0].value, str)
         ):
             names = [node.args[0].value]
-        found += [f"{node.lineno}: {name}" for name in names if name.split(".")[0] in LAYERS]
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and strings
+            and "import" in node.value
+            and id(node) not in docstrings
+        ):
+            try:  # a string that is Python code: its own imports
+                found += _bare_imports_in(node.value, filename, strings, at or node.lineno)
+            except SyntaxError:
+                pass
+        found += [f"{at or node.lineno}: {name}" for name in names if name.split(".")[0] in LAYERS]
     return found
 
 
@@ -74,16 +98,20 @@ def test_the_scan_sees_a_bare_import_and_not_a_comment(tmp_path: Path) -> None:
         "from saves import make_examples\n"
         "importlib.import_module('tui.app')\n"
         "resources.files('saves')\n"
-        "resources.files('gmdesk.saves')\n",
+        "resources.files('gmdesk.saves')\n"
+        "run([sys.executable, '-c', 'import sys; from core.session import Session'])\n"
+        "run([sys.executable, '-c', 'from gmdesk.core.session import Session'])\n"
+        "print('import core, as prose, is no code')\n",
         encoding="utf-8",
     )
-    assert bare_imports(sample) == ["6: core.dice", "7: saves", "8: tui.app", "9: saves"]
+    assert bare_imports(sample) == ["6: core.dice", "7: saves", "8: tui.app", "9: saves", "11: core.session"]
 
 
 def test_no_module_imports_a_layer_but_as_gmdesk() -> None:
     sources = python_sources()
     assert ROOT / "core" / "session" / "__init__.py" in sources and ROOT / "tests" / "conftest.py" in sources
-    found = {str(p.relative_to(ROOT)): bare_imports(p) for p in sources}
+    # (the code in this file's strings is the scan's samples)
+    found = {str(p.relative_to(ROOT)): bare_imports(p, strings=p != Path(__file__).resolve()) for p in sources}
     assert {path: lines for path, lines in found.items() if lines} == {}
 
 
