@@ -230,7 +230,7 @@ def _examples_dir() -> Path | None:
     try:
         from importlib import resources
 
-        return Path(str(resources.files("saves"))).resolve()
+        return Path(str(resources.files("gmdesk.saves"))).resolve()
     except Exception:  # pragma: no cover - the package is always there when installed
         return None
 
