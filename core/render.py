@@ -56,7 +56,7 @@ def extra_labels(system_id: str) -> tuple[tuple[str, str], ...]:
     return spec.extra_labels if spec is not None else ()
 
 
-def public_json(record: RollRecord | Mapping[str, Any]) -> dict:
+def public_json(record: RollRecord | Mapping[str, Any]) -> dict[str, Any]:
     """The record as JSON with the GM's secrets removed (for the player view)."""
     return systems.public_json(record.to_json() if isinstance(record, RollRecord) else record)
 

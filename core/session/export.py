@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
+from gmdesk.core.dice import RollRecord
 from gmdesk.core.session.events import Event, num, status_word
 from gmdesk.core.session.model import Character, Note, RollEntry, State
 from gmdesk.core.text import reading, short_time, signed
@@ -36,13 +37,13 @@ from gmdesk.core.text import reading, short_time, signed
 FORMATS = ("md", "html", "json")
 
 
-def _line(record, public: bool) -> str:
+def _line(record: RollRecord, public: bool) -> str:
     from gmdesk.core.render import record_line
 
     return record_line(record, hide_secrets=public)
 
 
-def _dice(record) -> str:
+def _dice(record: RollRecord) -> str:
     from gmdesk.core.render import log_dice_plain
 
     return reading(log_dice_plain(record))
@@ -511,7 +512,7 @@ def to_html(
 # --------------------------------------------------------------------------- json
 
 
-def _encounter_json(state: State, public: bool) -> dict:
+def _encounter_json(state: State, public: bool) -> dict[str, Any]:
     d = state.encounter.to_json()
     if public:
         chars = state.characters
@@ -526,7 +527,7 @@ def _encounter_json(state: State, public: bool) -> dict:
 
 def to_json(
     state: State, events: Sequence[Event] = (), public: bool = True, rounds: Mapping[int, int] | None = None
-) -> dict:
+) -> dict[str, Any]:
     from gmdesk.core.render import public_json
 
     times = _times(events)

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events import MAX_INITIATIVE, Event, EventError, roll_refusal
-from gmdesk.core.session.model import State
+from gmdesk.core.session.model import Character, State
 
 
 class SessionMoves:
@@ -148,7 +148,13 @@ class SessionMoves:
             raise EventError(refusal, "roll")
 
     def fill_params(
-        self, module: Any, params: Any, actor=None, target=None, combat: bool = False, given: Any = None
+        self,
+        module: Any,
+        params: Any,
+        actor: Character | None = None,
+        target: Character | None = None,
+        combat: bool = False,
+        given: Collection[str] | None = None,
     ) -> Any:
         """The parameters with what the session knows filled in: the roller's and the
         target's fields, active sources, conditions and the session's settings (see
@@ -157,7 +163,13 @@ class SessionMoves:
         return self.fill_params_from(module, params, actor, target, combat, given)[0]
 
     def fill_params_from(
-        self, module: Any, params: Any, actor=None, target=None, combat: bool = False, given: Any = None
+        self,
+        module: Any,
+        params: Any,
+        actor: Character | None = None,
+        target: Character | None = None,
+        combat: bool = False,
+        given: Collection[str] | None = None,
     ) -> tuple[Any, dict[str, str]]:
         """:meth:`fill_params` and where the characters' values came from
         (parameter name → "Quin Sebastian's Fire Combat")."""

@@ -109,7 +109,8 @@ class SystemMoveCalls:
             fields = []  # explicit values: the rules of the run decide
         try:
             typed = read_move_values(fields, values or {})
-            return move.run(self, typed, ctx, rng)
+            done: Event = move.run(self, typed, ctx, rng)  # a move's run appends one event and returns it
+            return done
         except ParamError as e:
             raise EventError(str(e)) from None
         except GmdeskError as e:
@@ -151,7 +152,8 @@ class SystemMoveCalls:
         if self.readonly:
             raise EventError("this session is open read-only")
         try:
-            return runs[move_id](self, values, {}, rng)
+            done: Event = runs[move_id](self, values, {}, rng)
+            return done
         except ParamError as e:
             raise EventError(str(e)) from None
         except GmdeskError as e:

@@ -205,7 +205,7 @@ def standing(c: Character, system: str = "", name_of: Any = None) -> str:
 
 
 @handler("session.carried")
-def _session_carried(ctx: Ctx, p: dict) -> str:
+def _session_carried(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("from", "characters"), ("rest", "rest_changes", "ids"))
     source = ctx.text(p["from"], "from")
     rest = ctx.boolean(p.get("rest", False), "rest")

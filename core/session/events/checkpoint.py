@@ -80,7 +80,7 @@ def _unruns(runs: list) -> list[int]:
     return out
 
 
-def fold_checkpoint(fold: Fold, keep: int, skipped: list[str] | None = None, seq: int | None = None) -> dict:
+def fold_checkpoint(fold: Fold, keep: int, skipped: list[str] | None = None, seq: int | None = None) -> dict[str, Any]:
     """What a fold must remember to be rebuilt without replaying its whole log.
 
     The state is written as it was *before* the latest ``keep`` undoable events (their

@@ -25,7 +25,7 @@ def _insert_position(order: list[Combatant], initiative: int) -> int:
 
 
 @handler("encounter.add")
-def _encounter_add(ctx: Ctx, p: dict) -> str:
+def _encounter_add(ctx: Ctx, p: dict[str, Any]) -> str:
     """A character joins the order at ``initiative`` (after everyone at least as high).
     With ``record`` (the initiative roll that gave the number) the roll is logged,
     dice and all, as an initiative roll — as ``initiative.set`` logs its rolls."""
@@ -64,7 +64,7 @@ def encounter_drop(ctx: Ctx, cid: str) -> None:
 
 
 @handler("encounter.remove")
-def _encounter_remove(ctx: Ctx, p: dict) -> str:
+def _encounter_remove(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("id",), ("initiative",))
     c = ctx.char(p["id"])
     if ctx.state.encounter.index_of(c.id) is None:
@@ -83,7 +83,7 @@ def _move(enc, i: int, j: int) -> None:
 
 
 @handler("encounter.move")
-def _encounter_move(ctx: Ctx, p: dict) -> str:
+def _encounter_move(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("id", "index"))
     c = ctx.char(p["id"])
     i = ctx.state.encounter.index_of(c.id)
@@ -96,7 +96,7 @@ def _encounter_move(ctx: Ctx, p: dict) -> str:
 
 
 @handler("encounter.delay")
-def _encounter_delay(ctx: Ctx, p: dict) -> str:
+def _encounter_delay(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("id",))
     c = ctx.char(p["id"])
     enc0 = ctx.state.encounter
@@ -117,7 +117,7 @@ def _encounter_delay(ctx: Ctx, p: dict) -> str:
 
 
 @handler("encounter.end")
-def _encounter_end(ctx: Ctx, p: dict) -> str:
+def _encounter_end(ctx: Ctx, p: dict[str, Any]) -> str:
     """The fight is over: the order empties and the round count goes back to 0
     (durations in rounds stay as they are)."""
     ctx.fields(p)
@@ -133,7 +133,7 @@ def _encounter_end(ctx: Ctx, p: dict) -> str:
 
 
 @handler("initiative.set")
-def _initiative_set(ctx: Ctx, p: dict) -> str:
+def _initiative_set(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("entries",))
     entries = p["entries"]
     if not isinstance(entries, list) or not entries:
@@ -286,7 +286,7 @@ class _Reroll:
     {id, value, record}); those who are not in it keep their number. The order is
     sorted again (ties keep their place) and the round starts with its first."""
 
-    def __init__(self, ctx: Ctx, p: dict) -> None:
+    def __init__(self, ctx: Ctx, p: dict[str, Any]) -> None:
         self.ctx = ctx
         self.entries = self._read(p.get("initiative"))
         self.done = False
@@ -373,7 +373,7 @@ def _begin_turn(ctx: Ctx, reroll: _Reroll) -> list[str]:
 
 
 @handler("turn.next")
-def _turn_next(ctx: Ctx, p: dict) -> str:
+def _turn_next(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, (), ("initiative",))
     _need_combatants(ctx)
     reroll = _Reroll(ctx, p)
@@ -394,7 +394,7 @@ def _turn_next(ctx: Ctx, p: dict) -> str:
 
 
 @handler("turn.prev")
-def _turn_prev(ctx: Ctx, p: dict) -> str:
+def _turn_prev(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p)
     _need_combatants(ctx)
     enc0 = ctx.state.encounter
@@ -417,7 +417,7 @@ def _turn_prev(ctx: Ctx, p: dict) -> str:
 
 
 @handler("round.new")
-def _round_new(ctx: Ctx, p: dict) -> str:
+def _round_new(ctx: Ctx, p: dict[str, Any]) -> str:
     """Straight to the next round: the turns not yet taken this round pass (their
     durations tick, the conditions waiting for them end)."""
     ctx.fields(p, (), ("initiative",))
@@ -441,7 +441,7 @@ def _round_new(ctx: Ctx, p: dict) -> str:
 
 
 @handler("day.new")
-def _day_new(ctx: Ctx, p: dict) -> str:
+def _day_new(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p)
     for c in list(ctx.state.characters.values()):
         if c.status == "dead":

@@ -26,7 +26,7 @@ class Applied:
     ops: list[tuple] = field(default_factory=list)
 
 
-def _payload(doc: Mapping[str, Any]) -> dict:
+def _payload(doc: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in doc.items() if k not in META_FIELDS}
 
 
@@ -42,7 +42,7 @@ class Fold:
 
     def __init__(self, state: State):
         self.state = state
-        self.docs: dict[int, dict] = {}
+        self.docs: dict[int, dict[str, Any]] = {}
         self.times: dict[int, str] = {}
         self.summaries: dict[int, str] = {}
         self.inverses: dict[int, list[tuple]] = {}
@@ -61,7 +61,7 @@ class Fold:
 
     # ---- what the fold keeps about each undoable event (or finds in the log)
 
-    def _doc(self, seq: int) -> dict:
+    def _doc(self, seq: int) -> dict[str, Any]:
         doc = self.docs.get(seq)
         if doc is None and self.source is not None:
             stored = self.source(seq)
@@ -130,7 +130,7 @@ class Fold:
         seq: int,
         data_seq: int,
         etype: str,
-        payload: dict,
+        payload: dict[str, Any],
         time: str,
         summary: str | None = None,
         strict: bool = True,

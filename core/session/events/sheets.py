@@ -47,7 +47,7 @@ def sheet_new_day(sheet):
     return sheet.new_day()
 
 
-def sheet_set(sheet, name: str, values: dict):
+def sheet_set(sheet, name: str, values: dict[str, Any]):
     return sheet.set_values(name, **values)
 
 

@@ -50,11 +50,11 @@ class Source:
     rounds: int | None = None
     active: bool = True
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "value": self.value, "rounds": self.rounds, "active": self.active}
 
     @classmethod
-    def from_json(cls, d: dict) -> Source:
+    def from_json(cls, d: dict[str, Any]) -> Source:
         return cls(d["name"], int(d["value"]), d.get("rounds"), bool(d.get("active", True)))
 
 
@@ -77,14 +77,14 @@ class Condition:
     roll_seq: int | None = None
     until: tuple[str, str] | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name, "rounds": self.rounds, "roll_seq": self.roll_seq}
         if self.until is not None:
             d["until"] = {"id": self.until[0], "at": self.until[1]}
         return d
 
     @classmethod
-    def from_json(cls, d: dict) -> Condition:
+    def from_json(cls, d: dict[str, Any]) -> Condition:
         until = d.get("until")
         return cls(d["name"], d.get("rounds"), d.get("roll_seq"), (until["id"], until["at"]) if until else None)
 
@@ -123,7 +123,7 @@ class Wound:
     amount: int | None = None
     column: str = ""
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "text": self.text,
             "roll_seq": self.roll_seq,
@@ -135,7 +135,7 @@ class Wound:
         }
 
     @classmethod
-    def from_json(cls, d: dict) -> Wound:
+    def from_json(cls, d: dict[str, Any]) -> Wound:
         return cls(
             d["text"],
             d.get("roll_seq"),
@@ -169,7 +169,7 @@ class SetStatus:
     vitality: int = 0
     dead: bool = False
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "seq": self.seq, "vitality": self.vitality, "dead": self.dead}
 
     @classmethod
@@ -287,7 +287,7 @@ class Character:
             (dead or wound.status == "dead", out or wound.status == "unconscious"),
         )
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "name": self.name,
@@ -311,7 +311,7 @@ class Character:
         }
 
     @classmethod
-    def from_json(cls, d: dict) -> Character:
+    def from_json(cls, d: dict[str, Any]) -> Character:
         return cls(
             id=d["id"],
             name=d["name"],

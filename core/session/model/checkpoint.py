@@ -59,7 +59,7 @@ def _roll_rows(rolls: list[RollEntry]) -> list[list]:
     return rows
 
 
-def checkpoint_json(state: State) -> dict:
+def checkpoint_json(state: State) -> dict[str, Any]:
     """``state`` in the checkpoint's compact JSON form (see :func:`state_from_checkpoint`)."""
     chars = []
     for c in state.characters.values():
@@ -110,7 +110,7 @@ def _condition(name: str, rounds: int | None, roll_seq: int | None, until: Any =
     return _frozen(Condition, name=name, rounds=rounds, roll_seq=roll_seq, until=wait)
 
 
-def state_from_checkpoint(d: dict, load_record) -> State:
+def state_from_checkpoint(d: dict[str, Any], load_record) -> State:
     """The State that :func:`checkpoint_json` wrote. ``load_record(seq, kind, j)`` gives
     the record a roll entry refers to (called on the entry's first ``.record``).
     Raises KeyError / TypeError / ValueError / IndexError on a malformed form."""

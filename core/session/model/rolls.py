@@ -43,7 +43,7 @@ class RollEntry:
         e.changes, e.spends, e.cancels = list(self.changes), list(self.spends), list(self.cancels)
         return e
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "seq": self.seq,
             "record": self.record.to_json(),
