@@ -165,7 +165,7 @@ def _edit(ctx: Ctx, c: Character, d: Mapping[str, Any]) -> None:
         else:
             setattr(live, key, value)
 
-        def shown(v):
+        def shown(v: Any) -> str:
             return num(v) if isinstance(v, int) and not isinstance(v, bool) else repr(v)
 
         ctx.changes.append(f"{name}: {key} {shown(old)} → {shown(value)}" if key != "notes" else f"{name}: notes")
@@ -317,7 +317,7 @@ def _source_add(ctx: Ctx, p: dict[str, Any]) -> str:
     return ctx.changes[-1]
 
 
-def _source_at(ctx: Ctx, p: dict[str, Any]) -> tuple[Character, str, int, Any, list]:
+def _source_at(ctx: Ctx, p: dict[str, Any]) -> tuple[Character, str, int, Character, list[Source]]:
     """The character, kind, index of the named source, the live character and a copy
     of its list of that kind (for source.remove / source.toggle)."""
     ctx.fields(p, ("id", "kind", "name"), ("value", "rounds"))
@@ -329,8 +329,11 @@ def _source_at(ctx: Ctx, p: dict[str, Any]) -> tuple[Character, str, int, Any, l
     return c, kind, i, live, list(live.sources(kind))
 
 
-def _set_sources(live: Any, kind: str, sources: list) -> None:
-    setattr(live, "advantage" if kind == "advantage" else "shifts", sources)
+def _set_sources(live: Character, kind: str, sources: list[Source]) -> None:
+    if kind == "advantage":
+        live.advantage = sources
+    else:
+        live.shifts = sources
 
 
 @handler("source.remove")

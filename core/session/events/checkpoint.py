@@ -71,7 +71,7 @@ def _runs(seqs: list[int]) -> list[list[int]]:
     return out
 
 
-def _unruns(runs: list) -> list[int]:
+def _unruns(runs: list[Any]) -> list[int]:
     out: list[int] = []
     for a, b in runs:
         if type(a) is not int or type(b) is not int or b < a:

@@ -11,7 +11,7 @@ from gmdesk.core.session.events.context import MAX_INITIATIVE, Ctx
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.sheets import sheet_changes, sheet_new_day, sheet_set_current, sheet_vitality
 from gmdesk.core.session.events.text import num, status_word
-from gmdesk.core.session.model import Character, Combatant, Condition, RollEntry, Source, State
+from gmdesk.core.session.model import Character, Combatant, Condition, Encounter, RollEntry, Source, State
 from gmdesk.core.systems.harm import harm_of
 
 
@@ -54,6 +54,8 @@ def _encounter_add(ctx: Ctx, p: dict[str, Any]) -> str:
 def encounter_drop(ctx: Ctx, cid: str) -> None:
     enc = ctx.tx.encounter()
     i = enc.index_of(cid)
+    if i is None:  # not in the encounter: nothing to drop
+        return
     del enc.order[i]
     if i < enc.turn:
         enc.turn -= 1
@@ -73,13 +75,14 @@ def _encounter_remove(ctx: Ctx, p: dict[str, Any]) -> str:
     return f"{c.name} leaves the encounter"
 
 
-def _move(enc, i: int, j: int) -> None:
+def _move(enc: Encounter, i: int, j: int) -> None:
     """Move order[i] to index j, keeping whoever is acting the one acting."""
     current = enc.order[enc.turn].char_id if enc.order and enc.turn < len(enc.order) else None
     item = enc.order.pop(i)
     enc.order.insert(j, item)
-    if current is not None:
-        enc.turn = enc.index_of(current)
+    at = enc.index_of(current) if current is not None else None
+    if at is not None:  # whoever was acting is still in the order
+        enc.turn = at
 
 
 @handler("encounter.move")
@@ -163,8 +166,9 @@ def _initiative_set(ctx: Ctx, p: dict[str, Any]) -> str:
     order += [Combatant(c.id, v) for c, v, _ in parsed if c.id not in present]
     order.sort(key=lambda x: -x.initiative)  # stable: ties keep their earlier place
     enc.order[:] = order
-    if current is not None:
-        enc.turn = enc.index_of(current)
+    at = enc.index_of(current) if current is not None else None
+    if at is not None:  # whoever was acting is still in the order
+        enc.turn = at
     rnd, turn = ctx.roll_position()
     for c, v, record in parsed:
         change = f"{c.name}: initiative {num(v)}"

@@ -3,14 +3,14 @@ and keeps the undo and redo stacks; :func:`replay` folds a whole log from scratc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events.context import Ctx, EventError
 from gmdesk.core.session.events.migrations import migrate_doc, migrator
-from gmdesk.core.session.events.records import revert
+from gmdesk.core.session.events.records import Op, revert
 from gmdesk.core.session.events.registry import EVENT_TYPES, HANDLERS, META_FIELDS
 from gmdesk.core.session.model import State
 from gmdesk.core.session.storage.gcpause import no_gc
@@ -23,7 +23,7 @@ class Applied:
     summary: str
     changes: list[str]
     extra: dict[str, Any]
-    ops: list[tuple] = field(default_factory=list)
+    ops: list[Op] = field(default_factory=list)
 
 
 def _payload(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -45,11 +45,11 @@ class Fold:
         self.docs: dict[int, dict[str, Any]] = {}
         self.times: dict[int, str] = {}
         self.summaries: dict[int, str] = {}
-        self.inverses: dict[int, list[tuple]] = {}
+        self.inverses: dict[int, list[Op]] = {}
         self.done: list[int] = []
         self.undone: list[int] = []
         self.last_seq = 0
-        self._last: tuple | None = None
+        self._last: tuple[Applied, tuple[int, str], list[int] | None] | None = None
         #: seq -> the stored event: where a fold restored from a checkpoint finds the
         #: payload, time and summary of events it did not apply itself
         self.source: Callable[[int], Mapping[str, Any]] | None = None
@@ -155,7 +155,7 @@ class Fold:
         target = doc.get("target", stack[-1])
         if target != stack[-1]:
             raise EventError(f"can only {what} #{stack[-1]} next (asked for #{target})", what)
-        return target
+        return stack[-1]
 
     def _reapply(self, target: int) -> Applied:
         """Apply an undone event again from its stored payload (same seq, same time)."""
@@ -230,12 +230,15 @@ class Fold:
             for d in (self.docs, self.times, self.summaries, self.inverses):
                 d.pop(applied.seq, None)
             self.done.pop()
-            self.undone = stacks
+            if stacks is not None:  # always, for an event that is neither undo nor redo
+                self.undone = stacks
         self.last_seq = last_seq
         self.state.info.last_played = last_played
 
 
-def replay(header: Mapping[str, Any], events, warnings: list[str] | None = None) -> Fold:
+def replay(
+    header: Mapping[str, Any], events: Iterable[tuple[int, Mapping[str, Any]]], warnings: list[str] | None = None
+) -> Fold:
     """Fold a whole log from scratch: ``events`` is ``[(seq, doc), …]`` oldest first.
 
     An event the fold refuses (a damaged or hand-edited log) is skipped with a

@@ -3,11 +3,19 @@ touched (the event's inverse), and how undo restores them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from typing import Any, TypeAlias
 
-from gmdesk.core.session.model import Character, Clock, Note, RollEntry, State
+from gmdesk.core.session.model import Character, Clock, Encounter, Info, Note, RollEntry, State
 
 _MISSING = object()
+
+#: One step of an event's inverse: a tag naming what the event touched, then what it
+#: held before — ``("char", id, Character snapshot or _MISSING, wounds)``, ``("order",
+#: ids)``, ``("encounter", Encounter)``, ``("clocks", {id: Clock})``, ``("info", Info)``,
+#: ``("next_id", int)``, ``("roll", index, RollEntry)``, ``("rolls", length)``,
+#: ``("notes", length)``; a redo's own inverse is ``("redo", seq, [Op…])`` (see Fold).
+Op: TypeAlias = tuple[Any, ...]
 
 
 class Txn:
@@ -23,17 +31,17 @@ class Txn:
 
     def __init__(self, state: State):
         self.state = state
-        self.ops: list[tuple] = []
-        self._seen: set = set()
+        self.ops: list[Op] = []
+        self._seen: set[Hashable] = set()
         self._rolls_base: int | None = None
 
-    def _once(self, key, op_factory: Callable[[], tuple]) -> None:
+    def _once(self, key: Hashable, op_factory: Callable[[], Op]) -> None:
         if key not in self._seen:
             self._seen.add(key)
             self.ops.append(op_factory())
 
     def char(self, cid: str) -> Character:
-        def op() -> tuple:
+        def op() -> Op:
             c = self.state.characters[cid]
             return ("char", cid, c.snapshot(), len(c.wounds))
 
@@ -49,12 +57,12 @@ class Txn:
         self.char(cid)
         del self.state.characters[cid]
 
-    def sheet(self, cid: str):
+    def sheet(self, cid: str) -> Any:
         """The character's sheet, ready to change. Sheets are immutable (a change returns
         a new Sheet): assigning the new one to the touched character is enough."""
         return self.char(cid).sheet
 
-    def encounter(self):
+    def encounter(self) -> Encounter:
         self._once(("encounter",), lambda: ("encounter", self.state.encounter.snapshot()))
         return self.state.encounter
 
@@ -62,7 +70,7 @@ class Txn:
         self._once(("clocks",), lambda: ("clocks", dict(self.state.clocks)))
         return self.state.clocks
 
-    def info(self):
+    def info(self) -> Info:
         self._once(("info",), lambda: ("info", self.state.info.snapshot()))
         return self.state.info
 
@@ -92,7 +100,7 @@ class Txn:
         self.state.notes.append(note)
 
 
-def revert(state: State, ops: list[tuple]) -> None:
+def revert(state: State, ops: list[Op]) -> None:
     """Undo a transaction: restore every touched value, newest first."""
     for op in reversed(ops):
         kind = op[0]
@@ -139,7 +147,7 @@ def detached_copy(state: State) -> State:
     )
 
 
-def revert_detached(state: State, ops: list[tuple]) -> None:
+def revert_detached(state: State, ops: list[Op]) -> None:
     """:func:`revert` on a :func:`detached_copy`: the same values, but nothing shared with
     the live state is changed in place (a character's wounds are cut back as a copy)."""
     for op in reversed(ops):

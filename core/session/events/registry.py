@@ -92,7 +92,7 @@ Handler = Callable[[Ctx, dict[str, Any]], str]
 HANDLERS: dict[str, Handler] = {}
 
 
-def handler(etype: str):
+def handler(etype: str) -> Callable[[Handler], Handler]:
     def deco(fn: Handler) -> Handler:
         HANDLERS[etype] = fn
         return fn

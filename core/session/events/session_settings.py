@@ -68,6 +68,7 @@ def _settings(ctx: Ctx, p: dict[str, Any]) -> str:
     info = ctx.tx.info()
     parts = []
     for key, value in clean.items():
+        old: Any
         if key == "system":
             old = info.system
             info.system = value
