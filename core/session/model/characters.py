@@ -31,7 +31,10 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gmdesk.core.sheet import Sheet
 
 SIDES = ("PC", "NPC")
 KINDS = ("organic", "inorganic")
@@ -251,7 +254,8 @@ class Character:
         wounds = self.wounds
         cache = self.__dict__.get("_status_cache")
         if cache is not None and cache[0] is wounds and cache[1] == len(wounds):
-            return cache[2]
+            cached: tuple[bool, bool] = cache[2]
+            return cached
         flags = (any(w.status == "dead" for w in wounds), any(w.status == "unconscious" for w in wounds))
         self.__dict__["_status_cache"] = (wounds, len(wounds), flags)
         return flags
@@ -338,7 +342,7 @@ class Character:
 # The sheet module is imported lazily: the model must load even while it is absent.
 
 
-def sheet_text(sheet: Any) -> str | None:
+def sheet_text(sheet: Sheet | None) -> str | None:
     if sheet is None:
         return None
     from gmdesk.core.sheet import write_sheet
@@ -346,7 +350,7 @@ def sheet_text(sheet: Any) -> str | None:
     return write_sheet(sheet)
 
 
-def parse_sheet_text(text: str | None) -> Any:
+def parse_sheet_text(text: str | None) -> Sheet | None:
     if text is None:
         return None
     from gmdesk.core.sheet import parse_sheet

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 from gmdesk.core.dice import RollRecord
 
@@ -63,6 +64,11 @@ class RollEntry:
         }
 
 
+#: ``load(seq, kind, ref)``: the record a roll entry refers to (``ref``: the j-th record of
+#: event ``seq``, or whatever the checkpoint wrote for it)
+RecordLoader: TypeAlias = Callable[[int, str, Any], RollRecord]
+
+
 class LazyRecord:
     """Stands in for a roll entry's record until someone reads ``entry.record``.
 
@@ -73,7 +79,7 @@ class LazyRecord:
 
     __slots__ = ("load_fn", "seq", "kind", "ref")
 
-    def __init__(self, load_fn, seq: int, kind: str, ref: Any):
+    def __init__(self, load_fn: RecordLoader, seq: int, kind: str, ref: Any):
         self.load_fn = load_fn
         self.seq = seq
         self.kind = kind
@@ -86,8 +92,8 @@ class LazyRecord:
 
 
 def _entry_record(self: RollEntry) -> RollRecord:
-    r = self.__dict__["record"]
-    if type(r) is LazyRecord:
+    r: RollRecord | LazyRecord = self.__dict__["record"]
+    if isinstance(r, LazyRecord):
         r = r.load()
         self.__dict__["record"] = r
     return r
