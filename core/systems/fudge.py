@@ -294,7 +294,7 @@ class Params(CombatFields):
         return self.vs_trait is not None or self.combat
 
 
-def params_to_json(params: Params) -> dict:
+def params_to_json(params: Params) -> dict[str, Any]:
     return dataclass_to_json(params)
 
 
@@ -657,7 +657,7 @@ MOVES = (
 from gmdesk.core.systems.rest import default_rest  # noqa: E402
 
 
-def rest(character: dict) -> dict:
+def rest(character: dict[str, Any]) -> dict[str, Any]:
     """Recovery between sessions (``gmdesk new … --from … --rest``). The rules say
     nothing of it, so gmdesk does what a GM at the table expects: Vitality back to
     its default, every wound (descriptor) cleared, conditions and sources counted in

@@ -131,7 +131,7 @@ def _opt(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def params_to_json(params: Params) -> dict:
+def params_to_json(params: Params) -> dict[str, Any]:
     return dataclass_to_json(params)
 
 
@@ -634,7 +634,7 @@ from gmdesk.core.systems.rest import default_rest, end_timed, is_dead  # noqa: E
 SCENE_CONDITIONS = ("Up", "Stymied")
 
 
-def rest(character: dict) -> dict:
+def rest(character: dict[str, Any]) -> dict[str, Any]:
     """Recovery between sessions (``gmdesk new … --from … --rest``). The rules say
     nothing of it: wounds are cleared and Vitality is back to its default, what was
     counted in rounds is over, and so are Up and Stymied, which belong to a scene;
