@@ -55,3 +55,30 @@ def test_every_module_listed_as_strict_exists() -> None:
     assert "gmdesk.core.session.storage.*" in modules and "gmdesk.core.dice" in modules
     for name in modules:
         assert importlib.util.find_spec(name.removesuffix(".*")) is not None, name
+
+
+#: the command line's modules still in core, on their way to the gmdesk.cli front end:
+#: the only modules of gmdesk.core mypy does not yet read in strict mode
+LEAVING_CORE = {
+    "gmdesk.core.cli",
+    "gmdesk.core.session.commands",
+    "gmdesk.core.session.charcli",
+    "gmdesk.core.session.checkcli",
+    "gmdesk.core.campaign.bestiary_cli",
+}
+
+
+def _listed(name: str, patterns: list[str]) -> bool:
+    return any(name == p or (p.endswith(".*") and name.startswith(p[:-1])) for p in patterns)
+
+
+def test_every_module_of_core_is_strict() -> None:
+    (override,) = strict_overrides()
+    core = ROOT / "core"
+    names = set()
+    for path in core.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        names.add(".".join(("gmdesk", *parts)).removesuffix(".__init__"))
+    assert {"gmdesk.core", "gmdesk.core.session.session", "gmdesk.core.systems.fudge"} <= names
+    loose = sorted(n for n in names - LEAVING_CORE if not _listed(n, override["module"]))
+    assert loose == []
