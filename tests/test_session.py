@@ -599,6 +599,21 @@ def test_undo_redo_stacks_and_persistence(store):
     s.close()
 
 
+def test_an_undo_target_written_as_2_0_leaves_the_event_number_on_the_redo_stack(s):
+    """A hand-written log (or a caller) may give the undo's target as 2.0: the undo takes
+    back event #2 and the redo reads "Redo #2", not "#2.0"."""
+    add(s, "Ann")
+    add(s, "Bo")
+    undo = s.apply({"type": "undo", "target": 2.0})
+    assert undo.summary.startswith("Undo #2:")
+    assert [c.name for c in s.state.characters.values()] == ["Ann"]
+    assert s.redo_target is not None and s.redo_target.seq == 2
+    redo = s.redo()
+    assert redo is not None and redo.summary.startswith("Redo #2:") and redo.data["target"] == 2
+    assert type(redo.data["target"]) is int
+    assert [c.name for c in s.state.characters.values()] == ["Ann", "Bo"]
+
+
 def test_redo_gives_back_the_same_ids_and_dice(s):
     a = add(s, "Ann")
     s.undo()
