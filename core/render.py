@@ -177,14 +177,14 @@ def dice_text(record: RollRecord) -> Text:
 NO_DICE = "no dice"
 
 
-def _failed(record: Any) -> bool:
+def _failed(record: RollRecord) -> bool:
     """The roller's side failed automatically (rolled no dice of its own)."""
     extra = getattr(record, "extra", {}) or {}
     params = getattr(record, "params", {}) or {}
     return bool(extra.get("auto_fail") or params.get("auto_fail"))
 
 
-def no_dice(record: Any) -> str:
+def no_dice(record: RollRecord) -> str:
     """How a roll without dice reads: ``automatic failure: no dice`` for one that failed
     automatically (its side could not perform the Test), else ``no dice``."""
     return f"automatic failure: {NO_DICE}" if _failed(record) else NO_DICE

@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.session.events import Event, num, status_word
-from gmdesk.core.session.model import Character, Note, RollEntry, State
+from gmdesk.core.session.model import Character, NameOf, Note, RollEntry, State
 from gmdesk.core.text import reading, short_time, signed
 
 FORMATS = ("md", "html", "json")
@@ -131,7 +131,7 @@ def _stretches(entries: list[tuple[str, Any, int]]) -> list[tuple[int, list[tupl
 _NOT_FACTS = frozenset({"number", "total", "success", "result", "level"})
 
 
-def record_facts(record: Any, public: bool) -> list[str]:
+def record_facts(record: RollRecord, public: bool) -> list[str]:
     """A roll's own numbers as "Label value" ("DC 16", "Margin +1", "Shift +2"…): the
     record fields its system's ``EXTRA_LABELS`` name, signed where its
     ``SIGNED_EXTRAS`` say, without the GM's secrets when ``public``; then as its
@@ -189,7 +189,7 @@ def _roll_head(state: State, r: RollEntry) -> str:
     return f"{actor} {kind}" + (f" at {target}" if target else "")
 
 
-def _namer(state: State, public: bool) -> Any:
+def _namer(state: State, public: bool) -> NameOf:
     """Character id → name for the durations a chronicle shows (None for one the
     players do not see, in a public one)."""
 
@@ -200,7 +200,7 @@ def _namer(state: State, public: bool) -> Any:
     return name_of
 
 
-def _char_facts(c: Character, system: str, name_of: Any = None) -> list[str]:
+def _char_facts(c: Character, system: str, name_of: NameOf | None = None) -> list[str]:
     from gmdesk.core.systems import character_sections
 
     facts = [f"{c.side}", c.kind]

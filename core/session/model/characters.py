@@ -30,8 +30,9 @@ removed later leaves it as the GM set it (RULES "Who can act").
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 if TYPE_CHECKING:
     from gmdesk.core.sheet import Sheet
@@ -42,6 +43,8 @@ STATUSES = ("ok", "unconscious", "dead")
 SOURCE_KINDS = ("advantage", "shift")
 #: conditions gmdesk knows by name; any other non-empty name is a custom condition
 KNOWN_CONDITIONS = ("Up", "Stymied", "Disconnected")
+#: character id → the name a reader may see (None: one they may not)
+NameOf: TypeAlias = Callable[[str], str | None]
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,7 @@ class Condition:
         until = d.get("until")
         return cls(d["name"], d.get("rounds"), d.get("roll_seq"), (until["id"], until["at"]) if until else None)
 
-    def lasts(self, name_of: Any = None, short: bool = False) -> str:
+    def lasts(self, name_of: NameOf | None = None, short: bool = False) -> str:
         """How long it lasts, in words ("" when until removed): "2 rd" /
         "for 2 rounds"; "until Kara's turn" / "until the start of Kara's next
         turn"; "until Kara's turn ends" / "until the end of Kara's turn".
