@@ -161,7 +161,7 @@ def _edit(ctx: Ctx, c: Character, d: Mapping[str, Any]) -> None:
             live.vitality_default = value
             if live.sheet is not None and sheet_vitality(live.sheet) is not None:
                 current = None if live.vitality_current == value else live.vitality_current
-                live.sheet = sheet_set(ctx.tx.sheet(c.id), "Vitality", {"default": value, "current": current})
+                live.sheet = sheet_set(live.sheet, "Vitality", {"default": value, "current": current})
         else:
             setattr(live, key, value)
 
@@ -423,10 +423,10 @@ def _sheet_set(ctx: Ctx, p: dict[str, Any]) -> str:
                 values[key] = ctx.integer(v, key, -MAX_VITALITY, 10**6)
     if not values:
         raise ctx.fail(f"give at least one of {', '.join(SHEET_VALUE_FIELDS)}")
-    if c.sheet is None:
-        ctx.tx.char(c.id).sheet = sheet_new(c.name)
-    sheet = ctx.tx.sheet(c.id)
     live = ctx.tx.char(c.id)
+    if live.sheet is None:
+        live.sheet = sheet_new(c.name)
+    sheet = live.sheet
     live.sheet = sheet_set(sheet, name, values)
     ctx.changes.extend(sheet_changes(c.name, sheet, live.sheet))
     if name.casefold() == "vitality":

@@ -157,10 +157,10 @@ class Ctx:
         if live.sheet is None:
             return
         if sheet_vitality(live.sheet) is not None:
-            live.sheet = sheet_set_current(self.tx.sheet(c.id), "Vitality", new)
+            live.sheet = sheet_set_current(live.sheet, "Vitality", new)
         elif new != live.vitality_default:
             # a missing descriptor that changes is written with its Default and new Current
-            live.sheet = self.tx.sheet(c.id).set_values("Vitality", default=live.vitality_default, current=new)
+            live.sheet = live.sheet.set_values("Vitality", default=live.vitality_default, current=new)
 
     def roll_position(self) -> tuple[int, int]:
         enc = self.state.encounter

@@ -454,7 +454,7 @@ def _day_new(ctx: Ctx, p: dict[str, Any]) -> str:
             ctx.changes.append(f"{c.name}: Vitality {num(c.vitality_current)} → {num(c.vitality_default)}")
         live = ctx.tx.char(c.id)
         if live.sheet is not None:
-            sheet = ctx.tx.sheet(c.id)
+            sheet = live.sheet
             live.sheet = sheet_new_day(sheet)
             ctx.changes.extend(sheet_changes(c.name, sheet, live.sheet))
         live.vitality_current = live.vitality_default

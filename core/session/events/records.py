@@ -23,9 +23,10 @@ class Txn:
 
     Touch before mutating: :meth:`char` (a character's own fields and lists: lists
     are replaced, never changed in place, except wounds, which only grow in place
-    and are cut back to their length on revert),
-    :meth:`sheet` (its sheet), :meth:`encounter`, :meth:`clocks`,
-    :meth:`info`, :meth:`counter`, :meth:`roll` (one roll entry); appends to
+    and are cut back to their length on revert; a sheet is immutable, so assigning
+    the new one to the touched character is all a sheet change needs),
+    :meth:`encounter`, :meth:`clocks`, :meth:`info`, :meth:`counter`, :meth:`roll`
+    (one roll entry); appends to
     ``rolls`` / ``notes`` go through :meth:`add_roll` / :meth:`add_note`.
     """
 
@@ -56,11 +57,6 @@ class Txn:
         self._once(("order",), lambda: ("order", list(self.state.characters)))
         self.char(cid)
         del self.state.characters[cid]
-
-    def sheet(self, cid: str) -> Any:
-        """The character's sheet, ready to change. Sheets are immutable (a change returns
-        a new Sheet): assigning the new one to the touched character is enough."""
-        return self.char(cid).sheet
 
     def encounter(self) -> Encounter:
         self._once(("encounter",), lambda: ("encounter", self.state.encounter.snapshot()))

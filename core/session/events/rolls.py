@@ -330,6 +330,8 @@ def _spend(ctx: Ctx, c: Character, name: str, amount: int = 1, parent_amount: in
     """Spend uses of ``name`` (and of its parent, for a Use) on ``c``'s sheet; the change
     lines are added to the event's changes and returned."""
     before = ctx.state.characters[c.id].sheet
+    if before is None:
+        raise ctx.fail(f"{c.name} has no descriptor sheet")
     live = ctx.tx.char(c.id)
     live.sheet = before.spend_use(name, amount, parent_amount)
     lines = sheet_changes(c.name, before, live.sheet)

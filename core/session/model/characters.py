@@ -199,7 +199,7 @@ class Character:
     shifts: list[Source] = field(default_factory=list)
     conditions: list[Condition] = field(default_factory=list)
     wounds: list[Wound] = field(default_factory=list)
-    sheet: Any = None  # core.sheet.Sheet, or None when the character has no sheet
+    sheet: Sheet | None = None  # None when the character has no sheet
     notes: str = ""
     dead: bool = False  # sticky: set by an injury that killed (its system's rule)
     #: the numbers the character carries for its session's system, by the system's
