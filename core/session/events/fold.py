@@ -23,7 +23,10 @@ class Applied:
     summary: str
     changes: list[str]
     extra: dict[str, Any]
+    #: what the event did, undone (an undo's is empty: it is undone by applying again)
     ops: list[Op] = field(default_factory=list)
+    #: the event an undo or a redo took back or applied again
+    target: int | None = None
 
 
 def _payload(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -181,7 +184,7 @@ class Fold:
         self.done.pop()
         self.undone.append(target)
         what = self._summary(target) or self._doc(target)["type"]
-        return Applied(seq, "undo", f"Undo #{target}: {what}", [], {"target": target}, [("undo", target)])
+        return Applied(seq, "undo", f"Undo #{target}: {what}", [], {"target": target}, [], target)
 
     def _adopt(self, other: Fold) -> None:
         """Take over a full replay of the same log (same state, every inverse known).
@@ -205,7 +208,8 @@ class Fold:
             f"Redo #{target}: {applied.summary}",
             applied.changes,
             {"target": target},
-            [("redo", target, applied.ops)],
+            applied.ops,
+            target,
         )
 
     def revert_last(self) -> None:
@@ -214,14 +218,13 @@ class Fold:
             raise AssertionError("nothing to revert")
         applied, (last_seq, last_played), stacks = self._last
         self._last = None
-        if applied.type == "undo":
-            target = applied.ops[0][1]
+        target = applied.target  # set for an undo and a redo
+        if applied.type == "undo" and target is not None:
             self._reapply(target)
             self.undone.pop()
             self.done.append(target)
-        elif applied.type == "redo":
-            _, target, ops = applied.ops[0]
-            revert(self.state, ops)
+        elif applied.type == "redo" and target is not None:
+            revert(self.state, applied.ops)
             self.inverses.pop(target, None)
             self.done.pop()
             self.undone.append(target)

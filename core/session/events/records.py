@@ -3,19 +3,37 @@ touched (the event's inverse), and how undo restores them."""
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Hashable
-from typing import Any, TypeAlias
+from typing import Literal, TypeAlias
 
 from gmdesk.core.session.model import Character, Clock, Encounter, Info, Note, RollEntry, State
 
-_MISSING = object()
 
-#: One step of an event's inverse: a tag naming what the event touched, then what it
-#: held before — ``("char", id, Character snapshot or _MISSING, wounds)``, ``("order",
-#: ids)``, ``("encounter", Encounter)``, ``("clocks", {id: Clock})``, ``("info", Info)``,
-#: ``("next_id", int)``, ``("roll", index, RollEntry)``, ``("rolls", length)``,
-#: ``("notes", length)``; a redo's own inverse is ``("redo", seq, [Op…])`` (see Fold).
-Op: TypeAlias = tuple[Any, ...]
+class _Missing(enum.Enum):
+    """What a character added by the event held before: nothing."""
+
+    MISSING = "missing"
+
+
+_MISSING = _Missing.MISSING
+
+# One step of an event's inverse: a tag naming what the event touched, then what it
+# held before.
+#: a character (its snapshot, or _MISSING for one the event added) and its wound count
+CharOp: TypeAlias = tuple[Literal["char"], str, Character | _Missing, int]
+#: the characters' order (their ids)
+OrderOp: TypeAlias = tuple[Literal["order"], list[str]]
+EncounterOp: TypeAlias = tuple[Literal["encounter"], Encounter]
+ClocksOp: TypeAlias = tuple[Literal["clocks"], dict[str, Clock]]
+InfoOp: TypeAlias = tuple[Literal["info"], Info]
+NextIdOp: TypeAlias = tuple[Literal["next_id"], int]
+#: one roll entry, by its index in the roll log
+RollOp: TypeAlias = tuple[Literal["roll"], int, RollEntry]
+#: how many roll entries, and notes, there were
+RollsOp: TypeAlias = tuple[Literal["rolls"], int]
+NotesOp: TypeAlias = tuple[Literal["notes"], int]
+Op: TypeAlias = CharOp | OrderOp | EncounterOp | ClocksOp | InfoOp | NextIdOp | RollOp | RollsOp | NotesOp
 
 
 class Txn:
@@ -87,8 +105,8 @@ class Txn:
             if c is not None and c.hidden:
                 entry.hidden = True
         if self._rolls_base is None:
-            self._rolls_base = len(self.state.rolls)
-            self._once(("rolls",), lambda: ("rolls", self._rolls_base))
+            base = self._rolls_base = len(self.state.rolls)
+            self._once(("rolls",), lambda: ("rolls", base))
         self.state.rolls.append(entry)
 
     def add_note(self, note: Note) -> None:
@@ -99,34 +117,33 @@ class Txn:
 def revert(state: State, ops: list[Op]) -> None:
     """Undo a transaction: restore every touched value, newest first."""
     for op in reversed(ops):
-        kind = op[0]
-        if kind == "char":
-            _, cid, snap, n_wounds = op
-            if snap is _MISSING:
-                state.characters.pop(cid, None)
-            else:
-                # wounds are appended in place (Character.add_wound): cut them back
-                del snap.wounds[n_wounds:]
-                state.characters[cid] = snap.snapshot()
-        elif kind == "order":
-            chars = state.characters
-            state.characters = {k: chars[k] for k in op[1] if k in chars}
-        elif kind == "encounter":
-            state.encounter = op[1].snapshot()
-        elif kind == "clocks":
-            state.clocks = dict(op[1])
-        elif kind == "info":
-            state.info = op[1].snapshot()
-        elif kind == "next_id":
-            state.next_id = op[1]
-        elif kind == "roll":
-            state.rolls[op[1]] = op[2].snapshot()
-        elif kind == "rolls":
-            del state.rolls[op[1] :]
-        elif kind == "notes":
-            del state.notes[op[1] :]
-        else:  # pragma: no cover - programming error
-            raise AssertionError(f"unknown inverse op {kind}")
+        match op:
+            case ("char", cid, snap, n_wounds):
+                if snap is _MISSING:
+                    state.characters.pop(cid, None)
+                else:
+                    # wounds are appended in place (Character.add_wound): cut them back
+                    del snap.wounds[n_wounds:]
+                    state.characters[cid] = snap.snapshot()
+            case ("order", ids):
+                chars = state.characters
+                state.characters = {k: chars[k] for k in ids if k in chars}
+            case ("encounter", encounter):
+                state.encounter = encounter.snapshot()
+            case ("clocks", clocks):
+                state.clocks = dict(clocks)
+            case ("info", info):
+                state.info = info.snapshot()
+            case ("next_id", next_id):
+                state.next_id = next_id
+            case ("roll", index, entry):
+                state.rolls[index] = entry.snapshot()
+            case ("rolls", length):
+                del state.rolls[length:]
+            case ("notes", length):
+                del state.notes[length:]
+            case _:  # pragma: no cover - programming error
+                raise AssertionError(f"unknown inverse op {op[0]}")
 
 
 def detached_copy(state: State) -> State:
@@ -147,10 +164,11 @@ def revert_detached(state: State, ops: list[Op]) -> None:
     """:func:`revert` on a :func:`detached_copy`: the same values, but nothing shared with
     the live state is changed in place (a character's wounds are cut back as a copy)."""
     for op in reversed(ops):
-        if op[0] == "char" and op[2] is not _MISSING:
+        if op[0] == "char":
             _, cid, snap, n_wounds = op
-            c = snap.snapshot()
-            c.wounds = snap.wounds[:n_wounds]
-            state.characters[cid] = c
-        else:
-            revert(state, [op])
+            if snap is not _MISSING:
+                c = snap.snapshot()
+                c.wounds = snap.wounds[:n_wounds]
+                state.characters[cid] = c
+                continue
+        revert(state, [op])
