@@ -15,6 +15,7 @@ from gmdesk.core.session.events import MAX_INITIATIVE, Event, EventError, roll_r
 from gmdesk.core.session.model import Character, State
 
 if TYPE_CHECKING:
+    from gmdesk.core.session.params import SystemRef
     from gmdesk.core.systems.spec import SystemSpec
     from gmdesk.core.tables import TableSet
 
@@ -34,7 +35,7 @@ class SessionMoves:
 
     def roll(
         self,
-        system: Any,
+        system: SystemRef,
         params: Any,
         actor: str | None = None,
         target: str | None = None,
@@ -42,7 +43,7 @@ class SessionMoves:
         rng: RandomSource | None = None,
         fill: bool = True,
         clock: str | None = None,
-        given: Any = None,
+        given: Collection[str] | None = None,
         tables: TableSet | None = None,
         origins: Mapping[str, str] | None = None,
     ) -> Event:
@@ -153,7 +154,7 @@ class SessionMoves:
 
     def fill_params(
         self,
-        module: Any,
+        module: SystemRef,
         params: Any,
         actor: Character | None = None,
         target: Character | None = None,
@@ -168,7 +169,7 @@ class SessionMoves:
 
     def fill_params_from(
         self,
-        module: Any,
+        module: SystemRef,
         params: Any,
         actor: Character | None = None,
         target: Character | None = None,
