@@ -27,7 +27,7 @@ import html
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.session.events import Event, num, status_word
@@ -35,6 +35,9 @@ from gmdesk.core.session.model import Character, NameOf, Note, RollEntry, State
 from gmdesk.core.text import reading, short_time, signed
 
 FORMATS = ("md", "html", "json")
+
+#: what a chronicle tells: a roll, a note, or another event
+Told: TypeAlias = RollEntry | Note | Event
 
 
 def _line(record: RollRecord, public: bool) -> str:
@@ -94,12 +97,12 @@ def event_rounds(header: Mapping[str, Any] | None, events: Sequence[Event]) -> d
 
 def _chronicle(
     state: State, public: bool, events: Sequence[Event] = (), rounds: Mapping[int, int] | None = None
-) -> list[tuple[str, Any, int]]:
+) -> list[tuple[str, Told, int]]:
     """Everything told, in log order: ("roll", RollEntry, round), ("note", Note, round),
     ("event", Event, round)."""
     from gmdesk.core.session.events.visibility import public_event
 
-    items: list[tuple[int, int, str, Any, int]] = []
+    items: list[tuple[int, int, str, Told, int]] = []
     for i, r in enumerate(state.rolls):
         if not public or state.public_roll(r):
             items.append((r.seq, i, "roll", r, r.round))
@@ -118,8 +121,8 @@ def _chronicle(
     return [(kind, obj, rnd) for _, _, kind, obj, rnd in items]
 
 
-def _stretches(entries: list[tuple[str, Any, int]]) -> list[tuple[int, list[tuple[str, Any]]]]:
-    out: list[tuple[int, list[tuple[str, Any]]]] = []
+def _stretches(entries: list[tuple[str, Told, int]]) -> list[tuple[int, list[tuple[str, Told]]]]:
+    out: list[tuple[int, list[tuple[str, Told]]]] = []
     for kind, obj, rnd in entries:
         if not out or out[-1][0] != rnd:
             out.append((rnd, []))
@@ -304,15 +307,15 @@ def write_chronicle(
     times = _times(events)
     for rnd, items in _stretches(entries):
         writer.round(_round_title(rnd))
-        for kind, obj in items:
+        for _kind, obj in items:
             when = times.get(obj.seq, "")[11:16]
             stamp = f"#{obj.seq}" + (f" {when}" if when else "")
-            if kind == "note":
+            if isinstance(obj, Note):
                 writer.note(stamp, obj.text)
-            elif kind == "event":
+            elif isinstance(obj, Event):
                 writer.event(stamp, *_event_text(obj))
             else:
-                r: RollEntry = obj
+                r = obj
                 record = r.record
                 writer.roll(
                     stamp,
@@ -533,14 +536,14 @@ def to_json(
     times = _times(events)
     info = state.info.to_json()
     chronicle = []
-    for kind, obj, rnd in _chronicle(state, public, events, rounds):
-        if kind == "note":
-            n: Note = obj
+    for _kind, obj, rnd in _chronicle(state, public, events, rounds):
+        if isinstance(obj, Note):
+            n = obj
             chronicle.append(
                 {"seq": n.seq, "type": "note", "round": n.round, "turn": n.turn, "time": n.time, "text": n.text}
             )
             continue
-        if kind == "event":
+        if isinstance(obj, Event):
             head, changes = _event_text(obj)
             chronicle.append(
                 {
@@ -554,7 +557,7 @@ def to_json(
                 }
             )
             continue
-        r: RollEntry = obj
+        r = obj
         record = public_json(r.record) if public else r.record.to_json()
         chronicle.append(
             {
