@@ -40,11 +40,14 @@ import dataclasses
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session.model import Character
 from gmdesk.core.systems.spec import INITIATIVE, CharField, SystemSpec, find_stat
+
+if TYPE_CHECKING:
+    import argparse
 
 #: a dice system as callers name it: its declaration, its id or its module (``spec_of``)
 SystemRef: TypeAlias = SystemSpec | ModuleType | str
@@ -455,7 +458,7 @@ def fill_params(
     return fill_params_from(settings, module, params, actor, target, combat, given)[0]
 
 
-def explicit_options(ns: Any) -> set[str]:
+def explicit_options(ns: argparse.Namespace | Mapping[str, Any]) -> set[str]:
     """The parameters typed on a ``gmdesk roll|odds SYSTEM`` command line (their
     generated options, :mod:`core.systems.options`): an explicit ``--shift 0`` counts,
     an option left out does not."""
