@@ -25,7 +25,7 @@ def stored_event(log: EventLog) -> Callable[[int], Mapping[str, Any]]:
 
 
 def record_loader(log: EventLog) -> RecordLoader:
-    def load(seq: int, kind: str, j: Any) -> RollRecord:
+    def load(seq: int, kind: str, j: int) -> RollRecord:
         """The record a roll entry restored from a checkpoint refers to: the event's
         ``record`` (a roll, a heal, an ``encounter.add`` with its initiative roll), or
         the j-th recorded entry of an ``initiative.set``."""

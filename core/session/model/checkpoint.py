@@ -32,7 +32,7 @@ def _roll_rows(rolls: list[RollEntry]) -> list[list[Any]]:
         prev_seq, prev_kind = seq, kind
         rec = d["record"]
         if kind in _ROLL_KINDS_BY_EVENT and not d["spends"] and not d["cancels"]:
-            ref: Any = j if kind == "initiative" else 0  # the record the event itself carries
+            ref: int | dict[str, Any] = j if kind == "initiative" else 0  # the record the event itself carries
         elif type(rec) is LazyRecord and type(rec.ref) is dict:
             ref = rec.ref
         else:

@@ -64,9 +64,8 @@ class RollEntry:
         }
 
 
-#: ``load(seq, kind, ref)``: the record a roll entry refers to (``ref``: the j-th record of
-#: event ``seq``, or whatever the checkpoint wrote for it)
-RecordLoader: TypeAlias = Callable[[int, str, Any], RollRecord]
+#: ``load(seq, kind, j)``: the record a roll entry refers to, the j-th of event ``seq``
+RecordLoader: TypeAlias = Callable[[int, str, int], RollRecord]
 
 
 class LazyRecord:
@@ -79,14 +78,14 @@ class LazyRecord:
 
     __slots__ = ("load_fn", "seq", "kind", "ref")
 
-    def __init__(self, load_fn: RecordLoader, seq: int, kind: str, ref: Any):
+    def __init__(self, load_fn: RecordLoader, seq: int, kind: str, ref: int | dict[str, Any]):
         self.load_fn = load_fn
         self.seq = seq
         self.kind = kind
         self.ref = ref  # int: the j-th record of event seq; dict: the record's JSON
 
     def load(self) -> RollRecord:
-        if type(self.ref) is dict:
+        if isinstance(self.ref, dict):
             return RollRecord.from_trusted_json(self.ref)
         return self.load_fn(self.seq, self.kind, self.ref)
 
