@@ -101,7 +101,7 @@ def roll_sources(
         # the entries of the fields declared as its sources (CharField.sources)
         seen = {s.name.casefold() for s in out if s.owner == owner}
         for name in tables:
-            for entry, value in ((getattr(ch, "fields", None) or {}).get(name) or {}).items():
+            for entry, value in (ch.fields.get(name) or {}).items():
                 if str(entry).casefold() not in seen and isinstance(value, int):
                     out.append(RollSource(owner, kind, str(entry), value, True, ch.name))
     return out
@@ -142,7 +142,7 @@ def field_value(spec: SystemSpec, f: CharField, character: Character | None) -> 
     ``stat`` naming an entry the character lacks has none)."""
     if character is None:
         return None
-    fields = getattr(character, "fields", None) or {}
+    fields = character.fields
     raw = fields.get(f.name, f.default)
     if raw is None or f.type == "stats":
         return None
@@ -223,7 +223,7 @@ def resolve_names(
             continue
         ch = _side(f, actor, target)
         stats_field = spec.field(f.stats or "")
-        stats = (getattr(ch, "fields", None) or {}).get(f.stats or "") if ch is not None else None
+        stats = ch.fields.get(f.stats or "") if ch is not None else None
         key = find_stat(stats, value)
         if key is not None and stats is not None and ch is not None:
             out[f.feeds] = stats[key]
@@ -303,9 +303,8 @@ def sheet_items(characters: Iterable[Character]) -> frozenset[str]:
     one the Test needs (RULES.md)."""
     out: set[str] = set()
     for c in characters:
-        sheet = getattr(c, "sheet", None)
-        if sheet is not None:
-            out |= sheet.item_keys()
+        if c.sheet is not None:
+            out |= c.sheet.item_keys()
     return frozenset(out)
 
 
