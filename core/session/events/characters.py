@@ -236,7 +236,8 @@ def _read_fields(
         if key is None and not ctx.strict:
             continue
         if key is None:
-            label = spec.field(f.stats or "").label if spec.field(f.stats or "") else f.stats  # type: ignore[union-attr]
+            stats_field = spec.field(f.stats or "")
+            label = stats_field.label if stats_field else f.stats
             known = ", ".join(stats) if stats else "none yet"
             raise EventError(f"{f.label}: {out[f.name]!r} is not among the {label} ({known})", ctx.type, field=f.name)
         out[f.name] = key

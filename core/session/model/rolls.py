@@ -104,5 +104,6 @@ def _set_entry_record(self: RollEntry, value: RollRecord) -> None:
 
 # ``record`` reads through a property so that an entry restored from a checkpoint
 # parses its record on first use (the dataclass field, __init__, ==, repr and
-# replace() are unchanged: they all go through the attribute).
-RollEntry.record = property(_entry_record, _set_entry_record, doc="The roll's RollRecord.")  # type: ignore
+# replace() are unchanged: they all go through the attribute). mypy sees the field's
+# type, RollRecord, which is what the property gives.
+RollEntry.record = property(_entry_record, _set_entry_record, doc="The roll's RollRecord.")  # type: ignore[assignment]
