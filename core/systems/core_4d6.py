@@ -102,7 +102,7 @@ from gmdesk.core.systems.core_4d6_tables import (  # the system's data, re-expor
     TIER_RANK,
     TIERS,
 )
-from gmdesk.core.systems.harm import WOUND_STATUS, Clocks, Harm
+from gmdesk.core.systems.harm import DESK_VITALITY, WOUND_STATUS, Clocks, Harm
 from gmdesk.core.systems.spec import CharField, Param
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
@@ -115,7 +115,7 @@ CLOCKS = True
 #: what its rolls do: the progress a roll earned by its effect (the record's ``clock``,
 #: half segments) goes to the clock the GM picks; the wound-status table's descriptors
 #: knock out or kill
-HARM = Harm(status_table=WOUND_STATUS, clocks=Clocks("clock"))
+HARM = Harm(status_table=WOUND_STATUS, clocks=Clocks("clock"), vitality=DESK_VITALITY)
 
 # --------------------------------------------------------------------------- helpers
 

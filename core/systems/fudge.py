@@ -58,7 +58,7 @@ from gmdesk.core.systems.base import (
     parse_int,
     shown,
 )
-from gmdesk.core.systems.harm import WOUND_STATUS, Harm
+from gmdesk.core.systems.harm import DESK_VITALITY, WOUND_STATUS, Harm
 from gmdesk.core.systems.spec import CharField, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, BandTable, TableSet, load_builtin
 from gmdesk.core.text import MINUS, signed
@@ -70,7 +70,7 @@ NAME = "FUDGE alternate dice"
 CHARACTER_SECTIONS = frozenset({"conditions", "wounds"})
 #: what its rolls do: the wound track's "Incapacitated" and "Near Death" knock out
 #: whoever carries them (the wound-status table)
-HARM = Harm(status_table=WOUND_STATUS)
+HARM = Harm(status_table=WOUND_STATUS, vitality=DESK_VITALITY)
 
 METHODS = ("2d3", "custom", "d20", "d20-open", "d30", "d12")
 DEFAULT_METHOD = "2d3"

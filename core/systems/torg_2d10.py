@@ -66,7 +66,7 @@ from gmdesk.core.systems.base import (
     parse_choice,
     parse_int,
 )
-from gmdesk.core.systems.harm import WOUND_STATUS, Harm, Imposed, Spend
+from gmdesk.core.systems.harm import DESK_VITALITY, WOUND_STATUS, Harm, Imposed, Spend
 from gmdesk.core.systems.spec import CharField, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 from gmdesk.core.text import MINUS, signed
@@ -374,6 +374,7 @@ def cancel_possibility(record: RollRecord, tables: TableSet = DEFAULT_TABLES) ->
 #: wound-status table's descriptors ("Mortal Wound", "Fatal Wound") knock out or kill
 HARM = Harm(
     status_table=WOUND_STATUS,
+    vitality=DESK_VITALITY,
     spend=Spend(param="possibilities", after=True, cancel=cancel_possibility),
     imposes=(Imposed("Disconnected", "disconnection"),),
 )
