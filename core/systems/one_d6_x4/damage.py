@@ -1,5 +1,6 @@
-"""1d6x4 damage formulas: the Vitality Adjustment a hit deals (``d6``, ``2d4+1``, a
-plain number), read, written back and its exact distribution."""
+"""1d6x4's dice: the d6 a Test or a heal rolls, and the damage formulas of the Vitality
+Adjustment a hit deals (``d6``, ``2d4+1``, a plain number) — read, written back,
+rolled and their exact distribution."""
 
 from __future__ import annotations
 
@@ -8,9 +9,15 @@ from fractions import Fraction
 from typing import Any
 
 from gmdesk.core import odds as odds_mod
+from gmdesk.core.dice import Die, RandomSource, roll_die
 from gmdesk.core.errors import ParamError
 
 _FORMULA = re.compile(r"(?:(\d*)d(\d+))?\s*(?:([+\-\u2212])\s*(\d+))?")
+
+
+def die(rng: RandomSource, sides: int = 6) -> Die:
+    """One die of a 1d6x4 roll (role ``die``): a Test's d6, a heal's, a damage die."""
+    return Die(roll_die(rng, sides), "die", sides)
 
 
 def parse_damage(formula: Any) -> tuple[int, int, int]:
@@ -46,3 +53,10 @@ def damage_distribution(formula: str) -> dict[int, Fraction]:
     count, sides, mod = parse_damage(formula)
     d = odds_mod.shift(odds_mod.repeat(odds_mod.die(sides), count), mod) if count else {mod: Fraction(1)}
     return odds_mod.remap(d, lambda x: max(0, x))
+
+
+def roll_damage(formula: str, rng: RandomSource) -> tuple[tuple[Die, ...], int]:
+    """The Vitality Adjustment dice and amount (never below 0)."""
+    count, sides, mod = parse_damage(formula)
+    dice = tuple(die(rng, sides) for _ in range(count))
+    return dice, max(0, sum(d.value for d in dice) + mod)
