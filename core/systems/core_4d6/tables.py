@@ -1,6 +1,6 @@
 """The Core 4d6 vs DC system's data: the DC ladder, the margin tiers, the contest
 degrees and the effect ladder (the rules that read them are in
-:mod:`core.systems.core_4d6`)."""
+:mod:`core.systems.core_4d6.rules`)."""
 
 from __future__ import annotations
 
