@@ -38,7 +38,7 @@ from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.tui.runner import SessionRunner
 from gmdesk.tui.screens.help import HelpScreen
-from gmdesk.tui.screens.main import MainScreen
+from gmdesk.tui.screens.main import MainScreen, desk_classes
 from gmdesk.tui.screens.opening import OpeningScreen
 from gmdesk.tui.screens.picker import PickerScreen
 from gmdesk.tui.terminal import TerminalGuard, TooSmallScreen
@@ -50,6 +50,29 @@ BASE_SCREENS: tuple[type[Screen], ...] = (OpeningScreen, PickerScreen, MainScree
 
 #: (title, help, callback): one move in the command palette
 Command = tuple[str, str, Callable[[], Any]]
+
+
+def binding_classes() -> list[type]:
+    """The classes whose bindings the GM's keymap names: the app first (its keys reach
+    every full screen), then the desk's screens and widgets that declare bindings, and
+    the main screen of each installed system (with the keys of the system's moves)."""
+    import importlib
+    import pkgutil
+
+    import gmdesk.tui.screens
+    import gmdesk.tui.widgets
+
+    classes: list[type] = [GmdeskApp]
+    for package in (gmdesk.tui.screens, gmdesk.tui.widgets):
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            classes.extend(
+                v
+                for v in vars(module).values()
+                if isinstance(v, type) and "BINDINGS" in vars(v) and v.__module__ == module.__name__
+            )
+    classes.extend(desk_classes())
+    return classes
 
 
 class GmdeskCommands(Provider):
@@ -162,7 +185,7 @@ class GmdeskApp(TypeAhead, TerminalGuard, App):
         except GmdeskError as e:
             self.notify(str(e), severity="error", timeout=10)
             return
-        keymap, problems = check_keymap(keymap)
+        keymap, problems = check_keymap(keymap, binding_classes())
         if problems:
             self.notify(f"{path}: " + "; ".join(problems), severity="error", timeout=10)
         if keymap:

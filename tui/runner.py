@@ -34,7 +34,7 @@ from textual.message_pump import MessagePump
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session
-from gmdesk.tui.screens.dialog import ui_message
+from gmdesk.tui.wording import ui_message
 
 #: what a call for a session that is no longer open says
 CLOSED = "the session was closed"

@@ -65,7 +65,6 @@ import logging
 import os
 import shlex
 import signal
-import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -75,8 +74,8 @@ import jinja2
 from aiohttp import WSMsgType, web
 from textual_serve.server import Server
 
-from gmdesk.core.errors import GmdeskError
 from gmdesk.tui.serve_banner import banner, new_token, origin_of, qr_text, url_for, viewer_urls
+from gmdesk.tui.serve_seats import ServeError, bind_error, full_terminal_text
 from gmdesk.tui.serve_viewer import QUIT_GRACE, SIZE_LIMITS, ViewerService, clamp_size, viewer_command
 
 if TYPE_CHECKING:
@@ -96,10 +95,6 @@ MAX_KEYS = 4096
 STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
 
 TEMPLATES = Path(__file__).resolve().parent / "serve_templates"
-
-
-class ServeError(GmdeskError):
-    """The server cannot start (port taken, address not on this machine …)."""
 
 
 class BadMessage(ValueError):
@@ -193,15 +188,6 @@ def elsewhere_page(urls: list[str]) -> str:
         "Open the player view at the link gmdesk serve printed",
         f"<p>This table's player view is served at:</p><ul>{links}</ul>",
     )
-
-
-def full_terminal_text(max_viewers: int) -> bytes:
-    """The same words for a websocket or an SSH session that arrived after the table filled up."""
-    text = (
-        f"The table is full: all the player views it allows ({max_viewers}) are open.\r\n\r\n"
-        "Close one in another tab or on another device, then try again.\r\n"
-    )
-    return ("\x1b[2J\x1b[H" + text).encode()
 
 
 class _OneLineLog(logging.Handler):
@@ -481,7 +467,7 @@ class PlayerServer(Server):
             await site.start()
         except OSError as e:
             await runner.cleanup()
-            raise ServeError(_bind_error(self.host, self.port, e)) from None
+            raise ServeError(bind_error(self.host, self.port, e)) from None
         addresses = runner.addresses
         self.bound_port = int(addresses[0][1]) if addresses else self.port
         self.announce(self.bound_port)
@@ -555,18 +541,6 @@ class PlayerServer(Server):
 
     def viewer_pids(self) -> list[int]:
         return [p.pid for p in self._processes() if p.returncode is None]
-
-
-def _bind_error(host: str, port: int, error: OSError, option: str = "--port") -> str:
-    import errno
-
-    if error.errno == errno.EADDRINUSE:
-        return f"port {port} on {host} is already in use; choose another with {option}"
-    if error.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) or isinstance(error, socket.gaierror):
-        return f"cannot serve on {host!r}: not an address of this machine (try --host 0.0.0.0)"
-    if error.errno == errno.EACCES:
-        return f"not allowed to serve on port {port} (ports below 1024 need privileges; try {option} 8000)"
-    return f"cannot serve on {host}:{port}: {error.strerror or error}"
 
 
 def run_server(

@@ -27,8 +27,8 @@ from gmdesk.core.systems import get_spec
 from gmdesk.core.systems.spec import Move, MoveField, SystemSpec
 from gmdesk.tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog
 from gmdesk.tui.screens.desk import DeskScreen, SessionCall
-from gmdesk.tui.screens.dialog import ui_message
 from gmdesk.tui.widgets.form import FormField
+from gmdesk.tui.wording import ui_message
 
 
 def move_bindings(spec: SystemSpec) -> list[Binding]:
