@@ -46,7 +46,7 @@ from gmdesk.tui.typeahead import TypeAhead
 
 #: the screens the app shows one at a time: showing another replaces them (anything
 #: else on top, a dialog or the help, stays under a new one)
-BASE_SCREENS: tuple[type[Screen], ...] = (OpeningScreen, PickerScreen, MainScreen)
+BASE_SCREENS: tuple[type[Screen[Any]], ...] = (OpeningScreen, PickerScreen, MainScreen)
 
 #: (title, help, callback): one move in the command palette
 Command = tuple[str, str, Callable[[], Any]]
@@ -104,7 +104,7 @@ class GmdeskCommands(Provider):
                 yield Hit(score, matcher.highlight(title), callback, help=help_text)
 
 
-class GmdeskApp(TypeAhead, TerminalGuard, App):
+class GmdeskApp(TypeAhead, TerminalGuard, App[None]):
     """See the module docstring."""
 
     CSS_PATH = "gmdesk.tcss"
@@ -194,7 +194,7 @@ class GmdeskApp(TypeAhead, TerminalGuard, App):
     def handle_bindings_clash(self, clashed_bindings: set[Binding], node: DOMNode) -> None:
         """Clashes are found (and their keymap entries left out) once at start."""
 
-    def _show(self, screen: Screen) -> None:
+    def _show(self, screen: Screen[Any]) -> None:
         """Show ``screen`` in place of the one shown now (the picker, a session, the
         opening notice), or on top of a dialog."""
         self._lift_notice()

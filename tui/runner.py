@@ -117,7 +117,7 @@ class SessionRunner:
             self.path = path
             self.error = error
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: App[Any]) -> None:
         self.app = app
         self.session: Session | None = None
         self.lock = threading.Lock()  # held while a call runs, and by the final close

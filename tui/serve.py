@@ -72,6 +72,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import jinja2
 from aiohttp import WSMsgType, web
+from aiohttp.typedefs import Handler
 from textual_serve.server import Server
 
 from gmdesk.tui.serve_banner import banner, new_token, origin_of, qr_text, url_for, viewer_urls
@@ -111,7 +112,7 @@ def _whole(value: Any, what: str) -> int:
         raise BadMessage(f"{what} is not a whole number")
     if value < 1:
         raise BadMessage(f"{what} is {value}")
-    return value
+    return int(value)
 
 
 def parse_size(width: Any, height: Any) -> tuple[int, int]:
@@ -294,7 +295,7 @@ class PlayerServer(Server):
         return app
 
     @web.middleware
-    async def _token_middleware(self, request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
+    async def _token_middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         first = request.path.lstrip("/").split("/", 1)[0]
         if not hmac.compare_digest(first.encode(), self.token.encode()):
             return web.Response(

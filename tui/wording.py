@@ -88,7 +88,7 @@ def ui_message(error: BaseException | str, labels: Mapping[str, str] | None = No
         if m and (field_key(m.group(1)) in labels or m.group(1) in ("roll", "record", "id", "actor", "target")):
             head, text = m.group(1), m.group(2)
 
-    def word(m: re.Match) -> str:
+    def word(m: re.Match[str]) -> str:
         key = field_key(m.group(1))
         if key in labels:
             return short_label(labels[key])

@@ -31,7 +31,7 @@ from gmdesk.tui.widgets.rolllog import RollLog
 SessionCall = Callable[[Session], Any]
 
 
-class DeskScreen(Screen):
+class DeskScreen(Screen[None]):
     """The session, its runner and the helpers every move of the desk uses."""
 
     def __init__(

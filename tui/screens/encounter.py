@@ -182,7 +182,7 @@ class EncounterActions:
             fields.append(FormField(f"m{i}", f"{names[i]}{joins}  mod", "text", str(self.initiative_modifier(cid))))
             fields.append(FormField(f"v{i}", "or value", "text", "", placeholder="roll", same_row=True))
 
-        def read(values: dict) -> InitiativePlan:
+        def read(values: dict[str, Any]) -> InitiativePlan:
             plan = []
             for i, cid in enumerate(ids):
                 mod = self._typed_initiative(values[f"m{i}"], f"{names[i]} mod")
@@ -190,7 +190,7 @@ class EncounterActions:
                 plan.append((cid, mod or 0, typed))
             return plan
 
-        def done(values: dict | None) -> None:
+        def done(values: dict[str, Any] | None) -> None:
             if values is not None:
                 self._roll_initiative(read(values))
 

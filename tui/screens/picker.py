@@ -92,13 +92,13 @@ def _needs(summary: SessionSummary) -> str | None:
     return getattr(summary, "needs_plugin", None)
 
 
-def _sort_key(summary: SessionSummary) -> tuple:
+def _sort_key(summary: SessionSummary) -> tuple[bool, tuple[int, ...], str]:
     damaged = _damaged(summary)
     last = str(getattr(summary, "last_played", "") or "")
     return (damaged, _neg(last), str(getattr(summary, "name", "")).casefold())
 
 
-def _neg(s: str) -> tuple:
+def _neg(s: str) -> tuple[int, ...]:
     # sort ISO strings descending inside an ascending key
     return tuple(-ord(ch) for ch in s)
 
@@ -114,7 +114,7 @@ def _confirm_dialog(question: str, yes: str, title: str) -> ModalScreen[bool]:
 # ---------------------------------------------------------------------------
 
 
-class PickerScreen(Screen):
+class PickerScreen(Screen[None]):
     """The sessions in the save directory; see the module docstring."""
 
     DEFAULT_CSS = """
@@ -185,7 +185,7 @@ class PickerScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(self._title_text(), id="picker-title")
-        table: DataTable = DataTable(id="picker-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Any] = DataTable(id="picker-table", cursor_type="row", zebra_stripes=True)
         yield table
         yield Static("", id="picker-detail")
         yield Static("Loading sessions…", id="picker-status")
@@ -304,7 +304,7 @@ class PickerScreen(Screen):
         self.post_message(self.Listed(len(summaries), n_damaged))
 
     @staticmethod
-    def _cells(s: SessionSummary) -> tuple:
+    def _cells(s: SessionSummary) -> tuple[Text | str, ...]:
         name = Text(str(s.name))
         if _damaged(s):
             name.append("\n✗ " + short_error(s), style="italic")

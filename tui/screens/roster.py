@@ -56,7 +56,7 @@ class RosterActions:
             FormField("hidden", "Hidden from the players", "bool", False),
         ]
 
-        def validate(v: dict) -> None:
+        def validate(v: dict[str, Any]) -> None:
             if not v["name"].strip():
                 raise ParamError("name", "must not be empty")
             shaped = id_shape_refusal(v["name"])
@@ -67,7 +67,7 @@ class RosterActions:
             for f in declared:
                 parse_field(f, v[field_key(f)])  # ParamError naming the field's label
 
-        def commit(v: dict) -> SessionCall:
+        def commit(v: dict[str, Any]) -> SessionCall:
             character: dict[str, Any] = {
                 "name": v["name"].strip(),
                 "side": v["side"],
@@ -103,7 +103,7 @@ class RosterActions:
         form.labels.update({f.name: f.label for f in declared})
         self.desk.app.push_screen(form, done)
 
-    def _add_character(self, character: dict, *, join: bool) -> SessionCall:
+    def _add_character(self, character: dict[str, Any], *, join: bool) -> SessionCall:
         """The session call that adds ``character`` (and rolls its initiative if it
         joins); it returns ``(id, character, join)``."""
         rng = self.desk.rng

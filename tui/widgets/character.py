@@ -78,7 +78,7 @@ class Row:
 # ------------------------------------------------------------------------------ the pane
 
 
-class CharacterTable(DataTable):
+class CharacterTable(DataTable[Any]):
     """The character's rows. Keys act on the row under the cursor; the Footer shows
     the ones that do something for the session's system while the pane has focus.
 
@@ -151,7 +151,7 @@ class CharacterPane(Vertical):
     class Apply(Message):
         """Apply this event (a session event dict) for the GM; answer with ``edit_result``."""
 
-        def __init__(self, event: dict, what: str) -> None:
+        def __init__(self, event: dict[str, Any], what: str) -> None:
             super().__init__()
             self.event = event
             self.what = what
@@ -456,7 +456,7 @@ class CharacterPane(Vertical):
             elif row.kind in ("field", "sheet", "add"):
                 self.open_editor(row)
 
-    def _post(self, event: dict, what: str) -> None:
+    def _post(self, event: dict[str, Any], what: str) -> None:
         self._posted = event.get("type", "")
         self.post_message(self.Apply(event, what))
 
@@ -536,7 +536,7 @@ class CharacterPane(Vertical):
             return
         self._post(ev, what)
 
-    def _event_for(self, row: Row, ch: Character, text: str) -> tuple[dict, str]:
+    def _event_for(self, row: Row, ch: Character, text: str) -> tuple[dict[str, Any], str]:
         cid = ch.id
         spec = self.spec
         if (row.kind in SYSTEM_ROWS or isinstance(row.key, tuple)) and spec is not None:
