@@ -22,7 +22,9 @@ working through the screen's :class:`~gmdesk.tui.screens.desk.DeskScreen` interf
 * ``session_moves`` — :class:`~gmdesk.tui.screens.sessionmoves.SessionActions`: undo,
   redo, a note, the settings.
 
-This module keeps the layout, the messages of the panes (intent flowing up), the keys
+The panes and the status line (:class:`~gmdesk.tui.widgets.sessionbar.SessionBar`)
+are dumb widgets: the state flows down to them on every redraw. This module keeps the
+layout, the messages of the panes (intent flowing up), the keys
 (each binding's action delegates to its part), the roll log's view moves and the
 command palette's list.
 
@@ -55,15 +57,14 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Footer, Static
+from textual.widgets import Footer
 
 from gmdesk.core.dice import RandomSource
 from gmdesk.core.errors import GmdeskError
-from gmdesk.core.session import Session, State
+from gmdesk.core.session import Session
 from gmdesk.core.systems import character_sections, get_spec, system_ids
 from gmdesk.tui.runner import SessionRunner
 from gmdesk.tui.screens.confirm import ChoiceDialog
@@ -75,9 +76,9 @@ from gmdesk.tui.screens.rolling import RollActions
 from gmdesk.tui.screens.roster import RosterActions
 from gmdesk.tui.screens.sessionmoves import SessionActions, settings_help
 from gmdesk.tui.widgets.character import CharacterPane
-from gmdesk.tui.widgets.common import TURN_MARKER, name_of
 from gmdesk.tui.widgets.initiative import InitiativePane
 from gmdesk.tui.widgets.rolllog import RollLog
+from gmdesk.tui.widgets.sessionbar import SessionBar
 
 #: changes a stray key could make (removals, leaving the order, delaying): the
 #: notification names what happened and the key that undoes it
@@ -150,7 +151,7 @@ class MainScreen(DeskScreen):
     # -- layout ------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="session-bar")
+        yield SessionBar("", id="session-bar")
         with Horizontal(id="main-top"):
             yield InitiativePane(id="initiative")
             yield CharacterPane(id="character")
@@ -174,25 +175,10 @@ class MainScreen(DeskScreen):
         state = self.state
         if self.selected not in state.characters:
             self.selected = next(iter(state.characters), None)
-        self.query_one("#session-bar", Static).update(self._bar_text(state))
+        self.query_one(SessionBar).show(state, self.readonly)
         self.initiative.set_state(state, self.selected)
         self.character.set_state(state, self.selected)
         self.rolllog.set_state(state)
-
-    def _bar_text(self, state: State) -> Text:
-        info = state.info
-        enc = state.encounter
-        text = Text()
-        text.append(info.name or "session", style="bold")
-        text.append(f" · {info.system}")
-        if enc.round:
-            text.append(f" · Round {enc.round}", style="bold")
-            cur = enc.current
-            if cur is not None:
-                text.append(f" · {TURN_MARKER} {name_of(state, cur.char_id)}'s turn", style="bold")
-        if self.readonly:
-            text.append(" · READ-ONLY", style="bold reverse")
-        return text
 
     # -- messages from the widgets ---------------------------------------------------------------
 
