@@ -91,8 +91,11 @@ class RosterActions:
                 return
             cid, character, join = added
             if cid is not None:
+                # the dialog closes after the desk redrew for the new character: the
+                # panes follow the selection now (the keys act on what they show)
                 self.desk.selected = cid
                 self.desk.remember_selection()
+                self.desk.refresh_view()
             hidden = " (hidden from the players)" if character.get("hidden") else ""
             self.desk.say(f"{character['name']} added" + (" to the encounter" if join else "") + hidden)
 
