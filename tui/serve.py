@@ -23,9 +23,9 @@ Only the addresses it announced
 
 Every message checked
     A browser's message is one of the client's (keys, a resize, a ping, focus, blur),
-    each field of the right type; a size is held to :data:`SIZE_LIMITS` (500 × 300
-    cells) on connecting and on every resize. Anything else closes that viewer with
-    one line in the log.
+    each field of the right type (:mod:`tui.serve_messages`); a size is held to
+    :data:`SIZE_LIMITS` (500 × 300 cells) on connecting and on every resize. Anything
+    else closes that viewer with one line in the log.
 
 One process per viewer, capped
     Each websocket (a browser tab) and each SSH session gets its own ``gmdesk view
@@ -60,7 +60,6 @@ import asyncio
 import contextlib
 import hmac
 import html
-import json
 import logging
 import os
 import shlex
@@ -76,8 +75,9 @@ from aiohttp.typedefs import Handler
 from textual_serve.server import Server
 
 from gmdesk.tui.serve_banner import banner, new_token, origin_of, qr_text, url_for, viewer_urls
+from gmdesk.tui.serve_messages import MAX_MESSAGE, BadMessage, parse_message, parse_size, query_number
 from gmdesk.tui.serve_seats import ServeError, bind_error, full_terminal_text
-from gmdesk.tui.serve_viewer import QUIT_GRACE, SIZE_LIMITS, ViewerService, clamp_size, viewer_command
+from gmdesk.tui.serve_viewer import QUIT_GRACE, SIZE_LIMITS, ViewerService, viewer_command
 
 if TYPE_CHECKING:
     from gmdesk.tui.serve_ssh import SshFront
@@ -88,64 +88,10 @@ DEFAULT_MAX_VIEWERS = 12
 
 #: Everything is stopped within this many seconds of Ctrl+C / SIGTERM / SIGHUP.
 STOP_SECONDS = 1.0
-#: The largest websocket message a browser may send (bytes); a larger one closes it.
-MAX_MESSAGE = 16 * 1024
-#: The most characters of keys in one message.
-MAX_KEYS = 4096
 
 STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
 
 TEMPLATES = Path(__file__).resolve().parent / "serve_templates"
-
-
-class BadMessage(ValueError):
-    """A browser's message that is not one the web client sends."""
-
-
-# ---------------------------------------------------------------------------
-# what a browser may send
-# ---------------------------------------------------------------------------
-
-
-def _whole(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise BadMessage(f"{what} is not a whole number")
-    if value < 1:
-        raise BadMessage(f"{what} is {value}")
-    return int(value)
-
-
-def parse_size(width: Any, height: Any) -> tuple[int, int]:
-    """A terminal size from a browser: whole numbers of at least 1, held to SIZE_LIMITS."""
-    return clamp_size(_whole(width, "width"), _whole(height, "height"))
-
-
-def _query_number(text: str) -> Any:
-    return int(text) if text.isdigit() and len(text) < 7 else text
-
-
-def parse_message(data: str) -> tuple[str, Any]:
-    """One websocket message of the web client: ``("stdin", keys)``, ``("resize",
-    (width, height))``, ``("ping", text)``, ``("focus", None)`` or ``("blur", None)``.
-    Anything else raises :class:`BadMessage` saying what was wrong."""
-    try:
-        envelope = json.loads(data)
-    except ValueError:
-        raise BadMessage("not JSON") from None
-    if not isinstance(envelope, list) or not envelope or not isinstance(envelope[0], str):
-        raise BadMessage("not a message of the web client")
-    kind, args = envelope[0], envelope[1:]
-    if kind == "stdin" and len(args) == 1 and isinstance(args[0], str):
-        if len(args[0]) > MAX_KEYS:
-            raise BadMessage(f"{len(args[0])} characters of keys")
-        return kind, args[0]
-    if kind == "resize" and len(args) == 1 and isinstance(args[0], dict):
-        return kind, parse_size(args[0].get("width"), args[0].get("height"))
-    if kind == "ping" and len(args) == 1 and isinstance(args[0], str) and len(args[0]) <= 64:
-        return kind, args[0]
-    if kind in ("focus", "blur") and not args:
-        return kind, None
-    raise BadMessage(f"{kind[:20]!r} with {len(args)} field(s) of the wrong kind")
 
 
 # ---------------------------------------------------------------------------
@@ -352,7 +298,7 @@ class PlayerServer(Server):
             return web.Response(status=403, text="gmdesk serve: open the link gmdesk serve printed\n")
         try:
             width, height = parse_size(
-                *(_query_number(request.query.get(k, d)) for k, d in (("width", "80"), ("height", "24")))
+                *(query_number(request.query.get(k, d)) for k, d in (("width", "80"), ("height", "24")))
             )
         except BadMessage as e:
             return web.Response(status=400, text=f"gmdesk serve: the terminal's size: {e}\n")
