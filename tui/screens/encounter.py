@@ -38,12 +38,15 @@ class EncounterActions:
         self.desk = desk
 
     def next_turn(self) -> None:
+        """``n``: the next turn (durations tick as the turn ends)."""
         self.desk.submit(lambda s: s.next_turn(), self._say_turn)
 
     def prev_turn(self) -> None:
+        """``p``: back one turn."""
         self.desk.submit(lambda s: s.apply({"type": "turn.prev"}), self._say_turn)
 
     def new_round(self) -> None:
+        """``R``: the next round starts."""
         self.desk.submit(lambda s: s.new_round(), self._say_turn)
 
     def _say_turn(self, event: Event) -> None:
@@ -55,6 +58,8 @@ class EncounterActions:
             self.desk.remember_selection()
 
     def join(self) -> None:
+        """``+``: the selected character joins the encounter, at a typed or rolled initiative."""
+
         def go() -> None:
             cid = self.desk.need_selected()
             if cid is None:
@@ -112,6 +117,7 @@ class EncounterActions:
         return fn
 
     def leave(self) -> None:
+        """``-``: the selected character leaves the initiative order (undoable)."""
         cid = self.desk.need_selected()
         if cid is None:
             return
@@ -124,6 +130,7 @@ class EncounterActions:
         )
 
     def move(self, delta: int) -> None:
+        """``[`` / ``]``: the selected character moves ``delta`` places in the order."""
         cid = self.desk.need_selected()
         if cid is None:
             return
@@ -136,6 +143,7 @@ class EncounterActions:
             self.desk.apply({"type": "encounter.move", "id": cid, "index": new})
 
     def delay(self) -> None:
+        """``d``: the selected character acts after the next combatant."""
         cid = self.desk.need_selected()
         if cid is None:
             return
@@ -158,6 +166,7 @@ class EncounterActions:
             return 0
 
     def initiative(self) -> None:
+        """``i``: initiative for all, each modifier prefilled, a value typed or rolled."""
         self.desk.when_idle(self._open_initiative)
 
     def initiative_ids(self) -> list[str]:
@@ -237,6 +246,8 @@ class EncounterActions:
         self.desk.submit(fn, done)
 
     def end(self) -> None:
+        """ "End the encounter…": after asking, the order empties and the round goes back to 0."""
+
         def done(yes: bool | None) -> None:
             if yes:
                 self.desk.apply({"type": "encounter.end"}, "The encounter ends (u undoes it)")

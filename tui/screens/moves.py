@@ -109,6 +109,7 @@ class SystemMoveActions:
             return None
 
     def moves(self) -> list[Move]:
+        """The moves the session's system declares (none for a system not installed)."""
         spec = self.spec
         return list(spec.moves) if spec is not None else []
 
@@ -207,6 +208,7 @@ class SystemMoveActions:
         )
 
     def toggle_condition(self, name: str) -> None:
+        """A ``condition`` move: the condition on or off on the selected character."""
         cid = self.desk.need_selected()
         if cid is None:
             return

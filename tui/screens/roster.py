@@ -38,6 +38,7 @@ class RosterActions:
         self.desk = desk
 
     def new_character(self) -> None:
+        """``c``: the new-character dialog; the character is added (and joins) in one event."""
         state = self.desk.state
         # a system that keeps Possibilities (its character sections) makes the new
         # character a reality-rated one by default and names the field's use
@@ -156,6 +157,7 @@ class RosterActions:
         desk.when_idle(go)
 
     def remove(self) -> None:
+        """ "Remove character…": after asking, the selected character leaves the session."""
         cid = self.desk.need_selected()
         if cid is None:
             return
@@ -224,6 +226,7 @@ class RosterActions:
         self.desk.submit(fn, lambda event: self.desk.say(event.summary))
 
     def import_sheet(self) -> None:
+        """ "Import a descriptor sheet…": a sheet file read for the selected character."""
         cid = self.desk.need_selected()
         if cid is None:
             return

@@ -23,6 +23,7 @@ class SessionActions:
         self.desk = desk
 
     def undo(self) -> None:
+        """``u``: the latest change is reverted (an event too)."""
         desk = self.desk
 
         def done(ev: Event | None) -> None:
@@ -31,6 +32,7 @@ class SessionActions:
         desk.submit(lambda s: s.undo(), done)
 
     def redo(self) -> None:
+        """``U``: what was undone is applied again."""
         desk = self.desk
 
         def done(ev: Event | None) -> None:
