@@ -3,9 +3,10 @@
 The rules live with the moves of the built-in systems
 (:mod:`core.systems.builtin_moves`); this module names them for the session's side:
 
-* :func:`pending_clock_progress`: the clock progress the latest 4d6 roll earned and
-  that no clock has taken yet — the default of the next clock tick;
-* :func:`buyoff_choices`: a character's wounds for a torg buy-off, newest first, each
+* :func:`pending_clock_progress`: the clock progress the latest roll of a system
+  whose rolls move clocks earned and that no clock has taken yet — the default of
+  the next clock tick;
+* :func:`buyoff_choices`: a character's wounds for a Possibility buy-off, newest first, each
   with how old it is; the default is the first one, the damage just taken;
 * :func:`damage_just_taken`: the damage of the last roll against a character, what
   a buy-off without a pick takes off (:func:`nothing_to_buy_off` says why none).

@@ -9,13 +9,16 @@ attributes only (a system never imports the session), and refuse with a one-line
 ``GmdeskError`` (``ParamError`` naming the field).
 
 What the desk offers as a default lives here too (:mod:`core.session.offers`
-re-exports it): the clock progress of the latest 4d6 roll for the next tick, and
-the wounds a buy-off can take, newest first, with their age.
+re-exports it): the clock progress of the latest roll that moves clocks for the
+next tick, and the wounds a buy-off can take, newest first, with their age.
 
-* :func:`pending_clock_progress`: the clock progress the latest 4d6 roll earned and
-  that no clock has taken yet — the default of the next clock tick. Only the latest
-  4d6 roll counts: once a newer 4d6 roll is made, an older roll's progress is no
-  longer offered (the GM can still tick any amount by hand).
+* :func:`pending_clock_progress`: the clock progress the latest roll of a system
+  whose rolls move clocks (its ``HARM.clocks``) earned and that no clock has taken
+  yet — the default of the next clock tick. Only the latest such roll counts: once
+  a newer one is made, an older roll's progress is no longer offered (the GM can
+  still tick any amount by hand).
+* :func:`clock_moves`: "Add clock" and "Tick clock", the moves of every system whose
+  rolls move clocks (the declaration adds them).
 * :func:`buyoff_choices`: a character's wounds for a torg buy-off, newest first,
   each with how old it is ("round 1, 3 rolls ago"). The default is the first one:
   the damage just taken (the latest wound, from the last roll that wounded the
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.systems.harm import harm_of
 from gmdesk.core.systems.spec import Move, MoveField
 from gmdesk.core.text import signed
 
@@ -60,12 +64,14 @@ class ClockOffer:
 
 
 def pending_clock_progress(state: Any) -> ClockOffer | None:
-    """The latest 4d6 roll's clock progress if it earned some and no clock took it yet."""
+    """The clock progress of the latest roll whose system moves clocks (its
+    ``HARM.clocks``), if it earned some and no clock took it yet."""
     for entry in reversed(state.rolls):
-        if entry.kind != "roll" or entry.record.system != "4d6":
+        clocks = harm_of(entry.record.system).clocks if entry.kind == "roll" else None
+        if clocks is None:
             continue
-        halves = entry.record.get("clock")
-        if entry.clock or not isinstance(halves, int) or halves <= 0:
+        halves = clocks.earned(entry.record)
+        if entry.clock or halves is None or halves <= 0:
             return None
         return ClockOffer(entry.seq, halves, str(entry.record.get("clock_effect") or ""), entry.record.outcome)
     return None
@@ -368,7 +374,7 @@ def new_day_run(session: Any, values: Context, context: Context, rng: Any) -> An
     return session.apply({"type": "day.new"})
 
 
-# --------------------------------------------------------------------------- 4d6: clocks
+# --------------------------------------------------------------------------- clocks
 
 
 def clock_add_form(state: Any, context: Context) -> list[MoveField]:
@@ -391,7 +397,7 @@ def clock_tick_form(state: Any, context: Context) -> list[MoveField]:
     clocks = list(state.clocks.values())
     if not clocks:
         raise GmdeskError("No clocks yet: add one first (Add clock).")
-    # the progress the latest 4d6 roll earned (and no clock took yet) is the default
+    # the progress the latest roll earned (and no clock took yet) is the default
     offer = pending_clock_progress(state)
     return [
         MoveField("name", "Clock", "choice", clocks[0].name, tuple((c.name, c.name) for c in clocks)),
@@ -423,6 +429,34 @@ def clock_tick_run(session: Any, values: Context, context: Context, rng: Any) ->
 def clock_tick_said(state: Any, event: Any) -> str:
     halves = int(event.data.get("halves", 0))
     return f"Clock {event.data.get('name')} {'+' if halves >= 0 else ''}{halves / 2:g} segment(s)"
+
+
+def clock_moves() -> tuple[Move, Move]:
+    """The moves of a system whose rolls move clocks (``K`` adds one, ``k`` ticks one,
+    the latest roll's progress offered): a declaration with clocks has them."""
+    return (
+        Move(
+            "clock_add",
+            "Add clock",
+            "a named clock of N segments",
+            key="K",
+            verb="add",
+            form=clock_add_form,
+            run=clock_add_run,
+            said=clock_add_said,
+        ),
+        Move(
+            "clock_tick",
+            "Tick clock",
+            "progress in half segments (the latest roll's progress offered)",
+            key="k",
+            verb="tick",
+            form=clock_tick_form,
+            hint=clock_tick_hint,
+            run=clock_tick_run,
+            said=clock_tick_said,
+        ),
+    )
 
 
 # --------------------------------------------------------------------------- shared declarations
