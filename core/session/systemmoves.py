@@ -139,17 +139,15 @@ class SystemMoveCalls:
     def _builtin(self, move_id: str, values: Mapping[str, Any], rng: Any = None) -> Event:
         """A built-in move by its rules, whatever the session's system (a torg roll
         may be logged in any session)."""
-        from gmdesk.core.systems import builtin_moves
+        from gmdesk.core.systems import BUILTIN_IDS, get_spec
 
-        runs = {
-            "spend_possibility": builtin_moves.spend_run,
-            "cancel_possibility": builtin_moves.cancel_run,
-            "heal": builtin_moves.heal_run,
-        }
+        # the move as the built-in system that has it declares it (with its own rule)
+        declared = (get_spec(system_id).move(move_id) for system_id in BUILTIN_IDS)
+        run = next(move.run for move in declared if move is not None and move.run is not None)
         if self.readonly:
             raise EventError("this session is open read-only")
         try:
-            return runs[move_id](self, values, {}, rng)
+            return run(self, values, {}, rng)
         except ParamError as e:
             raise EventError(str(e)) from None
         except GmdeskError as e:

@@ -1,12 +1,15 @@
 """The rules of the built-in systems' moves: what each asks, who may make it, what
 it refuses, the one event it appends and the line the desk says afterwards.
 
-Each built-in system declares its ``MOVES`` at the end of its module (see
-:class:`~gmdesk.core.systems.spec.Move`) with the functions here; the session runs
-them (``Session.move``) and the desk generates its keys, palette entries and forms
-from the declarations. They read the session and its state by their public
-attributes only (a system never imports the session), and refuse with a one-line
-``GmdeskError`` (``ParamError`` naming the field).
+Each built-in system declares its ``MOVES`` (see :class:`~gmdesk.core.systems.spec.Move`)
+with the functions here; the session runs them (``Session.move``) and the desk
+generates its keys, palette entries and forms from the declarations. They read the
+session and its state by their public attributes only (a system never imports the
+session), and refuse with a one-line ``GmdeskError`` (``ParamError`` naming the
+field). This module imports no system: a move that applies a system's rule (a
+Possibility's die, a Healing d6) is made by the system from its own rule
+(:func:`spend_run_with`, :func:`heal_run_with`), so each system imports this module
+and nothing imports back.
 
 What the desk offers as a default lives here too (:mod:`core.session.offers`
 re-exports it): the clock progress of the latest 4d6 roll for the next tick, and
@@ -25,18 +28,31 @@ the wounds a buy-off can take, newest first, with their age.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.systems.spec import Move, MoveField
 from gmdesk.core.text import signed
 
+if TYPE_CHECKING:
+    from gmdesk.core.dice import RandomSource, RollRecord
+    from gmdesk.core.tables import TableSet
+
 #: how far back in the log a Possibility looks for the roll to spend on or cancel
 TORG_LOOKBACK = 500
 
 Context = Mapping[str, Any]
+
+#: what a move does when it is made: (session, the form's values, the desk's context, dice) → its event
+Run = Callable[[Any, Context, Context, Any], Any]
+#: a system's rule for a Possibility spent on one of its rolls: (the roll's record, dice,
+#: tables) → the record with the Possibility's die added
+PossibilityRule = Callable[["RollRecord", "RandomSource", "TableSet"], "RollRecord"]
+#: a system's Healing rule: (dice, current Vitality, its Default) → (the roll's record,
+#: the new current Vitality)
+HealRule = Callable[["RandomSource", int, int], "tuple[RollRecord, int]"]
 
 
 def _name(state: Any, cid: Any) -> str:
@@ -191,28 +207,31 @@ def _spender(entry: Any, values: Context, context: Context) -> str:
     return str(spender)
 
 
-def spend_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
-    """The spender (the roll's roller) spends a Possibility on the roll: a positive
-    progressive d10 added to it."""
-    from gmdesk.core.systems.torg_2d10 import spend_possibility
+def spend_run_with(spend_possibility: PossibilityRule) -> Run:
+    """The Spend-a-Possibility move, adding the die by the system's rule
+    ``spend_possibility``: the spender (the roll's roller) spends a Possibility on the
+    roll, a positive progressive d10 added to it."""
 
-    state = session.state
-    entry = _spend_entry(state, values, context)
-    seq = entry.seq
-    if entry.record.system != "torg-2d10":
-        raise GmdeskError(f"roll #{seq} is a {entry.record.system} roll; Possibilities are for torg-2d10")
-    spender = _spender(entry, values, context)
-    c = state.characters.get(spender)
-    if c is None:
-        raise ParamError("id", f"no character {spender!r} in this session")
-    if not c.reality_rated or c.possibilities < 1:
-        raise GmdeskError(
-            f"{c.name} has no Possibility to spend"
-            if c.reality_rated
-            else f"{c.name} is not reality-rated and has no Possibilities"
-        )
-    record = spend_possibility(entry.record, _rng(rng), session.tables())
-    return session.apply({"type": "possibility.spend", "id": spender, "roll": seq, "record": record.to_json()})
+    def spend_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
+        state = session.state
+        entry = _spend_entry(state, values, context)
+        seq = entry.seq
+        if entry.record.system != "torg-2d10":
+            raise GmdeskError(f"roll #{seq} is a {entry.record.system} roll; Possibilities are for torg-2d10")
+        spender = _spender(entry, values, context)
+        c = state.characters.get(spender)
+        if c is None:
+            raise ParamError("id", f"no character {spender!r} in this session")
+        if not c.reality_rated or c.possibilities < 1:
+            raise GmdeskError(
+                f"{c.name} has no Possibility to spend"
+                if c.reality_rated
+                else f"{c.name} is not reality-rated and has no Possibilities"
+            )
+        record = spend_possibility(entry.record, _rng(rng), session.tables())
+        return session.apply({"type": "possibility.spend", "id": spender, "roll": seq, "record": record.to_json()})
+
+    return spend_run
 
 
 def spend_said(state: Any, event: Any) -> str:
@@ -336,24 +355,26 @@ def heal_form(state: Any, context: Context) -> list[MoveField]:
     ]
 
 
-def heal_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
-    """Healing Ability: d6 back onto the patient's Vitality (never above its Default);
-    the healer's use is spent."""
-    from gmdesk.core.systems.one_d6_x4 import heal
+def heal_run_with(heal: HealRule) -> Run:
+    """The Healing move, by the system's rule ``heal``: d6 back onto the patient's
+    Vitality (never above its Default); the healer's use is spent."""
 
-    st = session.state
-    healer, target = values.get("healer"), values.get("target")
-    t = st.characters.get(target) if target is not None else None
-    if t is None:
-        raise ParamError("target", f"no character {target!r} in this session")
-    if healer not in st.characters:
-        raise ParamError("healer", f"no character {healer!r} in this session")
-    if t.status == "dead":
-        raise GmdeskError(f"{t.name} is dead; the Dead stay dead")
-    record, new = heal(_rng(rng), t.vitality_current, t.vitality_default)
-    return session.apply(
-        {"type": "heal", "healer": healer, "target": target, "record": record.to_json(), "vitality": new}
-    )
+    def heal_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
+        st = session.state
+        healer, target = values.get("healer"), values.get("target")
+        t = st.characters.get(target) if target is not None else None
+        if t is None:
+            raise ParamError("target", f"no character {target!r} in this session")
+        if healer not in st.characters:
+            raise ParamError("healer", f"no character {healer!r} in this session")
+        if t.status == "dead":
+            raise GmdeskError(f"{t.name} is dead; the Dead stay dead")
+        record, new = heal(_rng(rng), t.vitality_current, t.vitality_default)
+        return session.apply(
+            {"type": "heal", "healer": healer, "target": target, "record": record.to_json(), "vitality": new}
+        )
+
+    return heal_run
 
 
 def heal_said(state: Any, event: Any) -> str:

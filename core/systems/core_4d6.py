@@ -70,6 +70,7 @@ from gmdesk.core import odds as odds_mod
 from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
 from gmdesk.core.errors import ParamError, TableError
 from gmdesk.core.odds import Odds
+from gmdesk.core.systems import builtin_moves as _moves
 from gmdesk.core.systems.base import (
     CombatFields,
     combat_descriptor,
@@ -102,7 +103,8 @@ from gmdesk.core.systems.core_4d6_tables import (  # the system's data, re-expor
     TIER_RANK,
     TIERS,
 )
-from gmdesk.core.systems.spec import CharField, Param
+from gmdesk.core.systems.rest import default_rest
+from gmdesk.core.systems.spec import CharField, Move, Param
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
 ID = "4d6"
@@ -681,9 +683,6 @@ def sources_params(sources: Iterable[Any]) -> dict[str, Any]:
 
 # ---- moves
 
-from gmdesk.core.systems import builtin_moves as _moves  # noqa: E402
-from gmdesk.core.systems.spec import Move  # noqa: E402
-
 MOVES = (
     _moves.opposed("Contest", "both roll; the higher total wins", {"vs_bonus": "0"}),
     Move(
@@ -711,8 +710,6 @@ MOVES = (
 
 
 # ---- between sessions
-
-from gmdesk.core.systems.rest import default_rest  # noqa: E402
 
 
 def rest(character: dict) -> dict:

@@ -53,6 +53,7 @@ from gmdesk.core import odds as odds_mod
 from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
 from gmdesk.core.errors import ParamError, TableError
 from gmdesk.core.odds import Odds
+from gmdesk.core.systems import builtin_moves as _moves
 from gmdesk.core.systems.base import CombatFields, dataclass_from_json, dataclass_to_json, parse_int, shown
 from gmdesk.core.systems.one_d6_x4_damage import damage_distribution, format_damage, parse_damage  # re-exported
 from gmdesk.core.systems.one_d6_x4_sheet import (  # re-exported: the declaration's fields and rest
@@ -74,7 +75,7 @@ from gmdesk.core.systems.one_d6_x4_sheet import (  # re-exported: the declaratio
     test_bonus,
     test_uses,
 )
-from gmdesk.core.systems.spec import Param
+from gmdesk.core.systems.spec import Move, Param
 from gmdesk.core.tables import DEFAULT_TABLES, DescriptorTable, TableSet, load_builtin
 
 ID = "1d6x4"
@@ -680,9 +681,6 @@ __all__ = [
 
 # ---- moves
 
-from gmdesk.core.systems import builtin_moves as _moves  # noqa: E402
-from gmdesk.core.systems.spec import Move  # noqa: E402
-
 MOVES = (
     _moves.opposed("Two-way Test", "both sides roll; the defender may take 14", {"vs_bonus": "0"}),
     Move(
@@ -692,7 +690,7 @@ MOVES = (
         key="h",
         verb="heal d6 (never above the default)",
         form=_moves.heal_form,
-        run=_moves.heal_run,
+        run=_moves.heal_run_with(heal),
         said=_moves.heal_said,
     ),
     Move(
