@@ -1,5 +1,7 @@
-"""The ``gmdesk`` command line: a front end over :mod:`gmdesk.core`, beside the
-terminal app (:mod:`gmdesk.tui`), using core's public API only.
+"""The ``gmdesk`` command line, a front end beside the terminal app.
+
+It stands on :mod:`gmdesk.core` beside the terminal app (:mod:`gmdesk.tui`) and uses
+core's public API only: no private name across files, never Textual.
 
 Modules, one job each: ``main`` (the command line read and dispatched), ``common``
 (what every command shares: one-line failures, the saves directory, a system's

@@ -1,6 +1,6 @@
-"""``gmdesk bestiary add|save|list|show|remove|export|import``: the library of
-reusable stat blocks (:mod:`gmdesk.core.campaign.bestiary`) from the command line.
+"""``gmdesk bestiary``: the library of reusable stat blocks from the command line.
 
+``add|save|list|show|remove|export|import`` over :mod:`gmdesk.core.campaign.bestiary`.
 Each command that changes the bestiary writes it once, atomically, under its lock;
 bad input is one line on stderr, exit 2, and nothing is written. The first command
 that needs the bestiary of a saves directory without one writes the starter

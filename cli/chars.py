@@ -1,5 +1,6 @@
-"""``gmdesk char SAVE add|set|show|list|remove|add-from|initiative|hide|reveal|status``: a session's characters and the
-numbers their system rolls with, from the command line.
+"""``gmdesk char``: a session's characters and their numbers from the command line.
+
+``gmdesk char SAVE add|set|show|list|remove|add-from|initiative|hide|reveal|status``.
 
 ``FIELD=VALUE`` names a field of the session's system (``core.systems.spec``
 ``CharField``) by its name or its label, case, spaces, dashes and underscores

@@ -1,5 +1,6 @@
-"""``gmdesk check SAVE`` and ``gmdesk repair SAVE``: what is wrong with a session, and
-a new session beside a damaged one from what can be trusted
+"""``gmdesk check`` and ``gmdesk repair``: what is wrong with a session, and a sound copy.
+
+``repair`` writes a new session beside a damaged one from what can be trusted
 (:mod:`gmdesk.core.session.repair`). A sound session waiting for its dice system's
 plug-in is said to be sound, never DAMAGED."""
 

@@ -1,7 +1,8 @@
-"""What every ``gmdesk`` command shares: a failure said in one line on stderr with exit
-status 2, the parser that says a bad option that way, the saves directory and the
-sessions in it, a system's declaration by id, and a choice or a number read in the
-user's own words."""
+"""What every ``gmdesk`` command shares.
+
+A failure said in one line on stderr with exit status 2, the parser that says a bad
+option that way, the saves directory and the sessions in it, a system's declaration
+by id, and a choice or a number read in the user's own words."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
-"""Reading ``FIELD=VALUE``: a character's numbers as ``gmdesk char`` and ``gmdesk
-bestiary add`` take them — a field of the session's system (its declared
-``CharField``, by name or label) or one of the character's own parts (side, kind,
-Vitality, Possibilities…), read by its declaration into the values an event carries."""
+"""Reading ``FIELD=VALUE``: the numbers ``gmdesk char`` and ``gmdesk bestiary add`` take.
+
+``FIELD`` is a field of the session's system (its declared ``CharField``, by name or
+label) or one of the character's own parts (side, kind, Vitality, Possibilities…),
+read by its declaration into the values an event carries."""
 
 from __future__ import annotations
 
@@ -40,6 +41,7 @@ def field(spec: Any, name: str) -> Any:
 
 
 def field_names(spec: Any) -> str:
+    """The fields ``FIELD`` may name, for a message: the system's, then the character's own."""
     own = "side, kind, vitality, max vitality, possibilities, reality rated, name, notes"
     if spec is None or not spec.character_fields:
         return own

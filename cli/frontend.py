@@ -1,5 +1,6 @@
-"""The commands that open the terminal app — the desk, ``gmdesk view`` and ``gmdesk
-serve`` — read and checked here, then handed to the :class:`FrontEnd` the ``gmdesk``
+"""The commands that open the terminal app: the desk, ``gmdesk view`` and ``gmdesk serve``.
+
+Each is read and checked here, then handed to the :class:`FrontEnd` the ``gmdesk``
 entry point gives (``gmdesk/__main__.py``): the command line never imports it."""
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
-"""``gmdesk log SAVE``: a session's event log, read-only (the players' log with
-``--public``, following the session live with ``--follow``), and how one event reads
-on the command line, as text or JSON (``gmdesk roll … --save`` prints its rolls so)."""
+"""``gmdesk log``: a session's event log, and how one event reads on the command line.
+
+The log is read-only: the players' log with ``--public``, following the session live
+with ``--follow``. An event reads as text or JSON (``gmdesk roll … --save`` prints its
+rolls so too)."""
 
 from __future__ import annotations
 

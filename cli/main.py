@@ -1,6 +1,7 @@
-"""The ``gmdesk`` command line read and dispatched: ``--saves``, ``--help`` and
-``--version``, then the command, each run so that any failure is one line on stderr
-and exit status 2, never a traceback.
+"""The ``gmdesk`` command line read and dispatched to its commands.
+
+``--saves``, ``--help`` and ``--version``, then the command, run so that any failure
+is one line on stderr and exit status 2, never a traceback.
 
     gmdesk [--saves DIR]                 the session picker (Textual)
     gmdesk [--saves DIR] SAVE            open a session where play stopped

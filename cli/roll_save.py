@@ -1,6 +1,8 @@
-"""``gmdesk roll SYSTEM … --save SAVE [--as CHARACTER] [--at TARGET]``: each roll's
-parameters filled from the session as the roll dialog fills them, the roll appended to
-the session as its writer, and printed once it is durable."""
+"""``gmdesk roll … --save``: rolls filled from a session, appended to it and printed.
+
+``gmdesk roll SYSTEM … --save SAVE [--as CHARACTER] [--at TARGET]``: each roll's
+parameters are filled from the session as the roll dialog fills them; the session is
+held as its writer, and each roll is printed once it is durable."""
 
 from __future__ import annotations
 

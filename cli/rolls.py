@@ -1,7 +1,8 @@
-"""``gmdesk roll SYSTEM`` and ``gmdesk odds SYSTEM``: a system's declared parameters
-read from the command line, the dice rolled (or the exact odds worked out) and
-printed, Rich or one JSON object per line. ``roll … --save SAVE`` hands each roll to
-:mod:`gmdesk.cli.roll_save`. Neither imports Textual, so both answer at once."""
+"""``gmdesk roll`` and ``gmdesk odds``: a system's dice rolled, or their exact odds.
+
+The system's declared parameters are read from the command line; the result is
+printed with Rich, or as one JSON object per line. ``roll … --save SAVE`` hands each
+roll to :mod:`gmdesk.cli.roll_save`. Neither imports Textual, so both answer at once."""
 
 from __future__ import annotations
 

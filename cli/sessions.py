@@ -1,6 +1,7 @@
-"""The session commands of ``gmdesk``: ``new`` (a session, or the next night of one),
-``list``, ``export`` (the chronicle), ``import-sheet`` and ``export-sheet`` (a 1d6x4
-character's descriptor sheet).
+"""The session commands: ``new``, ``list``, ``export``, ``import-sheet``, ``export-sheet``.
+
+``new`` makes a session (or the next night of one), ``export`` writes the chronicle,
+``import-sheet`` and ``export-sheet`` carry a 1d6x4 character's descriptor sheet.
 
 ``SAVE`` is a session name (looked up in the saves directory) or a path. ``export``
 and ``export-sheet`` open the session read-only: they work while the GM has it open.

@@ -1,6 +1,8 @@
-"""``gmdesk systems``: the installed dice systems, their roll parameters and character
-fields — and the one line on stderr for each plug-in system that could not be loaded,
-which every command naming a system says the same way (:func:`installed`)."""
+"""``gmdesk systems``: the installed dice systems, and the plug-ins that failed to load.
+
+Each system with its roll parameters and character fields; each plug-in system that
+could not be loaded is one line on stderr, said the same way by every command that
+names a system (:func:`installed`)."""
 
 from __future__ import annotations
 

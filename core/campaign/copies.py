@@ -1,7 +1,8 @@
-"""Numbered copies of a bestiary stat block joining a session: their names ("Gospog 1"
-… after the numbers taken), each its own character at an initiative rolled with its
-own modifier, all in one ``characters.add`` event (``gmdesk char add-from``, the
-desk's bestiary screen)."""
+"""Numbered copies of a bestiary stat block joining a session in one event.
+
+Their names are "Gospog 1" … after the numbers taken; each is its own character at
+an initiative rolled with its own modifier, all in one ``characters.add`` event
+(``gmdesk char add-from``, the desk's bestiary screen)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
-"""A whole sheet's text: read into its parts (header, rows, blank lines, line endings,
-:class:`Layout`) and written back from them byte for byte. The :class:`~gmdesk.core.sheet.sheet.Sheet`
-is built from these parts and writes itself with :func:`write_text`."""
+"""A whole sheet's text read into its parts and written back from them, byte for byte.
+
+The parts are the header, the rows, the blank lines and line endings
+(:class:`Layout`); the :class:`~gmdesk.core.sheet.sheet.Sheet` is built from them and
+writes itself with :func:`write_text`. This module imports no Sheet."""
 
 from __future__ import annotations
 
