@@ -56,7 +56,7 @@ def stream_rolls(
             at = chars.get(target) if target is not None else None
             filled, origins = _filled(session, system_module, params, who, at, combat, given, read)
             event = session.roll(
-                system_module.ID,
+                system_module,
                 filled,
                 actor=actor,
                 target=target,
@@ -97,13 +97,13 @@ def session_options(ns: Any, system_module: Any, saves: Any = None) -> None:
     from gmdesk.core.errors import ParamError
     from gmdesk.core.session.params import field_defaults, resolve_names
     from gmdesk.core.session.session import Session
-    from gmdesk.core.systems import get_spec
+    from gmdesk.core.systems import spec_of
 
     if getattr(ns, "save", None) is None or not (getattr(ns, "actor", None) or getattr(ns, "target", None)):
         return
     if saves is not None and getattr(ns, "saves", None) is None:
         ns.saves = saves
-    spec = get_spec(system_module.ID)
+    spec = spec_of(system_module)
     path = session_store(ns).resolve(ns.save)
     with Session.open(path, readonly=True) as session:
         actor = session.character(ns.actor) if getattr(ns, "actor", None) else None
@@ -127,7 +127,7 @@ def session_options(ns: Any, system_module: Any, saves: Any = None) -> None:
                 data[name] = value
                 origins[name] = origin
                 filled.add(name)
-        read = getattr(system_module, "read_filled", None)
+        read = spec.read_filled
         if read is not None and filled:
             data = read(data, filled, actor, target, items=session.sheet_items())
         for name, value in data.items():
@@ -169,7 +169,9 @@ def _filled(
     1d6x4 the descriptors named by --test / --vs-test on their sheets; ``read``: the
     parameters whose names were read already)."""
     params, origins = session.fill_params_from(system_module, params, actor, target, combat, given)
-    hook = getattr(system_module, "read_sheets", None)
+    from gmdesk.core.systems import spec_of
+
+    hook = spec_of(system_module).read_sheets
     if hook is not None:
         params = hook(params, actor, target, read, items=session.sheet_items())
     return params, origins

@@ -87,7 +87,7 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
     from gmdesk.core.systems.options import params_from_options
 
     spec = get_spec(system_id)
-    module = spec.module
+    module = spec  # the declaration: its roll and odds
     ns = system_parser(command, spec).parse_args(rest)
     if command == "roll" and ns.save is not None:  # the characters' fields fill what was not typed
         from gmdesk.cli.roll_save import session_options

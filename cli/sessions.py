@@ -130,7 +130,7 @@ COMMANDS: dict[str, Callable[[Any], None]] = {
 
 @guard
 def cmd_new(ns: Any) -> int:
-    from gmdesk.core.session.settings import BY_KEY, parse_assignment
+    from gmdesk.core.session.settings import by_key, parse_assignment
     from gmdesk.core.systems import DEFAULT_SYSTEM, get_system
 
     if ns.source is not None:
@@ -144,7 +144,7 @@ def cmd_new(ns: Any) -> int:
     store = session_store(ns)
     path = store.create(ns.name, system, settings or None)
     saved("new", f"new session {ns.name.strip()}: {path}")
-    shown = ", ".join(f"{BY_KEY[k].title} {BY_KEY[k].show(v)}" for k, v in settings.items())
+    shown = ", ".join(f"{by_key()[k].title} {by_key()[k].show(v)}" for k, v in settings.items())
     print(f"Created {ns.name.strip()} ({system}{'; ' + shown if shown else ''}): {path}")
     return 0
 

@@ -126,11 +126,11 @@ class Die:
         if self.role not in ROLES:
             raise ValueError(f"unknown die role {self.role!r}")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"value": self.value, "role": self.role, "sides": self.sides}
 
     @classmethod
-    def from_json(cls, data: Mapping) -> Die:
+    def from_json(cls, data: Mapping[str, Any]) -> Die:
         return cls(int(data["value"]), str(data["role"]), int(data.get("sides", 6)))
 
 
@@ -143,7 +143,9 @@ class Descriptor:
     ``amount`` carries a numeric effect where the system has one (1d6x4 Vitality
     Adjustment, fudge damage). ``wound`` is False for results that leave no mark on
     the receiver (4d2 "Nil", "Ongoing combat story", a miss, a maneuver result):
-    the session piles up only descriptors with ``wound`` True.
+    the session piles up only descriptors with ``wound`` True. What a wound does to
+    its receiver (Vitality, Unconscious, Dead) is its system's declaration
+    (``HARM``, :mod:`gmdesk.core.systems.harm`).
     """
 
     text: str
@@ -154,7 +156,7 @@ class Descriptor:
     amount: int | None = None
     wound: bool = True
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"text": self.text, "applies_to": self.applies_to, "row": self.row, "wound": self.wound}
         if self.table:
             out["table"] = self.table
@@ -165,7 +167,7 @@ class Descriptor:
         return out
 
     @classmethod
-    def from_json(cls, data: Mapping) -> Descriptor:
+    def from_json(cls, data: Mapping[str, Any]) -> Descriptor:
         return cls(
             text=str(data["text"]),
             applies_to=str(data["applies_to"]),
@@ -216,7 +218,7 @@ class RollRecord:
     def get(self, key: str, default: Any = None) -> Any:
         return self.extra.get(key, default)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "system": self.system,
             "params": thaw(self.params),
@@ -234,7 +236,7 @@ class RollRecord:
         return json.dumps(self.to_json(), ensure_ascii=False, sort_keys=False)
 
     @classmethod
-    def from_trusted_json(cls, data: Mapping) -> RollRecord:
+    def from_trusted_json(cls, data: Mapping[str, Any]) -> RollRecord:
         """:meth:`from_json` for plain JSON data (what ``json.loads`` gives, e.g. a record
         gmdesk itself saved), several times faster: it freezes by exact type instead of
         going through the abstract ``Mapping`` checks and builds the parts directly.
@@ -245,7 +247,7 @@ class RollRecord:
         return fast if fast is not None else cls.from_json(data)
 
     @classmethod
-    def from_json(cls, data: Mapping) -> RollRecord:
+    def from_json(cls, data: Mapping[str, Any]) -> RollRecord:
         descs: list[Descriptor] = []
         if "descriptors" in data:
             descs = [Descriptor.from_json(d) for d in data["descriptors"]]
@@ -283,7 +285,7 @@ _new = object.__new__
 
 
 #: Dice are immutable values: the fast path shares one Die per (value, role, sides)
-_DIE_CACHE: dict[tuple, Die] = {}
+_DIE_CACHE: dict[tuple[object, object, object], Die] = {}  # (value, role, sides)
 
 
 def _trusted_die(d: Any) -> Die | None:
@@ -329,7 +331,7 @@ def _trusted_descriptor(d: Any) -> Descriptor | None:
     return desc
 
 
-def _trusted_record(cls: type[RollRecord], data: dict) -> RollRecord | None:
+def _trusted_record(cls: type[RollRecord], data: dict[str, Any]) -> RollRecord | None:
     """The record ``RollRecord.from_json(data)`` gives, or None when ``data`` is not
     plain JSON of the usual shape (the caller then takes the general path)."""
     system, value, outcome = data.get("system"), data.get("value"), data.get("outcome")

@@ -116,7 +116,7 @@ class Odds:
     def outcome(self, label: str) -> Fraction:
         return dict(self.outcomes).get(label, Fraction(0))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "system": self.system,
             "params": thaw(self.params),

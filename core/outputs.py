@@ -91,19 +91,15 @@ def _saves_dirs(saves_dir: Path | None) -> list[Path]:
         dirs.append(default_saves_dir())
     except Exception:  # noqa: BLE001 - no home directory: the others still count
         pass
-    examples = _examples_dir()
-    if examples is not None:
-        dirs.append(examples)
+    dirs.append(_examples_dir())
     return dirs
 
 
-def _examples_dir() -> Path | None:
-    try:
-        from importlib import resources
+def _examples_dir() -> Path:
+    """The shipped example sessions' folder (gmdesk.saves), which no output may write into."""
+    from importlib import resources
 
-        return Path(str(resources.files("saves")))
-    except Exception:  # noqa: BLE001 - a bare source tree: no shipped examples to guard
-        return None
+    return Path(str(resources.files("gmdesk.saves")))
 
 
 def _own_files(directory: Path) -> Iterable[Path]:

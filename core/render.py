@@ -415,7 +415,7 @@ def opponent_brief(record: RollRecord) -> str:
     if opp.get("auto_fail") and not opp.get("dice"):  # why the other side failed
         return f"vs automatic failure: {opp['auto_fail']}"
     spec = _spec(record.system)
-    brief = spec.hook("opponent_brief") if spec is not None else None
+    brief = spec.opponent_brief if spec is not None else None
     if brief is not None:
         return str(brief(record) or "")
     total = opp.get("total")
@@ -461,7 +461,7 @@ def log_dice_text(record: RollRecord) -> Text:
     opp = record.extra.get("opponent")
     opp_dice = [Die.from_json(d) for d in opp.get("dice", ())] if isinstance(opp, Mapping) else []
     spec = _spec(record.system)
-    labels_of = spec.hook("dice_labels") if spec is not None else None
+    labels_of = spec.dice_labels if spec is not None else None
     labels: Mapping[str, str] = (labels_of(record) or {}) if labels_of is not None else {}
     if not groups and not opp_dice and not labels.get("own"):
         return dice_text(record)

@@ -52,7 +52,7 @@ class DescriptorTable:
         except ValueError:
             raise TableError(f"table {self.name!r} has no column {column!r} (has {', '.join(self.columns)})") from None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "title": self.title,
@@ -73,7 +73,7 @@ class BandTable:
                 return value
         raise TableError(f"table {self.name!r} has no band for {x}")
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "kind": "bands",

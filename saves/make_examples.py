@@ -1,6 +1,6 @@
 """Build the shipped example sessions, one per dice system, with fixed dice.
 
-    python -m saves.make_examples [DIR]      (default: this folder)
+    python -m gmdesk.saves.make_examples [DIR]      (default: the saves/ folder beside it)
 
 Each example is a living table: a few characters, each with the full stat block its
 system declares (docs/CHARACTERS.md: torg attributes and skills, FUDGE traits and
@@ -22,10 +22,10 @@ byte for byte except for timestamps.
 
 from __future__ import annotations
 
+import argparse
 import glob
 import random
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -355,7 +355,31 @@ def build(out_dir: Path) -> list[Path]:
     return paths
 
 
-if __name__ == "__main__":
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent
-    for p in build(target):
+HERE = Path(__file__).resolve().parent  # saves/ itself, also through an editable install's links
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m gmdesk.saves.make_examples [DIR]``: rebuild the examples, print each path."""
+    parser = argparse.ArgumentParser(
+        prog="python -m gmdesk.saves.make_examples",
+        description="Rebuild gmdesk's example sessions, one per dice system, with fixed dice "
+        "(byte for byte the same but for timestamps).",
+    )
+    parser.add_argument(
+        "out_dir",
+        nargs="?",
+        type=Path,
+        default=HERE,
+        metavar="DIR",
+        help=f"folder to write the examples into (default: {HERE})",
+    )
+    args = parser.parse_args(argv)
+    if args.out_dir.exists() and not args.out_dir.is_dir():
+        parser.error(f"DIR: {args.out_dir} is a file, not a folder")
+    for p in build(args.out_dir):
         print(p)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

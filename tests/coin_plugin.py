@@ -1,7 +1,8 @@
-"""The example plug-in system (``examples/gmdesk-coin``), installed for real by pip
-into a temporary directory, never into the environment the tests run in.
+"""The example plug-in systems (``examples/gmdesk-coin``, ``examples/gmdesk-brawl``),
+installed for real by pip into a temporary directory, never into the environment the
+tests run in.
 
-``coin_site()`` is that directory (installed once per test run, offline, with the
+``coin_site()`` / ``brawl_site()`` is that directory (installed once per test run, offline, with the
 environment's own setuptools); ``gmdesk_env(site)`` is the environment of a ``gmdesk``
 subprocess that sees it; ``registered(site)`` makes this process see it for a
 with-block and puts the registry back as it was afterwards.
@@ -24,6 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "gmdesk-coin"
+BRAWL = ROOT / "examples" / "gmdesk-brawl"
 GMDESK = [sys.executable, "-m", "gmdesk"]
 
 
@@ -57,16 +59,27 @@ def can_build() -> bool:
     return (major, minor) >= (70, 1) or importlib.util.find_spec("wheel") is not None
 
 
-@functools.cache
-def coin_site() -> Path:
-    """The directory the example plug-in is installed in (once per test run)."""
+def _site(package: Path) -> Path:
     if not can_build():
         import pytest
 
         pytest.skip("this environment's setuptools cannot build the example: pip install -e '.[test]' again")
-    dest = Path(tempfile.mkdtemp(prefix="gmdesk-coin-"))
+    dest = Path(tempfile.mkdtemp(prefix=package.name + "-"))
     atexit.register(shutil.rmtree, dest, True)
-    return install(EXAMPLE, dest)
+    return install(package, dest)
+
+
+@functools.cache
+def coin_site() -> Path:
+    """The directory the example plug-in is installed in (once per test run)."""
+    return _site(EXAMPLE)
+
+
+@functools.cache
+def brawl_site() -> Path:
+    """The directory the second example plug-in (``examples/gmdesk-brawl``: Vitality,
+    knock-outs, clocks) is installed in (once per test run)."""
+    return _site(BRAWL)
 
 
 def gmdesk_env(*sites: Path, **extra: str) -> dict[str, str]:

@@ -22,9 +22,6 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # noqa: E402 - a bare checkout runs it too
-
 
 def _import_store():
     """Import core.session.storage without running core/session/__init__.py (the whole
@@ -36,7 +33,7 @@ def _import_store():
 
     if "gmdesk.core.session" not in sys.modules:
         pkg = types.ModuleType("gmdesk.core.session")
-        pkg.__path__ = [str(ROOT / "core" / "session")]
+        pkg.__path__ = [str(Path(gmdesk.core.__path__[0]) / "session")]
         sys.modules["gmdesk.core.session"] = pkg
         gmdesk.core.session = pkg  # type: ignore[attr-defined]
     from gmdesk.core.session import storage

@@ -214,7 +214,7 @@ def test_the_next_night_while_the_last_is_open_in_a_desk(capsys, saves, system, 
         assert [e.type for e in s.events] == ["session.carried"]
         assert s.header["carried_from"]["name"] == "Night 1" and s.header["carried_from"]["rest"] is rest
     assert list(new) == ["Kara", "Tam", "Gospog"]
-    rest_hook = get_spec(system).hook("rest")
+    rest_hook = get_spec(system).rest
     for name, c in new.items():
         if not rest:
             assert carried_json(c) == stood[name], name  # everything, as it stood

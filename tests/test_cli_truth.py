@@ -87,16 +87,20 @@ def test_an_unexpected_failure_is_one_line_never_a_traceback(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     """Whatever a bug or an input nobody foresaw raises, in ``roll`` or in a session verb."""
-    from gmdesk.core.session.saves import SessionStore
-    from gmdesk.core.systems import get_spec
+    import dataclasses
 
-    module = get_spec("4d2").module
+    from gmdesk.core import systems
+    from gmdesk.core.session.saves import SessionStore
+
+    spec = systems.get_spec("4d2")
     for exc in (KeyError("rows"), RecursionError("maximum recursion depth exceeded"), TypeError("bad\nsecond")):
 
         def boom(*_a: object, exc: BaseException = exc, **_k: object) -> None:
             raise exc
 
-        monkeypatch.setattr(module, "roll", boom)
+        # the system's roll raises (its declaration is read once: the spec's member is the one called)
+        broken = dataclasses.replace(spec, roll=boom)
+        monkeypatch.setattr(systems, "get_spec", lambda _id, broken=broken: broken)
         monkeypatch.setattr(SessionStore, "list", boom)
         for argv in (["roll", "4d2"], ["--saves", str(tmp_path), "list"]):
             assert main(argv) == 2

@@ -1,5 +1,5 @@
 """The shipped example sessions play by the rules they show (rebuilt by
-``python -m saves.make_examples``): every event in them is one the session accepts
+``python -m gmdesk.saves.make_examples``): every event in them is one the session accepts
 from a GM today (nobody Unconscious or Dead acts, nobody attacks the Dead, no two
 characters share a name), the fudge example plays its session's method, and the 4d6
 clocks move by the rolls' own progress, the danger clock only on a Partial Success

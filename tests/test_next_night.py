@@ -294,4 +294,4 @@ def test_carrying_over_is_one_undoable_event(saves):
 
 def test_every_system_declares_its_rest():
     for system in SYSTEMS:
-        assert get_spec(system).hook("rest") is not None, system
+        assert get_spec(system).rest is not None, system

@@ -49,10 +49,18 @@ def test_the_wheel_holds_gmdesk_and_its_dist_info_only(tmp_path: Path) -> None:
     assert {"gmdesk/__main__.py", "gmdesk/cli/main.py", "gmdesk/tui/app.py"} <= set(names)
     assert any(n.startswith("gmdesk/core/data/") and n.endswith(".json") for n in names)
     assert any(n.startswith("gmdesk/saves/") and n.endswith(".gmdesk") for n in names)
-    # every module of both layers (a new subpackage must be listed in pyproject.toml)
+    assert "gmdesk/py.typed" in names  # PEP 561: a plug-in's mypy reads gmdesk's types
+    # the root's modules (a .py file there is a module of gmdesk), and every module of
+    # every package folder of the root, one added later included
+    assert {n for n in names if n.count("/") == 1 and n.startswith("gmdesk/")} == {
+        f"gmdesk/{p.name}" for p in ROOT.glob("*.py")
+    } | {"gmdesk/py.typed"}
+    assert {"gmdesk/__init__.py", "gmdesk/__main__.py", "gmdesk/testing.py"} <= set(names)
+    layers = [p.parent.name for p in ROOT.glob("*/__init__.py") if p.parent.name not in ("benchmarks", "tests")]
+    assert {"core", "tui", "saves"} <= set(layers)
     sources = {
         f"gmdesk/{p.relative_to(ROOT).as_posix()}"
-        for layer in ("core", "cli", "tui", "saves")
+        for layer in layers
         for p in (ROOT / layer).rglob("*")
         if p.suffix in (".py", ".json", ".tcss", ".html") and "__pycache__" not in p.parts
     }

@@ -199,3 +199,53 @@ def test_the_dialogs_reading_lets_a_typed_target_number_replace_the_offered_defe
     # no target: the Defense is read as before
     data, _ = x4.read_form({"vs_test": "Defense", "combat": True}, None, goblin, True)
     assert data["vs_bonus"] == 2
+
+
+@pytest.mark.parametrize("system", ["4d2", "4d6", "1d6x4"])
+async def test_a_dialog_roll_is_filled_once_and_logged_as_the_dialog_built_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, system: str
+) -> None:
+    """The roll dialog fills the parameters (core.session.params.fill_data, the code path
+    ``Session.roll`` uses for a roll given as data); the session then logs them as they
+    are: nothing is filled a second time, and the logged parameters are the dialog's."""
+    from gmdesk.core.session import params as params_mod
+    from gmdesk.core.session import session as session_mod
+    from gmdesk.core.session.moves import SessionMoves
+
+    path, _ = make_save(
+        tmp_path,
+        system,
+        [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}],
+        initiative={"Kara": 10, "Bruno": 4},
+        start=True,
+    )
+    fills: list[str] = []
+    rolling = [False]
+    real_fill, real_roll = params_mod.fill_data, SessionMoves.roll
+
+    def fill(*args: Any, **kw: Any) -> Any:
+        fills.append("session" if rolling[0] else "dialog")
+        return real_fill(*args, **kw)
+
+    def roll(self: Any, *args: Any, **kw: Any) -> Any:
+        rolling[0] = True
+        try:
+            return real_roll(self, *args, **kw)
+        finally:
+            rolling[0] = False
+
+    monkeypatch.setattr(params_mod, "fill_data", fill)
+    monkeypatch.setattr("gmdesk.tui.screens.roll.fill_data", fill)
+    monkeypatch.setattr(SessionMoves, "roll", roll)
+    monkeypatch.setattr(session_mod.Session, "roll", roll)
+    app = make_app(path, rng=FixedDice([3] * 12))
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        await press(pilot, "a")
+        dlg = await dialog(pilot, RollDialog)
+        built = dlg.spec.params_to_json(dlg.build_params())
+        await press(pilot, "enter")
+        await settle(pilot)
+    logged = saved(path).rolls[-1].record.to_json()["params"]
+    assert "dialog" in fills and "session" not in fills, fills
+    assert logged == json.loads(json.dumps(built))

@@ -26,7 +26,7 @@ from textual.widgets import Checkbox, Input, Select
 
 from gmdesk.cli.main import main
 from gmdesk.core.session import Session, SessionStore
-from gmdesk.core.session.settings import SETTINGS, SettingError, parse_assignment
+from gmdesk.core.session.settings import SettingError, declared, parse_assignment
 from gmdesk.tui.screens.help import HelpScreen
 from gmdesk.tui.screens.settings import SettingsDialog
 
@@ -34,7 +34,13 @@ pytestmark = pytest.mark.usefixtures("quick_odds")
 
 
 def test_the_declaration_parses_and_refuses_in_the_gms_words():
-    assert [s.key for s in SETTINGS] == ["skill_threshold", "ord_positive_reroll", "fudge_method", "reroll_initiative"]
+    # each system's own (declared by it, in the systems' order), then the session's
+    assert [(s.key, s.system) for s in declared()] == [
+        ("skill_threshold", "4d2"),
+        ("fudge_method", "fudge"),
+        ("ord_positive_reroll", "torg-2d10"),
+        ("reroll_initiative", ""),
+    ]
     assert parse_assignment("skill_threshold=8") == ("skill_threshold", 8)
     assert parse_assignment("ord_positive_reroll=off") == ("ord_positive_reroll", False)
     assert parse_assignment("Dice method=D20-open") == ("fudge_method", "d20-open")
@@ -119,6 +125,7 @@ async def test_settings_dialog_sets_undoably_and_help_shows_them(tmp_path: Path)
         await press(pilot, "u")
         await settle(pilot)
     settings = saved(path).info.settings
-    assert (settings["skill_threshold"], settings["ord_positive_reroll"]) == (9, True)
+    # a 4d2 session keeps its system's settings: another system's is back at its default
+    assert (settings["skill_threshold"], settings.get("ord_positive_reroll", True)) == (9, True)
     with Session.open(path, readonly=True) as s:
         assert [e.type for e in s.events][-2:] == ["session.settings", "undo"]

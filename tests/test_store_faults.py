@@ -221,7 +221,7 @@ def test_a_second_writer_in_another_process_is_refused_after_the_lock_file_is_de
         s.apply({"type": "note", "text": "mine"})
         sidecar_paths(path)["lock"].unlink()
         code = (
-            "import sys; from core.session import Session\n"
+            "import sys; from gmdesk.core.session import Session\n"
             "try:\n    Session.open(sys.argv[1])\nexcept Exception as e:\n    print(type(e).__name__)\n"
             "else:\n    print('opened')\n"
         )
@@ -230,7 +230,6 @@ def test_a_second_writer_in_another_process_is_refused_after_the_lock_file_is_de
             cwd=ROOT,
             capture_output=True,
             text=True,
-            env=dict(os.environ, PYTHONPATH=str(ROOT)),
             timeout=60,
         )
         assert out.stdout.strip() == "LockedError", out.stderr

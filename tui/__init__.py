@@ -35,3 +35,7 @@ def run_player_view(saves_dir: str | Path, path: str | Path) -> int:
     app = PlayerApp(path)
     app.run()
     return int(app.return_code or 0)
+
+
+if __name__ != "gmdesk.tui":  # `import tui` from the repository root: a second copy of every module
+    raise ImportError("gmdesk's tui is imported as gmdesk.tui (from the installed package), never as tui")

@@ -97,22 +97,23 @@ _CONTROL_MULTILINE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 def _text(value: Any, what: str, maxlen: int = MAX_NAME, empty: bool = False, multiline: bool = False) -> str:
     if not isinstance(value, str):
         raise ValueError(f"{what}: must be text (got {value!r})")
-    value = value.strip() if not multiline else value
-    if not value.strip() and not empty:
+    text: str = value.strip() if not multiline else value
+    if not text.strip() and not empty:
         raise ValueError(f"{what}: must not be empty")
-    if len(value) > maxlen:
-        raise ValueError(f"{what}: at most {maxlen} characters (got {len(value)})")
-    if (_CONTROL_MULTILINE if multiline else _CONTROL).search(value):
+    if len(text) > maxlen:
+        raise ValueError(f"{what}: at most {maxlen} characters (got {len(text)})")
+    if (_CONTROL_MULTILINE if multiline else _CONTROL).search(text):
         raise ValueError(f"{what}: control characters{'' if multiline else ' and line breaks'} are not allowed")
-    return value
+    return text
 
 
 def _int(value: Any, what: str, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{what}: must be a whole number (got {value!r})")
-    if not lo <= value <= hi:
-        raise ValueError(f"{what}: must be a whole number from {lo} to {hi} (got {value})")
-    return value
+    number: int = value
+    if not lo <= number <= hi:
+        raise ValueError(f"{what}: must be a whole number from {lo} to {hi} (got {number})")
+    return number
 
 
 def _choice(value: Any, what: str, choices: tuple[str, ...]) -> str:
@@ -145,7 +146,8 @@ def _plain(fields: Mapping[str, Any], what: str) -> dict[str, Any]:
         text = ""
     if not text or too_deep(text):
         raise ValueError(f"{what}: nested more than {MAX_DEPTH} levels deep")
-    return json.loads(text)
+    copied: dict[str, Any] = json.loads(text)  # the dump of a dict: an object
+    return copied
 
 
 def _only(d: Mapping[str, Any], what: str, allowed: tuple[str, ...]) -> None:

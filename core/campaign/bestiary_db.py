@@ -53,7 +53,9 @@ class BestiaryDB:
     def all(self) -> list[dict[str, Any]]:
         return [dict(d) for d in self.table.all()]
 
-    def search(self, system: str | None = None, tag: str | None = None, text: str | None = None) -> list[dict]:
+    def search(
+        self, system: str | None = None, tag: str | None = None, text: str | None = None
+    ) -> list[dict[str, Any]]:
         """The stat blocks of ``system``, carrying ``tag`` (case-insensitive), whose name
         holds ``text`` (case-insensitive); every one when nothing is asked."""
         if not (system or tag or text):
@@ -100,4 +102,4 @@ def _matches(doc: Mapping[str, Any], system: str | None, tag: str, needle: str) 
 
 
 def _called(name: Any, key: str) -> bool:
-    return name.strip().casefold() == key
+    return isinstance(name, str) and name.strip().casefold() == key

@@ -1,6 +1,6 @@
 """The session: a log of events is the truth, the state is a fold of it.
 
-``from core.session import SessionStore, Session, EventError`` — the contract is in
+``from gmdesk.core.session import SessionStore, Session, EventError`` — the contract is in
 docs/DESIGN.md ("Session contract"). Modules: ``model`` (the state dataclasses),
 ``events`` (validate, fold, undo/redo), ``session`` (an open session over the
 store), ``saves`` (a directory of sessions), ``storage`` (the durable event log),

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, overload
 
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.session.events import Event, Fold, no_gc, replay
@@ -49,7 +49,7 @@ def replayer(log: Any) -> Callable[[int], Fold]:
 PROMOTE_AT = 20_000
 
 
-class EventList(Sequence):
+class EventList(Sequence[Event]):
     """``Session.events``: the log's events, oldest first (``events[i].seq == i + 1``).
 
     A sequence like a list (len, index, slices, iteration, ``==`` with a list); each
@@ -65,7 +65,13 @@ class EventList(Sequence):
     def __len__(self) -> int:
         return len(self._items)
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> Event: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Event]: ...
+
+    def __getitem__(self, index: int | slice) -> Event | list[Event]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self._items)))]
         items = self._items
@@ -75,7 +81,7 @@ class EventList(Sequence):
             e = items[i] = self._load(i + 1)
         return e
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Event]:
         for i in range(len(self._items)):
             yield self[i]
 

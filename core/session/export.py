@@ -4,15 +4,15 @@ A chronicle tells the whole evening as it stands (undone events are gone from
 it): the cast with who was hurt and how and the conditions they carry, the clocks,
 then everything that happened in log order, under a heading for each stretch of
 play in one round ("Round 2"; "Outside the encounter" for round 0). Each roll shows
-who rolled at whom, the outcome and descriptors, the system's numbers (4d6 DC,
-margin, position and effect; the shift, Bonus Number, level…), the dice and every
+who rolled at whom, the outcome and descriptors, the system's numbers (as its
+declaration labels them and its ``chronicle`` tells them), the dice and every
 change it made; every other event in play — conditions and sources, uses, heals,
 new days, clock ticks, characters joining or leaving, Possibilities and buy-offs —
 shows what it did. Turn and round changes are the headings; undo / redo are not
 told (what they undid is simply gone).
 
 The chronicle is the players' by default: ``public=True`` (the default) leaves out
-what the GM keeps secret — the 1d6x4 target number — and the GM's notes; the GM's
+what the GM keeps secret — the parameters a system declares secret — and the GM's notes; the GM's
 full chronicle is asked for with ``public=False`` (``gmdesk export NAME --gm``).
 A character hidden from the players (``Character.hidden``) is not in the players'
 chronicle at all: not in the cast, nor who was hurt, nor the order; neither are its
@@ -131,12 +131,19 @@ _NOT_FACTS = frozenset({"number", "total", "success", "result", "level"})
 
 
 def record_facts(record: Any, public: bool) -> list[str]:
-    """A roll's own numbers as "Label value" (4d6 "DC 16", "Margin +1", "Position
-    standard", "Effect standard"; 4d2 "Shift +2"; torg "Bonus Number +3"…), without
-    the GM's secrets when ``public``."""
+    """A roll's own numbers as "Label value" ("DC 16", "Margin +1", "Shift +2"…): the
+    record fields its system's ``EXTRA_LABELS`` name, signed where its
+    ``SIGNED_EXTRAS`` say, without the GM's secrets when ``public``; then as its
+    system's ``chronicle`` tells them, if it declares one ("DC 16 (Standard)")."""
+    from gmdesk.core.errors import GmdeskError
     from gmdesk.core.render import extra_labels
-    from gmdesk.core.systems import secret_params
+    from gmdesk.core.systems import get_spec, secret_params
 
+    try:
+        spec = get_spec(record.system)
+    except GmdeskError:
+        spec = None
+    signed_keys = spec.signed_extras if spec is not None else frozenset()
     secrets = secret_params(record.system) if public else ()
     out = []
     for key, label in extra_labels(record.system):
@@ -147,21 +154,12 @@ def record_facts(record: Any, public: bool) -> list[str]:
             continue
         if value is True:
             out.append(label)
-        elif isinstance(value, int) and key in (
-            "shift",
-            "bonus",
-            "margin",
-            "relative_degree",
-            "advantage",
-            "result_points",
-        ):
+        elif isinstance(value, int) and key in signed_keys:
             out.append(f"{label} {signed(value, zero='+0')}")
         elif isinstance(value, (str, int, float)):
             out.append(f"{label} {value}")
-    if record.system == "4d6" and record.extra.get("contest") is None and record.extra.get("dc") is not None:
-        name = record.extra.get("dc_name")
-        if name:
-            out = [f"{f} ({name})" if f.startswith("DC ") else f for f in out]
+    if spec is not None and spec.chronicle is not None:
+        out = [str(f) for f in spec.chronicle(record, out)]
     return out
 
 
@@ -202,10 +200,12 @@ def _namer(state: State, public: bool) -> Any:
 
 
 def _char_facts(c: Character, system: str, name_of: Any = None) -> list[str]:
+    from gmdesk.core.systems import character_sections
+
     facts = [f"{c.side}", c.kind]
     if c.reality_rated:
         facts.append(f"Possibilities {c.possibilities}")
-    if system == "1d6x4" or c.vitality_default or c.vitality_current:
+    if "vitality" in character_sections(system) or c.vitality_default or c.vitality_current:
         facts.append(f"Vitality {num(c.vitality_current)}/{num(c.vitality_default)}")
     facts.append(status_word(c.status))
     for cond in c.conditions:

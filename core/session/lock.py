@@ -37,6 +37,7 @@ import os
 import socket
 import time
 from pathlib import Path
+from typing import Any
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.text import now_iso, short_time
@@ -53,7 +54,7 @@ class LockedError(GmdeskError):
     time string, local time) name the holder as it described itself.
     """
 
-    def __init__(self, path: str | os.PathLike, pid: int | None = None, host: str = "", since: str = ""):
+    def __init__(self, path: str | os.PathLike[str], pid: int | None = None, host: str = "", since: str = ""):
         self.path = Path(path)
         self.pid = pid
         self.host = host
@@ -73,7 +74,7 @@ class LockedError(GmdeskError):
         return ", ".join(who) if who else "holder unknown"
 
 
-def _read_holder(fd: int) -> dict:
+def _read_holder(fd: int) -> dict[str, Any]:
     """The holder's self-description, or {} while it has not written it yet."""
     try:
         raw = os.pread(fd, 4096, 0).split(b"\n", 1)[0]
@@ -101,7 +102,7 @@ def _saved_line(raw: bytes) -> tuple[str, int] | None:
     return data["journal"], data["lsn"]
 
 
-def read_saved(path: str | os.PathLike) -> tuple[str, int] | None:
+def read_saved(path: str | os.PathLike[str]) -> tuple[str, int] | None:
     """What the lock file at ``path`` says the last writer saved: (journal identity
     ``"dev:ino"``, number of its last change), or None (no writer since a clean close,
     no such file, unreadable)."""
@@ -128,9 +129,9 @@ class WriterLock:
 
     def __init__(
         self,
-        path: str | os.PathLike,
-        session_path: str | os.PathLike | None = None,
-        journal_path: str | os.PathLike | None = None,
+        path: str | os.PathLike[str],
+        session_path: str | os.PathLike[str] | None = None,
+        journal_path: str | os.PathLike[str] | None = None,
     ):
         self.path = Path(path)
         self.session_path = Path(session_path) if session_path is not None else self.path
@@ -160,7 +161,7 @@ class WriterLock:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder: dict = {}
+            holder: dict[str, Any] = {}
             # The holder writes its description just after locking: give it a moment.
             for _ in range(20):
                 holder = _read_holder(fd)

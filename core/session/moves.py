@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events import MAX_INITIATIVE, Event, EventError, roll_refusal
-from gmdesk.core.session.model import DEFAULT_SETTINGS, State
+from gmdesk.core.session.model import State
 
 
 class SessionMoves:
@@ -30,7 +30,7 @@ class SessionMoves:
 
     def roll(
         self,
-        system: str,
+        system: Any,
         params: Any,
         actor: str | None = None,
         target: str | None = None,
@@ -49,21 +49,20 @@ class SessionMoves:
         What was not given is filled from the roller's and the target's fields, their
         sources and conditions and the session's settings (:mod:`core.session.params`);
         where a value came from goes on the record (``extra["from"]``). ``rng``
-        defaults to a fresh ``random.Random()``. Possibilities spent at roll time
-        (torg ``possibilities``) cost the roller; refused before any die is rolled if
-        it lacks them. ``clock``: the clock the roll's progress goes to, for a system
+        defaults to a fresh ``random.Random()``. Possibilities spent at roll time (the
+        parameter the system's ``HARM.spend`` names) cost the roller; refused before
+        any die is rolled if it lacks them. ``clock``: the clock the roll's progress goes to, for a system
         whose rolls move clocks (refused before rolling if the session has no such
         clock). ``given``: the parameter names the caller set explicitly (they win
         over what the session fills in; None: those that differ from the default).
         ``tables``: other tables than the session's (``gmdesk roll --table``).
         ``origins``: where the caller's own values came from (kept with the roll)."""
         from gmdesk.core.session.params import fill_data, resolve_names
-        from gmdesk.core.systems import get_spec
+        from gmdesk.core.systems import spec_of
 
         if self.readonly:
             raise EventError("this session is open read-only", "roll")
-        spec = get_spec(system)
-        module = spec.module
+        spec = spec_of(system)
         st = self.state
         a = st.characters.get(actor) if actor is not None else None
         t = st.characters.get(target) if target is not None else None
@@ -75,7 +74,7 @@ class SessionMoves:
         self.check_roll(a, t)
         if isinstance(params, Mapping):
             data = dict(params)
-            if combat:  # before validation: some combat-only options need it (1d6x4 --mutual)
+            if combat:  # before validation: some combat-only options need it (a mutual melee)
                 data.setdefault("combat", True)
             if fill:  # filled before validation: an attack's Difficulty may come from the target
                 params, filled = fill_data(st.info.settings, spec, data, a, t, combat, given, self.sheet_items())
@@ -84,7 +83,7 @@ class SessionMoves:
                 params = spec.params_from_json(data)
             origins.update(filled)
         elif fill:
-            params, filled = self.fill_params_from(module, params, a, t, combat, given)
+            params, filled = self.fill_params_from(spec, params, a, t, combat, given)
             origins.update(filled)
         # fill=False: the caller already settled every parameter
         refused = params_refusal(spec, params, a)
@@ -95,7 +94,7 @@ class SessionMoves:
                 raise EventError(f"clock: a {spec.id} roll moves no clock", "roll")
             if not any(k.casefold() == clock.strip().casefold() for k in st.clocks):
                 raise EventError(f"clock: no clock named {clock!r}", "roll")
-        record = module.roll(
+        record = spec.roll(
             params, rng if rng is not None else random.Random(), tables if tables is not None else self.tables()
         )
         if origins:
@@ -112,7 +111,7 @@ class SessionMoves:
     ) -> Event:
         """Log a rolled record (one ``roll`` event) with what it does besides: the
         uses it spends on the roller's (or the defender's) sheet, by its system's
-        ``roll_uses`` (a 1d6x4 Test naming Abilities or Uses); ``clock``: the clock
+        ``roll_uses`` (a Test naming Abilities or Uses); ``clock``: the clock
         its progress goes to."""
         from gmdesk.core.systems import get_spec
 
@@ -126,7 +125,7 @@ class SessionMoves:
         if clock:
             doc["clock"] = clock
         try:
-            hook = getattr(get_spec(record.system).module, "roll_uses", None)
+            hook = get_spec(record.system).roll_uses
         except GmdeskError:
             hook = None
         if hook is not None:
@@ -176,8 +175,8 @@ class SessionMoves:
 
     def initiative_modifier(self, char_id: str, system: str | None = None) -> int:
         """The character's own initiative modifier, as its system declares it (its
-        fields that feed initiative, or the system's ``initiative_modifier``: 4d2 its
-        own active shift total, 1d6x4 its Reflex on the sheet); else 0."""
+        fields that feed initiative, or the system's ``initiative_modifier``: an own
+        shift total, descriptors read on the sheet); else 0."""
         from gmdesk.core.session.params import initiative_modifier
 
         c = self.state.characters[char_id]
@@ -194,12 +193,9 @@ class SessionMoves:
         """One initiative roll for ``char_id`` (not logged): the session's system, the
         character's own modifier unless ``modifier`` is given. A parameter the system
         declares with a session ``setting`` that its ``initiative`` also takes is
-        passed the setting (fudge's dice method), and so is what the session fills
-        into the character's rolls (torg's Stymied and Up from its conditions, an
-        ord's lost reroll). ``character``: a character not yet
+        passed the setting (a dice method), and so is what the session fills into
+        the character's rolls (its conditions, a setting's effect on it). ``character``: a character not yet
         in the session (a stat block about to be added) whose modifier counts."""
-        import inspect
-
         from gmdesk.core.session.params import initiative_modifier, session_values
         from gmdesk.core.systems import get_spec
 
@@ -215,17 +211,14 @@ class SessionMoves:
             mod = self.initiative_modifier(char_id, system)
         rng = rng if rng is not None else random.Random()
         settings = self.state.info.settings
-        try:
-            takes = set(inspect.signature(spec.module.initiative).parameters)
-        except (TypeError, ValueError):
-            takes = set()
+        takes = spec.initiative_options
         kwargs = {
-            p.name: settings.get(p.setting, DEFAULT_SETTINGS.get(p.setting, p.default))
+            p.name: settings.get(p.setting, spec.setting_defaults().get(p.setting, p.default))
             for p in spec.params
             if p.setting and p.name in takes
         }
         # what the session fills into the character's rolls (its conditions, the
-        # session's settings: torg's Stymied, Up, an ord's lost reroll) counts for its
+        # session's settings, through the system's session_defaults) counts for its
         # initiative as for any action, where the system's initiative takes it
         who = character if character is not None else self.state.characters.get(char_id)
         kwargs.update(
@@ -239,7 +232,7 @@ class SessionMoves:
             reason = spec.initiative_fails(who)
             if reason:
                 kwargs["auto_fail"] = reason
-        return spec.module.initiative(rng, mod, **kwargs)
+        return spec.initiative(rng, mod, **kwargs)
 
     def roll_initiative(
         self,
@@ -351,25 +344,28 @@ def after_all_who_rolled(entries: list[dict[str, Any]], state: State) -> list[di
 def params_refusal(system: Any, params: Any, actor: Any = None) -> EventError | None:
     """Why the session refuses to roll these parameters for this roller, before any die
     is rolled (the roll dialog asks the same, so its preview refuses what the roll
-    would): Possibilities spent at roll time (a system whose characters carry
-    Possibilities and that declares a ``possibilities`` parameter, torg) need a
-    reality-rated roller who has them. None when nothing is wrong."""
-    from gmdesk.core.systems import get_spec
-    from gmdesk.core.systems.spec import SystemSpec
+    would): Possibilities spent at roll time (the parameter a system's
+    ``HARM.spend`` names) need a reality-rated roller who has them. None when
+    nothing is wrong."""
+    from gmdesk.core.systems import spec_of
 
     try:
-        spec = system if isinstance(system, SystemSpec) else get_spec(str(getattr(system, "ID", system)))
+        spec = spec_of(system)
     except GmdeskError:
         return None
-    spends = "possibilities" in spec.sections and spec.param("possibilities") is not None
-    cost = int(getattr(params, "possibilities", 0) or 0) if spends else 0
+    spend = spec.harm.spend
+    field = spend.param if spend is not None else ""
+    try:
+        cost = int(getattr(params, field, 0) or 0) if field else 0
+    except (TypeError, ValueError):
+        cost = 0
     if cost and actor is not None:
         if not actor.reality_rated:
             return EventError(
-                f"{actor.name} is not reality-rated and has no Possibilities to spend", "roll", field="possibilities"
+                f"{actor.name} is not reality-rated and has no Possibilities to spend", "roll", field=field
             )
         if actor.possibilities < cost:
             return EventError(
-                f"{actor.name} has {actor.possibilities} Possibilities, needs {cost}", "roll", field="possibilities"
+                f"{actor.name} has {actor.possibilities} Possibilities, needs {cost}", "roll", field=field
             )
     return None

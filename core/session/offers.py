@@ -1,11 +1,13 @@
 """What the desk offers as a default, read from the state (the UI only shows it).
 
 The rules live with the moves of the built-in systems
-(:mod:`core.systems.builtin_moves`); this module names them for the session's side:
+(:mod:`core.systems.builtin_moves`, :mod:`core.systems.clock_moves`); this module
+names them for the session's side:
 
-* :func:`pending_clock_progress`: the clock progress the latest 4d6 roll earned and
-  that no clock has taken yet — the default of the next clock tick;
-* :func:`buyoff_choices`: a character's wounds for a torg buy-off, newest first, each
+* :func:`pending_clock_progress`: the clock progress the latest roll of a system
+  whose rolls move clocks earned and that no clock has taken yet — the default of
+  the next clock tick;
+* :func:`buyoff_choices`: a character's wounds for a Possibility buy-off, newest first, each
   with how old it is; the default is the first one, the damage just taken;
 * :func:`damage_just_taken`: the damage of the last roll against a character, what
   a buy-off without a pick takes off (:func:`nothing_to_buy_off` says why none).
@@ -14,15 +16,14 @@ The rules live with the moves of the built-in systems
 from __future__ import annotations
 
 from gmdesk.core.systems.builtin_moves import (
-    ClockOffer,
     WoundChoice,
     buyoff_choices,
     damage_just_taken,
     latest_wound_index,
     nothing_to_buy_off,
-    pending_clock_progress,
     wound_age,
 )
+from gmdesk.core.systems.clock_moves import ClockOffer, pending_clock_progress
 
 __all__ = [
     "ClockOffer",

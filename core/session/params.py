@@ -12,16 +12,19 @@ What the session fills in (:func:`roll_defaults`):
   (the descriptor column follows them; a tracked character's kind always wins);
 * the characters' **fields** (:func:`field_defaults`): each declared
   ``CharField`` that ``feeds`` a parameter fills it from the roller's or the
-  target's value (a ``stat`` field with the value of the entry it names: torg's
+  target's value (a ``stat`` field with the value of the entry it names: an
   Attack skill "Fire Combat" fills ``skill`` with the roller's Fire Combat value; a
   ``combat_only`` field only in an attack);
 * the **sources** a system reads (its ``ROLL_SOURCES``: kind, and whether the
-  target's count against the roller) through its ``sources_params`` (4d2 net
-  ``shift``, 4d6 ``adv``); inactive (switched-off) sources never count;
+  target's count against the roller) — the character's sources of that kind and the
+  entries of its fields declared as such (``CharField.sources``) — through its
+  ``sources_params`` (a net shift, an advantage level); inactive (switched-off)
+  sources never count;
 * the **settings**: a parameter declared with ``setting`` takes the session's
-  setting of that name (4d2 ``skill_threshold``, fudge ``method``);
-* what the system's ``session_defaults(settings, actor, target)`` returns (torg
-  Stymied / Up from the roller's conditions, the ord reroll setting).
+  setting of that name (a skill chance threshold, a dice method), its system's
+  declared default when the session has none;
+* what the system's ``session_defaults(settings, actor, target)`` returns (what the
+  roller's conditions or the session's settings change in its rolls).
 
 What the caller sets explicitly wins (:func:`fill_params` ``given``): a CLI option
 typed on the command line (``--shift 0`` included), or a field of the dialog (which
@@ -39,22 +42,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from gmdesk.core.errors import ParamError
-from gmdesk.core.session.model import DEFAULT_SETTINGS
 from gmdesk.core.systems.spec import INITIATIVE, CharField, SystemSpec, find_stat
 
 
 def _spec(system: Any) -> SystemSpec | None:
     """The declaration of ``system`` (an id, a system module or a spec); None for an
-    unknown id."""
-    from gmdesk.core.systems import get_spec
+    unknown one."""
+    from gmdesk.core.systems import spec_of
 
-    if isinstance(system, SystemSpec):
-        return system
-    system_id = system if isinstance(system, str) else getattr(system, "ID", None)
-    if not isinstance(system_id, str):
-        return None
     try:
-        return get_spec(system_id)
+        return spec_of(system)
     except ParamError:
         return None
 
@@ -62,7 +59,8 @@ def _spec(system: Any) -> SystemSpec | None:
 @dataclass(frozen=True)
 class RollSource:
     """One source a roll reads: the roller's own (``owner="own"``) or, where the
-    system counts the target's against the roller (4d2), the target's (``owner="vs"``)."""
+    system counts the target's against the roller (``ROLL_SOURCES``' ``opposed``),
+    the target's (``owner="vs"``)."""
 
     owner: str  # "own" | "vs"
     kind: str  # "shift" | "advantage"
@@ -76,29 +74,37 @@ def roll_sources(system: Any, actor: Any = None, target: Any = None) -> list[Rol
     """Every source of the roller (and of the target, where the system counts them)
     that ``system`` reads (its ``ROLL_SOURCES``), active or not, in the character's order."""
     spec = _spec(system)
-    declared = getattr(spec.module, "ROLL_SOURCES", None) if spec is not None else None
+    declared = spec.roll_sources if spec is not None else None
     if not declared:
         return []
     kind, opposed = declared
     owners = [("own", actor)]
     if opposed:
         owners.append(("vs", target))
+    tables = [f.name for f in spec.character_fields if f.sources == kind] if spec is not None else []
     out: list[RollSource] = []
     for owner, ch in owners:
         if ch is None:
             continue
         for src in ch.sources(kind):
             out.append(RollSource(owner, kind, src.name, int(src.value), bool(src.active), ch.name))
+        # the entries of the fields declared as its sources (CharField.sources)
+        seen = {s.name.casefold() for s in out if s.owner == owner}
+        for name in tables:
+            for entry, value in ((getattr(ch, "fields", None) or {}).get(name) or {}).items():
+                if str(entry).casefold() not in seen and isinstance(value, int):
+                    out.append(RollSource(owner, kind, str(entry), value, True, ch.name))
     return out
 
 
 def sources_params(system: Any, sources: Iterable[RollSource]) -> dict[str, Any]:
     """The parameters the given (switched-on) sources make, by the system's own
-    ``sources_params`` (4d2 ``shift``: own total minus the target's, each held to
-    0..3; 4d6 ``adv``: the roller's values). Empty for a system that reads none."""
+    ``sources_params`` (a net shift: the own total minus the target's; an advantage
+    level: the roller's values). Empty for a system that reads none."""
     spec = _spec(system)
-    hook = getattr(spec.module, "sources_params", None) if spec is not None else None
-    return dict(hook(list(sources))) if hook is not None else {}
+    if spec is None or spec.sources_params is None:
+        return {}
+    return dict(spec.sources_params(list(sources)))
 
 
 def _sources_origin(sources: list[RollSource]) -> str:
@@ -184,7 +190,7 @@ def resolve_names(
     spec: Any, data: Mapping[str, Any], actor: Any = None, target: Any = None
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """``data`` with each stat name typed in a parameter that a ``stat`` field feeds
-    ("Fire Combat" in torg's Skill value) replaced by that side's value of it, and
+    ("Fire Combat" typed as a Skill value) replaced by that side's value of it, and
     the origins of the values so read ({"skill": "Quin Sebastian's Fire Combat"}).
     A name the character lacks is refused (``ParamError`` naming the parameter's
     label and listing the character's names); a number or a ladder level stays."""
@@ -221,16 +227,15 @@ def resolve_names(
 
 def initiative_modifier(spec: Any, character: Any) -> int:
     """A character's own initiative modifier: the system's ``initiative_modifier``
-    hook when it has one (4d2 the own shift total, 1d6x4 the Reflex descriptors on
-    the sheet), else the sum of its fields that feed initiative (torg its Dexterity
-    value, 4d6 its initiative bonus); 0 when nothing says."""
+    member when it declares one (an own shift total, descriptors read on the sheet),
+    else the sum of its fields that feed initiative (a Dexterity value, an initiative
+    bonus); 0 when nothing says."""
     spec = _spec(spec)
     if spec is None or character is None:
         return 0
-    hook = getattr(spec.module, "initiative_modifier", None)
-    if hook is not None:
+    if spec.initiative_modifier is not None:
         try:
-            return int(hook(character) or 0)
+            return int(spec.initiative_modifier(character) or 0)
         except (ParamError, ValueError, TypeError):
             return 0
     total = 0
@@ -269,19 +274,19 @@ def _session_values(
         out[name] = value
         if on:
             origins[name] = _sources_origin(on)
+    declared_settings = spec.setting_defaults()
     for p in spec.params:
         if p.setting:
-            out[p.name] = settings.get(p.setting, DEFAULT_SETTINGS.get(p.setting, p.default))
-    hook = getattr(spec.module, "session_defaults", None)
-    if hook is not None:
-        out.update(hook(settings, actor, target))
+            out[p.name] = settings.get(p.setting, declared_settings.get(p.setting, p.default))
+    if spec.session_defaults is not None:
+        out.update(spec.session_defaults(settings, actor, target))
     return out, origins
 
 
 def sheet_items(characters: Iterable[Any]) -> frozenset[str]:
     """The Physical Items the characters' descriptor sheets list (each by its
     :func:`core.sheet.item_key`): a name in a Test any of them lists as an item is
-    one the Test needs (RULES.md, 1d6x4)."""
+    one the Test needs (RULES.md)."""
     out: set[str] = set()
     for c in characters:
         sheet = getattr(c, "sheet", None)
@@ -358,9 +363,9 @@ def fill_data(
     stat name typed in one is the character's value, :func:`resolve_names`).
     ``None``: those in ``data`` whose value differs from the default. A system's
     ``read_filled(params, filled, actor, target)`` then reads what the fields filled
-    beyond its value, before the parameters are checked (1d6x4: the named
-    descriptors' Current Values on the sheets; ``items``: the Physical Items the
-    session's sheets list, :func:`sheet_items`)."""
+    beyond its value, before the parameters are checked (the named descriptors'
+    Current Values on the sheets; ``items``: the Physical Items the session's sheets
+    list, :func:`sheet_items`)."""
     spec = _spec(system)
     if spec is None:
         raise ParamError("SYSTEM", f"unknown system {system!r}")
@@ -384,10 +389,9 @@ def fill_data(
                 data[name] = value
                 filled.add(name)
     origins.update({k: v for k, v in found.items() if k in filled})
-    hook = getattr(spec.module, "read_filled", None)
     from_fields = filled & {f.feeds for f in spec.character_fields if f.feeds}
-    if hook is not None and from_fields:
-        data = hook(data, from_fields, actor, target, items=items)
+    if spec.read_filled is not None and from_fields:
+        data = dict(spec.read_filled(data, from_fields, actor, target, **spec.offered("read_filled", items=items)))
     return spec.params_from_json(data), origins
 
 

@@ -79,7 +79,7 @@ def _short(err: BaseException, path: Path) -> str:
     return text.replace(" (file left untouched)", "")
 
 
-def check(path: str | os.PathLike) -> CheckReport:
+def check(path: str | os.PathLike[str]) -> CheckReport:
     """Read the session at ``path`` the way an open would (never writing anything) and
     say what is wrong. A session that opens gets its notes (a torn last record that
     an open drops, events the rules refuse, a stale checkpoint)."""
@@ -117,7 +117,7 @@ def check(path: str | os.PathLike) -> CheckReport:
     return report
 
 
-def _header_problems(header: dict) -> list[str]:
+def _header_problems(header: dict[str, Any]) -> list[str]:
     from gmdesk.core.session.session import header_problems
 
     return header_problems(header)
@@ -131,8 +131,8 @@ class Salvage:
     left out (its place is kept, so that what later events say of earlier ones by
     number still holds)."""
 
-    header: dict | None
-    events: list[dict | None]
+    header: dict[str, Any] | None
+    events: list[dict[str, Any] | None]
     meta: list[tuple[Any, Any]]  # (key, value) as read: repair keeps those with a text key
     left_out: list[str]
 
@@ -158,7 +158,7 @@ def _ranges(seqs: list[int]) -> str:
     return ", ".join(f"#{a}" if a == b else f"#{a}–#{b}" for a, b in runs)
 
 
-def _event_line(data: bytes, pos: int, seq: int) -> tuple[dict | None, int]:
+def _event_line(data: bytes, pos: int, seq: int) -> tuple[dict[str, Any] | None, int]:
     """The event on the line starting at ``data[pos]`` (a newline, then ``"seq":{…}``)
     and where the next line starts; None when it does not read as event ``seq``."""
     nl = data.find(b"\n", pos + 1)
@@ -177,7 +177,7 @@ def _event_line(data: bytes, pos: int, seq: int) -> tuple[dict | None, int]:
     return (doc if type(doc) is dict else None), (nl if nl >= 0 else len(data))
 
 
-def _snapshot_events(data: bytes, sysrec: dict | None, left_out: list[str]) -> list[dict | None]:
+def _snapshot_events(data: bytes, sysrec: dict[str, Any] | None, left_out: list[str]) -> list[dict[str, Any] | None]:
     """The snapshot's events by seq (None for one that cannot be trusted). With block
     checksums, every block whose checksum matches is kept, whatever the others hold;
     without them (an older layout) every event up to the first that does not read."""
@@ -206,7 +206,7 @@ def _snapshot_events(data: bytes, sysrec: dict | None, left_out: list[str]) -> l
         while 0 <= p < end and len(nls) < count:
             nls.append(p)
             p = data.find(b"\n", p + 1)
-        events: list[dict | None] = [None] * count
+        events: list[dict[str, Any] | None] = [None] * count
         bad: list[int] = []
         for k in range(-(-count // BLOCK_EVENTS)):
             a, b = k * BLOCK_EVENTS, min(count, (k + 1) * BLOCK_EVENTS)
@@ -253,7 +253,7 @@ def _snapshot_events(data: bytes, sysrec: dict | None, left_out: list[str]) -> l
     return events
 
 
-def salvage(path: str | os.PathLike) -> Salvage:
+def salvage(path: str | os.PathLike[str]) -> Salvage:
     """Everything that can be trusted in the session at ``path`` (read only)."""
     import zlib
 
@@ -263,7 +263,7 @@ def salvage(path: str | os.PathLike) -> Salvage:
     if got is None:
         raise GmdeskError(f"{path}: no such session file")
     data = got[0]
-    sysrec: dict | None = None
+    sysrec: dict[str, Any] | None = None
     prefix = b'{"' + SYSTEM_KEY.encode() + b'":'
     first = data[: data.find(b"\n")] if b"\n" in data else data
     if first.startswith(prefix):
@@ -296,7 +296,7 @@ def salvage(path: str | os.PathLike) -> Salvage:
             "it is kept as it reads: check its settings"
         )
     events = _snapshot_events(data, sysrec, left_out)
-    meta: dict = {}
+    meta: dict[str, Any] = {}
     at = data.rfind(b',\n"' + META_TABLE.encode() + b'":{')
     tcrc, length = sysrec.get("tail_crc32"), sysrec.get("events_bytes")
     ev_at = data.find(b"\n" + b'"' + EVENTS_TABLE.encode() + b'":{')
@@ -316,7 +316,12 @@ def salvage(path: str | os.PathLike) -> Salvage:
 
 
 def _with_journal(
-    path: Path, header: dict, events: list[dict | None], lsn: int | None, meta: Any, left_out: list[str]
+    path: Path,
+    header: dict[str, Any],
+    events: list[dict[str, Any] | None],
+    lsn: int | None,
+    meta: Any,
+    left_out: list[str],
 ) -> Salvage:
     """Add the journal's changes after the snapshot's: every record whose checksum
     verifies, in the order their numbers prove; a damaged record is skipped (the
@@ -417,7 +422,7 @@ def _with_journal(
 SUMMARY_KEYS = ("round", "rolls", "characters", "events", "last_played")
 
 
-def repair(path: str | os.PathLike, saves_dir: str | os.PathLike | None = None) -> tuple[Path, Salvage]:
+def repair(path: str | os.PathLike[str], saves_dir: str | os.PathLike[str] | None = None) -> tuple[Path, Salvage]:
     """Write a new session beside the damaged one at ``path`` from everything that
     can be trusted; returns its path and what was kept / left out. The damaged files
     are only read. GmdeskError when nothing can be recovered (no readable header)."""

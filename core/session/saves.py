@@ -230,7 +230,7 @@ def _examples_dir() -> Path | None:
     try:
         from importlib import resources
 
-        return Path(str(resources.files("saves"))).resolve()
+        return Path(str(resources.files("gmdesk.saves"))).resolve()
     except Exception:  # pragma: no cover - the package is always there when installed
         return None
 
@@ -660,7 +660,7 @@ def _rest_hook(system: str) -> Callable[[dict], dict]:
     from gmdesk.core.systems import get_spec
     from gmdesk.core.systems.rest import default_rest
 
-    return get_spec(system).hook("rest") or default_rest
+    return get_spec(system).rest or default_rest
 
 
 def rest_changes(before: dict, after: dict) -> list[str]:

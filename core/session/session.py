@@ -42,6 +42,7 @@ from gmdesk.core.session.events import (
     no_gc,
     replay,
     session_tables,
+    system_fingerprint,
 )
 from gmdesk.core.session.model import DEFAULT_SETTINGS, State
 from gmdesk.core.session.moves import SessionMoves, params_refusal
@@ -99,7 +100,10 @@ def _store():
 
 def new_header(name: str, system: str, settings: Mapping[str, Any] | None = None, created: str | None = None) -> dict:
     when = created or now_iso()
+    from gmdesk.core.session.settings import defaults_for
+
     merged = copy.deepcopy(DEFAULT_SETTINGS)
+    merged.update(defaults_for(system))
     merged.update(copy.deepcopy(dict(settings or {})))
     return {
         "format": FORMAT,
@@ -119,7 +123,7 @@ def header_problems(header: Mapping[str, Any]) -> list[str]:
     """What makes a stored header unusable, one plain line each (empty when fine): a
     missing name, system or settings, or a dice system this gmdesk does not know.
     Such a save is refused, never opened and rewritten with defaults."""
-    from gmdesk.core.session.settings import BY_KEY, SettingError
+    from gmdesk.core.session.settings import SettingError, settings_of
     from gmdesk.core.systems import BUILTIN_IDS, system_ids
 
     out = []
@@ -138,8 +142,10 @@ def header_problems(header: Mapping[str, Any]) -> list[str]:
             out.append(f"the header's {key!r} is empty")
     settings = header.get("settings")
     if isinstance(settings, dict):
+        # the session's own and its system's: another system's does nothing here
+        own = {s.key: s for s in settings_of(str(header.get("system", "")))}
         for key, value in settings.items():
-            setting = BY_KEY.get(key)
+            setting = own.get(key)
             if setting is None:
                 continue
             try:
@@ -260,7 +266,11 @@ class Session(SessionMoves, SystemMoveCalls):
         (no checkpoint, or one that does not fit: another gmdesk version or log, a
         damaged file, a seq beyond the log, a different digest of the events it
         covers). Reading it never fails the open: the log is replayed instead."""
+        from gmdesk.core.session.events.migrations import plugins_migrate
+
         log = self._log
+        if plugins_migrate():  # a plug-in migrates its records on read: the log is read again
+            return None
         read = getattr(log, "read_checkpoint", None)
         got = read() if read is not None else None
         if got is None:
@@ -269,7 +279,7 @@ class Session(SessionMoves, SystemMoveCalls):
         seq = head.get("seq")
         if (
             head.get("version") != CHECKPOINT_VERSION
-            or head.get("fingerprint") != fold_fingerprint()
+            or head.get("fingerprint") != fold_fingerprint() + system_fingerprint(str(log.header.get("system")))
             or type(seq) is not int
             or not 0 < seq <= count
             or head.get("digest") != log.digest(seq)
@@ -309,7 +319,7 @@ class Session(SessionMoves, SystemMoveCalls):
                 body = dumps_in_pieces(fold_checkpoint(fold, self.UNDO_KEPT, self._skipped, n)).encode("utf-8")
             head = {
                 "version": CHECKPOINT_VERSION,
-                "fingerprint": fold_fingerprint(),
+                "fingerprint": fold_fingerprint() + system_fingerprint(str(self._log.header.get("system"))),
                 "seq": n,
                 "digest": self._log.digest(n),
             }

@@ -1,174 +1,98 @@
-"""The session settings a GM sets, declared once.
+"""The settings a session keeps, gathered: the session's own and every dice
+system's (each declared by its system, ``SETTINGS`` in its declaration).
 
-Each :class:`Setting` says what the GM reads and may type — its label, a line of
-help, its type, its choices or range, the dice system it belongs to — and parses and
-checks a value. Everything that shows or takes a setting is generated from
-:data:`SETTINGS`: the desk's "Session settings" dialog (one field per setting), the
-desk's help (the session's settings and their values), ``gmdesk new … --setting
-KEY=VALUE``, and the ``session.settings`` event's validation and effects list.
+Each :class:`~core.systems.setting.Setting` says what the GM reads and may type —
+its label, a line of help, its type, its choices or range, the dice system it
+belongs to — and parses and checks a value. Everything that shows or takes a
+setting is generated from :func:`declared`: the desk's "Session settings" dialog
+(one field per setting), the desk's help (the session's settings and their values),
+``gmdesk new … --setting KEY=VALUE``, and the ``session.settings`` event's
+validation and effects list.
 
-The settings are the ones ``RULES.md`` leaves to the session:
+The session's own setting (:data:`SESSION_SETTINGS`) is ``reroll_initiative``
+(every system): everyone in the encounter who can act rolls initiative again at the
+start of every round after the first, each roll logged (off by default: the order
+rolled when they joined holds all fight). The systems' are the ones ``RULES.md``
+leaves to the session (a skill chance's threshold, whether ords reroll, a dice
+method); a session of a system starts with its system's defaults
+(:func:`defaults_for`).
 
-* ``skill_threshold`` (4d2): the unshifted Number from which a roll gives a skill
-  chance (+9 by default);
-* ``ord_positive_reroll`` (torg-2d10): ords (not reality-rated) reroll a maxed
-  positive die too (on by default; off denies them the reroll);
-* ``fudge_method`` (fudge): the dice method initiative and the roll dialog use
-  (``2d3`` by default);
-* ``reroll_initiative`` (every system): everyone in the encounter who can act
-  rolls initiative again at the start of every round after the first, each roll
-  logged (off by default: the order rolled when they joined holds all fight).
-
-A bad value is refused in one line naming the setting by its label and saying what
-it accepts ("Skill chance threshold (4d2) must be a whole number from 1 to 11 (got
-'x')").
+A bad value is refused in one line naming the setting by its label and its system
+and saying what it accepts ("Dice method (SYSTEM) must be one of …").
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from gmdesk.core.errors import GmdeskError
+from gmdesk.core.systems.setting import Setting, SettingError
+
+#: the settings of every session, whatever its system
+SESSION_SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "reroll_initiative",
+        "Reroll initiative every round",
+        "at the start of every round after the first, everyone who can act rolls initiative again (logged)",
+        "bool",
+        False,
+    ),
+)
 
 
-class SettingError(GmdeskError):
-    """A setting refused: one line naming it by its label and what it accepts;
-    ``reason`` is the same without the label ("must be on or off (got 'x')")."""
+def declared() -> tuple[Setting, ...]:
+    """Every setting the GM sets, in the order the dialog and help show them: each
+    installed system's (in the systems' order), then the session's own."""
+    from gmdesk.core.errors import GmdeskError
+    from gmdesk.core.systems import get_spec, system_ids
 
-    def __init__(self, message: str, reason: str = "") -> None:
-        super().__init__(message)
-        self.reason = reason or message
-
-
-_TRUE = ("on", "yes", "true", "1")
-_FALSE = ("off", "no", "false", "0")
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One session setting: ``type`` is "int" (``lo``..``hi``), "bool" or "choice"
-    (``choices``); ``system`` the dice system it belongs to."""
-
-    key: str
-    label: str
-    help: str
-    type: str
-    default: Any
-    system: str = ""
-    choices: tuple[str, ...] = ()
-    lo: int | None = None
-    hi: int | None = None
-
-    @property
-    def title(self) -> str:
-        """The label with its system: "Skill chance threshold (4d2)"."""
-        return f"{self.label} ({self.system})" if self.system else self.label
-
-    def accepts(self) -> str:
-        """What the setting accepts, in words."""
-        if self.type == "int":
-            return f"a whole number from {self.lo} to {self.hi}"
-        if self.type == "bool":
-            return "on or off"
-        return "one of " + ", ".join(self.choices)
-
-    def parse(self, value: Any) -> Any:
-        """The setting's value from what was typed (text) or given (a value);
-        SettingError names the setting and what it accepts."""
-        text = value.strip() if isinstance(value, str) else value
-        if self.type == "int":
-            if isinstance(text, bool):
-                raise self._refuse(value)
-            try:
-                number = int(text)
-            except (TypeError, ValueError):
-                raise self._refuse(value) from None
-            if isinstance(text, float) and text != number:
-                raise self._refuse(value)
-            if (self.lo is not None and number < self.lo) or (self.hi is not None and number > self.hi):
-                raise self._refuse(value)
-            return number
-        if self.type == "bool":
-            if isinstance(text, bool):
-                return text
-            if isinstance(text, str) and text.casefold() in _TRUE:
-                return True
-            if isinstance(text, str) and text.casefold() in _FALSE:
-                return False
-            raise self._refuse(value)
-        if isinstance(text, str):
-            for choice in self.choices:
-                if text.casefold() == choice.casefold():
-                    return choice
-        raise self._refuse(value)
-
-    def show(self, value: Any) -> str:
-        """A value as the GM reads it: "9", "on" / "off", "d20-open"."""
-        if self.type == "bool":
-            return "on" if value else "off"
-        return str(value)
-
-    def _refuse(self, value: Any) -> SettingError:
-        reason = f"must be {self.accepts()} (got {value!r})"
-        return SettingError(f"{self.title} {reason}", reason)
+    out: list[Setting] = []
+    for system_id in system_ids():
+        try:
+            out += get_spec(system_id).settings
+        except GmdeskError:
+            continue
+    return (*out, *SESSION_SETTINGS)
 
 
-def _declare() -> tuple[Setting, ...]:
-    from gmdesk.core.systems.four_d_two import DEFAULT_SKILL_THRESHOLD, SKILL_THRESHOLD_MAX, SKILL_THRESHOLD_MIN
-    from gmdesk.core.systems.fudge import DEFAULT_METHOD, METHODS
+def settings_of(system: str) -> tuple[Setting, ...]:
+    """The settings a session of ``system`` uses: its system's, then the session's
+    own (none of another system's; an unknown system: the session's own only)."""
+    from gmdesk.core.errors import GmdeskError
+    from gmdesk.core.systems import get_spec
 
-    return (
-        Setting(
-            "skill_threshold",
-            "Skill chance threshold",
-            "the unshifted Number from which a roll gives a chance at a new skill",
-            "int",
-            DEFAULT_SKILL_THRESHOLD,
-            "4d2",
-            lo=SKILL_THRESHOLD_MIN,
-            hi=SKILL_THRESHOLD_MAX,
-        ),
-        Setting(
-            "ord_positive_reroll",
-            "Ords reroll a maxed die",
-            "ords (not reality-rated) reroll a maxed positive die as Storm Knights do; off denies them",
-            "bool",
-            True,
-            "torg-2d10",
-        ),
-        Setting(
-            "fudge_method",
-            "Dice method",
-            "the FUDGE dice method initiative and the roll dialog use",
-            "choice",
-            DEFAULT_METHOD,
-            "fudge",
-            choices=tuple(METHODS),
-        ),
-        Setting(
-            "reroll_initiative",
-            "Reroll initiative every round",
-            "at the start of every round after the first, everyone who can act rolls initiative again (logged)",
-            "bool",
-            False,
-        ),
-    )
+    try:
+        return (*get_spec(system).settings, *SESSION_SETTINGS)
+    except GmdeskError:
+        return SESSION_SETTINGS
 
 
-#: every setting the GM sets, in the order the dialog and help show them
-SETTINGS: tuple[Setting, ...] = _declare()
-BY_KEY: Mapping[str, Setting] = {s.key: s for s in SETTINGS}
+def by_key() -> Mapping[str, Setting]:
+    """Setting key → its declaration (:func:`declared`)."""
+    return {s.key: s for s in declared()}
+
+
+def defaults_for(system: str) -> dict[str, Any]:
+    """The settings a new session of ``system`` starts with: the session's own and
+    its system's, each at its default."""
+    from gmdesk.core.errors import GmdeskError
+    from gmdesk.core.systems import get_spec
+
+    out = {s.key: s.default for s in SESSION_SETTINGS}
+    try:
+        out.update(get_spec(system).setting_defaults())
+    except GmdeskError:
+        pass
+    return out
 
 
 def setting(key: str) -> Setting:
     """The setting named ``key`` (its key, or its label, case-insensitive)."""
     k = key.strip().casefold().replace("-", "_")
-    for s in SETTINGS:
+    for s in declared():
         if k in (s.key, s.label.casefold(), s.title.casefold()):
             return s
-    known = "; ".join(f"{s.key} ({s.title})" for s in SETTINGS)
+    known = "; ".join(f"{s.key} ({s.title})" for s in declared())
     raise SettingError(f"unknown setting {key.strip()!r}; settings: {known}")
 
 
@@ -176,11 +100,11 @@ def parse_assignment(text: str) -> tuple[str, Any]:
     """``KEY=VALUE`` (as ``gmdesk new --setting`` takes it) → (key, checked value)."""
     key, sep, value = text.partition("=")
     if not sep or not key.strip():
-        raise SettingError(f"a setting is KEY=VALUE, e.g. skill_threshold=8 (got {text!r})")
+        raise SettingError(f"a setting is KEY=VALUE, e.g. reroll_initiative=on (got {text!r})")
     s = setting(key)
     return s.key, s.parse(value)
 
 
 def current(settings: Mapping[str, Any]) -> list[tuple[Setting, Any]]:
     """Each declared setting with its value in ``settings`` (its default when unset)."""
-    return [(s, settings.get(s.key, s.default)) for s in SETTINGS]
+    return [(s, settings.get(s.key, s.default)) for s in declared()]

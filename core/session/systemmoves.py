@@ -125,7 +125,8 @@ class SystemMoveCalls:
     # ---- the named moves of the built-in systems
 
     def spend_possibility(self, char_id: str, roll_seq: int, rng: Any = None) -> Event:
-        """``char_id`` spends a Possibility on torg roll ``roll_seq``: a positive progressive d10."""
+        """``char_id`` spends a Possibility on roll ``roll_seq`` (the built-in move of the
+        system whose rolls take one after they are made)."""
         return self._builtin("spend_possibility", {"id": char_id, "roll": roll_seq}, rng)
 
     def cancel_possibility(self, char_id: str, roll_seq: int) -> Event:
@@ -133,11 +134,12 @@ class SystemMoveCalls:
         return self._builtin("cancel_possibility", {"id": char_id, "roll": roll_seq})
 
     def heal(self, healer: str, target: str, rng: Any = None) -> Event:
-        """1d6x4 Healing Ability: d6 back onto ``target``'s Vitality (capped at its Default)."""
+        """A Healing Ability of a descriptor sheet: d6 back onto ``target``'s Vitality
+        (capped at its Default)."""
         return self._builtin("heal", {"healer": healer, "target": target}, rng)
 
     def _builtin(self, move_id: str, values: Mapping[str, Any], rng: Any = None) -> Event:
-        """A built-in move by its rules, whatever the session's system (a torg roll
+        """A built-in move by its rules, whatever the session's system (a roll of another system
         may be logged in any session)."""
         from gmdesk.core.systems import BUILTIN_IDS, get_spec
 

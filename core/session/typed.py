@@ -37,7 +37,7 @@ _UNTIL = re.compile(
 _UNTIL_EXAMPLE = "e.g. 'Dodging until the start of Kara's next turn'"
 
 
-def parse_condition(text: str, characters: Iterable[Any] = ()) -> tuple[str, int | None, dict | None]:
+def parse_condition(text: str, characters: Iterable[Any] = ()) -> tuple[str, int | None, dict[str, Any] | None]:
     """``"Stymied"``, ``"Stymied 2"`` (2 rounds) or ``"Dodging until the start of
     Kara's next turn"`` / ``"… until the end of Kara's turn"`` → (name, rounds,
     until): ``until`` is ``{"id": Kara's id, "at": "start" | "end"}`` (a
@@ -64,7 +64,7 @@ def parse_condition(text: str, characters: Iterable[Any] = ()) -> tuple[str, int
     return " ".join(words), rounds, None
 
 
-def parse_vitality(text: str) -> dict:
+def parse_vitality(text: str) -> dict[str, Any]:
     """``"3"`` (current) or ``"3/5"`` (current/default)."""
     if "/" in text:
         cur, default = text.split("/", 1)
@@ -75,7 +75,7 @@ def parse_vitality(text: str) -> dict:
     return {"vitality_current": parse_int("vitality", text)}
 
 
-def parse_sheet_value(text: str) -> dict:
+def parse_sheet_value(text: str) -> dict[str, Any]:
     """``"+2"`` (current value), ``"(3)"`` / ``"(inf)"`` (current uses) or ``"+2 (3)"``."""
     out: dict[str, Any] = {}
     rest = text.strip()

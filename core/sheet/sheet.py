@@ -72,12 +72,12 @@ def _add_uses(a: Uses, b: Uses) -> Uses:
 def _check_value(option: str, v: Any) -> int | None:
     if v is None:
         return None
-    if isinstance(v, bool) or not isinstance(v, int):
-        try:
-            v = int(str(v).strip().replace("\u2212", "-"))
-        except ValueError:
-            raise ParamError(option, f"must be a whole number like +2 or -1, or empty (got {v!r})") from None
-    return v
+    if isinstance(v, int) and not isinstance(v, bool):
+        return v
+    try:
+        return int(str(v).strip().replace("\u2212", "-"))
+    except ValueError:
+        raise ParamError(option, f"must be a whole number like +2 or -1, or empty (got {v!r})") from None
 
 
 def _check_uses(option: str, u: Any) -> Uses:
@@ -93,9 +93,9 @@ def _check_uses(option: str, u: Any) -> Uses:
             u = int(s)
         except ValueError:
             raise ParamError(option, f"must be a count N ≥ 0 or 'inf', or empty (got {u!r})") from None
-    if isinstance(u, bool) or not isinstance(u, int) or u < 0:
-        raise ParamError(option, f"must be a count N ≥ 0 or 'inf', or empty (got {u!r})")
-    return u
+    if isinstance(u, int) and not isinstance(u, bool) and u >= 0:
+        return u
+    raise ParamError(option, f"must be a count N ≥ 0 or 'inf', or empty (got {u!r})")
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,9 @@ BUILTIN_MODULES = {
 
 #: the built-in identifiers (every installed one: :func:`system_ids`)
 BUILTIN_IDS = tuple(BUILTIN_MODULES)
+
+#: the system of a session that names none (a header or a state written without one)
+DEFAULT_SYSTEM = BUILTIN_IDS[0]
 SYSTEM_IDS = BUILTIN_IDS
 
 #: the system a new session plays when none is named (``gmdesk new NAME``)
@@ -149,8 +152,24 @@ def get_spec(system_id: str) -> SystemSpec:
 
 
 def get_system(system_id: str) -> ModuleType:
-    """The module implementing ``system_id``; ParamError for an unknown id."""
-    return get_spec(system_id).module
+    """The module implementing ``system_id`` (for tests and tools: gmdesk itself uses
+    the declaration, :func:`get_spec`); ParamError for an unknown id."""
+    module = get_spec(system_id).module
+    assert module is not None
+    return module
+
+
+def spec_of(system: SystemSpec | ModuleType | str) -> SystemSpec:
+    """The declaration of ``system``: a declaration, an id or a system module;
+    ParamError for an unknown one."""
+    if isinstance(system, SystemSpec):
+        return system
+    if isinstance(system, str):
+        return get_spec(system)
+    system_id = SystemSpec.declared_id(system)
+    if system_id is None:
+        raise ParamError("SYSTEM", f"{system!r} is no dice system")
+    return get_spec(system_id)
 
 
 def character_sections(system_id: str) -> frozenset[str]:

@@ -12,13 +12,10 @@ Possibility's die, a Healing d6) is made by the system from its own rule
 and nothing imports back.
 
 What the desk offers as a default lives here too (:mod:`core.session.offers`
-re-exports it): the clock progress of the latest 4d6 roll for the next tick, and
-the wounds a buy-off can take, newest first, with their age.
+re-exports it): the wounds a buy-off can take, newest first, with their age. The
+clocks' moves, which a declaration with clocks is given, are
+:mod:`core.systems.clock_moves`.
 
-* :func:`pending_clock_progress`: the clock progress the latest 4d6 roll earned and
-  that no clock has taken yet — the default of the next clock tick. Only the latest
-  4d6 roll counts: once a newer 4d6 roll is made, an older roll's progress is no
-  longer offered (the GM can still tick any amount by hand).
 * :func:`buyoff_choices`: a character's wounds for a torg buy-off, newest first,
   each with how old it is ("round 1, 3 rolls ago"). The default is the first one:
   the damage just taken (the latest wound, from the last roll that wounded the
@@ -65,26 +62,6 @@ def _rng(rng: Any) -> Any:
 
 
 # --------------------------------------------------------------------------- offers
-
-
-@dataclass(frozen=True)
-class ClockOffer:
-    roll_seq: int
-    halves: int
-    effect: str
-    outcome: str
-
-
-def pending_clock_progress(state: Any) -> ClockOffer | None:
-    """The latest 4d6 roll's clock progress if it earned some and no clock took it yet."""
-    for entry in reversed(state.rolls):
-        if entry.kind != "roll" or entry.record.system != "4d6":
-            continue
-        halves = entry.record.get("clock")
-        if entry.clock or not isinstance(halves, int) or halves <= 0:
-            return None
-        return ClockOffer(entry.seq, halves, str(entry.record.get("clock_effect") or ""), entry.record.outcome)
-    return None
 
 
 @dataclass(frozen=True)
@@ -387,63 +364,6 @@ def heal_said(state: Any, event: Any) -> str:
 
 def new_day_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
     return session.apply({"type": "day.new"})
-
-
-# --------------------------------------------------------------------------- 4d6: clocks
-
-
-def clock_add_form(state: Any, context: Context) -> list[MoveField]:
-    return [MoveField("name", "Clock name", "text", ""), MoveField("segments", "Segments", "int", 4, lo=1)]
-
-
-def clock_add_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
-    name = str(values.get("name") or "").strip()
-    if not name:
-        raise ParamError("name", "must not be empty")
-    segments = values.get("segments")
-    return session.apply({"type": "clock.add", "name": name, "segments": 4 if segments is None else segments})
-
-
-def clock_add_said(state: Any, event: Any) -> str:
-    return f"Clock {event.data.get('name')} added"
-
-
-def clock_tick_form(state: Any, context: Context) -> list[MoveField]:
-    clocks = list(state.clocks.values())
-    if not clocks:
-        raise GmdeskError("No clocks yet: add one first (Add clock).")
-    # the progress the latest 4d6 roll earned (and no clock took yet) is the default
-    offer = pending_clock_progress(state)
-    return [
-        MoveField("name", "Clock", "choice", clocks[0].name, tuple((c.name, c.name) for c in clocks)),
-        MoveField(
-            "halves",
-            "Half segments",
-            "int",
-            offer.halves if offer is not None else 2,
-            placeholder="2 = one segment; -1 takes back",
-        ),
-    ]
-
-
-def clock_tick_hint(state: Any, context: Context) -> str:
-    offer = pending_clock_progress(state)
-    return f"From roll #{offer.roll_seq}: {offer.outcome}, {offer.effect} effect" if offer is not None else ""
-
-
-def clock_tick_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
-    offer = pending_clock_progress(session.state)
-    halves = values.get("halves")
-    halves = 2 if halves is None else int(halves)
-    doc: dict[str, Any] = {"type": "clock.tick", "name": values.get("name"), "halves": halves}
-    if offer is not None and halves == offer.halves:
-        doc["roll"] = offer.roll_seq  # the roll's progress, taken
-    return session.apply(doc)
-
-
-def clock_tick_said(state: Any, event: Any) -> str:
-    halves = int(event.data.get("halves", 0))
-    return f"Clock {event.data.get('name')} {'+' if halves >= 0 else ''}{halves / 2:g} segment(s)"
 
 
 # --------------------------------------------------------------------------- shared declarations

@@ -103,8 +103,9 @@ from gmdesk.core.systems.core_4d6_tables import (  # the system's data, re-expor
     TIER_RANK,
     TIERS,
 )
+from gmdesk.core.systems.harm import WOUND_STATUS, Clocks, Harm
 from gmdesk.core.systems.rest import default_rest
-from gmdesk.core.systems.spec import CharField, Move, Param
+from gmdesk.core.systems.spec import CharField, Param
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
 ID = "4d6"
@@ -113,6 +114,10 @@ NAME = "Core 4d6 vs DC"
 #: (the sections are listed in core.systems.spec.SECTIONS)
 CHARACTER_SECTIONS = frozenset({"advantage", "conditions", "wounds"})
 CLOCKS = True
+#: what its rolls do: the progress a roll earned by its effect (the record's ``clock``,
+#: half segments) goes to the clock the GM picks; the wound-status table's descriptors
+#: knock out or kill
+HARM = Harm(status_table=WOUND_STATUS, clocks=Clocks("clock"))
 
 # --------------------------------------------------------------------------- helpers
 
@@ -409,6 +414,14 @@ EXTRA_LABELS = (
 SIGNED_EXTRAS = frozenset({"margin", "advantage"})
 
 
+def chronicle(record: RollRecord, facts: list[str]) -> list[str]:
+    """How a roll reads in the chronicle: a DC with its name ("DC 16 (Standard)")."""
+    name = record.extra.get("dc_name")
+    if record.extra.get("contest") is not None or record.extra.get("dc") is None or not name:
+        return facts
+    return [f"{f} ({name})" if f.startswith("DC ") else f for f in facts]
+
+
 def read_form(
     data: dict[str, Any], actor: Any = None, target: Any = None, combat: bool = False
 ) -> tuple[dict[str, Any], list[str]]:
@@ -683,30 +696,8 @@ def sources_params(sources: Iterable[Any]) -> dict[str, Any]:
 
 # ---- moves
 
-MOVES = (
-    _moves.opposed("Contest", "both roll; the higher total wins", {"vs_bonus": "0"}),
-    Move(
-        "clock_add",
-        "Add clock",
-        "a named clock of N segments",
-        key="K",
-        verb="add",
-        form=_moves.clock_add_form,
-        run=_moves.clock_add_run,
-        said=_moves.clock_add_said,
-    ),
-    Move(
-        "clock_tick",
-        "Tick clock",
-        "progress in half segments (the latest roll's progress offered)",
-        key="k",
-        verb="tick",
-        form=_moves.clock_tick_form,
-        hint=_moves.clock_tick_hint,
-        run=_moves.clock_tick_run,
-        said=_moves.clock_tick_said,
-    ),
-)
+#: with its clocks' "Add clock" (K) and "Tick clock" (k), which its HARM brings
+MOVES = (_moves.opposed("Contest", "both roll; the higher total wins", {"vs_bonus": "0"}),)
 
 
 # ---- between sessions

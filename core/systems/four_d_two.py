@@ -54,8 +54,9 @@ from gmdesk.core.systems.base import (
     parse_int,
     shown,
 )
+from gmdesk.core.systems.harm import WOUND_STATUS, Harm
 from gmdesk.core.systems.rest import default_rest
-from gmdesk.core.systems.spec import CharField, Move, Param
+from gmdesk.core.systems.spec import CharField, Move, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
 ID = "4d2"
@@ -63,6 +64,9 @@ NAME = "Four D Two"
 #: what a character of this system uses: shift sources (a roll's shift), conditions, combat descriptors
 #: (the sections are listed in core.systems.spec.SECTIONS)
 CHARACTER_SECTIONS = frozenset({"shift", "conditions", "wounds"})
+#: what its rolls do: a descriptor of the wound-status table ("Mortal Wound", "Fatal
+#: Wound") knocks out or kills whoever carries it; nothing else changes a status
+HARM = Harm(status_table=WOUND_STATUS)
 
 #: The Outcome scale, best first.
 VALUE_MIN, VALUE_MAX = -10, 10
@@ -236,6 +240,19 @@ EXTRA_LABELS = (
 SIGNED = True
 SIGNED_EXTRAS = frozenset({"number", "raw_number", "shift"})
 
+#: the session settings a 4d2 session keeps (its ``skill_threshold`` parameter takes it)
+SETTINGS = (
+    Setting(
+        "skill_threshold",
+        "Skill chance threshold",
+        "the unshifted Number from which a roll gives a chance at a new skill",
+        "int",
+        DEFAULT_SKILL_THRESHOLD,
+        lo=SKILL_THRESHOLD_MIN,
+        hi=SKILL_THRESHOLD_MAX,
+    ),
+)
+
 
 # --------------------------------------------------------------------------- rolls
 
@@ -339,12 +356,25 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
 
 # ---- character fields
 # A 4d2 character's numbers are its shift sources (an attribute or a glorious
-# description +1, a skill its level): the character's shift section. A roll reads the
-# switched-on ones of the roller and, against it, of the target: net shift = own total
-# (0..3) − the target's (0..3). Initiative is the Number plus the roller's own shift
-# total. A 4d2 GM keeps nothing else on the sheet for the dice, so no field is added.
+# description +1, a skill its level: the seed's "Pistol 2" is worth 2). Its skills
+# and attributes are a field (``gmdesk char SAVE set Vex skills.Pistol=2``); what
+# else shifts a roll (a good description, a source for some rounds) is the shift
+# section. A roll reads both, switched on unless the GM switches one off for the
+# roll, of the roller and, against it, of the target: net shift = own total (0..3) −
+# the target's (0..3). Initiative is the Number plus the roller's own shift total.
 
-CHARACTER_FIELDS: tuple[CharField, ...] = ()
+CHARACTER_FIELDS: tuple[CharField, ...] = (
+    CharField(
+        "skills",
+        "Skills",
+        "stats",
+        help="the persona's skills (each its level) and attributes (1), e.g. Pistol=2, DEX=1: its shift sources",
+        lo=1,
+        hi=9,
+        placeholder="Pistol=2, DEX=1",
+        sources="shift",
+    ),
+)
 
 #: the character's sources a 4d2 roll reads, and whether the target's count (against the roller)
 ROLL_SOURCES = ("shift", True)
@@ -360,8 +390,13 @@ def sources_params(sources: Iterable[Any]) -> dict[str, Any]:
 
 
 def initiative_modifier(character: Any) -> int:
-    """A character's initiative modifier: its own switched-on shift total (0..3)."""
-    return own_shift(s.value for s in character.shifts if s.active)
+    """A character's initiative modifier: its own shift total (0..3) of its
+    switched-on shift sources and its skills and attributes, as a roll counts them."""
+    skills = (character.fields or {}).get("skills") or {}
+    names = {s.name.casefold() for s in character.shifts}
+    values = [s.value for s in character.shifts if s.active]
+    values += [v for k, v in skills.items() if str(k).casefold() not in names and isinstance(v, int)]
+    return own_shift(values)
 
 
 # ---- moves

@@ -59,8 +59,9 @@ from gmdesk.core.systems.base import (
     parse_int,
     shown,
 )
+from gmdesk.core.systems.harm import WOUND_STATUS, Harm
 from gmdesk.core.systems.rest import default_rest
-from gmdesk.core.systems.spec import CharField, Param
+from gmdesk.core.systems.spec import CharField, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, BandTable, TableSet, load_builtin
 from gmdesk.core.text import MINUS, signed
 
@@ -69,6 +70,9 @@ NAME = "FUDGE alternate dice"
 #: what a character of this system uses: conditions and combat descriptors only (traits are typed per roll)
 #: (the sections are listed in core.systems.spec.SECTIONS)
 CHARACTER_SECTIONS = frozenset({"conditions", "wounds"})
+#: what its rolls do: the wound track's "Incapacitated" and "Near Death" knock out
+#: whoever carries them (the wound-status table)
+HARM = Harm(status_table=WOUND_STATUS)
 
 METHODS = ("2d3", "custom", "d20", "d20-open", "d30", "d12")
 DEFAULT_METHOD = "2d3"
@@ -299,6 +303,18 @@ def params_to_json(params: Params) -> dict:
 def params_from_json(data: Mapping[str, Any]) -> Params:
     return dataclass_from_json(Params, data)
 
+
+#: the session settings a fudge session keeps (the ``method`` parameter takes it)
+SETTINGS = (
+    Setting(
+        "fudge_method",
+        "Dice method",
+        "the FUDGE dice method initiative and the roll dialog use",
+        "choice",
+        DEFAULT_METHOD,
+        choices=tuple(METHODS),
+    ),
+)
 
 #: The fudge roll parameters (core.systems.spec): the CLI options, the roll form and
 #: the breakdown's labels are generated from them.

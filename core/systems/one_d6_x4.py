@@ -55,6 +55,7 @@ from gmdesk.core.errors import ParamError, TableError
 from gmdesk.core.odds import Odds
 from gmdesk.core.systems import builtin_moves as _moves
 from gmdesk.core.systems.base import CombatFields, dataclass_from_json, dataclass_to_json, parse_int, shown
+from gmdesk.core.systems.harm import Harm, Vitality
 from gmdesk.core.systems.one_d6_x4_damage import damage_distribution, format_damage, parse_damage  # re-exported
 from gmdesk.core.systems.one_d6_x4_sheet import (  # re-exported: the declaration's fields and rest
     CHARACTER_FIELDS,
@@ -90,6 +91,9 @@ MULTIPLIER = 4
 TAKES = 14
 #: Vitality at or below this: Unconscious
 UNCONSCIOUS_AT = -5
+#: what its rolls do: a Vitality Adjustment (the descriptor's amount) comes off the
+#: receiver's Vitality; at −5 or lower Unconscious; any further injury kills
+HARM = Harm(vitality=Vitality(hurt_by_amount=True, unconscious_at=UNCONSCIOUS_AT, hurt_while_out_kills=True))
 #: the table role (and built-in table name) of the combat / healing texts
 TEXT_ROLE = "1d6x4-combat"
 
@@ -605,11 +609,11 @@ def vitality_after(current: int, amount: int, already_unconscious: bool = False)
     to a character already Unconscious, or already at −5 or lower)."""
     current = parse_int("vitality", current)
     amount = parse_int("amount", amount, 0)
-    was_out = already_unconscious or current <= UNCONSCIOUS_AT
-    new = current - amount
-    if was_out and amount > 0:
+    rule = HARM.vitality  # the rule the session applies (core.systems.harm)
+    new, kills = rule.after(current, amount, already_unconscious)
+    if kills:
         return new, "dead"
-    if was_out or new <= UNCONSCIOUS_AT:
+    if already_unconscious or rule.out(current) or rule.out(new):
         return new, "unconscious"
     return new, "ok"
 

@@ -1,6 +1,7 @@
 """How a 1d6x4 Test reads a character's descriptor sheet: which row each name in a
 Test means, what the named descriptors add, why the Test fails automatically, and
-which Abilities and Uses it spends (see ``docs/RULES-NOTES.md``)."""
+which Abilities and Uses it spends — one reading (:func:`read_sides`) for the roll
+dialog, the session and the command line (see ``docs/RULES-NOTES.md``)."""
 
 from __future__ import annotations
 
@@ -199,94 +200,68 @@ def test_uses(record: RollRecord, actor_sheet: Any = None, target_sheet: Any = N
     return out
 
 
-# ---- reading a Test from the characters' sheets (the dialog, `gmdesk roll --save`)
+# ---- reading a Test from the characters' sheets: one reading, one rule
+# The roll dialog (read_form), a roll the session fills from the characters' fields
+# (read_filled), `gmdesk roll 1d6x4 --save S --as A --at T` (read_sheets) and a caller
+# holding the sheets themselves (fill_from_sheets) all read a Test with read_sides.
+
+#: each side of a Test: the parameter naming its descriptors, the bonus their Current
+#: Values add to, why the side fails automatically, the names that count +0
+SIDES = (("test", "bonus", "auto_fail", "missing"), ("vs_test", "vs_bonus", "vs_auto_fail", "vs_missing"))
 
 
-def read_form(
-    data: dict[str, Any], actor: Any = None, target: Any = None, combat: bool = False, items: Iterable[str] = ()
+def read_sides(
+    data: Mapping[str, Any], sheets: Mapping[str, Any], items: Iterable[str] = ()
 ) -> tuple[dict[str, Any], list[str]]:
-    """The roll dialog's (and ``roll --save``'s) reading of a Test: the descriptors
-    named in ``test`` / ``vs_test`` read from the roller's / the defender's sheet, their
-    Current Values added to the typed ``bonus`` / ``vs_bonus`` (a missing Item, Ability
-    or Use fails automatically); a defender named without a sheet to read makes a
-    two-way Test all the same. Returns the data and what the dialog says about it."""
-    from gmdesk.core.sheet import parse_sheet
+    """The Test's parameter data with the descriptors each side names read on its
+    sheet, and what the roll dialog says of it. ``sheets``: ``"test"`` → the roller's
+    sheet, ``"vs_test"`` → the defender's, for the sides to read (a side left out is
+    not read: its names stay labels, or were read already).
+
+    The one rule (RULES.md "1d6x4"): the Current Values of the named descriptors are
+    added to the side's bonus (which holds what the GM adds on top); the names the
+    sheet lacks that count +0 are kept (``missing``); a side that needs a descriptor
+    at or below −5 or at (0) uses, or an Item, Ability or Use it lacks, fails
+    automatically (``auto_fail``), unless a reason is already given (the GM's own
+    stays). ``items``: the Physical Items the session's sheets list (a name any sheet
+    lists as an item is one the Test needs); the sheets read add theirs."""
     from gmdesk.core.text import signed
 
-    def sheet_of(c: Any) -> Any:  # a tracked character without a sheet lacks every Item
-        return c.sheet if c.sheet is not None else parse_sheet("")
-
-    # the items both sides' sheets list (the session's others are known to the roll
-    # itself, :func:`read_sheets` / :func:`read_filled`)
-    known = set(items)
-    for c in (actor, target):
-        if c is not None and c.sheet is not None:
-            known |= c.sheet.item_keys()
-    data = dict(data)
+    out = dict(data)
     notes: list[str] = []
-    if str(data.get("target") if data.get("target") is not None else "").strip() and (
-        str(data.get("vs_test") or "").strip() or data.get("vs_bonus") not in (None, "")
-    ):
-        # a typed value wins: the GM's target number stands for the defense the form
-        # offered (the Defender's Defense), which is then not read nor rolled
-        data["vs_test"], data["vs_bonus"] = "", None
-        notes.append("Target number given: no Defense Test")
-    names = str(data.get("test") or "").strip()
-    if names and actor is None:
-        notes.append("No roller: the descriptors are not read from a sheet")
-    elif names:
-        reading = read_test(sheet_of(actor), names, known)
-        data["bonus"] = parse_int("--bonus", data.get("bonus") or 0) + reading.bonus
-        data["missing"] = ", ".join(reading.missing)
-        notes.append(f"Test {signed(reading.bonus)} from {names}")
-        if reading.missing:
-            notes.append(f"Not on the sheet, +0: {', '.join(reading.missing)}")
-        if reading.auto_fail:
-            data["auto_fail"] = reading.auto_fail
-            notes.append(f"Automatic failure: {reading.auto_fail}")
-        elif reading.uses:
-            notes.append(f"Spends a use of {', '.join(reading.uses)}")
-    vs_names = str(data.get("vs_test") or "").strip()
-    typed = data.get("vs_bonus")
-    typed = None if typed is None or (isinstance(typed, str) and not typed.strip()) else typed
-    if vs_names and target is None:
-        data["vs_bonus"] = 0 if typed is None else typed
-        notes.append("No target: the defender's descriptors are not read from a sheet")
-    elif vs_names:
-        vs_reading = read_test(sheet_of(target), vs_names, known)
-        found, blocked = vs_reading.bonus, vs_reading.auto_fail
-        data["vs_missing"] = ", ".join(vs_reading.missing)
-        data["vs_bonus"] = found + (parse_int("--vs-bonus", typed) if typed is not None else 0)
-        notes.append(f"Defender {signed(found)} from {vs_names}")
-        if blocked:
-            data["vs_auto_fail"] = blocked
-            notes.append(f"Defender fails automatically: {blocked}")
-    return data, notes
+    known = _known(items, *sheets.values())
+    for name, bonus, reason, missing in SIDES:
+        sheet = sheets.get(name)
+        names = str(out.get(name) or "").strip()
+        if sheet is None or not names:
+            continue
+        r = read_test(sheet, names, known)
+        option = "--" + bonus.replace("_", "-")
+        out[bonus] = parse_int(option, out.get(bonus) if out.get(bonus) not in (None, "") else 0) + r.bonus
+        out[missing] = ", ".join(r.missing)
+        if r.auto_fail and not out.get(reason):
+            out[reason] = r.auto_fail
+        if name == "test":
+            notes.append(f"Test {signed(r.bonus)} from {names}")
+            if r.missing:
+                notes.append(f"Not on the sheet, +0: {', '.join(r.missing)}")
+            if r.auto_fail:
+                notes.append(f"Automatic failure: {out[reason]}")
+            elif r.uses:
+                notes.append(f"Spends a use of {', '.join(r.uses)}")
+        else:
+            notes.append(f"Defender {signed(r.bonus)} from {names}")
+            if r.auto_fail:
+                notes.append(f"Defender fails automatically: {out[reason]}")
+    return out, notes
 
 
-def fill_from_sheets(params: Any, actor_sheet: Any = None, target_sheet: Any = None, items: Iterable[str] = ()) -> Any:
-    """The Test with the named descriptors read from the sheets: ``params.test`` on the
-    roller's sheet, ``params.vs_test`` on the defender's. Their Current Values are added
-    to ``bonus`` / ``vs_bonus`` (which hold only what the GM adds on top) and a side that
-    lacks what it names fails automatically (unless a reason is already given). The
-    same reading the roll dialog shows; ``gmdesk roll 1d6x4 --test … --save S --as A``
-    rolls with it. A side whose sheet is None is not tracked: its names are only
-    labels (pass an empty sheet for a tracked character that has no sheet)."""
-    changes: dict[str, Any] = {}
-    known = _known(items, actor_sheet, target_sheet)
-    if params.test and actor_sheet is not None:
-        r = read_test(actor_sheet, params.test, known)
-        changes["bonus"] = params.bonus + r.bonus
-        changes["missing"] = ", ".join(r.missing)
-        if r.auto_fail and not params.auto_fail:
-            changes["auto_fail"] = r.auto_fail
-    if params.vs_test and target_sheet is not None:
-        r = read_test(target_sheet, params.vs_test, known)
-        changes["vs_bonus"] = (params.vs_bonus or 0) + r.bonus
-        changes["vs_missing"] = ", ".join(r.missing)
-        if r.auto_fail and not params.vs_auto_fail:
-            changes["vs_auto_fail"] = r.auto_fail
-    return dataclasses.replace(params, **changes) if changes else params
+def _sheet_of(c: Any) -> Any:
+    """A tracked character's sheet (an empty one when it has none: it lacks every
+    Item); None for no character."""
+    from gmdesk.core.sheet import parse_sheet
+
+    return None if c is None else (c.sheet if c.sheet is not None else parse_sheet(""))
 
 
 def _known(items: Iterable[str], *sheets: Any) -> set[str]:
@@ -299,6 +274,55 @@ def _known(items: Iterable[str], *sheets: Any) -> set[str]:
     return out
 
 
+def read_form(
+    data: dict[str, Any], actor: Any = None, target: Any = None, combat: bool = False, items: Iterable[str] = ()
+) -> tuple[dict[str, Any], list[str]]:
+    """The roll dialog's (and ``roll --save``'s) reading of a Test: each side's named
+    descriptors read on the roller's / the defender's sheet (:func:`read_sides`); a
+    typed target number stands for the defense the form offered. Returns the data
+    and what the dialog says about it."""
+    data = dict(data)
+    notes: list[str] = []
+    if str(data.get("target") if data.get("target") is not None else "").strip() and (
+        str(data.get("vs_test") or "").strip() or data.get("vs_bonus") not in (None, "")
+    ):
+        # a typed value wins: the GM's target number stands for the defense the form
+        # offered (the Defender's Defense), which is then not read nor rolled
+        data["vs_test"], data["vs_bonus"] = "", None
+        notes.append("Target number given: no Defense Test")
+    if str(data.get("test") or "").strip() and actor is None:
+        notes.append("No roller: the descriptors are not read from a sheet")
+    if str(data.get("vs_test") or "").strip() and target is None:
+        notes.append("No target: the defender's descriptors are not read from a sheet")
+    sheets = {k: _sheet_of(c) for k, c in (("test", actor), ("vs_test", target)) if c is not None}
+    # the sheets of both sides are known to the Test, read or not
+    data, said = read_sides(data, sheets, _known(items, *(c.sheet for c in (actor, target) if c is not None)))
+    return data, notes + said
+
+
+def read_filled(
+    data: dict[str, Any], filled: Any, actor: Any = None, target: Any = None, items: Iterable[str] = ()
+) -> dict[str, Any]:
+    """The parameter data with the descriptors the characters' fields named
+    (``filled``: the parameters they filled, ``test`` / ``vs_test``) read on the
+    roller's / the defender's sheet before the parameters are checked
+    (:func:`read_sides`)."""
+    sheets = {k: _sheet_of(c) for k, c in (("test", actor), ("vs_test", target)) if k in filled and c is not None}
+    return read_sides(data, sheets, _known(items, *(c.sheet for c in (actor, target) if c is not None)))[0]
+
+
+def fill_from_sheets(params: Any, actor_sheet: Any = None, target_sheet: Any = None, items: Iterable[str] = ()) -> Any:
+    """The Test with the named descriptors read from the sheets (:func:`read_sides`):
+    ``params.test`` on the roller's sheet, ``params.vs_test`` on the defender's. A
+    side whose sheet is None is not tracked: its names are only labels (pass an
+    empty sheet for a tracked character that has no sheet)."""
+    sheets = {k: s for k, s in (("test", actor_sheet), ("vs_test", target_sheet)) if s is not None}
+    data = {k: getattr(params, k) for side in SIDES for k in side}
+    read, _ = read_sides(data, sheets, items)
+    changes = {k: v for k, v in read.items() if v != data[k]}
+    return dataclasses.replace(params, **changes) if changes else params
+
+
 def roll_uses(record: RollRecord, actor: Any = None, target: Any = None) -> list[tuple[str, str]]:
     """``[(side, path), …]``: the Abilities and Uses a rolled Test spends on the roller's
     (``actor``) and the defender's (``target``) sheets (:func:`test_uses`)."""
@@ -309,48 +333,17 @@ def roll_uses(record: RollRecord, actor: Any = None, target: Any = None) -> list
     )
 
 
-def _sheet_of(c: Any) -> Any:
-    """A tracked character's sheet (an empty one when it has none); None untracked."""
-    from gmdesk.core.sheet import parse_sheet
-
-    return None if c is None else (c.sheet if c.sheet is not None else parse_sheet(""))
-
-
 def read_sheets(params: Any, actor: Any = None, target: Any = None, skip: Any = (), items: Iterable[str] = ()) -> Any:
     """The Test with the descriptors named by ``test`` / ``vs_test`` read from the
-    roller's / the defender's sheet (:func:`fill_from_sheets`): how ``gmdesk roll
-    1d6x4 --save S --as A --at T`` reads its options. ``skip``: those already read
+    roller's / the defender's sheet (:func:`read_sides`): how ``gmdesk roll 1d6x4
+    --save S --as A --at T`` reads its options. ``skip``: those already read
     (``read_filled``)."""
     return fill_from_sheets(
         params,
         _sheet_of(actor) if "test" not in skip else None,
         _sheet_of(target) if "vs_test" not in skip else None,
-        items,
+        _known(items, *(c.sheet for c in (actor, target) if c is not None)),
     )
-
-
-def read_filled(
-    data: dict[str, Any], filled: Any, actor: Any = None, target: Any = None, items: Iterable[str] = ()
-) -> dict[str, Any]:
-    """The parameter data with the descriptors the characters' fields named
-    (``filled``: the parameters they filled, ``test`` / ``vs_test``) read from the
-    roller's / the defender's sheet, before the parameters are checked: their Current
-    Values are added to ``bonus`` / ``vs_bonus`` (what the GM adds on top) and a side
-    that lacks what it names fails automatically (:func:`read_test`)."""
-    out = dict(data)
-    known = _known(items, *(c.sheet for c in (actor, target) if c is not None))
-    for name, who, bonus, reason, missing in (
-        ("test", actor, "bonus", "auto_fail", "missing"),
-        ("vs_test", target, "vs_bonus", "vs_auto_fail", "vs_missing"),
-    ):
-        if name not in filled or who is None or not out.get(name):
-            continue
-        r = read_test(_sheet_of(who), str(out[name]), known)
-        out[missing] = ", ".join(r.missing)
-        out[bonus] = parse_int("--" + bonus.replace("_", "-"), out.get(bonus) or 0) + r.bonus
-        if r.auto_fail and not out.get(reason):
-            out[reason] = r.auto_fail
-    return out
 
 
 # ---- character fields

@@ -1,495 +1,372 @@
-"""A dice system as one declaration: what it rolls with, what a character carries
-for it, its moves, and the functions that roll.
+"""A dice system's contract: every member a system may declare, typed, read once
+from its module into a :class:`SystemSpec`.
 
 A system is a module (built in under ``core/systems``, or a plug-in package found
-through the entry-point group ``gmdesk.systems``) that declares, at module level:
+through the entry-point group ``gmdesk.systems``) that declares its members at
+module level: ``ID``, ``NAME``, ``PARAMS`` and the functions ``roll``, ``odds`` and
+``initiative``, and any of the optional ones. Each member is one field of
+:class:`SystemSpec` whose :class:`Member` says the module attribute it is read from,
+what it must be and what it defaults to; :meth:`SystemSpec.from_module` is the one
+place that reads a system module, and it refuses a wrong member with a message
+naming it ("gmdesk_coin.ODDS_FOLD must be two whole numbers, low then high",
+"gmdesk_coin.read_form must be a function"). Everything else in gmdesk uses the
+typed members (``spec.roll(...)``, ``spec.read_form``), never the module.
 
-``ID`` / ``NAME``
-    the identifier used by the CLI and the saves, and a display name.
-``PARAMS``
-    a tuple of :class:`Param`: every roll parameter, typed, labelled, with its help,
-    default and range or choices, and whether it is the GM's secret. From it gmdesk
-    generates the CLI options of ``gmdesk roll|odds SYSTEM``, the roll dialog's form,
-    the labels of the log's breakdown and what the player view hides.
-``CHARACTER_FIELDS``
-    a tuple of :class:`CharField`: the numbers a character carries for the system,
-    each saying which roll parameter it fills (``feeds``) and from whom (the roller
-    or the target). From it gmdesk generates the character pane's section, the
-    ``gmdesk char`` fields and the filling of a roll from its roller and target.
-``MOVES`` (optional)
-    a tuple of :class:`Move`: named actions besides a roll (spend a Possibility, a
-    Healing, a preset roll such as an opposed one). From it gmdesk generates the
-    desk's keys and palette entries.
-``EXTRA_LABELS`` (optional)
-    ``(record extra key, label)`` pairs: the record's own fields the breakdown
-    shows, in order.
-``CHARACTER_SECTIONS`` (optional)
-    the built-in parts of a character the system uses (:data:`SECTIONS`).
-``SIGNED`` (optional, default False)
-    whether the headline value reads as a signed number (a bonus) or a plain total.
-``SIGNED_EXTRAS`` (optional)
-    the keys of ``EXTRA_LABELS`` whose numbers read signed (``+2``, a margin).
-``BREAKDOWN_PARAMS`` (optional)
-    ``(parameter name, label)`` pairs: the roll's own parameters the breakdown
-    names before its numbers (the descriptors a 1d6x4 Test added up).
-``ODDS_FOLD`` (optional)
-    ``(lo, hi)``: the odds table reads as a curve between these values, each far
-    tail summed into one row (an open-ended roll's rerolls).
-``dice_labels(record)`` (optional)
-    what the log calls the groups of the record's dice: ``{"own": "attack", "vs":
-    "defense"}`` (``own``: the roller's dice, unnamed by default; ``vs``: the
-    opponent's, ``"vs"`` by default); ``{}`` for the defaults.
-``opponent_brief(record)`` (optional)
-    the other side of an opposed roll in a few words for the one-line log (``(Good
-    vs Superb +1)``); without it, ``vs`` and the opponent's total.
-``TABLE_ROLES`` (optional)
-    the table roles (``core.tables.TableSet`` roles, or the system's own data
-    tables) the system reads.
-``CLOCKS`` (optional, default False)
-    whether its rolls move the session's progress clocks (the roll dialog then asks
-    which clock).
-``DEFENSELESS`` (optional)
-    the name of the system's ``bool`` parameter that says the other side of an
-    opposed roll cannot act (Unconscious, Dead): it rolls no defense and counts the
-    lowest result its roll could give (RULES "Who can act"). The session sets it
-    whenever the target cannot act; a system whose defense is no roll (a fixed
-    difficulty) has none.
-``INITIATIVE_FAILS`` (optional)
-    ``f(character) -> str | None``: why the character's initiative fails
-    automatically (a 1d6x4 Reflex at −5: descriptors at −5 cannot be used), or None.
-    The session then passes ``auto_fail=reason`` to the system's ``initiative``,
-    which rolls no die and marks the record's ``auto_fail``; such a character is
-    seated after everyone who rolled.
-``read_form(data, actor, target, combat)`` (optional)
-    the system's own reading of the roll dialog's values (and of ``gmdesk roll
-    --save`` options) beyond their declared types: returns ``(data, notes)``, the
-    data its Params read and the notes the dialog shows (descriptors read from a
-    sheet, an opposed roll against Fair…).
-``parse_initiative(option, text)`` / ``INITIATIVE_HINT`` (optional)
-    a typed initiative (or initiative modifier) read the system's way, an int
-    (``ParamError`` naming ``option`` otherwise; without the hook: a whole number),
-    and what the GM may type ("a number or a ladder level").
-``rest(character)`` (optional)
-    the system's recovery between sessions, for ``gmdesk new NAME --from LAST
-    --rest`` (the picker's "Next night from…" with "rest"): takes a character as
-    ``Character.to_json`` writes it (without its id) and returns a new dict, the
-    character after the rest (1d6x4: a new day). Without the hook, Vitality goes
-    back to its default, wounds are cleared and what was counted in rounds is over
-    (:func:`core.systems.rest.default_rest`); a rest never changes the Dead.
-``Params`` (optional)
-    a frozen dataclass validating the parameters (raise ``ParamError`` naming the
-    CLI option, ``--name``). Without one, gmdesk generates a validating parameter
-    object from ``PARAMS`` (:func:`params_class`); a system with rules across
-    parameters gives ``check(params)`` instead, raising ``ParamError``.
-``roll(params, rng, tables)`` / ``odds(params, tables)`` / ``initiative(rng, modifier)``
-    pure functions: a ``RollRecord``, an exact ``Odds``, the initiative roll.
-
-The combat parameters every system shares (``combat``, ``target_kind``,
-``attacker_kind``) are :data:`COMMON_PARAMS`; a system does not declare them again.
+``docs/PLUGINS.md`` documents every member with its type, what gmdesk does with it
+and its default; the pieces a declaration is made of (:class:`Param`,
+:class:`CharField`, :class:`Move`, :class:`Setting`) are re-exported here from
+:mod:`core.systems.declare` and :mod:`core.systems.setting`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping, Sequence
+import inspect
+from collections.abc import Callable, Mapping
+from fractions import Fraction
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gmdesk.core.errors import ParamError
-
-#: the types a :class:`Param` or :class:`CharField` may have
-#:
-#: ``int``: a whole number in ``lo..hi``; ``text``: free text the system's Params
-#: read (a ladder name or a number, a list of sources, descriptor names, a damage
-#: formula…); ``choice``: one of ``choices``; ``bool``: on or off.
-PARAM_TYPES = ("int", "text", "choice", "bool")
-
-#: what a character field may hold, beyond :data:`PARAM_TYPES`:
-#:
-#: ``stats``: named values (``{"Fire Combat": 13, "Dodge": 11}``), the character's
-#: attributes, skills or traits; ``stat``: the name of one entry of the character's
-#: ``stats`` field named by :attr:`CharField.stats` (the value fed is that entry's).
-FIELD_TYPES = PARAM_TYPES + ("stats", "stat")
-
-#: where a character field's value comes from when it fills a roll
-FROM = ("roller", "target")
-
-#: the pseudo-parameter an initiative modifier field feeds
-INITIATIVE = "initiative"
-
-#: Every built-in part of a character a system may use (``CHARACTER_SECTIONS``).
-SECTIONS = ("vitality", "possibilities", "advantage", "shift", "conditions", "wounds", "sheet")
-
-#: the rolls a :class:`CharField` may fill: a plain roll, an attack, an opposed roll
-#: (the ``o`` move: a contest, a two-way Test)
-ROLL_KINDS = ("roll", "attack", "opposed")
-
-#: which roll dialog offers a :class:`Param`: both, only an attack, only a plain roll
-OFFERED = ("any", "attack", "roll")
-
-#: the kinds of :class:`Move`
-MOVE_KINDS = ("preset", "condition", "action")
-
-#: the types a :class:`MoveField` may have
-MOVE_FIELD_TYPES = PARAM_TYPES + ("character",)
-
-
-@dataclasses.dataclass(frozen=True)
-class Param:
-    """One roll parameter.
-
-    ``name`` is the parameter's key in the record's params (and the Params field);
-    the CLI option is ``--name`` with dashes unless ``option`` says otherwise.
-    ``optional``: empty means "none" (``None``); ``form`` / ``cli``: whether the roll
-    dialog / the CLI offers it (a parameter the session fills in, such as a setting,
-    may be left out of the form). ``choice_labels``: what the form shows for each
-    choice (default: the choice itself; an optional choice adds "none").
-    ``form_only``: a question of the roll dialog only, read by the system's
-    ``read_form`` (no Params field, no CLI option). ``combat_default``: what the roll
-    dialog offers in an attack (None: ``default``), such as the defender's Defense.
-    ``remember``: the roll dialog offers the value the GM typed in the same roller's
-    last roll again (and says so); only what describes the roller itself (a skill
-    value, a weapon's damage) is remembered — what comes from the roller's state
-    now or is decided roll by roll (a fold, conditions, sources, Possibilities spent,
-    an opposed roll) starts afresh. ``offered``: which dialog offers it (:data:`OFFERED`):
-    ``"any"``, only an ``"attack"`` (a parameter that counts only there, or is
-    refused elsewhere) or only a plain ``"roll"`` (one an attack refuses).
-    ``replaces``: the parameters a value typed here stands in for — what the session
-    would fill into them from the characters is left out (1d6x4's target number
-    replaces the defender's Defense Test; a typed value always wins)."""
-
-    name: str
-    label: str
-    type: str = "int"
-    default: Any = None
-    help: str = ""
-    lo: int | None = None
-    hi: int | None = None
-    choices: tuple[str, ...] = ()
-    choice_labels: tuple[tuple[str, str], ...] = ()
-    optional: bool = False
-    secret: bool = False
-    placeholder: str = ""
-    metavar: str = ""
-    option: str = ""
-    form: bool = True
-    cli: bool = True
-    form_only: bool = False
-    setting: str = ""
-    combat_default: Any = None
-    remember: bool = False
-    replaces: tuple[str, ...] = ()
-    offered: str = "any"
-
-    def __post_init__(self) -> None:
-        if self.type not in PARAM_TYPES:
-            raise ValueError(f"parameter {self.name!r}: type must be one of {', '.join(PARAM_TYPES)}")
-        if self.offered not in OFFERED:
-            raise ValueError(f"parameter {self.name!r}: offered must be one of {', '.join(OFFERED)}")
-        if self.type == "choice" and not self.choices:
-            raise ValueError(f"parameter {self.name!r}: a choice needs its choices")
-
-    @property
-    def cli_option(self) -> str:
-        return self.option or "--" + self.name.replace("_", "-")
-
-    def in_dialog(self, combat: bool) -> bool:
-        """Whether the roll dialog asks it: an attack (``combat``) or a plain roll."""
-        return self.form and self.offered in ("any", "attack" if combat else "roll")
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "name": self.name,
-            "label": self.label,
-            "type": self.type,
-            "default": self.default,
-            "help": self.help,
-            "option": self.cli_option,
-        }
-        if self.lo is not None or self.hi is not None:
-            out["min"], out["max"] = self.lo, self.hi
-        if self.choices:
-            out["choices"] = list(self.choices)
-        if self.optional:
-            out["optional"] = True
-        if self.secret:
-            out["secret"] = True
-        return out
-
-
-@dataclasses.dataclass(frozen=True)
-class CharField:
-    """One number (or name, or table of named values) a character carries for a
-    system. ``feeds``: the roll parameter it fills (or :data:`INITIATIVE`, the
-    initiative roll's modifier; ``None`` when it fills nothing by itself, such as a
-    ``stats`` table); ``from_``: whose field fills it, the roller's or the target's.
-    ``combat_only``: it fills the parameter only in an attack and in an opposed
-    roll, both sides filled as in an attack. ``fills``: the rolls it fills
-    (:data:`ROLL_KINDS`) when they are not those — 4d6's Defense DC only an attack,
-    its Contest skill only a contest. ``stats``: for a
-    ``stat`` field, the name of the ``stats`` field whose entry it names.
-    ``parse``: the system's own reading of a value (or of a ``stats`` entry's
-    value), ``parse(label, value)``, raising ``ParamError``; without one the type
-    decides. ``show``: how a value (or a ``stats`` entry's value) reads, e.g. a
-    ladder level's name; without one ``str``. Read and show values with
-    :func:`parse_field` and :func:`show_field`."""
-
-    name: str
-    label: str
-    type: str = "int"
-    feeds: str | None = None
-    from_: str = "roller"
-    help: str = ""
-    default: Any = None
-    lo: int | None = None
-    hi: int | None = None
-    choices: tuple[str, ...] = ()
-    stats: str | None = None
-    combat_only: bool = False
-    placeholder: str = ""
-    parse: Callable[[str, Any], Any] | None = None
-    show: Callable[[Any], str] | None = None
-    fills: tuple[str, ...] = ()
-
-    def fills_in(self, kind: str) -> bool:
-        """Whether it fills its parameter in a roll of ``kind`` (:data:`ROLL_KINDS`)."""
-        if self.fills:
-            return kind in self.fills
-        return kind != "roll" if self.combat_only else True
-
-    def __post_init__(self) -> None:
-        for kind in self.fills:
-            if kind not in ROLL_KINDS:
-                raise ValueError(f"character field {self.name!r}: fills must name {', '.join(ROLL_KINDS)}")
-        if self.type not in FIELD_TYPES:
-            raise ValueError(f"character field {self.name!r}: type must be one of {', '.join(FIELD_TYPES)}")
-        if self.from_ not in FROM:
-            raise ValueError(f"character field {self.name!r}: from must be roller or target")
-        if self.type == "stat" and not self.stats:
-            raise ValueError(f"character field {self.name!r}: a stat names the stats field it reads")
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "name": self.name,
-            "label": self.label,
-            "type": self.type,
-            "feeds": self.feeds,
-            "from": self.from_,
-            "help": self.help,
-        }
-        if self.default is not None:
-            out["default"] = self.default
-        if self.choices:
-            out["choices"] = list(self.choices)
-        if self.stats:
-            out["stats"] = self.stats
-        if self.combat_only:
-            out["combat_only"] = True
-        if self.fills:
-            out["fills"] = list(self.fills)
-        return out
-
-
-@dataclasses.dataclass(frozen=True)
-class MoveField:
-    """One field of a move's form: ``type`` as a :class:`Param`'s, or ``character``
-    (one of the session's characters; ``default`` "selected" or "acting").
-    ``choices``: (value, label) pairs of a ``choice`` (a ``character`` field without
-    them offers every character). ``lo`` / ``hi``: the range of an ``int``."""
-
-    name: str
-    label: str
-    type: str = "text"
-    default: Any = None
-    choices: tuple[tuple[Any, str], ...] = ()
-    placeholder: str = ""
-    help: str = ""
-    lo: int | None = None
-    hi: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.type not in MOVE_FIELD_TYPES:
-            raise ValueError(f"move field {self.name!r}: type must be one of {', '.join(MOVE_FIELD_TYPES)}")
-
-
-@dataclasses.dataclass(frozen=True)
-class Move:
-    """A named action of the system besides a plain roll.
-
-    ``kind``:
-
-    * ``preset``: the roll dialog, opened with ``preset`` (parameter name → value)
-      filled in (an opposed roll, a folded roll);
-    * ``condition``: toggles the condition ``condition`` on the selected character;
-    * ``action``: a session move run by ``run`` (see below).
-
-    ``id`` is also the key binding's id (``main.<id>``), ``key`` its default key (or
-    None: palette only). For an ``action``: ``form(state, context)`` returns the
-    fields to ask (an empty list: no question), or raises ``GmdeskError`` saying why
-    the move cannot be made now; ``context`` holds ``selected`` / ``acting`` (ids or
-    None) and ``roll`` (the seq of the roll under the log cursor, or None).
-    ``confirm``: a question to confirm first (no fields). ``run(session, values,
-    context, rng)`` appends the move's one event and returns it (``values``: the
-    form's, ``int`` and ``bool`` fields already read; a refusal raises
-    ``GmdeskError``, or ``ParamError`` naming the field); ``said(state, event)`` is
-    the line the desk shows once it is done. ``verb``: what Enter does in its form
-    ("heal d6…"); ``hint(state, context)``: a note the form shows (where a default
-    comes from).
-
-    A ``preset`` with ``target`` opens the dialog at the roller's default target
-    (an opposed roll, a contest)."""
-
-    id: str
-    title: str
-    help: str = ""
-    key: str | None = None
-    kind: str = "action"
-    preset: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-    condition: str = ""
-    confirm: str = ""
-    verb: str = ""
-    form: Callable[[Any, Mapping[str, Any]], Sequence[MoveField]] | None = None
-    run: Callable[[Any, Mapping[str, Any], Mapping[str, Any], Any], Any] | None = None
-    said: Callable[[Any, Any], str] | None = None
-    target: bool = False
-    hint: Callable[[Any, Mapping[str, Any]], str] | None = None
-
-    @property
-    def binding_id(self) -> str:
-        """The desk's binding id of the move (``main.<id>``), which the GM's keymap names."""
-        return f"main.{self.id}"
-
-    def __post_init__(self) -> None:
-        if self.kind not in MOVE_KINDS:
-            raise ValueError(f"move {self.id!r}: kind must be one of {', '.join(MOVE_KINDS)}")
-        if self.kind == "action" and self.run is None:
-            raise ValueError(f"move {self.id!r}: an action needs its run")
-        if self.kind == "condition" and not self.condition:
-            raise ValueError(f"move {self.id!r}: a condition move names its condition")
-
-
-#: the combat parameters every system's Params has (``core.systems.base.CombatFields``)
-COMMON_PARAMS: tuple[Param, ...] = (
-    Param("combat", "Attack", "bool", False, "resolve as an attack into a combat descriptor", form=False),
-    Param(
-        "target_kind",
-        "Target kind",
-        "choice",
-        "organic",
-        "kind of whoever is attacked (picks the descriptor column)",
-        choices=("organic", "inorganic"),
-        form=False,
-    ),
-    Param(
-        "attacker_kind",
-        "Attacker kind",
-        "choice",
-        "organic",
-        "kind of the attacker (receives negative results)",
-        choices=("organic", "inorganic"),
-        form=False,
-    ),
+from gmdesk.core.systems.clock_moves import clock_moves
+from gmdesk.core.systems.declare import (
+    COMMON_PARAMS,
+    FIELD_TYPES,
+    FROM,
+    INITIATIVE,
+    MOVE_FIELD_TYPES,
+    MOVE_KINDS,
+    OFFERED,
+    PARAM_TYPES,
+    ROLL_KINDS,
+    SECTIONS,
+    SOURCE_KINDS,
+    CharField,
+    Move,
+    MoveField,
+    Param,
 )
+from gmdesk.core.systems.harm import NO_HARM, Harm, check_harm
+from gmdesk.core.systems.setting import Setting, SettingError
+from gmdesk.core.systems.values import check_value, find_stat, params_class, parse_field, parse_stats, show_field
+
+if TYPE_CHECKING:
+    from gmdesk.core.dice import RollRecord
+    from gmdesk.core.odds import Odds
+
+# --------------------------------------------------------------------------- members
 
 
 @dataclasses.dataclass(frozen=True)
-class SystemSpec:
-    """A loaded system: its declaration, read once from its module."""
+class Member:
+    """How one member of the contract is declared: the module attribute ``attr``
+    it is read from, ``what`` it must be (the refusal says "``module.attr`` must be
+    ``what``"), the test ``check`` a declared value passes, and ``read``, how the
+    declared value is kept (a tuple, a frozenset). ``required``: the system must
+    declare it (else "``module`` declares no ``attr``")."""
 
-    id: str
-    name: str
-    module: ModuleType
-    params: tuple[Param, ...]
-    character_fields: tuple[CharField, ...] = ()
-    moves: tuple[Move, ...] = ()
-    extra_labels: tuple[tuple[str, str], ...] = ()
-    sections: frozenset[str] = frozenset(SECTIONS)
-    signed: bool = False
-    table_roles: tuple[str, ...] = ()
-    clocks: bool = False
-    signed_extras: frozenset[str] = frozenset()
-    breakdown_params: tuple[tuple[str, str], ...] = ()
-    odds_fold: tuple[int, int] | None = None
-    defenseless: str | None = None
-    initiative_fails: Callable[[Any], str | None] | None = None
+    attr: str
+    what: str
+    check: Callable[[Any], bool]
+    read: Callable[[Any], Any] = lambda value: value
+    required: bool = False
+
+
+def _member(attr: str, what: str, check: Callable[[Any], bool], default: Any = None, **kw: Any) -> Any:
+    """A :class:`SystemSpec` field read from module attribute ``attr``."""
+    read = kw.pop("read", None) or (lambda value: value)
+    required = bool(kw.pop("required", False))
+    member = Member(attr, what, check, read, required)
+    if isinstance(default, (list, dict, set)):
+        raise TypeError("a member's default is immutable")
+    return dataclasses.field(default=default, metadata={"member": member})
+
+
+def _hook(attr: str, required: bool = False) -> Any:
+    """A function member (``None`` when the system does without it)."""
+    return _member(attr, "a function", callable, None, required=required)
+
+
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _all(kind: type | tuple[type, ...]) -> Callable[[Any], bool]:
+    def check(value: Any) -> bool:
+        return isinstance(value, (tuple, list, frozenset, set)) and all(isinstance(x, kind) for x in value)
+
+    return check
+
+
+def _pairs(value: Any) -> bool:
+    return isinstance(value, (tuple, list)) and all(
+        isinstance(x, (tuple, list)) and len(x) == 2 and all(isinstance(y, str) for y in x) for x in value
+    )
+
+
+def _fold(value: Any) -> bool:
+    return (
+        isinstance(value, (tuple, list))
+        and len(value) == 2
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in value)
+        and value[0] < value[1]
+    )
+
+
+def _sources(value: Any) -> bool:
+    return (
+        isinstance(value, (tuple, list)) and len(value) == 2 and value[0] in SOURCE_KINDS and isinstance(value[1], bool)
+    )
+
+
+def _sections(value: Any) -> bool:
+    return _all(str)(value) and all(s in SECTIONS for s in value)
+
+
+def _pairs_tuple(value: Any) -> tuple[tuple[str, str], ...]:
+    return tuple((str(a), str(b)) for a, b in value)
+
+
+#: ``roll(params, rng, tables) -> RollRecord``
+RollFn = Callable[..., "RollRecord"]
+#: ``odds(params, tables) -> Odds``
+OddsFn = Callable[..., "Odds"]
+#: ``initiative(rng, modifier, **options) -> RollRecord``
+InitiativeFn = Callable[..., "RollRecord"]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class SystemSpec:
+    """A loaded system: its declaration, read once from its module
+    (:meth:`from_module`). Each field is one member of the contract; its
+    :class:`Member` (``dataclasses.fields(SystemSpec)[i].metadata["member"]``) names
+    the module attribute and what it must be. ``docs/PLUGINS.md`` says what each does."""
+
+    # ---- required
+    #: ``ID``: the identifier the CLI, the saves and the records use
+    id: str = _member("ID", "a name (text)", _is_text, "", required=True)
+    #: ``NAME``: the display name
+    name: str = _member("NAME", "a display name (text)", _is_text, "", required=True)
+    #: ``PARAMS``: every roll parameter
+    params: tuple[Param, ...] = _member("PARAMS", "a tuple of Param", _all(Param), (), read=tuple, required=True)
+    #: ``roll(params, rng, tables) -> RollRecord``
+    roll: RollFn = _hook("roll", required=True)
+    #: ``odds(params, tables) -> Odds``: exact
+    odds: OddsFn = _hook("odds", required=True)
+    #: ``initiative(rng, modifier, **options) -> RollRecord``: ``modifier`` is the
+    #: character's own (:attr:`initiative_modifier`); ``options`` are the keywords
+    #: it takes of those the session offers (:attr:`initiative_options`)
+    initiative: InitiativeFn = _hook("initiative", required=True)
+
+    # ---- what a character carries, what the desk offers
+    character_fields: tuple[CharField, ...] = _member(
+        "CHARACTER_FIELDS", "a tuple of CharField", _all(CharField), (), read=tuple
+    )
+    moves: tuple[Move, ...] = _member("MOVES", "a tuple of Move", _all(Move), (), read=tuple)
+    sections: frozenset[str] = _member(
+        "CHARACTER_SECTIONS", f"a set of {', '.join(SECTIONS)}", _sections, frozenset(SECTIONS), read=frozenset
+    )
+    settings: tuple[Setting, ...] = _member("SETTINGS", "a tuple of Setting", _all(Setting), (), read=tuple)
+    table_roles: tuple[str, ...] = _member("TABLE_ROLES", "a tuple of table roles (text)", _all(str), (), read=tuple)
+    clocks: bool = _member("CLOCKS", "True or False", lambda v: isinstance(v, bool), False)
+    #: what its rolls do to characters: Vitality, Unconscious and Dead, clocks,
+    #: Possibilities spent, conditions imposed (:mod:`core.systems.harm`); a
+    #: ``CLOCKS = True`` without clocks of its own gets the default :class:`Clocks`
+    harm: Harm = _member("HARM", "a gmdesk.core.systems.harm.Harm", lambda v: isinstance(v, Harm), NO_HARM)
+
+    # ---- how its records read
+    extra_labels: tuple[tuple[str, str], ...] = _member(
+        "EXTRA_LABELS", "(key, label) pairs of text", _pairs, (), read=_pairs_tuple
+    )
+    signed: bool = _member("SIGNED", "True or False", lambda v: isinstance(v, bool), False)
+    signed_extras: frozenset[str] = _member(
+        "SIGNED_EXTRAS", "a set of record keys (text)", _all(str), frozenset(), read=frozenset
+    )
+    breakdown_params: tuple[tuple[str, str], ...] = _member(
+        "BREAKDOWN_PARAMS", "(parameter, label) pairs of text", _pairs, (), read=_pairs_tuple
+    )
+    odds_fold: tuple[int, int] | None = _member("ODDS_FOLD", "two whole numbers, low then high", _fold, read=tuple)
+    #: ``dice_labels(record) -> {"own": …, "vs": …}``
+    dice_labels: Callable[[Any], Mapping[str, str]] | None = _hook("dice_labels")
+    #: ``opponent_brief(record) -> str``
+    opponent_brief: Callable[[Any], str] | None = _hook("opponent_brief")
+    #: ``chronicle(record, facts) -> list[str]``: the roll's facts as the chronicle tells them
+    chronicle: Callable[[Any, list[str]], list[str]] | None = _hook("chronicle")
+    #: ``result_distribution(params, tables) -> {value: Fraction}``: the roll value's
+    #: exact distribution (default: its odds', :meth:`distribution`)
+    result_distribution: Callable[..., Mapping[int, Fraction]] | None = _hook("result_distribution")
+
+    # ---- filling a roll from the session
+    defenseless: str | None = _member("DEFENSELESS", "the name of one of its bool parameters", _is_text)
+    roll_sources: tuple[str, bool] | None = _member(
+        "ROLL_SOURCES", f"(kind, opposed): a kind of {' or '.join(SOURCE_KINDS)}, then True or False", _sources
+    )
+    #: ``sources_params(sources) -> {parameter: value}``
+    sources_params: Callable[[list[Any]], Mapping[str, Any]] | None = _hook("sources_params")
+    #: ``session_defaults(settings, actor, target) -> {parameter: value}``
+    session_defaults: Callable[[Mapping[str, Any], Any, Any], Mapping[str, Any]] | None = _hook("session_defaults")
+    #: ``read_form(data, actor, target, combat, items=…) -> (data, notes)``
+    read_form: Callable[..., tuple[dict[str, Any], list[str]]] | None = _hook("read_form")
+    #: ``read_filled(data, filled, actor, target, items=…) -> data``
+    read_filled: Callable[..., dict[str, Any]] | None = _hook("read_filled")
+    #: ``read_sheets(params, actor, target, skip, items=…) -> params``
+    read_sheets: Callable[..., Any] | None = _hook("read_sheets")
+    #: ``roll_uses(record, actor, target) -> [(side, path), …]``
+    roll_uses: Callable[[Any, Any, Any], list[tuple[str, str]]] | None = _hook("roll_uses")
+    #: ``Params``: the system's own validating parameter class
+    own_params: type | None = _member("Params", "a class", inspect.isclass)
+    #: ``check(params)``: rules across the generated Params' parameters
+    check: Callable[[Any], None] | None = _hook("check")
+
+    # ---- initiative
+    #: ``initiative_modifier(character) -> int``
+    initiative_modifier: Callable[[Any], int] | None = _hook("initiative_modifier")
+    #: ``INITIATIVE_FAILS(character) -> str | None``
+    initiative_fails: Callable[[Any], str | None] | None = _hook("INITIATIVE_FAILS")
+    #: ``parse_initiative(option, text) -> int``
+    parse_initiative: Callable[[str, Any], int] | None = _hook("parse_initiative")
+    initiative_hint: str = _member("INITIATIVE_HINT", "text", _is_text, "a number")
+
+    # ---- between sessions, and saves
+    #: ``rest(character) -> character``
+    rest: Callable[[Mapping[str, Any]], dict[str, Any]] | None = _hook("rest")
+    #: ``migrate(record) -> record``: a record an earlier version wrote, as it reads now
+    migrate: Callable[[Mapping[str, Any]], Mapping[str, Any]] | None = _hook("migrate")
+
+    # ---- read from the declaration, not declared
+    #: the keywords ``initiative`` takes besides ``rng`` and ``modifier``
+    initiative_options: frozenset[str] = frozenset()
+    #: the keywords ``read_form`` / ``read_filled`` / ``read_sheets`` take (``items``)
+    hook_options: tuple[tuple[str, frozenset[str]], ...] = ()
+    #: the module the declaration was read from (for tests and tools; gmdesk uses the members)
+    module: ModuleType | None = dataclasses.field(default=None, compare=False, repr=False)
+
+    @property
+    def source_file(self) -> str | None:
+        """The file the system's module was loaded from (None: none), to which a
+        checkpoint of a plug-in's session is tied."""
+        path = getattr(self.module, "__file__", None)
+        return path if isinstance(path, str) else None
+
+    @classmethod
+    def members(cls) -> tuple[tuple[str, Member], ...]:
+        """``(field name, Member)`` of every member of the contract, in order."""
+        return tuple((f.name, f.metadata["member"]) for f in dataclasses.fields(cls) if "member" in f.metadata)
+
+    @staticmethod
+    def declared_id(module: Any) -> str | None:
+        """The ``ID`` a system module declares (None: it is no system module)."""
+        system_id = getattr(module, "ID", None) if isinstance(module, ModuleType) else None
+        return system_id if isinstance(system_id, str) else None
 
     @classmethod
     def from_module(cls, module: ModuleType) -> SystemSpec:
-        """Read a system module's declaration; ``ValueError`` naming what is missing or
-        wrong (a plug-in so reported is left out, the others keep working)."""
-        for name in ("ID", "NAME", "PARAMS", "roll", "odds", "initiative"):
-            if not hasattr(module, name):
-                raise ValueError(f"{module.__name__} declares no {name}")
-        params = tuple(module.PARAMS)
-        for p in params:
-            if not isinstance(p, Param):
-                raise ValueError(f"{module.__name__}.PARAMS holds {p!r}, not a Param")
-        names = [p.name for p in params]
+        """Read a system module's declaration; ``ValueError`` naming the member that
+        is missing or wrong and what it must be (a plug-in so reported is left out,
+        the others keep working). The one place gmdesk reads a system module."""
+        where = module.__name__
+        values: dict[str, Any] = {}
+        for name, m in cls.members():
+            raw = getattr(module, m.attr, None)
+            if raw is None:
+                if m.required:
+                    raise ValueError(f"{where} declares no {m.attr}")
+                continue
+            if not m.check(raw):
+                raise ValueError(f"{where}.{m.attr} must be {m.what}")
+            values[name] = m.read(raw)
+        harm = check_harm(
+            values.get("harm", NO_HARM),
+            where,
+            [p.name for p in values.get("params", ())],
+            clocks=bool(values.get("clocks", False)),
+        )
+        values["harm"], values["clocks"] = harm, harm.clocks is not None
+        if harm.clocks is not None:  # a system whose rolls move clocks adds and ticks them
+            own = values.get("moves", ())
+            values["moves"] = own + tuple(m for m in clock_moves() if m.id not in {x.id for x in own})
+        values["settings"] = tuple(
+            s if s.system else dataclasses.replace(s, system=values["id"]) for s in values.get("settings", ())
+        )
+        spec = cls(
+            **values,
+            initiative_options=_keywords(values["initiative"]) - {"rng", "modifier"},
+            hook_options=tuple(
+                (name, _keywords(values[name]))
+                for name in ("read_form", "read_filled", "read_sheets")
+                if name in values
+            ),
+            module=module,
+        )
+        spec._check(where)
+        return spec
+
+    def _check(self, where: str) -> None:
+        """What the members must agree on (ValueError naming the member)."""
+        names = [p.name for p in self.params]
         if len(set(names)) != len(names):
-            raise ValueError(f"{module.__name__}.PARAMS names a parameter twice")
-        for p in params:
+            raise ValueError(f"{where}.PARAMS names a parameter twice")
+        for p in self.params:
             for r in p.replaces:
                 if r not in names:
-                    raise ValueError(f"parameter {p.name!r} replaces {r!r}, which is no parameter")
-        fields = tuple(getattr(module, "CHARACTER_FIELDS", ()))
+                    raise ValueError(f"{where}.PARAMS: parameter {p.name!r} replaces {r!r}, which is no parameter")
         feedable = set(names) | {INITIATIVE}
-        field_names = {f.name for f in fields}
-        for f in fields:
-            if not isinstance(f, CharField):
-                raise ValueError(f"{module.__name__}.CHARACTER_FIELDS holds {f!r}, not a CharField")
+        field_names = {f.name for f in self.character_fields}
+        for f in self.character_fields:
             if f.feeds is not None and f.feeds not in feedable:
-                raise ValueError(f"character field {f.name!r} feeds {f.feeds!r}, which is no parameter")
+                raise ValueError(f"{where}.CHARACTER_FIELDS: {f.name!r} feeds {f.feeds!r}, which is no parameter")
             if f.stats is not None and f.stats not in field_names:
-                raise ValueError(f"character field {f.name!r} reads stats {f.stats!r}, which is no field")
-        moves = tuple(getattr(module, "MOVES", ()))
-        for m in moves:
-            if not isinstance(m, Move):
-                raise ValueError(f"{module.__name__}.MOVES holds {m!r}, not a Move")
+                raise ValueError(f"{where}.CHARACTER_FIELDS: {f.name!r} reads stats {f.stats!r}, which is no field")
+        for m in self.moves:
             if not m.id.isidentifier():
-                raise ValueError(f"move {m.id!r}: its id must be a name (letters, digits, _)")
-        defenseless = getattr(module, "DEFENSELESS", None)
-        if defenseless is not None:
-            p = next((p for p in params if p.name == defenseless), None)
-            if p is None or p.type != "bool":
-                raise ValueError(f"{module.__name__}.DEFENSELESS must name one of its bool parameters")
-        move_ids = [m.id for m in moves]
+                raise ValueError(f"{where}.MOVES: move {m.id!r}: its id must be a name (letters, digits, _)")
+        move_ids = [m.id for m in self.moves]
         if len(set(move_ids)) != len(move_ids):
-            raise ValueError(f"{module.__name__}.MOVES names a move twice")
-        return cls(
-            id=str(module.ID),
-            name=str(module.NAME),
-            module=module,
-            params=params,
-            character_fields=fields,
-            moves=moves,
-            extra_labels=tuple(getattr(module, "EXTRA_LABELS", ())),
-            sections=frozenset(getattr(module, "CHARACTER_SECTIONS", SECTIONS)),
-            signed=bool(getattr(module, "SIGNED", False)),
-            table_roles=tuple(getattr(module, "TABLE_ROLES", ())),
-            clocks=bool(getattr(module, "CLOCKS", False)),
-            signed_extras=frozenset(getattr(module, "SIGNED_EXTRAS", ())),
-            breakdown_params=tuple(getattr(module, "BREAKDOWN_PARAMS", ())),
-            odds_fold=_fold(module),
-            defenseless=defenseless,
-            initiative_fails=_callable(module, "INITIATIVE_FAILS"),
-        )
+            raise ValueError(f"{where}.MOVES names a move twice")
+        if self.defenseless is not None:
+            flag = self.param(self.defenseless)
+            if flag is None or flag.type != "bool" or flag not in self.params:
+                raise ValueError(f"{where}.DEFENSELESS must name one of its bool parameters")
+        keys = [s.key for s in self.settings]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"{where}.SETTINGS names a setting twice")
 
-    def hook(self, name: str) -> Callable[..., Any] | None:
-        """The module's optional function ``name`` (``read_form``, ``dice_labels``…),
-        or None when the system does without it."""
-        fn = getattr(self.module, name, None)
-        return fn if callable(fn) else None
+    def takes(self, hook: str) -> frozenset[str]:
+        """The keywords the system's ``hook`` (``read_form``, ``read_filled``,
+        ``read_sheets``) takes: a hook written before ``items`` was offered is called
+        without it."""
+        return dict(self.hook_options).get(hook, frozenset())
+
+    def offered(self, hook: str, **options: Any) -> dict[str, Any]:
+        """Of ``options``, those ``hook`` takes (:meth:`takes`)."""
+        takes = self.takes(hook)
+        return {k: v for k, v in options.items() if k in takes}
+
+    def distribution(self, params: Any, tables: Any = None) -> dict[int, Fraction]:
+        """The exact distribution of the roll's value (the curve an odds chart draws),
+        ascending by value: the system's ``result_distribution``, else its odds' (whose
+        far tail, if any, is left out: the values then sum to 1 − ``Odds.tail``)."""
+        from gmdesk.core.tables import DEFAULT_TABLES
+
+        tables = DEFAULT_TABLES if tables is None else tables
+        if self.result_distribution is not None:
+            got = {int(v): Fraction(p) for v, p in self.result_distribution(params, tables).items() if p}
+        else:
+            got = {v: p for v, p in self.odds(params, tables).distribution}
+        return dict(sorted(got.items()))
+
+    def setting_defaults(self) -> dict[str, Any]:
+        """Setting key → default of the system's own settings."""
+        return {s.key: s.default for s in self.settings}
 
     # ---- parameters
 
     @functools.cached_property
     def Params(self) -> type:
         """The system's own ``Params``, else one generated from ``PARAMS``."""
-        own = getattr(self.module, "Params", None)
-        if own is not None:
-            return own
-        return params_class(self.params, getattr(self.module, "check", None))
+        if self.own_params is not None:
+            return self.own_params
+        return params_class(self.params, self.check)
 
     def params_from_json(self, data: Mapping[str, Any]) -> Any:
         """Validated parameters from their JSON (``ParamError`` naming the option)."""
@@ -538,181 +415,16 @@ class SystemSpec:
             "params": [p.to_json() for p in self.params if not p.form_only],
             "character_fields": [f.to_json() for f in self.character_fields],
             "moves": [{"id": m.id, "title": m.title, "help": m.help, "key": m.key} for m in self.moves],
+            "settings": [s.to_json() for s in self.settings],
         }
 
 
-def _callable(module: ModuleType, name: str) -> Callable[..., Any] | None:
-    fn = getattr(module, name, None)
-    if fn is not None and not callable(fn):
-        raise ValueError(f"{module.__name__}.{name} must be a function")
-    return fn
-
-
-def _fold(module: ModuleType) -> tuple[int, int] | None:
-    fold = getattr(module, "ODDS_FOLD", None)
-    if fold is None:
-        return None
-    lo, hi = fold
-    if not (isinstance(lo, int) and isinstance(hi, int) and lo < hi):
-        raise ValueError(f"{module.__name__}.ODDS_FOLD must be two whole numbers, low then high")
-    return lo, hi
-
-
-def check_value(p: Param | CharField, value: Any) -> Any:
-    """A value of a parameter or field read by its declared type (``ParamError``
-    naming the CLI option / the field otherwise): ``None`` for an empty optional."""
-    from gmdesk.core.systems.base import parse_choice, parse_int
-
-    option = p.cli_option if isinstance(p, Param) else p.name
-    if value is None or (isinstance(value, str) and not value.strip()):
-        if isinstance(p, Param) and not p.optional and p.type != "text":
-            return p.default
-        return None if (isinstance(p, CharField) or p.optional) else p.default
-    if p.type == "int":
-        return parse_int(option, value, p.lo, p.hi)
-    if p.type == "bool":
-        if isinstance(value, bool):
-            return value
-        text = str(value).strip().lower()
-        if text in ("1", "true", "yes", "on", "y"):
-            return True
-        if text in ("0", "false", "no", "off", "n"):
-            return False
-        raise ParamError(option, f"must be yes or no (got {value!r})")
-    if p.type == "choice":
-        text = str(value).strip()
-        match = next((c for c in p.choices if c.casefold() == text.casefold()), text)
-        return parse_choice(option, match, p.choices)
-    return str(value).strip() if isinstance(value, str) else value
-
-
-def _entry(f: CharField, value: Any, option: str) -> Any:
-    """One value of a field (or of one entry of a ``stats`` field) read by its
-    declaration: the field's ``parse``, else its type (a ``stats`` entry is a whole
-    number unless ``parse`` says otherwise)."""
-    from gmdesk.core.systems.base import parse_choice, parse_int
-
-    if f.parse is not None:
-        return f.parse(option, value)
-    if f.type in ("int", "stats"):
-        return parse_int(option, value, f.lo, f.hi)
-    if f.type == "bool":
-        return check_value(Param(f.name, f.label, "bool", False, option=option), value)
-    if f.type == "choice":
-        text = str(value).strip()
-        match = next((c for c in f.choices if c.casefold() == text.casefold()), text)
-        return parse_choice(option, match, f.choices)
-    return " ".join(str(value).split())
-
-
-def parse_stats(f: CharField, value: Any) -> dict[str, Any]:
-    """A ``stats`` field's value: a mapping, or text such as ``"Fire Combat=13,
-    Dodge=11"`` (``:`` works as ``=``), each entry read by :func:`_entry`
-    (``ParamError`` naming the field's label and the entry)."""
-    if isinstance(value, Mapping):
-        items = [(str(k), v) for k, v in value.items()]
-    elif isinstance(value, str):
-        items = []
-        for part in value.replace(";", ",").split(","):
-            if not part.strip():
-                continue
-            name, sep, v = part.partition("=")
-            if not sep:
-                name, sep, v = part.rpartition(":")
-            if not sep or not name.strip() or not v.strip():
-                raise ParamError(
-                    f.label,
-                    f"write each entry as NAME=VALUE, e.g. {f.placeholder or 'Dodge=11'} (got {part.strip()!r})",
-                )
-            items.append((name, v.strip()))
-    else:
-        raise ParamError(f.label, f"must be entries NAME=VALUE (got {value!r})")
-    out: dict[str, Any] = {}
-    seen: dict[str, str] = {}
-    for name, v in items:
-        name = " ".join(name.split())
-        if not name:
-            raise ParamError(f.label, "an entry has no name")
-        key = name.casefold()
-        if key in seen:
-            raise ParamError(f.label, f"{name!r} is given twice")
-        seen[key] = name
-        try:
-            out[name] = _entry(f, v, f.label)
-        except ParamError as e:
-            raise ParamError(f.label, f"{name}: {str(e).partition(': ')[2] or e}") from None
-    return out
-
-
-def parse_field(f: CharField, value: Any) -> Any:
-    """A character field's value read by its declaration; ``None`` (or empty text)
-    clears it. ``ParamError`` names the field's label. A ``stat`` is the name of an
-    entry (checked against the character's ``stats`` field by whoever holds it)."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    if f.type == "stats":
-        out = parse_stats(f, value)
-        return out or None
-    if f.type == "stat":
-        if not isinstance(value, str):
-            raise ParamError(f.label, f"must name one entry of {f.stats} (got {value!r})")
-        return " ".join(value.split())
-    return _entry(f, value, f.label)
-
-
-def show_field(f: CharField, value: Any) -> str:
-    """How a field's value reads (a ``stats`` field: ``"Fire Combat=13, Dodge=11"``);
-    empty for no value."""
-    if value is None:
-        return ""
-
-    def one(v: Any) -> str:
-        if f.show is not None:
-            try:
-                return f.show(v)
-            except Exception:
-                return str(v)
-        return str(v)
-
-    if f.type == "stats" and isinstance(value, Mapping):
-        return ", ".join(f"{k}={one(v)}" for k, v in value.items())
-    if f.type == "stat":
-        return str(value)
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return one(value)
-
-
-def find_stat(stats: Mapping[str, Any] | None, name: str) -> str | None:
-    """The key of the entry of ``stats`` that ``name`` names (case and spacing
-    ignored), or None."""
-    if not stats or not isinstance(name, str):
-        return None
-    key = " ".join(name.split()).casefold()
-    return next((k for k in stats if " ".join(str(k).split()).casefold() == key), None)
-
-
-def params_class(spec_params: Sequence[Param], check: Callable[[Any], None] | None = None) -> type:
-    """A frozen dataclass validating ``spec_params`` (and the common combat
-    parameters) by their declared types, for a system that declares no ``Params`` of
-    its own; ``check(params)`` adds the system's rules across parameters."""
-    from gmdesk.core.systems.base import CombatFields
-
-    spec_params = [p for p in spec_params if not p.form_only]
-    fields = [(p.name, Any, dataclasses.field(default=p.default)) for p in spec_params]
-
-    def __post_init__(self: Any) -> None:
-        for p in spec_params:
-            object.__setattr__(self, p.name, check_value(p, getattr(self, p.name)))
-        if not isinstance(self.combat, bool):
-            raise ParamError("--combat", f"must be true or false (got {self.combat!r})")
-        self._check_combat()
-        if check is not None:
-            check(self)
-
-    return dataclasses.make_dataclass(
-        "Params", fields, bases=(CombatFields,), frozen=True, namespace={"__post_init__": __post_init__}
-    )
+def _keywords(fn: Callable[..., Any]) -> frozenset[str]:
+    """The parameter names ``fn`` takes (none known: empty)."""
+    try:
+        return frozenset(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return frozenset()
 
 
 __all__ = [
@@ -723,6 +435,7 @@ __all__ = [
     "INITIATIVE",
     "MOVE_FIELD_TYPES",
     "MOVE_KINDS",
+    "Member",
     "Move",
     "OFFERED",
     "ROLL_KINDS",
@@ -730,6 +443,9 @@ __all__ = [
     "PARAM_TYPES",
     "Param",
     "SECTIONS",
+    "SOURCE_KINDS",
+    "Setting",
+    "SettingError",
     "SystemSpec",
     "check_value",
     "find_stat",

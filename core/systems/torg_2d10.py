@@ -67,8 +67,9 @@ from gmdesk.core.systems.base import (
     parse_choice,
     parse_int,
 )
+from gmdesk.core.systems.harm import WOUND_STATUS, Harm, Imposed, Spend
 from gmdesk.core.systems.rest import default_rest, end_timed, is_dead
-from gmdesk.core.systems.spec import CharField, Move, Param
+from gmdesk.core.systems.spec import CharField, Move, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 from gmdesk.core.text import MINUS, signed
 
@@ -216,6 +217,17 @@ SIGNED_EXTRAS = frozenset({"bonus", "result_points"})
 #: row: the open-ended rerolls reach Bonus Numbers past ±100 no GM needs a row for
 ODDS_FOLD = (-20, 20)
 
+#: the session settings a torg session keeps (:func:`session_defaults` reads it)
+SETTINGS = (
+    Setting(
+        "ord_positive_reroll",
+        "Ords reroll a maxed die",
+        "ords (not reality-rated) reroll a maxed positive die as Storm Knights do; off denies them",
+        "bool",
+        True,
+    ),
+)
+
 
 # --------------------------------------------------------------------------- rolls
 
@@ -356,6 +368,17 @@ def cancel_possibility(record: RollRecord, tables: TableSet = DEFAULT_TABLES) ->
         cancelled=int(record.get("cancelled", 0)) + 1,
         cancelled_dice=cancelled_dice + removed,
     )
+
+
+#: what its rolls do: ``possibilities`` spent as the roll is made, one more spent on
+#: it after (:func:`spend_possibility`, the move) or cancelled by another
+#: (:func:`cancel_possibility`); a disconnection makes the roller Disconnected; the
+#: wound-status table's descriptors ("Mortal Wound", "Fatal Wound") knock out or kill
+HARM = Harm(
+    status_table=WOUND_STATUS,
+    spend=Spend(param="possibilities", after=True, cancel=cancel_possibility),
+    imposes=(Imposed("Disconnected", "disconnection"),),
+)
 
 
 def initiative(

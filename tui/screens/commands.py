@@ -95,7 +95,7 @@ def move_commands(screen: MainScreen) -> list[tuple[str, str, Callable[[], Any]]
 def settings_help(system: str) -> str:
     """What the session settings are, for the palette: those of the session's system
     first, then the others."""
-    from gmdesk.core.session.settings import SETTINGS
+    from gmdesk.core.session.settings import declared
 
-    ordered = sorted(SETTINGS, key=lambda s: s.system not in ("", system))
+    ordered = sorted(declared(), key=lambda s: s.system not in ("", system))
     return ", ".join(s.label[:1].lower() + s.label[1:] for s in ordered) or "the session's rules options"

@@ -77,14 +77,14 @@ class EncounterMoves(DeskScreen):
 
     def _initiative_hint(self) -> str:
         """What the GM may type for an initiative in this session's system."""
-        return str(getattr(get_spec(self.state.info.system).module, "INITIATIVE_HINT", "a number"))
+        return get_spec(self.state.info.system).initiative_hint
 
     def _typed_initiative(self, text: str, label: str = "initiative") -> int | None:
         """A typed initiative (or modifier), read the system's way when it declares one
         (``parse_initiative``), else a whole number; None when empty."""
         if not text.strip():
             return None
-        parse = getattr(get_spec(self.state.info.system).module, "parse_initiative", None)
+        parse = get_spec(self.state.info.system).parse_initiative
         if parse is not None:
             return int(parse(label, text))
         return parse_int(label, text)

@@ -259,8 +259,8 @@ class MainScreen(EncounterMoves, RosterMoves, SystemMoves):
         rng = self.rng
 
         def fn(s: Session) -> Event:
-            # what the dialog shows is the GM's (a source or Up switched off for this roll
-            # stays off); the session fills the rest as for `gmdesk roll --save`
+            # the dialog filled the parameters once, as `gmdesk roll --save` fills them (what
+            # it shows is the GM's: a source or Up switched off for this roll stays off)
             return s.roll(
                 req.system,
                 req.params,
@@ -269,7 +269,7 @@ class MainScreen(EncounterMoves, RosterMoves, SystemMoves):
                 combat=req.combat,
                 rng=rng,
                 clock=req.clock,
-                given=req.given,
+                fill=False,  # the dialog filled them (core.session.params.fill_data)
                 origins=req.origins,
             )
 

@@ -57,7 +57,7 @@ from gmdesk.core.odds import Odds
 from gmdesk.core.session.params import (
     RollSource,
     field_defaults,
-    fill_params,
+    fill_data,
     resolve_names,
     roll_defaults,
     roll_sources,
@@ -105,13 +105,12 @@ class RollRequest:
     """What the dialog asks the screen to roll."""
 
     system: str
-    params: Any  # the system's Params
+    params: Any  # the system's Params, filled in: the session logs them as they are
     actor: str | None = None
     target: str | None = None
     combat: bool = False
     values: Mapping[str, Any] = field(default_factory=dict)  # what the GM typed (to prefill next time)
     clock: str | None = None  # the clock the roll's progress goes to (a system with clocks)
-    given: frozenset[str] = frozenset()  # the parameters the form set (the session keeps them)
     origins: Mapping[str, str] = field(default_factory=dict)  # parameter → "Quinn's Fire Combat"
 
 
@@ -195,7 +194,6 @@ class RollDialog(Dialog[RollRequest | None]):
         self.ready = False  # the form is built and filled in
         self.last_error: str = ""
         self.last_odds: Odds | None = None
-        self.given: frozenset[str] = frozenset()
         self.origins: dict[str, str] = {}  # of the parameters built last
         self._last_seen: tuple[Any, ...] | None = None
         self.labels = self._labels()
@@ -518,17 +516,20 @@ class RollDialog(Dialog[RollRequest | None]):
         for key, origin in named.items():
             origins[key] = str(origin)
             notes.append(f"{self.labels.get(key, key)} {said(data.get(key))} — {origin}")
-        data, info = read_form(spec, data, actor, target, self.combat, sheet_items(self.state.characters.values()))
+        items = sheet_items(self.state.characters.values())
+        data, info = read_form(spec, data, actor, target, self.combat, items)
         data["combat"] = self.combat
         if target is None:  # an untracked target: its kind as chosen (a tracked one has its own)
             data["target_kind"] = self._kind
         names = {f.name for f in dataclasses.fields(spec.Params)}
         data = {k: v for k, v in data.items() if k in names}
-        params = spec.params_from_json(data)
-        # what the form does not show (kinds, the session's settings) the session fills in;
-        # what it shows is the GM's to change and wins
-        self.given = frozenset(data)
-        params = fill_params(self.state.info.settings, spec.module, params, actor, target, self.combat, self.given)
+        # filled once, here, as Session.roll fills a roll given as data (the one code
+        # path, core.session.params.fill_data): what the form does not show (kinds, the
+        # session's settings) is filled in; what it shows is the GM's and stays. The
+        # roll is then logged as it is built (Session.roll(fill=False)).
+        params, _ = fill_data(
+            self.state.info.settings, spec, data, actor, target, self.combat, given=frozenset(data), items=items
+        )
         self.origins = origins
         self.query_one("#rd-info", Static).update("\n".join(notes + info))
         self._check_session(spec, params, actor, target)
@@ -677,7 +678,7 @@ class RollDialog(Dialog[RollRequest | None]):
     @work(thread=True, exclusive=True, group="odds")
     def _compute_odds(self, spec: SystemSpec, params: Any, token: int) -> None:
         try:
-            odds = spec.module.odds(params)
+            odds = spec.odds(params)
         except GmdeskError as e:
             self.app.call_from_thread(self._odds_failed, token, ui_message(e, self.labels))
             return
@@ -724,7 +725,6 @@ class RollDialog(Dialog[RollRequest | None]):
                 self.combat,
                 typed,
                 clock=clock or None,
-                given=self.given,
                 origins=dict(self.origins),
             )
         )

@@ -138,16 +138,9 @@ def read_form(
     """The system's own reading of the form's data (its ``read_form`` hook), if any.
     ``items``: the Physical Items the session's sheets list, for a hook that reads
     them (a missing name is an item when some sheet lists it)."""
-    import inspect
-
-    hook = getattr(spec.module, "read_form", None)
-    if hook is None:
+    if spec.read_form is None:
         return data, []
-    try:
-        takes_items = "items" in inspect.signature(hook).parameters
-    except (TypeError, ValueError):
-        takes_items = False
-    data, notes = hook(data, actor, target, combat, items=items) if takes_items else hook(data, actor, target, combat)
+    data, notes = spec.read_form(data, actor, target, combat, **spec.offered("read_form", items=items))
     return dict(data), [str(n) for n in notes]
 
 

@@ -1,5 +1,5 @@
 """The "Session settings" dialog (command palette), generated from
-:data:`core.session.settings.SETTINGS`: one field per declared setting — a number
+:func:`core.session.settings.declared`: one field per declared setting — a number
 field (with its range as placeholder), a checkbox or a dropdown — each with its help
 line, the session's own system first. Enter saves what changed as one
 ``session.settings`` event (undoable with ``u``); a bad value is named by its label
@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from gmdesk.core.errors import GmdeskError
-from gmdesk.core.session.settings import SETTINGS, Setting, current
+from gmdesk.core.session.settings import Setting, current, declared
 from gmdesk.tui.screens.dialog import Dialog, DialogHint
 from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput, StepSelect
 
@@ -28,8 +28,9 @@ class SettingsDialog(Dialog[Any]):
         super().__init__()
         self.values = dict(current(settings))  # Setting -> value now
         # the session's own system first, then those of every system, then the others
-        self.order = sorted(SETTINGS, key=lambda s: (s.system != system, s.system != ""))
-        self.labels = {s.key: s.title for s in SETTINGS}
+        settings_now = declared()
+        self.order = sorted(settings_now, key=lambda s: (s.system != system, s.system != ""))
+        self.labels = {s.key: s.title for s in settings_now}
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="settings-dialog") as box:

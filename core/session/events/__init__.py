@@ -50,15 +50,22 @@ Decisions where the rules are silent (what a GM at the table expects):
   written before them replays as it was written (``Fold.apply(strict=False)``).
 * **Combat**: each descriptor with ``wound`` goes to the target (``applies_to``
   "target") or the roller ("attacker"); an untracked receiver gets nothing but the
-  roll is logged. 1d6x4 descriptors lower Vitality (Unconscious at −5 or lower;
-  injured again while Unconscious: Dead, for good). Other systems pile the
-  descriptor up as a wound; ``core/data/wound-status.json`` says which descriptors
-  change the status (organic "Fatal Wound" → dead, organic "Mortal Wound", FUDGE
-  "Incapacitated" and "Near Death" → unconscious). A session may point the
-  ``wound-status`` table role at its own table.
-* A torg roll with ``disconnection`` marks a tracked roller Disconnected.
-* **Possibilities**: spent at roll time (torg ``possibilities``) or after
-  (``possibility.spend``), only by a reality-rated character who has them; an
+  roll is logged. What it does besides is what the roll's system declares
+  (``HARM``, :mod:`gmdesk.core.systems.harm`), never a system's name: a system whose
+  Vitality is hurt by amounts takes a descriptor's ``amount`` off the receiver's
+  Vitality (Unconscious at or below its threshold; Dead when an injury reaches its
+  death threshold or, where it says so, an injury lands on someone Unconscious —
+  for good); every wound descriptor is piled up with the status its system's
+  ``statuses`` or ``status_table`` give it (the built-in ``wound-status`` table:
+  organic "Fatal Wound" → dead, organic "Mortal Wound", "Incapacitated" and "Near
+  Death" → unconscious, for the systems that read it). A session may point a
+  status table role at its own table. A descriptor its system names nowhere
+  changes no status.
+* A roll whose record sets a field its system declares (``Imposed``) imposes that
+  condition on a tracked roller (a disconnection: Disconnected).
+* **Possibilities**: spent at roll time (the parameter the system's ``Spend``
+  names) or after (``possibility.spend``, a system that allows it), only by a
+  reality-rated character who has them; an
   untracked roller pays nothing. A cancel costs the canceller one (the spender's
   one is already gone: "both lose one") and must come from someone other than the
   spender. A spend or cancel re-reads a combat roll: its old wounds come off and the
@@ -69,8 +76,8 @@ Decisions where the rules are silent (what a GM at the table expects):
   changes are written back onto the sheet (a missing Vitality descriptor is written
   with its Default and new Current, the rule for missing descriptors).
 * **New day** (``day.new``): every living character's Vitality and sheet Current
-  Values return to their Defaults and its 1d6x4 Vitality Adjustment wounds are
-  cleared; the Dead stay exactly as they are.
+  Values return to their Defaults and the wounds that took Vitality (a system's
+  whose Vitality is hurt by amounts) are cleared; the Dead stay exactly as they are.
 * ``encounter.delay`` moves a combatant to just after the next one; delaying the
   acting combatant passes the turn to the next one without ending any turn.
 
@@ -102,6 +109,7 @@ from gmdesk.core.session.events.checkpoint import (
     fold_checkpoint,
     fold_fingerprint,
     fold_from_checkpoint,
+    system_fingerprint,
 )
 from gmdesk.core.session.events.context import (
     MAX_FIELD_INT,
@@ -119,7 +127,7 @@ from gmdesk.core.session.events.fold import Applied, Fold, no_gc, replay
 from gmdesk.core.session.events.records import Txn, detached_copy, revert, revert_detached
 from gmdesk.core.session.events.registry import EVENT_TYPES, HANDLERS, META_FIELDS, Event, Handler, handler
 from gmdesk.core.session.events.rolls import roll_refusal
-from gmdesk.core.session.events.session_settings import DECLARED, SETTING_KEYS, TIE_RULES
+from gmdesk.core.session.events.session_settings import OTHER_KEYS, TIE_RULES
 from gmdesk.core.session.events.sheets import (
     sheet_changes,
     sheet_new,
@@ -130,7 +138,7 @@ from gmdesk.core.session.events.sheets import (
     sheet_spend_use,
     sheet_vitality,
 )
-from gmdesk.core.session.events.tables import resolve_table, session_tables, wound_status
+from gmdesk.core.session.events.tables import descriptor_status, resolve_table, session_tables
 from gmdesk.core.session.events.text import num, signed, status_word
 
 __all__ = [
@@ -151,7 +159,7 @@ __all__ = [
     "status_word",
     "session_tables",
     "resolve_table",
-    "wound_status",
+    "descriptor_status",
     "sheet_parse",
     "sheet_new",
     "sheet_vitality",
@@ -168,8 +176,7 @@ __all__ = [
     "Handler",
     "HANDLERS",
     "handler",
-    "SETTING_KEYS",
-    "DECLARED",
+    "OTHER_KEYS",
     "TIE_RULES",
     "SHEET_VALUE_FIELDS",
     "roll_refusal",
@@ -179,6 +186,7 @@ __all__ = [
     "no_gc",
     "CHECKPOINT_VERSION",
     "fold_fingerprint",
+    "system_fingerprint",
     "fold_checkpoint",
     "fold_from_checkpoint",
 ]

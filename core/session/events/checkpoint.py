@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from gmdesk.core.dice import RollRecord
+from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events.fold import Fold
 from gmdesk.core.session.events.records import detached_copy, revert_detached
 
@@ -21,7 +22,8 @@ def fold_fingerprint() -> str:
     """What the fold's result depends on: the checkpoint version and the source of
     the code and data that fold a log (this package, the model, records, sheets,
     tables, the systems). A checkpoint written by any other gmdesk is not used:
-    a fix to a rule takes effect at the next open, by replaying the log."""
+    a fix to a rule takes effect at the next open, by replaying the log (and
+    :func:`system_fingerprint` does the same for a plug-in system's session)."""
     import hashlib
 
     core = Path(__file__).resolve().parent.parent.parent
@@ -38,6 +40,24 @@ def fold_fingerprint() -> str:
         except OSError:
             h.update(name + b"\0?")
     return h.hexdigest()
+
+
+def system_fingerprint(system: str) -> str:
+    """What the fold depends on besides gmdesk for a session of ``system``: a plug-in
+    system's module (its ``HARM`` decides what a roll does), "" for a built-in one or
+    one that does not load. A checkpoint written beside another version of the
+    plug-in is not used."""
+    import hashlib
+
+    from gmdesk.core.systems import BUILTIN_IDS, get_spec
+
+    if system in BUILTIN_IDS:
+        return ""
+    try:
+        path = get_spec(system).source_file
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else ""
+    except (GmdeskError, ValueError, OSError):
+        return ""
 
 
 def _runs(seqs: list[int]) -> list[list[int]]:

@@ -1,4 +1,5 @@
-"""Handlers of the clocks: progress in half segments, by hand or from a 4d6 roll."""
+"""Handlers of the clocks: progress in half segments, by hand or from a roll of a
+system whose rolls move clocks (its ``HARM.clocks``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 from gmdesk.core.session.events.context import MAX_SEGMENTS, Ctx
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.model import Clock, RollEntry
+from gmdesk.core.systems.harm import harm_of
 
 
 @handler("clock.add")
@@ -58,10 +60,12 @@ def advance_clock(ctx: Ctx, clock: Clock, step: int, why: str = "") -> str:
 
 
 def _clock_progress(ctx: Ctx, entry: RollEntry) -> int:
-    """The clock progress (half segments) a 4d6 roll earned; a fail for any other roll."""
-    halves = entry.record.get("clock") if entry.record.system == "4d6" else None
-    if not isinstance(halves, int) or isinstance(halves, bool):
-        raise ctx.fail(f"roll #{entry.seq} earned no clock progress (only a 4d6 roll does)")
+    """The clock progress (half segments) the roll earned, as its system declares; a
+    fail for a roll whose system moves no clock."""
+    clocks = harm_of(entry.record.system).clocks
+    halves = clocks.earned(entry.record) if clocks is not None else None
+    if halves is None:
+        raise ctx.fail(f"roll #{entry.seq} earned no clock progress (a {entry.record.system} roll moves no clock)")
     return halves
 
 
@@ -69,7 +73,7 @@ def _clock_progress(ctx: Ctx, entry: RollEntry) -> int:
 def _clock_tick(ctx: Ctx, p: dict) -> str:
     """Progress in half segments (negative takes progress back), kept within 0..full.
 
-    ``roll`` (optional): the seq of the 4d6 roll whose progress this tick applies; the
+    ``roll`` (optional): the seq of the roll whose progress this tick applies; the
     roll then counts as applied (it is not offered for the next tick again)."""
     ctx.fields(p, ("name", "halves"), ("roll",))
     clock = clock_named(ctx, p["name"])

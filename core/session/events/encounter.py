@@ -12,6 +12,7 @@ from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.sheets import sheet_changes, sheet_new_day, sheet_set_current, sheet_vitality
 from gmdesk.core.session.events.text import num, status_word
 from gmdesk.core.session.model import Character, Combatant, Condition, RollEntry, Source, State
+from gmdesk.core.systems.harm import harm_of
 
 
 def _insert_position(order: list[Combatant], initiative: int) -> int:
@@ -455,7 +456,8 @@ def _day_new(ctx: Ctx, p: dict) -> str:
         live.vitality_current = live.vitality_default
         if live.sheet is not None and sheet_vitality(live.sheet) is not None:
             live.sheet = sheet_set_current(live.sheet, "Vitality", live.vitality_default)
-        kept = [w for w in live.wounds if not (w.system == "1d6x4" and w.amount is not None)]
+        # the wounds that took Vitality go with it (their system's Vitality is hurt by amounts)
+        kept = [w for w in live.wounds if w.amount is None or not harm_of(w.system).vitality.hurt_by_amount]
         if len(kept) != len(live.wounds):
             live.wounds = kept
     return "A new day: Current Values return to their Defaults"

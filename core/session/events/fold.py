@@ -9,6 +9,7 @@ from typing import Any
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events.context import Ctx, EventError
+from gmdesk.core.session.events.migrations import migrate_doc, migrator
 from gmdesk.core.session.events.records import revert
 from gmdesk.core.session.events.registry import EVENT_TYPES, HANDLERS, META_FIELDS
 from gmdesk.core.session.model import State
@@ -55,6 +56,8 @@ class Fold:
         #: ``rebuild(n)``: a full replay of the same log's events 1..n, for an undo that
         #: reaches past the inverses a checkpoint kept (see :meth:`_undo`)
         self.rebuild: Callable[[int], Fold] | None = None
+        #: system id -> its record migration, applied to every event read back (strict=False)
+        self.migrate_of = migrator()
 
     # ---- what the fold keeps about each undoable event (or finds in the log)
 
@@ -91,7 +94,10 @@ class Fold:
         """Validate and apply one event. ``summary``: the stored summary of an event
         being replayed (saves formatting it again). ``strict=False`` for an event read
         back from the log: the checks of what play allows (who can act, unique names)
-        were those of the gmdesk that wrote it, so they are not made again."""
+        were those of the gmdesk that wrote it, so they are not made again; its records
+        are read as their systems read them now (:mod:`.migrations`)."""
+        if not strict:
+            doc = migrate_doc(doc, self.migrate_of)
         etype = doc.get("type")
         if etype not in HANDLERS and etype not in ("undo", "redo"):
             raise EventError(f"unknown event type {etype!r}; known: {', '.join(EVENT_TYPES)}", None)

@@ -42,7 +42,7 @@ class Txn:
 
     def new_char(self, c: Character) -> None:
         self._once(("char", c.id), lambda: ("char", c.id, _MISSING, 0))
-        self.state.characters[c.id] = c
+        self.state.characters[c.id] = self.state.seat(c)
 
     def remove_char(self, cid: str) -> None:
         self._once(("order",), lambda: ("order", list(self.state.characters)))

@@ -1,5 +1,7 @@
-"""Handlers of rolls and the system moves made on them: combat descriptors, torg
-Possibilities (spend, cancel, buy-off) and Disconnected, 1d6x4 uses and healing,
+"""Handlers of rolls and the system moves made on them: combat descriptors (wounds,
+Vitality, Unconscious and Dead), Possibilities (spent at roll time or after, cancelled,
+buying off damage) and the conditions a roll imposes — each by the declaration of the
+roll's own system (:class:`~gmdesk.core.systems.harm.Harm`) — sheet uses and healing,
 wounds, and the notes written in the same log."""
 
 from __future__ import annotations
@@ -13,17 +15,22 @@ from gmdesk.core.session.events.clocks import advance_clock, clock_named
 from gmdesk.core.session.events.context import MAX_TEXT, MAX_VITALITY, Ctx
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.sheets import sheet_changes
-from gmdesk.core.session.events.tables import session_tables, wound_status
+from gmdesk.core.session.events.tables import descriptor_status, session_tables
 from gmdesk.core.session.events.text import num, signed, status_word
 from gmdesk.core.session.model import Character, Condition, Note, RollEntry, Wound
+from gmdesk.core.systems.harm import harm_of
 
 
 def _apply_descriptors(ctx: Ctx, entry_index: int) -> None:
-    """Apply a combat roll's descriptors to whoever receives them; log each change on
-    the roll entry and in the event's changes."""
+    """Apply a combat roll's descriptors to whoever receives them, as the roll's
+    system declares (its ``HARM``): each wound descriptor is piled up with the status
+    it imposes; where the system's Vitality is hurt by amounts, the amount comes off
+    the receiver's Vitality, and an injury that kills sets the sticky ``dead`` flag.
+    Each change is logged on the roll entry and in the event's changes."""
     entry = ctx.tx.roll(entry_index)
     record = entry.record
     settings = ctx.state.info.settings
+    harm = harm_of(record.system)
     for d in record.descriptors:
         if not d.wound:
             continue
@@ -33,14 +40,15 @@ def _apply_descriptors(ctx: Ctx, entry_index: int) -> None:
         c = ctx.state.characters[cid]
         before = c.status
         live = ctx.tx.char(cid)
-        if record.system == "1d6x4" and d.amount is not None:
-            from gmdesk.core.systems.one_d6_x4 import vitality_after
-
+        st = descriptor_status(settings, harm, d.text, d.column)
+        if harm.vitality.hurt_by_amount and d.amount is not None:
+            if not isinstance(d.amount, int) or isinstance(d.amount, bool) or d.amount < 0:
+                raise ctx.fail(f"record: descriptor {d.text!r}: its amount must be a whole number ≥ 0")
             old = live.vitality_current
-            new, status = vitality_after(old, d.amount, before == "unconscious")
-            live.add_wound(Wound(d.text, entry.seq, record.system, d.row, None, d.amount, d.column))
+            new, kills = harm.vitality.after(old, d.amount, before == "unconscious")
+            live.add_wound(Wound(d.text, entry.seq, record.system, d.row, st, d.amount, d.column))
             ctx.set_vitality(live, new)
-            if status == "dead":
+            if kills:
                 live.dead = True
                 if live.status_set is not None:  # killed by a later injury: worse than any status set by hand
                     live.status_set = None
@@ -48,7 +56,6 @@ def _apply_descriptors(ctx: Ctx, entry_index: int) -> None:
             tail = f" ({status_word(after)})" if after != "ok" else ""
             change = f"{c.name}: Vitality {num(old)} → {num(new)}{tail}"
         else:
-            st = wound_status(settings, d.text, d.column)
             live.add_wound(Wound(d.text, entry.seq, record.system, d.row, st, d.amount, d.column))
             after = live.status
             tail = f" ({status_word(after)})" if after != before and after != "ok" else ""
@@ -57,30 +64,35 @@ def _apply_descriptors(ctx: Ctx, entry_index: int) -> None:
         ctx.changes.append(change)
 
 
-def _apply_disconnection(ctx: Ctx, entry_index: int, quiet: AbstractSet[tuple[str, str]] = frozenset()) -> None:
-    """A torg roll with ``disconnection`` marks a tracked roller Disconnected (unless it
-    already is). ``quiet``: conditions the roll imposed before a re-read — put back
-    without a new change line."""
+def _impose_conditions(ctx: Ctx, entry_index: int, quiet: AbstractSet[tuple[str, str]] = frozenset()) -> None:
+    """The conditions the roll's system says its record imposes on a tracked roller
+    (Disconnected, on a disconnection), unless the roller has them already.
+    ``quiet``: conditions the roll imposed before a re-read — put back without a new
+    change line."""
     entry = ctx.state.rolls[entry_index]
     if entry.actor is None or entry.actor not in ctx.state.characters:
         return
-    if not entry.record.get("disconnection"):
-        return
-    c = ctx.state.characters[entry.actor]
-    if c.has_condition("Disconnected"):
-        return
-    live = ctx.tx.char(c.id)
-    live.conditions = [*live.conditions, Condition("Disconnected", None, entry.seq)]
-    if (c.id, "Disconnected") in quiet:
-        return
-    change = f"{c.name} is Disconnected"
-    entry = ctx.tx.roll(entry_index)
-    entry.changes = [*entry.changes, change]
-    ctx.changes.append(change)
+    for imposed in harm_of(entry.record.system).imposes:
+        if not entry.record.get(imposed.field):
+            continue
+        c = ctx.state.characters[entry.actor]
+        name = imposed.condition
+        if c.has_condition(name):
+            continue
+        live = ctx.tx.char(c.id)
+        live.conditions = [*live.conditions, Condition(name, None, entry.seq)]
+        if (c.id, name) in quiet:
+            continue
+        change = f"{c.name} is {name}"
+        live_entry = ctx.tx.roll(entry_index)
+        live_entry.changes = [*live_entry.changes, change]
+        ctx.changes.append(change)
 
 
 def _unapply_roll(ctx: Ctx, entry_index: int) -> None:
-    """Take off what a roll put on: wounds and conditions it caused (before re-reading it)."""
+    """Take off what a roll put on: wounds and conditions it caused, and the Vitality
+    its wounds took (before re-reading it). A death it caused stands: the re-read
+    decides again only what the new record does."""
     entry = ctx.state.rolls[entry_index]
     for cid in dict.fromkeys(x for x in (entry.actor, entry.target) if x is not None):
         c = ctx.state.characters.get(cid)
@@ -92,8 +104,11 @@ def _unapply_roll(ctx: Ctx, entry_index: int) -> None:
             live.wounds = [w for w in live.wounds if w.roll_seq != entry.seq]
             live.conditions = [x for x in live.conditions if x.roll_seq != entry.seq]
             for w in gone:
-                if w.system == "1d6x4" and w.amount is not None:
-                    continue  # torg/4d2/4d6/fudge rolls only: 1d6x4 has no Possibilities
+                if w.amount is not None and harm_of(w.system).vitality.hurt_by_amount:
+                    old = live.vitality_current
+                    ctx.set_vitality(live, old + w.amount)
+                    ctx.changes.append(f"{c.name}: Vitality {num(old)} → {num(old + w.amount)} ({w.text} comes off)")
+                    continue
                 ctx.changes.append(f"{c.name}: {w.text} comes off")
 
 
@@ -110,7 +125,7 @@ def _imposed(ctx: Ctx, entry: RollEntry) -> set[tuple[str, str]]:
 def _reread(ctx: Ctx, entry_index: int, record: RollRecord) -> None:
     """A Possibility spend or cancel changed the roll's record: take off what the old
     record did and put on what the new one does — a combat roll's wounds and, for any
-    roll, the Disconnected condition it imposed (lifted when the new Bonus Number leaves
+    roll, the conditions it imposed (Disconnected: lifted when the new record leaves
     the disconnection range, imposed again when it comes back in). The changes say so."""
     entry = ctx.tx.roll(entry_index)
     entry.record = record
@@ -124,7 +139,7 @@ def _reread(ctx: Ctx, entry_index: int, record: RollRecord) -> None:
     n = len(ctx.changes)
     if entry.combat:
         _apply_descriptors(ctx, entry_index)
-    _apply_disconnection(ctx, entry_index, quiet=before)
+    _impose_conditions(ctx, entry_index, quiet=before)
     for cid, name in sorted(before - _imposed(ctx, entry)):
         change = f"{ctx.state.characters[cid].name} is no longer {name}"
         entry = ctx.tx.roll(entry_index)
@@ -132,13 +147,10 @@ def _reread(ctx: Ctx, entry_index: int, record: RollRecord) -> None:
         ctx.changes.insert(n, change)
 
 
-def _torg_cost(record: RollRecord) -> int:
-    if record.system != "torg-2d10":
-        return 0
-    try:
-        return int(record.params.get("possibilities", 0) or 0)
-    except (TypeError, ValueError):
-        return 0
+def _cost(record: RollRecord) -> int:
+    """The Possibilities the roll spends as it is made (its system's ``Spend``)."""
+    spend = harm_of(record.system).spend
+    return spend.at_roll(record) if spend is not None else 0
 
 
 def _check_spender(ctx: Ctx, c: Character, n: int = 1) -> None:
@@ -160,10 +172,11 @@ def roll_refusal(actor: Character | None, target: Character | None) -> str | Non
 
 @handler("roll")
 def _roll(ctx: Ctx, p: dict) -> str:
-    """A roll, with what it does: combat descriptors, Possibilities spent at roll time,
-    Disconnected, ``clock`` (optional, a clock's name): the clock the roll's own
-    progress goes to (4d6; a roll that earned none leaves it as it is, and says so),
-    and ``uses`` (optional, 1d6x4): ``[{id, descriptor, amount?, parent_amount?}]``,
+    """A roll, with what it does by its system's declaration: combat descriptors,
+    Possibilities spent at roll time, the conditions it imposes, ``clock`` (optional,
+    a clock's name): the clock the roll's own progress goes to (a system whose rolls
+    move clocks; a roll that earned none leaves it as it is, and says so), and
+    ``uses`` (optional, a Test on a descriptor sheet): ``[{id, descriptor, amount?, parent_amount?}]``,
     the Abilities and Uses the Test used (each spends its uses and, for a Use, its
     parent's; refused, with nothing changed, when one cannot be used)."""
     ctx.fields(p, ("record",), ("actor", "target", "combat", "actor_name", "target_name", "clock", "uses"))
@@ -176,13 +189,15 @@ def _roll(ctx: Ctx, p: dict) -> str:
     target = ctx.opt_char(p.get("target"), "target")
     combat = ctx.boolean(p.get("combat", False), "combat")
     clock = clock_named(ctx, p["clock"]) if p.get("clock") not in (None, "") else None
-    if clock is not None and (record.system != "4d6" or not isinstance(record.get("clock"), int)):
-        raise ctx.fail(f"clock: only a 4d6 roll moves a clock (this is a {record.system} roll)")
+    clocks = harm_of(record.system).clocks
+    earned = clocks.earned(record) if clocks is not None else None
+    if clock is not None and earned is None:
+        raise ctx.fail(f"clock: a {record.system} roll moves no clock")
     if ctx.strict:
         refusal = roll_refusal(actor, target)
         if refusal is not None:
             raise ctx.fail(refusal)
-    cost = _torg_cost(record)
+    cost = _cost(record)
     if cost and actor is not None:
         _check_spender(ctx, actor, cost)
     rnd, turn = ctx.roll_position()
@@ -226,12 +241,12 @@ def _roll(ctx: Ctx, p: dict) -> str:
         live.changes = [*live.changes, *lines]
     if combat:
         _apply_descriptors(ctx, index)
-    _apply_disconnection(ctx, index)
+    _impose_conditions(ctx, index)
     if clock is not None:
         live = ctx.tx.roll(index)
         live.clock = clock.name
-        if record.get("clock"):
-            advance_clock(ctx, clock, record.get("clock"))
+        if earned:
+            advance_clock(ctx, clock, earned)
         else:
             ctx.changes.append(f"Clock {clock.name}: no progress ({record.outcome})")
         live.changes = [*live.changes, ctx.changes[-1]]
@@ -268,7 +283,7 @@ def _use(ctx: Ctx, p: dict) -> str:
 
 @handler("heal")
 def _heal(ctx: Ctx, p: dict) -> str:
-    """1d6x4 Healing Ability: the record's d6 back onto the target's Vitality, never
+    """A Healing Ability: the record's value back onto the target's Vitality, never
     above its Default (a Vitality already above Default is left alone); the healer
     spends a use of Healing Ability. The Dead cannot be healed."""
     ctx.fields(p, ("healer", "target", "record"), ("vitality",))
@@ -328,8 +343,9 @@ def _possibility_spend(ctx: Ctx, p: dict) -> str:
     c = ctx.char(p["id"])
     i = ctx.roll_index(p["roll"])
     entry = ctx.state.rolls[i]
-    if entry.record.system != "torg-2d10":
-        raise ctx.fail(f"roll #{entry.seq} is a {entry.record.system} roll; Possibilities are for torg-2d10 rolls")
+    spend = harm_of(entry.record.system).spend
+    if spend is None or not spend.after:
+        raise ctx.fail(f"roll #{entry.seq} is a {entry.record.system} roll; no Possibility is spent on it")
     _check_spender(ctx, c)
     record = ctx.record(p["record"])
     if record.system != entry.record.system:
@@ -360,9 +376,10 @@ def _possibility_cancel(ctx: Ctx, p: dict) -> str:
     if p.get("record") is not None:
         record = ctx.record(p["record"])
     else:
-        from gmdesk.core.systems.torg_2d10 import cancel_possibility
-
-        record = cancel_possibility(entry.record, session_tables(ctx.state.info.settings))
+        spend = harm_of(entry.record.system).spend
+        if spend is None or spend.cancel is None:
+            raise ctx.fail(f"roll #{entry.seq} is a {entry.record.system} roll; its Possibilities cannot be cancelled")
+        record = spend.cancel(entry.record, session_tables(ctx.state.info.settings))
         ctx.extra["record"] = record.to_json()
     old_value = entry.record.value
     ctx.set_possibilities(c, c.possibilities - 1)

@@ -13,26 +13,18 @@ from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.tables import resolve_table
 from gmdesk.core.session.model import DEFAULT_SETTINGS
 
-SETTING_KEYS = (
-    "system",
-    "skill_threshold",
-    "ord_positive_reroll",
-    "tie_rule",
-    "fudge_method",
-    "reroll_initiative",
-    "tables",
-)
+#: what a ``session.settings`` event may change besides the declared settings
+#: (:func:`core.session.settings.declared`: the session's and every system's)
+OTHER_KEYS = ("system", "tie_rule", "tables")
 
 
 def _declared() -> dict:
-    from gmdesk.core.session.settings import BY_KEY
+    from gmdesk.core.session.settings import by_key
 
-    return dict(BY_KEY)
+    return dict(by_key())
 
 
-#: the settings the GM sets (label, help, type, range), declared in core.session.settings
-DECLARED = _declared()
-#: 1d6x4 two-way Test ties: the defender prevails (the status quo holds); the only rule gmdesk rolls
+#: a two-way Test's ties: the defender prevails (the status quo holds); the only rule gmdesk rolls
 TIE_RULES = ("defender",)
 
 
@@ -43,17 +35,19 @@ def _settings(ctx: Ctx, p: dict) -> str:
     if not isinstance(changes, Mapping) or not changes:
         raise ctx.fail("changes: must be a non-empty object of setting -> value")
     clean: dict[str, Any] = {}
+    declared = _declared()
+    keys = (*OTHER_KEYS[:1], *declared, *OTHER_KEYS[1:])
     for key, value in changes.items():
-        if key not in SETTING_KEYS:
-            raise ctx.fail(f"unknown setting {key!r} (settings: {', '.join(SETTING_KEYS)})")
+        if key not in keys:
+            raise ctx.fail(f"unknown setting {key!r} (settings: {', '.join(keys)})")
         if key == "system":
             from gmdesk.core.systems import system_ids
 
             clean[key] = ctx.choice(value, "system", system_ids())
-        elif key in DECLARED:
+        elif key in declared:
             # the GM's settings, checked by their declaration (core.session.settings)
             try:
-                clean[key] = DECLARED[key].parse(value)
+                clean[key] = declared[key].parse(value)
             except GmdeskError as e:
                 raise ctx.fail(f"{key}: {getattr(e, 'reason', e)}") from None
         elif key == "tie_rule":
@@ -77,11 +71,13 @@ def _settings(ctx: Ctx, p: dict) -> str:
         if key == "system":
             old = info.system
             info.system = value
+            for cid in list(ctx.state.characters):  # the new system's Vitality threshold
+                ctx.state.seat(ctx.tx.char(cid))
         else:
-            old = info.settings.get(key, DEFAULT_SETTINGS.get(key))
+            old = info.settings.get(key, declared[key].default if key in declared else DEFAULT_SETTINGS.get(key))
             info.settings[key] = copy.deepcopy(value)
-        if key in DECLARED:  # in the GM's words: "Skill chance threshold (4d2): 9 → 8"
-            s = DECLARED[key]
+        if key in declared:  # in the GM's words: "Dice method (SYSTEM): 2d3 → d12"
+            s = declared[key]
             ctx.changes.append(f"{s.title}: {s.show(old)} → {s.show(value)}")
             parts.append(s.title)
             continue

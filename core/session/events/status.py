@@ -1,8 +1,9 @@
 """Handler of ``character.status``: the GM sets a character's status by hand.
 
-Payload: ``id`` and ``status`` (``ok``, ``unconscious`` or ``dead``). The seeds give
-no knock-out rule to torg-2d10, to 4d6, or to FUDGE beyond its wound track; the GM
-says who is out, and may overrule a status the rules gave (RULES "Who can act").
+Payload: ``id`` and ``status`` (``ok``, ``unconscious`` or ``dead``). Where a
+system's rules give no knock-out (its ``HARM`` declares none, or not for this
+case), the GM says who is out, and may overrule a status the rules gave (RULES
+"Who can act").
 
 The status set stands in place of the one the rules give
 (:class:`~core.session.model.SetStatus`) and is honoured wherever a status is: no

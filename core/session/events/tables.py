@@ -1,5 +1,6 @@
 """The tables a session's settings put in force, and the status a wound descriptor
-imposes (read from the ``wound-status`` table)."""
+imposes by the declaration of the system that rolled it (its own statuses and the
+table of its ``status_table`` role, which a session may point at a GM's own table)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from gmdesk.core.systems.harm import OUT, Harm
 
 
 def session_tables(settings: Mapping[str, Any]):
@@ -37,12 +40,16 @@ def _status_rules(table_name: str) -> tuple[tuple[str, str, str], ...]:
     return tuple(rules)
 
 
-def wound_status(settings: Mapping[str, Any], text: str, column: str) -> str | None:
-    """The status a descriptor imposes (``dead`` / ``unconscious``) or None, read from the
-    ``wound-status`` table (a session can point that role at its own table)."""
-    name = dict(settings.get("tables") or {}).get("wound-status", "wound-status")
-    t, c = text.casefold(), (column or "").casefold()
-    for d_text, d_col, status in _status_rules(name):
-        if d_text == t and (d_col in ("*", "") or d_col == c):
-            return status if status in ("dead", "unconscious") else None
-    return None
+def descriptor_status(settings: Mapping[str, Any], harm: Harm, text: str, column: str) -> str | None:
+    """The status (``dead`` / ``unconscious``) a descriptor imposes on whoever carries
+    it, or None: read from the table the session puts in the system's
+    ``status_table`` role (its own or the built-in one of that name), then from the
+    system's own ``statuses``. A descriptor its system does not name changes nothing."""
+    role = harm.status_table
+    if role:
+        name = dict(settings.get("tables") or {}).get(role, role)
+        t, c = text.casefold(), (column or "").casefold()
+        for d_text, d_col, status in _status_rules(name):
+            if d_text == t and (d_col in ("*", "") or d_col == c):
+                return status if status in OUT else None
+    return harm.declared_status(text, column)

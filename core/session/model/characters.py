@@ -4,12 +4,17 @@ sources, conditions, wounds, descriptor sheet and the fields its system declares
 
 Status is derived, never stored:
 
-* ``dead`` when the sticky ``dead`` flag is set (a 1d6x4 character injured again
-  while Unconscious) or when any wound it carries maps to ``dead`` in
-  ``core/data/wound-status.json`` (e.g. an organic "Fatal Wound");
-* ``unconscious`` when Vitality is at −5 or lower, or any wound maps to
-  ``unconscious`` (e.g. "Mortal Wound", FUDGE "Incapacitated" / "Near Death");
+* ``dead`` when the sticky ``dead`` flag is set (an injury that killed, by the
+  rule of the system that rolled it: injured again while Unconscious, or Vitality
+  taken to its death threshold) or when any wound it carries has the status
+  ``dead`` (e.g. an organic "Fatal Wound" of the ``wound-status`` table);
+* ``unconscious`` when Vitality is at or below :attr:`Character.unconscious_at`
+  (the threshold the session's system declares; none when it declares none), or
+  any wound has the status ``unconscious`` (e.g. "Mortal Wound", "Incapacitated");
 * ``ok`` otherwise.
+
+A wound's status is decided when the roll is applied, by the declaration of the
+system that rolled it (``core.systems.harm``), and stored with the wound.
 
 Removing a wound (undo, buy-off, ``wound.remove``) therefore lifts the status it
 caused; the ``dead`` flag is only ever cleared by undoing the event that set it.
@@ -17,8 +22,8 @@ caused; the ``dead`` flag is only ever cleared by undoing the event that set it.
 The GM may set a status by hand (``character.status``, :class:`SetStatus`): it
 stands in place of the derived one — for systems whose rules have no knock-out,
 or to overrule one — until the GM sets another, or until something the rules
-decide *after* it (a wound taken later, Vitality lowered past −5, the ``dead``
-flag) gives a worse status. It is never made better silently: healing or a wound
+decide *after* it (a wound taken later, Vitality lowered past the threshold, the
+``dead`` flag) gives a worse status. It is never made better silently: healing or a wound
 removed later leaves it as the GM set it (RULES "Who can act").
 """
 
@@ -32,10 +37,8 @@ SIDES = ("PC", "NPC")
 KINDS = ("organic", "inorganic")
 STATUSES = ("ok", "unconscious", "dead")
 SOURCE_KINDS = ("advantage", "shift")
-#: conditions gmdesk knows by name (the torg ones); any other non-empty name is a custom condition
+#: conditions gmdesk knows by name; any other non-empty name is a custom condition
 KNOWN_CONDITIONS = ("Up", "Stymied", "Disconnected")
-#: Vitality at or below this is Unconscious (1d6x4)
-UNCONSCIOUS_AT = -5
 
 
 @dataclass(frozen=True)
@@ -62,7 +65,7 @@ TURN_MOMENTS = ("start", "end")
 @dataclass(frozen=True)
 class Condition:
     """A condition (Up, Stymied, Disconnected or the GM's own); ``roll_seq`` is set
-    when a roll imposed it (a torg disconnection), so that re-reading the roll
+    when a roll imposed it (a disconnection), so that re-reading the roll
     (a Possibility spent or cancelled) can lift it again.
 
     It lasts until it is removed, ``rounds`` of its owner's turns, or ``until`` a
@@ -110,7 +113,7 @@ class Condition:
 class Wound:
     """A descriptor a character took: the text, the roll that caused it (its seq),
     the system, the table row, the status it imposes (or None) and the numeric
-    amount where the system has one (1d6x4 Vitality Adjustment, FUDGE damage)."""
+    amount where the system has one (a Vitality Adjustment, a damage number)."""
 
     text: str
     roll_seq: int | None
@@ -158,7 +161,8 @@ class SetStatus:
     """A status the GM set by hand, with what the rules saw when it was set: the
     event's seq, the character's Vitality and its ``dead`` flag. What the rules
     decide later (a wound from a roll after ``seq``, Vitality lowered below
-    ``vitality`` to −5 or lower, the flag newly set) counts when it is worse."""
+    ``vitality`` to the Unconscious threshold or lower, the flag newly set) counts
+    when it is worse."""
 
     status: str
     seq: int = 0
@@ -191,7 +195,7 @@ class Character:
     wounds: list[Wound] = field(default_factory=list)
     sheet: Any = None  # core.sheet.Sheet, or None when the character has no sheet
     notes: str = ""
-    dead: bool = False  # sticky: set by an injury taken while Unconscious (1d6x4)
+    dead: bool = False  # sticky: set by an injury that killed (its system's rule)
     #: the numbers the character carries for its session's system, by the system's
     #: declared field name (core.systems.spec.CharField); a ``stats`` field holds a
     #: dict name -> value. Replaced, never changed in place (the undo record shares it).
@@ -201,6 +205,10 @@ class Character:
     hidden: bool = False
     #: the status the GM set by hand (None: the rules' status stands)
     status_set: SetStatus | None = None
+    #: Vitality at or below which the character is Unconscious: the threshold its
+    #: session's system declares (``HARM.vitality.unconscious_at``), None when it
+    #: declares none. Put on by the session (:meth:`State.seat`), never saved.
+    unconscious_at: int | None = field(default=None, compare=False, repr=False)
 
     @property
     def status(self) -> str:
@@ -216,7 +224,7 @@ class Character:
             for w in self.wounds:
                 if w.roll_seq is not None and w.roll_seq > s.seq and w.status in STATUS_RANK:
                     later = worse_status(later, w.status)
-            if self.vitality_current <= UNCONSCIOUS_AT and self.vitality_current < s.vitality:
+            if self.vitality_out and self.vitality_current < s.vitality:
                 later = worse_status(later, "unconscious")
         return worse_status(s.status, later)
 
@@ -226,9 +234,15 @@ class Character:
         dead, out = self._wound_statuses()
         if self.dead or dead:
             return "dead"
-        if self.vitality_current <= UNCONSCIOUS_AT or out:
+        if self.vitality_out or out:
             return "unconscious"
         return "ok"
+
+    @property
+    def vitality_out(self) -> bool:
+        """Whether Vitality is at or below the Unconscious threshold of the session's system."""
+        at = self.unconscious_at
+        return at is not None and self.vitality_current <= at
 
     def _wound_statuses(self) -> tuple[bool, bool]:
         """(any wound kills, any wound knocks out), cached per wounds list: the fold

@@ -185,4 +185,4 @@ def state_from_checkpoint(d: dict, load_record) -> State:
             )
         )
     st.rolls = rolls
-    return st
+    return st.seat_all()

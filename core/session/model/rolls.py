@@ -15,7 +15,7 @@ class RollEntry:
     ``kind`` is ``roll`` (a ``roll`` event), ``initiative`` (one entry of an
     ``initiative.set``) or ``heal`` (a Healing Ability roll). ``spends`` lists who
     spent a Possibility on it (one id per Possibility die, None for an untracked
-    roller), ``cancels`` who cancelled one. ``clock``: the clock its progress (4d6)
+    roller), ``cancels`` who cancelled one. ``clock``: the clock its progress (``HARM.clocks``)
     went to, by the roll itself or by a later tick that took it ("" while nobody did).
     ``hidden``: made while its roller or target was hidden from the players, and not
     revealed since (see :meth:`State.public_roll`).

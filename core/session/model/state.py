@@ -13,15 +13,24 @@ from typing import Any
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.session.model.characters import Character
 from gmdesk.core.session.model.rolls import RollEntry
+from gmdesk.core.systems import DEFAULT_SYSTEM
 
+#: the settings of every session, whatever its system (a system's own settings and
+#: their defaults are its declaration's: ``core.session.settings.defaults_for``)
 DEFAULT_SETTINGS: dict[str, Any] = {
-    "skill_threshold": 9,  # 4d2: unshifted Number that gives a skill chance
-    "ord_positive_reroll": True,  # torg-2d10: ords reroll a maxed positive die
-    "tie_rule": "defender",  # 1d6x4 two-way Test: who prevails on a tie
-    "fudge_method": "2d3",  # fudge: the dice method initiative (and the roll dialog) use
-    "reroll_initiative": False,  # every system: initiative rolled again at the start of each round
+    "tie_rule": "defender",  # a two-way Test's tie: the defender prevails (the status quo holds)
+    "reroll_initiative": False,  # initiative rolled again at the start of each round
     "tables": {},  # role -> built-in table name or path of a GM's table file
 }
+
+
+def unconscious_threshold(system: str) -> int | None:
+    """The Vitality at or below which a character of a ``system`` session is
+    Unconscious, as that system declares (``HARM.vitality.unconscious_at``); None for
+    a system that declares none, or is not installed."""
+    from gmdesk.core.systems.harm import harm_of
+
+    return harm_of(system).vitality.unconscious_at
 
 
 _NUMBERED = re.compile(r"^(.*\S)\s+(\d{1,6})$")
@@ -115,7 +124,7 @@ class Note:
 @dataclass
 class Info:
     name: str = ""
-    system: str = "4d2"
+    system: str = DEFAULT_SYSTEM
     settings: dict[str, Any] = field(default_factory=lambda: copy.deepcopy(DEFAULT_SETTINGS))
     created: str = ""
     last_played: str = ""
@@ -152,12 +161,25 @@ class State:
         return cls(
             info=Info(
                 name=str(header.get("name", "")),
-                system=str(header.get("system", "4d2")),
+                system=str(header.get("system", DEFAULT_SYSTEM)),
                 settings=settings,
                 created=str(header.get("created", "")),
                 last_played=str(header.get("last_played", header.get("created", ""))),
             )
         )
+
+    def seat(self, c: Character) -> Character:
+        """Put on ``c`` what the session's system says of every character of it (the
+        Vitality at which it is Unconscious); ``c`` itself, ready to join."""
+        c.unconscious_at = unconscious_threshold(self.info.system)
+        return c
+
+    def seat_all(self) -> State:
+        """:meth:`seat` every character (a state read whole, or its system changed)."""
+        at = unconscious_threshold(self.info.system)
+        for c in self.characters.values():
+            c.unconscious_at = at
+        return self
 
     # ---- look-ups the UI wants
 
@@ -297,7 +319,7 @@ class State:
         st = cls(
             info=Info(
                 info.get("name", ""),
-                info.get("system", "4d2"),
+                info.get("system", DEFAULT_SYSTEM),
                 copy.deepcopy(info.get("settings", {})),
                 info.get("created", ""),
                 info.get("last_played", ""),
@@ -335,4 +357,4 @@ class State:
             ],
             next_id=int(d.get("next_id", 1)),
         )
-        return st
+        return st.seat_all()

@@ -5,6 +5,7 @@ that ends every journal record."""
 from __future__ import annotations
 
 import zlib
+from typing import Any
 
 __all__ = ["BLOCK_EVENTS", "block_crcs", "changed_events", "seal", "unseal"]
 
@@ -31,7 +32,7 @@ def block_crcs(region: bytes | memoryview, count: int) -> str:
     return b"".join(out).decode()
 
 
-def changed_events(data: bytes, start: int, end: int, count: int, sysrec: dict) -> str:
+def changed_events(data: bytes, start: int, end: int, count: int, sysrec: dict[str, Any]) -> str:
     """Which events of a snapshot whose events do not match their checksum changed,
     in words ("events #501–#1000"), from the per-block checksums when it has them
     (a block whose checksum matches is unchanged; from a block whose lines moved on,

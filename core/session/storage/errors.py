@@ -35,7 +35,7 @@ class CorruptSaveError(StoreError):
     ``"events seq 12"``, ``"whole file"``…) and ``problem`` what is wrong.
     """
 
-    def __init__(self, path: str | os.PathLike, record: str, problem: str):
+    def __init__(self, path: str | os.PathLike[str], record: str, problem: str):
         self.path = Path(path)
         self.record = record
         self.problem = problem
@@ -45,7 +45,7 @@ class CorruptSaveError(StoreError):
 class FutureVersionError(StoreError):
     """The session was saved by a newer gmdesk (format ``version`` > ``supported``, what this one reads)."""
 
-    def __init__(self, path: str | os.PathLike, version: int, supported: int, what: str = "format"):
+    def __init__(self, path: str | os.PathLike[str], version: int, supported: int, what: str = "format"):
         self.path = Path(path)
         self.version = version
         self.supported = supported

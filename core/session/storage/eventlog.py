@@ -49,7 +49,12 @@ class EventLog:
 
     @classmethod
     def create(
-        cls, path: str | os.PathLike, header: Mapping, *, compact_at: int = COMPACT_AT, compact_on_close: bool = True
+        cls,
+        path: str | os.PathLike[str],
+        header: Mapping[str, Any],
+        *,
+        compact_at: int = COMPACT_AT,
+        compact_on_close: bool = True,
     ) -> EventLog:
         """Create a new, empty session file at ``path`` (and its journal and lock) and
         open it for writing.
@@ -73,7 +78,7 @@ class EventLog:
     @classmethod
     def open(
         cls,
-        path: str | os.PathLike,
+        path: str | os.PathLike[str],
         readonly: bool = False,
         *,
         compact_at: int = COMPACT_AT,
@@ -140,7 +145,7 @@ class EventLog:
         return notes
 
     @property
-    def header(self) -> dict:
+    def header(self) -> dict[str, Any]:
         """A copy of the header: what ``create`` was given (as updated by
         :meth:`set_header`) plus ``schema`` (the store's format version)."""
         head = copy.deepcopy(self._storage.header)
@@ -197,7 +202,7 @@ class EventLog:
             self._storage.commit([("put", META_TABLE, doc_id, {"key": key, "value": json.loads(text)})])
             self._meta.clear_cache()
 
-    def _meta_find(self, key: str) -> tuple[int, dict] | None:
+    def _meta_find(self, key: str) -> tuple[int, dict[str, Any]] | None:
         for doc_id, doc in self._storage.read().get(META_TABLE, {}).items():
             if doc.get("key") == key:
                 return int(doc_id), doc
@@ -205,7 +210,7 @@ class EventLog:
 
     # ---- events
 
-    def append(self, doc: Mapping) -> int:
+    def append(self, doc: Mapping[str, Any]) -> int:
         """Append one event; returns its seq (1-based, dense). Flushed and fsynced
         before it returns; cost does not grow with the history (except the one append
         in every ``compact_at`` that triggers a compaction).
@@ -214,7 +219,7 @@ class EventLog:
         disk refuses (nothing appended, earlier events intact)."""
         return self.append_many([doc])[0]
 
-    def append_many(self, docs: Iterable[Mapping]) -> list[int]:
+    def append_many(self, docs: Iterable[Mapping[str, Any]]) -> list[int]:
         """Append several events with one write and one fsync; returns their seqs.
 
         All or nothing on an error. After a crash (power cut, kill) in the middle,
@@ -228,7 +233,7 @@ class EventLog:
             return []
         return self._events.insert_multiple(batch)
 
-    def events(self, copy: bool = True) -> list[tuple[int, dict]]:
+    def events(self, copy: bool = True) -> list[tuple[int, dict[str, Any]]]:
         """Every event as ``(seq, doc)``, oldest first. Each doc is a fresh top-level
         dict (nested values are shared with the store: do not mutate them).
         ``copy=False`` hands out the store's own dicts (faster; the caller promises
@@ -239,7 +244,7 @@ class EventLog:
                 return [(i, dict(d)) for i, d in enumerate(docs, 1)]
             return list(enumerate(docs, 1))
 
-    def event(self, seq: int, copy: bool = True) -> dict:
+    def event(self, seq: int, copy: bool = True) -> dict[str, Any]:
         """The document of event ``seq`` (1..count) — parses only that one event.
         ``copy=False``: the store's own dict (do not change it). ParamError when there
         is no such event. Readers: as of the last refresh."""
@@ -250,7 +255,7 @@ class EventLog:
             doc = table.doc(seq)
         return dict(doc) if copy else doc
 
-    def since(self, seq: int, copy: bool = True) -> list[tuple[int, dict]]:
+    def since(self, seq: int, copy: bool = True) -> list[tuple[int, dict[str, Any]]]:
         """Events after ``seq`` (``since(0)`` = all), oldest first. A read-only log
         first refreshes from disk, so a follower calling ``since(last_seen)`` picks up
         whatever the writer saved, also across the writer's compactions."""
@@ -278,7 +283,7 @@ class EventLog:
 
     # ---- checkpoint (a cache of what the log folds to; see read_checkpoint)
 
-    def read_checkpoint(self) -> tuple[dict, bytes] | None:
+    def read_checkpoint(self) -> tuple[dict[str, Any], bytes] | None:
         """The checkpoint saved beside the session (``<name>.gmdesk.ckpt``) as
         ``(head, body)``, or None when there is none or it is damaged (a checkpoint is
         only a cache: never an error). ``head`` is the JSON object given to
@@ -308,7 +313,7 @@ class EventLog:
             return None
         return head, body
 
-    def write_checkpoint(self, head: Mapping, body: bytes) -> None:
+    def write_checkpoint(self, head: Mapping[str, Any], body: bytes) -> None:
         """Save a checkpoint (writers only): ``head`` a small JSON object, ``body`` any
         bytes. Replaced whole (temp file, rename); not fsynced — a checkpoint lost or
         torn by a crash is only a cache, found damaged and ignored by

@@ -86,7 +86,7 @@ READ_RETRIES = 60
 # --------------------------------------------------------------------------- migrations
 
 
-def _v0_to_v1(raw: dict) -> dict:
+def _v0_to_v1(raw: dict[str, Any]) -> dict[str, Any]:
     """v0: a plain stock-TinyDB JSON file (``TinyDB(path)`` with JSONStorage) holding
     the tables ``header`` (document 1 = the session header), ``events`` and ``meta``.
     v1 moves the header into the ``_gmdesk`` record and adds the journal position."""
@@ -96,7 +96,7 @@ def _v0_to_v1(raw: dict) -> dict:
     header = header_table.get("1", {}) if header_table else {}
     if not isinstance(header, dict):
         raise ValueError("header document 1 is not an object")
-    out: dict = {
+    out: dict[str, Any] = {
         SYSTEM_KEY: {
             "format": FORMAT_TAG,
             "schema": 1,
@@ -112,16 +112,16 @@ def _v0_to_v1(raw: dict) -> dict:
     return out
 
 
-def _v1_to_v2(raw: dict) -> dict:
+def _v1_to_v2(raw: dict[str, Any]) -> dict[str, Any]:
     """v2 only adds checksums to the ``_gmdesk`` record, written by the next compaction."""
     return raw
 
 
 #: from-version -> function(raw snapshot dict) -> raw snapshot dict of the next version.
-MIGRATIONS: dict[int, Callable[[dict], dict]] = {0: _v0_to_v1, 1: _v1_to_v2}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _v0_to_v1, 1: _v1_to_v2}
 
 
-def migrate(path: Path, raw: dict, version: int) -> dict:
+def migrate(path: Path, raw: dict[str, Any], version: int) -> dict[str, Any]:
     while version < SCHEMA_VERSION:
         step = MIGRATIONS.get(version)
         if step is None:  # pragma: no cover - a gap in the table is a programming error
@@ -151,7 +151,9 @@ class State:
 
     __slots__ = ("schema", "header", "lsn", "tables", "extra")
 
-    def __init__(self, schema: int, header: dict, lsn: int, tables: Tables, extra: dict | None = None):
+    def __init__(
+        self, schema: int, header: dict[str, Any], lsn: int, tables: Tables, extra: dict[str, Any] | None = None
+    ):
         self.schema = schema
         self.header = header
         self.lsn = lsn
@@ -191,7 +193,7 @@ _V2_REQUIRED: tuple[tuple[str, type], ...] = (
 _RECORD = f"line 1 (record {SYSTEM_KEY!r})"
 
 
-def check_record(path: Path, sysrec: dict, text: bytes | None) -> None:
+def check_record(path: Path, sysrec: dict[str, Any], text: bytes | None) -> None:
     """Refuse a ``_gmdesk`` record that is not what gmdesk wrote: v2, its own checksum
     (over ``text``, the record's bytes as read) and every checksum of the file present,
     of its type; v1, no field gmdesk never wrote and its checksums all or none. A
@@ -224,11 +226,11 @@ def check_record(path: Path, sysrec: dict, text: bytes | None) -> None:
             raise CorruptSaveError(path, _RECORD, f"{key!r} {what} (damaged)")
 
 
-def _extra(sysrec: dict) -> dict:
+def _extra(sysrec: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in sysrec.items() if k not in _SYSREC_KEYS}
 
 
-def check_header(header: Mapping | None) -> dict:
+def check_header(header: Mapping[str, Any] | None) -> dict[str, Any]:
     """A header given to create a session, as the store keeps it: a JSON object
     (ParamError otherwise), without ``schema`` (which the store sets)."""
     if header is None:
@@ -239,10 +241,11 @@ def check_header(header: Mapping | None) -> dict:
     schema = head.pop("schema", SCHEMA_VERSION)
     if schema != SCHEMA_VERSION:
         raise ParamError("schema", f"is set by the store: {SCHEMA_VERSION} (got {schema!r})")
-    return json.loads(json_text(head, "header"))
+    copied: dict[str, Any] = json.loads(json_text(head, "header"))  # a JSON object's copy
+    return copied
 
 
-def parse_snapshot(path: Path, data: bytes) -> tuple[int, dict]:
+def parse_snapshot(path: Path, data: bytes) -> tuple[int, dict[str, Any]]:
     """Decode the snapshot; return (schema, raw dict). Raises Corrupt/FutureVersion."""
     if not data.strip():
         raise CorruptSaveError(path, "whole file", "the file is empty (not a gmdesk session)")
@@ -296,7 +299,7 @@ def check_table(path: Path, name: str, table: Any) -> None:
                 raise CorruptSaveError(path, f"table {name!r} document {key!r}", "id is not a whole number ≥ 1")
 
 
-def state_from_snapshot(path: Path, raw: dict, schema: int) -> State:
+def state_from_snapshot(path: Path, raw: dict[str, Any], schema: int) -> State:
     sysrec = raw[SYSTEM_KEY]
     lsn = sysrec.get("lsn", 0)
     if type(lsn) is not int or lsn < 0:
@@ -467,7 +470,7 @@ def _bad(path: Path, lineno: int, n: Any, problem: str) -> CorruptSaveError:
     return CorruptSaveError(path, where, problem)
 
 
-def apply_record(state: State, rec: dict, path: Path, lineno: int) -> None:
+def apply_record(state: State, rec: dict[str, Any], path: Path, lineno: int) -> None:
     """Apply one journal record to ``state`` (validating it)."""
     op = rec.get("op")
     n = rec.get("n")
@@ -517,7 +520,7 @@ class JournalInfo:
         self.lines = 0  # number of records
         self.good_len = 0  # bytes up to and including the last complete line
         self.torn = 0  # bytes of an incomplete last line (dropped)
-        self.ident: tuple = ()
+        self.ident: tuple[int, int] | tuple[()] = ()  # (st_dev, st_ino) of the journal read
 
 
 def read_journal(jpath: Path, state: State, *, retry_ok: bool) -> JournalInfo:
@@ -599,7 +602,7 @@ def read_journal(jpath: Path, state: State, *, retry_ok: bool) -> JournalInfo:
     return j
 
 
-def journal_record(line: bytes, version: int) -> dict:
+def journal_record(line: bytes, version: int) -> dict[str, Any]:
     """One journal line as its record; ValueError naming what is wrong."""
     record = unseal(line) if version >= 2 else line
     try:
@@ -653,7 +656,7 @@ def check_saved(jpath: Path, journal: JournalInfo, lsn: int, saved: tuple[str, i
 
 
 def load(
-    path: Path, *, readonly: bool, stats: dict | None = None, saved: tuple[str, int] | None = None
+    path: Path, *, readonly: bool, stats: dict[str, Any] | None = None, saved: tuple[str, int] | None = None
 ) -> tuple[State, JournalInfo, bytes, os.stat_result, list[str]]:
     """Read snapshot + journal into a state. Readers retry while the writer compacts.
 
@@ -723,7 +726,7 @@ def load(
     )
 
 
-def _peek_snapshot(path: Path) -> dict | None:
+def _peek_snapshot(path: Path) -> dict[str, Any] | None:
     """The ``_gmdesk`` record from the snapshot's first line, or None when the file
     is not laid out the way this gmdesk writes it or does not end as a snapshot ends
     (cut short): then the caller reads it all, which says what is wrong."""
@@ -766,7 +769,7 @@ def _peek_snapshot(path: Path) -> dict | None:
     return sysrec
 
 
-def peek(path: str | os.PathLike) -> tuple[dict, int]:
+def peek(path: str | os.PathLike[str]) -> tuple[dict[str, Any], int]:
     """``(header, count)`` of the session at ``path`` without loading its events: reads
     the snapshot's first line and the journal only (milliseconds, where a full
     read-only open of 50,000 events reads and checksums 30 MB: about 0.05 s). For

@@ -16,6 +16,7 @@ import os
 import threading
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any, Literal
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session.lock import WriterLock, journal_identity
@@ -56,6 +57,20 @@ __all__ = ["COMPACT_AT", "JournalEngine"]
 COMPACT_AT = 5000
 
 
+#: One change :meth:`JournalEngine.commit` makes durable: put a document (table, id,
+#: document), delete documents (table, ids), or set header values.
+Change = (
+    tuple[Literal["put"], str, int, Mapping[str, Any]]
+    | tuple[Literal["del"], str, list[int]]
+    | tuple[Literal["hdr"], Mapping[str, Any]]
+)
+
+#: What :meth:`JournalEngine._restore` puts back: lsn, header, events count, each other
+#: table's documents as they were (table, whether it existed, [(id, doc or None)]), and
+#: the journal's line count.
+_Undo = tuple[int, dict[str, Any], int, list[tuple[str, bool, list[tuple[str, Any]]]], int]
+
+
 class JournalEngine:
     """A session kept as snapshot + append-only journal, and its state in memory.
 
@@ -71,10 +86,10 @@ class JournalEngine:
 
     def __init__(
         self,
-        path: str | os.PathLike,
+        path: str | os.PathLike[str],
         *,
         mode: str = "open",
-        header: Mapping | None = None,
+        header: Mapping[str, Any] | None = None,
         compact_at: int = COMPACT_AT,
         compact_on_close: bool = True,
     ):
@@ -107,8 +122,8 @@ class JournalEngine:
         self._changed = False  # another program replaced or wrote the session's files
         self._closed = False
         self._maxid: dict[str, int] = {}
-        self._snap_ident: tuple = ()  # readers: which snapshot they loaded
-        self._j_ident: tuple = ()  # readers: which journal they follow
+        self._snap_ident: tuple[int, int, int, int] | tuple[()] = ()  # readers: which snapshot they loaded
+        self._j_ident: tuple[int, int] | tuple[()] = ()  # readers: which journal they follow
         self._jpos = 0  # readers: journal bytes consumed
         self._jversion = JOURNAL_VERSION  # readers: format of the journal they follow
         self._state = State(SCHEMA_VERSION, {}, 0, {EVENTS_TABLE: EventTable(path=self.path), META_TABLE: {}})
@@ -121,7 +136,7 @@ class JournalEngine:
 
     # ---- opening
 
-    def _create(self, header: Mapping | None) -> None:
+    def _create(self, header: Mapping[str, Any] | None) -> None:
         head = check_header(header)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if os.path.lexists(self.path):
@@ -277,7 +292,7 @@ class JournalEngine:
             self._maxid[table] = top
         return top + 1
 
-    def commit(self, ops: list[tuple]) -> None:
+    def commit(self, ops: list[Change]) -> None:
         """Durably apply changes: ``("put", table, id, doc)``, ``("del", table, ids)``,
         ``("hdr", changes)``. All lines are written with one ``write`` and one fsync,
         then applied in memory. Raises ParamError for a document that is not JSON
@@ -289,13 +304,12 @@ class JournalEngine:
             self._check_writable()
             self._check_own_files()
             lines: list[str] = []
-            recs: list[dict] = []
+            recs: list[dict[str, Any]] = []
             n = self._state.lsn
             events_count = len(self._state.tables.get(EVENTS_TABLE, {}))
             for op in ops:
                 n += 1
-                kind = op[0]
-                if kind == "put":
+                if op[0] == "put":
                     _, tb, doc_id, doc = op
                     if tb == EVENTS_TABLE:
                         if doc_id > events_count + 1:
@@ -304,19 +318,19 @@ class JournalEngine:
                     s = json_text(doc, "doc")
                     lines.append(f'{{"n":{n},"op":"put","tb":{dumps(tb)},"id":{int(doc_id)},"doc":{s}}}')
                     recs.append({"n": n, "op": "put", "tb": tb, "id": int(doc_id), "doc": s})
-                elif kind == "del":
-                    _, tb, ids = op
+                elif op[0] == "del":
+                    _, tb, given = op
                     if tb == EVENTS_TABLE:
                         raise ValueError("the event log is append-only: events cannot be removed")
-                    ids = [int(i) for i in ids]
+                    ids = [int(i) for i in given]
                     lines.append(f'{{"n":{n},"op":"del","tb":{dumps(tb)},"ids":{dumps(ids)}}}')
                     recs.append({"n": n, "op": "del", "tb": tb, "ids": ids})
-                elif kind == "hdr":
+                elif op[0] == "hdr":
                     s = json_text(op[1], "header")
                     lines.append(f'{{"n":{n},"op":"hdr","set":{s}}}')
                     recs.append({"n": n, "op": "hdr", "set": s})
                 else:
-                    raise ValueError(f"unknown change {kind!r}")
+                    raise ValueError(f"unknown change {op[0]!r}")
             try:
                 data = ("\n".join(map(seal, lines)) + "\n").encode("utf-8")
             except UnicodeEncodeError as e:
@@ -337,10 +351,10 @@ class JournalEngine:
             if self._jlines >= self._next_auto:
                 self._auto_compact()
 
-    def _memory_undo(self, recs: list[dict]) -> tuple:
+    def _memory_undo(self, recs: list[dict[str, Any]]) -> _Undo:
         """What :meth:`_restore` needs to put memory back as it is now."""
         state = self._state
-        docs = []
+        docs: list[tuple[str, bool, list[tuple[str, Any]]]] = []
         for rec in recs:
             if rec["op"] in ("put", "del") and rec["tb"] != EVENTS_TABLE:
                 table = state.tables.get(rec["tb"])
@@ -354,7 +368,7 @@ class JournalEngine:
                 )
         return (state.lsn, dict(state.header), len(state.tables[EVENTS_TABLE]), docs, self._jlines)
 
-    def _restore(self, undo: tuple) -> None:
+    def _restore(self, undo: _Undo) -> None:
         lsn, header, count, docs, jlines = undo
         state = self._state
         state.lsn = lsn
@@ -388,7 +402,7 @@ class JournalEngine:
                 f"close and reopen the session (everything saved before is intact)"
             )
 
-    def _apply_in_memory(self, recs: list[dict], n: int, lines: int) -> None:
+    def _apply_in_memory(self, recs: list[dict[str, Any]], n: int, lines: int) -> None:
         state = self._state
         for rec in recs:
             text = None
@@ -622,10 +636,12 @@ class JournalEngine:
     @property
     def events(self) -> EventTable:
         """The events table (live: the object the tables hold under ``events``)."""
-        return self._state.tables[EVENTS_TABLE]
+        events = self._state.tables[EVENTS_TABLE]
+        assert isinstance(events, EventTable)  # a writer's or reader's state, never peek()'s counter
+        return events
 
     @property
-    def header(self) -> dict:
+    def header(self) -> dict[str, Any]:
         """The stored header (live; EventLog hands out copies)."""
         return self._state.header
 

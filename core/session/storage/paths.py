@@ -27,7 +27,7 @@ TMP_SUFFIX = ".tmp"
 CHECKPOINT_SUFFIX = ".ckpt"
 
 
-def sidecar_paths(path: str | os.PathLike) -> dict[str, Path]:
+def sidecar_paths(path: str | os.PathLike[str]) -> dict[str, Path]:
     """Every file name a session at ``path`` may use, by role.
 
     Keys: ``snapshot`` (the path itself), ``journal``, ``lock``, ``snapshot_tmp``,
@@ -47,7 +47,7 @@ def sidecar_paths(path: str | os.PathLike) -> dict[str, Path]:
     }
 
 
-def session_files(path: str | os.PathLike) -> list[Path]:
+def session_files(path: str | os.PathLike[str]) -> list[Path]:
     """The files that exist for the session at ``path``: snapshot, journal, lock,
     leftover temp files and upgrade backups (``<name>.v<N>[.<k>].bak``).
 

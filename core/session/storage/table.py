@@ -6,17 +6,20 @@ from __future__ import annotations
 import hashlib
 from collections.abc import ItemsView, Iterator, Mapping, ValuesView
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session.storage.codec import dumps, loads
 from gmdesk.core.session.storage.errors import CorruptSaveError
 from gmdesk.core.session.storage.gcpause import no_gc
 
+if TYPE_CHECKING:
+    from hashlib import _Hash
+
 __all__ = ["EventTable", "EventCounter"]
 
 
-class EventTable(Mapping[str, dict]):
+class EventTable(Mapping[str, dict[str, Any]]):
     """The ``events`` table: ``str(seq) -> document`` for seq 1..n (dense), parsed on demand.
 
     Events ``1..base`` are kept as the snapshot holds them: one run of bytes
@@ -39,7 +42,7 @@ class EventTable(Mapping[str, dict]):
         start: int = 0,
         end: int = 0,
         base: int = 0,
-        base_hash: Any = None,
+        base_hash: _Hash | None = None,
         path: Path | None = None,
     ):
         self._buf = buf  # bytes holding the region at [start, end)
@@ -47,14 +50,14 @@ class EventTable(Mapping[str, dict]):
         self._end = end
         self._base = base  # events held in the region
         self._nl: list[int] | None = None  # offset in buf of the "\n" opening each region event (lazy)
-        self._docs: list[dict | None] = [None] * base  # parsed documents, index seq - 1
+        self._docs: list[dict[str, Any] | None] = [None] * base  # parsed documents, index seq - 1
         self._texts: list[str | bytes | None] = []  # texts of events base+1..n (None: not known yet)
         self._base_hash = base_hash  # sha256 of the region, when computed
-        self._run: tuple[Any, int] | None = None  # (sha256 of events 1..k, k) for k >= base
+        self._run: tuple[_Hash, int] | None = None  # (sha256 of events 1..k, k) for k >= base
         self.path = path
 
     @classmethod
-    def from_docs(cls, docs: list[dict], path: Path | None = None) -> EventTable:
+    def from_docs(cls, docs: list[dict[str, Any]], path: Path | None = None) -> EventTable:
         table = cls(path=path)
         table._docs = list(docs)
         table._texts = [None] * len(docs)
@@ -83,14 +86,14 @@ class EventTable(Mapping[str, dict]):
             return False
         return True
 
-    def __getitem__(self, key: Any) -> dict:
+    def __getitem__(self, key: Any) -> dict[str, Any]:
         return self.doc(self._index(key))
 
-    def items(self) -> ItemsView[str, dict]:
+    def items(self) -> ItemsView[str, dict[str, Any]]:
         self.all_docs()
         return super().items()
 
-    def values(self) -> ValuesView[dict]:
+    def values(self) -> ValuesView[dict[str, Any]]:
         self.all_docs()
         return super().values()
 
@@ -99,7 +102,7 @@ class EventTable(Mapping[str, dict]):
 
     # ---- documents
 
-    def doc(self, seq: int) -> dict:
+    def doc(self, seq: int) -> dict[str, Any]:
         """The document of event ``seq`` (1-based; the table's own object)."""
         d = self._docs[seq - 1]
         if d is None:
@@ -113,7 +116,7 @@ class EventTable(Mapping[str, dict]):
             self._docs[seq - 1] = d
         return d
 
-    def all_docs(self) -> list[dict]:
+    def all_docs(self) -> list[dict[str, Any]]:
         """Every document, oldest first (the table's own objects). Parses whatever is
         still unparsed, all at once when that is most of the region."""
         docs = self._docs
@@ -138,7 +141,7 @@ class EventTable(Mapping[str, dict]):
             for i in range(self._base):
                 if docs[i] is None:
                     self.doc(i + 1)
-        return cast(list[dict], docs)  # (none is missing now)
+        return cast(list[dict[str, Any]], docs)  # (none is missing now)
 
     def _lines(self) -> list[int]:
         nl = self._nl
@@ -178,7 +181,7 @@ class EventTable(Mapping[str, dict]):
 
     # ---- changes
 
-    def __setitem__(self, key: str, doc: dict) -> None:
+    def __setitem__(self, key: str, doc: dict[str, Any]) -> None:
         """Put event ``int(key)``: the next one (append) or an existing one (replaced)."""
         i = int(key)
         n = len(self._docs)
@@ -270,7 +273,7 @@ class EventTable(Mapping[str, dict]):
         self._run = None
 
 
-class EventCounter(dict):
+class EventCounter(dict[str, Any]):
     """Stands in for the events table when only the count matters (see
     :func:`core.session.storage.format.peek`)."""
 

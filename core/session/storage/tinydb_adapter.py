@@ -15,7 +15,7 @@ from tinydb.table import Table
 
 from gmdesk.core.session.storage.errors import CorruptSaveError
 from gmdesk.core.session.storage.format import EVENTS_TABLE, META_TABLE, check_table
-from gmdesk.core.session.storage.journal import JournalEngine
+from gmdesk.core.session.storage.journal import Change, JournalEngine
 from gmdesk.core.session.storage.table import EventTable
 
 __all__ = ["JournalStorage", "JournalTable", "SessionDB"]
@@ -76,21 +76,29 @@ class JournalTable(Table):
     what a reload gives back.
     """
 
-    def insert(self, document: Mapping) -> int:
+    @property
+    def _journal(self) -> JournalStorage:
+        """The table's storage: a :class:`JournalTable` lives in a :class:`JournalDB`."""
+        storage = self._storage
+        if not isinstance(storage, JournalStorage):
+            raise TypeError(f"a JournalTable is stored by a JournalStorage (got {type(storage).__name__})")
+        return storage
+
+    def insert(self, document: Mapping[str, Any]) -> int:
         """Insert one document; returns its id. Durable when it returns."""
         return self.insert_multiple([document])[0]
 
-    def insert_multiple(self, documents: Iterable[Mapping]) -> list[int]:
+    def insert_multiple(self, documents: Iterable[Mapping[str, Any]]) -> list[int]:
         """Insert documents with one journal write and one fsync; returns their ids."""
-        storage: JournalStorage = self._storage  # type: ignore[assignment]
+        storage = self._journal
         with storage._mutex:
             return self._insert_locked(storage, documents)
 
-    def _insert_locked(self, storage: JournalStorage, documents: Iterable[Mapping]) -> list[int]:
+    def _insert_locked(self, storage: JournalStorage, documents: Iterable[Mapping[str, Any]]) -> list[int]:
         table = storage.read().get(self.name, {})
         next_id = storage.next_id(self.name)
         ids: list[int] = []
-        ops: list[tuple] = []
+        ops: list[Change] = []
         used: set[int] = set()
         for document in documents:
             if not isinstance(document, Mapping):
@@ -110,18 +118,18 @@ class JournalTable(Table):
         return ids
 
     def _get_next_id(self) -> int:
-        return self._storage.next_id(self.name)  # type: ignore[attr-defined]
+        return self._journal.next_id(self.name)
 
-    def _update_table(self, updater: Callable[[dict[int, Mapping]], None]) -> None:
-        storage: JournalStorage = self._storage  # type: ignore[assignment]
+    def _update_table(self, updater: Callable[[dict[int, Mapping[str, Any]]], None]) -> None:
+        storage = self._journal
         with storage._mutex:
             self._update_locked(storage, updater)
 
-    def _update_locked(self, storage: JournalStorage, updater: Callable[[dict[int, Mapping]], None]) -> None:
+    def _update_locked(self, storage: JournalStorage, updater: Callable[[dict[int, Mapping[str, Any]]], None]) -> None:
         raw = storage.read().get(self.name, {})
         table = {int(k): copy.deepcopy(v) for k, v in raw.items()}
         updater(table)
-        ops: list[tuple] = []
+        ops: list[Change] = []
         gone = [int(k) for k in raw if int(k) not in table]
         if gone:
             ops.append(("del", self.name, gone))

@@ -1,0 +1,130 @@
+"""The second worked example plug-in (``examples/gmdesk-brawl``), installed by pip as a
+GM would, with no change to gmdesk: its attacks hurt Vitality, knock out and kill by
+its own rule (Down below 0, dead at −5), its rolls move a clock, and it declares a
+move — at the desk, at 80×24, and in the save."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+from coin_plugin import brawl_site, registered
+from helpers import (
+    SMALL,
+    dialog,
+    main_screen,
+    make_app,
+    make_save,
+    notes,
+    palette,
+    press,
+    run,
+    saved,
+    screen_text,
+    settle,
+)
+from textual.widgets import Input
+
+from gmdesk.core.dice import FixedDice
+from gmdesk.core.session import Session
+from gmdesk.tui.screens.confirm import FormDialog
+from gmdesk.tui.screens.roll import RollDialog
+from gmdesk.tui.widgets.form import Choice
+
+pytestmark = pytest.mark.usefixtures("quick_odds")
+
+
+@pytest.fixture
+def brawl() -> Iterator[Any]:
+    """The brawl system, installed and registered in this process (and forgotten after)."""
+    from gmdesk.core.systems import get_spec
+
+    with registered(brawl_site()):
+        yield get_spec("brawl")
+
+
+def test_its_rules_and_declaration(brawl: Any) -> None:
+    assert brawl.name == "Bar-room brawl" and brawl.clocks
+    vitality = brawl.harm.vitality
+    assert (vitality.hurt_by_amount, vitality.unconscious_at, vitality.dead_at) == (True, -1, -5)
+    hit = brawl.module.roll(brawl.Params(combat=True, damage=3), FixedDice([4, 4]))
+    assert (hit.value, hit.outcome, hit.get("margin"), hit.get("clock")) == (8, "Hit", 1, 1)
+    assert [(d.text, d.applies_to, d.amount) for d in hit.descriptors] == [("Punch", "target", 3)]
+    strong = brawl.module.roll(brawl.Params(combat=True, damage=3), FixedDice([6, 5]))
+    assert (strong.outcome, strong.get("clock"), strong.descriptors[0].amount) == ("Strong hit", 2, 6)
+    miss = brawl.module.roll(brawl.Params(combat=True), FixedDice([1, 2]))
+    assert (miss.outcome, miss.get("clock"), miss.descriptors) == ("Miss", 0, ())
+    odds = brawl.module.odds(brawl.Params())
+    assert odds.outcomes == (("Strong hit", Fraction(1, 6)), ("Hit", Fraction(5, 12)), ("Miss", Fraction(5, 12)))
+    assert [m.id for m in brawl.moves] == ["brawl_shove", "clock_add", "clock_tick"]
+
+
+def row(app: Any, name: str) -> str:
+    """The initiative list's row of ``name`` as the screen shows it."""
+    return next(line for line in screen_text(app).splitlines() if f" {name} " in line.split("││")[0])
+
+
+async def attack(pilot: Any, clock: str) -> RollDialog:
+    """Press ``a``, send the roll's progress to ``clock``, Enter."""
+    await press(pilot, "a")
+    dlg = await dialog(pilot, RollDialog)
+    dlg.query_one("#p-clock", Choice).value = clock
+    await pilot.pause()
+    await press(pilot, "enter")
+    await settle(pilot)
+    return dlg
+
+
+async def test_at_the_desk_attacks_hurt_knock_out_kill_and_move_a_clock(brawl: Any, tmp_path: Path) -> None:
+    path, ids = make_save(
+        tmp_path,
+        "brawl",
+        [
+            {"name": "Ann", "vitality": 6},
+            {"name": "Bob", "side": "NPC", "vitality": 3},
+            {"name": "Cid", "side": "NPC", "vitality": 1},
+        ],
+        initiative={"Ann": 10, "Bob": 5, "Cid": 3},
+        start=True,
+    )
+    with Session.open(path) as s:
+        s.apply({"type": "character.fields", "id": ids["Ann"], "set": {"fists": 3}})
+    # 4+4 = 8 vs 7: Hit (3); 4+3 = 7: Hit (3); 6+5 = 11: Strong hit (6)
+    app = make_app(path, rng=FixedDice([4, 4, 4, 3, 6, 5]))
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        await press(pilot, "K")  # its rolls move clocks: it has the clock moves
+        form = await dialog(pilot, FormDialog)
+        await press(pilot, *"Last orders")
+        form.query_one("#form-segments", Input).value = "4"
+        await press(pilot, "enter")
+        await settle(pilot)
+        dlg = await attack(pilot, "Last orders")
+        assert (dlg.actor, dlg.target) == (ids["Ann"], ids["Bob"])
+        assert "Bob: Vitality 3 → 0" in notes(app)[-1] and "Clock Last orders: 0 → ½ of 4" in notes(app)[-1]
+        assert "V0/3" in row(app, "Bob") and "UNC" not in row(app, "Bob")  # 0 is not below 0: still up
+        dlg = await attack(pilot, "Last orders")
+        assert dlg.target == ids["Bob"]
+        assert "Bob: Vitality 0 → −3 (Unconscious)" in notes(app)[-1]
+        assert "V−3/3" in row(app, "Bob") and "UNC" in row(app, "Bob")
+        assert "Clocks: Last orders 1/4" in screen_text(app)
+        dlg = await attack(pilot, "Last orders")
+        assert dlg.target == ids["Cid"]  # Bob is Down: the attack goes to the next foe
+        assert "Cid: Vitality 1 → −5 (Dead)" in notes(app)[-1]
+        assert "V−5/1" in row(app, "Cid") and "DEAD" in row(app, "Cid")
+        assert "Clocks: Last orders 2/4" in screen_text(app)
+        await palette(pilot, "Shove through")
+        shove = await dialog(pilot, RollDialog)
+        assert shove.dialog_title == "Shove through" and shove.query_one("#p-guard", Input).value == "9"
+        await press(pilot, "escape")
+        await settle(pilot)
+    state = saved(path)
+    bob, cid = state.characters[ids["Bob"]], state.characters[ids["Cid"]]
+    assert (bob.vitality_current, bob.status, [w.text for w in bob.wounds]) == (-3, "unconscious", ["Punch", "Punch"])
+    assert (cid.vitality_current, cid.status, [w.text for w in cid.wounds]) == (-5, "dead", ["Haymaker"])
+    assert state.clocks["Last orders"].halves == 4
+    assert [e.record.outcome for e in state.rolls] == ["Hit", "Hit", "Strong hit"]
+    assert {e.clock for e in state.rolls} == {"Last orders"}
