@@ -6,15 +6,17 @@ share it). Plain-text forms never rely on colour: roles are spelled out or marke
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Protocol
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from gmdesk.core import systems
-from gmdesk.core.dice import RollRecord
+from gmdesk.core.dice import Descriptor, Die, RollRecord
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.odds import Odds
 from gmdesk.core.systems.spec import SystemSpec
@@ -40,6 +42,17 @@ NEGATIVE_ROLES = {"negative", "cold"}
 UNLABELLED_ROLES = {"kept", "dropped", "die"}
 
 
+class RolledDice(Protocol):
+    """What :func:`dice_text` reads of a roll: its dice and its ``extra`` (a
+    RollRecord, or a run of some of its dice)."""
+
+    @property
+    def dice(self) -> tuple[Die, ...]: ...
+
+    @property
+    def extra(self) -> Mapping[str, Any]: ...
+
+
 def _spec(system_id: str) -> SystemSpec | None:
     """The declaration of a record's system, or None for a system not installed (its
     records still show their value, outcome and dice)."""
@@ -56,7 +69,7 @@ def extra_labels(system_id: str) -> tuple[tuple[str, str], ...]:
     return spec.extra_labels if spec is not None else ()
 
 
-def public_json(record: RollRecord | Mapping[str, Any]) -> dict:
+def public_json(record: RollRecord | Mapping[str, Any]) -> dict[str, Any]:
     """The record as JSON with the GM's secrets removed (for the player view)."""
     return systems.public_json(record.to_json() if isinstance(record, RollRecord) else record)
 
@@ -77,7 +90,7 @@ def secret_note(record: RollRecord) -> str:
     return f" (vs {', '.join(secret)})" if secret else ""
 
 
-def _signed(n: Any) -> str:
+def _signed(n: object) -> str:
     """A headline or breakdown number: ``+3``, ``−2``, ``+0`` (the typographic minus
     every text a GM or a player reads uses; ``--json`` carries the number itself)."""
     return signed(n, zero="+0")
@@ -89,7 +102,7 @@ def headline(record: RollRecord) -> str:
     return _signed(record.value) if spec is not None and spec.signed else reading(str(record.value))
 
 
-def printed_faces(record: RollRecord) -> list[str] | None:
+def printed_faces(record: RolledDice) -> list[str] | None:
     """The faces as printed on dice whose faces are not their positions (a d6 faced
     −2 −1 0 0 +1 +2, recorded as positions 1..6 with the printed faces in
     ``extra["faces"]``); None for ordinary dice."""
@@ -116,7 +129,7 @@ def opponent_dice_plain(record: RollRecord) -> str:
     return " ".join(out)
 
 
-def _tail_groups(record: RollRecord) -> list[tuple[str, int]]:
+def _tail_groups(record: RolledDice) -> list[tuple[str, int]]:
     """Named groups at the end of the dice list: the opponent's dice (``vs``) and the
     damage dice of a two-way Test, when the record lists them there too."""
     groups = []
@@ -136,7 +149,7 @@ def _tail_groups(record: RollRecord) -> list[tuple[str, int]]:
     return groups
 
 
-def dice_text(record: RollRecord) -> Text:
+def dice_text(record: RolledDice) -> Text:
     """Dice in the order rolled, grouped by role: ``positive 6 1 | negative −4 −2``;
     kept and plain dice unlabelled, dropped dice in parentheses: ``5 (2) 4 3 6``; a
     two-way Test's opponent and damage dice named: ``2 | vs 5 | damage 4``."""
@@ -177,14 +190,14 @@ def dice_text(record: RollRecord) -> Text:
 NO_DICE = "no dice"
 
 
-def _failed(record: Any) -> bool:
+def _failed(record: RolledDice) -> bool:
     """The roller's side failed automatically (rolled no dice of its own)."""
     extra = getattr(record, "extra", {}) or {}
     params = getattr(record, "params", {}) or {}
     return bool(extra.get("auto_fail") or params.get("auto_fail"))
 
 
-def no_dice(record: Any) -> str:
+def no_dice(record: RollRecord) -> str:
     """How a roll without dice reads: ``automatic failure: no dice`` for one that failed
     automatically (its side could not perform the Test), else ``no dice``."""
     return f"automatic failure: {NO_DICE}" if _failed(record) else NO_DICE
@@ -195,7 +208,7 @@ def dice_plain(record: RollRecord) -> str:
     return dice_text(record).plain if record.dice else no_dice(record)
 
 
-def _told(record: RollRecord) -> list[Any]:
+def _told(record: RollRecord) -> list[Descriptor]:
     """The descriptors a line tells: one whose text is the outcome itself (a heal's
     "Healed +5 Vitality") is said once, as the outcome."""
     return [d for d in record.descriptors if d.text != record.outcome]
@@ -281,7 +294,7 @@ def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
     head.append(headline(record), style="bold")
     head.append("  ")
     head.append(record.outcome, style="bold underline")
-    lines: list[Any] = [head, Text("dice: ") + (log_dice_text(record) if record.dice else Text(no_dice(record)))]
+    lines: list[Text] = [head, Text("dice: ") + (log_dice_text(record) if record.dice else Text(no_dice(record)))]
     spec = _spec(record.system)
     for key, label in spec.breakdown_params if spec is not None else ():
         if record.params.get(key):
@@ -339,7 +352,7 @@ def _pct(p: float) -> str:
     return f"{p * 100:.2f}%"
 
 
-def distribution_rows(odds: Odds) -> list[tuple[str, Any]]:
+def distribution_rows(odds: Odds) -> list[tuple[str, Fraction]]:
     """The distribution as (label, p) rows a GM reads: one row per value, except
     that the far tails of an open-ended roll (its system's ``ODDS_FOLD``) are
     summed into rows such as "≤ −20" and "≥ +20"."""
@@ -351,7 +364,7 @@ def distribution_rows(odds: Odds) -> list[tuple[str, Any]]:
     lo, hi = limits
     low = sum((p for v, p in odds.distribution if v <= lo), start=0 * odds.tail)
     high = sum((p for v, p in odds.distribution if v >= hi), start=0 * odds.tail)
-    rows: list[tuple[str, Any]] = []
+    rows: list[tuple[str, Fraction]] = []
     if low:
         rows.append((f"≤ {signed(lo)}", low))
     rows += [(signed(v), p) for v, p in odds.distribution if lo < v < hi]
@@ -382,7 +395,7 @@ def render_odds(odds: Odds, width: int = 30) -> Group:
         pf = float(p)
         dist.add_row(label, _pct(pf), _pct(max(at_least, 0.0)), _bar(pf / peak, width))
         at_least -= pf
-    parts: list[Any] = [dist]
+    parts: list[RenderableType] = [dist]
     if odds.outcomes:
         out = Table(title="outcomes", show_edge=False, box=None, pad_edge=False)
         out.add_column("outcome")
@@ -441,12 +454,16 @@ def log_dice_plain(record: RollRecord) -> str:
     return log_dice_text(record).plain if record.dice else no_dice(record)
 
 
-def _dice_run(dice: Any, faces: Any = None) -> Text:
-    """Some dice as :func:`dice_text` shows them (``faces``: their printed faces)."""
-    from types import SimpleNamespace
+@dataclass(frozen=True)
+class _DiceRun:
+    dice: tuple[Die, ...]
+    extra: Mapping[str, Any]
 
+
+def _dice_run(dice: Sequence[Die], faces: object = None) -> Text:
+    """Some dice as :func:`dice_text` shows them (``faces``: their printed faces)."""
     extra = {"faces": faces} if isinstance(faces, (list, tuple)) and len(faces) == len(dice) else {}
-    return dice_text(SimpleNamespace(dice=tuple(dice), extra=extra))  # type: ignore[arg-type]
+    return dice_text(_DiceRun(tuple(dice), extra))
 
 
 def log_dice_text(record: RollRecord) -> Text:

@@ -17,7 +17,7 @@ from gmdesk.core.session import Event, EventError, Session, SessionStore, defaul
 from gmdesk.core.session.events import replay
 from gmdesk.core.session.export import export, to_json
 from gmdesk.core.session.saves import clean_name
-from gmdesk.core.session.storage import EventLog, LockedError
+from gmdesk.core.session.storage import EventLog, LockedError, StoreWriteError
 from gmdesk.core.systems import get_system
 
 FOUR_D_TWO = get_system("4d2")
@@ -597,6 +597,49 @@ def test_undo_redo_stacks_and_persistence(store):
     assert s.state.characters == {} and s.undo() is None
     assert snap(s) == replayed(s)
     s.close()
+
+
+def test_an_undo_target_written_as_2_0_leaves_the_event_number_on_the_redo_stack(s):
+    """A hand-written log (or a caller) may give the undo's target as 2.0: the undo takes
+    back event #2 and the redo reads "Redo #2", not "#2.0"."""
+    add(s, "Ann")
+    add(s, "Bo")
+    undo = s.apply({"type": "undo", "target": 2.0})
+    assert undo.summary.startswith("Undo #2:")
+    assert [c.name for c in s.state.characters.values()] == ["Ann"]
+    assert s.redo_target is not None and s.redo_target.seq == 2
+    redo = s.redo()
+    assert redo is not None and redo.summary.startswith("Redo #2:") and redo.data["target"] == 2
+    assert type(redo.data["target"]) is int
+    assert [c.name for c in s.state.characters.values()] == ["Ann", "Bo"]
+
+
+def test_an_undo_or_redo_the_disk_refuses_changes_nothing(s, monkeypatch):
+    """The store refuses to write an undo, then a redo (a full disk): the session stays
+    as it was, with the same undo and redo, and both work once the disk takes them."""
+    a = add(s, "Ann")
+    s.apply({"type": "condition.add", "id": a, "name": "Up"})
+    upright = snap(s)
+
+    def full(*args, **kwargs):
+        raise StoreWriteError(s.path, "No space left on device")
+
+    with monkeypatch.context() as m:
+        m.setattr(s._log, "append", full)
+        with pytest.raises(StoreWriteError):
+            s.undo()
+    assert snap(s) == upright and s.can_undo and not s.can_redo
+    s.undo()
+    down = snap(s)
+    assert down != upright and s.can_redo
+    with monkeypatch.context() as m:
+        m.setattr(s._log, "append", full)
+        with pytest.raises(StoreWriteError):
+            s.redo()
+    assert snap(s) == down and s.can_redo and s.redo_target is not None and s.redo_target.seq == 2
+    assert s.redo() is not None and snap(s) == upright
+    assert s.undo() is not None and snap(s) == down
+    assert snap(s) == replayed(s)
 
 
 def test_redo_gives_back_the_same_ids_and_dice(s):

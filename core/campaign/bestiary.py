@@ -41,9 +41,12 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
+
+if TYPE_CHECKING:
+    from gmdesk.core.session.model import Character
 
 BESTIARY_FILE = "bestiary.json"
 #: what the file says it is, and the newest layout this gmdesk reads
@@ -345,7 +348,7 @@ class StatBlock:
             out["fields"] = json.loads(json.dumps(dict(self.fields)))
         return out
 
-    def model(self, name: str | None = None) -> Any:
+    def model(self, name: str | None = None) -> Character:
         """A session ``Character`` made from the stat block (not in any session): what
         its initiative modifier is read from."""
         from gmdesk.core.session.model import Character, Condition, Source

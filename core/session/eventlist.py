@@ -3,25 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.session.events import Event, Fold, no_gc, replay
+from gmdesk.core.session.model.rolls import RecordLoader
+
+if TYPE_CHECKING:
+    from gmdesk.core.session.storage import EventLog
 
 # The session's lazy parts read the log through these (closures over the log only:
 # no reference back to the Session, so nothing keeps a closed session alive).
 
 
-def event_loader(log: Any) -> Callable[[int], Event]:
+def event_loader(log: EventLog) -> Callable[[int], Event]:
     return lambda seq: Event.from_doc(seq, log.event(seq, copy=False))
 
 
-def stored_event(log: Any) -> Callable[[int], Mapping[str, Any]]:
+def stored_event(log: EventLog) -> Callable[[int], Mapping[str, Any]]:
     return lambda seq: log.event(seq, copy=False)
 
 
-def record_loader(log: Any) -> Callable[[int, str, Any], RollRecord]:
-    def load(seq: int, kind: str, j: Any) -> RollRecord:
+def record_loader(log: EventLog) -> RecordLoader:
+    def load(seq: int, kind: str, j: int) -> RollRecord:
         """The record a roll entry restored from a checkpoint refers to: the event's
         ``record`` (a roll, a heal, an ``encounter.add`` with its initiative roll), or
         the j-th recorded entry of an ``initiative.set``."""
@@ -35,7 +39,7 @@ def record_loader(log: Any) -> Callable[[int, str, Any], RollRecord]:
     return load
 
 
-def replayer(log: Any) -> Callable[[int], Fold]:
+def replayer(log: EventLog) -> Callable[[int], Fold]:
     def rebuild(last_seq: int) -> Fold:
         """The fold of the log's events 1..last_seq from scratch."""
         with no_gc(promote=last_seq >= PROMOTE_AT):

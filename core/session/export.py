@@ -27,22 +27,26 @@ import html
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
+from gmdesk.core.dice import RollRecord
 from gmdesk.core.session.events import Event, num, status_word
-from gmdesk.core.session.model import Character, Note, RollEntry, State
+from gmdesk.core.session.model import Character, NameOf, Note, RollEntry, State
 from gmdesk.core.text import reading, short_time, signed
 
 FORMATS = ("md", "html", "json")
 
+#: what a chronicle tells: a roll, a note, or another event
+Told: TypeAlias = RollEntry | Note | Event
 
-def _line(record, public: bool) -> str:
+
+def _line(record: RollRecord, public: bool) -> str:
     from gmdesk.core.render import record_line
 
     return record_line(record, hide_secrets=public)
 
 
-def _dice(record) -> str:
+def _dice(record: RollRecord) -> str:
     from gmdesk.core.render import log_dice_plain
 
     return reading(log_dice_plain(record))
@@ -93,12 +97,12 @@ def event_rounds(header: Mapping[str, Any] | None, events: Sequence[Event]) -> d
 
 def _chronicle(
     state: State, public: bool, events: Sequence[Event] = (), rounds: Mapping[int, int] | None = None
-) -> list[tuple[str, Any, int]]:
+) -> list[tuple[str, Told, int]]:
     """Everything told, in log order: ("roll", RollEntry, round), ("note", Note, round),
     ("event", Event, round)."""
     from gmdesk.core.session.events.visibility import public_event
 
-    items: list[tuple[int, int, str, Any, int]] = []
+    items: list[tuple[int, int, str, Told, int]] = []
     for i, r in enumerate(state.rolls):
         if not public or state.public_roll(r):
             items.append((r.seq, i, "roll", r, r.round))
@@ -117,8 +121,8 @@ def _chronicle(
     return [(kind, obj, rnd) for _, _, kind, obj, rnd in items]
 
 
-def _stretches(entries: list[tuple[str, Any, int]]) -> list[tuple[int, list[tuple[str, Any]]]]:
-    out: list[tuple[int, list[tuple[str, Any]]]] = []
+def _stretches(entries: list[tuple[str, Told, int]]) -> list[tuple[int, list[tuple[str, Told]]]]:
+    out: list[tuple[int, list[tuple[str, Told]]]] = []
     for kind, obj, rnd in entries:
         if not out or out[-1][0] != rnd:
             out.append((rnd, []))
@@ -130,7 +134,7 @@ def _stretches(entries: list[tuple[str, Any, int]]) -> list[tuple[int, list[tupl
 _NOT_FACTS = frozenset({"number", "total", "success", "result", "level"})
 
 
-def record_facts(record: Any, public: bool) -> list[str]:
+def record_facts(record: RollRecord, public: bool) -> list[str]:
     """A roll's own numbers as "Label value" ("DC 16", "Margin +1", "Shift +2"…): the
     record fields its system's ``EXTRA_LABELS`` name, signed where its
     ``SIGNED_EXTRAS`` say, without the GM's secrets when ``public``; then as its
@@ -188,7 +192,7 @@ def _roll_head(state: State, r: RollEntry) -> str:
     return f"{actor} {kind}" + (f" at {target}" if target else "")
 
 
-def _namer(state: State, public: bool) -> Any:
+def _namer(state: State, public: bool) -> NameOf:
     """Character id → name for the durations a chronicle shows (None for one the
     players do not see, in a public one)."""
 
@@ -199,7 +203,7 @@ def _namer(state: State, public: bool) -> Any:
     return name_of
 
 
-def _char_facts(c: Character, system: str, name_of: Any = None) -> list[str]:
+def _char_facts(c: Character, system: str, name_of: NameOf | None = None) -> list[str]:
     from gmdesk.core.systems import character_sections
 
     facts = [f"{c.side}", c.kind]
@@ -303,15 +307,15 @@ def write_chronicle(
     times = _times(events)
     for rnd, items in _stretches(entries):
         writer.round(_round_title(rnd))
-        for kind, obj in items:
+        for _kind, obj in items:
             when = times.get(obj.seq, "")[11:16]
             stamp = f"#{obj.seq}" + (f" {when}" if when else "")
-            if kind == "note":
+            if isinstance(obj, Note):
                 writer.note(stamp, obj.text)
-            elif kind == "event":
+            elif isinstance(obj, Event):
                 writer.event(stamp, *_event_text(obj))
             else:
-                r: RollEntry = obj
+                r = obj
                 record = r.record
                 writer.roll(
                     stamp,
@@ -511,7 +515,7 @@ def to_html(
 # --------------------------------------------------------------------------- json
 
 
-def _encounter_json(state: State, public: bool) -> dict:
+def _encounter_json(state: State, public: bool) -> dict[str, Any]:
     d = state.encounter.to_json()
     if public:
         chars = state.characters
@@ -526,20 +530,20 @@ def _encounter_json(state: State, public: bool) -> dict:
 
 def to_json(
     state: State, events: Sequence[Event] = (), public: bool = True, rounds: Mapping[int, int] | None = None
-) -> dict:
+) -> dict[str, Any]:
     from gmdesk.core.render import public_json
 
     times = _times(events)
     info = state.info.to_json()
     chronicle = []
-    for kind, obj, rnd in _chronicle(state, public, events, rounds):
-        if kind == "note":
-            n: Note = obj
+    for _kind, obj, rnd in _chronicle(state, public, events, rounds):
+        if isinstance(obj, Note):
+            n = obj
             chronicle.append(
                 {"seq": n.seq, "type": "note", "round": n.round, "turn": n.turn, "time": n.time, "text": n.text}
             )
             continue
-        if kind == "event":
+        if isinstance(obj, Event):
             head, changes = _event_text(obj)
             chronicle.append(
                 {
@@ -553,7 +557,7 @@ def to_json(
                 }
             )
             continue
-        r: RollEntry = obj
+        r = obj
         record = public_json(r.record) if public else r.record.to_json()
         chronicle.append(
             {

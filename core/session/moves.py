@@ -6,13 +6,18 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from gmdesk.core.dice import RollRecord
+from gmdesk.core.dice import RandomSource, RollRecord
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events import MAX_INITIATIVE, Event, EventError, roll_refusal
-from gmdesk.core.session.model import State
+from gmdesk.core.session.model import Character, State
+
+if TYPE_CHECKING:
+    from gmdesk.core.session.params import SystemRef
+    from gmdesk.core.systems.spec import SystemSpec
+    from gmdesk.core.tables import TableSet
 
 
 class SessionMoves:
@@ -24,22 +29,22 @@ class SessionMoves:
         @property
         def state(self) -> State: ...
 
-        def tables(self) -> Any: ...
+        def tables(self) -> TableSet: ...
 
         def apply(self, doc: Mapping[str, Any]) -> Event: ...
 
     def roll(
         self,
-        system: Any,
+        system: SystemRef,
         params: Any,
         actor: str | None = None,
         target: str | None = None,
         combat: bool = False,
-        rng: Any = None,
+        rng: RandomSource | None = None,
         fill: bool = True,
         clock: str | None = None,
-        given: Any = None,
-        tables: Any = None,
+        given: Collection[str] | None = None,
+        tables: TableSet | None = None,
         origins: Mapping[str, str] | None = None,
     ) -> Event:
         """Roll ``system`` with the session's tables and log it (a ``roll`` event).
@@ -140,7 +145,7 @@ class SessionMoves:
                 ]
         return self.apply(doc)
 
-    def check_roll(self, actor: Any = None, target: Any = None) -> None:
+    def check_roll(self, actor: Character | None = None, target: Character | None = None) -> None:
         """Refuse, before any die is rolled, a roll the session would refuse to log: an
         Unconscious or Dead roller, a Dead target (EventError naming the status)."""
         refusal = roll_refusal(actor, target)
@@ -148,7 +153,13 @@ class SessionMoves:
             raise EventError(refusal, "roll")
 
     def fill_params(
-        self, module: Any, params: Any, actor=None, target=None, combat: bool = False, given: Any = None
+        self,
+        module: SystemRef,
+        params: Any,
+        actor: Character | None = None,
+        target: Character | None = None,
+        combat: bool = False,
+        given: Collection[str] | None = None,
     ) -> Any:
         """The parameters with what the session knows filled in: the roller's and the
         target's fields, active sources, conditions and the session's settings (see
@@ -157,7 +168,13 @@ class SessionMoves:
         return self.fill_params_from(module, params, actor, target, combat, given)[0]
 
     def fill_params_from(
-        self, module: Any, params: Any, actor=None, target=None, combat: bool = False, given: Any = None
+        self,
+        module: SystemRef,
+        params: Any,
+        actor: Character | None = None,
+        target: Character | None = None,
+        combat: bool = False,
+        given: Collection[str] | None = None,
     ) -> tuple[Any, dict[str, str]]:
         """:meth:`fill_params` and where the characters' values came from
         (parameter name → "Quin Sebastian's Fire Combat")."""
@@ -185,10 +202,10 @@ class SessionMoves:
     def initiative_record(
         self,
         char_id: str,
-        rng: Any = None,
+        rng: RandomSource | None = None,
         modifier: int | None = None,
         system: str | None = None,
-        character: Any = None,
+        character: Character | None = None,
     ) -> RollRecord:
         """One initiative roll for ``char_id`` (not logged): the session's system, the
         character's own modifier unless ``modifier`` is given. A parameter the system
@@ -237,7 +254,7 @@ class SessionMoves:
     def roll_initiative(
         self,
         ids: Sequence[str],
-        rng: Any = None,
+        rng: RandomSource | None = None,
         modifiers: Mapping[str, int] | None = None,
         system: str | None = None,
         values: Mapping[str, int] | None = None,
@@ -280,19 +297,19 @@ class SessionMoves:
                 out[cid] = f"{c.name} is {status_word(c.status)}: no initiative while they cannot act"
         return out
 
-    def next_turn(self, rng: Any = None) -> Event:
+    def next_turn(self, rng: RandomSource | None = None) -> Event:
         """End the acting combatant's turn and start the next one's (``turn.next``).
         With the session setting "Reroll initiative every round" on, a turn that
         begins a new round carries initiative rolled again for everyone in the
         encounter who can act, each roll logged."""
         return self.apply(self._turn_step("turn.next", rng))
 
-    def new_round(self, rng: Any = None) -> Event:
+    def new_round(self, rng: RandomSource | None = None) -> Event:
         """Straight to the next round (``round.new``), rolling initiative again as
         :meth:`next_turn` does."""
         return self.apply(self._turn_step("round.new", rng))
 
-    def _turn_step(self, etype: str, rng: Any) -> dict[str, Any]:
+    def _turn_step(self, etype: str, rng: RandomSource | None) -> dict[str, Any]:
         from gmdesk.core.session.events.encounter import begins_round
 
         doc: dict[str, Any] = {"type": etype}
@@ -312,7 +329,7 @@ class SessionMoves:
         return doc
 
     def join_encounter(
-        self, char_id: str, rng: Any = None, value: int | None = None, modifier: int | None = None
+        self, char_id: str, rng: RandomSource | None = None, value: int | None = None, modifier: int | None = None
     ) -> Event:
         """``char_id`` joins the encounter: at the typed ``value``, else at an initiative
         rolled now (as ``roll_initiative`` rolls it) and logged with its dice."""
@@ -341,7 +358,7 @@ def after_all_who_rolled(entries: list[dict[str, Any]], state: State) -> list[di
     return [{**e, "value": floor} if e["id"] in ids else e for e in entries]
 
 
-def params_refusal(system: Any, params: Any, actor: Any = None) -> EventError | None:
+def params_refusal(system: SystemSpec | str, params: object, actor: Character | None = None) -> EventError | None:
     """Why the session refuses to roll these parameters for this roller, before any die
     is rolled (the roll dialog asks the same, so its preview refuses what the roll
     would): Possibilities spent at roll time (the parameter a system's

@@ -39,13 +39,21 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from gmdesk.core.errors import ParamError
+from gmdesk.core.session.model import Character
 from gmdesk.core.systems.spec import INITIATIVE, CharField, SystemSpec, find_stat
 
+if TYPE_CHECKING:
+    import argparse
 
-def _spec(system: Any) -> SystemSpec | None:
+#: a dice system as callers name it: its declaration, its id or its module (``spec_of``)
+SystemRef: TypeAlias = SystemSpec | ModuleType | str
+
+
+def _spec(system: SystemRef) -> SystemSpec | None:
     """The declaration of ``system`` (an id, a system module or a spec); None for an
     unknown one."""
     from gmdesk.core.systems import spec_of
@@ -70,7 +78,9 @@ class RollSource:
     who: str = ""  # the character's name
 
 
-def roll_sources(system: Any, actor: Any = None, target: Any = None) -> list[RollSource]:
+def roll_sources(
+    system: SystemRef, actor: Character | None = None, target: Character | None = None
+) -> list[RollSource]:
     """Every source of the roller (and of the target, where the system counts them)
     that ``system`` reads (its ``ROLL_SOURCES``), active or not, in the character's order."""
     spec = _spec(system)
@@ -91,13 +101,13 @@ def roll_sources(system: Any, actor: Any = None, target: Any = None) -> list[Rol
         # the entries of the fields declared as its sources (CharField.sources)
         seen = {s.name.casefold() for s in out if s.owner == owner}
         for name in tables:
-            for entry, value in ((getattr(ch, "fields", None) or {}).get(name) or {}).items():
+            for entry, value in (ch.fields.get(name) or {}).items():
                 if str(entry).casefold() not in seen and isinstance(value, int):
                     out.append(RollSource(owner, kind, str(entry), value, True, ch.name))
     return out
 
 
-def sources_params(system: Any, sources: Iterable[RollSource]) -> dict[str, Any]:
+def sources_params(system: SystemRef, sources: Iterable[RollSource]) -> dict[str, Any]:
     """The parameters the given (switched-on) sources make, by the system's own
     ``sources_params`` (a net shift: the own total minus the target's; an advantage
     level: the roller's values). Empty for a system that reads none."""
@@ -122,17 +132,17 @@ def _sources_origin(sources: list[RollSource]) -> str:
 # --------------------------------------------------------------------------- character fields
 
 
-def _side(f: CharField, actor: Any, target: Any) -> Any:
+def _side(f: CharField, actor: Character | None, target: Character | None) -> Character | None:
     return actor if f.from_ == "roller" else target
 
 
-def field_value(spec: SystemSpec, f: CharField, character: Any) -> tuple[Any, str] | None:
+def field_value(spec: SystemSpec, f: CharField, character: Character | None) -> tuple[Any, str] | None:
     """What ``character``'s field ``f`` feeds, and where it came from ("Quin
     Sebastian's Fire Combat", "Trooper's Defense DC"); None when it has no value (a
     ``stat`` naming an entry the character lacks has none)."""
     if character is None:
         return None
-    fields = getattr(character, "fields", None) or {}
+    fields = character.fields
     raw = fields.get(f.name, f.default)
     if raw is None or f.type == "stats":
         return None
@@ -146,13 +156,17 @@ def field_value(spec: SystemSpec, f: CharField, character: Any) -> tuple[Any, st
 
 
 def field_defaults(
-    spec: Any, actor: Any = None, target: Any = None, combat: bool = False, opposed: bool = False
+    system: SystemRef,
+    actor: Character | None = None,
+    target: Character | None = None,
+    combat: bool = False,
+    opposed: bool = False,
 ) -> dict[str, tuple[Any, str]]:
     """Parameter name → (value, origin) of what the roller's and the target's fields
     fill (see the module docstring); the initiative fields and the fields of a side
     that is not tracked fill nothing, a field only the rolls it fills
     (``CharField.fills_in``: a ``combat_only`` field an attack and an ``opposed`` roll)."""
-    spec = _spec(spec)
+    spec = _spec(system)
     out: dict[str, tuple[Any, str]] = {}
     if spec is None:
         return out
@@ -187,14 +201,14 @@ def _reads_as_value(spec: SystemSpec, param: str, stats_field: CharField | None,
 
 
 def resolve_names(
-    spec: Any, data: Mapping[str, Any], actor: Any = None, target: Any = None
+    system: SystemRef, data: Mapping[str, Any], actor: Character | None = None, target: Character | None = None
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """``data`` with each stat name typed in a parameter that a ``stat`` field feeds
     ("Fire Combat" typed as a Skill value) replaced by that side's value of it, and
     the origins of the values so read ({"skill": "Quin Sebastian's Fire Combat"}).
     A name the character lacks is refused (``ParamError`` naming the parameter's
     label and listing the character's names); a number or a ladder level stays."""
-    spec = _spec(spec)
+    spec = _spec(system)
     out = dict(data)
     origins: dict[str, str] = {}
     if spec is None:
@@ -209,9 +223,9 @@ def resolve_names(
             continue
         ch = _side(f, actor, target)
         stats_field = spec.field(f.stats or "")
-        stats = (getattr(ch, "fields", None) or {}).get(f.stats or "") if ch is not None else None
+        stats = ch.fields.get(f.stats or "") if ch is not None else None
         key = find_stat(stats, value)
-        if key is not None and stats is not None:
+        if key is not None and stats is not None and ch is not None:
             out[f.feeds] = stats[key]
             origins[f.feeds] = f"{ch.name}'s {key}"
             continue
@@ -225,12 +239,12 @@ def resolve_names(
     return out, origins
 
 
-def initiative_modifier(spec: Any, character: Any) -> int:
+def initiative_modifier(system: SystemRef, character: Character | None) -> int:
     """A character's own initiative modifier: the system's ``initiative_modifier``
     member when it declares one (an own shift total, descriptors read on the sheet),
     else the sum of its fields that feed initiative (a Dexterity value, an initiative
     bonus); 0 when nothing says."""
-    spec = _spec(spec)
+    spec = _spec(system)
     if spec is None or character is None:
         return 0
     if spec.initiative_modifier is not None:
@@ -283,19 +297,18 @@ def _session_values(
     return out, origins
 
 
-def sheet_items(characters: Iterable[Any]) -> frozenset[str]:
+def sheet_items(characters: Iterable[Character]) -> frozenset[str]:
     """The Physical Items the characters' descriptor sheets list (each by its
     :func:`core.sheet.item_key`): a name in a Test any of them lists as an item is
     one the Test needs (RULES.md)."""
     out: set[str] = set()
     for c in characters:
-        sheet = getattr(c, "sheet", None)
-        if sheet is not None:
-            out |= sheet.item_keys()
+        if c.sheet is not None:
+            out |= c.sheet.item_keys()
     return frozenset(out)
 
 
-def session_values(settings: Mapping[str, Any], system: Any, actor: Any = None) -> dict[str, Any]:
+def session_values(settings: Mapping[str, Any], system: SystemRef, actor: Character | None = None) -> dict[str, Any]:
     """What the session itself fills into a roll by ``actor`` with no target (its
     sources, conditions, the session's settings): what its initiative takes of it."""
     spec = _spec(system)
@@ -303,7 +316,11 @@ def session_values(settings: Mapping[str, Any], system: Any, actor: Any = None) 
 
 
 def roll_defaults_from(
-    settings: Mapping[str, Any], system: Any, actor: Any = None, target: Any = None, combat: bool = False
+    settings: Mapping[str, Any],
+    system: SystemRef,
+    actor: Character | None = None,
+    target: Character | None = None,
+    combat: bool = False,
 ) -> tuple[dict[str, Any], dict[str, str]]:
     """:func:`roll_defaults` with the origins of the values the characters gave
     (parameter name → "Quin Sebastian's Fire Combat")."""
@@ -322,7 +339,11 @@ def roll_defaults_from(
 
 
 def roll_defaults(
-    settings: Mapping[str, Any], system: Any, actor: Any = None, target: Any = None, combat: bool = False
+    settings: Mapping[str, Any],
+    system: SystemRef,
+    actor: Character | None = None,
+    target: Character | None = None,
+    combat: bool = False,
 ) -> dict[str, Any]:
     """Parameter name → what the session knows about it for this roller and target
     (the characters' fields, sources, settings and conditions; see the module docstring)."""
@@ -346,10 +367,10 @@ def _param_defaults(spec: SystemSpec) -> dict[str, Any]:
 
 def fill_data(
     settings: Mapping[str, Any],
-    system: Any,
+    system: SystemRef,
     data: Mapping[str, Any],
-    actor: Any = None,
-    target: Any = None,
+    actor: Character | None = None,
+    target: Character | None = None,
     combat: bool = False,
     given: Collection[str] | None = None,
     items: Iterable[str] = (),
@@ -397,10 +418,10 @@ def fill_data(
 
 def fill_params_from(
     settings: Mapping[str, Any],
-    module: Any,
+    module: SystemRef,
     params: Any,
-    actor: Any = None,
-    target: Any = None,
+    actor: Character | None = None,
+    target: Character | None = None,
     combat: bool = False,
     given: Collection[str] | None = None,
     items: Iterable[str] = (),
@@ -424,10 +445,10 @@ def fill_params_from(
 
 def fill_params(
     settings: Mapping[str, Any],
-    module: Any,
+    module: SystemRef,
     params: Any,
-    actor: Any = None,
-    target: Any = None,
+    actor: Character | None = None,
+    target: Character | None = None,
     combat: bool = False,
     given: Collection[str] | None = None,
 ) -> Any:
@@ -436,7 +457,7 @@ def fill_params(
     return fill_params_from(settings, module, params, actor, target, combat, given)[0]
 
 
-def explicit_options(ns: Any) -> set[str]:
+def explicit_options(ns: argparse.Namespace | Mapping[str, Any]) -> set[str]:
     """The parameters typed on a ``gmdesk roll|odds SYSTEM`` command line (their
     generated options, :mod:`core.systems.options`): an explicit ``--shift 0`` counts,
     an option left out does not."""

@@ -25,13 +25,16 @@ from __future__ import annotations
 import copy
 import os
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
+
+if TYPE_CHECKING:
+    from gmdesk.core.session.session import Session
 
 SUFFIX = ".gmdesk"
 MAX_STEM_BYTES = 120
@@ -102,7 +105,7 @@ class SessionSummary:
     created: str = ""
     #: the session this one was carried over from (``gmdesk new NAME --from LAST``):
     #: ``{"name", "path", "rest"}``, or None
-    carried_from: dict | None = None
+    carried_from: dict[str, Any] | None = None
     #: the dice system (a plug-in) this sound session needs and this gmdesk lacks; its
     #: ``error`` then says to install it (the session cannot be opened until then)
     needs_plugin: str | None = None
@@ -117,7 +120,7 @@ class SessionSummary:
         """Its name is the session's own (readable, even if its plug-in is missing)."""
         return self.error is None or self.needs_plugin is not None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "path": str(self.path),
@@ -148,7 +151,7 @@ def plugin_note(system: str) -> str:
 QUICK_BYTES = 1 << 20
 
 
-def _quick_header(path: Path) -> dict | None:
+def _quick_header(path: Path) -> dict[str, Any] | None:
     """The header of a big session without parsing its events (the store's ``peek``:
     the snapshot's first line and the journal). None for a small file or when
     anything looks unusual (the caller then opens the file through the store, which
@@ -219,7 +222,7 @@ def _int(v: Any) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
 
-def _carried_from(header: dict) -> dict | None:
+def _carried_from(header: dict[str, Any]) -> dict[str, Any] | None:
     got = header.get("carried_from")
     if not isinstance(got, dict) or not isinstance(got.get("name"), str):
         return None
@@ -238,12 +241,12 @@ def _examples_dir() -> Path | None:
 class SessionStore:
     """The sessions in one directory (created on the first write)."""
 
-    def __init__(self, saves_dir: str | os.PathLike | None = None):
+    def __init__(self, saves_dir: str | os.PathLike[str] | None = None):
         self.dir = Path(saves_dir).expanduser() if saves_dir is not None else default_saves_dir()
 
     # ---- names and paths
 
-    def path_for(self, name_or_path: str | os.PathLike) -> Path:
+    def path_for(self, name_or_path: str | os.PathLike[str]) -> Path:
         """Where a session is. A name is a name and a path is a path: only text with a
         directory part (``./Docks.gmdesk``, ``saves/Docks.gmdesk``, ``~/Docks.gmdesk``)
         or an ``os.PathLike`` is a path, taken as it is when that file exists;
@@ -301,7 +304,7 @@ class SessionStore:
                 return p
             n += 1
 
-    def resolve(self, name_or_path: str | os.PathLike) -> Path:
+    def resolve(self, name_or_path: str | os.PathLike[str]) -> Path:
         """Like :meth:`path_for`, but the session must exist (GmdeskError otherwise)."""
         p = self.path_for(name_or_path)
         if not p.is_file():
@@ -319,7 +322,7 @@ class SessionStore:
         return self._free_path(safe_file_stem(name))
 
     @contextmanager
-    def _creating(self):
+    def _creating(self) -> Iterator[None]:
         """Serialise the creation of sessions in this directory (a ``flock`` on the
         saves directory itself: no lock file is ever left behind): checking that a name
         is free and creating its file happen as one step."""
@@ -356,7 +359,7 @@ class SessionStore:
             raise GmdeskError(f"{self.dir}: cannot list sessions ({e.strerror or e})") from None
         return [self.summary(p) for p in paths]
 
-    def summary(self, path: str | os.PathLike) -> SessionSummary:
+    def summary(self, path: str | os.PathLike[str]) -> SessionSummary:
         """One session's summary from its header (never replays; never raises).
 
         A small file is opened read-only through the store (any damage shows as the
@@ -410,7 +413,7 @@ class SessionStore:
 
     # ---- creating, copying, deleting
 
-    def create(self, name: str, system: str, settings: dict | None = None) -> Path:
+    def create(self, name: str, system: str, settings: dict[str, Any] | None = None) -> Path:
         """A new empty session; returns its path. GmdeskError if the name is empty or taken."""
         from gmdesk.core.session.session import Session
 
@@ -423,16 +426,16 @@ class SessionStore:
             Session.create(path, name, system, settings).close()
         return path
 
-    def open(self, name_or_path: str | os.PathLike, readonly: bool = False):
+    def open(self, name_or_path: str | os.PathLike[str], readonly: bool = False) -> Session:
         from gmdesk.core.session.session import Session
 
         return Session.open(self.resolve(name_or_path), readonly=readonly)
 
-    def duplicate(self, src: str | os.PathLike, new_name: str) -> Path:
+    def duplicate(self, src: str | os.PathLike[str], new_name: str) -> Path:
         """A copy of a session (its whole log and view state) under a new name."""
         return self._copy(self.resolve(src), new_name)
 
-    def create_from_example(self, example_path: str | os.PathLike, name: str) -> Path:
+    def create_from_example(self, example_path: str | os.PathLike[str], name: str) -> Path:
         """A new session copied from an example (the example is only read, never written)."""
         p = Path(example_path)
         if not p.is_file():
@@ -443,7 +446,9 @@ class SessionStore:
         Session.open(path).close()  # its summary (the list's counts) as the session itself says
         return path
 
-    def next_night(self, src: str | os.PathLike, name: str, *, rest: bool = False, npcs: Sequence[str] = ()) -> Carried:
+    def next_night(
+        self, src: str | os.PathLike[str], name: str, *, rest: bool = False, npcs: Sequence[str] = ()
+    ) -> Carried:
         """A new session named ``name`` that starts with the player characters of
         ``src`` (and the non-player characters named in ``npcs``), each as it stands
         there: stat block, sheet, sources, Possibilities, Vitality, wounds, conditions
@@ -525,7 +530,7 @@ class SessionStore:
         out.close()
         return dst
 
-    def delete(self, path: str | os.PathLike) -> None:
+    def delete(self, path: str | os.PathLike[str]) -> None:
         """Delete a session and every file that belongs to it. Refuses a session open
         for writing elsewhere (LockedError) and the shipped examples."""
         from gmdesk.core.session.lock import WriterLock
@@ -570,12 +575,12 @@ class CarryPlan:
 
     source: str
     system: str
-    settings: dict
-    characters: list[dict]
+    settings: dict[str, Any]
+    characters: list[dict[str, Any]]
     changes: list[str]
 
 
-def carry_candidates(path: str | os.PathLike) -> tuple[list[str], list[str]]:
+def carry_candidates(path: str | os.PathLike[str]) -> tuple[list[str], list[str]]:
     """The names of a session's player characters (carried to the next night) and
     of its non-player characters (carried when named), in the session's order.
     Reads only (no lock)."""
@@ -586,7 +591,7 @@ def carry_candidates(path: str | os.PathLike) -> tuple[list[str], list[str]]:
     return [c.name for c in chars if c.side == "PC"], [c.name for c in chars if c.side != "PC"]
 
 
-def read_carried(path: str | os.PathLike, npcs: Sequence[str] = (), rest: bool = False) -> CarryPlan:
+def read_carried(path: str | os.PathLike[str], npcs: Sequence[str] = (), rest: bool = False) -> CarryPlan:
     """The characters a session hands on (its PCs, and the NPCs named in ``npcs``:
     GmdeskError naming the unknown one), each as ``Character.to_json`` writes it
     without id and status, with no roll numbers (they belong to this session's
@@ -610,7 +615,7 @@ def read_carried(path: str | os.PathLike, npcs: Sequence[str] = (), rest: bool =
         carried = [c.to_json() for c in chars if c.side == "PC" or c.id in wanted]
         system = state.info.system
         settings = copy.deepcopy(state.info.settings)
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     changes: list[str] = []
     hook = _rest_hook(system) if rest else None
     names = {d["id"]: d["name"] for d in carried}
@@ -639,7 +644,7 @@ def read_carried(path: str | os.PathLike, npcs: Sequence[str] = (), rest: bool =
     return CarryPlan(source, system, settings, out, changes)
 
 
-def _carried_conditions(d: dict, names: Mapping[str, str], changes: list[str]) -> list[dict]:
+def _carried_conditions(d: dict[str, Any], names: Mapping[str, str], changes: list[str]) -> list[dict[str, Any]]:
     """The conditions a character carries over: one that lasts until a character's
     turn names that character (the next night gives new ids), and ends when that
     character is not carried over (said in ``changes``)."""
@@ -656,14 +661,14 @@ def _carried_conditions(d: dict, names: Mapping[str, str], changes: list[str]) -
     return out
 
 
-def _rest_hook(system: str) -> Callable[[dict], dict]:
+def _rest_hook(system: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
     from gmdesk.core.systems import get_spec
     from gmdesk.core.systems.rest import default_rest
 
     return get_spec(system).rest or default_rest
 
 
-def rest_changes(before: dict, after: dict) -> list[str]:
+def rest_changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """What a rest changed on a character, one line each ("Kara: Vitality 3 → 10",
     "Kara: Wound healed", "Kara is no longer Stymied")."""
     from gmdesk.core.session.events import num, sheet_changes, sheet_parse

@@ -26,7 +26,7 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.errors import GmdeskError
@@ -44,11 +44,14 @@ from gmdesk.core.session.events import (
     session_tables,
     system_fingerprint,
 )
-from gmdesk.core.session.model import DEFAULT_SETTINGS, State
+from gmdesk.core.session.model import DEFAULT_SETTINGS, Character, State
 from gmdesk.core.session.moves import SessionMoves, params_refusal
-from gmdesk.core.session.storage import FORMAT_TAG
+from gmdesk.core.session.storage import FORMAT_TAG, CorruptSaveError, EventLog, sidecar_paths
 from gmdesk.core.session.systemmoves import SystemMoveCalls
 from gmdesk.core.text import now_iso
+
+if TYPE_CHECKING:
+    from gmdesk.core.tables import TableSet
 
 #: the header's ``format`` value: marks a file as a gmdesk session
 FORMAT = FORMAT_TAG
@@ -92,13 +95,9 @@ def dumps_in_pieces(obj: Any, depth: int = 4, piece: int = 256) -> str:
     return "".join(out)
 
 
-def _store():
-    from gmdesk.core.session import storage
-
-    return storage
-
-
-def new_header(name: str, system: str, settings: Mapping[str, Any] | None = None, created: str | None = None) -> dict:
+def new_header(
+    name: str, system: str, settings: Mapping[str, Any] | None = None, created: str | None = None
+) -> dict[str, Any]:
     when = created or now_iso()
     from gmdesk.core.session.settings import defaults_for
 
@@ -194,7 +193,7 @@ def _drop_unused_lock(path: Path) -> None:
         os.close(fd)
 
 
-def _jsonable(doc: Mapping[str, Any], etype: Any) -> dict:
+def _jsonable(doc: Mapping[str, Any], etype: Any) -> dict[str, Any]:
     """A plain-JSON copy of an event (records become their JSON), exactly what the log
     will give back on replay: live state and replay see the same data."""
 
@@ -208,9 +207,10 @@ def _jsonable(doc: Mapping[str, Any], etype: Any) -> dict:
         return v
 
     try:
-        return json.loads(json.dumps(conv(doc), ensure_ascii=False, allow_nan=False))
+        plain: dict[str, Any] = json.loads(json.dumps(conv(doc), ensure_ascii=False, allow_nan=False))
     except (TypeError, ValueError) as e:
         raise EventError(f"the event is not plain data ({e})", etype if isinstance(etype, str) else None) from None
+    return plain
 
 
 class Session(SessionMoves, SystemMoveCalls):
@@ -227,12 +227,12 @@ class Session(SessionMoves, SystemMoveCalls):
     #: undoable events whose undo needs no replay right after reopening
     UNDO_KEPT = 200
 
-    def __init__(self, log: Any, *, readonly: bool = False, path: str | Path | None = None):
+    def __init__(self, log: EventLog, *, readonly: bool = False, path: str | Path | None = None):
         self._log = log
         self._mutex = threading.RLock()  # the UI may write from a worker thread
         self.readonly = readonly
         self.path = Path(path) if path is not None else None
-        self.warnings: list[str] = list(getattr(log, "warnings", []) or [])
+        self.warnings: list[str] = list(log.warnings)
         self._ui: dict[str, Any] = {}
         self._log_seq = 0
         self._closed = False
@@ -241,7 +241,7 @@ class Session(SessionMoves, SystemMoveCalls):
         self._ckpt_seq = -1  # the seq the checkpoint on disk covers, when known
         problems = header_problems(log.header)
         if problems:
-            raise _store().CorruptSaveError(getattr(log, "path", path or "session"), "header", "; ".join(problems))
+            raise CorruptSaveError(log.path, "header", "; ".join(problems))
         count = log.count
         with no_gc(promote=count >= PROMOTE_AT):
             header = dict(log.header)
@@ -255,13 +255,13 @@ class Session(SessionMoves, SystemMoveCalls):
         self.warnings.extend(self._skipped)
         self._log_seq = count
         self._header_seq = self._log_seq
-        self._journal_lines = getattr(log, "journal_lines", 0)
+        self._journal_lines = log.journal_lines
         if not readonly:
             self._maybe_update_header(force=True)  # a crash may have left it behind
 
     # ---- checkpoint
 
-    def _fold_from_checkpoint(self, header: dict, count: int) -> Fold | None:
+    def _fold_from_checkpoint(self, header: dict[str, Any], count: int) -> Fold | None:
         """The fold restored from the save's checkpoint plus the events after it, or None
         (no checkpoint, or one that does not fit: another gmdesk version or log, a
         damaged file, a seq beyond the log, a different digest of the events it
@@ -271,8 +271,7 @@ class Session(SessionMoves, SystemMoveCalls):
         log = self._log
         if plugins_migrate():  # a plug-in migrates its records on read: the log is read again
             return None
-        read = getattr(log, "read_checkpoint", None)
-        got = read() if read is not None else None
+        got = log.read_checkpoint()
         if got is None:
             return None
         head, body = got
@@ -335,11 +334,10 @@ class Session(SessionMoves, SystemMoveCalls):
     def open(cls, path: str | Path, readonly: bool = False) -> Session:
         """Replay the save at ``path``. The writer takes the lock (LockedError names who
         holds it); ``readonly=True`` never writes anything."""
-        store = _store()
-        lock = store.sidecar_paths(path)["lock"]
+        lock = sidecar_paths(path)["lock"]
         had_lock = readonly or os.path.lexists(lock)
         try:
-            log = store.EventLog.open(Path(path), readonly=readonly)
+            log = EventLog.open(Path(path), readonly=readonly)
             try:
                 return cls(log, readonly=readonly, path=path)
             except BaseException:
@@ -356,7 +354,7 @@ class Session(SessionMoves, SystemMoveCalls):
         from gmdesk.core.systems import get_system
 
         get_system(system)  # ParamError for an unknown system
-        log = _store().EventLog.create(Path(path), new_header(name, system, settings))
+        log = EventLog.create(Path(path), new_header(name, system, settings))
         return cls(log, readonly=False, path=path)
 
     def __enter__(self) -> Session:
@@ -378,7 +376,7 @@ class Session(SessionMoves, SystemMoveCalls):
         return self._events
 
     @property
-    def header(self) -> dict:
+    def header(self) -> dict[str, Any]:
         return dict(self._log.header)
 
     @property
@@ -407,11 +405,11 @@ class Session(SessionMoves, SystemMoveCalls):
     def event(self, seq: int) -> Event | None:
         return self._event(seq)
 
-    def tables(self):
+    def tables(self) -> TableSet:
         """The TableSet in force (the session's ``tables`` setting over the built-ins)."""
         return session_tables(self.state.info.settings)
 
-    def character(self, id_or_name: str):
+    def character(self, id_or_name: str) -> Character:
         """A character by id or by name (case-insensitive); GmdeskError if unknown or ambiguous."""
         st = self.state
         if id_or_name in st.characters:
@@ -479,15 +477,14 @@ class Session(SessionMoves, SystemMoveCalls):
     def changed_on_disk(self) -> str | None:
         """Why nothing more is saved, when another program replaced or wrote the
         session's files while this writer had it open (one line); else None."""
-        return getattr(self._log, "changed_on_disk", None)
+        return self._log.changed_on_disk
 
     def take_notices(self) -> list[str]:
         """What the GM should be told once about the save since the last call (a
         compaction that could not be written…); the screen shows each one."""
-        take = getattr(self._log, "take_notices", None)
-        return list(take()) if take is not None else []
+        return self._log.take_notices()
 
-    def _appended(self, seq: int, predicted: int, data: dict, time: str) -> None:
+    def _appended(self, seq: int, predicted: int, data: dict[str, Any], time: str) -> None:
         """The log holds the new event as ``seq``: number the fold and the event list after it."""
         if seq != predicted:
             # the store numbered it differently: fold it again under its real number
@@ -560,7 +557,7 @@ class Session(SessionMoves, SystemMoveCalls):
         same number as the open session."""
         return len(self.state.rolls)
 
-    def _summary(self) -> dict:
+    def _summary(self) -> dict[str, Any]:
         st = self.state
         return {
             "name": st.info.name,

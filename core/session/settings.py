@@ -26,7 +26,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gmdesk.core.systems.setting import Setting, SettingError
+# re-exported: the settings' declaration and the error this module's calls raise
+from gmdesk.core.systems.setting import Setting as Setting
+from gmdesk.core.systems.setting import SettingError as SettingError
 
 #: the settings of every session, whatever its system
 SESSION_SETTINGS: tuple[Setting, ...] = (

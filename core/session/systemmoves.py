@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from gmdesk.core.dice import RandomSource
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.session.events import Event, EventError
 from gmdesk.core.session.model import State
@@ -92,7 +93,7 @@ class SystemMoveCalls:
         move_id: str,
         values: Mapping[str, Any] | None = None,
         context: Mapping[str, Any] | None = None,
-        rng: Any = None,
+        rng: RandomSource | None = None,
     ) -> Event:
         """Make the session's system's action move ``move_id`` with the form's
         ``values``: the one event it appended. Refused (EventError, one line, nothing
@@ -109,7 +110,8 @@ class SystemMoveCalls:
             fields = []  # explicit values: the rules of the run decide
         try:
             typed = read_move_values(fields, values or {})
-            return move.run(self, typed, ctx, rng)
+            done: Event = move.run(self, typed, ctx, rng)  # a move's run appends one event and returns it
+            return done
         except ParamError as e:
             raise EventError(str(e)) from None
         except GmdeskError as e:
@@ -124,7 +126,7 @@ class SystemMoveCalls:
 
     # ---- the named moves of the built-in systems
 
-    def spend_possibility(self, char_id: str, roll_seq: int, rng: Any = None) -> Event:
+    def spend_possibility(self, char_id: str, roll_seq: int, rng: RandomSource | None = None) -> Event:
         """``char_id`` spends a Possibility on roll ``roll_seq`` (the built-in move of the
         system whose rolls take one after they are made)."""
         return self._builtin("spend_possibility", {"id": char_id, "roll": roll_seq}, rng)
@@ -133,12 +135,12 @@ class SystemMoveCalls:
         """``char_id`` cancels the latest Possibility spent on roll ``roll_seq``."""
         return self._builtin("cancel_possibility", {"id": char_id, "roll": roll_seq})
 
-    def heal(self, healer: str, target: str, rng: Any = None) -> Event:
+    def heal(self, healer: str, target: str, rng: RandomSource | None = None) -> Event:
         """A Healing Ability of a descriptor sheet: d6 back onto ``target``'s Vitality
         (capped at its Default)."""
         return self._builtin("heal", {"healer": healer, "target": target}, rng)
 
-    def _builtin(self, move_id: str, values: Mapping[str, Any], rng: Any = None) -> Event:
+    def _builtin(self, move_id: str, values: Mapping[str, Any], rng: RandomSource | None = None) -> Event:
         """A built-in move by its rules, whatever the session's system (a roll of another system
         may be logged in any session)."""
         from gmdesk.core.systems import BUILTIN_IDS, get_spec
@@ -149,7 +151,8 @@ class SystemMoveCalls:
         if self.readonly:
             raise EventError("this session is open read-only")
         try:
-            return run(self, values, {}, rng)
+            done: Event = run(self, values, {}, rng)
+            return done
         except ParamError as e:
             raise EventError(str(e)) from None
         except GmdeskError as e:

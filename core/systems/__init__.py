@@ -193,7 +193,7 @@ def secret_params(system_id: str) -> tuple[str, ...]:
     return spec.secret_params
 
 
-def public_json(record_json: Mapping[str, Any]) -> dict:
+def public_json(record_json: Mapping[str, Any]) -> dict[str, Any]:
     """A record's JSON as players may see it: its system's secrets
     (:func:`secret_params`) removed from the parameters and from the record's own
     fields. The original is left untouched."""

@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gmdesk.core.dice import Descriptor
 from gmdesk.core.errors import ParamError
 from gmdesk.core.tables import TableSet
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+_D = TypeVar("_D", bound="DataclassInstance")
 
 KINDS = ("organic", "inorganic")
 
@@ -64,7 +69,7 @@ def parse_int(option: str, value: Any, lo: int | None = None, hi: int | None = N
 def parse_choice(option: str, value: Any, choices: tuple[str, ...] | list[str]) -> str:
     if value not in choices:
         raise ParamError(option, f"must be one of {', '.join(choices)} (got {shown(value)})")
-    return value
+    return str(value)
 
 
 def _range(lo: int | None, hi: int | None) -> str:
@@ -93,11 +98,11 @@ class CombatFields:
         check_kind("--attacker-kind", self.attacker_kind)
 
 
-def dataclass_to_json(params: Any) -> dict:
+def dataclass_to_json(params: DataclassInstance) -> dict[str, Any]:
     return dataclasses.asdict(params)
 
 
-def dataclass_from_json(cls: type, data: Mapping[str, Any]) -> Any:
+def dataclass_from_json(cls: type[_D], data: Mapping[str, Any]) -> _D:
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = set(data) - names
     if unknown:

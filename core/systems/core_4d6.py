@@ -103,7 +103,7 @@ from gmdesk.core.systems.core_4d6_tables import (  # the system's data, re-expor
     TIER_RANK,
     TIERS,
 )
-from gmdesk.core.systems.harm import WOUND_STATUS, Clocks, Harm
+from gmdesk.core.systems.harm import DESK_VITALITY, WOUND_STATUS, Clocks, Harm
 from gmdesk.core.systems.rest import default_rest
 from gmdesk.core.systems.spec import CharField, Param
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
@@ -117,7 +117,7 @@ CLOCKS = True
 #: what its rolls do: the progress a roll earned by its effect (the record's ``clock``,
 #: half segments) goes to the clock the GM picks; the wound-status table's descriptors
 #: knock out or kill
-HARM = Harm(status_table=WOUND_STATUS, clocks=Clocks("clock"))
+HARM = Harm(status_table=WOUND_STATUS, clocks=Clocks("clock"), vitality=DESK_VITALITY)
 
 # --------------------------------------------------------------------------- helpers
 
@@ -178,7 +178,8 @@ def tier_for(margin: int, all_ones: bool = False) -> str:
     """The tier of a check: all kept dice 1s is a Critical Failure, else the margin band."""
     if all_ones:
         return ALL_ONES_TIER
-    return TIER_BANDS.lookup(margin)
+    tier: str = TIER_BANDS.lookup(margin)
+    return tier
 
 
 def contest_result(difference: int) -> tuple[str, str, str | None]:
@@ -315,7 +316,7 @@ class Params(CombatFields):
         return self.dc if self.dc is not None else DEFAULT_DC
 
 
-def params_to_json(params: Params) -> dict:
+def params_to_json(params: Params) -> dict[str, Any]:
     return dataclass_to_json(params)
 
 
@@ -703,7 +704,7 @@ MOVES = (_moves.opposed("Contest", "both roll; the higher total wins", {"vs_bonu
 # ---- between sessions
 
 
-def rest(character: dict) -> dict:
+def rest(character: dict[str, Any]) -> dict[str, Any]:
     """Recovery between sessions (``gmdesk new … --from … --rest``). The rules say
     nothing of it, so gmdesk does what a GM at the table expects: Vitality back to
     its default, every wound (descriptor) cleared, conditions and sources counted in

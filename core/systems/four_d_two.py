@@ -54,7 +54,7 @@ from gmdesk.core.systems.base import (
     parse_int,
     shown,
 )
-from gmdesk.core.systems.harm import WOUND_STATUS, Harm
+from gmdesk.core.systems.harm import DESK_VITALITY, WOUND_STATUS, Harm
 from gmdesk.core.systems.rest import default_rest
 from gmdesk.core.systems.spec import CharField, Move, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
@@ -66,7 +66,7 @@ NAME = "Four D Two"
 CHARACTER_SECTIONS = frozenset({"shift", "conditions", "wounds"})
 #: what its rolls do: a descriptor of the wound-status table ("Mortal Wound", "Fatal
 #: Wound") knocks out or kills whoever carries it; nothing else changes a status
-HARM = Harm(status_table=WOUND_STATUS)
+HARM = Harm(status_table=WOUND_STATUS, vitality=DESK_VITALITY)
 
 #: The Outcome scale, best first.
 VALUE_MIN, VALUE_MAX = -10, 10
@@ -179,7 +179,7 @@ def skill_chance(raw_number: int, fold: str | None, threshold: int = DEFAULT_SKI
 # --------------------------------------------------------------------------- params
 
 
-def params_to_json(params: Params) -> dict:
+def params_to_json(params: Params) -> dict[str, Any]:
     return dataclass_to_json(params)
 
 
@@ -411,7 +411,7 @@ MOVES = (
 # ---- between sessions
 
 
-def rest(character: dict) -> dict:
+def rest(character: dict[str, Any]) -> dict[str, Any]:
     """Recovery between sessions (``gmdesk new … --from … --rest``). The rules say
     nothing of it, so gmdesk does what a GM at the table expects: Vitality back to
     its default, every wound (descriptor) cleared, conditions and sources counted in

@@ -59,7 +59,7 @@ from gmdesk.core.systems.base import (
     parse_int,
     shown,
 )
-from gmdesk.core.systems.harm import WOUND_STATUS, Harm
+from gmdesk.core.systems.harm import DESK_VITALITY, WOUND_STATUS, Harm
 from gmdesk.core.systems.rest import default_rest
 from gmdesk.core.systems.spec import CharField, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, BandTable, TableSet, load_builtin
@@ -72,7 +72,7 @@ NAME = "FUDGE alternate dice"
 CHARACTER_SECTIONS = frozenset({"conditions", "wounds"})
 #: what its rolls do: the wound track's "Incapacitated" and "Near Death" knock out
 #: whoever carries them (the wound-status table)
-HARM = Harm(status_table=WOUND_STATUS)
+HARM = Harm(status_table=WOUND_STATUS, vitality=DESK_VITALITY)
 
 METHODS = ("2d3", "custom", "d20", "d20-open", "d30", "d12")
 DEFAULT_METHOD = "2d3"
@@ -296,7 +296,7 @@ class Params(CombatFields):
         return self.vs_trait is not None or self.combat
 
 
-def params_to_json(params: Params) -> dict:
+def params_to_json(params: Params) -> dict[str, Any]:
     return dataclass_to_json(params)
 
 
@@ -655,7 +655,7 @@ MOVES = (
 # ---- between sessions
 
 
-def rest(character: dict) -> dict:
+def rest(character: dict[str, Any]) -> dict[str, Any]:
     """Recovery between sessions (``gmdesk new … --from … --rest``). The rules say
     nothing of it, so gmdesk does what a GM at the table expects: Vitality back to
     its default, every wound (descriptor) cleared, conditions and sources counted in

@@ -179,6 +179,13 @@ class Harm:
 #: what a system without ``HARM`` (or an unknown one) declares
 NO_HARM = Harm()
 
+#: the Vitality rule of the built-ins whose seeds give Vitality no rule of their own
+#: (4d2, fudge, torg-2d10, 4d6): a Vitality the GM lowers to −5 or below puts the
+#: character out, and bringing it back above acts again (RULES "Who can act"); no
+#: descriptor takes Vitality and no injury kills by it. Sessions saved before the
+#: rule was each system's own read the same.
+DESK_VITALITY = Vitality(unconscious_at=-5)
+
 
 def _need(where: str, ok: bool, what: str) -> None:
     if not ok:
@@ -231,6 +238,7 @@ __all__ = [
     "DescriptorStatus",
     "Harm",
     "Imposed",
+    "DESK_VITALITY",
     "NO_HARM",
     "OUT",
     "Spend",

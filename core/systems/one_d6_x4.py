@@ -162,7 +162,8 @@ class Params(CombatFields):
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        set_(self, "bonus", parse_int("--bonus", 0 if self.bonus in (None, "") else self.bonus, *BONUS_RANGE))
+        bonus: object = self.bonus  # as given: a form or a command line may leave it empty
+        set_(self, "bonus", parse_int("--bonus", 0 if bonus in (None, "") else bonus, *BONUS_RANGE))
         set_(self, "target", _opt_int("--target", self.target))
         set_(self, "vs_bonus", _opt_int("--vs-bonus", self.vs_bonus))
         set_(self, "test", " ".join(str(self.test or "").split()))
@@ -203,7 +204,7 @@ class Params(CombatFields):
         return self.vs_bonus is not None
 
 
-def params_to_json(params: Params) -> dict:
+def params_to_json(params: Params) -> dict[str, Any]:
     return dataclass_to_json(params)
 
 

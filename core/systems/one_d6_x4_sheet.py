@@ -8,11 +8,14 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.systems.base import parse_int
 from gmdesk.core.systems.spec import CharField
+
+if TYPE_CHECKING:
+    from gmdesk.core.sheet import Sheet
 
 
 def split_names(names: str | Iterable[str], sheet: Any = None) -> list[str]:
@@ -54,7 +57,7 @@ def _word_key(name: str) -> str:
     return " ".join(name.casefold().split())
 
 
-def find_test_row(sheet: Any, name: str) -> int | None:
+def find_test_row(sheet: Sheet | None, name: str) -> int | None:
     """The sheet row a name in a Test means (its index), or None when the character lacks it.
 
     Tried in order: the name itself (``Magic Ability/Turn Invisible``, or a nested row's

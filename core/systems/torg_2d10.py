@@ -67,7 +67,7 @@ from gmdesk.core.systems.base import (
     parse_choice,
     parse_int,
 )
-from gmdesk.core.systems.harm import WOUND_STATUS, Harm, Imposed, Spend
+from gmdesk.core.systems.harm import DESK_VITALITY, WOUND_STATUS, Harm, Imposed, Spend
 from gmdesk.core.systems.rest import default_rest, end_timed, is_dead
 from gmdesk.core.systems.spec import CharField, Move, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
@@ -133,7 +133,7 @@ def _opt(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def params_to_json(params: Params) -> dict:
+def params_to_json(params: Params) -> dict[str, Any]:
     return dataclass_to_json(params)
 
 
@@ -376,6 +376,7 @@ def cancel_possibility(record: RollRecord, tables: TableSet = DEFAULT_TABLES) ->
 #: wound-status table's descriptors ("Mortal Wound", "Fatal Wound") knock out or kill
 HARM = Harm(
     status_table=WOUND_STATUS,
+    vitality=DESK_VITALITY,
     spend=Spend(param="possibilities", after=True, cancel=cancel_possibility),
     imposes=(Imposed("Disconnected", "disconnection"),),
 )
@@ -631,7 +632,7 @@ MOVES = (
 SCENE_CONDITIONS = ("Up", "Stymied")
 
 
-def rest(character: dict) -> dict:
+def rest(character: dict[str, Any]) -> dict[str, Any]:
     """Recovery between sessions (``gmdesk new … --from … --rest``). The rules say
     nothing of it: wounds are cleared and Vitality is back to its default, what was
     counted in rounds is over, and so are Up and Stymied, which belong to a scene;

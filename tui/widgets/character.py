@@ -433,6 +433,7 @@ class CharacterPane(Vertical):
             wound = ch.wounds[row.key]
             self._post({"type": "wound.remove", "id": cid, "wound": row.key}, f"{ch.name}: {wound.text} taken off")
         elif row.kind == "sheet" and what == "use":
+            assert ch.sheet is not None  # a sheet row is listed only for a character with a sheet
             path = _sheet_path(ch.sheet, row.key)
             self._post({"type": "use", "id": cid, "descriptor": path, "amount": 1}, f"{ch.name} uses {path}")
         elif row.kind == "wound" and what == "buyoff":
@@ -488,6 +489,7 @@ class CharacterPane(Vertical):
         if (row.kind in SYSTEM_ROWS or isinstance(row.key, tuple)) and spec is not None:
             prompt, value = charfields.prompt(spec, ch, row.kind, row.key)
         elif row.kind == "sheet":
+            assert ch.sheet is not None  # a sheet row is listed only for a character with a sheet
             r = ch.sheet.rows[row.key]
             prompt, value = (f"{_sheet_name(r).strip()}: value and/or (uses), e.g. +2 (3)", _sheet_value(r))
         else:
@@ -568,6 +570,7 @@ class CharacterPane(Vertical):
             if until is not None:
                 doc["until"] = until
             return doc, f"{ch.name}: {name} added"
+        assert ch.sheet is not None  # what is left is a sheet row: its character has a sheet
         r = ch.sheet.rows[row.key]
         changes = parse_sheet_value(text)
         return (

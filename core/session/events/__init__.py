@@ -123,7 +123,7 @@ from gmdesk.core.session.events.context import (
     Ctx,
     EventError,
 )
-from gmdesk.core.session.events.fold import Applied, Fold, no_gc, replay
+from gmdesk.core.session.events.fold import Applied, Fold, replay
 from gmdesk.core.session.events.records import Txn, detached_copy, revert, revert_detached
 from gmdesk.core.session.events.registry import EVENT_TYPES, HANDLERS, META_FIELDS, Event, Handler, handler
 from gmdesk.core.session.events.rolls import roll_refusal
@@ -140,6 +140,7 @@ from gmdesk.core.session.events.sheets import (
 )
 from gmdesk.core.session.events.tables import descriptor_status, resolve_table, session_tables
 from gmdesk.core.session.events.text import num, signed, status_word
+from gmdesk.core.session.storage.gcpause import no_gc
 
 __all__ = [
     "EVENT_TYPES",

@@ -21,7 +21,7 @@ from gmdesk.core.session.events.context import MAX_TEXT, Ctx
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.sheets import sheet_parse
 from gmdesk.core.session.events.text import num, signed
-from gmdesk.core.session.model import STATUSES, TURN_MOMENTS, Character, Condition, SetStatus, Source, Wound
+from gmdesk.core.session.model import STATUSES, TURN_MOMENTS, Character, Condition, NameOf, SetStatus, Source, Wound
 
 #: what a carried character may say about itself
 CARRIED = (
@@ -179,7 +179,7 @@ def _status_set(ctx: Ctx, value: Any) -> SetStatus | None:
     )
 
 
-def standing(c: Character, system: str = "", name_of: Any = None) -> str:
+def standing(c: Character, system: str = "", name_of: NameOf | None = None) -> str:
     """How a carried character stands, in a few words: "Kara (PC): Vitality 4/10;
     Possibilities 3; wounds: Wound; Stymied (2 rounds)" (Vitality where the
     ``system`` keeps it, or where it is not at its default)."""
@@ -205,7 +205,7 @@ def standing(c: Character, system: str = "", name_of: Any = None) -> str:
 
 
 @handler("session.carried")
-def _session_carried(ctx: Ctx, p: dict) -> str:
+def _session_carried(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("from", "characters"), ("rest", "rest_changes", "ids"))
     source = ctx.text(p["from"], "from")
     rest = ctx.boolean(p.get("rest", False), "rest")

@@ -44,7 +44,7 @@ def _check_name(ctx: Ctx, name: str, exclude: str | None = None) -> None:
 
 
 @handler("character.add")
-def _character_add(ctx: Ctx, p: dict) -> str:
+def _character_add(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("character",), ("id",))
     d = p["character"]
     if not isinstance(d, Mapping):
@@ -127,7 +127,7 @@ EDITABLE = (
 
 
 @handler("character.edit")
-def _character_edit(ctx: Ctx, p: dict) -> str:
+def _character_edit(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("id", "fields"))
     c = ctx.char(p["id"])
     d = p["fields"]
@@ -161,11 +161,11 @@ def _edit(ctx: Ctx, c: Character, d: Mapping[str, Any]) -> None:
             live.vitality_default = value
             if live.sheet is not None and sheet_vitality(live.sheet) is not None:
                 current = None if live.vitality_current == value else live.vitality_current
-                live.sheet = sheet_set(ctx.tx.sheet(c.id), "Vitality", {"default": value, "current": current})
+                live.sheet = sheet_set(live.sheet, "Vitality", {"default": value, "current": current})
         else:
             setattr(live, key, value)
 
-        def shown(v):
+        def shown(v: Any) -> str:
             return num(v) if isinstance(v, int) and not isinstance(v, bool) else repr(v)
 
         ctx.changes.append(f"{name}: {key} {shown(old)} → {shown(value)}" if key != "notes" else f"{name}: notes")
@@ -175,7 +175,7 @@ def _edit(ctx: Ctx, c: Character, d: Mapping[str, Any]) -> None:
 
 
 @handler("character.remove")
-def _character_remove(ctx: Ctx, p: dict) -> str:
+def _character_remove(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("id",))
     c = ctx.char(p["id"])
     if ctx.state.encounter.index_of(c.id) is not None:
@@ -236,7 +236,8 @@ def _read_fields(
         if key is None and not ctx.strict:
             continue
         if key is None:
-            label = spec.field(f.stats or "").label if spec.field(f.stats or "") else f.stats  # type: ignore[union-attr]
+            stats_field = spec.field(f.stats or "")
+            label = stats_field.label if stats_field else f.stats
             known = ", ".join(stats) if stats else "none yet"
             raise EventError(f"{f.label}: {out[f.name]!r} is not among the {label} ({known})", ctx.type, field=f.name)
         out[f.name] = key
@@ -249,7 +250,7 @@ def _read_fields(
 
 
 @handler("character.fields")
-def _character_fields_set(ctx: Ctx, p: dict) -> str:
+def _character_fields_set(ctx: Ctx, p: dict[str, Any]) -> str:
     """The fields the session's system declares (``set``: name → value, null clears
     it), and in the same event, optionally, the character's own parts (``edit``: as
     ``character.edit``'s fields), so that one change of a stat block is one event."""
@@ -277,7 +278,7 @@ def _character_fields_set(ctx: Ctx, p: dict) -> str:
     return f"{name}: " + "; ".join(ch.partition(": ")[2] for ch in ctx.changes)
 
 
-def _source_list(ctx: Ctx, p: dict) -> tuple[Character, str, str]:
+def _source_list(ctx: Ctx, p: dict[str, Any]) -> tuple[Character, str, str]:
     c = ctx.char(p["id"])
     kind = ctx.choice(p["kind"], "kind", SOURCE_KINDS)
     name = ctx.text(p["name"], "name")
@@ -293,7 +294,7 @@ def _find_source(sources: list[Source], name: str) -> int | None:
 
 
 @handler("source.add")
-def _source_add(ctx: Ctx, p: dict) -> str:
+def _source_add(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("id", "kind", "name", "value"), ("rounds", "active"))
     c, kind, name = _source_list(ctx, p)
     if kind == "advantage":
@@ -317,7 +318,7 @@ def _source_add(ctx: Ctx, p: dict) -> str:
     return ctx.changes[-1]
 
 
-def _source_at(ctx: Ctx, p: dict) -> tuple[Character, str, int, Any, list]:
+def _source_at(ctx: Ctx, p: dict[str, Any]) -> tuple[Character, str, int, Character, list[Source]]:
     """The character, kind, index of the named source, the live character and a copy
     of its list of that kind (for source.remove / source.toggle)."""
     ctx.fields(p, ("id", "kind", "name"), ("value", "rounds"))
@@ -329,12 +330,15 @@ def _source_at(ctx: Ctx, p: dict) -> tuple[Character, str, int, Any, list]:
     return c, kind, i, live, list(live.sources(kind))
 
 
-def _set_sources(live: Any, kind: str, sources: list) -> None:
-    setattr(live, "advantage" if kind == "advantage" else "shifts", sources)
+def _set_sources(live: Character, kind: str, sources: list[Source]) -> None:
+    if kind == "advantage":
+        live.advantage = sources
+    else:
+        live.shifts = sources
 
 
 @handler("source.remove")
-def _source_remove(ctx: Ctx, p: dict) -> str:
+def _source_remove(ctx: Ctx, p: dict[str, Any]) -> str:
     c, kind, i, live, lst = _source_at(ctx, p)
     removed = lst.pop(i)
     _set_sources(live, kind, lst)
@@ -343,7 +347,7 @@ def _source_remove(ctx: Ctx, p: dict) -> str:
 
 
 @handler("source.toggle")
-def _source_toggle(ctx: Ctx, p: dict) -> str:
+def _source_toggle(ctx: Ctx, p: dict[str, Any]) -> str:
     c, kind, i, live, lst = _source_at(ctx, p)
     s = lst[i]
     lst[i] = Source(s.name, s.value, s.rounds, not s.active)
@@ -361,7 +365,7 @@ def _find_condition(c: Character, name: str) -> int | None:
 
 
 @handler("condition.add")
-def _condition_add(ctx: Ctx, p: dict) -> str:
+def _condition_add(ctx: Ctx, p: dict[str, Any]) -> str:
     """A condition for ``rounds`` of the owner's turns, ``until`` a moment of a
     character's turn ({"id", "at": "start" | "end"}), or until removed."""
     ctx.fields(p, ("id", "name"), ("rounds", "until"))
@@ -387,7 +391,7 @@ def _condition_add(ctx: Ctx, p: dict) -> str:
 
 
 @handler("condition.remove")
-def _condition_remove(ctx: Ctx, p: dict) -> str:
+def _condition_remove(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("id", "name"), ("rounds",))
     c = ctx.char(p["id"])
     name = ctx.text(p["name"], "name")
@@ -406,7 +410,7 @@ SHEET_VALUE_FIELDS = ("default", "current", "uses_default", "uses_current")
 
 
 @handler("sheet.set")
-def _sheet_set(ctx: Ctx, p: dict) -> str:
+def _sheet_set(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("id", "descriptor"), SHEET_VALUE_FIELDS)
     c = ctx.char(p["id"])
     name = ctx.text(p["descriptor"], "descriptor")
@@ -420,10 +424,10 @@ def _sheet_set(ctx: Ctx, p: dict) -> str:
                 values[key] = ctx.integer(v, key, -MAX_VITALITY, 10**6)
     if not values:
         raise ctx.fail(f"give at least one of {', '.join(SHEET_VALUE_FIELDS)}")
-    if c.sheet is None:
-        ctx.tx.char(c.id).sheet = sheet_new(c.name)
-    sheet = ctx.tx.sheet(c.id)
     live = ctx.tx.char(c.id)
+    if live.sheet is None:
+        live.sheet = sheet_new(c.name)
+    sheet = live.sheet
     live.sheet = sheet_set(sheet, name, values)
     ctx.changes.extend(sheet_changes(c.name, sheet, live.sheet))
     if name.casefold() == "vitality":
@@ -437,7 +441,7 @@ def _sheet_set(ctx: Ctx, p: dict) -> str:
 
 
 @handler("sheet.import")
-def _sheet_import(ctx: Ctx, p: dict) -> str:
+def _sheet_import(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("id", "text"))
     c = ctx.char(p["id"])
     if not isinstance(p["text"], str):

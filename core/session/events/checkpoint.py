@@ -8,10 +8,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from gmdesk.core.dice import RollRecord
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events.fold import Fold
 from gmdesk.core.session.events.records import detached_copy, revert_detached
+from gmdesk.core.session.model.rolls import RecordLoader
 
 #: Version of the checkpoint form (:func:`fold_checkpoint`); bump it when it changes.
 CHECKPOINT_VERSION = 3  # 2: a character row ends with its system fields; 3: a condition keeps its until
@@ -71,7 +71,7 @@ def _runs(seqs: list[int]) -> list[list[int]]:
     return out
 
 
-def _unruns(runs: list) -> list[int]:
+def _unruns(runs: list[Any]) -> list[int]:
     out: list[int] = []
     for a, b in runs:
         if type(a) is not int or type(b) is not int or b < a:
@@ -80,7 +80,7 @@ def _unruns(runs: list) -> list[int]:
     return out
 
 
-def fold_checkpoint(fold: Fold, keep: int, skipped: list[str] | None = None, seq: int | None = None) -> dict:
+def fold_checkpoint(fold: Fold, keep: int, skipped: list[str] | None = None, seq: int | None = None) -> dict[str, Any]:
     """What a fold must remember to be rebuilt without replaying its whole log.
 
     The state is written as it was *before* the latest ``keep`` undoable events (their
@@ -116,7 +116,7 @@ def fold_checkpoint(fold: Fold, keep: int, skipped: list[str] | None = None, seq
 def fold_from_checkpoint(
     d: Mapping[str, Any],
     source: Callable[[int], Mapping[str, Any]],
-    load_record: Callable[[int, str, Any], RollRecord],
+    load_record: RecordLoader,
     header: Mapping[str, Any] | None = None,
 ) -> Fold:
     """The fold :func:`fold_checkpoint` described, as of its ``seq``. ``source(seq)`` gives

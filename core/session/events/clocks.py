@@ -12,7 +12,7 @@ from gmdesk.core.systems.harm import harm_of
 
 
 @handler("clock.add")
-def _clock_add(ctx: Ctx, p: dict) -> str:
+def _clock_add(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("name", "segments"), ("halves",))
     name = ctx.text(p["name"], "name")
     segments = ctx.integer(p["segments"], "segments", 1, MAX_SEGMENTS)
@@ -70,7 +70,7 @@ def _clock_progress(ctx: Ctx, entry: RollEntry) -> int:
 
 
 @handler("clock.tick")
-def _clock_tick(ctx: Ctx, p: dict) -> str:
+def _clock_tick(ctx: Ctx, p: dict[str, Any]) -> str:
     """Progress in half segments (negative takes progress back), kept within 0..full.
 
     ``roll`` (optional): the seq of the roll whose progress this tick applies; the
@@ -98,7 +98,7 @@ def _clock_tick(ctx: Ctx, p: dict) -> str:
 
 
 @handler("clock.remove")
-def _clock_remove(ctx: Ctx, p: dict) -> str:
+def _clock_remove(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("name",), ("segments", "halves"))
     clock = clock_named(ctx, p["name"])
     del ctx.tx.clocks()[clock.name]

@@ -84,15 +84,15 @@ class Ctx:
         """Stripped text; names are one line, notes may have several."""
         if not isinstance(value, str):
             raise self.fail(f"{what}: must be text (got {value!r})")
-        value = value.strip()
-        if not value and not empty:
+        text = value.strip()
+        if not text and not empty:
             raise self.fail(f"{what}: must not be empty")
-        if len(value) > maxlen:
-            raise self.fail(f"{what}: at most {maxlen} characters (got {len(value)})")
+        if len(text) > maxlen:
+            raise self.fail(f"{what}: at most {maxlen} characters (got {len(text)})")
         allowed = "\n\t" if multiline else ""
-        if any((ord(ch) < 32 or ord(ch) == 127) and ch not in allowed for ch in value):
+        if any((ord(ch) < 32 or ord(ch) == 127) and ch not in allowed for ch in text):
             raise self.fail(f"{what}: control characters{'' if multiline else ' and line breaks'} are not allowed")
-        return value
+        return text
 
     def integer(self, value: Any, what: str, lo: int | None = None, hi: int | None = None) -> int:
         """A whole number within ``lo``..``hi``; a field without bounds of its own
@@ -110,7 +110,7 @@ class Ctx:
             )
             rng = f" from {lo} to {hi}"
             raise self.fail(f"{what}: must be a whole number{rng} (got {shown})")
-        return value
+        return int(value)
 
     def boolean(self, value: Any, what: str) -> bool:
         if not isinstance(value, bool):
@@ -120,7 +120,7 @@ class Ctx:
     def choice(self, value: Any, what: str, choices: tuple[str, ...]) -> str:
         if value not in choices:
             raise self.fail(f"{what}: must be one of {', '.join(choices)} (got {value!r})")
-        return value
+        return str(value)
 
     def rounds(self, value: Any) -> int | None:
         return None if value is None else self.integer(value, "rounds", 1, MAX_ROUNDS)
@@ -157,10 +157,10 @@ class Ctx:
         if live.sheet is None:
             return
         if sheet_vitality(live.sheet) is not None:
-            live.sheet = sheet_set_current(self.tx.sheet(c.id), "Vitality", new)
+            live.sheet = sheet_set_current(live.sheet, "Vitality", new)
         elif new != live.vitality_default:
             # a missing descriptor that changes is written with its Default and new Current
-            live.sheet = self.tx.sheet(c.id).set_values("Vitality", default=live.vitality_default, current=new)
+            live.sheet = live.sheet.set_values("Vitality", default=live.vitality_default, current=new)
 
     def roll_position(self) -> tuple[int, int]:
         enc = self.state.encounter

@@ -11,7 +11,7 @@ from gmdesk.core.session.events.context import MAX_INITIATIVE, Ctx
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.sheets import sheet_changes, sheet_new_day, sheet_set_current, sheet_vitality
 from gmdesk.core.session.events.text import num, status_word
-from gmdesk.core.session.model import Character, Combatant, Condition, RollEntry, Source, State
+from gmdesk.core.session.model import Character, Combatant, Condition, Encounter, RollEntry, Source, State
 from gmdesk.core.systems.harm import harm_of
 
 
@@ -25,7 +25,7 @@ def _insert_position(order: list[Combatant], initiative: int) -> int:
 
 
 @handler("encounter.add")
-def _encounter_add(ctx: Ctx, p: dict) -> str:
+def _encounter_add(ctx: Ctx, p: dict[str, Any]) -> str:
     """A character joins the order at ``initiative`` (after everyone at least as high).
     With ``record`` (the initiative roll that gave the number) the roll is logged,
     dice and all, as an initiative roll — as ``initiative.set`` logs its rolls."""
@@ -54,6 +54,8 @@ def _encounter_add(ctx: Ctx, p: dict) -> str:
 def encounter_drop(ctx: Ctx, cid: str) -> None:
     enc = ctx.tx.encounter()
     i = enc.index_of(cid)
+    if i is None:  # not in the encounter: nothing to drop
+        return
     del enc.order[i]
     if i < enc.turn:
         enc.turn -= 1
@@ -64,7 +66,7 @@ def encounter_drop(ctx: Ctx, cid: str) -> None:
 
 
 @handler("encounter.remove")
-def _encounter_remove(ctx: Ctx, p: dict) -> str:
+def _encounter_remove(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("id",), ("initiative",))
     c = ctx.char(p["id"])
     if ctx.state.encounter.index_of(c.id) is None:
@@ -73,17 +75,18 @@ def _encounter_remove(ctx: Ctx, p: dict) -> str:
     return f"{c.name} leaves the encounter"
 
 
-def _move(enc, i: int, j: int) -> None:
+def _move(enc: Encounter, i: int, j: int) -> None:
     """Move order[i] to index j, keeping whoever is acting the one acting."""
     current = enc.order[enc.turn].char_id if enc.order and enc.turn < len(enc.order) else None
     item = enc.order.pop(i)
     enc.order.insert(j, item)
-    if current is not None:
-        enc.turn = enc.index_of(current)
+    at = enc.index_of(current) if current is not None else None
+    if at is not None:  # whoever was acting is still in the order
+        enc.turn = at
 
 
 @handler("encounter.move")
-def _encounter_move(ctx: Ctx, p: dict) -> str:
+def _encounter_move(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("id", "index"))
     c = ctx.char(p["id"])
     i = ctx.state.encounter.index_of(c.id)
@@ -96,7 +99,7 @@ def _encounter_move(ctx: Ctx, p: dict) -> str:
 
 
 @handler("encounter.delay")
-def _encounter_delay(ctx: Ctx, p: dict) -> str:
+def _encounter_delay(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("id",))
     c = ctx.char(p["id"])
     enc0 = ctx.state.encounter
@@ -117,7 +120,7 @@ def _encounter_delay(ctx: Ctx, p: dict) -> str:
 
 
 @handler("encounter.end")
-def _encounter_end(ctx: Ctx, p: dict) -> str:
+def _encounter_end(ctx: Ctx, p: dict[str, Any]) -> str:
     """The fight is over: the order empties and the round count goes back to 0
     (durations in rounds stay as they are)."""
     ctx.fields(p)
@@ -133,7 +136,7 @@ def _encounter_end(ctx: Ctx, p: dict) -> str:
 
 
 @handler("initiative.set")
-def _initiative_set(ctx: Ctx, p: dict) -> str:
+def _initiative_set(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("entries",))
     entries = p["entries"]
     if not isinstance(entries, list) or not entries:
@@ -163,8 +166,9 @@ def _initiative_set(ctx: Ctx, p: dict) -> str:
     order += [Combatant(c.id, v) for c, v, _ in parsed if c.id not in present]
     order.sort(key=lambda x: -x.initiative)  # stable: ties keep their earlier place
     enc.order[:] = order
-    if current is not None:
-        enc.turn = enc.index_of(current)
+    at = enc.index_of(current) if current is not None else None
+    if at is not None:  # whoever was acting is still in the order
+        enc.turn = at
     rnd, turn = ctx.roll_position()
     for c, v, record in parsed:
         change = f"{c.name}: initiative {num(v)}"
@@ -286,7 +290,7 @@ class _Reroll:
     {id, value, record}); those who are not in it keep their number. The order is
     sorted again (ties keep their place) and the round starts with its first."""
 
-    def __init__(self, ctx: Ctx, p: dict) -> None:
+    def __init__(self, ctx: Ctx, p: dict[str, Any]) -> None:
         self.ctx = ctx
         self.entries = self._read(p.get("initiative"))
         self.done = False
@@ -373,7 +377,7 @@ def _begin_turn(ctx: Ctx, reroll: _Reroll) -> list[str]:
 
 
 @handler("turn.next")
-def _turn_next(ctx: Ctx, p: dict) -> str:
+def _turn_next(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, (), ("initiative",))
     _need_combatants(ctx)
     reroll = _Reroll(ctx, p)
@@ -394,7 +398,7 @@ def _turn_next(ctx: Ctx, p: dict) -> str:
 
 
 @handler("turn.prev")
-def _turn_prev(ctx: Ctx, p: dict) -> str:
+def _turn_prev(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p)
     _need_combatants(ctx)
     enc0 = ctx.state.encounter
@@ -417,7 +421,7 @@ def _turn_prev(ctx: Ctx, p: dict) -> str:
 
 
 @handler("round.new")
-def _round_new(ctx: Ctx, p: dict) -> str:
+def _round_new(ctx: Ctx, p: dict[str, Any]) -> str:
     """Straight to the next round: the turns not yet taken this round pass (their
     durations tick, the conditions waiting for them end)."""
     ctx.fields(p, (), ("initiative",))
@@ -441,7 +445,7 @@ def _round_new(ctx: Ctx, p: dict) -> str:
 
 
 @handler("day.new")
-def _day_new(ctx: Ctx, p: dict) -> str:
+def _day_new(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p)
     for c in list(ctx.state.characters.values()):
         if c.status == "dead":
@@ -450,7 +454,7 @@ def _day_new(ctx: Ctx, p: dict) -> str:
             ctx.changes.append(f"{c.name}: Vitality {num(c.vitality_current)} → {num(c.vitality_default)}")
         live = ctx.tx.char(c.id)
         if live.sheet is not None:
-            sheet = ctx.tx.sheet(c.id)
+            sheet = live.sheet
             live.sheet = sheet_new_day(sheet)
             ctx.changes.extend(sheet_changes(c.name, sheet, live.sheet))
         live.vitality_current = live.vitality_default

@@ -3,14 +3,14 @@ and keeps the undo and redo stacks; :func:`replay` folds a whole log from scratc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events.context import Ctx, EventError
 from gmdesk.core.session.events.migrations import migrate_doc, migrator
-from gmdesk.core.session.events.records import revert
+from gmdesk.core.session.events.records import Op, revert
 from gmdesk.core.session.events.registry import EVENT_TYPES, HANDLERS, META_FIELDS
 from gmdesk.core.session.model import State
 from gmdesk.core.session.storage.gcpause import no_gc
@@ -23,10 +23,13 @@ class Applied:
     summary: str
     changes: list[str]
     extra: dict[str, Any]
-    ops: list[tuple] = field(default_factory=list)
+    #: what the event did, undone (an undo's is empty: it is undone by applying again)
+    ops: list[Op] = field(default_factory=list)
+    #: the event an undo or a redo took back or applied again
+    target: int | None = None
 
 
-def _payload(doc: Mapping[str, Any]) -> dict:
+def _payload(doc: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in doc.items() if k not in META_FIELDS}
 
 
@@ -42,14 +45,14 @@ class Fold:
 
     def __init__(self, state: State):
         self.state = state
-        self.docs: dict[int, dict] = {}
+        self.docs: dict[int, dict[str, Any]] = {}
         self.times: dict[int, str] = {}
         self.summaries: dict[int, str] = {}
-        self.inverses: dict[int, list[tuple]] = {}
+        self.inverses: dict[int, list[Op]] = {}
         self.done: list[int] = []
         self.undone: list[int] = []
         self.last_seq = 0
-        self._last: tuple | None = None
+        self._last: tuple[Applied, tuple[int, str], list[int] | None] | None = None
         #: seq -> the stored event: where a fold restored from a checkpoint finds the
         #: payload, time and summary of events it did not apply itself
         self.source: Callable[[int], Mapping[str, Any]] | None = None
@@ -61,7 +64,7 @@ class Fold:
 
     # ---- what the fold keeps about each undoable event (or finds in the log)
 
-    def _doc(self, seq: int) -> dict:
+    def _doc(self, seq: int) -> dict[str, Any]:
         doc = self.docs.get(seq)
         if doc is None and self.source is not None:
             stored = self.source(seq)
@@ -130,7 +133,7 @@ class Fold:
         seq: int,
         data_seq: int,
         etype: str,
-        payload: dict,
+        payload: dict[str, Any],
         time: str,
         summary: str | None = None,
         strict: bool = True,
@@ -155,7 +158,7 @@ class Fold:
         target = doc.get("target", stack[-1])
         if target != stack[-1]:
             raise EventError(f"can only {what} #{stack[-1]} next (asked for #{target})", what)
-        return target
+        return stack[-1]
 
     def _reapply(self, target: int) -> Applied:
         """Apply an undone event again from its stored payload (same seq, same time)."""
@@ -181,7 +184,7 @@ class Fold:
         self.done.pop()
         self.undone.append(target)
         what = self._summary(target) or self._doc(target)["type"]
-        return Applied(seq, "undo", f"Undo #{target}: {what}", [], {"target": target}, [("undo", target)])
+        return Applied(seq, "undo", f"Undo #{target}: {what}", [], {"target": target}, [], target)
 
     def _adopt(self, other: Fold) -> None:
         """Take over a full replay of the same log (same state, every inverse known).
@@ -205,7 +208,8 @@ class Fold:
             f"Redo #{target}: {applied.summary}",
             applied.changes,
             {"target": target},
-            [("redo", target, applied.ops)],
+            applied.ops,
+            target,
         )
 
     def revert_last(self) -> None:
@@ -214,14 +218,13 @@ class Fold:
             raise AssertionError("nothing to revert")
         applied, (last_seq, last_played), stacks = self._last
         self._last = None
-        if applied.type == "undo":
-            target = applied.ops[0][1]
+        target = applied.target  # set for an undo and a redo
+        if applied.type == "undo" and target is not None:
             self._reapply(target)
             self.undone.pop()
             self.done.append(target)
-        elif applied.type == "redo":
-            _, target, ops = applied.ops[0]
-            revert(self.state, ops)
+        elif applied.type == "redo" and target is not None:
+            revert(self.state, applied.ops)
             self.inverses.pop(target, None)
             self.done.pop()
             self.undone.append(target)
@@ -230,12 +233,15 @@ class Fold:
             for d in (self.docs, self.times, self.summaries, self.inverses):
                 d.pop(applied.seq, None)
             self.done.pop()
-            self.undone = stacks
+            if stacks is not None:  # always, for an event that is neither undo nor redo
+                self.undone = stacks
         self.last_seq = last_seq
         self.state.info.last_played = last_played
 
 
-def replay(header: Mapping[str, Any], events, warnings: list[str] | None = None) -> Fold:
+def replay(
+    header: Mapping[str, Any], events: Iterable[tuple[int, Mapping[str, Any]]], warnings: list[str] | None = None
+) -> Fold:
     """Fold a whole log from scratch: ``events`` is ``[(seq, doc), …]`` oldest first.
 
     An event the fold refuses (a damaged or hand-edited log) is skipped with a

@@ -6,6 +6,7 @@ undo takes the whole group back out."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from gmdesk.core.session.events.characters import _character_add, _condition_add, _source_add
 from gmdesk.core.session.events.context import Ctx
@@ -17,7 +18,7 @@ MAX_GROUP = 100
 
 
 @handler("characters.add")
-def _characters_add(ctx: Ctx, p: dict) -> str:
+def _characters_add(ctx: Ctx, p: dict[str, Any]) -> str:
     """``entries``: ``[{character, sources?, conditions?, initiative?, record?}]``:
     ``character`` as ``character.add``'s, ``sources`` ``[{kind, name, value, rounds?,
     active?}]``, ``conditions`` ``[{name, rounds?}]``; with ``initiative`` (and the
@@ -50,7 +51,7 @@ def _characters_add(ctx: Ctx, p: dict) -> str:
                 raise ctx.fail(f"entries[{k}].conditions: each must be an object with name")
             _condition_add(ctx, {"id": cid, **c})
         if e.get("initiative") is not None or e.get("record") is not None:
-            join: dict = {"id": cid}
+            join: dict[str, Any] = {"id": cid}
             for key in ("initiative", "record"):
                 if e.get(key) is not None:
                     join[key] = e[key]

@@ -3,11 +3,37 @@ touched (the event's inverse), and how undo restores them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import enum
+from collections.abc import Callable, Hashable
+from typing import Literal, TypeAlias
 
-from gmdesk.core.session.model import Character, Clock, Note, RollEntry, State
+from gmdesk.core.session.model import Character, Clock, Encounter, Info, Note, RollEntry, State
 
-_MISSING = object()
+
+class _Missing(enum.Enum):
+    """What a character added by the event held before: nothing."""
+
+    MISSING = "missing"
+
+
+_MISSING = _Missing.MISSING
+
+# One step of an event's inverse: a tag naming what the event touched, then what it
+# held before.
+#: a character (its snapshot, or _MISSING for one the event added) and its wound count
+CharOp: TypeAlias = tuple[Literal["char"], str, Character | _Missing, int]
+#: the characters' order (their ids)
+OrderOp: TypeAlias = tuple[Literal["order"], list[str]]
+EncounterOp: TypeAlias = tuple[Literal["encounter"], Encounter]
+ClocksOp: TypeAlias = tuple[Literal["clocks"], dict[str, Clock]]
+InfoOp: TypeAlias = tuple[Literal["info"], Info]
+NextIdOp: TypeAlias = tuple[Literal["next_id"], int]
+#: one roll entry, by its index in the roll log
+RollOp: TypeAlias = tuple[Literal["roll"], int, RollEntry]
+#: how many roll entries, and notes, there were
+RollsOp: TypeAlias = tuple[Literal["rolls"], int]
+NotesOp: TypeAlias = tuple[Literal["notes"], int]
+Op: TypeAlias = CharOp | OrderOp | EncounterOp | ClocksOp | InfoOp | NextIdOp | RollOp | RollsOp | NotesOp
 
 
 class Txn:
@@ -15,25 +41,26 @@ class Txn:
 
     Touch before mutating: :meth:`char` (a character's own fields and lists: lists
     are replaced, never changed in place, except wounds, which only grow in place
-    and are cut back to their length on revert),
-    :meth:`sheet` (its sheet), :meth:`encounter`, :meth:`clocks`,
-    :meth:`info`, :meth:`counter`, :meth:`roll` (one roll entry); appends to
+    and are cut back to their length on revert; a sheet is immutable, so assigning
+    the new one to the touched character is all a sheet change needs),
+    :meth:`encounter`, :meth:`clocks`, :meth:`info`, :meth:`counter`, :meth:`roll`
+    (one roll entry); appends to
     ``rolls`` / ``notes`` go through :meth:`add_roll` / :meth:`add_note`.
     """
 
     def __init__(self, state: State):
         self.state = state
-        self.ops: list[tuple] = []
-        self._seen: set = set()
+        self.ops: list[Op] = []
+        self._seen: set[Hashable] = set()
         self._rolls_base: int | None = None
 
-    def _once(self, key, op_factory: Callable[[], tuple]) -> None:
+    def _once(self, key: Hashable, op_factory: Callable[[], Op]) -> None:
         if key not in self._seen:
             self._seen.add(key)
             self.ops.append(op_factory())
 
     def char(self, cid: str) -> Character:
-        def op() -> tuple:
+        def op() -> Op:
             c = self.state.characters[cid]
             return ("char", cid, c.snapshot(), len(c.wounds))
 
@@ -49,12 +76,7 @@ class Txn:
         self.char(cid)
         del self.state.characters[cid]
 
-    def sheet(self, cid: str):
-        """The character's sheet, ready to change. Sheets are immutable (a change returns
-        a new Sheet): assigning the new one to the touched character is enough."""
-        return self.char(cid).sheet
-
-    def encounter(self):
+    def encounter(self) -> Encounter:
         self._once(("encounter",), lambda: ("encounter", self.state.encounter.snapshot()))
         return self.state.encounter
 
@@ -62,7 +84,7 @@ class Txn:
         self._once(("clocks",), lambda: ("clocks", dict(self.state.clocks)))
         return self.state.clocks
 
-    def info(self):
+    def info(self) -> Info:
         self._once(("info",), lambda: ("info", self.state.info.snapshot()))
         return self.state.info
 
@@ -83,8 +105,8 @@ class Txn:
             if c is not None and c.hidden:
                 entry.hidden = True
         if self._rolls_base is None:
-            self._rolls_base = len(self.state.rolls)
-            self._once(("rolls",), lambda: ("rolls", self._rolls_base))
+            base = self._rolls_base = len(self.state.rolls)
+            self._once(("rolls",), lambda: ("rolls", base))
         self.state.rolls.append(entry)
 
     def add_note(self, note: Note) -> None:
@@ -92,37 +114,36 @@ class Txn:
         self.state.notes.append(note)
 
 
-def revert(state: State, ops: list[tuple]) -> None:
+def revert(state: State, ops: list[Op]) -> None:
     """Undo a transaction: restore every touched value, newest first."""
     for op in reversed(ops):
-        kind = op[0]
-        if kind == "char":
-            _, cid, snap, n_wounds = op
-            if snap is _MISSING:
-                state.characters.pop(cid, None)
-            else:
-                # wounds are appended in place (Character.add_wound): cut them back
-                del snap.wounds[n_wounds:]
-                state.characters[cid] = snap.snapshot()
-        elif kind == "order":
-            chars = state.characters
-            state.characters = {k: chars[k] for k in op[1] if k in chars}
-        elif kind == "encounter":
-            state.encounter = op[1].snapshot()
-        elif kind == "clocks":
-            state.clocks = dict(op[1])
-        elif kind == "info":
-            state.info = op[1].snapshot()
-        elif kind == "next_id":
-            state.next_id = op[1]
-        elif kind == "roll":
-            state.rolls[op[1]] = op[2].snapshot()
-        elif kind == "rolls":
-            del state.rolls[op[1] :]
-        elif kind == "notes":
-            del state.notes[op[1] :]
-        else:  # pragma: no cover - programming error
-            raise AssertionError(f"unknown inverse op {kind}")
+        match op:
+            case ("char", cid, snap, n_wounds):
+                if snap is _MISSING:
+                    state.characters.pop(cid, None)
+                else:
+                    # wounds are appended in place (Character.add_wound): cut them back
+                    del snap.wounds[n_wounds:]
+                    state.characters[cid] = snap.snapshot()
+            case ("order", ids):
+                chars = state.characters
+                state.characters = {k: chars[k] for k in ids if k in chars}
+            case ("encounter", encounter):
+                state.encounter = encounter.snapshot()
+            case ("clocks", clocks):
+                state.clocks = dict(clocks)
+            case ("info", info):
+                state.info = info.snapshot()
+            case ("next_id", next_id):
+                state.next_id = next_id
+            case ("roll", index, entry):
+                state.rolls[index] = entry.snapshot()
+            case ("rolls", length):
+                del state.rolls[length:]
+            case ("notes", length):
+                del state.notes[length:]
+            case _:  # pragma: no cover - programming error
+                raise AssertionError(f"unknown inverse op {op[0]}")
 
 
 def detached_copy(state: State) -> State:
@@ -139,14 +160,15 @@ def detached_copy(state: State) -> State:
     )
 
 
-def revert_detached(state: State, ops: list[tuple]) -> None:
+def revert_detached(state: State, ops: list[Op]) -> None:
     """:func:`revert` on a :func:`detached_copy`: the same values, but nothing shared with
     the live state is changed in place (a character's wounds are cut back as a copy)."""
     for op in reversed(ops):
-        if op[0] == "char" and op[2] is not _MISSING:
+        if op[0] == "char":
             _, cid, snap, n_wounds = op
-            c = snap.snapshot()
-            c.wounds = snap.wounds[:n_wounds]
-            state.characters[cid] = c
-        else:
-            revert(state, [op])
+            if snap is not _MISSING:
+                c = snap.snapshot()
+                c.wounds = snap.wounds[:n_wounds]
+                state.characters[cid] = c
+                continue
+        revert(state, [op])

@@ -77,7 +77,7 @@ class Event:
         """What the event changed, one line each ("Bruno: Vitality 3 → −1 (Unconscious)")."""
         return list(self.data.get("effects", ()))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         out = {"seq": self.seq, "type": self.type, "time": self.time, "summary": self.summary}
         out.update(copy.deepcopy(dict(self.data)))
         return out
@@ -88,11 +88,11 @@ class Event:
         return cls(seq, str(doc.get("type", "")), data, str(doc.get("time", "")), str(doc.get("summary", "")))
 
 
-Handler = Callable[[Ctx, dict], str]
+Handler = Callable[[Ctx, dict[str, Any]], str]
 HANDLERS: dict[str, Handler] = {}
 
 
-def handler(etype: str):
+def handler(etype: str) -> Callable[[Handler], Handler]:
     def deco(fn: Handler) -> Handler:
         HANDLERS[etype] = fn
         return fn

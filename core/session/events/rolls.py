@@ -171,7 +171,7 @@ def roll_refusal(actor: Character | None, target: Character | None) -> str | Non
 
 
 @handler("roll")
-def _roll(ctx: Ctx, p: dict) -> str:
+def _roll(ctx: Ctx, p: dict[str, Any]) -> str:
     """A roll, with what it does by its system's declaration: combat descriptors,
     Possibilities spent at roll time, the conditions it imposes, ``clock`` (optional,
     a clock's name): the clock the roll's own progress goes to (a system whose rolls
@@ -260,7 +260,7 @@ def _roll(ctx: Ctx, p: dict) -> str:
 
 
 @handler("use")
-def _use(ctx: Ctx, p: dict) -> str:
+def _use(ctx: Ctx, p: dict[str, Any]) -> str:
     """Spend uses of an Ability, Item or Use: ``amount`` of its own (default 1) and, for
     a Use, ``parent_amount`` of its parent's (default the same; 0 spends none of the
     parent's — the GM decides what a Magic Ability Use costs)."""
@@ -282,7 +282,7 @@ def _use(ctx: Ctx, p: dict) -> str:
 
 
 @handler("heal")
-def _heal(ctx: Ctx, p: dict) -> str:
+def _heal(ctx: Ctx, p: dict[str, Any]) -> str:
     """A Healing Ability: the record's value back onto the target's Vitality, never
     above its Default (a Vitality already above Default is left alone); the healer
     spends a use of Healing Ability. The Dead cannot be healed."""
@@ -330,6 +330,8 @@ def _spend(ctx: Ctx, c: Character, name: str, amount: int = 1, parent_amount: in
     """Spend uses of ``name`` (and of its parent, for a Use) on ``c``'s sheet; the change
     lines are added to the event's changes and returned."""
     before = ctx.state.characters[c.id].sheet
+    if before is None:
+        raise ctx.fail(f"{c.name} has no descriptor sheet")
     live = ctx.tx.char(c.id)
     live.sheet = before.spend_use(name, amount, parent_amount)
     lines = sheet_changes(c.name, before, live.sheet)
@@ -338,7 +340,7 @@ def _spend(ctx: Ctx, c: Character, name: str, amount: int = 1, parent_amount: in
 
 
 @handler("possibility.spend")
-def _possibility_spend(ctx: Ctx, p: dict) -> str:
+def _possibility_spend(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("id", "roll", "record"))
     c = ctx.char(p["id"])
     i = ctx.roll_index(p["roll"])
@@ -362,7 +364,7 @@ def _possibility_spend(ctx: Ctx, p: dict) -> str:
 
 
 @handler("possibility.cancel")
-def _possibility_cancel(ctx: Ctx, p: dict) -> str:
+def _possibility_cancel(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("id", "roll"), ("record",))
     c = ctx.char(p["id"])
     i = ctx.roll_index(p["roll"])
@@ -399,7 +401,7 @@ def _wound_index(ctx: Ctx, c: Character, value: Any) -> int:
 
 
 @handler("damage.buyoff")
-def _buyoff(ctx: Ctx, p: dict) -> str:
+def _buyoff(ctx: Ctx, p: dict[str, Any]) -> str:
     """A Possibility buys off damage just taken: without ``wound`` the damage of the
     last roll against the character — none when that roll missed, or when its
     damage is already bought off (an older wound is never taken instead);
@@ -436,7 +438,7 @@ def _buyoff(ctx: Ctx, p: dict) -> str:
 
 
 @handler("wound.remove")
-def _wound_remove(ctx: Ctx, p: dict) -> str:
+def _wound_remove(ctx: Ctx, p: dict[str, Any]) -> str:
     """The GM takes a wound off (healing, story): no cost."""
     ctx.fields(p, ("id", "wound"))
     c = ctx.char(p["id"])
@@ -451,7 +453,7 @@ def _wound_remove(ctx: Ctx, p: dict) -> str:
 
 
 @handler("note")
-def _note(ctx: Ctx, p: dict) -> str:
+def _note(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("text",))
     text = ctx.text(p["text"], "text", MAX_TEXT, multiline=True)
     rnd, turn = ctx.roll_position()

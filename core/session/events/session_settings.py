@@ -18,7 +18,7 @@ from gmdesk.core.session.model import DEFAULT_SETTINGS
 OTHER_KEYS = ("system", "tie_rule", "tables")
 
 
-def _declared() -> dict:
+def _declared() -> dict[str, Any]:
     from gmdesk.core.session.settings import by_key
 
     return dict(by_key())
@@ -29,7 +29,7 @@ TIE_RULES = ("defender",)
 
 
 @handler("session.settings")
-def _settings(ctx: Ctx, p: dict) -> str:
+def _settings(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("changes",))
     changes = p["changes"]
     if not isinstance(changes, Mapping) or not changes:
@@ -68,6 +68,7 @@ def _settings(ctx: Ctx, p: dict) -> str:
     info = ctx.tx.info()
     parts = []
     for key, value in clean.items():
+        old: Any
         if key == "system":
             old = info.system
             info.system = value

@@ -3,6 +3,8 @@ bought, an Ability learnt — without importing the sheet again."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session.events.context import Ctx
 from gmdesk.core.session.events.registry import handler
@@ -10,7 +12,7 @@ from gmdesk.core.session.events.sheets import sheet_new
 
 
 @handler("sheet.add")
-def _sheet_add(ctx: Ctx, p: dict) -> str:
+def _sheet_add(ctx: Ctx, p: dict[str, Any]) -> str:
     """``line``: the descriptor as written on a sheet (``2 shovels``, ``Lantern +1 (3)``,
     ``Rope (frayed)``); ``parent`` (optional): the descriptor it goes under (an Item in
     a Backpack, a Use of an Ability). The row is laid out under the sheet's columns;
@@ -35,7 +37,7 @@ def _sheet_add(ctx: Ctx, p: dict) -> str:
 ADD_PROMPT = "New descriptor, as on a sheet: 2 shovels · Lantern +1 (3) · Parent/Use (1)"
 
 
-def add_event(char_id: str, text: str) -> dict:
+def add_event(char_id: str, text: str) -> dict[str, Any]:
     """The ``sheet.add`` event for a line the GM typed: ``Parent/Name …`` puts the new
     row under ``Parent`` (the path the pane shows); ParamError when nothing is typed."""
     text = " ".join(str(text).split())

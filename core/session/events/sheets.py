@@ -3,24 +3,27 @@ and the change lines between two sheets."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.session.events.text import signed
 
+if TYPE_CHECKING:
+    from gmdesk.core.sheet import Sheet
 
-def sheet_parse(text: str):
+
+def sheet_parse(text: str) -> Sheet:
     from gmdesk.core.sheet import parse_sheet
 
     return parse_sheet(text)
 
 
-def sheet_new(header: str = ""):
+def sheet_new(header: str = "") -> Sheet:
     from gmdesk.core.sheet import new_sheet
 
     return new_sheet(header)
 
 
-def sheet_vitality(sheet) -> tuple[int, int] | None:
+def sheet_vitality(sheet: Sheet | None) -> tuple[int, int] | None:
     """(default, current) of the sheet's Vitality descriptor, or None if it has none."""
     if sheet is None:
         return None
@@ -31,7 +34,7 @@ def sheet_vitality(sheet) -> tuple[int, int] | None:
     return default, row.value
 
 
-def sheet_set_current(sheet, name: str, value: int):
+def sheet_set_current(sheet: Sheet, name: str, value: int) -> Sheet:
     """Write a Current Value (erased when it equals the Default: the sheet reads cleaner)."""
     row = sheet.find(name)
     if row is not None and row.default is not None and row.default == value:
@@ -39,15 +42,15 @@ def sheet_set_current(sheet, name: str, value: int):
     return sheet.set_values(name, current=value)
 
 
-def sheet_spend_use(sheet, name: str, amount: int):
+def sheet_spend_use(sheet: Sheet, name: str, amount: int) -> Sheet:
     return sheet.spend_use(name, amount)
 
 
-def sheet_new_day(sheet):
+def sheet_new_day(sheet: Sheet) -> Sheet:
     return sheet.new_day()
 
 
-def sheet_set(sheet, name: str, values: dict):
+def sheet_set(sheet: Sheet, name: str, values: dict[str, Any]) -> Sheet:
     return sheet.set_values(name, **values)
 
 
@@ -55,7 +58,7 @@ def _uses_text(u: Any) -> str:
     return "(—)" if u is None else f"({u})"
 
 
-def sheet_changes(name: str, before: Any, after: Any) -> list[str]:
+def sheet_changes(name: str, before: Sheet | None, after: Sheet | None) -> list[str]:
     """One line per descriptor whose Current Value or uses changed between two sheets
     ("Kara: Magic Ability (5) → (4)", "Kara: Fitness −2 → +1")."""
     if before is None or after is None or before is after:

@@ -16,6 +16,8 @@ rules stand again). One event, undone as one.
 
 from __future__ import annotations
 
+from typing import Any
+
 from gmdesk.core.session.events.context import Ctx
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.text import status_word
@@ -23,7 +25,7 @@ from gmdesk.core.session.model import STATUSES, SetStatus
 
 
 @handler("character.status")
-def _character_status(ctx: Ctx, p: dict) -> str:
+def _character_status(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("id", "status"))
     c = ctx.char(p["id"])
     status = ctx.choice(p["status"], "status", STATUSES)

@@ -7,12 +7,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.systems.harm import OUT, Harm
 
+if TYPE_CHECKING:
+    from gmdesk.core.tables import Table, TableSet
 
-def session_tables(settings: Mapping[str, Any]):
+
+def session_tables(settings: Mapping[str, Any]) -> TableSet:
     """The TableSet a session's settings put in force: ``settings["tables"]`` maps a role
     to a built-in table name or the path of a GM's table file."""
     from gmdesk.core.tables import TableSet
@@ -21,7 +24,7 @@ def session_tables(settings: Mapping[str, Any]):
     return TableSet(overrides=overrides)
 
 
-def resolve_table(name: str):
+def resolve_table(name: str) -> Table:
     from gmdesk.core.tables import builtin_names, load_builtin, load_table
 
     if name in builtin_names():
@@ -31,10 +34,13 @@ def resolve_table(name: str):
 
 @lru_cache(maxsize=8)
 def _status_rules(table_name: str) -> tuple[tuple[str, str, str], ...]:
+    from gmdesk.core.tables import DescriptorTable
+
     table = resolve_table(table_name)
+    if not isinstance(table, DescriptorTable):  # a band table names no descriptor
+        return ()
     rules = []
-    for row in sorted(getattr(table, "rows", {})):
-        texts = table.rows[row]
+    for _row, texts in sorted(table.rows.items()):
         if len(texts) >= 3:
             rules.append((texts[0].casefold(), texts[1].casefold(), texts[2].casefold()))
     return tuple(rules)

@@ -27,7 +27,7 @@ def hidden_rolls(state: State, cid: str) -> list[int]:
 
 
 @handler("character.hide")
-def _character_hide(ctx: Ctx, p: dict) -> str:
+def _character_hide(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("id",))
     c = ctx.char(p["id"])
     if c.hidden:
@@ -38,7 +38,7 @@ def _character_hide(ctx: Ctx, p: dict) -> str:
 
 
 @handler("character.reveal")
-def _character_reveal(ctx: Ctx, p: dict) -> str:
+def _character_reveal(ctx: Ctx, p: dict[str, Any]) -> str:
     """Show the character to the players (when hidden) and, optionally, the rolls named
     in ``rolls`` (seqs of its hidden rolls: those it made or was the target of)."""
     ctx.fields(p, ("id",), ("rolls",))

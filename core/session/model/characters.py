@@ -30,8 +30,12 @@ removed later leaves it as the GM set it (RULES "Who can act").
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+if TYPE_CHECKING:
+    from gmdesk.core.sheet import Sheet
 
 SIDES = ("PC", "NPC")
 KINDS = ("organic", "inorganic")
@@ -39,6 +43,8 @@ STATUSES = ("ok", "unconscious", "dead")
 SOURCE_KINDS = ("advantage", "shift")
 #: conditions gmdesk knows by name; any other non-empty name is a custom condition
 KNOWN_CONDITIONS = ("Up", "Stymied", "Disconnected")
+#: character id → the name a reader may see (None: one they may not)
+NameOf: TypeAlias = Callable[[str], str | None]
 
 
 @dataclass(frozen=True)
@@ -50,11 +56,11 @@ class Source:
     rounds: int | None = None
     active: bool = True
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "value": self.value, "rounds": self.rounds, "active": self.active}
 
     @classmethod
-    def from_json(cls, d: dict) -> Source:
+    def from_json(cls, d: dict[str, Any]) -> Source:
         return cls(d["name"], int(d["value"]), d.get("rounds"), bool(d.get("active", True)))
 
 
@@ -77,18 +83,18 @@ class Condition:
     roll_seq: int | None = None
     until: tuple[str, str] | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name, "rounds": self.rounds, "roll_seq": self.roll_seq}
         if self.until is not None:
             d["until"] = {"id": self.until[0], "at": self.until[1]}
         return d
 
     @classmethod
-    def from_json(cls, d: dict) -> Condition:
+    def from_json(cls, d: dict[str, Any]) -> Condition:
         until = d.get("until")
         return cls(d["name"], d.get("rounds"), d.get("roll_seq"), (until["id"], until["at"]) if until else None)
 
-    def lasts(self, name_of: Any = None, short: bool = False) -> str:
+    def lasts(self, name_of: NameOf | None = None, short: bool = False) -> str:
         """How long it lasts, in words ("" when until removed): "2 rd" /
         "for 2 rounds"; "until Kara's turn" / "until the start of Kara's next
         turn"; "until Kara's turn ends" / "until the end of Kara's turn".
@@ -123,7 +129,7 @@ class Wound:
     amount: int | None = None
     column: str = ""
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "text": self.text,
             "roll_seq": self.roll_seq,
@@ -135,7 +141,7 @@ class Wound:
         }
 
     @classmethod
-    def from_json(cls, d: dict) -> Wound:
+    def from_json(cls, d: dict[str, Any]) -> Wound:
         return cls(
             d["text"],
             d.get("roll_seq"),
@@ -169,7 +175,7 @@ class SetStatus:
     vitality: int = 0
     dead: bool = False
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "seq": self.seq, "vitality": self.vitality, "dead": self.dead}
 
     @classmethod
@@ -193,7 +199,7 @@ class Character:
     shifts: list[Source] = field(default_factory=list)
     conditions: list[Condition] = field(default_factory=list)
     wounds: list[Wound] = field(default_factory=list)
-    sheet: Any = None  # core.sheet.Sheet, or None when the character has no sheet
+    sheet: Sheet | None = None  # None when the character has no sheet
     notes: str = ""
     dead: bool = False  # sticky: set by an injury that killed (its system's rule)
     #: the numbers the character carries for its session's system, by the system's
@@ -251,7 +257,8 @@ class Character:
         wounds = self.wounds
         cache = self.__dict__.get("_status_cache")
         if cache is not None and cache[0] is wounds and cache[1] == len(wounds):
-            return cache[2]
+            cached: tuple[bool, bool] = cache[2]
+            return cached
         flags = (any(w.status == "dead" for w in wounds), any(w.status == "unconscious" for w in wounds))
         self.__dict__["_status_cache"] = (wounds, len(wounds), flags)
         return flags
@@ -287,7 +294,7 @@ class Character:
             (dead or wound.status == "dead", out or wound.status == "unconscious"),
         )
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "name": self.name,
@@ -311,7 +318,7 @@ class Character:
         }
 
     @classmethod
-    def from_json(cls, d: dict) -> Character:
+    def from_json(cls, d: dict[str, Any]) -> Character:
         return cls(
             id=d["id"],
             name=d["name"],
@@ -338,7 +345,7 @@ class Character:
 # The sheet module is imported lazily: the model must load even while it is absent.
 
 
-def sheet_text(sheet: Any) -> str | None:
+def sheet_text(sheet: Sheet | None) -> str | None:
     if sheet is None:
         return None
     from gmdesk.core.sheet import write_sheet
@@ -346,7 +353,7 @@ def sheet_text(sheet: Any) -> str | None:
     return write_sheet(sheet)
 
 
-def parse_sheet_text(text: str | None) -> Any:
+def parse_sheet_text(text: str | None) -> Sheet | None:
     if text is None:
         return None
     from gmdesk.core.sheet import parse_sheet

@@ -5,7 +5,7 @@ it (not copied) unless a Possibility re-read it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from gmdesk.core.session.model.characters import (
     Character,
@@ -16,13 +16,13 @@ from gmdesk.core.session.model.characters import (
     parse_sheet_text,
     sheet_text,
 )
-from gmdesk.core.session.model.rolls import LazyRecord, RollEntry
+from gmdesk.core.session.model.rolls import LazyRecord, RecordLoader, RollEntry
 from gmdesk.core.session.model.state import Clock, Combatant, Encounter, Info, Note, State
 
 _ROLL_KINDS_BY_EVENT = {"roll": "roll", "heal": "heal", "initiative": "initiative.set"}
 
 
-def _roll_rows(rolls: list[RollEntry]) -> list[list]:
+def _roll_rows(rolls: list[RollEntry]) -> list[list[Any]]:
     rows = []
     prev_seq, prev_kind, j = None, None, 0
     for e in rolls:
@@ -32,7 +32,7 @@ def _roll_rows(rolls: list[RollEntry]) -> list[list]:
         prev_seq, prev_kind = seq, kind
         rec = d["record"]
         if kind in _ROLL_KINDS_BY_EVENT and not d["spends"] and not d["cancels"]:
-            ref: Any = j if kind == "initiative" else 0  # the record the event itself carries
+            ref: int | dict[str, Any] = j if kind == "initiative" else 0  # the record the event itself carries
         elif type(rec) is LazyRecord and type(rec.ref) is dict:
             ref = rec.ref
         else:
@@ -59,7 +59,7 @@ def _roll_rows(rolls: list[RollEntry]) -> list[list]:
     return rows
 
 
-def checkpoint_json(state: State) -> dict:
+def checkpoint_json(state: State) -> dict[str, Any]:
     """``state`` in the checkpoint's compact JSON form (see :func:`state_from_checkpoint`)."""
     chars = []
     for c in state.characters.values():
@@ -97,8 +97,11 @@ def checkpoint_json(state: State) -> dict:
     }
 
 
-def _frozen(cls: type, **values: Any) -> Any:
-    obj: Any = object.__new__(cls)
+_T = TypeVar("_T")
+
+
+def _frozen(cls: type[_T], **values: Any) -> _T:
+    obj = object.__new__(cls)
     obj.__dict__.update(values)
     return obj
 
@@ -110,7 +113,7 @@ def _condition(name: str, rounds: int | None, roll_seq: int | None, until: Any =
     return _frozen(Condition, name=name, rounds=rounds, roll_seq=roll_seq, until=wait)
 
 
-def state_from_checkpoint(d: dict, load_record) -> State:
+def state_from_checkpoint(d: dict[str, Any], load_record: RecordLoader) -> State:
     """The State that :func:`checkpoint_json` wrote. ``load_record(seq, kind, j)`` gives
     the record a roll entry refers to (called on the entry's first ``.record``).
     Raises KeyError / TypeError / ValueError / IndexError on a malformed form."""

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeAlias
 
 from gmdesk.core.dice import RollRecord
 
@@ -43,7 +44,7 @@ class RollEntry:
         e.changes, e.spends, e.cancels = list(self.changes), list(self.spends), list(self.cancels)
         return e
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "seq": self.seq,
             "record": self.record.to_json(),
@@ -63,6 +64,10 @@ class RollEntry:
         }
 
 
+#: ``load(seq, kind, j)``: the record a roll entry refers to, the j-th of event ``seq``
+RecordLoader: TypeAlias = Callable[[int, str, int], RollRecord]
+
+
 class LazyRecord:
     """Stands in for a roll entry's record until someone reads ``entry.record``.
 
@@ -73,21 +78,21 @@ class LazyRecord:
 
     __slots__ = ("load_fn", "seq", "kind", "ref")
 
-    def __init__(self, load_fn, seq: int, kind: str, ref: Any):
+    def __init__(self, load_fn: RecordLoader, seq: int, kind: str, ref: int | dict[str, Any]):
         self.load_fn = load_fn
         self.seq = seq
         self.kind = kind
         self.ref = ref  # int: the j-th record of event seq; dict: the record's JSON
 
     def load(self) -> RollRecord:
-        if type(self.ref) is dict:
+        if isinstance(self.ref, dict):
             return RollRecord.from_trusted_json(self.ref)
         return self.load_fn(self.seq, self.kind, self.ref)
 
 
 def _entry_record(self: RollEntry) -> RollRecord:
-    r = self.__dict__["record"]
-    if type(r) is LazyRecord:
+    r: RollRecord | LazyRecord = self.__dict__["record"]
+    if isinstance(r, LazyRecord):
         r = r.load()
         self.__dict__["record"] = r
     return r
@@ -99,5 +104,6 @@ def _set_entry_record(self: RollEntry, value: RollRecord) -> None:
 
 # ``record`` reads through a property so that an entry restored from a checkpoint
 # parses its record on first use (the dataclass field, __init__, ==, repr and
-# replace() are unchanged: they all go through the attribute).
-RollEntry.record = property(_entry_record, _set_entry_record, doc="The roll's RollRecord.")  # type: ignore
+# replace() are unchanged: they all go through the attribute). mypy sees the field's
+# type, RollRecord, which is what the property gives.
+RollEntry.record = property(_entry_record, _set_entry_record, doc="The roll's RollRecord.")  # type: ignore[assignment]

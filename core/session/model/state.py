@@ -57,7 +57,7 @@ class Combatant:
     char_id: str
     initiative: int = 0
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"char_id": self.char_id, "initiative": self.initiative}
 
 
@@ -85,7 +85,7 @@ class Encounter:
     def snapshot(self) -> Encounter:
         return Encounter(list(self.order), self.round, self.turn)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"order": [c.to_json() for c in self.order], "round": self.round, "turn": self.turn}
 
 
@@ -105,7 +105,7 @@ class Clock:
     def full(self) -> bool:
         return self.halves >= 2 * self.segments
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "segments": self.segments, "halves": self.halves}
 
 
@@ -117,7 +117,7 @@ class Note:
     turn: int = 0
     time: str = ""
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"seq": self.seq, "text": self.text, "round": self.round, "turn": self.turn, "time": self.time}
 
 
@@ -132,7 +132,7 @@ class Info:
     def snapshot(self) -> Info:
         return Info(self.name, self.system, copy.deepcopy(self.settings), self.created, self.last_played)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "system": self.system,
@@ -155,7 +155,7 @@ class State:
     next_id: int = 1
 
     @classmethod
-    def from_header(cls, header: dict) -> State:
+    def from_header(cls, header: dict[str, Any]) -> State:
         settings = copy.deepcopy(DEFAULT_SETTINGS)
         settings.update(copy.deepcopy(header.get("settings") or {}))
         return cls(
@@ -301,7 +301,7 @@ class State:
     def combatants(self) -> list[Character]:
         return [self.characters[c.char_id] for c in self.encounter.order if c.char_id in self.characters]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Plain JSON of the whole state (export, tests: replay == live, lossless reload)."""
         return {
             "info": self.info.to_json(),
@@ -314,7 +314,7 @@ class State:
         }
 
     @classmethod
-    def from_json(cls, d: dict) -> State:
+    def from_json(cls, d: dict[str, Any]) -> State:
         info = d.get("info", {})
         st = cls(
             info=Info(
