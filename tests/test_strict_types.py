@@ -33,26 +33,33 @@ def strict_overrides() -> list[dict]:
     return [o for o in mypy_config().get("overrides", []) if o.get("disallow_untyped_defs")]
 
 
+def strict_modules() -> list[str]:
+    """Every module (or ``package.*``) a strict block lists (core's block and tui's)."""
+    return [m for o in strict_overrides() for m in o["module"]]
+
+
 def test_the_strict_modules_have_every_flag_of_strict_mode() -> None:
     config = mypy_config()
-    (override,) = strict_overrides()
-    assert "strict" not in override
+    overrides = strict_overrides()
+    assert len(overrides) == 2  # gmdesk.core's block and gmdesk.tui's
     flags = strict_flags()
     assert {"disallow_any_generics", "disallow_untyped_defs", "warn_return_any"} <= flags
-    missing = [
-        f
-        for f in sorted(flags)
-        # mypy reads three of them only for the whole run
-        if not (override.get(f) is True or config.get(f) is True)
-        and not (f == "no_implicit_reexport" and override.get("implicit_reexport") is False)
-    ]
-    assert missing == []
+    for override in overrides:
+        assert "strict" not in override
+        missing = [
+            f
+            for f in sorted(flags)
+            # mypy reads three of them only for the whole run
+            if not (override.get(f) is True or config.get(f) is True)
+            and not (f == "no_implicit_reexport" and override.get("implicit_reexport") is False)
+        ]
+        assert missing == [], override["module"][0]
 
 
 def test_every_module_listed_as_strict_exists() -> None:
-    (override,) = strict_overrides()
-    modules = override["module"]
+    modules = strict_modules()
     assert "gmdesk.core.*" in modules
+    assert "gmdesk.tui.screens.main" in modules and "gmdesk.tui.widgets.*" in modules
     for name in modules:
         assert importlib.util.find_spec(name.removesuffix(".*")) is not None, name
 
@@ -62,12 +69,26 @@ def _listed(name: str, patterns: list[str]) -> bool:
 
 
 def test_every_module_of_core_is_strict() -> None:
-    (override,) = strict_overrides()
     core = ROOT / "core"
     names = set()
     for path in core.rglob("*.py"):
         parts = path.relative_to(ROOT).with_suffix("").parts
         names.add(".".join(("gmdesk", *parts)).removesuffix(".__init__"))
     assert {"gmdesk.core", "gmdesk.core.session.session", "gmdesk.core.systems.fudge"} <= names
-    loose = sorted(n for n in names if not _listed(n, override["module"]))
+    loose = sorted(n for n in names if not _listed(n, strict_modules()))
+    assert loose == []
+
+
+#: the roll dialog's modules, the only ones of gmdesk.tui mypy does not yet read in
+#: strict mode
+TUI_NOT_YET = {"gmdesk.tui.screens.roll", "gmdesk.tui.screens.rollforms"}
+
+
+def test_every_module_of_tui_but_the_roll_dialog_is_strict() -> None:
+    names = set()
+    for path in (ROOT / "tui").rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        names.add(".".join(("gmdesk", *parts)).removesuffix(".__init__"))
+    assert {"gmdesk.tui", "gmdesk.tui.app", "gmdesk.tui.screens.main"} <= names
+    loose = sorted(n for n in names - TUI_NOT_YET if not _listed(n, strict_modules()))
     assert loose == []

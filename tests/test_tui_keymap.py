@@ -9,6 +9,7 @@ import pytest
 from helpers import dialog, main_screen, make_app, make_save, notifications, press, run, saved, screen_text, settle
 
 from gmdesk.core.errors import GmdeskError
+from gmdesk.tui.app import binding_classes
 from gmdesk.tui.keymap import binding_ids, load_keymap
 from gmdesk.tui.screens.confirm import ChoiceDialog
 from gmdesk.tui.screens.roll import RollDialog
@@ -58,7 +59,7 @@ def test_keymap_file_errors_name_the_file(tmp_path: Path) -> None:
         "main.redo",
         "app.quit",
         "app.help",
-    } <= binding_ids()
+    } <= binding_ids(binding_classes())
 
 
 # ---------------------------------------------------------- issue 7 point 23

@@ -82,6 +82,26 @@ async def test_add_characters_and_roll_initiative(tmp_path: Path) -> None:
     assert [r.kind for r in state.rolls] == ["initiative", "initiative"]
 
 
+async def test_a_new_character_is_shown_and_is_the_one_the_keys_act_on(tmp_path: Path) -> None:
+    path, _ = make_save(tmp_path)
+    app = make_app(path)
+    async with run(app, size=SMALL) as pilot:
+        screen = await main_screen(pilot)
+        for name in ("Kara", "Bruno"):
+            await press(pilot, "c")
+            await dialog(pilot, FormDialog)
+            await press(pilot, *name)
+            await press(pilot, "enter")
+            await settle(pilot)
+            # the pane and the list show the character just added, at once
+            assert screen.character.border_title == name
+            assert screen.initiative.row_ids[screen.initiative.table.cursor_row] == screen.selected
+        await press(pilot, "H")  # hides the character the pane shows
+        await settle(pilot)
+    state = saved(path)
+    assert [c.name for c in state.characters.values() if c.hidden] == ["Bruno"]
+
+
 async def test_new_character_refuses_an_empty_name(tmp_path: Path) -> None:
     path, _ = make_save(tmp_path)
     app = make_app(path)

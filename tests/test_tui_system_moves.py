@@ -18,6 +18,7 @@ from gmdesk.core.errors import GmdeskError
 from gmdesk.core.odds import Odds
 from gmdesk.core.session import EventError, Session
 from gmdesk.core.systems.spec import Move, MoveField, Param
+from gmdesk.tui.app import binding_classes
 from gmdesk.tui.keymap import binding_ids, check_keymap, with_current_keys
 from gmdesk.tui.screens.confirm import FormDialog
 from gmdesk.tui.screens.help import HelpScreen
@@ -98,7 +99,7 @@ def tally(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 async def test_a_plugin_systems_moves_are_bound_listed_and_run(tmp_path: Path, tally: Any) -> None:
     path, ids = make_save(tmp_path, "tally", [{"name": "Kara"}])
-    assert "main.tally" in binding_ids() and "main.big" in binding_ids()
+    assert "main.tally" in binding_ids(binding_classes()) and "main.big" in binding_ids(binding_classes())
     app = make_app(path)
     async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
@@ -157,7 +158,7 @@ async def test_a_plugin_moves_key_follows_the_keymap(tmp_path: Path, tally: Any)
 
 
 def test_a_move_key_clashing_with_a_desk_key_is_left_out_of_the_keymap(tally: Any) -> None:
-    good, problems = check_keymap({"main.tally": "r"})
+    good, problems = check_keymap({"main.tally": "r"}, binding_classes())
     assert good == {} and "'r' is bound twice" in problems[0]
 
 
@@ -204,7 +205,7 @@ async def test_each_system_binds_its_own_moves_keys_only(tmp_path: Path, system:
         }
         moves = {m.binding_id: m.key for m in get_spec(system).moves if m.key}
         assert moves == BUILTIN_KEYS[system]
-        assert {k: v for k, v in bound.items() if k in binding_ids() and k in moves} == moves
+        assert {k: v for k, v in bound.items() if k in binding_ids(binding_classes()) and k in moves} == moves
         # no other system's move key is bound here
         others = {i for keys in BUILTIN_KEYS.values() for i in keys} - set(moves)
         assert not others & set(bound)

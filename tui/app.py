@@ -38,7 +38,7 @@ from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.tui.runner import SessionRunner
 from gmdesk.tui.screens.help import HelpScreen
-from gmdesk.tui.screens.main import MainScreen
+from gmdesk.tui.screens.main import MainScreen, desk_classes
 from gmdesk.tui.screens.opening import OpeningScreen
 from gmdesk.tui.screens.picker import PickerScreen
 from gmdesk.tui.terminal import TerminalGuard, TooSmallScreen
@@ -46,10 +46,33 @@ from gmdesk.tui.typeahead import TypeAhead
 
 #: the screens the app shows one at a time: showing another replaces them (anything
 #: else on top, a dialog or the help, stays under a new one)
-BASE_SCREENS: tuple[type[Screen], ...] = (OpeningScreen, PickerScreen, MainScreen)
+BASE_SCREENS: tuple[type[Screen[Any]], ...] = (OpeningScreen, PickerScreen, MainScreen)
 
 #: (title, help, callback): one move in the command palette
 Command = tuple[str, str, Callable[[], Any]]
+
+
+def binding_classes() -> list[type]:
+    """The classes whose bindings the GM's keymap names: the app first (its keys reach
+    every full screen), then the desk's screens and widgets that declare bindings, and
+    the main screen of each installed system (with the keys of the system's moves)."""
+    import importlib
+    import pkgutil
+
+    import gmdesk.tui.screens
+    import gmdesk.tui.widgets
+
+    classes: list[type] = [GmdeskApp]
+    for package in (gmdesk.tui.screens, gmdesk.tui.widgets):
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            classes.extend(
+                v
+                for v in vars(module).values()
+                if isinstance(v, type) and "BINDINGS" in vars(v) and v.__module__ == module.__name__
+            )
+    classes.extend(desk_classes())
+    return classes
 
 
 class GmdeskCommands(Provider):
@@ -81,7 +104,7 @@ class GmdeskCommands(Provider):
                 yield Hit(score, matcher.highlight(title), callback, help=help_text)
 
 
-class GmdeskApp(TypeAhead, TerminalGuard, App):
+class GmdeskApp(TypeAhead, TerminalGuard, App[None]):
     """See the module docstring."""
 
     CSS_PATH = "gmdesk.tcss"
@@ -162,7 +185,7 @@ class GmdeskApp(TypeAhead, TerminalGuard, App):
         except GmdeskError as e:
             self.notify(str(e), severity="error", timeout=10)
             return
-        keymap, problems = check_keymap(keymap)
+        keymap, problems = check_keymap(keymap, binding_classes())
         if problems:
             self.notify(f"{path}: " + "; ".join(problems), severity="error", timeout=10)
         if keymap:
@@ -171,7 +194,7 @@ class GmdeskApp(TypeAhead, TerminalGuard, App):
     def handle_bindings_clash(self, clashed_bindings: set[Binding], node: DOMNode) -> None:
         """Clashes are found (and their keymap entries left out) once at start."""
 
-    def _show(self, screen: Screen) -> None:
+    def _show(self, screen: Screen[Any]) -> None:
         """Show ``screen`` in place of the one shown now (the picker, a session, the
         opening notice), or on top of a dialog."""
         self._lift_notice()

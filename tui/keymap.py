@@ -4,7 +4,8 @@
     "main.next_turn" = "space,n"
     "main.roll" = "R"
 
-Every gmdesk binding has an id (shown by :func:`binding_ids`). What is wrong in the
+Every gmdesk binding has an id (:func:`binding_ids` of the classes the app names,
+:func:`tui.app.binding_classes`: this module knows no screen). What is wrong in the
 file is reported once, at start, in one notice, and the default keys stay for what it
 concerns: a file that cannot be read (or a ``$GMDESK_KEYMAP`` that names a missing
 file) keeps every default; an unknown id, an unknown key name ("ctlr+r") or a key bound
@@ -38,35 +39,11 @@ def keymap_path() -> Path:
     return Path(user_config_dir("gmdesk")) / "keymap.toml"
 
 
-def binding_classes() -> list[type]:
-    """The desk's app, screens and widgets that declare bindings."""
-    import importlib
-    import pkgutil
-
-    import gmdesk.tui.screens
-    import gmdesk.tui.widgets
-    from gmdesk.tui.app import GmdeskApp
-    from gmdesk.tui.screens.main import desk_classes
-
-    classes: list[type] = [GmdeskApp]
-    for package in (gmdesk.tui.screens, gmdesk.tui.widgets):
-        for info in pkgutil.iter_modules(package.__path__):
-            module = importlib.import_module(f"{package.__name__}.{info.name}")
-            classes.extend(
-                v
-                for v in vars(module).values()
-                if isinstance(v, type) and "BINDINGS" in vars(v) and v.__module__ == module.__name__
-            )
-    # the main screen of each installed system, with the keys of the system's moves
-    classes.extend(desk_classes())
-    return classes
-
-
-def binding_ids() -> set[str]:
-    """Every binding id of the desk's screens and widgets (the moves of every
-    installed system included)."""
+def binding_ids(classes: Iterable[type]) -> set[str]:
+    """Every binding id of ``classes`` (the app's :func:`tui.app.binding_classes`: the
+    desk's screens and widgets, the moves of every installed system included)."""
     ids = set()
-    for cls in binding_classes():
+    for cls in classes:
         for b in vars(cls)["BINDINGS"]:
             if getattr(b, "id", None):
                 ids.add(b.id)
@@ -103,19 +80,19 @@ def key_problem(key: str) -> str | None:
 
 def _groups(classes: Iterable[type]) -> list[tuple[str, list[Binding]]]:
     """The bindings that are active together: each class's own (inherited ones
-    included), plus the app's for a screen that is not modal (the app's keys reach it)."""
+    included), plus the app's for a screen that is not modal (the app's keys reach it).
+    The first class is the app whose keymap it is."""
     from textual.app import App
     from textual.dom import DOMNode
     from textual.screen import ModalScreen, Screen
 
-    from gmdesk.tui.app import GmdeskApp
-
     classes = list(classes)
-    # the keymap is the desk's (GmdeskApp): its keys reach the desk's full screens
-    app_bindings = [b for bs in GmdeskApp._merge_bindings().key_to_bindings.values() for b in bs]
+    keymap_app = classes[0] if classes and issubclass(classes[0], App) else None
+    # the keymap is the desk's: its app's keys reach the desk's full screens
+    app_bindings = [b for bs in keymap_app._merge_bindings().key_to_bindings.values() for b in bs] if keymap_app else []
     out = []
     for cls in classes:
-        if not issubclass(cls, DOMNode) or (issubclass(cls, App) and cls is not GmdeskApp):
+        if not issubclass(cls, DOMNode) or (issubclass(cls, App) and cls is not keymap_app):
             continue  # only nodes bind keys; of the apps, the desk's
         bindings = [b for bs in cls._merge_bindings().key_to_bindings.values() for b in bs]
         if issubclass(cls, Screen) and not issubclass(cls, ModalScreen):
@@ -124,14 +101,14 @@ def _groups(classes: Iterable[type]) -> list[tuple[str, list[Binding]]]:
     return out
 
 
-def clashes(keymap: Mapping[str, str], classes: Iterable[type] | None = None) -> list[tuple[str, str, list[str]]]:
+def clashes(keymap: Mapping[str, str], classes: Iterable[type]) -> list[tuple[str, str, list[str]]]:
     """Keys the keymap binds twice where they are active together: (where, key, ids).
     A key the defaults already share (a dialog's Escape and the app's) is no clash."""
     from textual.keys import _normalize_key_list
 
     keymap = {k: _normalize_key_list(v) for k, v in keymap.items()}
     found = []
-    for where, bindings in _groups(binding_classes() if classes is None else classes):
+    for where, bindings in _groups(classes):
         default: dict[str, set[str]] = {}
         now: dict[str, set[str]] = {}
         for b in bindings:
@@ -147,14 +124,16 @@ def clashes(keymap: Mapping[str, str], classes: Iterable[type] | None = None) ->
 
 
 def check_keymap(
-    keymap: Mapping[str, str], known: Iterable[str] | None = None, classes: Iterable[type] | None = None
+    keymap: Mapping[str, str], classes: Iterable[type], known: Iterable[str] | None = None
 ) -> tuple[dict[str, str], list[str]]:
-    """The entries of ``keymap`` that can be applied, and one sentence per problem
-    (unknown id, unknown key name, a key bound twice); the entries with a problem are
-    left out, so their default keys stay."""
+    """The entries of ``keymap`` that can be applied to the bindings of ``classes`` (the
+    app first: :func:`tui.app.binding_classes`), and one sentence per problem (unknown
+    id, unknown key name, a key bound twice); the entries with a problem are left out,
+    so their default keys stay."""
     if not keymap:
         return {}, []  # nothing to check: no screen (or plug-in system) is loaded for it
-    known = set(binding_ids() if known is None else known)
+    classes = list(classes)
+    known = set(binding_ids(classes) if known is None else known)
     good: dict[str, str] = {}
     problems: list[str] = []
     for ident, keys in keymap.items():
@@ -244,7 +223,7 @@ def with_current_keys(nodes: Sequence[DOMNode], help_text: str, callback: object
     rewritten with the keys the GM's keymap gives that binding."""
     import re
 
-    from gmdesk.tui.screens.dialog import key_name
+    from gmdesk.tui.wording import key_name
 
     name = getattr(callback, "__name__", "")
     action = name[len("action_") :] if name.startswith("action_") else None

@@ -34,7 +34,7 @@ from textual.message_pump import MessagePump
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session
-from gmdesk.tui.screens.dialog import ui_message
+from gmdesk.tui.wording import ui_message
 
 #: what a call for a session that is no longer open says
 CLOSED = "the session was closed"
@@ -117,7 +117,7 @@ class SessionRunner:
             self.path = path
             self.error = error
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: App[Any]) -> None:
         self.app = app
         self.session: Session | None = None
         self.lock = threading.Lock()  # held while a call runs, and by the final close

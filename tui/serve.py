@@ -23,9 +23,9 @@ Only the addresses it announced
 
 Every message checked
     A browser's message is one of the client's (keys, a resize, a ping, focus, blur),
-    each field of the right type; a size is held to :data:`SIZE_LIMITS` (500 × 300
-    cells) on connecting and on every resize. Anything else closes that viewer with
-    one line in the log.
+    each field of the right type (:mod:`tui.serve_messages`); a size is held to
+    :data:`SIZE_LIMITS` (500 × 300 cells) on connecting and on every resize. Anything
+    else closes that viewer with one line in the log.
 
 One process per viewer, capped
     Each websocket (a browser tab) and each SSH session gets its own ``gmdesk view
@@ -60,12 +60,10 @@ import asyncio
 import contextlib
 import hmac
 import html
-import json
 import logging
 import os
 import shlex
 import signal
-import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -73,11 +71,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import jinja2
 from aiohttp import WSMsgType, web
+from aiohttp.typedefs import Handler
 from textual_serve.server import Server
 
-from gmdesk.core.errors import GmdeskError
 from gmdesk.tui.serve_banner import banner, new_token, origin_of, qr_text, url_for, viewer_urls
-from gmdesk.tui.serve_viewer import QUIT_GRACE, SIZE_LIMITS, ViewerService, clamp_size, viewer_command
+from gmdesk.tui.serve_messages import MAX_MESSAGE, BadMessage, parse_message, parse_size, query_number
+from gmdesk.tui.serve_seats import ServeError, bind_error, full_terminal_text
+from gmdesk.tui.serve_viewer import QUIT_GRACE, SIZE_LIMITS, ViewerService, viewer_command
 
 if TYPE_CHECKING:
     from gmdesk.tui.serve_ssh import SshFront
@@ -88,68 +88,10 @@ DEFAULT_MAX_VIEWERS = 12
 
 #: Everything is stopped within this many seconds of Ctrl+C / SIGTERM / SIGHUP.
 STOP_SECONDS = 1.0
-#: The largest websocket message a browser may send (bytes); a larger one closes it.
-MAX_MESSAGE = 16 * 1024
-#: The most characters of keys in one message.
-MAX_KEYS = 4096
 
 STOP_SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n))
 
 TEMPLATES = Path(__file__).resolve().parent / "serve_templates"
-
-
-class ServeError(GmdeskError):
-    """The server cannot start (port taken, address not on this machine …)."""
-
-
-class BadMessage(ValueError):
-    """A browser's message that is not one the web client sends."""
-
-
-# ---------------------------------------------------------------------------
-# what a browser may send
-# ---------------------------------------------------------------------------
-
-
-def _whole(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise BadMessage(f"{what} is not a whole number")
-    if value < 1:
-        raise BadMessage(f"{what} is {value}")
-    return value
-
-
-def parse_size(width: Any, height: Any) -> tuple[int, int]:
-    """A terminal size from a browser: whole numbers of at least 1, held to SIZE_LIMITS."""
-    return clamp_size(_whole(width, "width"), _whole(height, "height"))
-
-
-def _query_number(text: str) -> Any:
-    return int(text) if text.isdigit() and len(text) < 7 else text
-
-
-def parse_message(data: str) -> tuple[str, Any]:
-    """One websocket message of the web client: ``("stdin", keys)``, ``("resize",
-    (width, height))``, ``("ping", text)``, ``("focus", None)`` or ``("blur", None)``.
-    Anything else raises :class:`BadMessage` saying what was wrong."""
-    try:
-        envelope = json.loads(data)
-    except ValueError:
-        raise BadMessage("not JSON") from None
-    if not isinstance(envelope, list) or not envelope or not isinstance(envelope[0], str):
-        raise BadMessage("not a message of the web client")
-    kind, args = envelope[0], envelope[1:]
-    if kind == "stdin" and len(args) == 1 and isinstance(args[0], str):
-        if len(args[0]) > MAX_KEYS:
-            raise BadMessage(f"{len(args[0])} characters of keys")
-        return kind, args[0]
-    if kind == "resize" and len(args) == 1 and isinstance(args[0], dict):
-        return kind, parse_size(args[0].get("width"), args[0].get("height"))
-    if kind == "ping" and len(args) == 1 and isinstance(args[0], str) and len(args[0]) <= 64:
-        return kind, args[0]
-    if kind in ("focus", "blur") and not args:
-        return kind, None
-    raise BadMessage(f"{kind[:20]!r} with {len(args)} field(s) of the wrong kind")
 
 
 # ---------------------------------------------------------------------------
@@ -193,15 +135,6 @@ def elsewhere_page(urls: list[str]) -> str:
         "Open the player view at the link gmdesk serve printed",
         f"<p>This table's player view is served at:</p><ul>{links}</ul>",
     )
-
-
-def full_terminal_text(max_viewers: int) -> bytes:
-    """The same words for a websocket or an SSH session that arrived after the table filled up."""
-    text = (
-        f"The table is full: all the player views it allows ({max_viewers}) are open.\r\n\r\n"
-        "Close one in another tab or on another device, then try again.\r\n"
-    )
-    return ("\x1b[2J\x1b[H" + text).encode()
 
 
 class _OneLineLog(logging.Handler):
@@ -308,7 +241,7 @@ class PlayerServer(Server):
         return app
 
     @web.middleware
-    async def _token_middleware(self, request: web.Request, handler: Callable[..., Any]) -> web.StreamResponse:
+    async def _token_middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         first = request.path.lstrip("/").split("/", 1)[0]
         if not hmac.compare_digest(first.encode(), self.token.encode()):
             return web.Response(
@@ -365,7 +298,7 @@ class PlayerServer(Server):
             return web.Response(status=403, text="gmdesk serve: open the link gmdesk serve printed\n")
         try:
             width, height = parse_size(
-                *(_query_number(request.query.get(k, d)) for k, d in (("width", "80"), ("height", "24")))
+                *(query_number(request.query.get(k, d)) for k, d in (("width", "80"), ("height", "24")))
             )
         except BadMessage as e:
             return web.Response(status=400, text=f"gmdesk serve: the terminal's size: {e}\n")
@@ -481,7 +414,7 @@ class PlayerServer(Server):
             await site.start()
         except OSError as e:
             await runner.cleanup()
-            raise ServeError(_bind_error(self.host, self.port, e)) from None
+            raise ServeError(bind_error(self.host, self.port, e)) from None
         addresses = runner.addresses
         self.bound_port = int(addresses[0][1]) if addresses else self.port
         self.announce(self.bound_port)
@@ -555,18 +488,6 @@ class PlayerServer(Server):
 
     def viewer_pids(self) -> list[int]:
         return [p.pid for p in self._processes() if p.returncode is None]
-
-
-def _bind_error(host: str, port: int, error: OSError, option: str = "--port") -> str:
-    import errno
-
-    if error.errno == errno.EADDRINUSE:
-        return f"port {port} on {host} is already in use; choose another with {option}"
-    if error.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT) or isinstance(error, socket.gaierror):
-        return f"cannot serve on {host!r}: not an address of this machine (try --host 0.0.0.0)"
-    if error.errno == errno.EACCES:
-        return f"not allowed to serve on port {port} (ports below 1024 need privileges; try {option} 8000)"
-    return f"cannot serve on {host}:{port}: {error.strerror or error}"
 
 
 def run_server(

@@ -34,7 +34,7 @@ def lan_address() -> str | None:
     reaches it), or None. A UDP ``connect`` sends no packet; it only picks the route."""
     with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         s.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere for real
-        address = s.getsockname()[0]
+        address = str(s.getsockname()[0])
         if address and not address.startswith("0."):
             return address
     with contextlib.suppress(OSError):

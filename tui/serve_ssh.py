@@ -38,7 +38,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gmdesk.core.errors import GmdeskError
 
@@ -47,10 +47,8 @@ try:
 except ImportError:  # pragma: no cover - the message is tested with asyncssh hidden
     raise GmdeskError("gmdesk serve: --ssh-port needs asyncssh: pip install 'gmdesk[ssh]'") from None
 
+from gmdesk.tui.serve_seats import ServeError, Table, bind_error, full_terminal_text
 from gmdesk.tui.serve_viewer import PtyViewer, clamp_size
-
-if TYPE_CHECKING:
-    from gmdesk.tui.serve import PlayerServer
 
 #: Wrong passwords from one address within :data:`FAIL_WINDOW` seconds before it waits.
 FAILS_PER_MINUTE = 5
@@ -69,8 +67,6 @@ def state_dir() -> Path:
 
 def host_key(path: Path) -> asyncssh.SSHKey:
     """The server's host key at ``path``: read, or made once (mode 0600, never replaced)."""
-    from gmdesk.tui.serve import ServeError
-
     if not path.exists():
         key = asyncssh.generate_private_key("ssh-ed25519", comment="gmdesk serve")
         try:
@@ -231,8 +227,6 @@ class _PlayerSession(asyncssh.SSHServerSession[bytes]):
             chan.exit(1)
             return
         if not server.take_seat():
-            from gmdesk.tui.serve import full_terminal_text
-
             chan.write(full_terminal_text(server.max_viewers))
             chan.exit(1)
             return
@@ -295,11 +289,9 @@ class _PlayerSession(asyncssh.SSHServerSession[bytes]):
 
 
 class SshFront:
-    """The SSH side of a :class:`tui.serve.PlayerServer` (see the module docstring)."""
+    """The SSH side of the player server (a :class:`tui.serve_seats.Table`; see the module docstring)."""
 
-    def __init__(self, server: PlayerServer, port: int, authorized_keys: Path | None = None) -> None:
-        from gmdesk.tui.serve import ServeError
-
+    def __init__(self, server: Table, port: int, authorized_keys: Path | None = None) -> None:
         self.server = server
         self.port = port
         self.bound_port = port
@@ -325,7 +317,6 @@ class SshFront:
         return self.authorized is not None
 
     async def start(self) -> None:
-        from gmdesk.tui.serve import ServeError, _bind_error
 
         try:
             self._acceptor = await asyncssh.create_server(
@@ -343,7 +334,7 @@ class SshFront:
                 reuse_address=True,
             )
         except OSError as e:
-            raise ServeError(_bind_error(self.server.host, self.port, e, "--ssh-port")) from None
+            raise ServeError(bind_error(self.server.host, self.port, e, "--ssh-port")) from None
         self.bound_port = self._acceptor.get_port() or self.port
 
     def processes(self) -> list[asyncio.subprocess.Process]:

@@ -60,7 +60,7 @@ class SafeStream:
         if self.dead:
             return len(text)
         try:
-            return self._stream.write(text)
+            return int(self._stream.write(text))
         except (OSError, ValueError):
             self.dead = True
             return len(text)
@@ -74,11 +74,11 @@ class SafeStream:
             self.dead = True
 
     def fileno(self) -> int:
-        return self._stream.fileno()
+        return int(self._stream.fileno())
 
     def isatty(self) -> bool:
         try:
-            return self._stream.isatty()
+            return bool(self._stream.isatty())
         except (OSError, ValueError):
             return False
 
@@ -104,7 +104,7 @@ def _robust_linux_driver() -> type[Driver] | None:
         return None
 
     class RobustLinuxDriver(LinuxDriver):
-        def __init__(self, app: App, **kwargs: Any) -> None:
+        def __init__(self, app: App[Any], **kwargs: Any) -> None:
             super().__init__(app, **kwargs)
             # SafeStream stands in for the file (it passes everything else through)
             self._file = cast(io.TextIOWrapper, SafeStream(self._file))
@@ -232,7 +232,7 @@ class TerminalGuard:
     def get_driver_class(self) -> type[Driver]:
         from textual import constants
 
-        base = super().get_driver_class()  # type: ignore[misc]
+        base: type[Driver] = super().get_driver_class()  # type: ignore[misc]
         if constants.DRIVER is not None:
             return base
         robust = _robust_linux_driver()

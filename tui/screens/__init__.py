@@ -1,0 +1,1 @@
+"""The desk's screens and dialogs: each module one screen, one dialog, or one part of the main screen."""

@@ -192,7 +192,7 @@ class FormDialog(Dialog[Any]):
         title: str,
         fields: Sequence[FormField],
         *,
-        validate: Callable[[dict], Any] | None = None,
+        validate: Callable[[dict[str, Any]], Any] | None = None,
         hint: str = "",
         verb: str = "accept",
         commit: Commit | None = None,
@@ -240,7 +240,7 @@ class FormDialog(Dialog[Any]):
         if self.fields:
             self.query_one(f"#form-{self.fields[0].key}").focus()
 
-    def values(self) -> dict:
+    def values(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for f in self.fields:
             w = self.query_one(f"#form-{f.key}")

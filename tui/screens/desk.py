@@ -1,9 +1,11 @@
-"""What every part of the GM's main screen shares: the session and its runner, the
-state, the panes, telling the GM, and who acts.
+"""The screen that runs a session: its runner, the state, the panes, telling the GM,
+and who acts — what every part of the GM's main screen works through.
 
-:class:`DeskScreen` is the base of :class:`~gmdesk.tui.screens.main.MainScreen`;
-the moves of the desk are grouped by what they touch (``encounter``, ``roster``,
-``moves``), each a part of the main screen written against this base. Session calls
+:class:`DeskScreen` is the base of :class:`~gmdesk.tui.screens.main.MainScreen`.
+The main screen holds its moves as parts, grouped by what they touch (the rolls in
+:mod:`.rolling`, the encounter in :mod:`.encounter`, the characters in :mod:`.roster`,
+the system's moves in :mod:`.moves`, undo and the settings in :mod:`.sessionmoves`);
+each part is given the desk and uses only this interface. Session calls
 touch the disk, so they go through the app's :class:`~gmdesk.tui.runner.SessionRunner`
 (:meth:`DeskScreen.submit`): one at a time, in order, off the event loop; the screen
 redraws from the session's state when each one is done. While one is running,
@@ -29,7 +31,7 @@ from gmdesk.tui.widgets.rolllog import RollLog
 SessionCall = Callable[[Session], Any]
 
 
-class DeskScreen(Screen):
+class DeskScreen(Screen[None]):
     """The session, its runner and the helpers every move of the desk uses."""
 
     def __init__(
@@ -162,7 +164,8 @@ class DeskScreen(Screen):
             return None
         return cid
 
-    def _need_selected(self) -> str | None:
+    def need_selected(self) -> str | None:
+        """The selected character, else None — and the GM is told to add one."""
         if self.selected is None:
             self.say("No character selected: c adds one.", error=True)
         return self.selected

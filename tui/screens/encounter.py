@@ -2,6 +2,11 @@
 turn, a new round, joining and leaving the order, moving and delaying in it, rolling
 initiative for all (or typing values), ending the encounter.
 
+:class:`EncounterActions` is the part of
+:class:`~gmdesk.tui.screens.main.MainScreen` that owns these moves; it works through
+the desk it is given (:class:`~gmdesk.tui.screens.desk.DeskScreen`: the session
+runner, who is selected, telling the GM).
+
 Initiative for all prefills each combatant's modifier from what the session knows
 for its system (``Session.initiative_modifier``) — the GM can change any of them or
 type a number instead of rolling. A typed value is read the system's way when it
@@ -26,42 +31,50 @@ from gmdesk.tui.widgets.form import FormField
 InitiativePlan = list[tuple[str, int, int | None]]
 
 
-class EncounterMoves(DeskScreen):
-    """The turn and encounter moves of the main screen."""
+class EncounterActions:
+    """The turn and encounter moves of the main screen (see the module docstring)."""
 
-    def action_next_turn(self) -> None:
-        self.submit(lambda s: s.next_turn(), self._say_turn)
+    def __init__(self, desk: DeskScreen) -> None:
+        self.desk = desk
 
-    def action_prev_turn(self) -> None:
-        self.submit(lambda s: s.apply({"type": "turn.prev"}), self._say_turn)
+    def next_turn(self) -> None:
+        """``n``: the next turn (durations tick as the turn ends)."""
+        self.desk.submit(lambda s: s.next_turn(), self._say_turn)
 
-    def action_new_round(self) -> None:
-        self.submit(lambda s: s.new_round(), self._say_turn)
+    def prev_turn(self) -> None:
+        """``p``: back one turn."""
+        self.desk.submit(lambda s: s.apply({"type": "turn.prev"}), self._say_turn)
+
+    def new_round(self) -> None:
+        """``R``: the next round starts."""
+        self.desk.submit(lambda s: s.new_round(), self._say_turn)
 
     def _say_turn(self, event: Event) -> None:
         """Say whose turn it is (and which durations ended); the pane follows the turn."""
-        self.say("\n".join([event.summary, *event.changes]))
-        cur = self.state.encounter.current
+        self.desk.say("\n".join([event.summary, *event.changes]))
+        cur = self.desk.state.encounter.current
         if cur is not None:
-            self.selected = cur.char_id
-            self.remember_selection()
+            self.desk.selected = cur.char_id
+            self.desk.remember_selection()
 
-    def action_encounter_add(self) -> None:
+    def join(self) -> None:
+        """``+``: the selected character joins the encounter, at a typed or rolled initiative."""
+
         def go() -> None:
-            cid = self._need_selected()
+            cid = self.desk.need_selected()
             if cid is None:
                 return
-            state = self.state
+            state = self.desk.state
             if state.encounter.index_of(cid) is not None:
-                self.say(f"{name_of(state, cid)} is already in the encounter.", error=True)
+                self.desk.say(f"{name_of(state, cid)} is already in the encounter.", error=True)
                 return
             name = name_of(state, cid)
 
             def joined(value: Any) -> None:
                 if value is not None:
-                    self.say(f"{name} joins the encounter at initiative {value}")
+                    self.desk.say(f"{name} joins the encounter at initiative {value}")
 
-            self.app.push_screen(
+            self.desk.app.push_screen(
                 InputDialog(
                     f"Initiative for {name} ({self._initiative_hint()}; empty rolls it)",
                     title="Join the encounter",
@@ -73,18 +86,18 @@ class EncounterMoves(DeskScreen):
                 joined,
             )
 
-        self.when_idle(go)
+        self.desk.when_idle(go)
 
     def _initiative_hint(self) -> str:
         """What the GM may type for an initiative in this session's system."""
-        return get_spec(self.state.info.system).initiative_hint
+        return get_spec(self.desk.state.info.system).initiative_hint
 
     def _typed_initiative(self, text: str, label: str = "initiative") -> int | None:
         """A typed initiative (or modifier), read the system's way when it declares one
         (``parse_initiative``), else a whole number; None when empty."""
         if not text.strip():
             return None
-        parse = get_spec(self.state.info.system).parse_initiative
+        parse = get_spec(self.desk.state.info.system).parse_initiative
         if parse is not None:
             return int(parse(label, text))
         return parse_int(label, text)
@@ -93,7 +106,7 @@ class EncounterMoves(DeskScreen):
         """The session call that puts ``cid`` in the encounter: at the typed value, else at
         an initiative rolled now with the session's system (and its settings), logged
         with its dice like ``i``."""
-        rng = self.rng
+        rng = self.desk.rng
         value = self._typed_initiative(typed)
 
         def fn(s: Session) -> Any:
@@ -103,66 +116,73 @@ class EncounterMoves(DeskScreen):
 
         return fn
 
-    def action_encounter_remove(self) -> None:
-        cid = self._need_selected()
+    def leave(self) -> None:
+        """``-``: the selected character leaves the initiative order (undoable)."""
+        cid = self.desk.need_selected()
         if cid is None:
             return
-        name = name_of(self.state, cid)
-        if self.state.encounter.index_of(cid) is None:
-            self.say(f"{name} is not in the encounter.", error=True)
+        name = name_of(self.desk.state, cid)
+        if self.desk.state.encounter.index_of(cid) is None:
+            self.desk.say(f"{name} is not in the encounter.", error=True)
             return
-        self.apply({"type": "encounter.remove", "id": cid}, f"{name} leaves the encounter — {self.undo_hint()}")
+        self.desk.apply(
+            {"type": "encounter.remove", "id": cid}, f"{name} leaves the encounter — {self.desk.undo_hint()}"
+        )
 
-    def action_move(self, delta: int) -> None:
-        cid = self._need_selected()
+    def move(self, delta: int) -> None:
+        """``[`` / ``]``: the selected character moves ``delta`` places in the order."""
+        cid = self.desk.need_selected()
         if cid is None:
             return
-        index = self.state.encounter.index_of(cid)
+        index = self.desk.state.encounter.index_of(cid)
         if index is None:
-            self.say(f"{name_of(self.state, cid)} is not in the encounter.", error=True)
+            self.desk.say(f"{name_of(self.desk.state, cid)} is not in the encounter.", error=True)
             return
-        new = max(0, min(len(self.state.encounter.order) - 1, index + int(delta)))
+        new = max(0, min(len(self.desk.state.encounter.order) - 1, index + int(delta)))
         if new != index:
-            self.apply({"type": "encounter.move", "id": cid, "index": new})
+            self.desk.apply({"type": "encounter.move", "id": cid, "index": new})
 
-    def action_delay(self) -> None:
-        cid = self._need_selected()
+    def delay(self) -> None:
+        """``d``: the selected character acts after the next combatant."""
+        cid = self.desk.need_selected()
         if cid is None:
             return
-        name = name_of(self.state, cid)
-        if self.state.encounter.index_of(cid) is None:
-            self.say(f"{name} is not in the encounter.", error=True)
+        name = name_of(self.desk.state, cid)
+        if self.desk.state.encounter.index_of(cid) is None:
+            self.desk.say(f"{name} is not in the encounter.", error=True)
             return
         event = {"type": "encounter.delay", "id": cid}
-        self.submit(
-            lambda s: s.apply(event), lambda ev: self.say(f"{ev.summary or name + ' delays'} — {self.undo_hint()}")
+        self.desk.submit(
+            lambda s: s.apply(event),
+            lambda ev: self.desk.say(f"{ev.summary or name + ' delays'} — {self.desk.undo_hint()}"),
         )
 
     def initiative_modifier(self, cid: str) -> int:
         """What the session's system adds to this character's initiative roll (what the
         session knows of the character; else 0)."""
         try:
-            return int(self.session.initiative_modifier(cid))
+            return int(self.desk.session.initiative_modifier(cid))
         except (GmdeskError, KeyError):
             return 0
 
-    def action_initiative(self) -> None:
-        self.when_idle(self._open_initiative)
+    def initiative(self) -> None:
+        """``i``: initiative for all, each modifier prefilled, a value typed or rolled."""
+        self.desk.when_idle(self._open_initiative)
 
     def initiative_ids(self) -> list[str]:
         """Who ``i`` rolls for: everyone in the encounter who can act (in order), then
         every other character who can act (they join the encounter); the Unconscious
         and the Dead get no initiative (RULES "Who can act")."""
-        state = self.state
+        state = self.desk.state
         ids = [c.char_id for c in state.encounter.order if c.char_id in state.characters]
         ids += [cid for cid in state.characters if cid not in ids]
         return [cid for cid in ids if state.characters[cid].can_act]
 
     def _open_initiative(self) -> None:
-        state = self.state
+        state = self.desk.state
         ids = self.initiative_ids()
         if not ids:
-            self.say("No characters yet: c adds one.", error=True)
+            self.desk.say("No characters yet: c adds one.", error=True)
             return
         fields = []
         names = [name_of(state, cid) for cid in ids]
@@ -171,7 +191,7 @@ class EncounterMoves(DeskScreen):
             fields.append(FormField(f"m{i}", f"{names[i]}{joins}  mod", "text", str(self.initiative_modifier(cid))))
             fields.append(FormField(f"v{i}", "or value", "text", "", placeholder="roll", same_row=True))
 
-        def read(values: dict) -> InitiativePlan:
+        def read(values: dict[str, Any]) -> InitiativePlan:
             plan = []
             for i, cid in enumerate(ids):
                 mod = self._typed_initiative(values[f"m{i}"], f"{names[i]} mod")
@@ -179,11 +199,11 @@ class EncounterMoves(DeskScreen):
                 plan.append((cid, mod or 0, typed))
             return plan
 
-        def done(values: dict | None) -> None:
+        def done(values: dict[str, Any] | None) -> None:
             if values is not None:
                 self._roll_initiative(read(values))
 
-        self.app.push_screen(
+        self.desk.app.push_screen(
             FormDialog(
                 f"Initiative ({', '.join([state.info.system, *self._dice_settings()])})",
                 fields,
@@ -197,18 +217,18 @@ class EncounterMoves(DeskScreen):
     def _dice_settings(self) -> list[str]:
         """The session settings of the system's dice the roll form offers (a dice
         method), as the title of the initiative dialog names them."""
-        settings = self.state.info.settings
-        spec = get_spec(self.state.info.system)
+        settings = self.desk.state.info.settings
+        spec = get_spec(self.desk.state.info.system)
         return [str(settings.get(p.setting, p.default)) for p in spec.params if p.setting and p.form]
 
-    def roll_initiative_for_all(self) -> None:
+    def initiative_for_all_now(self) -> None:
         """Roll everyone's initiative with the default modifiers (no dialog)."""
         self._roll_initiative([(cid, self.initiative_modifier(cid), None) for cid in self.initiative_ids()])
 
     def _roll_initiative(self, plan: InitiativePlan) -> None:
         """One ``initiative.set``: typed values as typed, the rest rolled by the session
         (its system and settings), each roll logged with its dice."""
-        rng = self.rng
+        rng = self.desk.rng
 
         def fn(s: Session) -> Any:
             return s.roll_initiative(
@@ -219,18 +239,20 @@ class EncounterMoves(DeskScreen):
             )
 
         def done(_ev: Any) -> None:
-            state = self.state
+            state = self.desk.state
             order = ", ".join(f"{name_of(state, c.char_id)} {c.initiative}" for c in state.encounter.order)
-            self.say(f"Initiative: {order}")
+            self.desk.say(f"Initiative: {order}")
 
-        self.submit(fn, done)
+        self.desk.submit(fn, done)
 
-    def action_end_encounter(self) -> None:
+    def end(self) -> None:
+        """ "End the encounter…": after asking, the order empties and the round goes back to 0."""
+
         def done(yes: bool | None) -> None:
             if yes:
-                self.apply({"type": "encounter.end"}, "The encounter ends (u undoes it)")
+                self.desk.apply({"type": "encounter.end"}, "The encounter ends (u undoes it)")
 
-        self.app.push_screen(
+        self.desk.app.push_screen(
             ConfirmDialog(
                 "End the encounter? The initiative order empties and the round count goes back to 0. (u undoes it)",
                 yes="End it",

@@ -9,10 +9,24 @@ order, off the event loop in the app's session runner (:mod:`tui.runner`, throug
 is done. While one is running, actions that read the state wait for it
 (:meth:`MainScreen.when_idle`), so a dialog never sees a half-made change.
 
-This module keeps the layout, the rolls and the generic moves (undo, the log); the
-moves of the turns and the encounter (:mod:`.encounter`), of the characters
-(:mod:`.roster`) and of the dice systems (:mod:`.moves`) are parts of the screen in
-their own modules, the command palette's list in :mod:`.commands`.
+The screen is assembled from parts it holds, each owning one group of moves and
+working through the screen's :class:`~gmdesk.tui.screens.desk.DeskScreen` interface:
+
+* ``rolls`` — :class:`~gmdesk.tui.screens.rolling.RollActions`: roll, attack;
+* ``encounter`` — :class:`~gmdesk.tui.screens.encounter.EncounterActions`: turns,
+  rounds, the initiative order;
+* ``roster`` — :class:`~gmdesk.tui.screens.roster.RosterActions`: add (or from the
+  bestiary), remove, hide / reveal characters, import a sheet;
+* ``system_moves`` — :class:`~gmdesk.tui.screens.moves.SystemMoveActions`: the moves
+  the session's system declares;
+* ``session_moves`` — :class:`~gmdesk.tui.screens.sessionmoves.SessionActions`: undo,
+  redo, a note, the settings.
+
+The panes and the status line (:class:`~gmdesk.tui.widgets.sessionbar.SessionBar`)
+are dumb widgets: the state flows down to them on every redraw. This module keeps the
+layout, the messages of the panes (intent flowing up), the keys
+(each binding's action delegates to its part), the roll log's view moves and the
+command palette's list.
 
 Choices where the rules are silent (what a GM at the table expects):
 
@@ -43,29 +57,28 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Footer, Static
+from textual.widgets import Footer
 
 from gmdesk.core.dice import RandomSource
 from gmdesk.core.errors import GmdeskError
-from gmdesk.core.render import headline
-from gmdesk.core.session import Event, Session, State
-from gmdesk.core.systems import get_spec, system_ids
+from gmdesk.core.session import Session
+from gmdesk.core.systems import character_sections, get_spec, system_ids
 from gmdesk.tui.runner import SessionRunner
-from gmdesk.tui.screens.commands import desk_commands
 from gmdesk.tui.screens.confirm import ChoiceDialog
-from gmdesk.tui.screens.encounter import EncounterMoves
-from gmdesk.tui.screens.moves import SystemMoves, move_bindings
-from gmdesk.tui.screens.roll import RollDialog, RollRequest
+from gmdesk.tui.screens.desk import DeskScreen
+from gmdesk.tui.screens.encounter import EncounterActions
+from gmdesk.tui.screens.moves import SystemMoveActions, move_bindings, move_commands
 from gmdesk.tui.screens.rolldetails import RollDetails
-from gmdesk.tui.screens.roster import RosterMoves
+from gmdesk.tui.screens.rolling import RollActions
+from gmdesk.tui.screens.roster import RosterActions
+from gmdesk.tui.screens.sessionmoves import SessionActions, settings_help
 from gmdesk.tui.widgets.character import CharacterPane
-from gmdesk.tui.widgets.common import TURN_MARKER, attack_sentence, name_of
 from gmdesk.tui.widgets.initiative import InitiativePane
 from gmdesk.tui.widgets.rolllog import RollLog
+from gmdesk.tui.widgets.sessionbar import SessionBar
 
 #: changes a stray key could make (removals, leaving the order, delaying): the
 #: notification names what happened and the key that undoes it
@@ -79,7 +92,7 @@ UNDO_NAMED = (
 )
 
 
-class MainScreen(EncounterMoves, RosterMoves, SystemMoves):
+class MainScreen(DeskScreen):
     """Run the session: see the module docstring."""
 
     BINDINGS = [
@@ -129,12 +142,16 @@ class MainScreen(EncounterMoves, RosterMoves, SystemMoves):
         self, session: Session, runner: SessionRunner, *, rng: RandomSource | None = None, readonly: bool = False
     ) -> None:
         super().__init__(session, runner, rng=rng, readonly=readonly)
-        self._remembered: dict[tuple[str, str | None, bool], dict[str, Any]] = {}
+        self.rolls = RollActions(self)
+        self.encounter = EncounterActions(self)
+        self.roster = RosterActions(self)
+        self.system_moves = SystemMoveActions(self, self.rolls)
+        self.session_moves = SessionActions(self)
 
     # -- layout ------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="session-bar")
+        yield SessionBar("", id="session-bar")
         with Horizontal(id="main-top"):
             yield InitiativePane(id="initiative")
             yield CharacterPane(id="character")
@@ -158,25 +175,10 @@ class MainScreen(EncounterMoves, RosterMoves, SystemMoves):
         state = self.state
         if self.selected not in state.characters:
             self.selected = next(iter(state.characters), None)
-        self.query_one("#session-bar", Static).update(self._bar_text(state))
+        self.query_one(SessionBar).show(state, self.readonly)
         self.initiative.set_state(state, self.selected)
         self.character.set_state(state, self.selected)
         self.rolllog.set_state(state)
-
-    def _bar_text(self, state: State) -> Text:
-        info = state.info
-        enc = state.encounter
-        text = Text()
-        text.append(info.name or "session", style="bold")
-        text.append(f" · {info.system}")
-        if enc.round:
-            text.append(f" · Round {enc.round}", style="bold")
-            cur = enc.current
-            if cur is not None:
-                text.append(f" · {TURN_MARKER} {name_of(state, cur.char_id)}'s turn", style="bold")
-        if self.readonly:
-            text.append(" · READ-ONLY", style="bold reverse")
-        return text
 
     # -- messages from the widgets ---------------------------------------------------------------
 
@@ -202,139 +204,74 @@ class MainScreen(EncounterMoves, RosterMoves, SystemMoves):
         self.app.copy_to_clipboard(message.text)
         self.say("Roll copied to the clipboard")
 
-    # -- rolls and attacks ---------------------------------------------------------------------
+    # -- the keys: each move is its part's ------------------------------------------------------
 
     def action_roll(self) -> None:
-        self.when_idle(lambda: self.open_roll_dialog(actor=self.able(self.acting())))
+        self.rolls.roll()
 
     def action_attack(self) -> None:
-        def go() -> None:
-            actor = self.acting()
-            if actor is None:
-                self.say("Nobody to attack with: add a character (c) first.", error=True)
-                return
-            if self.able(actor) is None:
-                return
-            self.open_roll_dialog(actor=actor, target=self.default_target(actor), combat=True)
+        self.rolls.attack()
 
-        self.when_idle(go)
+    def action_next_turn(self) -> None:
+        self.encounter.next_turn()
 
-    def open_roll_dialog(
-        self,
-        *,
-        actor: str | None = None,
-        target: str | None = None,
-        combat: bool = False,
-        system: str | None = None,
-        preset: dict | None = None,
-        title: str | None = None,
-        opposed: bool = False,
-    ) -> None:
-        system = system or self.state.info.system
-        remembered = self._remembered.get((system, actor, combat), {})
+    def action_prev_turn(self) -> None:
+        self.encounter.prev_turn()
 
-        def rolled(req: RollRequest | None) -> None:
-            if req is not None:
-                # what the GM typed; the dialog offers again only what the system
-                # declares remembered (Param.remember) and says so
-                self._remembered[(req.system, req.actor, req.combat)] = dict(req.values)
-                self.do_roll(req)
+    def action_new_round(self) -> None:
+        self.encounter.new_round()
 
-        self.app.push_screen(
-            RollDialog(
-                self.state,
-                system=system,
-                actor=actor,
-                target=target,
-                combat=combat,
-                preset=preset,
-                title=title,
-                remembered=remembered,
-                opposed=opposed,
-            ),
-            rolled,
-        )
+    def action_initiative(self) -> None:
+        self.encounter.initiative()
 
-    def do_roll(self, req: RollRequest) -> None:
-        rng = self.rng
+    def action_encounter_add(self) -> None:
+        self.encounter.join()
 
-        def fn(s: Session) -> Event:
-            # the dialog filled the parameters once, as `gmdesk roll --save` fills them (what
-            # it shows is the GM's: a source or Up switched off for this roll stays off)
-            return s.roll(
-                req.system,
-                req.params,
-                actor=req.actor,
-                target=req.target,
-                combat=req.combat,
-                rng=rng,
-                clock=req.clock,
-                fill=False,  # the dialog filled them (core.session.params.fill_data)
-                origins=req.origins,
-            )
+    def action_encounter_remove(self) -> None:
+        self.encounter.leave()
 
-        def done(event: Event) -> None:
-            entry = self.state.roll_entry(event.seq)
-            if entry is None:
-                self.say(event.summary)
-                return
-            if req.combat:
-                lines = [attack_sentence(entry, self.state), *entry.changes]
-            else:
-                who = name_of(self.state, entry.actor, "GM")
-                lines = [f"{who}: {headline(entry.record)} {entry.record.outcome}", *entry.changes]
-            self.say("\n".join(lines))
+    def action_move(self, delta: int) -> None:
+        self.encounter.move(delta)
 
-        self.submit(fn, done)
+    def action_delay(self) -> None:
+        self.encounter.delay()
 
-    # -- the bestiary ---------------------------------------------------------------------------
+    def action_end_encounter(self) -> None:
+        self.encounter.end()
+
+    def action_new_character(self) -> None:
+        self.roster.new_character()
 
     def action_add_from_bestiary(self) -> None:
-        """ "Add from bestiary": numbered copies of a stat block join the encounter."""
-        from gmdesk.tui.screens.bestiary import BestiaryDialog
+        self.roster.add_from_bestiary()
 
-        def go() -> None:
-            if self.readonly:
-                self.say("This session is open read-only.", error=True)
-                return
-            system = self.state.info.system
-            try:
-                name = get_spec(system).name
-            except GmdeskError:
-                name = system
+    def action_remove_character(self) -> None:
+        self.roster.remove()
 
-            def added(event: Event | None) -> None:
-                if event is None:
-                    return
-                ids = list(event.data.get("ids") or ())
-                if ids and ids[0] in self.state.characters:
-                    self.selected = ids[0]
-                    self.remember_selection()
-                    self.refresh_view()
-                self.say(f"{event.summary} — {self.undo_hint()}")
+    def action_toggle_hidden(self) -> None:
+        self.roster.toggle_hidden()
 
-            # the bestiary of the saves directory the desk lists (the session's own, else)
-            saves = getattr(self.app, "saves_dir", None) or (self.session.path and self.session.path.parent)
-            if saves is None:
-                self.say("This session has no saves directory, so no bestiary.", error=True)
-                return
-            self.app.push_screen(BestiaryDialog(saves, system, name, rng=self.rng), added)
+    def action_reveal_rolls(self) -> None:
+        self.roster.reveal_rolls()
 
-        self.when_idle(go)
+    def action_import_sheet(self) -> None:
+        self.roster.import_sheet()
 
-    # -- undo / redo --------------------------------------------------------------------------
+    def action_system_move(self, move_id: str) -> None:
+        """Make the session's system's move ``move_id`` (its key or palette entry)."""
+        self.system_moves.run(move_id)
 
     def action_undo(self) -> None:
-        def done(ev: Event | None) -> None:
-            self.say("Nothing to undo." if ev is None else f"Undone: {_summary(ev)}", error=ev is None)
-
-        self.submit(lambda s: s.undo(), done)
+        self.session_moves.undo()
 
     def action_redo(self) -> None:
-        def done(ev: Event | None) -> None:
-            self.say("Nothing to redo." if ev is None else f"Redone: {_summary(ev)}", error=ev is None)
+        self.session_moves.redo()
 
-        self.submit(lambda s: s.redo(), done)
+    def action_note(self) -> None:
+        self.session_moves.note()
+
+    def action_settings(self) -> None:
+        self.session_moves.settings()
 
     # -- the log ----------------------------------------------------------------------------------
 
@@ -370,8 +307,62 @@ class MainScreen(EncounterMoves, RosterMoves, SystemMoves):
     # -- the command palette --------------------------------------------------------------------
 
     def commands(self) -> list[tuple[str, str, Callable[[], Any]]]:
-        """Every move of the screen as (title, help, callback) for the command palette."""
-        return desk_commands(self)
+        """Every move of the screen as (title, help, callback) for the command palette,
+        the key it is bound to by default in the help (the palette shows the GM's
+        current keys beside it); the session's system's moves after the encounter's."""
+        out: list[tuple[str, str, Callable[[], Any]]] = [
+            ("Roll…", "roll any system with live odds (r)", self.action_roll),
+            ("Attack…", "the current combatant attacks; applies the descriptor (a)", self.action_attack),
+            ("Next turn", "durations tick when a turn ends (n)", self.action_next_turn),
+            ("Previous turn", "back one turn (p)", self.action_prev_turn),
+            ("New round", "start the next round (R)", self.action_new_round),
+            ("Roll initiative for all…", "the session's system, or typed numbers (i)", self.action_initiative),
+            ("Roll initiative for all now", "default modifiers, no questions", self.encounter.initiative_for_all_now),
+            ("Add character…", "name, side, kind, Vitality, Possibilities (c)", self.action_new_character),
+            (
+                "Add from bestiary…",
+                "numbered copies of a stat block join the encounter (B)",
+                self.action_add_from_bestiary,
+            ),
+            ("Remove character…", "remove the selected character from the session", self.action_remove_character),
+            (
+                "Join the encounter",
+                "the selected character joins the initiative order (+)",
+                self.action_encounter_add,
+            ),
+            (
+                "Leave the encounter",
+                "the selected character leaves the initiative order (-)",
+                self.action_encounter_remove,
+            ),
+            ("Move up in the order", "([)", lambda: self.action_move(-1)),
+            ("Move down in the order", "(])", lambda: self.action_move(1)),
+            ("Delay", "the selected character acts after the next combatant (d)", self.action_delay),
+            (
+                "Hide from the players / Reveal to the players",
+                "the selected character: the player view and the public chronicle leave it out while hidden (H)",
+                self.action_toggle_hidden,
+            ),
+            (
+                "Reveal earlier rolls",
+                "show the players the rolls the selected character made or took while hidden",
+                self.action_reveal_rolls,
+            ),
+            *move_commands(self.system_moves),
+            ("Undo", "revert the latest change (u)", self.action_undo),
+            ("Redo", "re-apply what was undone (U, ctrl+y)", self.action_redo),
+            ("Filter the log…", "by character or system (f)", self.action_filter_log),
+            ("Roll details", "the full breakdown of the roll under the log cursor", self.action_roll_details),
+            ("Copy roll", "copy the roll under the log cursor to the clipboard", self.action_copy_roll),
+            ("Focus the roll log", "", self.action_focus_log),
+            ("Add a note", "a line in the session's log", self.action_note),
+            ("Session settings…", settings_help(self.state.info.system), self.action_settings),
+            ("End the encounter…", "empty the initiative order, round back to 0", self.action_end_encounter),
+            ("Import a descriptor sheet…", "read a sheet file for the selected character", self.action_import_sheet),
+        ]
+        if "sheet" in character_sections(self.state.info.system):
+            out.append(("Spend a use", "s on a sheet row of the character pane", self.action_focus_character))
+        return out
 
 
 @functools.cache
@@ -392,14 +383,3 @@ def desk_class(system_id: str) -> type[MainScreen]:
 def desk_classes() -> list[type[MainScreen]]:
     """The main screen of every installed system that binds keys of its own."""
     return [c for c in dict.fromkeys(desk_class(s) for s in system_ids()) if c is not MainScreen]
-
-
-def _summary(event: Event) -> str:
-    """What an undo / redo event did, in the words of the event it reverted:
-    "Undo #12: Kara hits Bruno…" → "Kara hits Bruno… (#12)"."""
-    text = getattr(event, "summary", "") or getattr(event, "type", "") or "a change"
-    head, sep, rest = text.partition(": ")
-    words = head.split()
-    if sep and len(words) == 2 and words[0] in ("Undo", "Redo") and words[1].startswith("#"):
-        return f"{rest} ({words[1]})"
-    return text

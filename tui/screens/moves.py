@@ -12,11 +12,14 @@ and what it does:
   is asked is said at once; one made by the session shows in the form, which stays
   open with what was typed.
 
-Nothing here knows a system: the rules are the system's (core).
+:class:`SystemMoveActions` is the part of :class:`~gmdesk.tui.screens.main.MainScreen`
+that owns these moves (:func:`move_commands` are their palette entries). Nothing here
+knows a system: the rules are the system's (core).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual.binding import Binding
@@ -27,8 +30,9 @@ from gmdesk.core.systems import get_spec
 from gmdesk.core.systems.spec import Move, MoveField, SystemSpec
 from gmdesk.tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog
 from gmdesk.tui.screens.desk import DeskScreen, SessionCall
-from gmdesk.tui.screens.dialog import ui_message
+from gmdesk.tui.screens.rolling import RollActions
 from gmdesk.tui.widgets.form import FormField
+from gmdesk.tui.wording import ui_message
 
 
 def move_bindings(spec: SystemSpec) -> list[Binding]:
@@ -66,77 +70,95 @@ def form_field(state: Any, f: MoveField) -> FormField:
     return FormField(f.name, f.label, "text", value, placeholder=f.placeholder or f.help)
 
 
-class SystemMoves(DeskScreen):
-    """The system moves of the main screen."""
+class MoveCommand:
+    """A palette entry running one of the system's moves; ``binding_id`` lets the
+    palette show the key the GM's keymap gives it."""
+
+    def __init__(self, moves: SystemMoveActions, move: Move) -> None:
+        self.moves = moves
+        self.move_id = move.id
+        self.binding_id = move.binding_id if move.key else None
+
+    def __call__(self) -> None:
+        self.moves.run(self.move_id)
+
+
+def move_commands(moves: SystemMoveActions) -> list[tuple[str, str, Callable[[], Any]]]:
+    """The palette entries of the session's system's moves, as its module declares them."""
+    out: list[tuple[str, str, Callable[[], Any]]] = []
+    for move in moves.moves():
+        help_text = move.help + (f" ({move.key})" if move.key else "")
+        out.append((move_title(move), help_text, MoveCommand(moves, move)))
+    return out
+
+
+class SystemMoveActions:
+    """The session's system's moves on the main screen (see the module docstring)."""
+
+    def __init__(self, desk: DeskScreen, rolls: RollActions) -> None:
+        self.desk = desk
+        #: a preset move opens the roll dialog through the screen's rolls
+        self.rolls = rolls
 
     @property
     def spec(self) -> SystemSpec | None:
         """The declaration of the session's system (None for one not installed)."""
         try:
-            return get_spec(self.state.info.system)
+            return get_spec(self.desk.state.info.system)
         except GmdeskError:
             return None
 
-    def system_moves(self) -> list[Move]:
+    def moves(self) -> list[Move]:
+        """The moves the session's system declares (none for a system not installed)."""
         spec = self.spec
         return list(spec.moves) if spec is not None else []
 
     def move_context(self) -> dict[str, Any]:
         """What a move knows besides its form: who is selected, who acts, the roll under
         the log cursor."""
-        entry = self.rolllog.current_entry
-        return {"selected": self.selected, "acting": self.acting(), "roll": entry.seq if entry is not None else None}
+        entry = self.desk.rolllog.current_entry
+        return {
+            "selected": self.desk.selected,
+            "acting": self.desk.acting(),
+            "roll": entry.seq if entry is not None else None,
+        }
 
-    def action_system_move(self, move_id: str) -> None:
+    def run(self, move_id: str) -> None:
         """Make the session's system's move ``move_id`` (its key or palette entry)."""
 
         def go() -> None:
             spec = self.spec
             move = spec.move(move_id) if spec is not None else None
             if move is None:
-                name = spec.name if spec is not None else self.state.info.system
-                self.say(f"{name} has no such move.", error=True)
+                name = spec.name if spec is not None else self.desk.state.info.system
+                self.desk.say(f"{name} has no such move.", error=True)
                 return
             if move.kind == "preset":
                 self._preset(move)
             elif move.kind == "condition":
-                self.action_toggle_condition(move.condition)
+                self.toggle_condition(move.condition)
             else:
                 self._action(move)
 
-        self.when_idle(go)
+        self.desk.when_idle(go)
 
     def _preset(self, move: Move) -> None:
-        actor = self.able(self.acting())
-        target = self.default_target(actor) if move.target else None
+        actor = self.desk.able(self.desk.acting())
+        target = self.desk.default_target(actor) if move.target else None
         # an opposed roll fills both sides from the characters' fields, as an attack does
-        self.open_roll_dialog(
+        self.rolls.open_dialog(
             actor=actor, target=target, preset=dict(move.preset), title=move.title, opposed=move.target
         )
-
-    def open_roll_dialog(
-        self,
-        *,
-        actor: str | None = None,
-        target: str | None = None,
-        combat: bool = False,
-        system: str | None = None,
-        preset: dict | None = None,
-        title: str | None = None,
-        opposed: bool = False,
-    ) -> None:
-        """The roll dialog (the main screen opens it)."""
-        raise NotImplementedError
 
     def _action(self, move: Move) -> None:
         context = self.move_context()
         try:
-            fields = self.session.move_form(move.id, context)
-            hint = self.session.move_hint(move.id, context)
+            fields = self.desk.session.move_form(move.id, context)
+            hint = self.desk.session.move_hint(move.id, context)
         except GmdeskError as e:
-            self.say(ui_message(e), error=True)
+            self.desk.say(ui_message(e), error=True)
             return
-        rng = self.rng
+        rng = self.desk.rng
 
         def call(values: dict[str, Any]) -> SessionCall:
             def fn(s: Session) -> Any:
@@ -147,37 +169,37 @@ class SystemMoves(DeskScreen):
 
         def done(line: Any) -> None:
             if isinstance(line, str) and line:
-                self.say(line)
+                self.desk.say(line)
 
         if not fields:
             if not move.confirm:
-                self.submit(call({}), done)
+                self.desk.submit(call({}), done)
                 return
 
             def confirmed(yes: bool | None) -> None:
                 if yes:
-                    self.submit(call({}), done)
+                    self.desk.submit(call({}), done)
 
-            self.app.push_screen(ConfirmDialog(move.confirm, yes=move.verb or "Yes", title=move.title), confirmed)
+            self.desk.app.push_screen(ConfirmDialog(move.confirm, yes=move.verb or "Yes", title=move.title), confirmed)
             return
         only = fields[0]
         if len(fields) == 1 and only.type in ("choice", "character") and not hint:
             # one thing to pick: a list, one Enter away
-            pick = form_field(self.state, only)
+            pick = form_field(self.desk.state, only)
 
             def chosen(value: Any) -> None:
                 if value is not None:
-                    self.submit(call({only.name: value}), done)
+                    self.desk.submit(call({only.name: value}), done)
 
-            self.app.push_screen(
+            self.desk.app.push_screen(
                 ChoiceDialog(only.label, list(pick.choices), title=move.title, selected=pick.value), chosen
             )
             return
         # the dialog stays open until the session accepted the move (a refusal shows in it)
-        self.app.push_screen(
+        self.desk.app.push_screen(
             FormDialog(
                 move.title,
-                [form_field(self.state, f) for f in fields],
+                [form_field(self.desk.state, f) for f in fields],
                 commit=call,
                 verb=move.verb or move.title.lower(),
                 hint=hint,
@@ -185,16 +207,17 @@ class SystemMoves(DeskScreen):
             done,
         )
 
-    def action_toggle_condition(self, name: str) -> None:
-        cid = self._need_selected()
+    def toggle_condition(self, name: str) -> None:
+        """A ``condition`` move: the condition on or off on the selected character."""
+        cid = self.desk.need_selected()
         if cid is None:
             return
-        ch = self.state.characters[cid]
+        ch = self.desk.state.characters[cid]
         cond = next((c for c in ch.conditions if c.name.casefold() == name.casefold()), None)
         if cond is None:
-            self.apply({"type": "condition.add", "id": cid, "name": name, "rounds": None}, f"{ch.name} is {name}")
+            self.desk.apply({"type": "condition.add", "id": cid, "name": name, "rounds": None}, f"{ch.name} is {name}")
         else:
-            self.apply(
+            self.desk.apply(
                 {"type": "condition.remove", "id": cid, "name": cond.name, "rounds": cond.rounds},
                 f"{ch.name} is no longer {name}",
             )

@@ -10,7 +10,7 @@ from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Static
 
 
-class OpeningScreen(Screen):
+class OpeningScreen(Screen[None]):
     DEFAULT_CSS = """
     OpeningScreen { align: center middle; }
     OpeningScreen #opening-name { text-style: bold; width: auto; }

@@ -13,7 +13,9 @@ an example · ``c`` duplicate (copy) · ``N`` next night from the highlighted se
 (its player characters carried over, as they stand or after a rest, and the
 non-player characters the GM picks) · Delete or ``x`` delete (asks first) · F5 reload.
 
-The screen holds no rules and never opens a session itself: opening or creating
+The list is a dumb widget (:class:`tui.widgets.sessiontable.SessionTable`: the rows,
+the cursor, the line about the highlighted session); this screen lists the directory
+and makes the moves. It holds no rules and never opens a session itself: opening or creating
 posts :class:`PickerScreen.Open` and the app opens the save. If that fails (another
 gmdesk holds the save's lock…) the app calls :meth:`PickerScreen.show_error` with
 the one-line reason and the picker stays usable. Listing, creating, copying and
@@ -59,14 +61,13 @@ from gmdesk.tui.screens.newsession import (
     default_system,
     system_label,
 )
-
-#: (label, key, width); the Session column takes the rest of the width
-COLUMNS = (
-    ("Session", "name", 0),
-    ("System", "system", 9),
-    ("Last played", "last", 16),
-    ("Round", "round", 5),
-    ("Rolls", "rolls", 6),
+from gmdesk.tui.widgets.sessiontable import (
+    SessionTable,
+    detail_text,
+    format_last_played,
+    is_damaged,
+    needs_plugin,
+    short_error,
 )
 
 
@@ -75,30 +76,13 @@ def default_examples_dir() -> Path:
     return Path(str(resources.files("gmdesk.saves")))
 
 
-def format_last_played(value: Any) -> str:
-    """``2025-11-21 21:03`` (local time) from an ISO string, a datetime or a timestamp."""
-    from gmdesk.core.text import short_time
-
-    return short_time(value)
-
-
-def _damaged(summary: SessionSummary) -> bool:
-    """Unreadable or untrustworthy (not merely waiting for its system's plug-in)."""
-    return bool(getattr(summary, "error", None)) and not _needs(summary)
-
-
-def _needs(summary: SessionSummary) -> str | None:
-    """The plug-in (a dice system) a sound session needs and this gmdesk lacks."""
-    return getattr(summary, "needs_plugin", None)
-
-
-def _sort_key(summary: SessionSummary) -> tuple:
-    damaged = _damaged(summary)
+def _sort_key(summary: SessionSummary) -> tuple[bool, tuple[int, ...], str]:
+    damaged = is_damaged(summary)
     last = str(getattr(summary, "last_played", "") or "")
     return (damaged, _neg(last), str(getattr(summary, "name", "")).casefold())
 
 
-def _neg(s: str) -> tuple:
+def _neg(s: str) -> tuple[int, ...]:
     # sort ISO strings descending inside an ascending key
     return tuple(-ord(ch) for ch in s)
 
@@ -114,7 +98,7 @@ def _confirm_dialog(question: str, yes: str, title: str) -> ModalScreen[bool]:
 # ---------------------------------------------------------------------------
 
 
-class PickerScreen(Screen):
+class PickerScreen(Screen[None]):
     """The sessions in the save directory; see the module docstring."""
 
     DEFAULT_CSS = """
@@ -185,8 +169,7 @@ class PickerScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(self._title_text(), id="picker-title")
-        table: DataTable = DataTable(id="picker-table", cursor_type="row", zebra_stripes=True)
-        yield table
+        yield SessionTable(id="picker-table")
         yield Static("", id="picker-detail")
         yield Static("Loading sessions…", id="picker-status")
         yield Footer()
@@ -199,12 +182,11 @@ class PickerScreen(Screen):
         return text
 
     def on_mount(self) -> None:
-        self._columns_width = -1
-        self.query_one(DataTable).focus()
+        self.query_one(SessionTable).focus()
         self.reload()
 
     def on_resize(self, event: events.Resize) -> None:
-        if self.loaded and self._columns_width != self._table_width():
+        if self.loaded and self.query_one(SessionTable).laid_out_for != self._table_width():
             self._fill(self.summaries, self.examples, None, quiet=True)
 
     def _table_width(self) -> int:
@@ -257,29 +239,11 @@ class PickerScreen(Screen):
         self.summaries = summaries
         self.examples = examples
         self.loaded = True
-        table = self.query_one(DataTable)
-        width = self._table_width()
-        self._columns_width = width
-        fixed = sum(w + 2 for _, _, w in COLUMNS if w)
-        name_width = max(12, width - fixed - 2 - 1)
-        table.clear(columns=True)
-        for label, key, w in COLUMNS:
-            table.add_column(label, key=key, width=w or name_width)
-        for s in summaries:
-            two_lines = bool(getattr(s, "error", None))  # damaged, or waiting for a plug-in
-            table.add_row(*self._cells(s), key=str(s.path), height=2 if two_lines else 1)
-        target_row = 0
-        if keep is not None:
-            for i, s in enumerate(summaries):
-                if Path(s.path) == Path(keep):
-                    target_row = i
-                    break
-        if summaries:
-            table.move_cursor(row=target_row, animate=False)
+        self.query_one(SessionTable).show(summaries, keep, self._table_width())
         if quiet:
             return
-        n_damaged = sum(1 for s in summaries if _damaged(s))
-        n_waiting = sum(1 for s in summaries if _needs(s))
+        n_damaged = sum(1 for s in summaries if is_damaged(s))
+        n_waiting = sum(1 for s in summaries if needs_plugin(s))
         pending, self._picker_notice = self._picker_notice, None
         pending_error, self._picker_error = self._picker_error, None
         if error is not None:
@@ -303,33 +267,10 @@ class PickerScreen(Screen):
         self._update_detail()
         self.post_message(self.Listed(len(summaries), n_damaged))
 
-    @staticmethod
-    def _cells(s: SessionSummary) -> tuple:
-        name = Text(str(s.name))
-        if _damaged(s):
-            name.append("\n✗ " + short_error(s), style="italic")
-            return (name, Text("DAMAGED", style="bold"), "can't be read", "", "")
-        if _needs(s):  # sound, but its dice system is not installed here
-            name.append(f"\n⚠ needs plug-in: {_needs(s)}", style="italic")
-        rnd = getattr(s, "round", 0) or 0
-        return (
-            name,
-            str(s.system),
-            format_last_played(getattr(s, "last_played", "")),
-            Text(str(rnd) if rnd else "—", justify="right"),
-            Text(str(getattr(s, "rolls", 0) or 0), justify="right"),
-        )
-
     # -- selection -----------------------------------------------------------------
 
     def selected_summary(self) -> SessionSummary | None:
-        table = self.query_one(DataTable)
-        if not self.summaries or table.row_count == 0:
-            return None
-        row = table.cursor_row
-        if 0 <= row < len(self.summaries):
-            return self.summaries[row]
-        return None
+        return self.query_one(SessionTable).selected_summary()
 
     def selected_path(self) -> Path | None:
         s = self.selected_summary()
@@ -345,20 +286,7 @@ class PickerScreen(Screen):
         self.action_open()
 
     def _update_detail(self) -> None:
-        s = self.selected_summary()
-        detail = self.query_one("#picker-detail", Static)
-        if s is None:
-            detail.update("")
-        elif _needs(s):
-            detail.update(Text(f"{Path(s.path).name}: {plugin_note(str(_needs(s)))}"))
-        elif getattr(s, "error", None):
-            detail.update(Text(f"DAMAGED {Path(s.path).name}: {short_error(s)}"))
-        else:
-            text = Text(str(s.path))
-            came = getattr(s, "carried_from", None)
-            if came:
-                text.append(f"  · the night after {came['name']}{' (rested)' if came.get('rest') else ''}", style="dim")
-            detail.update(text)
+        self.query_one("#picker-detail", Static).update(detail_text(self.selected_summary()))
 
     # -- messages for the GM -------------------------------------------------------
 
@@ -396,7 +324,7 @@ class PickerScreen(Screen):
         ]
 
     def _taken(self) -> list[str]:
-        return [str(s.name) for s in self.summaries if not _damaged(s)]
+        return [str(s.name) for s in self.summaries if not is_damaged(s)]
 
     def _default_system(self) -> str:
         for s in self.summaries:
@@ -409,8 +337,8 @@ class PickerScreen(Screen):
         if s is None:
             self.show_message("No session to open — n: new session · e: start from an example.")
             return
-        if _needs(s):
-            self.show_error(f"{s.name} {plugin_note(str(_needs(s)))}")
+        if needs_plugin(s):
+            self.show_error(f"{s.name} {plugin_note(str(needs_plugin(s)))}")
             return
         if getattr(s, "error", None):
             self.offer_repair(s)
@@ -502,8 +430,8 @@ class PickerScreen(Screen):
         s = self.selected_summary()
         if s is None:
             return
-        if _needs(s):
-            self.show_error(f"{s.name} cannot be duplicated here: it {plugin_note(str(_needs(s)))}")
+        if needs_plugin(s):
+            self.show_error(f"{s.name} cannot be duplicated here: it {plugin_note(str(needs_plugin(s)))}")
             return
         if getattr(s, "error", None):
             self.show_error(f"{Path(s.path).name} is damaged and cannot be duplicated: {s.error}")
@@ -536,8 +464,8 @@ class PickerScreen(Screen):
         if s is None:
             self.show_message("No session to follow — n: new session · e: start from an example.")
             return
-        if _needs(s):
-            self.show_error(f"No next night can start from {s.name} here: it {plugin_note(str(_needs(s)))}")
+        if needs_plugin(s):
+            self.show_error(f"No next night can start from {s.name} here: it {plugin_note(str(needs_plugin(s)))}")
             return
         if getattr(s, "error", None):
             self.show_error(f"{Path(s.path).name} is damaged: no next night can start from it: {short_error(s)}")
@@ -582,7 +510,7 @@ class PickerScreen(Screen):
         if s is None:
             return
         path = Path(s.path)
-        what = "the damaged file" if _damaged(s) else "the session"
+        what = "the damaged file" if is_damaged(s) else "the session"
         question = f"Delete {what} {s.name!s}?\n{path}\nIts whole log goes with it; this cannot be undone."
 
         def delete() -> None:
@@ -634,13 +562,6 @@ class PickerScreen(Screen):
             return
         self._picker_notice = (done() if callable(done) else done) or None
         self.reload(select=path)
-
-
-def short_error(summary: SessionSummary) -> str:
-    """A damaged file's error without the leading path (the row already names it)."""
-    error = str(getattr(summary, "error", "") or "")
-    prefix = f"{summary.path}: "
-    return error[len(prefix) :] if error.startswith(prefix) else error
 
 
 def list_examples(store: SessionStore, examples_dir: Path) -> list[SessionSummary]:

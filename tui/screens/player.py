@@ -264,7 +264,7 @@ def recent_rolls_text(
     return grid
 
 
-class PlayerScreen(Screen):
+class PlayerScreen(Screen[None]):
     """Initiative | characters on top, the roll log below, a status line, the keys.
 
     Narrow layout (below :data:`NARROW_BELOW` columns — a phone through ``gmdesk
@@ -396,7 +396,7 @@ class _RollsView:
     rolls: Sequence[RollEntry]
 
 
-class PlayerApp(TerminalGuard, App):
+class PlayerApp(TerminalGuard, App[None]):
     """``gmdesk view SAVE``: the read-only player view, following the GM live.
 
     ``poll_interval`` seconds between looks at the save; ``clock`` gives the time

@@ -1,9 +1,13 @@
 """The characters on the GM's main screen: add one (name, side, kind, Vitality,
 Possibilities, the numbers the session's system reads — generated from its declared
 ``CHARACTER_FIELDS``, as the character pane's section is — joining the encounter,
-hidden from the players: one dialog, one event), remove one, hide
-one from the players or reveal it, import a descriptor sheet, the
-session's settings and a note in the log.
+hidden from the players: one dialog, one event), add numbered copies of a bestiary
+stat block, remove one, hide one from the players or reveal it, import a descriptor
+sheet.
+
+:class:`RosterActions` is the part of :class:`~gmdesk.tui.screens.main.MainScreen`
+that owns these moves; it works through the desk it is given
+(:class:`~gmdesk.tui.screens.desk.DeskScreen`).
 
 Names are unique in a session: the new-character dialog refuses a taken name in
 place (with a numbered suggestion) and keeps what was typed.
@@ -15,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
-from gmdesk.core.session import Session
+from gmdesk.core.session import Event, Session
 from gmdesk.core.session.events.visibility import hidden_rolls
 from gmdesk.core.session.model.state import id_shape_refusal
 from gmdesk.core.systems import character_sections, get_spec
@@ -27,11 +31,15 @@ from gmdesk.tui.widgets.common import name_of
 from gmdesk.tui.widgets.form import FormField
 
 
-class RosterMoves(DeskScreen):
-    """The character moves of the main screen."""
+class RosterActions:
+    """The character moves of the main screen (see the module docstring)."""
 
-    def action_new_character(self) -> None:
-        state = self.state
+    def __init__(self, desk: DeskScreen) -> None:
+        self.desk = desk
+
+    def new_character(self) -> None:
+        """``c``: the new-character dialog; the character is added (and joins) in one event."""
+        state = self.desk.state
         # a system that keeps Possibilities (its character sections) makes the new
         # character a reality-rated one by default and names the field's use
         possibilities = "possibilities" in character_sections(state.info.system)
@@ -49,7 +57,7 @@ class RosterMoves(DeskScreen):
             FormField("hidden", "Hidden from the players", "bool", False),
         ]
 
-        def validate(v: dict) -> None:
+        def validate(v: dict[str, Any]) -> None:
             if not v["name"].strip():
                 raise ParamError("name", "must not be empty")
             shaped = id_shape_refusal(v["name"])
@@ -60,7 +68,7 @@ class RosterMoves(DeskScreen):
             for f in declared:
                 parse_field(f, v[field_key(f)])  # ParamError naming the field's label
 
-        def commit(v: dict) -> SessionCall:
+        def commit(v: dict[str, Any]) -> SessionCall:
             character: dict[str, Any] = {
                 "name": v["name"].strip(),
                 "side": v["side"],
@@ -84,22 +92,25 @@ class RosterMoves(DeskScreen):
                 return
             cid, character, join = added
             if cid is not None:
-                self.selected = cid
-                self.remember_selection()
+                # the dialog closes after the desk redrew for the new character: the
+                # panes follow the selection now (the keys act on what they show)
+                self.desk.selected = cid
+                self.desk.remember_selection()
+                self.desk.refresh_view()
             hidden = " (hidden from the players)" if character.get("hidden") else ""
-            self.say(f"{character['name']} added" + (" to the encounter" if join else "") + hidden)
+            self.desk.say(f"{character['name']} added" + (" to the encounter" if join else "") + hidden)
 
         # the dialog stays open until the session accepted the character (a refused
         # name keeps everything typed)
         form = FormDialog("New character", fields, validate=validate, commit=commit, verb="add")
         # a refused field (the event names it) is named by its label, as in the pane
         form.labels.update({f.name: f.label for f in declared})
-        self.app.push_screen(form, done)
+        self.desk.app.push_screen(form, done)
 
-    def _add_character(self, character: dict, *, join: bool) -> SessionCall:
+    def _add_character(self, character: dict[str, Any], *, join: bool) -> SessionCall:
         """The session call that adds ``character`` (and rolls its initiative if it
         joins); it returns ``(id, character, join)``."""
-        rng = self.rng
+        rng = self.desk.rng
 
         def fn(s: Session) -> Any:
             event = s.apply({"type": "character.add", "character": character})
@@ -110,38 +121,74 @@ class RosterMoves(DeskScreen):
 
         return fn
 
-    def action_remove_character(self) -> None:
-        cid = self._need_selected()
+    def add_from_bestiary(self) -> None:
+        """ "Add from bestiary": numbered copies of a stat block join the encounter."""
+        from gmdesk.tui.screens.bestiary import BestiaryDialog
+
+        desk = self.desk
+
+        def go() -> None:
+            if desk.readonly:
+                desk.say("This session is open read-only.", error=True)
+                return
+            system = desk.state.info.system
+            try:
+                name = get_spec(system).name
+            except GmdeskError:
+                name = system
+
+            def added(event: Event | None) -> None:
+                if event is None:
+                    return
+                ids = list(event.data.get("ids") or ())
+                if ids and ids[0] in desk.state.characters:
+                    desk.selected = ids[0]
+                    desk.remember_selection()
+                    desk.refresh_view()
+                desk.say(f"{event.summary} — {desk.undo_hint()}")
+
+            # the bestiary of the saves directory the desk lists (the session's own, else)
+            saves = getattr(desk.app, "saves_dir", None) or (desk.session.path and desk.session.path.parent)
+            if saves is None:
+                desk.say("This session has no saves directory, so no bestiary.", error=True)
+                return
+            desk.app.push_screen(BestiaryDialog(saves, system, name, rng=desk.rng), added)
+
+        desk.when_idle(go)
+
+    def remove(self) -> None:
+        """ "Remove character…": after asking, the selected character leaves the session."""
+        cid = self.desk.need_selected()
         if cid is None:
             return
-        name = name_of(self.state, cid)
+        name = name_of(self.desk.state, cid)
 
-        listed = list(self.initiative.row_ids)
+        listed = list(self.desk.initiative.row_ids)
         at = listed.index(cid) if cid in listed else -1
         # the selection stays where it was in the list: the next character, else the one above
         neighbour = next((c for c in listed[at + 1 :] + listed[:at][::-1] if c != cid), None) if at >= 0 else None
 
         def removed(_ev: Any) -> None:
-            if neighbour in self.state.characters:
-                self.selected = neighbour
-                self.remember_selection()
+            if neighbour in self.desk.state.characters:
+                self.desk.selected = neighbour
+                self.desk.remember_selection()
 
         def done(yes: bool | None) -> None:
             if yes:
-                self.apply(
-                    {"type": "character.remove", "id": cid}, f"{name} removed — {self.undo_hint()}", done=removed
+                self.desk.apply(
+                    {"type": "character.remove", "id": cid}, f"{name} removed — {self.desk.undo_hint()}", done=removed
                 )
 
-        self.app.push_screen(
+        self.desk.app.push_screen(
             ConfirmDialog(f"Remove {name} from the session? (u undoes it)", yes="Remove", title="Remove character"),
             done,
         )
 
-    def action_toggle_hidden(self) -> None:
+    def toggle_hidden(self) -> None:
         """Hide the selected character from the players, or reveal a hidden one (one
         undoable event). Its rolls made while hidden stay hidden: the palette's "Reveal
         earlier rolls" shows them too."""
-        cid = self._need_selected()
+        cid = self.desk.need_selected()
         if cid is None:
             return
 
@@ -154,21 +201,21 @@ class RosterMoves(DeskScreen):
         def done(result: Any) -> None:
             event, left = result
             if event.type == "character.hide":
-                self.say(f"{event.summary} — {self.undo_hint()}")
+                self.desk.say(f"{event.summary} — {self.desk.undo_hint()}")
             elif left:
                 rolls = f"{left} earlier roll{'s' if left != 1 else ''}"
-                self.say(f"{event.summary}; its {rolls} stay hidden (palette: Reveal earlier rolls)")
+                self.desk.say(f"{event.summary}; its {rolls} stay hidden (palette: Reveal earlier rolls)")
             else:
-                self.say(event.summary)
+                self.desk.say(event.summary)
 
-        self.submit(fn, done)
+        self.desk.submit(fn, done)
 
-    def action_reveal_rolls(self) -> None:
+    def reveal_rolls(self) -> None:
         """Show the players the rolls the selected character made or took while hidden."""
-        cid = self._need_selected()
+        cid = self.desk.need_selected()
         if cid is None:
             return
-        name = name_of(self.state, cid)
+        name = name_of(self.desk.state, cid)
 
         def fn(s: Session) -> Any:
             rolls = hidden_rolls(s.state, cid)
@@ -176,13 +223,14 @@ class RosterMoves(DeskScreen):
                 raise GmdeskError(f"{name} has no roll hidden from the players")
             return s.apply({"type": "character.reveal", "id": cid, "rolls": rolls})
 
-        self.submit(fn, lambda event: self.say(event.summary))
+        self.desk.submit(fn, lambda event: self.desk.say(event.summary))
 
-    def action_import_sheet(self) -> None:
-        cid = self._need_selected()
+    def import_sheet(self) -> None:
+        """ "Import a descriptor sheet…": a sheet file read for the selected character."""
+        cid = self.desk.need_selected()
         if cid is None:
             return
-        name = name_of(self.state, cid)
+        name = name_of(self.desk.state, cid)
 
         def commit(text: str) -> SessionCall:
             file = text.strip()
@@ -202,9 +250,9 @@ class RosterMoves(DeskScreen):
 
         def imported(file: Any) -> None:
             if file is not None:
-                self.say(f"{name}: sheet imported from {file}")
+                self.desk.say(f"{name}: sheet imported from {file}")
 
-        self.app.push_screen(
+        self.desk.app.push_screen(
             InputDialog(
                 f"Descriptor sheet file for {name}",
                 placeholder="path/to/sheet.txt",
@@ -214,31 +262,6 @@ class RosterMoves(DeskScreen):
                 verb="import",
             ),
             imported,
-        )
-
-    def action_settings(self) -> None:
-        """The session's settings as a form (tui.screens.settings); what changed is one
-        ``session.settings`` event, undoable."""
-        from gmdesk.tui.screens.settings import SettingsDialog
-
-        def done(event: Any) -> None:
-            if event is not None:
-                self.say("\n".join([event.summary, *event.changes]))
-
-        self.when_idle(
-            lambda: self.app.push_screen(SettingsDialog(self.state.info.settings, self.state.info.system), done)
-        )
-
-    def action_note(self) -> None:
-        def commit(text: str) -> SessionCall:
-            return lambda s: s.apply({"type": "note", "text": text.strip()}) if text.strip() else None
-
-        def done(event: Any) -> None:
-            if event is not None:
-                self.say("Note added")
-
-        self.app.push_screen(
-            InputDialog("Note for the log", title="Note", commit=commit, label="Note", verb="add to the log"), done
         )
 
 

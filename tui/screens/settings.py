@@ -24,7 +24,7 @@ class SettingsDialog(Dialog[Any]):
     """The session's settings as a form; returns the ``session.settings`` event, or
     None when cancelled or nothing changed."""
 
-    def __init__(self, settings: dict, system: str = "") -> None:
+    def __init__(self, settings: dict[str, Any], system: str = "") -> None:
         super().__init__()
         self.values = dict(current(settings))  # Setting -> value now
         # the session's own system first, then those of every system, then the others

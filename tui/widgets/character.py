@@ -9,7 +9,8 @@ durations, active or not), conditions, the wounds / damage descriptors taken, an
 descriptor sheet with its uses (``+1/+3 (2/3)``: current/default value, then current/
 default uses). Only the parts the session's system uses are shown — each system module
 declares them (``CHARACTER_SECTIONS``, core/systems) — plus any part this character
-already has something in.
+already has something in. What is listed is :mod:`gmdesk.tui.widgets.charrows`'s;
+this module lays it out and edits it.
 
 Keys on the list: Enter edits the row (or toggles a source, or starts an "add" row;
 on Status it sets the next status by hand: OK → Unconscious → Dead → OK),
@@ -29,8 +30,6 @@ answers with :meth:`edit_result`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
@@ -48,37 +47,31 @@ from gmdesk.core.session.typed import parse_condition, parse_sheet_value, parse_
 from gmdesk.core.systems import character_sections, get_spec
 from gmdesk.core.systems.base import parse_int
 from gmdesk.tui.widgets import charfields
-from gmdesk.tui.widgets.common import STATUS_MARKERS, gauge, markers_text, signed
+from gmdesk.tui.widgets.charrows import (
+    STATUS_WORDS,
+    SYSTEM_ROWS,
+    Row,
+    pane_rows,
+    sheet_name,
+    sheet_value,
+    summary_text,
+)
+from gmdesk.tui.widgets.common import signed
 from gmdesk.tui.widgets.controls import SteadyInput
 
 if TYPE_CHECKING:
     from gmdesk.core.session import Character, State
-    from gmdesk.core.sheet import Row as SheetRow
     from gmdesk.core.sheet import Sheet
     from gmdesk.core.systems.spec import SystemSpec
 
-SOURCE_KINDS = (("advantage", "Advantage sources"), ("shift", "Shift sources"))
-
-#: a status as the pane shows it, and the one Enter on the Status row sets by hand
-STATUS_WORDS = {"ok": "OK", "unconscious": "Unconscious", "dead": "Dead"}
+#: the status Enter on the Status row sets by hand
 NEXT_STATUS = {"ok": "unconscious", "unconscious": "dead", "dead": "ok"}
-
-#: the rows of the system's own section (its ``+ add`` rows are ``add`` rows keyed by a tuple)
-SYSTEM_ROWS = (charfields.FIELD, charfields.ENTRY, charfields.OTHER)
-
-
-@dataclass(frozen=True)
-class Row:
-    """What a line of the list stands for: ``kind`` and a key (field name, index…)."""
-
-    kind: str  # head | field | advantage | shift | condition | wound | sheet | add | charfields' kinds
-    key: Any = None
 
 
 # ------------------------------------------------------------------------------ the pane
 
 
-class CharacterTable(DataTable):
+class CharacterTable(DataTable[Any]):
     """The character's rows. Keys act on the row under the cursor; the Footer shows
     the ones that do something for the session's system while the pane has focus.
 
@@ -151,7 +144,7 @@ class CharacterPane(Vertical):
     class Apply(Message):
         """Apply this event (a session event dict) for the GM; answer with ``edit_result``."""
 
-        def __init__(self, event: dict, what: str) -> None:
+        def __init__(self, event: dict[str, Any], what: str) -> None:
             super().__init__()
             self.event = event
             self.what = what
@@ -218,100 +211,8 @@ class CharacterPane(Vertical):
         self.border_title = ch.name
         if self._status_ahead.get(ch.id) == ch.status:  # what the Status row set is shown now
             del self._status_ahead[ch.id]
-        facts = Text()
-        facts.append(f"{ch.side} · {ch.kind}")
-        if ch.reality_rated:
-            facts.append(" · reality-rated")
-        marks = markers_text(ch, hidden=True)
-        if marks.plain:
-            facts.append(" · ")
-            facts.append_text(marks)
-        # The sections the session's system uses (its CHARACTER_SECTIONS); a section
-        # it does not use still shows when this character has something in it (a
-        # session whose system was changed), so nothing entered ever disappears.
-        uses = character_sections(state.info.system)
-        show_vitality = "vitality" in uses or bool(ch.vitality_default or ch.vitality_current)
-        show_poss = "possibilities" in uses or ch.reality_rated or bool(ch.possibilities)
-        if show_vitality:
-            facts.append("\nVitality ")
-            facts.append_text(gauge(ch.vitality_current, ch.vitality_default))
-        if show_poss and (ch.reality_rated or ch.possibilities):  # an ord has none
-            poss = f"Possibilities {ch.possibilities}"
-            last_line = facts.plain.rsplit("\n", 1)[-1]
-            fits = cell_len(last_line) + 2 + len(poss) <= max(0, (self.size.width or 40) - 2)
-            facts.append("  " if show_vitality and fits else "\n")
-            facts.append(poss)
-        if ch.wounds:
-            facts.append(f"\nLatest wound: {ch.wounds[-1].text}")
-        summary.update(facts)
-
-        rows: list[tuple[Row, str | Text, str]] = []
-
-        def add(row: Row, what: str | Text, value: str = "") -> None:
-            rows.append((row, what, value))
-
-        def head(title: str) -> None:
-            add(Row("head"), Text(f"── {title}", style="bold"), "")
-
-        if show_vitality:
-            add(Row("field", "vitality"), "Vitality", f"{ch.vitality_current}/{ch.vitality_default}")
-        if show_poss:
-            add(Row("field", "possibilities"), "Possibilities", str(ch.possibilities))
-        spec = self.spec
-        if spec is not None:
-            for line in charfields.lines(spec, ch):
-                add(Row(line.kind, line.key), line.what, line.value)
-        for kind, title in SOURCE_KINDS:
-            if kind not in uses and not ch.sources(kind):
-                continue
-            head(title)
-            for i, src in enumerate(ch.sources(kind)):
-                mark = "[x]" if src.active else "[ ]"
-                dur = "" if src.rounds is None else f"{src.rounds} rd"
-                add(
-                    Row(kind, i),
-                    Text(f"{mark} {src.name}", style="" if src.active else "dim"),
-                    f"{signed(src.value)} {dur}".strip(),
-                )
-            add(Row("add", kind), Text(f"+ add {kind}", style="dim italic"), "")
-        head("Conditions")
-        for i, cond in enumerate(ch.conditions):
-            if cond.until is None:
-                add(Row("condition", i), cond.name, cond.lasts(short=True))
-            else:  # "Dodging: until Kara's turn", under its name when it is too long
-                add(Row("condition", i), f"{cond.name}: {cond.lasts(self._name_of, short=True)}")
-        add(Row("add", "condition"), Text("+ add condition", style="dim italic"), "")
-        if "wounds" in uses or ch.wounds:
-            head(f"Wounds ({len(ch.wounds)})")
-        for i, w in enumerate(ch.wounds):
-            extra = []
-            if w.amount is not None:
-                extra.append(str(w.amount))
-            if w.status:
-                extra.append(STATUS_MARKERS.get(w.status, w.status.upper()))
-            if w.roll_seq is not None:
-                extra.append(f"#{w.roll_seq}")
-            add(Row("wound", i), w.text, " ".join(extra))
-        sheet = ch.sheet
-        sheet_rows: Sequence[SheetRow] = getattr(sheet, "rows", ())
-        if sheet is not None and ("sheet" in uses or sheet_rows):
-            head("Sheet")
-            for i, r in enumerate(sheet_rows):
-                add(Row("sheet", i), _sheet_name(r), _sheet_value(r))
-            add(Row("add", "sheet"), Text("+ add descriptor", style="dim italic"), "")
-        head("Details")
-        add(Row("field", "name"), "Name", ch.name)
-        add(Row("field", "side"), "Side", ch.side)
-        add(Row("field", "kind"), "Kind", ch.kind)
-        # Enter sets the next status by hand (ok → unconscious → dead → ok)
-        add(
-            Row("field", "status"),
-            "Status, by the GM" if ch.status_set is not None else "Status",
-            STATUS_WORDS[ch.status],
-        )
-        if show_poss:
-            add(Row("field", "reality_rated"), "Reality-rated", "yes" if ch.reality_rated else "no")
-        add(Row("field", "notes"), "Notes", ch.notes or "")
+        summary.update(summary_text(state, ch, self.size.width or 40))
+        rows = pane_rows(state, ch, self.spec, self._name_of)
 
         # the values' column fits the numbers (notes and names may be cut, not the titles;
         # a system field's longer text goes under its label)
@@ -457,7 +358,7 @@ class CharacterPane(Vertical):
             elif row.kind in ("field", "sheet", "add"):
                 self.open_editor(row)
 
-    def _post(self, event: dict, what: str) -> None:
+    def _post(self, event: dict[str, Any], what: str) -> None:
         self._posted = event.get("type", "")
         self.post_message(self.Apply(event, what))
 
@@ -491,7 +392,7 @@ class CharacterPane(Vertical):
         elif row.kind == "sheet":
             assert ch.sheet is not None  # a sheet row is listed only for a character with a sheet
             r = ch.sheet.rows[row.key]
-            prompt, value = (f"{_sheet_name(r).strip()}: value and/or (uses), e.g. +2 (3)", _sheet_value(r))
+            prompt, value = (f"{sheet_name(r).strip()}: value and/or (uses), e.g. +2 (3)", sheet_value(r))
         else:
             prompt, value = prompts[(row.kind, row.key)]
         self._editing = row
@@ -538,7 +439,7 @@ class CharacterPane(Vertical):
             return
         self._post(ev, what)
 
-    def _event_for(self, row: Row, ch: Character, text: str) -> tuple[dict, str]:
+    def _event_for(self, row: Row, ch: Character, text: str) -> tuple[dict[str, Any], str]:
         cid = ch.id
         spec = self.spec
         if (row.kind in SYSTEM_ROWS or isinstance(row.key, tuple)) and spec is not None:
@@ -616,36 +517,6 @@ def _fit(what: str | Text, width: int, head: bool) -> tuple[str | Text, int]:
 
 
 # -------------------------------------------------------------------------- sheet rows
-
-
-def _sheet_name(r: SheetRow) -> str:
-    indent = " " * min(8, int(r.depth or 0))
-    star = "*" if r.sub else ""
-    return f"{indent}{star}{r.label}"
-
-
-def _sheet_value(r: SheetRow) -> str:
-    """A sheet row's value as the pane shows it, short enough for 80 columns: the
-    Current Value, followed by ``/Default`` only when they differ (``+1/+3``), then
-    the uses as current/default in parentheses (``(2/3)``, ``(∞)``)."""
-    parts = []
-    d, c = getattr(r, "default", None), getattr(r, "current", None)
-    if d is not None or c is not None:
-        cur = c if c is not None else d
-        parts.append(signed(cur) if d is None or cur == d else f"{signed(cur)}/{signed(d)}")
-    ud, uc = getattr(r, "uses_default", None), getattr(r, "uses_current", None)
-    if ud is not None or uc is not None:
-        cur_uses = uc if uc is not None else ud
-        if str(ud).lower() == "inf" and str(cur_uses).lower() == "inf":
-            parts.append("(∞)")
-        else:
-            fmt = {"inf": "∞"}
-            parts.append(
-                f"({fmt.get(str(cur_uses).lower(), cur_uses)}/{fmt.get(str(ud).lower(), ud)})"
-                if ud is not None
-                else f"({cur_uses})"
-            )
-    return " ".join(parts)
 
 
 def _sheet_path(sheet: Sheet, index: int) -> str:

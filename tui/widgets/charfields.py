@@ -152,7 +152,7 @@ def prompt(spec: SystemSpec, ch: Character, kind: str, key: Any) -> tuple[str, s
     return f"New in {f.label}: name value, e.g. {_example(f)}", ""
 
 
-def edit(spec: SystemSpec, ch: Character, kind: str, key: Any, text: str) -> tuple[dict, str]:
+def edit(spec: SystemSpec, ch: Character, kind: str, key: Any, text: str) -> tuple[dict[str, Any], str]:
     """The ``character.fields`` event the typed ``text`` makes of the row, and what
     to say once it is saved. ParamError (naming the field's label) for a bad value."""
     if kind == FIELD:
@@ -177,7 +177,7 @@ def edit(spec: SystemSpec, ch: Character, kind: str, key: Any, text: str) -> tup
     return _event(ch, changes), f"{ch.name}: {name} {shown_entry(f, value)}"
 
 
-def toggle(spec: SystemSpec, ch: Character, key: Any) -> tuple[dict, str] | None:
+def toggle(spec: SystemSpec, ch: Character, key: Any) -> tuple[dict[str, Any], str] | None:
     """Enter on a yes / no field flips it (like the pane's other yes / no rows)."""
     f = _field(spec, key)
     if f.type != "bool":
@@ -186,7 +186,7 @@ def toggle(spec: SystemSpec, ch: Character, key: Any) -> tuple[dict, str] | None
     return _event(ch, {f.name: value}), f"{ch.name}: {f.label} {shown(f, value)}"
 
 
-def remove(spec: SystemSpec, ch: Character, kind: str, key: Any) -> tuple[dict, str] | None:
+def remove(spec: SystemSpec, ch: Character, kind: str, key: Any) -> tuple[dict[str, Any], str] | None:
     """Delete on a row: a named value leaves its table (a field picking it is
     cleared too), a field is cleared; None when there is nothing to remove."""
     if kind == ENTRY:
@@ -240,7 +240,7 @@ def read_entry(f: CharField, text: str) -> tuple[str, Any]:
 # ------------------------------------------------------------------------------ helpers
 
 
-def _event(ch: Character, changes: dict[str, Any]) -> dict:
+def _event(ch: Character, changes: dict[str, Any]) -> dict[str, Any]:
     return {"type": "character.fields", "id": ch.id, "set": changes}
 
 

@@ -17,7 +17,7 @@ cell (a word, not a colour), and the round line says "(hidden)" when it acts.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -101,7 +101,7 @@ def fit_words(cell: Text, width: int) -> Text:
     return cell  # pragma: no cover - the loop always returns
 
 
-class InitiativeTable(DataTable):
+class InitiativeTable(DataTable[Any]):
     """The combatant list (row cursor)."""
 
 

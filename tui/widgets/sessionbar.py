@@ -1,0 +1,35 @@
+"""The status line on top of the GM's main screen: the session's name and system, the
+round and whose turn it is once the encounter runs, and READ-ONLY when nothing can be
+saved. It shows what it is given (:meth:`SessionBar.show`)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from gmdesk.core.session import State
+from gmdesk.tui.widgets.common import TURN_MARKER, name_of
+
+
+def bar_text(state: State, readonly: bool) -> Text:
+    """The status line's text for ``state``."""
+    info = state.info
+    enc = state.encounter
+    text = Text()
+    text.append(info.name or "session", style="bold")
+    text.append(f" · {info.system}")
+    if enc.round:
+        text.append(f" · Round {enc.round}", style="bold")
+        cur = enc.current
+        if cur is not None:
+            text.append(f" · {TURN_MARKER} {name_of(state, cur.char_id)}'s turn", style="bold")
+    if readonly:
+        text.append(" · READ-ONLY", style="bold reverse")
+    return text
+
+
+class SessionBar(Static):
+    """The main screen's status line (see the module docstring)."""
+
+    def show(self, state: State, readonly: bool) -> None:
+        self.update(bar_text(state, readonly))
