@@ -1,9 +1,9 @@
-"""The ``gmdesk`` command: the one place that joins the two layers.
+"""The ``gmdesk`` command: the one place that joins the two front ends.
 
-``gmdesk.core.cli`` parses every command and runs those that need no screen (``roll``,
-``odds``, the session commands); the terminal app is reached only through the
-:class:`TerminalApp` front end given here, imported when a command needs it, so
-``gmdesk roll`` never loads Textual.
+:mod:`gmdesk.cli` parses every command and runs those that need no screen (``roll``,
+``odds``, the session commands); the terminal app (:mod:`gmdesk.tui`) is reached only
+through the :class:`TerminalApp` front end given here, imported when a command needs
+it, so ``gmdesk roll`` never loads Textual.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from gmdesk.core import cli
+from gmdesk.cli.main import main as run_command
 
 
 class TerminalApp:
-    """The :class:`gmdesk.core.cli.FrontEnd` of the Textual app."""
+    """The :class:`gmdesk.cli.frontend.FrontEnd` of the Textual app."""
 
     def desk(self, saves_dir: Path, path: Path | None) -> int:
         from gmdesk import tui
@@ -54,7 +54,7 @@ class TerminalApp:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return cli.main(argv, front_end=TerminalApp())
+    return run_command(argv, front_end=TerminalApp())
 
 
 if __name__ == "__main__":  # pragma: no cover

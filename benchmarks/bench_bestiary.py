@@ -111,8 +111,8 @@ def search_section(directory: Path, n: int, repeats: int) -> bool:
 def add_from_section(directory: Path, events: int, repeats: int) -> bool:
     from benchmarks.bench_store import build_folding_session
     from gmdesk.core.campaign.bestiary import StatBlock
+    from gmdesk.core.campaign.copies import add_from_event
     from gmdesk.core.session import Session
-    from gmdesk.core.session.charcli import add_from_event
 
     path = directory / "big.gmdesk"
     build_folding_session(path, events)
@@ -155,7 +155,7 @@ def add_from_section(directory: Path, events: int, repeats: int) -> bool:
 def _new_rounds(s, block, rng, repeats: int) -> list[float]:
     """The copies kept in the encounter, the setting on and the fight started; then
     ``Session.new_round`` timed (each undone again, not timed)."""
-    from gmdesk.core.session.charcli import add_from_event
+    from gmdesk.core.campaign.copies import add_from_event
 
     s.apply(add_from_event(s, block, 10, rng))
     s.apply({"type": "session.settings", "changes": {"reroll_initiative": True}})

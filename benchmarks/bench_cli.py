@@ -32,7 +32,7 @@ def _run(argv: list[str], repeat: int) -> tuple[float, float]:
 def _parser_cost(repeat: int = 200) -> list[tuple[str, float]]:
     """Median ms to build ``gmdesk roll SYSTEM``'s parser and read a command line back."""
     try:
-        from gmdesk.core.cli import parse_system_args
+        from gmdesk.cli.rolls import parse_system_args
     except ImportError:  # an older gmdesk without generated options
         return []
     from gmdesk.core.systems import system_ids

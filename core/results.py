@@ -3,7 +3,7 @@ durable changes it made, remembered.
 
 A change that is durable is done, whatever happens to the words that report it: a
 verb calls :func:`saved` as soon as its change is on disk (before printing it), and
-the command line (:func:`core.cli.main`) runs each command with :func:`watched_stdout`.
+the command line (:func:`gmdesk.cli.main.main`) runs each command with :func:`watched_stdout`.
 When printing then fails (stdout on a full disk, a closed pipe), the command still
 exits 0 and says on stderr, in one line, what was saved but could not be printed;
 a command that changed nothing reports the failed output as an error (exit 2).

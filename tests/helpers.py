@@ -325,7 +325,7 @@ async def palette(pilot: Any, command: str) -> None:
 
 def gmdesk_cli(capsys: Any, saves: Path, *args: str) -> tuple[int, str, str]:
     """``gmdesk --saves SAVES ARGS…`` run in-process: its exit code, stdout and stderr."""
-    from gmdesk.core.cli import main
+    from gmdesk.cli.main import main
 
     rc = main(["--saves", str(saves), *args])
     out, err = capsys.readouterr()

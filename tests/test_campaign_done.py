@@ -442,7 +442,7 @@ async def test_hidden_copies_stay_out_of_everything_the_players_see_until_reveal
         import contextlib
         import io
 
-        from gmdesk.core.cli import main
+        from gmdesk.cli.main import main
 
         texts = []
         for args in (

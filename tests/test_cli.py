@@ -141,7 +141,7 @@ def test_human_output_readable_without_colour():
 
 def _missing_argument_cases():
     """Every subcommand typed without what it needs (and options without their value)."""
-    from gmdesk.core.cli import COMMANDS
+    from gmdesk.cli.main import COMMANDS
 
     no_required = {"list", "systems"}
     cases = [[c] for c in COMMANDS if c not in no_required]
@@ -192,7 +192,7 @@ def test_missing_system_names_the_systems(command):
 def test_help_lists_every_command_in_argparse_format_without_developer_text(capsys) -> None:
     """Issue 18: ``gmdesk --help`` names every command (``char`` was missing) in the
     format ``gmdesk COMMAND --help`` uses, and speaks to the GM, not to developers."""
-    from gmdesk.core.cli import COMMANDS, main
+    from gmdesk.cli.main import COMMANDS, main
 
     assert main(["--help"]) == 0
     out, err = capsys.readouterr()

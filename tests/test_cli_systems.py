@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from gmdesk.core import cli
+from gmdesk.cli.main import main
+from gmdesk.cli.rolls import parse_system_args
 from gmdesk.core import systems as registry
 from gmdesk.core.systems import BUILTIN_IDS, get_spec
 from gmdesk.core.systems.options import cli_params
@@ -62,7 +63,7 @@ FLIP = textwrap.dedent(
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = cli.main(list(args))
+    code = main(list(args))
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -99,7 +100,7 @@ def plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 @pytest.mark.parametrize("command", ["roll", "odds"])
 def test_every_declared_parameter_is_an_option_in_help(capsys, command, system_id):
     with pytest.raises(SystemExit) as e:
-        cli.main([command, system_id, "--help"])
+        main([command, system_id, "--help"])
     assert e.value.code == 0
     out = capsys.readouterr().out
     offered = cli_params(get_spec(system_id))
@@ -155,14 +156,14 @@ def test_options_keep_their_meaning(capsys):
     ],
 )
 def test_an_empty_value_is_the_default_where_it_always_was(system_id, argv, expected):
-    params = cli.parse_system_args("roll", system_id, argv)[2]
+    params = parse_system_args("roll", system_id, argv)[2]
     assert {k: getattr(params, k) for k in expected} == expected
 
 
 def test_the_parameters_typed_are_known_an_explicit_zero_included():
     from gmdesk.core.session.params import explicit_options
 
-    _, ns, params = cli.parse_system_args("roll", "4d2", ["--shift", "0", "--maneuver", "--at", "Bob"])
+    _, ns, params = parse_system_args("roll", "4d2", ["--shift", "0", "--maneuver", "--at", "Bob"])
     assert explicit_options(ns) == {"shift", "maneuver"}
     assert params.shift == 0 and ns.target == "Bob"
 

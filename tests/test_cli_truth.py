@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from helpers import TIMEOUT
 
-from gmdesk.core import cli
+from gmdesk.cli.main import main
 
 FULL = Path("/dev/full")
 
@@ -103,7 +103,7 @@ def test_an_unexpected_failure_is_one_line_never_a_traceback(
         monkeypatch.setattr(systems, "get_spec", lambda _id, broken=broken: broken)
         monkeypatch.setattr(SessionStore, "list", boom)
         for argv in (["roll", "4d2"], ["--saves", str(tmp_path), "list"]):
-            assert cli.main(argv) == 2
+            assert main(argv) == 2
             err = capsys.readouterr().err
             assert err.count("\n") == 1 and err.startswith("gmdesk: "), err
             assert "Traceback" not in err

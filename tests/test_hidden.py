@@ -118,7 +118,7 @@ def test_hidden_survives_the_checkpoint(s):
 
 
 def cli(capsys, saves, *args):
-    from gmdesk.core.cli import main
+    from gmdesk.cli.main import main
 
     rc = main(["--saves", str(saves), *args])
     out, err = capsys.readouterr()

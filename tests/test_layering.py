@@ -20,7 +20,7 @@ def test_importing_core_leaves_textual_out():
         "import gmdesk.core, gmdesk.core.dice, gmdesk.core.odds, gmdesk.core.tables, gmdesk.core.systems\n"
         "from gmdesk.core.systems import SYSTEM_IDS, get_system\n"
         "[get_system(s) for s in SYSTEM_IDS]\n"
-        "import gmdesk.core.cli, gmdesk.core.session"
+        "import gmdesk.core.session"
     )
     assert not any(m == "textual" or m.startswith("textual.") for m in mods)
     assert not any(m.startswith("gmdesk.tui") for m in mods)

@@ -27,7 +27,7 @@ Knife              +1
 
 
 def cli(capsys, saves: Path, *args: str) -> str:
-    from gmdesk.core.cli import main
+    from gmdesk.cli.main import main
 
     rc = main(["--saves", str(saves), *args])
     out, err = capsys.readouterr()

@@ -46,7 +46,7 @@ def test_the_wheel_holds_gmdesk_and_its_dist_info_only(tmp_path: Path) -> None:
     assert {name.split("/")[0] for name in names} == {"gmdesk", f"gmdesk-{version}.dist-info"}
     assert f"\nVersion: {version}\n" in meta
     # the whole package: both layers, their data, the example saves
-    assert {"gmdesk/__main__.py", "gmdesk/core/cli.py", "gmdesk/tui/app.py"} <= set(names)
+    assert {"gmdesk/__main__.py", "gmdesk/cli/main.py", "gmdesk/tui/app.py"} <= set(names)
     assert any(n.startswith("gmdesk/core/data/") and n.endswith(".json") for n in names)
     assert any(n.startswith("gmdesk/saves/") and n.endswith(".gmdesk") for n in names)
     assert "gmdesk/py.typed" in names  # PEP 561: a plug-in's mypy reads gmdesk's types

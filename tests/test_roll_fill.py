@@ -21,7 +21,7 @@ from helpers import (
     settle,
 )
 
-from gmdesk.core.cli import main
+from gmdesk.cli.main import main
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session
 from gmdesk.tui.screens.roll import RollDialog

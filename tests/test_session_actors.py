@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from gmdesk.core.cli import main
+from gmdesk.cli.main import main
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import EventError, Session, SessionStore
 from gmdesk.core.session.storage import EventLog

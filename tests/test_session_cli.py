@@ -234,7 +234,7 @@ def test_log_follow_prints_what_the_writer_saves(saves):
 def test_session_params_fill_in_what_the_session_knows(saves):
     import argparse
 
-    from gmdesk.core.session.commands import session_params
+    from gmdesk.cli.roll_save import session_params
 
     make_session(saves)
     ns = argparse.Namespace(saves=str(saves), save="Docks", actor="Bruno", target="Kara")

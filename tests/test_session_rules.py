@@ -338,7 +338,7 @@ def test_heal_and_new_day_list_the_uses_they_change(store):
 def test_cli_roll_reads_the_test_from_the_sheet(store, capsys):
     import json
 
-    from gmdesk.core.cli import main
+    from gmdesk.cli.main import main
 
     with open_new(store, "1d6x4") as s:
         add(s, "Pip", sheet=PIP)
@@ -425,7 +425,7 @@ def test_a_missing_name_nobody_lists_as_an_item_counts_zero_and_the_record_says_
     sheet listing Sneak as an item later does not change the roll on replay."""
     import json
 
-    from gmdesk.core.cli import main
+    from gmdesk.cli.main import main
 
     with open_new(store, "1d6x4") as s:
         pip = add(s, "Pip", sheet=PIP + "Stealth           +2\n")

@@ -24,7 +24,7 @@ from helpers import (
 )
 from textual.widgets import Checkbox, Input, Select
 
-from gmdesk.core.cli import main
+from gmdesk.cli.main import main
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.core.session.settings import SettingError, declared, parse_assignment
 from gmdesk.tui.screens.help import HelpScreen

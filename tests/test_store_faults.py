@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gmdesk.core.cli import main
+from gmdesk.cli.main import main
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.core.session.storage import EventLog, session_files

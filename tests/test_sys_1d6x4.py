@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gmdesk.core.cli import parse_system_args
+from gmdesk.cli.rolls import parse_system_args
 from gmdesk.core.dice import DiceExhausted, FixedDice, RollRecord
 from gmdesk.core.errors import ParamError
 from gmdesk.core.sheet import parse_sheet

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gmdesk.core.cli import system_parser
+from gmdesk.cli.rolls import system_parser
 from gmdesk.core.dice import Descriptor, FixedDice, RollRecord
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems import four_d_two as m

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gmdesk.core.cli import system_parser
+from gmdesk.cli.rolls import system_parser
 from gmdesk.core.dice import FixedDice, RollRecord
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems import core_4d6 as m
@@ -260,7 +260,7 @@ def test_a_contest_has_no_dc():
 
 
 def test_cli_roll_and_odds_default_to_dc_16(capsys):
-    from gmdesk.core.cli import main
+    from gmdesk.cli.main import main
 
     assert main(["roll", "4d6", "--bonus", "3", "--seed", "1", "--json"]) == 0
     import json

@@ -9,7 +9,7 @@ from helpers import DrawnDice
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gmdesk.core.cli import parse_system_args
+from gmdesk.cli.rolls import parse_system_args
 from gmdesk.core.dice import FixedDice, RollRecord
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems import get_system

@@ -411,7 +411,7 @@ def test_custom_fudge_dice_show_their_printed_faces() -> None:
 
 
 def test_cli_prints_custom_fudge_faces(capsys: pytest.CaptureFixture) -> None:
-    from gmdesk.core.cli import main
+    from gmdesk.cli.main import main
 
     assert main(["roll", "fudge", "--method", "custom", "--trait", "Good", "--vs-trait", "Fair", "--seed", "3"]) == 0
     out = capsys.readouterr().out
@@ -424,7 +424,7 @@ def test_cli_prints_custom_fudge_faces(capsys: pytest.CaptureFixture) -> None:
 def test_torg_odds_fold_the_tails_and_explain_what_is_not_counted(capsys: pytest.CaptureFixture) -> None:
     from fractions import Fraction
 
-    from gmdesk.core.cli import main
+    from gmdesk.cli.main import main
     from gmdesk.core.render import distribution_rows
     from gmdesk.core.systems import torg_2d10
 

@@ -272,7 +272,7 @@ def test_a_gmdesk_seed_that_is_no_number_is_refused_in_one_line(tmp_path: Path, 
         def desk(self, saves_dir: Path, path: Path | None) -> int:
             raise AssertionError("the desk must not start")
 
-    from gmdesk.core.cli import main
+    from gmdesk.cli.main import main
 
     monkeypatch.setenv("GMDESK_SEED", "seven")
     rc = main(["--saves", str(tmp_path)], front_end=NoDesk())  # type: ignore[arg-type]

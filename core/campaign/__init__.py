@@ -1,3 +1,4 @@
 """Campaigns: what outlives one evening's session. :mod:`bestiary` is the library of
 reusable stat blocks beside the sessions (``bestiary.json`` in the saves directory),
-:mod:`bestiary_db` its TinyDB storage, :mod:`bestiary_cli` ``gmdesk bestiary``."""
+:mod:`bestiary_db` its TinyDB storage, :mod:`copies` numbered copies of a stat block
+joining a session (``gmdesk bestiary`` is :mod:`gmdesk.cli.bestiary`)."""

@@ -4,7 +4,7 @@
 docs/DESIGN.md ("Session contract"). Modules: ``model`` (the state dataclasses),
 ``events`` (validate, fold, undo/redo), ``session`` (an open session over the
 store), ``saves`` (a directory of sessions), ``storage`` (the durable event log),
-``export`` (md/html/json chronicle), ``commands`` (the CLI subcommands).
+``export`` (md/html/json chronicle). The command line over it is :mod:`gmdesk.cli`.
 """
 
 from gmdesk.core.session.events import EVENT_TYPES, Event, EventError

@@ -143,17 +143,15 @@ class SystemMoveCalls:
     def _builtin(self, move_id: str, values: Mapping[str, Any], rng: RandomSource | None = None) -> Event:
         """A built-in move by its rules, whatever the session's system (a roll of another system
         may be logged in any session)."""
-        from gmdesk.core.systems import builtin_moves
+        from gmdesk.core.systems import BUILTIN_IDS, get_spec
 
-        runs = {
-            "spend_possibility": builtin_moves.spend_run,
-            "cancel_possibility": builtin_moves.cancel_run,
-            "heal": builtin_moves.heal_run,
-        }
+        # the move as the built-in system that has it declares it (with its own rule)
+        declared = (get_spec(system_id).move(move_id) for system_id in BUILTIN_IDS)
+        run = next(move.run for move in declared if move is not None and move.run is not None)
         if self.readonly:
             raise EventError("this session is open read-only")
         try:
-            done: Event = runs[move_id](self, values, {}, rng)
+            done: Event = run(self, values, {}, rng)
             return done
         except ParamError as e:
             raise EventError(str(e)) from None

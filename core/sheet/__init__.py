@@ -47,8 +47,9 @@ How the text is read, where the rules leave it open:
 
 Modules: ``descriptors`` (the Core Descriptors, the shipped templates, what kind of
 descriptor a name is), ``row`` (one row), ``line`` (a row's line of text, read and
-written), ``sheet`` (the Sheet: its tree of rows, look-ups and changes), ``text`` (a
-whole sheet read and written).
+written), ``text`` (a whole sheet's text read into its parts and written back from
+them), ``sheet`` (the Sheet: its tree of rows, look-ups and changes; read from text and
+written as text).
 """
 
 from gmdesk.core.sheet.descriptors import (
@@ -65,8 +66,17 @@ from gmdesk.core.sheet.descriptors import (
     templates,
 )
 from gmdesk.core.sheet.row import INF, TAB, UNUSABLE_AT, Row, Uses, fmt_uses, fmt_value
-from gmdesk.core.sheet.sheet import KEEP, CannotUse, Sheet, generate_core, is_item_or_ability, new_sheet
-from gmdesk.core.sheet.text import parse_sheet, parse_template, write_sheet
+from gmdesk.core.sheet.sheet import (
+    KEEP,
+    CannotUse,
+    Sheet,
+    generate_core,
+    is_item_or_ability,
+    new_sheet,
+    parse_sheet,
+    parse_template,
+    write_sheet,
+)
 
 __all__ = [
     "item_key",

@@ -1,4 +1,4 @@
-"""The Sheet: an immutable tree of descriptor rows, its look-ups and its changes."""
+"""The Sheet: an immutable tree of descriptor rows, its look-ups and its changes, read from and written as text."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from gmdesk.core.sheet.line import (
     widen,
 )
 from gmdesk.core.sheet.row import INF, TAB, UNUSABLE_AT, Row, Uses
+from gmdesk.core.sheet.text import Layout, read_text, write_text
 
 
 class CannotUse(SheetError):
@@ -40,16 +41,6 @@ class _Keep:
 
 
 KEEP: Any = _Keep()
-
-
-@dataclass(frozen=True)
-class Layout:
-    """What the text looked like beyond its meaning (not part of equality)."""
-
-    head: tuple[str, ...] | None = None  # the exact lines before the column line / the title
-    column_line: str | None = None
-    tail: tuple[str, ...] = ()  # blank lines after the last row
-    final_newline: bool = True
 
 
 def _split_path(name: str) -> list[str]:
@@ -162,9 +153,16 @@ class Sheet:
         return line
 
     def text(self) -> str:
-        from gmdesk.core.sheet.text import write_sheet  # the text module builds Sheets: import it late
-
-        return write_sheet(self)
+        """The sheet as text; ``parse_sheet(s.text()) == s``, and a sheet read from text
+        and left unchanged is written back byte for byte."""
+        return write_text(
+            self.header,
+            self.rows,
+            self.layout,
+            column_line=self._column_line if self.has_columns else None,
+            cols=self._cols,
+            cr=self._cr,
+        )
 
     def __str__(self) -> str:
         return self.text()
@@ -665,8 +663,6 @@ class Sheet:
         place) adds the template's value to its Default Value (and its uses count to
         the Default uses; ``(inf)`` wins). Rows nested in the template are merged the
         same way under their parent."""
-        from gmdesk.core.sheet.text import parse_sheet
-
         t = parse_sheet(template_text, "<template>") if isinstance(template_text, str) else template_text
         out: Sheet = self
         for i, _r in enumerate(t.rows):
@@ -711,6 +707,23 @@ class Sheet:
         for k in kids:
             out = out._merge(t, k, found)
         return out
+
+
+def parse_sheet(text: str, source: str = "<sheet>") -> Sheet:
+    """Read a sheet (or a template). SheetError names ``source``, the line and the problem."""
+    t = read_text(text, source)
+    return Sheet(t.header, t.rows, t.has_notes_column, t.has_columns, t.layout)
+
+
+def write_sheet(sheet: Sheet) -> str:
+    """The sheet as text; ``parse_sheet(write_sheet(s)) == s``, and a sheet read from
+    text and left unchanged is written back byte for byte."""
+    return sheet.text()
+
+
+def parse_template(text: str, source: str = "<template>") -> Sheet:
+    """A template: rows without a column line (a ``Name:`` first line is its title)."""
+    return parse_sheet(text, source)
 
 
 def new_sheet(header: str = "", rows: Iterable[Row] = (), *, has_notes_column: bool = False) -> Sheet:

@@ -1,10 +1,15 @@
-"""A whole sheet as text: reading it (rows, header, blank lines, line endings) and
-writing it back byte for byte."""
+"""A whole sheet's text read into its parts and written back from them, byte for byte.
+
+The parts are the header, the rows, the blank lines and line endings
+(:class:`Layout`); the :class:`~gmdesk.core.sheet.sheet.Sheet` is built from them and
+writes itself with :func:`write_text`. This module imports no Sheet."""
 
 from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from gmdesk.core.errors import SheetError
 from gmdesk.core.sheet.line import (
@@ -18,15 +23,35 @@ from gmdesk.core.sheet.line import (
     title_line,
 )
 from gmdesk.core.sheet.row import Row
-from gmdesk.core.sheet.sheet import Layout, Sheet
 
 
-def parse_sheet(text: str, source: str = "<sheet>") -> Sheet:
+@dataclass(frozen=True)
+class Layout:
+    """What the text looked like beyond its meaning (not part of equality)."""
+
+    head: tuple[str, ...] | None = None  # the exact lines before the column line / the title
+    column_line: str | None = None
+    tail: tuple[str, ...] = ()  # blank lines after the last row
+    final_newline: bool = True
+
+
+@dataclass(frozen=True)
+class SheetText:
+    """A sheet's text read: what a :class:`~gmdesk.core.sheet.sheet.Sheet` is made of."""
+
+    header: str = ""
+    rows: tuple[Row, ...] = ()
+    has_notes_column: bool = False
+    has_columns: bool = True
+    layout: Layout = Layout()
+
+
+def read_text(text: str, source: str = "<sheet>") -> SheetText:
     """Read a sheet (or a template). SheetError names ``source``, the line and the problem."""
     if not isinstance(text, str):
         raise SheetError(f"{source}: a sheet is text (got {type(text).__name__})")
     if text == "":
-        return Sheet(has_columns=False, layout=Layout(final_newline=False))
+        return SheetText(has_columns=False, layout=Layout(final_newline=False))
     lines = text.split("\n")
     final_newline = lines[-1] == ""
     if final_newline:
@@ -63,7 +88,7 @@ def parse_sheet(text: str, source: str = "<sheet>") -> Sheet:
         pending = []
     has_notes = bool(column_line and re.search(r"\bNotes\b", column_line, re.I))
     header = header_of(head) if head is not None else ""
-    return Sheet(
+    return SheetText(
         header=header,
         rows=tuple(rows),
         has_notes_column=has_notes,
@@ -72,33 +97,36 @@ def parse_sheet(text: str, source: str = "<sheet>") -> Sheet:
     )
 
 
-def write_sheet(sheet: Sheet) -> str:
-    """The sheet as text; ``parse_sheet(write_sheet(s)) == s``, and a sheet read from
-    text and left unchanged is written back byte for byte."""
+def write_text(
+    header: str,
+    rows: Sequence[Row],
+    layout: Layout,
+    *,
+    column_line: str | None,
+    cols: Cols | None,
+    cr: str,
+) -> str:
+    """A sheet's text from its parts: the header as it was read when unchanged, the
+    column line (``None``: a template's, without one), each row under ``cols`` with the
+    blank lines before it, ``cr`` (``"\\r"``: CRLF line endings) throughout."""
     out: list[str] = []
-    head = sheet.layout.head
-    if head is not None and header_of(head) == sheet.header:
+    head = layout.head
+    if head is not None and header_of(head) == header:
         out.extend(head)
-    elif sheet.header:
-        out.extend(sheet.header.split("\n"))
-    if sheet.has_columns:
-        out.append(sheet._column_line)
-    cols = sheet._cols
-    for row in sheet.rows:
+    elif header:
+        out.extend(header.split("\n"))
+    if column_line is not None:
+        out.append(column_line)
+    for row in rows:
         out.extend(row.before)
-        out.append(row_text(row, cols, sheet._cr))
-    out.extend(sheet.layout.tail)
-    if sheet._cr and out:
+        out.append(row_text(row, cols, cr))
+    out.extend(layout.tail)
+    if cr and out:
         # a CRLF sheet stays CRLF, also around rows added after its last line
         out = [x if x.endswith("\r") else x + "\r" for x in out]
-        if not sheet.layout.final_newline:
+        if not layout.final_newline:
             out[-1] = out[-1][:-1]
     text = "\n".join(out)
-    if sheet.layout.final_newline and out:
+    if layout.final_newline and out:
         text += "\n"
     return text
-
-
-def parse_template(text: str, source: str = "<template>") -> Sheet:
-    """A template: rows without a column line (a ``Name:`` first line is its title)."""
-    return parse_sheet(text, source)

@@ -43,6 +43,9 @@ BUILTIN_IDS = tuple(BUILTIN_MODULES)
 DEFAULT_SYSTEM = BUILTIN_IDS[0]
 SYSTEM_IDS = BUILTIN_IDS
 
+#: the system a new session plays when none is named (``gmdesk new NAME``)
+DEFAULT_SYSTEM = "4d2"
+
 
 @cache
 def _plugins() -> tuple[dict[str, str], tuple[str, ...], dict[str, str]]:

@@ -1,24 +1,21 @@
 """The rules of the built-in systems' moves: what each asks, who may make it, what
 it refuses, the one event it appends and the line the desk says afterwards.
 
-Each built-in system declares its ``MOVES`` at the end of its module (see
-:class:`~gmdesk.core.systems.spec.Move`) with the functions here; the session runs
-them (``Session.move``) and the desk generates its keys, palette entries and forms
-from the declarations. They read the session and its state by their public
-attributes only (a system never imports the session), and refuse with a one-line
-``GmdeskError`` (``ParamError`` naming the field).
+Each built-in system declares its ``MOVES`` (see :class:`~gmdesk.core.systems.spec.Move`)
+with the functions here; the session runs them (``Session.move``) and the desk
+generates its keys, palette entries and forms from the declarations. They read the
+session and its state by their public attributes only (a system never imports the
+session), and refuse with a one-line ``GmdeskError`` (``ParamError`` naming the
+field). This module imports no system: a move that applies a system's rule (a
+Possibility's die, a Healing d6) is made by the system from its own rule
+(:func:`spend_run_with`, :func:`heal_run_with`), so each system imports this module
+and nothing imports back.
 
 What the desk offers as a default lives here too (:mod:`core.session.offers`
-re-exports it): the clock progress of the latest roll that moves clocks for the
-next tick, and the wounds a buy-off can take, newest first, with their age.
+re-exports it): the wounds a buy-off can take, newest first, with their age. The
+clocks' moves, which a declaration with clocks is given, are
+:mod:`core.systems.clock_moves`.
 
-* :func:`pending_clock_progress`: the clock progress the latest roll of a system
-  whose rolls move clocks (its ``HARM.clocks``) earned and that no clock has taken
-  yet — the default of the next clock tick. Only the latest such roll counts: once
-  a newer one is made, an older roll's progress is no longer offered (the GM can
-  still tick any amount by hand).
-* :func:`clock_moves`: "Add clock" and "Tick clock", the moves of every system whose
-  rolls move clocks (the declaration adds them).
 * :func:`buyoff_choices`: a character's wounds for a torg buy-off, newest first,
   each with how old it is ("round 1, 3 rolls ago"). The default is the first one:
   the damage just taken (the latest wound, from the last roll that wounded the
@@ -28,19 +25,31 @@ next tick, and the wounds a buy-off can take, newest first, with their age.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
-from gmdesk.core.systems.harm import harm_of
 from gmdesk.core.systems.spec import Move, MoveField
 from gmdesk.core.text import signed
+
+if TYPE_CHECKING:
+    from gmdesk.core.dice import RandomSource, RollRecord
+    from gmdesk.core.tables import TableSet
 
 #: how far back in the log a Possibility looks for the roll to spend on or cancel
 TORG_LOOKBACK = 500
 
 Context = Mapping[str, Any]
+
+#: what a move does when it is made: (session, the form's values, the desk's context, dice) → its event
+Run = Callable[[Any, Context, Context, Any], Any]
+#: a system's rule for a Possibility spent on one of its rolls: (the roll's record, dice,
+#: tables) → the record with the Possibility's die added
+PossibilityRule = Callable[["RollRecord", "RandomSource", "TableSet"], "RollRecord"]
+#: a system's Healing rule: (dice, current Vitality, its Default) → (the roll's record,
+#: the new current Vitality)
+HealRule = Callable[["RandomSource", int, int], "tuple[RollRecord, int]"]
 
 
 def _name(state: Any, cid: Any) -> str:
@@ -53,28 +62,6 @@ def _rng(rng: Any) -> Any:
 
 
 # --------------------------------------------------------------------------- offers
-
-
-@dataclass(frozen=True)
-class ClockOffer:
-    roll_seq: int
-    halves: int
-    effect: str
-    outcome: str
-
-
-def pending_clock_progress(state: Any) -> ClockOffer | None:
-    """The clock progress of the latest roll whose system moves clocks (its
-    ``HARM.clocks``), if it earned some and no clock took it yet."""
-    for entry in reversed(state.rolls):
-        clocks = harm_of(entry.record.system).clocks if entry.kind == "roll" else None
-        if clocks is None:
-            continue
-        halves = clocks.earned(entry.record)
-        if entry.clock or halves is None or halves <= 0:
-            return None
-        return ClockOffer(entry.seq, halves, str(entry.record.get("clock_effect") or ""), entry.record.outcome)
-    return None
 
 
 @dataclass(frozen=True)
@@ -197,28 +184,31 @@ def _spender(entry: Any, values: Context, context: Context) -> str:
     return str(spender)
 
 
-def spend_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
-    """The spender (the roll's roller) spends a Possibility on the roll: a positive
-    progressive d10 added to it."""
-    from gmdesk.core.systems.torg_2d10 import spend_possibility
+def spend_run_with(spend_possibility: PossibilityRule) -> Run:
+    """The Spend-a-Possibility move, adding the die by the system's rule
+    ``spend_possibility``: the spender (the roll's roller) spends a Possibility on the
+    roll, a positive progressive d10 added to it."""
 
-    state = session.state
-    entry = _spend_entry(state, values, context)
-    seq = entry.seq
-    if entry.record.system != "torg-2d10":
-        raise GmdeskError(f"roll #{seq} is a {entry.record.system} roll; Possibilities are for torg-2d10")
-    spender = _spender(entry, values, context)
-    c = state.characters.get(spender)
-    if c is None:
-        raise ParamError("id", f"no character {spender!r} in this session")
-    if not c.reality_rated or c.possibilities < 1:
-        raise GmdeskError(
-            f"{c.name} has no Possibility to spend"
-            if c.reality_rated
-            else f"{c.name} is not reality-rated and has no Possibilities"
-        )
-    record = spend_possibility(entry.record, _rng(rng), session.tables())
-    return session.apply({"type": "possibility.spend", "id": spender, "roll": seq, "record": record.to_json()})
+    def spend_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
+        state = session.state
+        entry = _spend_entry(state, values, context)
+        seq = entry.seq
+        if entry.record.system != "torg-2d10":
+            raise GmdeskError(f"roll #{seq} is a {entry.record.system} roll; Possibilities are for torg-2d10")
+        spender = _spender(entry, values, context)
+        c = state.characters.get(spender)
+        if c is None:
+            raise ParamError("id", f"no character {spender!r} in this session")
+        if not c.reality_rated or c.possibilities < 1:
+            raise GmdeskError(
+                f"{c.name} has no Possibility to spend"
+                if c.reality_rated
+                else f"{c.name} is not reality-rated and has no Possibilities"
+            )
+        record = spend_possibility(entry.record, _rng(rng), session.tables())
+        return session.apply({"type": "possibility.spend", "id": spender, "roll": seq, "record": record.to_json()})
+
+    return spend_run
 
 
 def spend_said(state: Any, event: Any) -> str:
@@ -342,24 +332,26 @@ def heal_form(state: Any, context: Context) -> list[MoveField]:
     ]
 
 
-def heal_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
-    """Healing Ability: d6 back onto the patient's Vitality (never above its Default);
-    the healer's use is spent."""
-    from gmdesk.core.systems.one_d6_x4 import heal
+def heal_run_with(heal: HealRule) -> Run:
+    """The Healing move, by the system's rule ``heal``: d6 back onto the patient's
+    Vitality (never above its Default); the healer's use is spent."""
 
-    st = session.state
-    healer, target = values.get("healer"), values.get("target")
-    t = st.characters.get(target) if target is not None else None
-    if t is None:
-        raise ParamError("target", f"no character {target!r} in this session")
-    if healer not in st.characters:
-        raise ParamError("healer", f"no character {healer!r} in this session")
-    if t.status == "dead":
-        raise GmdeskError(f"{t.name} is dead; the Dead stay dead")
-    record, new = heal(_rng(rng), t.vitality_current, t.vitality_default)
-    return session.apply(
-        {"type": "heal", "healer": healer, "target": target, "record": record.to_json(), "vitality": new}
-    )
+    def heal_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
+        st = session.state
+        healer, target = values.get("healer"), values.get("target")
+        t = st.characters.get(target) if target is not None else None
+        if t is None:
+            raise ParamError("target", f"no character {target!r} in this session")
+        if healer not in st.characters:
+            raise ParamError("healer", f"no character {healer!r} in this session")
+        if t.status == "dead":
+            raise GmdeskError(f"{t.name} is dead; the Dead stay dead")
+        record, new = heal(_rng(rng), t.vitality_current, t.vitality_default)
+        return session.apply(
+            {"type": "heal", "healer": healer, "target": target, "record": record.to_json(), "vitality": new}
+        )
+
+    return heal_run
 
 
 def heal_said(state: Any, event: Any) -> str:
@@ -372,91 +364,6 @@ def heal_said(state: Any, event: Any) -> str:
 
 def new_day_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
     return session.apply({"type": "day.new"})
-
-
-# --------------------------------------------------------------------------- clocks
-
-
-def clock_add_form(state: Any, context: Context) -> list[MoveField]:
-    return [MoveField("name", "Clock name", "text", ""), MoveField("segments", "Segments", "int", 4, lo=1)]
-
-
-def clock_add_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
-    name = str(values.get("name") or "").strip()
-    if not name:
-        raise ParamError("name", "must not be empty")
-    segments = values.get("segments")
-    return session.apply({"type": "clock.add", "name": name, "segments": 4 if segments is None else segments})
-
-
-def clock_add_said(state: Any, event: Any) -> str:
-    return f"Clock {event.data.get('name')} added"
-
-
-def clock_tick_form(state: Any, context: Context) -> list[MoveField]:
-    clocks = list(state.clocks.values())
-    if not clocks:
-        raise GmdeskError("No clocks yet: add one first (Add clock).")
-    # the progress the latest roll earned (and no clock took yet) is the default
-    offer = pending_clock_progress(state)
-    return [
-        MoveField("name", "Clock", "choice", clocks[0].name, tuple((c.name, c.name) for c in clocks)),
-        MoveField(
-            "halves",
-            "Half segments",
-            "int",
-            offer.halves if offer is not None else 2,
-            placeholder="2 = one segment; -1 takes back",
-        ),
-    ]
-
-
-def clock_tick_hint(state: Any, context: Context) -> str:
-    offer = pending_clock_progress(state)
-    return f"From roll #{offer.roll_seq}: {offer.outcome}, {offer.effect} effect" if offer is not None else ""
-
-
-def clock_tick_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
-    offer = pending_clock_progress(session.state)
-    halves = values.get("halves")
-    halves = 2 if halves is None else int(halves)
-    doc: dict[str, Any] = {"type": "clock.tick", "name": values.get("name"), "halves": halves}
-    if offer is not None and halves == offer.halves:
-        doc["roll"] = offer.roll_seq  # the roll's progress, taken
-    return session.apply(doc)
-
-
-def clock_tick_said(state: Any, event: Any) -> str:
-    halves = int(event.data.get("halves", 0))
-    return f"Clock {event.data.get('name')} {'+' if halves >= 0 else ''}{halves / 2:g} segment(s)"
-
-
-def clock_moves() -> tuple[Move, Move]:
-    """The moves of a system whose rolls move clocks (``K`` adds one, ``k`` ticks one,
-    the latest roll's progress offered): a declaration with clocks has them."""
-    return (
-        Move(
-            "clock_add",
-            "Add clock",
-            "a named clock of N segments",
-            key="K",
-            verb="add",
-            form=clock_add_form,
-            run=clock_add_run,
-            said=clock_add_said,
-        ),
-        Move(
-            "clock_tick",
-            "Tick clock",
-            "progress in half segments (the latest roll's progress offered)",
-            key="k",
-            verb="tick",
-            form=clock_tick_form,
-            hint=clock_tick_hint,
-            run=clock_tick_run,
-            said=clock_tick_said,
-        ),
-    )
 
 
 # --------------------------------------------------------------------------- shared declarations

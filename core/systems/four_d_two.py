@@ -44,6 +44,7 @@ from gmdesk.core import odds as odds_mod
 from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
 from gmdesk.core.errors import ParamError
 from gmdesk.core.odds import Odds
+from gmdesk.core.systems import builtin_moves as _moves
 from gmdesk.core.systems.base import (
     CombatFields,
     combat_descriptor,
@@ -54,7 +55,8 @@ from gmdesk.core.systems.base import (
     shown,
 )
 from gmdesk.core.systems.harm import DESK_VITALITY, WOUND_STATUS, Harm
-from gmdesk.core.systems.spec import CharField, Param, Setting
+from gmdesk.core.systems.rest import default_rest
+from gmdesk.core.systems.spec import CharField, Move, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
 ID = "4d2"
@@ -399,9 +401,6 @@ def initiative_modifier(character: Any) -> int:
 
 # ---- moves
 
-from gmdesk.core.systems import builtin_moves as _moves  # noqa: E402
-from gmdesk.core.systems.spec import Move  # noqa: E402
-
 MOVES = (
     _moves.opposed("Opposed roll", "at the roller's default target; its shifts cancel the roller's"),
     Move("fold", "Folded roll", "positive or negative fold", kind="preset", preset={"fold": "positive"}),
@@ -410,8 +409,6 @@ MOVES = (
 
 
 # ---- between sessions
-
-from gmdesk.core.systems.rest import default_rest  # noqa: E402
 
 
 def rest(character: dict[str, Any]) -> dict[str, Any]:

@@ -50,6 +50,7 @@ from typing import Any
 from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord
 from gmdesk.core.errors import ParamError, TableError
 from gmdesk.core.odds import Dist, Odds, die, mix, outcomes_by, remap, repeat, shift, sub
+from gmdesk.core.systems import builtin_moves as _moves
 from gmdesk.core.systems.base import (
     CombatFields,
     dataclass_from_json,
@@ -59,6 +60,7 @@ from gmdesk.core.systems.base import (
     shown,
 )
 from gmdesk.core.systems.harm import DESK_VITALITY, WOUND_STATUS, Harm
+from gmdesk.core.systems.rest import default_rest
 from gmdesk.core.systems.spec import CharField, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, BandTable, TableSet, load_builtin
 from gmdesk.core.text import MINUS, signed
@@ -643,8 +645,6 @@ CHARACTER_FIELDS = (
 
 # ---- moves
 
-from gmdesk.core.systems import builtin_moves as _moves  # noqa: E402
-
 MOVES = (
     _moves.opposed(
         "Opposed roll", "both sides roll; Vs trait Fair unless typed", {"opposed": True, "vs_trait": "Fair"}
@@ -653,8 +653,6 @@ MOVES = (
 
 
 # ---- between sessions
-
-from gmdesk.core.systems.rest import default_rest  # noqa: E402
 
 
 def rest(character: dict[str, Any]) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from fractions import Fraction
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from gmdesk.core.systems.clock_moves import clock_moves
 from gmdesk.core.systems.declare import (
     COMMON_PARAMS,
     FIELD_TYPES,
@@ -282,8 +283,6 @@ class SystemSpec:
         )
         values["harm"], values["clocks"] = harm, harm.clocks is not None
         if harm.clocks is not None:  # a system whose rolls move clocks adds and ticks them
-            from gmdesk.core.systems.builtin_moves import clock_moves
-
             own = values.get("moves", ())
             values["moves"] = own + tuple(m for m in clock_moves() if m.id not in {x.id for x in own})
         values["settings"] = tuple(

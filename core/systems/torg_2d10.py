@@ -58,6 +58,7 @@ from typing import Any
 from gmdesk.core.dice import Die, RandomSource, RollRecord, thaw
 from gmdesk.core.errors import ParamError
 from gmdesk.core.odds import Odds
+from gmdesk.core.systems import builtin_moves as _moves
 from gmdesk.core.systems.base import (
     CombatFields,
     combat_descriptor,
@@ -67,7 +68,8 @@ from gmdesk.core.systems.base import (
     parse_int,
 )
 from gmdesk.core.systems.harm import DESK_VITALITY, WOUND_STATUS, Harm, Imposed, Spend
-from gmdesk.core.systems.spec import CharField, Param, Setting
+from gmdesk.core.systems.rest import default_rest, end_timed, is_dead
+from gmdesk.core.systems.spec import CharField, Move, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 from gmdesk.core.text import MINUS, signed
 
@@ -590,16 +592,13 @@ def session_defaults(settings: Mapping[str, Any], actor: Any = None, target: Any
 
 # ---- moves
 
-from gmdesk.core.systems import builtin_moves as _moves  # noqa: E402
-from gmdesk.core.systems.spec import Move  # noqa: E402
-
 MOVES = (
     Move(
         "spend_possibility",
         "Spend a Possibility",
         "on the roll under the log cursor or the latest torg roll; its roller spends it",
         key="P",
-        run=_moves.spend_run,
+        run=_moves.spend_run_with(spend_possibility),
         said=_moves.spend_said,
     ),
     Move(
@@ -627,8 +626,6 @@ MOVES = (
 
 
 # ---- between sessions
-
-from gmdesk.core.systems.rest import default_rest, end_timed, is_dead  # noqa: E402
 
 #: the conditions of a scene: over by the next night (Disconnected stays: the
 #: character reconnects when the GM says so)

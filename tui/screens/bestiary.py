@@ -227,7 +227,7 @@ class BestiaryDialog(Dialog[Any]):
         return self.shown[index]
 
     def action_submit(self) -> None:
-        from gmdesk.core.session.charcli import MAX_COPIES
+        from gmdesk.core.campaign.copies import MAX_COPIES
         from gmdesk.core.systems.base import parse_int
 
         if self.loaded is None:
@@ -254,7 +254,7 @@ def add_call(path: Path, doc: Mapping[str, Any], count: int, hidden: bool, rng: 
 
     def fn(session: Session) -> Any:
         from gmdesk.core.campaign.bestiary import block_from_doc
-        from gmdesk.core.session.charcli import add_from_event
+        from gmdesk.core.campaign.copies import add_from_event
 
         block = block_from_doc(path, doc)
         return session.apply(add_from_event(session, block, count, rng, hidden=hidden))

@@ -162,7 +162,7 @@ MOVES = (
         key="h",
         verb="heal d6 (never above the default)",
         form=_moves.heal_form,
-        run=_moves.heal_run,
+        run=_moves.heal_run_with(heal),
         said=_moves.heal_said,
     ),
     Move(

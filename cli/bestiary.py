@@ -1,6 +1,6 @@
-"""``gmdesk bestiary add|save|list|show|remove|export|import``: the library of
-reusable stat blocks (:mod:`core.campaign.bestiary`) from the command line.
+"""``gmdesk bestiary``: the library of reusable stat blocks from the command line.
 
+``add|save|list|show|remove|export|import`` over :mod:`gmdesk.core.campaign.bestiary`.
 Each command that changes the bestiary writes it once, atomically, under its lock;
 bad input is one line on stderr, exit 2, and nothing is written. The first command
 that needs the bestiary of a saves directory without one writes the starter
@@ -14,10 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gmdesk.cli.common import MAX_SHEET_BYTES, choice, guard, open_session, session_store, spec_or_none
+from gmdesk.cli.fields import read_assignments
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.inputs import read_input
 from gmdesk.core.results import saved
-from gmdesk.core.session.commands import MAX_SHEET_BYTES
 
 #: the biggest TOML file ``bestiary import`` reads
 MAX_IMPORT_BYTES = 64 << 20
@@ -25,8 +26,6 @@ MAX_IMPORT_BYTES = 64 << 20
 
 def register(subparsers: Any) -> None:
     """Add ``bestiary`` and its verbs to ``gmdesk``'s subparsers."""
-    from gmdesk.core.session.commands import _guard
-
     p = subparsers.add_parser("bestiary", help="the library of reusable stat blocks beside the sessions")
     verbs = p.add_subparsers(dest="verb", metavar="add|save|list|show|remove|export|import", parser_class=type(p))
     verbs.required = True
@@ -52,7 +51,7 @@ def register(subparsers: Any) -> None:
     v.add_argument("--condition", action="append", default=[], metavar="NAME", help="a condition; repeatable")
     v.add_argument("--sheet", default=None, metavar="SHEET.txt", help="a descriptor sheet file")
     v.add_argument("--replace", action="store_true", help="replace a stat block of the same name and system")
-    v.set_defaults(func=_guard(cmd_add))
+    v.set_defaults(func=guard(cmd_add))
 
     v = verbs.add_parser("save", help="keep a session's character as a stat block (the session is only read)")
     v.add_argument("save", metavar="SAVE", help="session name or path")
@@ -60,36 +59,36 @@ def register(subparsers: Any) -> None:
     v.add_argument("--as", dest="name", default=None, metavar="NAME", help="the stat block's name")
     v.add_argument("--tag", dest="tags", action="append", default=[], metavar="TAG", help="a tag; repeatable")
     v.add_argument("--replace", action="store_true", help="replace a stat block of the same name and system")
-    v.set_defaults(func=_guard(cmd_save))
+    v.set_defaults(func=guard(cmd_save))
 
     v = verbs.add_parser("list", help="list the stat blocks")
     v.add_argument("--system", default=None, metavar="SYSTEM", help="only this system's")
     v.add_argument("--tag", default=None, metavar="TAG", help="only those with this tag")
     v.add_argument("--search", default=None, metavar="TEXT", help="only those whose name holds TEXT")
     v.add_argument("--json", action="store_true", help="one JSON object per stat block per line")
-    v.set_defaults(func=_guard(cmd_list))
+    v.set_defaults(func=guard(cmd_list))
 
     v = verbs.add_parser("show", help="print a stat block")
     v.add_argument("name", metavar="NAME")
     v.add_argument("--system", default=None, metavar="SYSTEM", help="when two systems have one of that name")
     v.add_argument("--json", action="store_true", help="the stat block as JSON")
-    v.set_defaults(func=_guard(cmd_show))
+    v.set_defaults(func=guard(cmd_show))
 
     v = verbs.add_parser("remove", help="remove a stat block")
     v.add_argument("name", metavar="NAME")
     v.add_argument("--system", default=None, metavar="SYSTEM", help="when two systems have one of that name")
-    v.set_defaults(func=_guard(cmd_remove))
+    v.set_defaults(func=guard(cmd_remove))
 
     v = verbs.add_parser("export", help="write the stat blocks to a TOML file (- for stdout)")
     v.add_argument("file", metavar="FILE")
     v.add_argument("--system", default=None, metavar="SYSTEM", help="only this system's")
     v.add_argument("--tag", default=None, metavar="TAG", help="only those with this tag")
-    v.set_defaults(func=_guard(cmd_export))
+    v.set_defaults(func=guard(cmd_export))
 
     v = verbs.add_parser("import", help="add the stat blocks of a TOML file")
     v.add_argument("file", metavar="FILE")
     v.add_argument("--replace", action="store_true", help="replace stat blocks of the same name and system")
-    v.set_defaults(func=_guard(cmd_import))
+    v.set_defaults(func=guard(cmd_import))
 
 
 # --------------------------------------------------------------------------- helpers
@@ -99,9 +98,8 @@ def bestiary(ns: Any, starter: bool = True) -> Any:
     """The saves directory's bestiary, the starter one written first if there is none
     (``starter``), said on stdout (on stderr when stdout carries JSON or TOML)."""
     from gmdesk.core.campaign.bestiary import Bestiary
-    from gmdesk.core.session.commands import _store
 
-    b = Bestiary(_store(ns).dir)
+    b = Bestiary(session_store(ns).dir)
     n = b.ensure_starter() if starter else None
     if n is not None:
         saved("starter", f"the starter bestiary {b.path}")
@@ -180,17 +178,15 @@ def _lines(b: Any) -> list[str]:
 
 
 def cmd_add(ns: Any) -> int:
-    from gmdesk.core.session.charcli import _choice, _spec, read_assignments
-
     system = _system(ns.system) or ""
-    fields, own = read_assignments(_spec(system), ns.assignments, adding=True)
+    fields, own = read_assignments(spec_or_none(system), ns.assignments, adding=True)
     if own.pop("name", None) is not None:
         raise ParamError("name", "is the NAME of `bestiary add`")
     data: dict[str, Any] = {"name": ns.name, "system": system}
     if ns.side is not None:
-        data["side"] = _choice("--side", ns.side, ("PC", "NPC"))
+        data["side"] = choice("--side", ns.side, ("PC", "NPC"))
     if ns.kind is not None:
-        data["kind"] = _choice("--kind", ns.kind, ("organic", "inorganic"))
+        data["kind"] = choice("--kind", ns.kind, ("organic", "inorganic"))
     for key in ("side", "kind", "notes", "possibilities", "reality_rated"):
         if key in own:
             data[key] = own[key]
@@ -227,9 +223,8 @@ def cmd_add(ns: Any) -> int:
 
 def cmd_save(ns: Any) -> int:
     from gmdesk.core.campaign.bestiary import StatBlock
-    from gmdesk.core.session.charcli import _open
 
-    with _open(ns, readonly=True) as session:
+    with open_session(ns, readonly=True) as session:
         c = session.character(ns.character)
         try:
             block = StatBlock.from_character(c, session.state.info.system, ns.name, ns.tags).check()
@@ -285,9 +280,8 @@ def cmd_remove(ns: Any) -> int:
 def cmd_export(ns: Any) -> int:
     from gmdesk.core.campaign.bestiary import to_toml
     from gmdesk.core.outputs import check_output, write_output
-    from gmdesk.core.session.commands import _store
 
-    saves = _store(ns).dir
+    saves = session_store(ns).dir
     if ns.file != "-":
         check_output(ns.file, saves)  # never gmdesk's own files: refused before the bestiary is read
     blocks = bestiary(ns).blocks(_system(ns.system), ns.tag)

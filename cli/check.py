@@ -1,7 +1,8 @@
-"""``gmdesk check SAVE`` and ``gmdesk repair SAVE``: what is wrong with a session, and
-a new session beside a damaged one from what can be trusted (:mod:`core.session.repair`).
-A sound session waiting for its dice system's plug-in is said to be sound, never
-DAMAGED."""
+"""``gmdesk check`` and ``gmdesk repair``: what is wrong with a session, and a sound copy.
+
+``repair`` writes a new session beside a damaged one from what can be trusted
+(:mod:`gmdesk.core.session.repair`). A sound session waiting for its dice system's
+plug-in is said to be sound, never DAMAGED."""
 
 from __future__ import annotations
 
@@ -10,14 +11,25 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from gmdesk.cli.common import guard, session_store
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.results import saved
-from gmdesk.core.session.commands import _guard, _store
+
+
+def register(subparsers: Any) -> None:
+    """Add ``check`` and ``repair`` to ``gmdesk``'s subparsers."""
+    p = subparsers.add_parser("check", help="say what is wrong with a session (reads only)")
+    p.add_argument("save", metavar="SAVE", help="session name or path")
+    p.set_defaults(func=cmd_check)
+
+    p = subparsers.add_parser("repair", help="write a new session beside a damaged one from what can be trusted")
+    p.add_argument("save", metavar="SAVE", help="session name or path")
+    p.set_defaults(func=cmd_repair)
 
 
 def _damaged_path(ns: Any) -> Path:
     """SAVE for check / repair: a damaged session is found by its file, never opened."""
-    store = _store(ns)
+    store = session_store(ns)
     path = store.path_for(ns.save)
     if not path.is_file():
         for s in store.list():  # a damaged session listed under its file name
@@ -27,7 +39,7 @@ def _damaged_path(ns: Any) -> Path:
     return path
 
 
-@_guard
+@guard
 def cmd_check(ns: Any) -> int:
     """``gmdesk check SAVE``: the report on stdout; exit 0 when the session is fine,
     1 when it is damaged (2 stays for a usage error, as everywhere)."""
@@ -81,12 +93,12 @@ def _only_needs_plugin(path: Path, problems: Sequence[str]) -> str | None:
     return system if all(found[0] in p for p in problems) else None
 
 
-@_guard
+@guard
 def cmd_repair(ns: Any) -> int:
     from gmdesk.core.session.repair import repair
 
     path = _damaged_path(ns)
-    dst, got = repair(path, _store(ns).dir if path.parent == _store(ns).dir else None)
+    dst, got = repair(path, session_store(ns).dir if path.parent == session_store(ns).dir else None)
     saved("repair", f"the repaired copy {dst}")
     lines = [f"Repaired {path.name}: wrote {dst} with {got.kept_text()}"]
     lines += [f"  left out: {w}" for w in got.left_out] or ["  nothing was left out"]

@@ -1,5 +1,6 @@
-"""``gmdesk char SAVE add|set|show|list|remove|add-from|initiative|hide|reveal|status``: a session's characters and the
-numbers their system rolls with, from the command line.
+"""``gmdesk char``: a session's characters and their numbers from the command line.
+
+``gmdesk char SAVE add|set|show|list|remove|add-from|initiative|hide|reveal|status``.
 
 ``FIELD=VALUE`` names a field of the session's system (``core.systems.spec``
 ``CharField``) by its name or its label, case, spaces, dashes and underscores
@@ -13,7 +14,7 @@ set whole, ``stats="Fire Combat=13, Dodge=11"``, or one entry at a time,
 ``stats.Fire Combat=13`` (an empty value takes the entry off: ``stats.Dodge=``).
 
 ``add-from NAME [--count N]`` adds N copies of the bestiary's stat block NAME
-(:mod:`core.campaign.bestiary`) of the session's system, numbered "Gospog 1" …
+(:mod:`gmdesk.core.campaign.bestiary`) of the session's system, numbered "Gospog 1" …
 "Gospog 4" after the numbers already taken (a single copy keeps the plain name
 unless it is taken), each its own character, and joins each to the encounter at an
 initiative rolled with its own modifier, logged with its dice; ``--hidden``: the
@@ -41,34 +42,15 @@ import json
 import sys
 from typing import Any
 
+from gmdesk.cli.common import choice, guard, open_session, spec_or_none
+from gmdesk.cli.fields import field_key, read_assignments
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.results import saved
 from gmdesk.core.session.events.text import num
 
-#: the character's own parts ``char`` sets: words (normalised) → (event key, label)
-OWN = {
-    "side": ("side", "Side"),
-    "kind": ("kind", "Kind"),
-    "vitality": ("vitality_current", "Vitality"),
-    "current vitality": ("vitality_current", "Vitality"),
-    "max vitality": ("vitality_default", "Max Vitality"),
-    "vitality default": ("vitality_default", "Max Vitality"),
-    "default vitality": ("vitality_default", "Max Vitality"),
-    "possibilities": ("possibilities", "Possibilities"),
-    "reality rated": ("reality_rated", "Reality-rated"),
-    "name": ("name", "Name"),
-    "notes": ("notes", "Notes"),
-}
-
-
-def _key(text: str) -> str:
-    return " ".join(text.replace("_", " ").replace("-", " ").split()).casefold()
-
 
 def register(subparsers: Any) -> None:
     """Add ``char`` and its verbs to ``gmdesk``'s subparsers."""
-    from gmdesk.core.session.commands import _guard
-
     p = subparsers.add_parser(
         "char", help="add, change, show, list, remove, hide or reveal a session's characters, or set their status"
     )
@@ -93,168 +75,58 @@ def register(subparsers: Any) -> None:
     v.add_argument(
         "--hidden", action="store_true", help="hidden from the players (player view, chronicle) until revealed"
     )
-    v.set_defaults(func=_guard(cmd_add))
+    v.set_defaults(func=guard(cmd_add))
 
     v = verbs.add_parser("set", help="change a character's fields (one event)")
     v.add_argument("name", metavar="NAME", help="character name or id")
     v.add_argument("assignments", nargs="+", metavar="FIELD=VALUE")
-    v.set_defaults(func=_guard(cmd_set))
+    v.set_defaults(func=guard(cmd_set))
 
     v = verbs.add_parser("show", help="print a character's numbers")
     v.add_argument("name", metavar="NAME", help="character name or id")
     v.add_argument("--json", action="store_true", help="the character as JSON")
-    v.set_defaults(func=_guard(cmd_show))
+    v.set_defaults(func=guard(cmd_show))
 
     v = verbs.add_parser("list", help="list the session's characters")
     v.add_argument("--json", action="store_true", help="one JSON object per character per line")
-    v.set_defaults(func=_guard(cmd_list))
+    v.set_defaults(func=guard(cmd_list))
 
     v = verbs.add_parser("remove", help="remove a character from the session")
     v.add_argument("name", metavar="NAME", help="character name or id")
-    v.set_defaults(func=_guard(cmd_remove))
+    v.set_defaults(func=guard(cmd_remove))
 
     v = verbs.add_parser("add-from", help="add numbered copies of a bestiary stat block and join them to the encounter")
     v.add_argument("name", metavar="NAME", help="the stat block's name in the bestiary")
     v.add_argument("--count", default="1", metavar="N", help="how many copies (default 1)")
     v.add_argument("--hidden", action="store_true", help="hidden from the players until revealed")
     v.add_argument("--seed", default=None, help=argparse.SUPPRESS)
-    v.set_defaults(func=_guard(cmd_add_from))
+    v.set_defaults(func=guard(cmd_add_from))
 
     v = verbs.add_parser(
         "initiative", help="roll initiative for characters (NAME=N: a typed value); those not in the fight join it"
     )
     v.add_argument("names", nargs="+", metavar="NAME[=N]", help="character name or id, =N for a typed initiative")
     v.add_argument("--seed", default=None, help=argparse.SUPPRESS)
-    v.set_defaults(func=_guard(cmd_initiative))
+    v.set_defaults(func=guard(cmd_initiative))
 
     v = verbs.add_parser("hide", help="hide a character from the players until revealed")
     v.add_argument("name", metavar="NAME", help="character name or id")
-    v.set_defaults(func=_guard(cmd_hide))
+    v.set_defaults(func=guard(cmd_hide))
 
     v = verbs.add_parser("reveal", help="show a hidden character to the players")
     v.add_argument("name", metavar="NAME", help="character name or id")
     v.add_argument(
         "--with-rolls", action="store_true", help="and the rolls it made or took while hidden (else they stay hidden)"
     )
-    v.set_defaults(func=_guard(cmd_reveal))
+    v.set_defaults(func=guard(cmd_reveal))
 
     v = verbs.add_parser("status", help="set a character's status by hand: ok, unconscious or dead")
     v.add_argument("name", metavar="NAME", help="character name or id")
     v.add_argument("status", metavar="ok|unconscious|dead", help="the status the GM sets")
-    v.set_defaults(func=_guard(cmd_status))
-
-
-# --------------------------------------------------------------------------- reading FIELD=VALUE
-
-
-def _spec(system: str) -> Any:
-    from gmdesk.core.systems import get_spec
-
-    try:
-        return get_spec(system)
-    except ParamError:
-        return None
-
-
-def _field(spec: Any, name: str) -> Any:
-    """The declared field ``name`` names (its name or label), or None."""
-    if spec is None:
-        return None
-    key = _key(name)
-    return next((f for f in spec.character_fields if key in (_key(f.name), _key(f.label))), None)
-
-
-def _field_names(spec: Any) -> str:
-    own = "side, kind, vitality, max vitality, possibilities, reality rated, name, notes"
-    if spec is None or not spec.character_fields:
-        return own
-    return ", ".join(f.name for f in spec.character_fields) + "; " + own
-
-
-def _bool(label: str, text: str) -> bool:
-    t = text.strip().casefold()
-    if t in ("yes", "y", "true", "on", "1"):
-        return True
-    if t in ("no", "n", "false", "off", "0"):
-        return False
-    raise ParamError(label, f"must be yes or no (got {text!r})")
-
-
-def _int(label: str, text: str) -> int:
-    from gmdesk.core.systems.base import parse_int
-
-    return parse_int(label, text.strip().replace("\u2212", "-"))
-
-
-def read_assignments(
-    spec: Any, texts: list[str], current: dict[str, Any] | None = None, adding: bool = False
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``FIELD=VALUE`` texts as (the system's field changes ``{name: value or None}``,
-    the character's own part changes ``{event key: value}``). Values of the system's
-    fields are read by their declaration (``ParamError`` naming the field's label);
-    ``current``: the character's fields now (``stats.NAME=VALUE`` changes one entry)."""
-    from gmdesk.core.systems.spec import find_stat, parse_field, parse_stats
-
-    fields: dict[str, Any] = {}
-    own: dict[str, Any] = {}
-    current = current or {}
-    for text in texts:
-        name, sep, value = text.partition("=")
-        if not sep or not name.strip():
-            raise ParamError("FIELD=VALUE", f"write each change as FIELD=VALUE, e.g. side=NPC (got {text!r})")
-        value = value.strip()
-        f = _field(spec, name)
-        if f is None and "." in name:
-            head, _, entry = name.partition(".")
-            f = _field(spec, head)
-            if f is None or f.type != "stats" or not entry.strip():
-                raise ParamError(name.strip(), f"no such field; fields: {_field_names(spec)}")
-            table = dict(fields.get(f.name) or current.get(f.name) or {})
-            old = find_stat(table, entry)
-            if not value:
-                table.pop(old or "", None)
-            else:
-                ((new_name, new_value),) = parse_stats(f, {" ".join(entry.split()): value}).items()
-                table[old or new_name] = new_value  # an entry keeps its place and its spelling
-            fields[f.name] = table or None
-            continue
-        if f is not None:
-            fields[f.name] = parse_field(f, value) if value else None
-            continue
-        key = _key(name)
-        if key not in OWN:
-            raise ParamError(name.strip(), f"no such field; fields: {_field_names(spec)}")
-        target, label = OWN[key]
-        if target == "side":
-            own[target] = _choice(label, value, ("PC", "NPC"))
-        elif target == "kind":
-            own[target] = _choice(label, value, ("organic", "inorganic"))
-        elif target == "reality_rated":
-            own[target] = _bool(label, value)
-        elif target in ("name", "notes"):
-            own[target] = value
-        else:
-            own[target] = _int(label, value)
-    if adding and "vitality_current" in own:
-        own.setdefault("vitality_default", own["vitality_current"])
-    return fields, own
-
-
-def _choice(label: str, value: str, choices: tuple[str, ...]) -> str:
-    match = next((c for c in choices if c.casefold() == value.strip().casefold()), None)
-    if match is None:
-        raise ParamError(label, f"must be {' or '.join(choices)} (got {value!r})")
-    return match
+    v.set_defaults(func=guard(cmd_status))
 
 
 # --------------------------------------------------------------------------- the verbs
-
-
-def _open(ns: Any, readonly: bool = False) -> Any:
-    from gmdesk.core.session.commands import _store
-    from gmdesk.core.session.session import Session
-
-    return Session.open(_store(ns).resolve(ns.save), readonly=readonly)
 
 
 def _apply(session: Any, doc: dict[str, Any]) -> Any:
@@ -277,13 +149,13 @@ def _print_event(event: Any) -> None:
 
 
 def cmd_add(ns: Any) -> int:
-    with _open(ns) as session:
-        spec = _spec(session.state.info.system)
+    with open_session(ns) as session:
+        spec = spec_or_none(session.state.info.system)
         fields, own = read_assignments(spec, ns.assignments, adding=True)
         if ns.side is not None:
-            own["side"] = _choice("--side", ns.side, ("PC", "NPC"))
+            own["side"] = choice("--side", ns.side, ("PC", "NPC"))
         if ns.kind is not None:
-            own["kind"] = _choice("--kind", ns.kind, ("organic", "inorganic"))
+            own["kind"] = choice("--kind", ns.kind, ("organic", "inorganic"))
         if own.pop("name", None) is not None:
             raise ParamError("name", "is the NAME of `char add`")
         character: dict[str, Any] = {"name": ns.name}
@@ -311,9 +183,9 @@ def cmd_add(ns: Any) -> int:
 
 
 def cmd_set(ns: Any) -> int:
-    with _open(ns) as session:
+    with open_session(ns) as session:
         c = session.character(ns.name)
-        spec = _spec(session.state.info.system)
+        spec = spec_or_none(session.state.info.system)
         fields, own = read_assignments(spec, ns.assignments, c.fields)
         if own.get("possibilities") and not c.reality_rated and "reality_rated" not in own:
             own["reality_rated"] = True
@@ -356,7 +228,7 @@ def _show_lines(session: Any, c: Any) -> list[str]:
     from gmdesk.core.systems.spec import show_field
 
     st = session.state
-    spec = _spec(st.info.system)
+    spec = spec_or_none(st.info.system)
     sections = character_sections(st.info.system)
     hidden = "; hidden from the players" if c.hidden else ""
     lines = [f"{c.side}, {c.kind}{', reality-rated' if c.reality_rated else ''}; {c.status}{hidden}"]
@@ -394,7 +266,7 @@ def _show_lines(session: Any, c: Any) -> list[str]:
 
 
 def cmd_show(ns: Any) -> int:
-    with _open(ns, readonly=True) as session:
+    with open_session(ns, readonly=True) as session:
         c = session.character(ns.name)
         if ns.json:
             sys.stdout.write(json.dumps(c.to_json(), ensure_ascii=False) + "\n")
@@ -406,7 +278,7 @@ def cmd_show(ns: Any) -> int:
 def cmd_list(ns: Any) -> int:
     from gmdesk.core.systems.spec import show_field
 
-    with _open(ns, readonly=True) as session:
+    with open_session(ns, readonly=True) as session:
         st = session.state
         chars = list(st.characters.values())
         if ns.json:
@@ -416,7 +288,7 @@ def cmd_list(ns: Any) -> int:
         if not chars:
             sys.stdout.write(f"No characters in {st.info.name} (`gmdesk char {ns.save} add NAME` adds one)\n")
             return 0
-        spec = _spec(st.info.system)
+        spec = spec_or_none(st.info.system)
         rows = [("Name", "Side", "Kind", "Vit", "Numbers")]
         for c in chars:
             numbers = []
@@ -434,7 +306,7 @@ def cmd_list(ns: Any) -> int:
 
 
 def cmd_hide(ns: Any) -> int:
-    with _open(ns) as session:
+    with open_session(ns) as session:
         c = session.character(ns.name)
         _print_event(_apply(session, {"type": "character.hide", "id": c.id}))
     return 0
@@ -443,7 +315,7 @@ def cmd_hide(ns: Any) -> int:
 def cmd_reveal(ns: Any) -> int:
     from gmdesk.core.session.events.visibility import hidden_rolls
 
-    with _open(ns) as session:
+    with open_session(ns) as session:
         c = session.character(ns.name)
         doc: dict[str, Any] = {"type": "character.reveal", "id": c.id}
         rolls = hidden_rolls(session.state, c.id) if ns.with_rolls else []
@@ -457,10 +329,10 @@ def cmd_status(ns: Any) -> int:
     """The GM sets a character's status by hand (one ``character.status`` event)."""
     from gmdesk.core.session.model import STATUSES
 
-    status = _key(ns.status)
+    status = field_key(ns.status)
     if status not in STATUSES:
         raise ParamError("status", f"must be ok, unconscious or dead (got {ns.status!r})")
-    with _open(ns) as session:
+    with open_session(ns) as session:
         c = session.character(ns.name)
         _print_event(_apply(session, {"type": "character.status", "id": c.id, "status": status}))
     return 0
@@ -475,7 +347,7 @@ def cmd_initiative(ns: Any) -> int:
     from gmdesk.core.systems.base import parse_int
 
     seed = None if ns.seed is None else parse_int("--seed", ns.seed, -(2**63), 2**63)
-    with _open(ns) as session:
+    with open_session(ns) as session:
         ids: list[str] = []
         values: dict[str, int] = {}
         for typed in ns.names:
@@ -498,67 +370,21 @@ def cmd_initiative(ns: Any) -> int:
 
 
 def cmd_remove(ns: Any) -> int:
-    with _open(ns) as session:
+    with open_session(ns) as session:
         c = session.character(ns.name)
         _print_event(_apply(session, {"type": "character.remove", "id": c.id}))
     return 0
 
 
-#: most copies one ``add-from`` adds
-MAX_COPIES = 100
-
-
-def copy_names(state: Any, name: str, count: int) -> list[str]:
-    """Names for ``count`` copies of ``name`` nobody in the session has: one copy keeps
-    the plain name unless it is taken; several are "NAME 1", "NAME 2"…, skipping the
-    numbers taken already."""
-    if count == 1 and state.name_clash(name) is None:
-        return [name]
-    out: list[str] = []
-    n = 1 if count > 1 else 2
-    while len(out) < count:
-        candidate = f"{name} {n}"
-        if state.name_clash(candidate) is None:
-            out.append(candidate)
-        n += 1
-    return out
-
-
-def add_from_event(session: Any, block: Any, count: int, rng: Any = None, hidden: bool = False) -> dict[str, Any]:
-    """The one ``characters.add`` event that adds ``count`` numbered copies of the stat
-    block ``block`` to ``session`` and joins each to the encounter at an initiative
-    rolled with the copy's own modifier (its record logged); ``hidden``: each copy
-    hidden from the players (its initiative roll too) until the GM reveals it."""
-    import random
-
-    rng = rng if rng is not None else random.Random()
-    names = copy_names(session.state, block.name, count)
-    entries = []
-    for name in names:
-        record = session.initiative_record("", rng, character=block.model(name))
-        character = block.character(name)
-        if hidden:
-            character["hidden"] = True
-        entries.append(
-            {
-                "character": character,
-                "sources": [dict(x) for x in block.sources],
-                "conditions": [dict(x) for x in block.conditions],
-                "initiative": record.value,
-                "record": record.to_json(),
-            }
-        )
-    return {"type": "characters.add", "entries": entries, "source": block.name}
-
-
 def cmd_add_from(ns: Any) -> int:
-    from gmdesk.core.campaign.bestiary_cli import bestiary
+    from gmdesk.cli.bestiary import bestiary
+    from gmdesk.core.campaign.copies import MAX_COPIES, add_from_event
     from gmdesk.core.dice import make_rng
     from gmdesk.core.systems.base import parse_int
 
     count = parse_int("--count", ns.count, 1, MAX_COPIES)
     seed = None if ns.seed is None else parse_int("--seed", ns.seed, -(2**63), 2**63)
-    with _open(ns) as session:
+    with open_session(ns) as session:
         b = bestiary(ns)
         system = session.state.info.system
         db = b.db()

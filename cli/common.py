@@ -1,0 +1,117 @@
+"""What every ``gmdesk`` command shares.
+
+A failure said in one line on stderr with exit status 2, the parser that says a bad
+option that way, the saves directory and the sessions in it, a system's declaration
+by id, and a choice or a number read in the user's own words."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from gmdesk.core.errors import GmdeskError, ParamError
+
+if TYPE_CHECKING:
+    from gmdesk.core.session import Session, SessionStore
+    from gmdesk.core.systems.spec import SystemSpec
+
+#: the exit status of bad input (a usage error, a refused value, a damaged file…)
+EXIT_USAGE = 2
+
+#: the biggest descriptor sheet file a command reads (``import-sheet``, ``bestiary add --sheet``)
+MAX_SHEET_BYTES = 1 << 20
+
+
+class UsageError(GmdeskError):
+    """A command line gmdesk cannot read: said as it is, in one line."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that reports a bad option in one line (exit 2) instead of usage + traceback."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def fail(message: str) -> int:
+    """Say ``message`` on stderr in one line (``gmdesk: …``); the exit status 2."""
+    message = " ".join(str(message).split())
+    print(message if message.startswith("gmdesk") else f"gmdesk: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def guard(fn: Callable[[Any], int]) -> Callable[[Any], int]:
+    """A command whose every failure becomes one line on stderr and exit status 2."""
+
+    @wraps(fn)
+    def run(ns: Any) -> int:
+        from gmdesk.core.results import StdoutFailed
+
+        try:
+            return int(fn(ns) or 0)
+        except StdoutFailed:
+            raise  # what was saved and what could not be printed: said by gmdesk.cli.main.main
+        except GmdeskError as e:
+            return fail(str(e))
+        except BrokenPipeError:
+            return 0
+        except KeyboardInterrupt:
+            return 130
+        except OSError as e:
+            where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+            return fail(f"{where}{e.strerror or e}")
+        except RecursionError:
+            return fail("the input is nested too deeply to be read")
+        except Exception as e:  # noqa: BLE001 - never a traceback: one line, exit 2
+            text = str(e).strip().splitlines()
+            return fail(f"unexpected error ({type(e).__name__}{': ' + text[0] if text else ''}); please report it")
+
+    return run
+
+
+def session_store(ns: Any) -> SessionStore:
+    """The saves directory the command names (``ns.saves``: ``--saves`` or
+    ``$GMDESK_SAVES``), else the platform's."""
+    from gmdesk.core.session.saves import SessionStore, default_saves_dir
+
+    saves = getattr(ns, "saves", None)
+    return SessionStore(Path(saves).expanduser() if saves else default_saves_dir())
+
+
+def open_session(ns: Any, readonly: bool = False) -> Session:
+    """The session ``ns.save`` names (a name in the saves directory, or a path), open
+    as its writer, or ``readonly``."""
+    from gmdesk.core.session.session import Session
+
+    return Session.open(session_store(ns).resolve(ns.save), readonly=readonly)
+
+
+def spec_or_none(system: str) -> SystemSpec | None:
+    """The declaration of the system ``system``, or None when it is not installed here."""
+    from gmdesk.core.systems import get_spec
+
+    try:
+        return get_spec(system)
+    except ParamError:
+        return None
+
+
+def choice(label: str, value: str, choices: tuple[str, ...]) -> str:
+    """The one of ``choices`` ``value`` names, case ignored (``ParamError`` naming ``label``)."""
+    match = next((c for c in choices if c.casefold() == value.strip().casefold()), None)
+    if match is None:
+        raise ParamError(label, f"must be {' or '.join(choices)} (got {value!r})")
+    return match
+
+
+def int_option(option: str, value: str | None, lo: int, hi: int | None = None) -> int | None:
+    """A whole-number option's value in ``lo..hi``, or None when it was not given."""
+    if value is None:
+        return None
+    from gmdesk.core.systems.base import parse_int
+
+    return parse_int(option, value, lo, hi)

@@ -1,0 +1,177 @@
+"""``gmdesk roll … --save``: rolls filled from a session, appended to it and printed.
+
+``gmdesk roll SYSTEM … --save SAVE [--as CHARACTER] [--at TARGET]``: each roll's
+parameters are filled from the session as the roll dialog fills them; the session is
+held as its writer, and each roll is printed once it is durable."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from gmdesk.cli.common import session_store
+from gmdesk.cli.log import event_text
+from gmdesk.core.results import saved
+
+
+def stream_rolls(
+    ns: Any, system_module: Any, params: Any, rng: Any, count: int, *, tables: Any = None, given: Any = None
+) -> None:
+    """``gmdesk roll SYSTEM … --save SAVE [--as CHARACTER] [--at TARGET] [--count N]``:
+    roll, append to the session and print, one roll at a time (the first line is out
+    after the first roll, whatever N; nothing is kept but the session itself).
+
+    The session is opened as its writer before the first die is rolled and held to
+    the last, so a second writer (the desk, another ``gmdesk roll --save``) is refused
+    from the first roll on. The parameters are filled exactly as the roll dialog fills
+    them (:mod:`core.session.params`: the characters' fields — already in ``ns``, see
+    :func:`session_options` —, the roller's active sources and conditions, the
+    session's settings, the tracked kinds); ``given`` names the options typed on the
+    command line, which win. Each roll is printed only once it is durable (its JSON
+    line with ``--json``, else the logged summary and what it changed). ``tables``:
+    the ``--table`` overrides, else the session's own tables. Where a value came from
+    goes on the record (``from``).
+
+    ``--as`` / ``--at`` name characters of the session (name or id); a combat roll
+    applies its descriptors to them. Raises GmdeskError (one line) on any problem;
+    rolls printed before an error are saved."""
+    from gmdesk.core.session.session import Session
+
+    path = session_store(ns).resolve(ns.save)
+    with Session.open(path) as session:
+        actor = session.character(ns.actor).id if getattr(ns, "actor", None) else None
+        target = session.character(ns.target).id if getattr(ns, "target", None) else None
+        combat = bool(getattr(params, "combat", False))
+        as_json = bool(getattr(ns, "json", False))
+        typed_from = dict(getattr(ns, "roll_from", None) or {})
+        read = frozenset(getattr(ns, "roll_read", None) or ())  # read from the sheets already
+        out = sys.stdout
+        rolled = 0
+        for _ in range(count):
+            # filled afresh for each roll: what a roll changed (a torg condition, a spent
+            # use) counts for the next one, as it would in the dialog
+            chars = session.state.characters
+            who = chars.get(actor) if actor is not None else None
+            at = chars.get(target) if target is not None else None
+            filled, origins = _filled(session, system_module, params, who, at, combat, given, read)
+            event = session.roll(
+                system_module,
+                filled,
+                actor=actor,
+                target=target,
+                combat=combat,
+                rng=rng,
+                fill=False,
+                tables=tables,
+                origins={**typed_from, **origins},
+            )
+            rolled += 1
+            saved("roll", f"{rolled} roll{'s' if rolled != 1 else ''} to {session.state.info.name}")
+            if as_json:
+                out.write(json.dumps(event.data["record"], ensure_ascii=False) + "\n")
+            else:
+                out.write("\n".join(event_text(event)) + "\n")
+            out.flush()
+
+
+#: the prefix the generated command line gives an option's destination (if any)
+_DEST_PREFIXES = ("param:", "")
+
+
+def _dest(ns: Any, name: str) -> str | None:
+    for prefix in _DEST_PREFIXES:
+        if hasattr(ns, prefix + name):
+            return prefix + name
+    return None
+
+
+def session_options(ns: Any, system_module: Any, saves: Any = None) -> None:
+    """``gmdesk roll SYSTEM … --save SAVE --as A --at T``, before its options are
+    read: a stat name typed for a number (``--skill "Fire Combat"``) becomes the
+    roller's (or, for a parameter the target's field feeds, the target's) value, and
+    every option not typed that the characters' fields fill is filled from them
+    (``--difficulty`` from the target's Dodge…). What was typed wins. Where each came
+    from is kept in ``ns.roll_from`` for the record. Reads the session only; a name
+    the character lacks is a ParamError naming the option."""
+    from gmdesk.core.errors import ParamError
+    from gmdesk.core.session.params import field_defaults, resolve_names
+    from gmdesk.core.session.session import Session
+    from gmdesk.core.systems import spec_of
+
+    if getattr(ns, "save", None) is None or not (getattr(ns, "actor", None) or getattr(ns, "target", None)):
+        return
+    if saves is not None and getattr(ns, "saves", None) is None:
+        ns.saves = saves
+    spec = spec_of(system_module)
+    path = session_store(ns).resolve(ns.save)
+    with Session.open(path, readonly=True) as session:
+        actor = session.character(ns.actor) if getattr(ns, "actor", None) else None
+        target = session.character(ns.target) if getattr(ns, "target", None) else None
+        typed: dict[str, Any] = {}
+        for p in spec.params:
+            dest = _dest(ns, p.name)
+            if dest is not None and getattr(ns, dest) not in (None, False):
+                typed[p.name] = getattr(ns, dest)
+        try:
+            data, origins = resolve_names(spec, typed, actor, target)
+        except ParamError as e:
+            param = next((p for p in spec.params if p.label == e.option), None)
+            option = param.cli_option if param is not None else e.option
+            raise ParamError(option, str(e).partition(": ")[2]) from None
+        combat = bool(getattr(ns, _dest(ns, "combat") or "combat", False))
+        filled = set()
+        replaced = spec.replaced_by(typed)  # a typed value stands in for these: nothing filled
+        for name, (value, origin) in field_defaults(spec, actor, target, combat).items():
+            if name not in data and name not in replaced and _dest(ns, name) is not None:
+                data[name] = value
+                origins[name] = origin
+                filled.add(name)
+        read = spec.read_filled
+        if read is not None and filled:
+            data = read(data, filled, actor, target, items=session.sheet_items())
+        for name, value in data.items():
+            dest = _dest(ns, name)
+            if dest is not None and value is not typed.get(name):
+                setattr(ns, dest, value if isinstance(value, (bool, str)) else str(value))
+        ns.roll_from = origins
+        ns.roll_read = frozenset(filled)
+
+
+def session_params(ns: Any, system_module: Any, params: Any, given: Any = None) -> Any:
+    """The roll parameters with what the session knows filled in, for ``gmdesk roll
+    … --save SAVE --as A --at T`` (see :mod:`core.session.params`, the code path the
+    roll dialog shares; ``given``: the options typed, which win). Reads the session
+    only."""
+    from gmdesk.core.session.session import Session
+
+    path = session_store(ns).resolve(ns.save)
+    with Session.open(path, readonly=True) as session:
+        actor = session.character(ns.actor) if getattr(ns, "actor", None) else None
+        target = session.character(ns.target) if getattr(ns, "target", None) else None
+        session.check_roll(actor, target)  # an Unconscious / Dead roller, a Dead target: refused before rolling
+        combat = bool(getattr(params, "combat", False))
+        return _filled(session, system_module, params, actor, target, combat, given)[0]
+
+
+def _filled(
+    session: Any,
+    system_module: Any,
+    params: Any,
+    actor: Any,
+    target: Any,
+    combat: bool,
+    given: Any,
+    read: frozenset[str] = frozenset(),
+) -> tuple[Any, dict[str, str]]:
+    """What the session knows filled in (core.session.params) and where it came from,
+    then what the system reads of the options on the characters (its ``read_sheets``:
+    1d6x4 the descriptors named by --test / --vs-test on their sheets; ``read``: the
+    parameters whose names were read already)."""
+    params, origins = session.fill_params_from(system_module, params, actor, target, combat, given)
+    from gmdesk.core.systems import spec_of
+
+    hook = spec_of(system_module).read_sheets
+    if hook is not None:
+        params = hook(params, actor, target, read, items=session.sheet_items())
+    return params, origins

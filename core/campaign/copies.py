@@ -1,0 +1,55 @@
+"""Numbered copies of a bestiary stat block joining a session in one event.
+
+Their names are "Gospog 1" … after the numbers taken; each is its own character at
+an initiative rolled with its own modifier, all in one ``characters.add`` event
+(``gmdesk char add-from``, the desk's bestiary screen)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: most copies of a stat block added at once
+MAX_COPIES = 100
+
+
+def copy_names(state: Any, name: str, count: int) -> list[str]:
+    """Names for ``count`` copies of ``name`` nobody in the session has: one copy keeps
+    the plain name unless it is taken; several are "NAME 1", "NAME 2"…, skipping the
+    numbers taken already."""
+    if count == 1 and state.name_clash(name) is None:
+        return [name]
+    out: list[str] = []
+    n = 1 if count > 1 else 2
+    while len(out) < count:
+        candidate = f"{name} {n}"
+        if state.name_clash(candidate) is None:
+            out.append(candidate)
+        n += 1
+    return out
+
+
+def add_from_event(session: Any, block: Any, count: int, rng: Any = None, hidden: bool = False) -> dict[str, Any]:
+    """The one ``characters.add`` event that adds ``count`` numbered copies of the stat
+    block ``block`` to ``session`` and joins each to the encounter at an initiative
+    rolled with the copy's own modifier (its record logged); ``hidden``: each copy
+    hidden from the players (its initiative roll too) until the GM reveals it."""
+    import random
+
+    rng = rng if rng is not None else random.Random()
+    names = copy_names(session.state, block.name, count)
+    entries = []
+    for name in names:
+        record = session.initiative_record("", rng, character=block.model(name))
+        character = block.character(name)
+        if hidden:
+            character["hidden"] = True
+        entries.append(
+            {
+                "character": character,
+                "sources": [dict(x) for x in block.sources],
+                "conditions": [dict(x) for x in block.conditions],
+                "initiative": record.value,
+                "record": record.to_json(),
+            }
+        )
+    return {"type": "characters.add", "entries": entries, "source": block.name}
