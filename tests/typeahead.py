@@ -30,7 +30,7 @@ SYSTEMS = ("4d2", "fudge", "1d6x4", "torg-2d10", "4d6")
 
 #: the row of "+ add condition" in a fresh character's pane, counted from the top
 #: (ctrl+home): the system's own rows come first
-ADD_CONDITION_ROW = {"4d2": 3, "fudge": 9, "1d6x4": 6, "torg-2d10": 11, "4d6": 10}
+ADD_CONDITION_ROW = {"4d2": 5, "fudge": 9, "1d6x4": 6, "torg-2d10": 11, "4d6": 10}
 
 
 @dataclass(frozen=True)
