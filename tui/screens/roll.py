@@ -1,4 +1,6 @@
-"""The roll dialog (``r``) and the attack dialog (``a``), and the roll breakdown.
+"""The roll dialog (``r``) and the attack dialog (``a``): a roll built from the GM's form.
+
+The roll's breakdown is drawn by :mod:`tui.screens.rolldetails`.
 
 :class:`RollDialog` builds the parameters of any installed system from a form
 generated from the system's declared parameters (:mod:`tui.screens.rollforms`; the
