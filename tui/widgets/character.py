@@ -163,6 +163,8 @@ class CharacterPane(Vertical):
         #: the status last set from the Status row and not yet shown (character id →
         #: status): a second Enter typed before the first is applied goes on from it
         self._status_ahead: dict[str, str] = {}
+        self._drawn: list[tuple[str | Text, Any, int]] = []  # the table's rows as drawn
+        self._shown: dict[str, str | Text] = {}  # the title and the summary as drawn
 
     def compose(self) -> ComposeResult:
         yield Static("", id="character-summary")
@@ -191,6 +193,9 @@ class CharacterPane(Vertical):
         return c.name if c is not None else None
 
     def set_state(self, state: State, char_id: str | None) -> None:
+        """Draw ``char_id`` of ``state``, repainting only what changed: the same sheet
+        drawn again costs nothing, a changed value repaints its table, never the pane's
+        layout (what a key costs over SSH)."""
         self._state = state
         ch = state.characters.get(char_id) if char_id is not None else None
         changed_char = char_id != self.char_id
@@ -198,20 +203,19 @@ class CharacterPane(Vertical):
         self._character = ch
         if changed_char:
             self.close_editor()
-        summary = self.query_one("#character-summary", Static)
         table = self.table
         cursor = table.cursor_row
         self._rows = []
         if ch is None:
             self._layout_columns(0)
-            table.clear()
-            self.border_title = "Character"
-            summary.update("No character selected.\nc adds a character.")
+            self._draw([])
+            self._title("Character")
+            self._summary("No character selected.\nc adds a character.")
             return
-        self.border_title = ch.name
+        self._title(ch.name)
         if self._status_ahead.get(ch.id) == ch.status:  # what the Status row set is shown now
             del self._status_ahead[ch.id]
-        summary.update(summary_text(state, ch, self.size.width or 40))
+        self._summary(summary_text(state, ch, self.size.width or 40))
         rows = pane_rows(state, ch, self.spec, self._name_of)
 
         # the values' column fits the numbers (notes and names may be cut, not the titles;
@@ -226,22 +230,63 @@ class CharacterPane(Vertical):
                 default=0,
             )
         )
-        table.clear()
+        cells: list[tuple[str | Text, Any, int]] = []
         for row, what, value in rows:
             self._rows.append(row)
             if row.kind == charfields.FIELD and cell_len(value) > self._widths[1] and isinstance(what, str):
                 what, value = f"{what}: {value}", ""
             what, height = _fit(what, self._widths[0], row.kind == "head")
-            table.add_row(what, value, key=str(len(self._rows) - 1), height=height)
-        table.refresh_bindings()
+            cells.append((what, value, height))
+        if self._draw(cells) and table.has_focus:
+            table.refresh_bindings()  # the keys the Footer shows follow the row
         wanted, self._cursor_to = self._cursor_to, None
         if wanted is not None and wanted in self._rows:
-            table.move_cursor(row=self._rows.index(wanted), animate=False)
+            self._move_cursor(self._rows.index(wanted))
         elif not changed_char and 0 <= cursor < len(self._rows):
             if self._after_remove and self._rows[cursor].kind == "add" and cursor > 0:
                 cursor -= 1
-            table.move_cursor(row=cursor, animate=False)
+            self._move_cursor(cursor)
         self._after_remove = False
+
+    def _draw(self, cells: list[tuple[str | Text, Any, int]]) -> bool:
+        """The table's rows as ``cells`` (what, value, height); returns whether anything
+        changed. Rows of the same heights take their new values in place (the table
+        repaints, the layout stays); other changes rebuild the rows."""
+        table = self.table
+        drawn = self._drawn if table.row_count == len(self._drawn) else None
+        if drawn == cells:
+            return False
+        if drawn is not None and [h for *_, h in drawn] == [h for *_, h in cells]:
+            for i, (old, new) in enumerate(zip(drawn, cells, strict=True)):
+                for key, was, cell in zip(("what", "value"), old[:2], new[:2], strict=True):
+                    if was != cell:
+                        table.update_cell(str(i), key, cell)
+        else:
+            table.clear()
+            for i, (what, value, height) in enumerate(cells):
+                table.add_row(what, value, key=str(i), height=height)
+        self._drawn = cells
+        return True
+
+    def _move_cursor(self, row: int) -> None:
+        if self.table.cursor_row != row:
+            self.table.move_cursor(row=row, animate=False)
+
+    def _title(self, title: str) -> None:
+        if self._shown.get("title") != title:  # setting it repaints the whole pane
+            self._shown["title"] = title
+            self.border_title = title
+
+    def _summary(self, text: str | Text) -> None:
+        """The lines above the table; a new layout only if their height may change."""
+        was = self._shown.get("summary")
+        if was == text:
+            return
+        self._shown["summary"] = text
+        summary = self.query_one("#character-summary", Static)
+        lines = str(text).split("\n")
+        fits = 0 < summary.size.width and all(cell_len(line) <= summary.size.width for line in lines)
+        summary.update(text, layout=not (fits and was is not None and str(was).count("\n") == len(lines) - 1))
 
     def _layout_columns(self, longest_value: int) -> None:
         """Two columns that fit the pane (no sideways scrolling): the values get what

@@ -123,6 +123,8 @@ class InitiativePane(Vertical):
         self._name_width = 0
         self._columns: tuple[tuple[str, str, int], ...] = COLUMNS
         self._state: State | None = None
+        self._drawn: list[list[Text]] = []  # the cells in the table, row by row
+        self._lines: dict[str, Text | str] = {}  # what the round and clocks lines show
 
     def compose(self) -> ComposeResult:
         yield Static("", id="round-line")
@@ -167,54 +169,77 @@ class InitiativePane(Vertical):
         return list(self._ids)
 
     def set_state(self, state: State, selected: str | None = None) -> None:
+        """Draw ``state``, repainting only what changed: a turn moves the marker over two
+        rows, it does not rebuild the table (what a key costs over SSH)."""
         self._state = state
+        columns = self._columns
         self._layout_columns(max((_status_cell(ch).cell_len for ch in state.characters.values()), default=0))
         enc = state.encounter
         system = state.info.system
         order = list(enc.order)
         current = order[enc.turn].char_id if enc.round and 0 <= enc.turn < len(order) else None
-        round_line = self.query_one("#round-line", Static)
         if enc.round:
             who = state.characters[current].name if current in state.characters else "—"
             if current in state.characters and state.characters[current].hidden:
                 who += " (hidden)"
-            round_line.update(Text.assemble(("Round ", "bold"), (str(enc.round), "bold"), f" · {TURN_MARKER} {who}"))
+            line: Text | str = Text.assemble(("Round ", "bold"), (str(enc.round), "bold"), f" · {TURN_MARKER} {who}")
         elif order:
-            round_line.update("Not started · n starts round 1")
+            line = "Not started · n starts round 1"
         else:
-            round_line.update("No encounter · + joins the selected")
+            line = "No encounter · + joins the selected"
+        self._show("#round-line", line, layout=False)
+        ids: list[str] = []
+        rows: list[list[Text]] = []
+        in_order = set()
+        for c in order:
+            ch = state.characters.get(c.char_id)
+            if ch is None:
+                continue
+            in_order.add(c.char_id)
+            ids.append(c.char_id)
+            rows.append(self._cells(ch, reading(str(c.initiative)), c.char_id == current, system))
+        for cid, ch in state.characters.items():
+            if cid in in_order:
+                continue
+            ids.append(cid)
+            rows.append(self._cells(ch, "·", False, system, dim=True))
         table = self.table
         self._quiet = True
         try:
-            table.clear()
-            ids: list[str] = []
-            in_order = set()
-            for c in order:
-                ch = state.characters.get(c.char_id)
-                if ch is None:
-                    continue
-                in_order.add(c.char_id)
-                ids.append(c.char_id)
-                is_turn = c.char_id == current
-                table.add_row(*self._cells(ch, reading(str(c.initiative)), is_turn, system), key=str(len(ids) - 1))
-            for cid, ch in state.characters.items():
-                if cid in in_order:
-                    continue
-                ids.append(cid)
-                table.add_row(*self._cells(ch, "·", False, system, dim=True), key=str(len(ids) - 1))
+            if ids == self._ids and columns == self._columns and len(rows) == table.row_count and table.columns:
+                keys = [key for key, _, _ in self._columns]
+                for i, (old, new) in enumerate(zip(self._drawn, rows, strict=True)):
+                    for key, was, cell in zip(keys, old, new, strict=True):
+                        if was != cell:
+                            table.update_cell(str(i), key, cell)
+            else:
+                table.clear()
+                for i, cells in enumerate(rows):
+                    table.add_row(*cells, key=str(i))
+            self._drawn = rows
             self._ids = ids
             target = selected if selected in ids else self._selected if self._selected in ids else None
-            if target is not None:
+            if target is not None and table.cursor_row != ids.index(target):
                 table.move_cursor(row=ids.index(target), animate=False)
             self._selected = target
         finally:
             self._quiet = False
         clocks = getattr(state, "clocks", {}) or {}
+        self._show("#clocks-line", "Clocks: " + " · ".join(_clock_text(c) for c in clocks.values()) if clocks else "")
         clocks_line = self.query_one("#clocks-line", Static)
-        clocks_line.update("Clocks: " + " · ".join(_clock_text(c) for c in clocks.values()) if clocks else "")
-        clocks_line.display = bool(clocks)
+        if clocks_line.display != bool(clocks):
+            clocks_line.display = bool(clocks)
         n = len(order)
-        self.border_title = f"Initiative ({n})" if n else "Initiative"
+        title = f"Initiative ({n})" if n else "Initiative"
+        if self._lines.get("title") != title:  # setting it repaints the whole pane
+            self._lines["title"] = title
+            self.border_title = title
+
+    def _show(self, selector: str, line: Text | str, *, layout: bool = True) -> None:
+        """``line`` in the Static ``selector``, repainted only if it changed."""
+        if self._lines.get(selector) != line:
+            self._lines[selector] = line
+            self.query_one(selector, Static).update(line, layout=layout)
 
     def _cells(self, ch: Character, init: str, is_turn: bool, system: str, dim: bool = False) -> list[Text]:
         style = "bold reverse" if is_turn else "dim" if dim else ""

@@ -144,19 +144,26 @@ class RollLog(ScrollView, can_focus=True):
         self._known = 0
         self._last: RollEntry | None = None
         self._names: dict[str, str] = {}
-        self._line_cache: LRUCache[tuple[int, int, bool, bool], tuple[RollEntry, RollRecord, Strip]] = LRUCache(512)
+        self._line_cache: LRUCache[tuple[int, int, bool, bool], tuple[RollEntry, RollRecord, Strip, str]] = LRUCache(
+            512
+        )
         self._public: Callable[[RollEntry], bool] | None = None
         self.filter_actor: str | None = None
         self.filter_system: str | None = None
+        self._shown_title = ""
+        self._drawn: dict[int, tuple[int, str | None]] = {}  # row → (index, its text) as last drawn
 
     # -- data in ---------------------------------------------------------------------
 
     def set_state(self, state: RollsView) -> None:
         """Take the session's rolls; only entries added since the last call are indexed
-        unless the history changed underneath (undo, a Possibility spend…)."""
+        unless the history changed underneath (undo, a Possibility spend…). The log
+        repaints only if what it shows changed: a turn or an undo that touches no roll
+        costs no bytes on the terminal."""
         self._public = getattr(state, "public_roll", None)
         names = {cid: c.name for cid, c in state.characters.items()}
-        if names != self._names:
+        changed = names != self._names
+        if changed:
             self._names = names
             self._line_cache.clear()
         rolls = state.rolls
@@ -166,12 +173,26 @@ class RollLog(ScrollView, can_focus=True):
             start = self._known
             self._rolls = rolls
             self._view.extend(i for i in range(start, n) if self._passes(rolls[i]))
+            changed = changed or n > start
         else:
             self._rolls = rolls
             self._rebuild()
+            changed = True
         self._known = n
         self._last = rolls[n - 1] if n else None
-        self._update_size(following)
+        self._update_size(following, repaint=changed or self._window_changed())
+
+    def _window_changed(self) -> bool:
+        """Whether a line in the window would read otherwise than it was drawn. The
+        session changes its entries in place (a Possibility spend, a reveal), so what
+        each row was drawn with is kept as text (:meth:`render_line`)."""
+        top = self.scroll_offset.y
+        for y in range(self.size.height):
+            index = top + y
+            now = self.line_text(index) if index < len(self._view) else None
+            if self._drawn.get(y) != (index, now):
+                return True
+        return False
 
     def set_filter(self, actor: str | None = None, system: str | None = None) -> None:
         self.filter_actor = actor
@@ -194,14 +215,15 @@ class RollLog(ScrollView, can_focus=True):
             self._view = [i for i in range(len(rolls)) if self._passes(rolls[i])]
         self._line_cache.clear()
 
-    def _update_size(self, follow: bool) -> None:
+    def _update_size(self, follow: bool, repaint: bool = True) -> None:
         self.virtual_size = Size(self.size.width, len(self._view))
         if follow or self.cursor >= len(self._view):
             self.cursor = len(self._view) - 1
             self._follow()
             self.call_after_refresh(self._follow)
         self._update_title()
-        self.refresh()
+        if repaint:
+            self.refresh()
 
     def _update_title(self) -> None:
         parts = []
@@ -210,7 +232,10 @@ class RollLog(ScrollView, can_focus=True):
         if self.filter_system is not None:
             parts.append(self.filter_system)
         flt = f" [{', '.join(parts)}]" if parts else ""
-        self.border_title = f"Rolls{flt} {len(self._view)}" + (f"/{len(self._rolls)}" if parts else "")
+        title = f"Rolls{flt} {len(self._view)}" + (f"/{len(self._rolls)}" if parts else "")
+        if title != self._shown_title:  # setting it repaints the whole log
+            self._shown_title = title
+            self.border_title = title
 
     # -- queries -----------------------------------------------------------------------
 
@@ -253,6 +278,7 @@ class RollLog(ScrollView, can_focus=True):
         width = self.size.width
         base = self.rich_style
         if index >= len(self._view) or width <= 0:
+            self._drawn[y] = (index, None)
             return Strip.blank(width, base)
         entry = self.entry_at(index)
         selected = index == self.cursor
@@ -260,9 +286,12 @@ class RollLog(ScrollView, can_focus=True):
         key = (index, width, selected, hidden)
         cached = self._line_cache.get(key)
         if cached is not None and cached[0] is entry and cached[1] is entry.record:
+            self._drawn[y] = (index, cached[3])
             return cached[2]
+        line = entry_line(entry, self._names, self.hide_secrets, self.label(index), hidden)
+        self._drawn[y] = (index, line)
         text = Text(
-            ("▶ " if selected else "  ") + entry_line(entry, self._names, self.hide_secrets, self.label(index), hidden),
+            ("▶ " if selected else "  ") + line,
             no_wrap=True,
             overflow="ellipsis",
             end="",
@@ -274,7 +303,7 @@ class RollLog(ScrollView, can_focus=True):
             Segment(s.text, base + s.style if s.style else base, s.control) for s in text.render(self.app.console)
         ]
         strip = Strip(segments, width)
-        self._line_cache[key] = (entry, entry.record, strip)
+        self._line_cache[key] = (entry, entry.record, strip, line)
         return strip
 
     def watch_cursor(self, old: int, new: int) -> None:

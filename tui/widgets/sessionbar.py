@@ -1,10 +1,12 @@
 """The status line on top of the GM's main screen: the session's name and system, the
 round and whose turn it is once the encounter runs, and READ-ONLY when nothing can be
-saved. It shows what it is given (:meth:`SessionBar.show`)."""
+saved. It shows what it is given (:meth:`SessionBar.show`) and repaints only when
+that changes: one line, so never a new layout (what a turn costs over SSH)."""
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from gmdesk.core.session import State
@@ -31,5 +33,11 @@ def bar_text(state: State, readonly: bool) -> Text:
 class SessionBar(Static):
     """The main screen's status line (see the module docstring)."""
 
+    #: what the line says (a Rich ``Text`` compares by its words and styles)
+    text: reactive[Text] = reactive(Text, init=False)
+
     def show(self, state: State, readonly: bool) -> None:
-        self.update(bar_text(state, readonly))
+        self.text = bar_text(state, readonly)
+
+    def watch_text(self, text: Text) -> None:
+        self.update(text, layout=False)
