@@ -32,12 +32,12 @@ PARTY = [
 ]
 
 
-def table_night(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+def table_night(tmp_path: Path, vex: str = "Vex") -> tuple[Path, dict[str, str]]:
     """Four characters in an encounter at its first turn, and a roll log longer than
     its window."""
-    path, ids = make_save(
-        tmp_path, "4d2", PARTY, initiative={"Kara": 19, "Mira": 18, "Bruno": 17, "Vex": 16}, start=True
-    )
+    party = [*PARTY[:3], {"name": vex, "side": "NPC"}]
+    path, ids = make_save(tmp_path, "4d2", party, initiative={"Kara": 19, "Mira": 18, "Bruno": 17, vex: 16}, start=True)
+    ids["Vex"] = ids[vex]
     rng = random.Random(5)
     with Session.open(path) as s:
         for i in range(12):
@@ -125,3 +125,24 @@ async def test_a_roll_repaints_the_log_but_not_the_order(tmp_path: Path) -> None
         assert log.count == before + 1
         assert painted.counts["log"]
         assert painted.counts["order"] == 0, "a roll that changed no character repainted the initiative order"
+
+
+async def test_a_long_log_has_no_sideways_scrollbar_and_cuts_lines_in_view(tmp_path: Path) -> None:
+    """A log longer than its window has a vertical scrollbar; its lines are cut to the
+    width beside it (with "…"), so there is no horizontal scrollbar taking the last
+    row (and repainted by every layout of the screen)."""
+    path, ids = table_night(tmp_path, vex="Vex the Long-Named Warden of the East")
+    with Session.open(path) as s:
+        s.roll("4d2", {}, actor=ids["Kara"], target=ids["Vex"], rng=random.Random(2))
+    app = make_app(path)
+    async with run(app, size=SMALL) as pilot:
+        screen = await main_screen(pilot)
+        await settle(pilot)
+        await pilot.pause(0.2)
+        log = screen.query_one(RollLog)
+        assert log.show_vertical_scrollbar and not log.show_horizontal_scrollbar
+        rows = screen_text(app).splitlines()
+        bottom = max(i for i, row in enumerate(rows) if row.startswith("╰"))
+        newest = rows[bottom - 1]
+        assert newest.startswith("│▶ #") and "Kara → Vex the Long-Named" in newest
+        assert newest.rstrip("│ ").endswith("…"), newest  # cut in view, beside the scrollbar

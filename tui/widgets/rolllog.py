@@ -119,6 +119,15 @@ class RollLog(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES = {"rolllog--cursor"}
 
+    # A line is cut to the width in view (with "…"), never scrolled sideways: no
+    # horizontal scrollbar (it would take a line of the log, and every layout of the
+    # screen would repaint it).
+    DEFAULT_CSS = """
+    RollLog {
+        overflow-x: hidden;
+    }
+    """
+
     cursor: reactive[int] = reactive(-1, init=False)
 
     class Details(Message):
@@ -216,7 +225,7 @@ class RollLog(ScrollView, can_focus=True):
         self._line_cache.clear()
 
     def _update_size(self, follow: bool, repaint: bool = True) -> None:
-        self.virtual_size = Size(self.size.width, len(self._view))
+        self.virtual_size = Size(self._line_width, len(self._view))
         if follow or self.cursor >= len(self._view):
             self.cursor = len(self._view) - 1
             self._follow()
@@ -273,9 +282,14 @@ class RollLog(ScrollView, can_focus=True):
 
     # -- rendering ---------------------------------------------------------------------
 
+    @property
+    def _line_width(self) -> int:
+        """The width a line is drawn in: what is in view, beside the vertical scrollbar."""
+        return self.scrollable_content_region.width
+
     def render_line(self, y: int) -> Strip:
         index = self.scroll_offset.y + y
-        width = self.size.width
+        width = self._line_width
         base = self.rich_style
         if index >= len(self._view) or width <= 0:
             self._drawn[y] = (index, None)
@@ -310,7 +324,7 @@ class RollLog(ScrollView, can_focus=True):
         self.refresh()
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.size.width, len(self._view))
+        self.virtual_size = Size(self._line_width, len(self._view))
         self._line_cache.clear()
         if self.cursor >= len(self._view) - 1:
             self.call_after_refresh(self._follow)
