@@ -15,7 +15,11 @@ carries for that key. Each row is repeated ``--repeats`` times (median shown):
 The anchors run in the same terminal in the same run: a bare Textual app of the
 desk's shape (a bar, two bordered panes, a log, a footer; no gmdesk code) popping
 and pushing a ModalScreen form, hiding and showing the same form as an in-screen
-overlay, appending one log line, updating one pane (a ``Static``).
+overlay, appending one log line, updating one pane (a ``Static``). The overlay
+anchor is a dialog as a GM uses it: the focus moves into its first field when it
+shows and back to the desk when it hides. In Textual that focus move alone repaints
+the whole screen (about 8–10 KB at 80×24), and showing a widget on another layer
+repaints the widgets under it: an overlay that took no focus would cost far less.
 
 Latency, "Enter → roll in the log": from the Enter written to the terminal until
 the new roll's number (``#N``) is in what the app wrote, on the same pty (the
