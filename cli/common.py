@@ -10,7 +10,6 @@ import argparse
 import sys
 from collections.abc import Callable
 from functools import wraps
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from gmdesk.core.errors import GmdeskError, ParamError
@@ -76,6 +75,8 @@ def guard(fn: Callable[[Any], int]) -> Callable[[Any], int]:
 def session_store(ns: Any) -> SessionStore:
     """The saves directory the command names (``ns.saves``: ``--saves`` or
     ``$GMDESK_SAVES``), else the platform's."""
+    from pathlib import Path
+
     from gmdesk.core.session.saves import SessionStore, default_saves_dir
 
     saves = getattr(ns, "saves", None)
