@@ -244,7 +244,8 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
     if params.contest:
         counts, total = kept_counts(params.advantage)
         # who cannot act cannot defend: the lowest result, all 1s, for certain
-        opp_counts, opp_total = ((KEEP, 1),), 1
+        opp_counts: tuple[tuple[int, int], ...] = ((KEEP, 1),)
+        opp_total = 1
         if not params.defenseless:
             opp_counts, opp_total = kept_counts(params.vs_advantage)
         vs_bonus = params.vs_bonus or 0  # set: it makes the roll a contest
