@@ -47,7 +47,18 @@ def commands() -> dict[str, list[str]]:
         "gmdesk roll 4d2 --json": [*script, *ROLL, "--json"],
         "gmdesk roll 4d2 (Rich)": [*script, *ROLL],
         "python -m gmdesk roll 4d2 --json": [sys.executable, "-m", "gmdesk", *ROLL, "--json"],
+        **{name: [sys.executable, "-c", code] for name, code in FLOORS.items()},
     }
+
+
+#: what no gmdesk code can go below, measured in the same rounds (no target: the floor
+#: under a target): the standard library a roll's code stands on (argparse reads the
+#: command line, the declarations are typed dataclasses, odds are Fractions), imported
+#: alone; and Rich's own modules that draw a roll
+FLOORS = {
+    "floor: the standard library a roll stands on": "import argparse, dataclasses, fractions, json, random, typing",
+    "floor: Rich's console, table and text": "import rich.console, rich.table, rich.text",
+}
 
 
 #: target of each command, as a multiple of the anchor's CPU
@@ -130,6 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     rounds = ns.rounds or (8 if ns.quick else 30)
     cpu = run(rounds)
     rows_ = print_table(f"gmdesk roll start-up, process CPU, median of {rounds} rounds", rows(cpu))
+    anchor = statistics.median(cpu[ANCHOR])
+    for name, code in FLOORS.items():
+        med = statistics.median(cpu[name])
+        print(f"  {name} ({code}): {med:.1f} ms, {med / anchor:.2f}× {ANCHOR}")
+    print()
     parser_ = print_table("generated options, in process (median)", parser_rows(50 if ns.quick else 200))
     return 0 if all(r.met for r in (*rows_, *parser_)) else 1
 

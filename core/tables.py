@@ -40,6 +40,11 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class DescriptorTable:
+    """Rows (a number) of texts, one per column (a receiver's kind…).
+
+    (Each dataclass here says what it is: one without a docstring is given one made
+    by ``inspect.signature`` as its module is imported, a cost on every start-up.)"""
+
     name: str
     title: str
     columns: tuple[str, ...]
@@ -67,6 +72,8 @@ class DescriptorTable:
 
 @dataclass(frozen=True)
 class BandTable:
+    """Ranges of a number (``lo``/``hi`` inclusive, None for an open end), each to a value."""
+
     name: str
     bands: tuple[tuple[int | None, int | None, Any], ...]
     title: str = ""
