@@ -35,12 +35,13 @@ NOT_FOR_A_ROLL = (
     "gmdesk.core.render",
     "pathlib",
     "datetime",
+    "shutil",  # (argparse asks it the terminal's width; gmdesk's parser asks the terminal)
 )
 
 
-def run(*argv: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+def run(*argv: str, env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess[str], set[str]]:
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=120, encoding="utf-8"
+        [sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=120, encoding="utf-8", env=env
     )
     return done, set(done.stderr.split())
 
@@ -95,3 +96,15 @@ def test_systems_still_lists_from_the_entry_points() -> None:
 def test_version_still_reads_the_installed_metadata() -> None:
     done, _mods = run("--version")
     assert done.returncode == 0 and done.stdout.startswith("gmdesk ") and "unknown" not in done.stdout
+
+
+def test_help_is_laid_out_at_the_terminals_width() -> None:
+    """The width gmdesk's parser asks for itself is the one argparse would have used."""
+    import os
+
+    narrow, _mods = run("roll", "4d6", "--help", env={**os.environ, "COLUMNS": "50"})
+    wide, _mods = run("roll", "4d6", "--help", env={**os.environ, "COLUMNS": "160"})
+    assert narrow.returncode == 0 and wide.returncode == 0
+    assert max(len(line) for line in narrow.stdout.splitlines()) <= 50
+    assert max(len(line) for line in wide.stdout.splitlines()) > 50
+    assert "--vs-bonus" in narrow.stdout and "--vs-bonus" in wide.stdout
