@@ -30,6 +30,7 @@ ON_REQUEST = ("faults",)
 #: ``--quick`` as each benchmark is given it (default: ``["--quick"]``)
 QUICK_ARGS = {
     "dialog": ["--quick", "--opens", "5"],
+    "bytes": ["--quick", "--repeats", "2", "--presses", "5"],
     "bestiary": ["--blocks", "1000", "--events", "5000", "--repeats", "3"],
     "tui": ["--events", "5000", "--runs", "1", "--presses", "8"],
     "serve": ["--viewers", "2", "--ssh-viewers", "1", "--seconds", "4", "--every", "1", "--idle", "2"],
