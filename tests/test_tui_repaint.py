@@ -146,3 +146,32 @@ async def test_a_long_log_has_no_sideways_scrollbar_and_cuts_lines_in_view(tmp_p
         newest = rows[bottom - 1]
         assert newest.startswith("│▶ #") and "Kara → Vex the Long-Named" in newest
         assert newest.rstrip("│ ").endswith("…"), newest  # cut in view, beside the scrollbar
+
+
+async def test_the_keys_row_is_rebuilt_only_when_its_keys_change(tmp_path: Path) -> None:
+    """Closing a dialog gives the desk its bindings back, the same keys: the Footer
+    keeps its row (Textual's rebuilds it, tens of milliseconds and a repaint); the
+    focus moving to the character pane changes the keys: the row follows."""
+    path, _ = table_night(tmp_path)
+    app = make_app(path)
+    async with run(app, size=SMALL) as pilot:
+        screen = await main_screen(pilot)
+        await settle(pilot)
+        footer = screen.query_one(Footer)
+
+        def keys() -> list[Any]:
+            return list(footer.children)  # the keys shown, one widget each
+
+        before = keys()
+        assert "Edit" not in [getattr(k, "description", "") for k in before]
+        await press(pilot, "r")
+        await pilot.pause(0.2)
+        await press(pilot, "escape")
+        await settle(pilot)
+        await pilot.pause(0.2)
+        assert keys() == before and all(a is b for a, b in zip(keys(), before, strict=True))
+
+        screen.query_one(CharacterTable).focus()
+        await settle(pilot)
+        await pilot.pause(0.2)
+        assert "Edit" in [getattr(k, "description", "") for k in keys()]

@@ -60,7 +60,6 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.widgets import Footer
 
 from gmdesk.core.dice import RandomSource
 from gmdesk.core.errors import GmdeskError
@@ -76,6 +75,7 @@ from gmdesk.tui.screens.rolling import RollActions
 from gmdesk.tui.screens.roster import RosterActions
 from gmdesk.tui.screens.sessionmoves import SessionActions, settings_help
 from gmdesk.tui.widgets.character import CharacterPane
+from gmdesk.tui.widgets.controls import KeysFooter
 from gmdesk.tui.widgets.initiative import InitiativePane
 from gmdesk.tui.widgets.rolllog import RollLog
 from gmdesk.tui.widgets.sessionbar import SessionBar
@@ -156,7 +156,7 @@ class MainScreen(DeskScreen):
             yield InitiativePane(id="initiative")
             yield CharacterPane(id="character")
         yield RollLog(id="rolllog")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         state = self.state
