@@ -255,36 +255,13 @@ def test_the_sequences_cover_the_readme_key_table() -> None:
     assert covered <= table | {"Enter"}, sorted(covered - table)
 
 
-def typed_both_ways(tmp_path: Path, system: str) -> list[str]:
-    """Type every sequence of ``system`` into two gmdesks at once, in bursts and
-    slowly; what their save directories differ in (nothing, when all is well)."""
-    runs: dict[bool, Path] = {}
-    threads = []
-    errors: list[str] = []
-    for burst in (False, True):
-        where = tmp_path / f"{system}-{'burst' if burst else 'slow'}"
-        path = harness_save(where, system)
-        home = where / "home"
-        home.mkdir()
-        runs[burst] = path
-
-        def run(path: Path = path, home: Path = home, burst: bool = burst) -> None:
-            try:
-                drive(path.parent, home, system, burst)
-            except Exception as e:  # reported below
-                errors.append(f"{system} {'burst' if burst else 'slow'}: {e!r}")
-
-        threads.append(threading.Thread(target=run))
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        return errors
+def differences(system: str, slow: Path, fast: Path) -> list[str]:
+    """What the save directories of ``system``'s two runs differ in (nothing, when all
+    is well): ``slow`` and ``fast``, the session each typed into."""
     problems = []
-    slow_sessions = sessions_of(runs[False].parent)
-    fast_sessions = sessions_of(runs[True].parent)
-    types = {e["type"] for e in events_of(runs[False])}  # the session the desk's keys play
+    slow_sessions = sessions_of(slow.parent)
+    fast_sessions = sessions_of(fast.parent)
+    types = {e["type"] for e in events_of(slow)}  # the session the desk's keys play
     for sequence in for_system(system):
         if sequence.saves and sequence.saves not in types:
             problems.append(f"{system}: the slow run logged no {sequence.saves} ({sequence.name})")
@@ -293,30 +270,43 @@ def typed_both_ways(tmp_path: Path, system: str) -> list[str]:
     if sorted(slow_sessions) != sorted(fast_sessions):
         problems.append(f"{system}: sessions typed slowly {sorted(slow_sessions)}, typed ahead {sorted(fast_sessions)}")
     for session in sorted(set(slow_sessions) & set(fast_sessions)):
-        slow, fast = slow_sessions[session], fast_sessions[session]
-        for i, (a, b) in enumerate(zip(slow, fast, strict=False)):
-            if a != b:
-                problems.append(f"{system} {session!r}: event {i} typed slowly {a}\n    typed ahead {b}")
+        a, b = slow_sessions[session], fast_sessions[session]
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
+            if x != y:
+                problems.append(f"{system} {session!r}: event {i} typed slowly {x}\n    typed ahead {y}")
                 break
-        if len(slow) != len(fast):
-            problems.append(f"{system} {session!r}: {len(slow)} events typed slowly, {len(fast)} typed ahead")
+        if len(a) != len(b):
+            problems.append(f"{system} {session!r}: {len(a)} events typed slowly, {len(b)} typed ahead")
     return problems
 
 
 def test_every_sequence_typed_ahead_matches_typing_it_slowly(tmp_path: Path) -> None:
     """Every system at once: its gmdesks mostly wait for the screen to settle, so ten
     of them take about as long as two (CI runs this first, beside the rest)."""
-    found: dict[str, list[str]] = {}
+    runs: dict[tuple[str, bool], Path] = {}
+    threads = []
+    errors: list[str] = []
+    for system in SYSTEMS:
+        for burst in (False, True):
+            where = tmp_path / f"{system}-{'burst' if burst else 'slow'}"
+            path = harness_save(where, system)
+            home = where / "home"
+            home.mkdir()
+            runs[(system, burst)] = path
 
-    def run(system: str) -> None:
-        found[system] = typed_both_ways(tmp_path, system)
+            def run(path: Path = path, home: Path = home, system: str = system, burst: bool = burst) -> None:
+                try:
+                    drive(path.parent, home, system, burst)
+                except Exception as e:  # reported below, with the system
+                    errors.append(f"{system} {'burst' if burst else 'slow'}: {e!r}")
 
-    threads = [threading.Thread(target=run, args=(system,)) for system in SYSTEMS]
+            threads.append(threading.Thread(target=run))
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    problems = [p for system in SYSTEMS for p in found.get(system, [f"{system}: the run did not finish"])]
+    assert not errors, errors
+    problems = [p for system in SYSTEMS for p in differences(system, runs[(system, False)], runs[(system, True)])]
     assert not problems, "\n".join(problems)
 
 
