@@ -101,13 +101,14 @@ class PtyDesk:
         self.last_output = self.last_write = time.monotonic()
         self._escape_last = False  # the last write ended with a lone Escape
         self._marks = 0
+        self._ended = threading.Event()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
     def _read(self) -> None:
-        while True:
+        while not self._ended.is_set():
             try:
-                ready, _, _ = select.select([self.fd], [], [], 0.5)
+                ready, _, _ = select.select([self.fd], [], [], 0.1)
                 if not ready:
                     continue
                 data = os.read(self.fd, 65536)
@@ -211,15 +212,21 @@ class PtyDesk:
         while time.monotonic() < deadline:
             done, status = os.waitpid(self.pid, os.WNOHANG)
             if done:
-                os.close(self.fd)
-                os.close(self._child_end)
+                self._close()
                 return status
             time.sleep(0.05)
         os.kill(self.pid, signal.SIGKILL)
         os.waitpid(self.pid, 0)
+        self._close()
+        raise AssertionError(f"gmdesk did not end on SIGTERM; the last output: {self.tail()!r}")
+
+    def _close(self) -> None:
+        """The reader stops before the terminal closes: the next terminal opened may get
+        the same descriptor, and its output must not land here."""
+        self._ended.set()
+        self._reader.join()
         os.close(self.fd)
         os.close(self._child_end)
-        raise AssertionError(f"gmdesk did not end on SIGTERM; the last output: {self.tail()!r}")
 
 
 def drive(saves: Path, home: Path, system: str, burst: bool) -> None:
