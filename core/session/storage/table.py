@@ -103,8 +103,11 @@ class EventTable(Mapping[str, dict[str, Any]]):
     # ---- documents
 
     def doc(self, seq: int) -> dict[str, Any]:
-        """The document of event ``seq`` (1-based; the table's own object)."""
+        """The document of event ``seq`` (1-based; the table's own object, or for an
+        event appended by this writer a fresh one parsed from its text each time)."""
         d = self._docs[seq - 1]
+        if d is None and seq > self._base:
+            return self._parse_text(seq)
         if d is None:
             start, end = self._span(seq)
             try:
@@ -116,10 +119,28 @@ class EventTable(Mapping[str, dict[str, Any]]):
             self._docs[seq - 1] = d
         return d
 
+    def _parse_text(self, seq: int) -> dict[str, Any]:
+        try:
+            d = loads(self.text(seq))
+        except ValueError as e:  # written by this gmdesk a moment ago: only a bug gets here
+            raise CorruptSaveError(self.path or "session", f"events seq {seq}", f"not valid JSON ({e})") from None
+        if type(d) is not dict:
+            raise CorruptSaveError(self.path or "session", f"table 'events' document {seq}", "not a JSON object")
+        return d
+
+    def append_text(self, text: bytes) -> None:
+        """Append the next event as the JSON text it was written with, parsed only when
+        asked for (and not kept parsed: see :meth:`doc`)."""
+        self._docs.append(None)
+        self._texts.append(text)
+
     def all_docs(self) -> list[dict[str, Any]]:
         """Every document, oldest first (the table's own objects). Parses whatever is
         still unparsed, all at once when that is most of the region."""
         docs = self._docs
+        for seq in range(self._base + 1, len(docs) + 1):
+            if docs[seq - 1] is None:
+                docs[seq - 1] = self._parse_text(seq)
         missing = docs.count(None)
         if missing > 64 and missing * 3 > self._base:  # most of them: one parse of the whole region
             try:
