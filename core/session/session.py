@@ -257,7 +257,9 @@ class Session(SessionMoves, SystemMoveCalls):
         fold.source = stored_event(log)
         self._records = record_loader(log)
         self._fold: Fold = fold
-        self._shed_upto = 0  # state.rolls[:this] hold their records as references to the log
+        # state.rolls[:_shed_upto] hold their records as references to the log (restored
+        # from a checkpoint: all of them already, nothing to go through at open)
+        self._shed_upto = max(0, len(fold.state.rolls) - self.RECORDS_KEPT) if self._ckpt_seq > 0 else 0
         self._shed()
         self.warnings.extend(self._skipped)
         self._log_seq = count
