@@ -112,3 +112,22 @@ def test_a_writer_does_not_keep_each_roll_it_saved(tmp_path: Path) -> None:
         tracemalloc.stop()
     with Session.open(path, readonly=True) as s:
         assert [r.to_json() for r in s.state.rolls] == live
+
+
+def test_the_newest_events_are_read_without_indexing_the_whole_history(tmp_path: Path) -> None:
+    """An open reads the newest events (the undo it keeps): found from the end of the
+    snapshot's events, not by indexing every event before them — and each is exactly
+    the event written, on both sides of where that search stops."""
+    from gmdesk.core.session.storage.table import TAIL_EVENTS
+
+    path = tmp_path / "long.gmdesk"
+    n = TAIL_EVENTS + 500
+    with EventLog.create(path, {"name": "long"}, compact_at=10**6) as log:
+        log.append_many([{"type": "note", "i": i, "text": "é" * (i % 7)} for i in range(1, n + 1)])
+    with EventLog.open(path, readonly=True) as log:
+        table = log._storage.events
+        for seq in (n, n - 1, n - TAIL_EVENTS + 1):
+            assert log.event(seq) == {"type": "note", "i": seq, "text": "é" * (seq % 7)}
+        assert table._nl is None  # nothing indexed the whole history
+        for seq in (n - TAIL_EVENTS, 1, 2, 700):
+            assert log.event(seq) == {"type": "note", "i": seq, "text": "é" * (seq % 7)}
