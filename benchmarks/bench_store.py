@@ -469,7 +469,7 @@ def roll_memory_rows(directory: Path, counts: list[int]) -> list[Row]:
         )
         rows.append(
             Row(
-                "roll --count 1,000,000 --save, peak (extrapolated)",
+                "roll --save peak at 1,000,000, extrapolated",
                 at_million,
                 None,
                 "MB",

@@ -46,6 +46,7 @@ from gmdesk.core.session.storage.format import (
     load,
     parse_snapshot,
     snapshot_bytes,
+    snapshot_parts,
 )
 from gmdesk.core.session.storage.gcpause import no_gc
 from gmdesk.core.session.storage.paths import TMP_SUFFIX, backup_path, sidecar_paths
@@ -553,16 +554,17 @@ class JournalEngine:
             lock = self._lock
             assert lock is not None  # (_check_own_files refuses a writer without its lock)
             with no_gc():
-                data, start, end = snapshot_bytes(self._state, tables)
+                parts = snapshot_parts(self._state, tables)
             try:
-                atomic.publish(self.paths["snapshot_tmp"], self.path, data, overwrite=True, hold=lock.add_session_file)
+                atomic.publish(self.paths["snapshot_tmp"], self.path, parts, overwrite=True, hold=lock.add_session_file)
             except OSError as e:
                 raise atomic.write_error(self.path, e, "compact the session") from None
             finally:
                 lock.prune_session_files()
             if tables is not None:
                 self._state.tables = tables
-            self._state.tables[EVENTS_TABLE].rebase(data, start, end)
+            region = parts[1]
+            self._state.tables[EVENTS_TABLE].rebase(region, 0, len(region))
             try:
                 self._swap_journal()
             except OSError as e:
