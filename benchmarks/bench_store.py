@@ -585,7 +585,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_store", description=__doc__.splitlines()[0])
     ap.add_argument("--dir", default=str(REPO / "benchmarks" / "out"), help="where to put the temporary files")
     ap.add_argument("--samples", type=int, default=500, help="appends timed per history size (default 500)")
-    ap.add_argument("--quick", action="store_true", help="fewer samples, no stock TinyDB at 50,000")
+    ap.add_argument("--quick", action="store_true", help="the rows only, short (a minute or two on a busy machine)")
     ap.add_argument(
         "--stock-50k-budget",
         type=float,
@@ -605,11 +605,13 @@ def main(argv: list[str] | None = None) -> int:
         args = ap.parse_args(argv)
     samples = 100 if args.quick else args.samples
     Path(args.dir).mkdir(parents=True, exist_ok=True)
-    if args.rows_only or args.quick:
+    if not args.session_open_only:
+        # the issue's rows first (short with --quick), then — in a full run — the older sections
         with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench-rows-") as tmp:
             print(f"gmdesk session store rows — files in {tmp} — python {sys.version.split()[0]}")
             issue_rows(Path(tmp), args.quick, args.repeats)
-        return 0
+        if args.rows_only or args.quick:
+            return 0
     if args.session_open_only:
         with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench-open-") as tmp:
             print(f"gmdesk Session.open benchmark — files in {tmp} — python {sys.version.split()[0]}")
