@@ -171,6 +171,14 @@ class MainScreen(DeskScreen):
         self.refresh_view()
         self.query_one(InitiativePane).table.focus()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While the roll dialog is open over the desk, the desk's keys wait (as under a
+        dialog screen): the keys go to the dialog."""
+        return not self.rolls.dialog_open
+
+    def on_resize(self) -> None:
+        self.rolls.place()
+
     def refresh_view(self) -> None:
         state = self.state
         if self.selected not in state.characters:
@@ -309,7 +317,10 @@ class MainScreen(DeskScreen):
     def commands(self) -> list[tuple[str, str, Callable[[], Any]]]:
         """Every move of the screen as (title, help, callback) for the command palette,
         the key it is bound to by default in the help (the palette shows the GM's
-        current keys beside it); the session's system's moves after the encounter's."""
+        current keys beside it); the session's system's moves after the encounter's.
+        None while the roll dialog is open (as from a dialog screen)."""
+        if self.rolls.dialog_open:
+            return []
         out: list[tuple[str, str, Callable[[], Any]]] = [
             ("Roll…", "roll any system with live odds (r)", self.action_roll),
             ("Attack…", "the current combatant attacks; applies the descriptor (a)", self.action_attack),

@@ -43,7 +43,7 @@ a valid target.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -68,7 +68,7 @@ from gmdesk.core.session.params import (
 )
 from gmdesk.core.systems import get_spec, system_ids
 from gmdesk.core.systems.spec import COMMON_PARAMS, SystemSpec
-from gmdesk.tui.screens.dialog import Dialog, DialogHint, ui_message
+from gmdesk.tui.screens.dialog import DIALOG_BINDINGS, DialogHint, DialogKeys, ui_message
 from gmdesk.tui.screens.rollforms import (
     CLOCK,
     CLOCK_LABEL,
@@ -124,20 +124,37 @@ class SourceBox:
     source: RollSource
 
 
-class RollDialog(Dialog[RollRequest | None]):
+class RollDialog(DialogKeys, Widget):
     """Roll (``combat=False``) or attack (``combat=True``) dialog. Enter rolls from
-    any field (:class:`tui.screens.dialog.Dialog`). ``preset``: parameter values a
-    move opens it with; ``remembered``: what the GM typed the last time."""
+    any field (:class:`tui.screens.dialog.DialogKeys`). ``preset``: parameter values a
+    move opens it with; ``remembered``: what the GM typed the last time.
 
+    The dialog is an overlay on the desk, not a screen of its own: a terminal redraws
+    only the part the dialog covers when it opens and the part it uncovered when it
+    closes (a pushed or popped screen is redrawn whole, over an SSH link too). The
+    desk mounts one and keeps it, hidden between rolls; :meth:`reopen` fills it afresh
+    from the session's state at every open (the roller's and the target's values as
+    they are now), :meth:`dismiss` hides it and hands the result to the desk. While
+    it is open, Tab stays in it (it traps the focus) and the desk's keys wait."""
+
+    BINDINGS = list(DIALOG_BINDINGS)
     ODDS_DELAY = 0.15
 
-    # a terminal the dialog fills shows nothing of the desk under it: drawn on a plain
-    # background, the desk is not rendered (and dimmed) under every frame
     # the form is two columns, labels and controls, in grids (no container per row);
     # the focused field's label reads in reverse video, as a form row's does
     DEFAULT_CSS = """
-    RollDialog.-covered {
-        background: $background;
+    RollDialog {
+        layer: dialog;
+        position: absolute;
+        width: 110;
+        height: 34;
+        max-width: 100%;
+        max-height: 100%;
+        display: none;
+    }
+    RollDialog > #roll-dialog {
+        width: 100%;
+        height: 100%;
     }
     RollDialog .form-grid {
         layout: grid;
@@ -166,8 +183,45 @@ class RollDialog(Dialog[RollRequest | None]):
         title: str | None = None,
         remembered: Mapping[str, Any] | None = None,
         opposed: bool = False,
+        done: Callable[[RollRequest | None], object] | None = None,
     ) -> None:
         super().__init__()
+        self.committing = False
+        self._odds_timer: Timer | None = None
+        self._odds_token = 0  # never reset: odds computed for an earlier open are dropped
+        self._done = done
+        self._return_focus: Widget | None = None
+        self._opened = False
+        # the form's fields and their controls (kept from one open to the next when the
+        # form is the same)
+        self._fields: list[FormField] = []
+        self._controls: dict[str, Widget] = {}
+        self._setup(
+            state,
+            system=system,
+            actor=actor,
+            target=target,
+            combat=combat,
+            preset=preset,
+            title=title,
+            remembered=remembered,
+            opposed=opposed,
+        )
+
+    def _setup(
+        self,
+        state: State,
+        *,
+        system: str | None = None,
+        actor: str | None = None,
+        target: str | None = None,
+        combat: bool = False,
+        preset: Mapping[str, Any] | None = None,
+        title: str | None = None,
+        remembered: Mapping[str, Any] | None = None,
+        opposed: bool = False,
+    ) -> None:
+        """Everything one open of the dialog starts from (the session's state now)."""
         self.opposed = opposed and not combat  # both sides filled from their fields, as in an attack
         self.state = state
         self.system = system or state.info.system
@@ -186,19 +240,28 @@ class RollDialog(Dialog[RollRequest | None]):
         self._target_chosen = False  # the GM picked the target by hand
         self._kind = "organic"  # an untracked target's kind, as the GM chose it
         self._sources: list[SourceBox] = []
-        self._fields: list[FormField] = []
-        self._controls: dict[str, Widget] = {}
         self._auto: dict[str, Any] = {}  # what the dialog put in each control by itself
         self._origins: dict[str, str] = {}  # where a value filled from a character came from
         self._from_last: dict[str, Any] = {}  # the values offered again from the last roll
-        self._odds_timer: Timer | None = None
-        self._odds_token = 0
+        if self._odds_timer is not None:
+            self._odds_timer.stop()
+            self._odds_timer = None
         self.ready = False  # the form is built and filled in
         self.last_error: str = ""
         self.last_odds: Odds | None = None
         self.origins: dict[str, str] = {}  # of the parameters built last
         self._last_seen: tuple[Any, ...] | None = None
         self.labels = self._labels()
+
+    @property
+    def focused(self) -> Widget | None:
+        """The focused widget (the screen's: the dialog is on the desk's screen)."""
+        return self.screen.focused if self.is_attached else None
+
+    @property
+    def is_open(self) -> bool:
+        """The dialog is on the desk (shown, or being filled in to be shown)."""
+        return self._opened
 
     # -- layout ----------------------------------------------------------------------------
 
@@ -275,15 +338,11 @@ class RollDialog(Dialog[RollRequest | None]):
         return cid if cid in self.state.characters else NONE
 
     def on_mount(self) -> None:
-        self._mark_covered()
-        self._apply_sources()
-        self.ready = True
-        self._changed(at_once=True)
-        self._focus_first()
+        self.trap_focus()  # Tab and shift+Tab stay in the dialog
+        self._show()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """The focused field's label in reverse video (its row is a grid's two cells)."""
-        super().on_descendant_focus(event)
         focused = self.focused
         within = set(focused.ancestors_with_self) if focused is not None else set()
         for grid in self.query(".form-grid"):
@@ -292,28 +351,105 @@ class RollDialog(Dialog[RollRequest | None]):
                 if isinstance(cell, Label):
                     cell.set_class(i + 1 < len(cells) and cells[i + 1] in within, "-focused")
 
-    def on_resize(self) -> None:
-        self._mark_covered()
+    # -- opening and closing --------------------------------------------------------------
 
-    def _mark_covered(self) -> None:
-        """Whether the dialog fills the terminal (see ``DEFAULT_CSS``)."""
-        styles = self.query_one("#roll-dialog").styles
-        width, height = styles.width, styles.height
-        covered = (
-            width is not None
-            and height is not None
-            and width.is_cells
-            and height.is_cells
-            and self.app.size.width <= width.value
-            and self.app.size.height <= height.value
-        )
-        self.set_class(covered, "-covered")
+    def place(self) -> None:
+        """Centre the dialog on the screen (it fills a terminal of 80×24)."""
+        width, height = self.screen.size
+        box = self.styles
+        w = min(int(box.width.value) if box.width is not None else width, width)
+        h = min(int(box.height.value) if box.height is not None else height, height)
+        self.styles.offset = (max(0, (width - w) // 2), max(0, (height - h) // 2))
+
+    def prepare(self, state: State, **kwargs: Any) -> None:
+        """Take this open's starting point (see :meth:`_setup`) at once: what the
+        dialog says before it is on screen is already about this open."""
+        self._opened = True
+        self.display = False
+        self._setup(state, **kwargs)
+
+    async def reopen(self, done: Callable[[RollRequest | None], object] | None = None) -> None:
+        """Open again for what :meth:`prepare` took: every value filled afresh from the
+        session's state (the widgets of the form are kept where the form is the
+        same, the values never)."""
+        self._done = done
+        # the values set here are the dialog's own, not the GM's changes
+        quiet = (Choice.Changed, Input.Changed, Checkbox.Changed, SelectionList.SelectedChanged)
+        self.query_one("#roll-dialog").border_title = self.dialog_title
+        with self.prevent(*quiet):
+            self.query_one("#rd-system", Choice).value = self.system
+            roller = self.query_one("#rd-actor", Choice)
+            roller.set_options(self._roller_choices())
+            roller.value = self._or_none(self.actor)
+            target = self.query_one("#rd-target", Choice)
+            target.set_options(self._target_choices())
+            target.value = self._or_none(self.target)
+        await self._show_target_kind()
+        with self.prevent(*quiet):
+            for kind in self.query("#rd-tkind").results(Choice):
+                kind.value = self._kind
+        await self._rebuild_sources()
+        fields = self._form()
+        if fields == self._fields and all(f.key in self._controls for f in fields):
+            # the same form (the same system, a roll or an attack as before): its
+            # widgets are kept, every value is filled in afresh
+            self._fields = fields
+            start = self._start_values()
+            with self.prevent(*quiet):
+                for f in fields:
+                    set_value(self._controls[f.key], start[f.key])
+        else:
+            await self._rebuild_params()
+        self.query_one("#rd-error", Static).update("")
+        self.query_one("#rd-info", Static).update("")
+        self.query_one(OddsPreview).show_pending()
+        self.query_one("#roll-form", VerticalScroll).scroll_home(animate=False)
+        self.query_one(DialogHint).verb = "attack" if self.combat else "roll"
+        self._show()
+
+    def _show(self) -> None:
+        """The form is filled in: check it, start the odds, show it, focus its first field."""
+        self._opened = True
+        self._apply_sources()
+        self.ready = True
+        self._changed(at_once=True)
+        screen = self.screen
+        focused = screen.focused
+        if focused is not None and self not in focused.ancestors:
+            self._return_focus = focused
+        self.place()
+        self.display = True
+        self._focus_first()
+        screen.refresh_bindings()
+
+    def dismiss(self, result: RollRequest | None = None) -> None:
+        """Close: hide the dialog, give the focus back to the desk, hand ``result``
+        (None: cancelled) to whoever opened it."""
+        if not self._opened:
+            return
+        self._opened = False
+        self.ready = False
+        self._odds_token += 1  # odds still on their way belong to no open
+        if self._odds_timer is not None:
+            self._odds_timer.stop()
+            self._odds_timer = None
+        self.display = False
+        back, self._return_focus = self._return_focus, None
+        screen = self.screen
+        if back is not None and back.is_attached and back.focusable:
+            back.focus(scroll_visible=False)
+        else:
+            screen.set_focus(None)
+        screen.refresh_bindings()
+        done, self._done = self._done, None
+        if done is not None:
+            done(result)
 
     def _focus_first(self) -> None:
         for f in self._fields:
             w = self._controls.get(f.key)
             if isinstance(w, Input):
-                w.focus()
+                w.focus(scroll_visible=False)
                 return
 
     # -- the parts that depend on the system / actor -------------------------------------
@@ -688,13 +824,13 @@ class RollDialog(Dialog[RollRequest | None]):
 
     def _odds_ready(self, token: int, odds: Odds) -> None:
         # the odds may arrive while the dialog is closing (its widgets already gone)
-        if token == self._odds_token and self.is_mounted:
+        if token == self._odds_token and self.is_mounted and self._opened:
             self.last_odds = odds
             for preview in self.query(OddsPreview):
                 preview.show_odds(odds)
 
     def _odds_failed(self, token: int, message: str) -> None:
-        if token == self._odds_token and self.is_mounted:
+        if token == self._odds_token and self.is_mounted and self._opened:
             for preview in self.query(OddsPreview):
                 preview.show_none(f"no odds: {message}")
 

@@ -31,6 +31,8 @@ class RollActions:
         self.desk = desk
         #: what the GM typed last, per (system, roller, attack)
         self._remembered: dict[tuple[str, str | None, bool], dict[str, Any]] = {}
+        #: the roll dialog, once built: an overlay on the desk, kept between rolls
+        self._dialog: RollDialog | None = None
 
     def roll(self) -> None:
         """``r``: the roll dialog, for the acting character if it can act."""
@@ -63,7 +65,8 @@ class RollActions:
         title: str | None = None,
         opposed: bool = False,
     ) -> None:
-        """The roll dialog; the roll is made when the GM accepts it."""
+        """Open the roll dialog over the desk, its values filled afresh; the roll is
+        made when the GM accepts it. Nothing happens while it is open already."""
         desk = self.desk
         system = system or desk.state.info.system
         remembered = self._remembered.get((system, actor, combat), {})
@@ -75,20 +78,41 @@ class RollActions:
                 self._remembered[(req.system, req.actor, req.combat)] = dict(req.values)
                 self.make(req)
 
-        desk.app.push_screen(
-            RollDialog(
-                desk.state,
-                system=system,
-                actor=actor,
-                target=target,
-                combat=combat,
-                preset=preset,
-                title=title,
-                remembered=remembered,
-                opposed=opposed,
-            ),
-            rolled,
+        if self.dialog_open:
+            return  # one roll at a time: the open dialog keeps the keys
+        kwargs: dict[str, Any] = dict(
+            system=system,
+            actor=actor,
+            target=target,
+            combat=combat,
+            preset=preset,
+            title=title,
+            remembered=remembered,
+            opposed=opposed,
         )
+        dlg = self._dialog
+        if dlg is None or not dlg.is_attached:
+            # the first open builds the dialog; it stays on the desk, hidden, for the next
+            dlg = self._dialog = RollDialog(desk.state, done=rolled, **kwargs)
+            desk.mount(dlg)
+        else:
+            dlg.prepare(desk.state, **kwargs)
+            dlg.call_later(dlg.reopen, rolled)
+
+    @property
+    def dialog(self) -> RollDialog | None:
+        """The roll dialog while it is open (else None)."""
+        dlg = self._dialog
+        return dlg if dlg is not None and dlg.is_attached and dlg.is_open else None
+
+    @property
+    def dialog_open(self) -> bool:
+        return self.dialog is not None
+
+    def place(self) -> None:
+        """The terminal was resized: the dialog stays in the middle."""
+        if self._dialog is not None and self._dialog.is_attached:
+            self._dialog.place()
 
     def make(self, req: RollRequest) -> None:
         """Roll ``req`` in the session (logged, applied, saved); then say what it did."""
