@@ -60,6 +60,8 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.reactive import Reactive
+from textual.widget import Widget
 from textual.widgets import Footer
 
 from gmdesk.core.dice import RandomSource
@@ -130,6 +132,12 @@ class MainScreen(DeskScreen):
 
     #: the dice system whose moves this screen binds ("" for none: the base desk)
     SYSTEM = ""
+
+    #: the focused widget. Textual's screens repaint the whole terminal when the focus
+    #: moves (a screen's ``focused`` repaints it); the widgets that gain and lose the
+    #: focus redraw themselves, so the desk's screen does not: a Tab in the roll
+    #: dialog, or the dialog opening and closing, sends only what changed over SSH
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
 
     @classmethod
     def for_session(

@@ -145,16 +145,12 @@ class RollDialog(DialogKeys, Widget):
     DEFAULT_CSS = """
     RollDialog {
         layer: dialog;
-        position: absolute;
+        dock: top;
         width: 110;
         height: 34;
         max-width: 100%;
         max-height: 100%;
         display: none;
-    }
-    RollDialog > #roll-dialog {
-        width: 100%;
-        height: 100%;
     }
     RollDialog .form-grid {
         layout: grid;
@@ -354,12 +350,15 @@ class RollDialog(DialogKeys, Widget):
     # -- opening and closing --------------------------------------------------------------
 
     def place(self) -> None:
-        """Centre the dialog on the screen (it fills a terminal of 80×24)."""
+        """In the middle of the screen (it fills a terminal of 80×24). Docked on a layer
+        of its own, the dialog never changes the size of the desk's screen (which
+        would redraw all of it)."""
         width, height = self.screen.size
-        box = self.styles
-        w = min(int(box.width.value) if box.width is not None else width, width)
-        h = min(int(box.height.value) if box.height is not None else height, height)
-        self.styles.offset = (max(0, (width - w) // 2), max(0, (height - h) // 2))
+        w = min(110, width)
+        h = min(34, height)
+        offset = (max(0, (width - w) // 2), max(0, (height - h) // 2))
+        if tuple(self.styles.offset.resolve(self.screen.size, self.screen.size)) != offset:
+            self.styles.offset = offset
 
     def prepare(self, state: State, **kwargs: Any) -> None:
         """Take this open's starting point (see :meth:`_setup`) at once: what the
