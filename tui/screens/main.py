@@ -179,11 +179,6 @@ class MainScreen(DeskScreen):
         self.refresh_view()
         self.query_one(InitiativePane).table.focus()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """While the roll dialog is open over the desk, the desk's keys wait (as under a
-        dialog screen): the keys go to the dialog."""
-        return not self.rolls.dialog_open
-
     def on_resize(self) -> None:
         self.rolls.place()
 

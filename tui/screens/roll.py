@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events, on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widget import Widget
@@ -135,9 +136,15 @@ class RollDialog(DialogKeys, Widget):
     desk mounts one and keeps it, hidden between rolls; :meth:`reopen` fills it afresh
     from the session's state at every open (the roller's and the target's values as
     they are now), :meth:`dismiss` hides it and hands the result to the desk. While
-    it is open, Tab stays in it (it traps the focus) and the desk's keys wait."""
+    it is open, Tab stays in it (it traps the focus) and the desk's keys wait (it is modal)."""
 
-    BINDINGS = list(DIALOG_BINDINGS)
+    # the dialog's keys, and those a dialog screen has (modal, the keys stop here)
+    BINDINGS = [
+        *DIALOG_BINDINGS,
+        Binding("tab", "app.focus_next", "Focus Next", show=False),
+        Binding("shift+tab", "app.focus_previous", "Focus Previous", show=False),
+        Binding("ctrl+c,super+c", "screen.copy_text", "Copy selected text", show=False),
+    ]
     ODDS_DELAY = 0.15
 
     # the form is two columns, labels and controls, in grids (no container per row);
@@ -253,6 +260,12 @@ class RollDialog(DialogKeys, Widget):
     def focused(self) -> Widget | None:
         """The focused widget (the screen's: the dialog is on the desk's screen)."""
         return self.screen.focused if self.is_attached else None
+
+    @property
+    def is_modal(self) -> bool:
+        """While open, the keys stop at the dialog (the desk's and the app's own keys
+        wait, as under a dialog screen); its priority keys and the app's still work."""
+        return self._opened
 
     @property
     def is_open(self) -> bool:
@@ -422,11 +435,28 @@ class RollDialog(DialogKeys, Widget):
         screen.refresh_bindings()
 
     def dismiss(self, result: RollRequest | None = None) -> None:
-        """Close: hide the dialog, give the focus back to the desk, hand ``result``
-        (None: cancelled) to whoever opened it."""
+        """Escape (``None``): close at once. Enter (a :class:`RollRequest`): hand it to
+        whoever opened the dialog and stay on the desk, the form as it is, until the
+        roll is made; the desk then closes it (:meth:`close`) as it shows the roll,
+        so that the terminal redraws the desk once, with the roll in it."""
+        if not self._opened or self.committing:
+            return
+        done, self._done = self._done, None
+        if result is None:
+            self.close()
+        else:
+            self.committing = True  # Escape and Enter wait for the roll
+        if done is not None:
+            done(result)
+        if result is not None and done is None:
+            self.close()
+
+    def close(self) -> None:
+        """Hide the dialog and give the focus back to the desk."""
         if not self._opened:
             return
         self._opened = False
+        self.committing = False
         self.ready = False
         self._odds_token += 1  # odds still on their way belong to no open
         if self._odds_timer is not None:
@@ -440,9 +470,6 @@ class RollDialog(DialogKeys, Widget):
         else:
             screen.set_focus(None)
         screen.refresh_bindings()
-        done, self._done = self._done, None
-        if done is not None:
-            done(result)
 
     def _focus_first(self) -> None:
         for f in self._fields:

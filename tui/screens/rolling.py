@@ -15,6 +15,7 @@ initiative order (``State.default_target``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gmdesk.core.render import headline
@@ -76,7 +77,7 @@ class RollActions:
                 # what the GM typed; the dialog offers again only what the system
                 # declares remembered (Param.remember) and says so
                 self._remembered[(req.system, req.actor, req.combat)] = dict(req.values)
-                self.make(req)
+                self.make(req, self.close_dialog)
 
         if self.dialog_open:
             return  # one roll at a time: the open dialog keeps the keys
@@ -114,8 +115,15 @@ class RollActions:
         if self._dialog is not None and self._dialog.is_attached:
             self._dialog.place()
 
-    def make(self, req: RollRequest) -> None:
-        """Roll ``req`` in the session (logged, applied, saved); then say what it did."""
+    def close_dialog(self) -> None:
+        """Close the roll dialog (it stays open while its roll is being made)."""
+        if self._dialog is not None and self._dialog.is_attached:
+            self._dialog.close()
+
+    def make(self, req: RollRequest, made: Callable[[], None] | None = None) -> None:
+        """Roll ``req`` in the session (logged, applied, saved); then say what it did.
+        ``made`` runs first when the session is done (made or refused): the dialog
+        closes in the same moment as the desk shows the roll (one redraw)."""
         desk = self.desk
         rng = desk.rng
 
@@ -135,6 +143,8 @@ class RollActions:
             )
 
         def done(event: Event) -> None:
+            if made is not None:
+                made()
             state = desk.state
             entry = state.roll_entry(event.seq)
             if entry is None:
@@ -147,4 +157,11 @@ class RollActions:
                 lines = [f"{who}: {headline(entry.record)} {entry.record.outcome}", *entry.changes]
             desk.say("\n".join(lines))
 
-        desk.submit(fn, done)
+        def refused(message: str) -> None:
+            if made is not None:
+                made()
+            desk.say(message, error=True)
+
+        desk.submit(fn, done, refused)
+        if made is not None:
+            desk.when_idle(made)  # whatever the call's end (the session gone read-only too)
