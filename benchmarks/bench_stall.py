@@ -73,7 +73,7 @@ async def _play(saves: Path, long_name: str, short_name: str, rolls: int) -> dic
     from gmdesk.tui.app import GmdeskApp
     from gmdesk.tui.screens.main import MainScreen
     from gmdesk.tui.screens.picker import PickerScreen
-    from gmdesk.tui.screens.roll import RollDialog
+    from gmdesk.tui.screens.roll import open_roll_dialog
     from gmdesk.tui.widgets.rolllog import RollLog
 
     out: dict[str, dict[str, float]] = {"open": {}, "play": {}, "switch": {}, "quit": {}}
@@ -119,7 +119,7 @@ async def _play(saves: Path, long_name: str, short_name: str, rolls: int) -> dic
         play = out["play"]
         for _ in range(rolls):
             await pilot.press("r")
-            await until(lambda: isinstance(app.screen, RollDialog))
+            await until(lambda: open_roll_dialog(app.screen) is not None)
             await pilot.pause(0.05)
             ticker.step(play, "r: the roll dialog opens")
             await pilot.press("enter")

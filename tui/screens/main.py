@@ -61,6 +61,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.reactive import Reactive
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 
@@ -92,6 +93,29 @@ UNDO_NAMED = (
     "encounter.delay",
     "character.remove",
 )
+
+
+class DeskFooter(Footer):
+    """The desk's key bar, redrawn only when the keys it shows change. (Textual's
+    Footer rebuilds itself at every focus move; each rebuild is sent to the terminal,
+    over SSH too.) While the roll dialog is open over the desk the bar keeps the desk's
+    keys: the dialog names its own in its hint line."""
+
+    _shown: object = None
+
+    def bindings_changed(self, screen: Screen[Any]) -> None:
+        rolls = getattr(screen, "rolls", None)
+        if isinstance(rolls, RollActions) and rolls.dialog_open:
+            return
+        shown = tuple(
+            (key, active.binding.description, active.enabled, active.binding.show)
+            for key, active in screen.active_bindings.items()
+        )
+        if shown == self._shown and self.children:
+            return
+        if screen.app.app_focus:  # (Textual's Footer waits for the terminal's focus)
+            self._shown = shown
+        super().bindings_changed(screen)
 
 
 class MainScreen(DeskScreen):
@@ -164,7 +188,7 @@ class MainScreen(DeskScreen):
             yield InitiativePane(id="initiative")
             yield CharacterPane(id="character")
         yield RollLog(id="rolllog")
-        yield Footer()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         state = self.state

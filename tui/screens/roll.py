@@ -117,6 +117,18 @@ class RollRequest:
     origins: Mapping[str, str] = field(default_factory=dict)  # parameter → "Quinn's Fire Combat"
 
 
+def open_roll_dialog(screen: object) -> RollDialog | None:
+    """The roll dialog open over ``screen`` (the desk), once it is filled in and
+    shown; else None."""
+    query = getattr(screen, "query", None)
+    if query is None:
+        return None
+    for dlg in query(RollDialog):
+        if dlg.is_open and dlg.ready and dlg.display:
+            return dlg  # type: ignore[no-any-return]
+    return None
+
+
 @dataclass(frozen=True)
 class SourceBox:
     """A box of the dialog's Sources list: one of the actor's (or target's) sources."""
