@@ -125,7 +125,7 @@ def open_roll_dialog(screen: object) -> RollDialog | None:
         return None
     for dlg in query(RollDialog):
         if dlg.is_open and dlg.ready and dlg.display:
-            return dlg  # type: ignore[no-any-return]
+            return dlg
     return None
 
 
