@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gmdesk.cli.main import main as run_command
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 class TerminalApp:

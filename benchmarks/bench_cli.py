@@ -1,65 +1,154 @@
-"""Start-up of ``gmdesk roll`` and ``gmdesk odds``: each command run as a fresh
-process (as a GM types it), median and best of many runs, plus the in-process cost of
-building a system's options and reading them back. The options are generated from
-the system's declaration; that must add at most 20 ms to the start-up."""
+"""Start-up of ``gmdesk roll``: the CPU a fresh process spends (as a GM types the
+command), beside ``python -c pass`` run in the same rounds.
+
+Each round runs every command once, in turn, as a child process; its CPU is the
+child's own user + system time (``os.wait4``), which a busy machine moves much less
+than the wall clock. The first run of each writes gmdesk's bytecode, as any install
+has it (``PYTHONDONTWRITEBYTECODE`` is dropped), and is not counted. The figure is
+the median over the rounds. The Rich run draws as in an 80-column truecolor terminal
+(``FORCE_COLOR``), its output thrown away.
+
+Targets (issue 22): ``gmdesk roll 4d2 --json`` ≤ 2.5× ``python -c pass``; with
+Rich output ≤ 5×. ``python -m gmdesk`` is measured too (the same command, the other
+way in). Then, in process, building a system's generated options and reading a
+command line back (≤ 20 ms each).
+
+    python -m benchmarks.bench_cli [--rounds N] [--quick]
+"""
 
 from __future__ import annotations
 
+import argparse
+import os
+import shutil
 import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-COMMANDS = [
-    ["roll", "4d2", "--seed", "1", "--json"],
-    ["roll", "4d2", "--seed", "1"],
-    ["roll", "torg-2d10", "--seed", "1", "--skill", "12", "--json"],
-    ["odds", "4d6", "--dc", "difficult", "--json"],
-]
+from benchmarks.report import Row, print_table
 
-
-def _run(argv: list[str], repeat: int) -> tuple[float, float]:
-    cmd = [sys.executable, "-m", "gmdesk", *argv]
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)  # warm the file cache
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
-        times.append((time.perf_counter() - t0) * 1000)
-    return statistics.median(times), min(times)
+ANCHOR = "python -c pass"
+ROLL = ["roll", "4d2", "--seed", "1"]
 
 
-def _parser_cost(repeat: int = 200) -> list[tuple[str, float]]:
+def gmdesk_script() -> list[str]:
+    """The ``gmdesk`` console script of this environment (else ``python -m gmdesk``)."""
+    beside = Path(sys.executable).with_name("gmdesk")
+    found = str(beside) if beside.exists() else shutil.which("gmdesk")
+    return [found] if found else [sys.executable, "-m", "gmdesk"]
+
+
+def commands() -> dict[str, list[str]]:
+    script = gmdesk_script()
+    return {
+        ANCHOR: [sys.executable, "-c", "pass"],
+        "gmdesk roll 4d2 --json": [*script, *ROLL, "--json"],
+        "gmdesk roll 4d2 (Rich)": [*script, *ROLL],
+        "python -m gmdesk roll 4d2 --json": [sys.executable, "-m", "gmdesk", *ROLL, "--json"],
+        **{name: [sys.executable, "-c", code] for name, code in FLOORS.items()},
+    }
+
+
+#: what no gmdesk code can go below, measured in the same rounds (no target: the floor
+#: under a target): the standard library a roll's code stands on (argparse reads the
+#: command line, the declarations are typed dataclasses, odds are Fractions), imported
+#: alone; and Rich's own modules that draw a roll
+FLOORS = {
+    "floor: the standard library a roll stands on": "import argparse, dataclasses, fractions, json, random, typing",
+    "floor: Rich's console, table and text": "import rich.console, rich.table, rich.text",
+}
+
+
+#: target of each command, as a multiple of the anchor's CPU
+TARGETS = {
+    "gmdesk roll 4d2 --json": 2.5,
+    "gmdesk roll 4d2 (Rich)": 5.0,
+    "python -m gmdesk roll 4d2 --json": 2.5,
+}
+
+
+def child_cpu_ms(cmd: list[str], env: dict[str, str]) -> float:
+    """User + system CPU of one run of ``cmd`` (ms); a failing command is an error."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}")
+    return (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def run(rounds: int) -> dict[str, list[float]]:
+    """CPU (ms) of every command, ``rounds`` runs each, interleaved (after one warm run)."""
+    env = {**os.environ, "FORCE_COLOR": "1", "COLORTERM": "truecolor", "COLUMNS": "80", "LINES": "24"}
+    env.pop("NO_COLOR", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: gmdesk's bytecode is cached after the first run
+    cmds = commands()
+    for cmd in cmds.values():  # the file cache and the bytecode warm
+        child_cpu_ms(cmd, env)
+    out: dict[str, list[float]] = {name: [] for name in cmds}
+    for i in range(rounds):
+        names = list(cmds)
+        names = names[i % len(names) :] + names[: i % len(names)]  # no command always runs first
+        for name in names:
+            out[name].append(child_cpu_ms(cmds[name], env))
+    return out
+
+
+def rows(cpu: dict[str, list[float]]) -> list[Row]:
+    anchor = statistics.median(cpu[ANCHOR])
+    out = []
+    for name, limit in TARGETS.items():
+        med = statistics.median(cpu[name])
+        out.append(
+            Row(
+                f"{name}, process CPU",
+                med,
+                anchor,
+                "ms",
+                f"≤ {limit:g}× anchor",
+                met=med <= limit * anchor,
+                anchor_name=f"{ANCHOR} (CPU, same rounds)",
+            )
+        )
+    return out
+
+
+def parser_rows(repeat: int) -> list[Row]:
     """Median ms to build ``gmdesk roll SYSTEM``'s parser and read a command line back."""
-    try:
-        from gmdesk.cli.rolls import parse_system_args
-    except ImportError:  # an older gmdesk without generated options
-        return []
+    from gmdesk.cli.rolls import parse_system_args
     from gmdesk.core.systems import system_ids
 
-    rows = []
+    out = []
     for system_id in system_ids():
+        parse_system_args("roll", system_id, ["--seed", "1"])  # the declaration loaded
         times = []
         for _ in range(repeat):
             t0 = time.perf_counter()
             parse_system_args("roll", system_id, ["--seed", "1"])
             times.append((time.perf_counter() - t0) * 1000)
-        rows.append((system_id, statistics.median(times)))
-    return rows
+        med = statistics.median(times)
+        out.append(Row(f"roll {system_id}: options built and read", med, None, "ms", "≤ 20 ms", met=med <= 20))
+    return out
 
 
-def main(repeat: int = 30) -> None:
-    print(f"gmdesk start-up, fresh process each run ({repeat} runs; ms)")
-    print(f"{'command':<52} {'median':>8} {'best':>8}")
-    for argv in COMMANDS:
-        med, best = _run(argv, repeat)
-        print(f"{'gmdesk ' + ' '.join(argv):<52} {med:8.1f} {best:8.1f}")
-    rows = _parser_cost()
-    if rows:
-        print("\nbuilding the generated options and reading them back, in process (median ms)")
-        for system_id, med in rows:
-            print(f"{system_id:<12} {med:8.3f}")
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_cli")
+    parser.add_argument("--rounds", type=int, default=None, help="runs of each command (default 30, quick 8)")
+    parser.add_argument("--quick", action="store_true", help="fewer rounds")
+    ns, _rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    rounds = ns.rounds or (8 if ns.quick else 30)
+    cpu = run(rounds)
+    rows_ = print_table(f"gmdesk roll start-up, process CPU, median of {rounds} rounds", rows(cpu))
+    anchor = statistics.median(cpu[ANCHOR])
+    for name, code in FLOORS.items():
+        med = statistics.median(cpu[name])
+        print(f"  {name} ({code}): {med:.1f} ms, {med / anchor:.2f}× {ANCHOR}")
+    print()
+    parser_ = print_table("generated options, in process (median)", parser_rows(50 if ns.quick else 200))
+    return 0 if all(r.met for r in (*rows_, *parser_)) else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -10,7 +10,6 @@ import argparse
 import sys
 from collections.abc import Callable
 from functools import wraps
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from gmdesk.core.errors import GmdeskError, ParamError
@@ -30,8 +29,40 @@ class UsageError(GmdeskError):
     """A command line gmdesk cannot read: said as it is, in one line."""
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout at the terminal's width, asked of the terminal itself:
+    argparse would import ``shutil`` (and zlib, bz2, lzma with it) to ask, as each
+    option is added, which ``gmdesk roll`` would pay for at every start."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        if width is None:
+            width = terminal_columns() - 2  # (as argparse: the width less a margin)
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def terminal_columns() -> int:
+    """The terminal's width as ``shutil.get_terminal_size`` says it: ``$COLUMNS``, else
+    stdout's terminal, else 80."""
+    import os
+
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ else 0
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that reports a bad option in one line (exit 2) instead of usage + traceback."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}")
@@ -76,6 +107,8 @@ def guard(fn: Callable[[Any], int]) -> Callable[[Any], int]:
 def session_store(ns: Any) -> SessionStore:
     """The saves directory the command names (``ns.saves``: ``--saves`` or
     ``$GMDESK_SAVES``), else the platform's."""
+    from pathlib import Path
+
     from gmdesk.core.session.saves import SessionStore, default_saves_dir
 
     saves = getattr(ns, "saves", None)

@@ -29,12 +29,13 @@ import errno
 import os
 import sys
 from collections.abc import Sequence
-from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.cli.common import EXIT_USAGE, Parser, UsageError
-from gmdesk.cli.frontend import FrontEnd
 from gmdesk.core.errors import GmdeskError
+
+if TYPE_CHECKING:
+    from gmdesk.cli.frontend import FrontEnd
 
 SESSION_COMMANDS = (
     "new",
@@ -52,7 +53,10 @@ COMMANDS = ("roll", "odds", "systems", "view", "serve", *SESSION_COMMANDS)
 
 
 def version() -> str:
-    """gmdesk's version: one source, the installed package's metadata."""
+    """gmdesk's version: one source, the installed package's metadata (read only when
+    asked: reading package metadata costs a start-up more than a roll does)."""
+    from importlib import metadata
+
     try:
         return metadata.version("gmdesk")
     except metadata.PackageNotFoundError:  # pragma: no cover - run from a bare checkout

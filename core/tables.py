@@ -1,6 +1,7 @@
 """Tables as data: descriptor tables (row -> text per column) and band tables
 (ranges of a number -> a value). The shipped ones live in ``core/data/*.json`` and are
-read with ``importlib.resources``; a GM's own table is a JSON file of the same shape,
+read through their package's loader (``importlib.resources`` where the loader cannot
+read a file itself); a GM's own table is a JSON file of the same shape,
 validated on load with an error naming the file and the problem.
 
 Descriptor table file::
@@ -23,19 +24,27 @@ and reads them through the TableSet with its package named
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.errors import TableError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @dataclass(frozen=True)
 class DescriptorTable:
+    """Rows (a number) of texts, one per column (a receiver's kind…).
+
+    (Each dataclass here says what it is: one without a docstring is given one made
+    by ``inspect.signature`` as its module is imported, a cost on every start-up.)"""
+
     name: str
     title: str
     columns: tuple[str, ...]
@@ -63,6 +72,8 @@ class DescriptorTable:
 
 @dataclass(frozen=True)
 class BandTable:
+    """Ranges of a number (``lo``/``hi`` inclusive, None for an open end), each to a value."""
+
     name: str
     bands: tuple[tuple[int | None, int | None, Any], ...]
     title: str = ""
@@ -137,7 +148,7 @@ def load_builtin(name: str, package: str = DATA_PACKAGE) -> Table:
     """A shipped table by name, e.g. ``load_builtin("4d2-combat")``; a plug-in's own
     from its package, ``load_builtin("coin-bruise", "gmdesk_coin")``."""
     try:
-        text = resources.files(package).joinpath(f"{name}.json").read_text(encoding="utf-8")
+        text = _package_text(package, f"{name}.json")
     except (FileNotFoundError, ModuleNotFoundError):
         where = "built-in table" if package == DATA_PACKAGE else f"table in {package}"
         raise TableError(f"no {where} named {name!r}") from None
@@ -145,7 +156,28 @@ def load_builtin(name: str, package: str = DATA_PACKAGE) -> Table:
     return parse_table(json.loads(text), source)
 
 
+def _package_text(package: str, filename: str) -> str:
+    """The text of ``filename`` shipped in ``package``: read by the package's own loader
+    (a folder, a zip), else through ``importlib.resources`` (a namespace package…), whose
+    import costs a ``gmdesk roll`` more than the roll itself."""
+    spec = importlib.import_module(package).__spec__
+    loader = spec.loader if spec is not None else None
+    folders = list(spec.submodule_search_locations or ()) if spec is not None else []
+    get_data = getattr(loader, "get_data", None)
+    if get_data is not None and len(folders) == 1:
+        try:
+            data: bytes = get_data(os.path.join(folders[0], filename))
+        except OSError:
+            raise FileNotFoundError(filename) from None
+        return data.decode("utf-8")
+    from importlib import resources
+
+    return resources.files(package).joinpath(filename).read_text(encoding="utf-8")
+
+
 def builtin_names() -> list[str]:
+    from importlib import resources
+
     return sorted(p.name[:-5] for p in resources.files("gmdesk.core.data").iterdir() if p.name.endswith(".json"))
 
 
@@ -155,6 +187,8 @@ MAX_TABLE_BYTES = 4 << 20
 
 def load_table(path: str | Path) -> Table:
     """A GM's own table from a JSON file, validated."""
+    from pathlib import Path
+
     from gmdesk.core.errors import GmdeskError
     from gmdesk.core.inputs import read_input
 

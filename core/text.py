@@ -8,8 +8,11 @@ minus sign) instead of keeping its own copy.
 
 from __future__ import annotations
 
-import datetime as _dt
 import re as _re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import datetime as _dt
 
 #: the typographic minus sign, as printed numbers use it
 MINUS = "\u2212"
@@ -49,6 +52,8 @@ def reading(text: str) -> str:
 def now_iso() -> str:
     """This moment in local time with its UTC offset, to the second:
     ``2026-11-21T22:10:05+01:00`` (how the saves record every time)."""
+    import datetime as _dt  # (imported when first needed: ``gmdesk roll`` tells no time)
+
     return _dt.datetime.now().astimezone().isoformat(timespec="seconds")
 
 
@@ -62,6 +67,8 @@ def short_time(value: object, *, never: str = "never", local: bool = True) -> st
     """
     if value is None or value == "":
         return never
+    import datetime as _dt
+
     when: _dt.datetime
     if isinstance(value, _dt.datetime):
         when = value

@@ -481,3 +481,15 @@ def test_effects_name_every_change(store):
         ]
         assert s.apply({"type": "clock.remove", "name": "Doom"}).changes == ["Clock Doom removed (at 1½ of 4)"]
         same_as_replay(s)
+
+
+def test_a_clock_half_a_segment_in_reads_half_never_naught_and_a_half() -> None:
+    from gmdesk.core.session.model import Clock
+
+    assert [str(Clock("Alarm", 4, h)) for h in (0, 1, 2, 3, 8)] == [
+        "Alarm 0/4",
+        "Alarm ½/4",
+        "Alarm 1/4",
+        "Alarm 1½/4",
+        "Alarm 4/4",
+    ]

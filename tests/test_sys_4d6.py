@@ -633,3 +633,32 @@ def test_kept_distribution_equals_enumerating_every_roll(level):
         s = sorted(faces)
         counts[sum(s[-4:]) if level > 0 else sum(s[:4])] += 1
     assert m.kept_distribution(level) == {k: Fraction(c, 6**n) for k, c in counts.items()}
+
+
+@given(
+    st.integers(-6, 12),
+    st.integers(-6, 12),
+    st.sampled_from([-2, -1, 0, 1, 2]),
+    st.sampled_from([-2, -1, 0, 1, 2]),
+    st.booleans(),
+)
+def test_contest_odds_equal_reading_every_pair_of_kept_sums(bonus, vs_bonus, level, vs_level, defenseless):
+    """The contest's odds, counted by difference, are exactly the rule read for every
+    pair of kept sums (the all-1s pairs included), weighted by their probabilities."""
+    params = m.Params(
+        bonus=bonus,
+        vs_bonus=vs_bonus,
+        adv=(level,) if level else (),
+        vs_adv=(vs_level,) if vs_level else (),
+        defenseless=defenseless,
+    )
+    mine = m.kept_distribution(level)
+    theirs = {4: Fraction(1)} if defenseless else m.kept_distribution(vs_level)
+    expected = dict.fromkeys(m.CONTEST_OUTCOMES, Fraction(0))
+    for k1, p1 in mine.items():
+        for k2, p2 in theirs.items():
+            expected[m.contest_outcome(k1 + bonus - k2 - vs_bonus, k1 == 4, k2 == 4)[0]] += p1 * p2
+    got = m.odds(params).outcomes
+    assert [label for label, _ in got] == list(m.CONTEST_OUTCOMES)
+    assert dict(got) == expected
+    assert all(isinstance(p, Fraction) for _, p in got)

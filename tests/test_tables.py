@@ -85,3 +85,21 @@ def test_cli_table_option(tmp_path):
         [sys.executable, "-m", "gmdesk", "roll", "4d2", "--table", "nonsense"], capture_output=True, text=True
     )
     assert bad.returncode == 2 and "--table" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("namespace", [False, True])
+def test_a_packages_own_table_is_read_from_a_package_or_a_namespace_package(tmp_path, monkeypatch, namespace):
+    """A plug-in's tables are read from its package, whether it has an ``__init__.py``
+    (read by its loader) or is a namespace package (read through importlib.resources);
+    a table it lacks is named."""
+    package = "gmdesk_table_probe_ns" if namespace else "gmdesk_table_probe"
+    folder = tmp_path / package
+    folder.mkdir()
+    if not namespace:
+        (folder / "__init__.py").write_text("", encoding="utf-8")
+    table = {"name": "probe-bands", "kind": "bands", "bands": [{"lo": None, "hi": None, "value": "all"}]}
+    (folder / "probe-bands.json").write_text(json.dumps(table), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert TableSet().band_table("probe-bands", package=package).lookup(3) == "all"
+    with pytest.raises(TableError, match=f"no table in {package} named 'nothing-here'"):
+        load_builtin("nothing-here", package)

@@ -66,6 +66,8 @@ def _rng(rng: Any) -> Any:
 
 @dataclass(frozen=True)
 class WoundChoice:
+    """A wound a character can buy off, as a move offers it."""
+
     index: int  # the wound's index on the character (the damage.buyoff payload)
     text: str
     roll_seq: int | None

@@ -27,6 +27,8 @@ Context = Mapping[str, Any]
 
 @dataclass(frozen=True)
 class ClockOffer:
+    """The clock progress the latest roll earned, offered to the next clock tick."""
+
     roll_seq: int
     halves: int
     effect: str

@@ -154,11 +154,9 @@ def build_picture(state: State) -> PlayerPicture:
 
     clocks = getattr(state, "clocks", {}) or {}
     if clocks:  # progress clocks: the table sees how close things are
-        from gmdesk.tui.widgets.initiative import _clock_text
-
         init.append("\n\nClocks", style="bold")
         for clock in clocks.values():
-            init.append(f"\n  {_clock_text(clock)}")
+            init.append(f"\n  {clock}")
 
     from gmdesk.core.systems import character_sections
 

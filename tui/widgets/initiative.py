@@ -30,7 +30,7 @@ from gmdesk.core.text import reading
 from gmdesk.tui.widgets.common import TURN_MARKER, health_summary, markers_text
 
 if TYPE_CHECKING:
-    from gmdesk.core.session import Character, Clock, State
+    from gmdesk.core.session import Character, State
 
 #: fixed column widths (the name takes what is left); a narrow pane uses the compact set
 COLUMNS = (
@@ -45,13 +45,6 @@ MIN_NAME = 6
 MAX_NAME = 24
 #: the status cell's word for a character hidden from the players
 HIDDEN_MARKER = "HID"
-
-
-def _clock_text(clock: Clock) -> str:
-    halves = getattr(clock, "halves", 0)
-    whole, half = divmod(halves, 2)
-    filled = f"{whole}½" if half else str(whole)
-    return f"{clock.name} {filled}/{clock.segments}"
 
 
 def _status_cell(ch: Character) -> Text:
@@ -211,7 +204,7 @@ class InitiativePane(Vertical):
             self._quiet = False
         clocks = getattr(state, "clocks", {}) or {}
         clocks_line = self.query_one("#clocks-line", Static)
-        clocks_line.update("Clocks: " + " · ".join(_clock_text(c) for c in clocks.values()) if clocks else "")
+        clocks_line.update("Clocks: " + " · ".join(str(c) for c in clocks.values()) if clocks else "")
         clocks_line.display = bool(clocks)
         n = len(order)
         self.border_title = f"Initiative ({n})" if n else "Initiative"

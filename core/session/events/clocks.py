@@ -8,6 +8,7 @@ from typing import Any
 from gmdesk.core.session.events.context import MAX_SEGMENTS, Ctx
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.model import Clock, RollEntry
+from gmdesk.core.session.model.state import halves_text
 from gmdesk.core.systems.harm import harm_of
 
 
@@ -20,7 +21,7 @@ def _clock_add(ctx: Ctx, p: dict[str, Any]) -> str:
     if any(k.casefold() == name.casefold() for k in ctx.state.clocks):
         raise ctx.fail(f"there is already a clock named {name!r}")
     ctx.tx.clocks()[name] = Clock(name, segments, halves)
-    ctx.changes.append(f"Clock {name}: {_halves_text(halves)} of {segments}")
+    ctx.changes.append(f"Clock {name}: {halves_text(halves)} of {segments}")
     return f"Clock {name} ({segments} segments)"
 
 
@@ -34,16 +35,11 @@ def clock_named(ctx: Ctx, name: Any) -> Clock:
     )
 
 
-def _halves_text(h: int) -> str:
-    whole, half = divmod(h, 2)
-    return f"{whole}½" if half and whole else ("½" if half else str(whole))
-
-
 def _halves_amount(h: int) -> str:
     """``+1½ segments``, ``−½ segment``: a step of a clock, in segments."""
     sign = "+" if h >= 0 else "−"
     n = abs(h)
-    return f"{sign}{_halves_text(n)} segment{'' if n <= 2 else 's'}"
+    return f"{sign}{halves_text(n)} segment{'' if n <= 2 else 's'}"
 
 
 def advance_clock(ctx: Ctx, clock: Clock, step: int, why: str = "") -> str:
@@ -52,7 +48,7 @@ def advance_clock(ctx: Ctx, clock: Clock, step: int, why: str = "") -> str:
     new = max(0, min(full, clock.halves + step))
     ctx.tx.clocks()[clock.name] = Clock(clock.name, clock.segments, new)
     msg = (
-        f"Clock {clock.name}: {_halves_text(clock.halves)} → {_halves_text(new)} of {clock.segments}"
+        f"Clock {clock.name}: {halves_text(clock.halves)} → {halves_text(new)} of {clock.segments}"
         f" ({_halves_amount(new - clock.halves)}{why})"
     )
     ctx.changes.append(msg + (" (full)" if new >= full else ""))
@@ -102,5 +98,5 @@ def _clock_remove(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.fields(p, ("name",), ("segments", "halves"))
     clock = clock_named(ctx, p["name"])
     del ctx.tx.clocks()[clock.name]
-    ctx.changes.append(f"Clock {clock.name} removed (at {_halves_text(clock.halves)} of {clock.segments})")
+    ctx.changes.append(f"Clock {clock.name} removed (at {halves_text(clock.halves)} of {clock.segments})")
     return f"Clock {clock.name} removed"

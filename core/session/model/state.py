@@ -89,6 +89,14 @@ class Encounter:
         return {"order": [c.to_json() for c in self.order], "round": self.round, "turn": self.turn}
 
 
+def halves_text(halves: int) -> str:
+    """A count of half segments in segments: ``0``, ``½``, ``1``, ``1½`` (never ``0½``)."""
+    whole, half = divmod(halves, 2)
+    if not half:
+        return str(whole)
+    return f"{whole}½" if whole else "½"
+
+
 @dataclass(frozen=True)
 class Clock:
     """A named clock of ``segments`` segments, filled in half segments (0..2×segments)."""
@@ -104,6 +112,15 @@ class Clock:
     @property
     def full(self) -> bool:
         return self.halves >= 2 * self.segments
+
+    @property
+    def filled_text(self) -> str:
+        """The filled segments as a GM reads them: ``0``, ``½``, ``1``, ``1½``."""
+        return halves_text(self.halves)
+
+    def __str__(self) -> str:
+        """``Alarm 1½/4``: the clock as the desk and the player view show it."""
+        return f"{self.name} {self.filled_text}/{self.segments}"
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "segments": self.segments, "halves": self.halves}

@@ -166,12 +166,13 @@ def initiative(rng: RandomSource, modifier: int = 0) -> RollRecord:
 
 
 @cache
-def kept_distribution(level: int) -> dict[int, Fraction]:
-    """Exact distribution of the 4 kept dice at an advantage level (−2..+2).
+def kept_counts(level: int) -> tuple[tuple[tuple[int, int], ...], int]:
+    """How many of the ``6 ** n`` rolls at an advantage level (−2..+2) give each sum of
+    the 4 kept dice, ascending by sum, and ``6 ** n``: exact whole numbers.
 
     Enumerates the sorted rolls (multisets: 462 at ±2) once per level, each weighted
-    by how many orders give it (n! / Π count!), and caches. A kept sum of 4 is
-    exactly the all-1s roll.
+    by how many orders give it (n! / Π count!), and caches (the dice, not a query).
+    A kept sum of 4 is exactly the all-1s roll.
     """
     level = max(-ADV_CAP, min(ADV_CAP, int(level)))
     n = KEEP + abs(level)
@@ -181,31 +182,75 @@ def kept_distribution(level: int) -> dict[int, Fraction]:
         for c in Counter(s).values():
             orders //= math.factorial(c)
         counts[sum(s[-KEEP:]) if level > 0 else sum(s[:KEEP])] += orders
-    total = 6**n
-    return {k: Fraction(c, total) for k, c in sorted(counts.items())}
+    return tuple(sorted(counts.items())), 6**n
+
+
+@cache
+def kept_distribution(level: int) -> dict[int, Fraction]:
+    """Exact distribution of the 4 kept dice at an advantage level (−2..+2)
+    (:func:`kept_counts` over ``6 ** n``)."""
+    counts, total = kept_counts(level)
+    return {k: Fraction(c, total) for k, c in counts}
 
 
 def total_distribution(bonus: int, level: int) -> dict[int, Fraction]:
     return odds_mod.shift(kept_distribution(level), bonus)
 
 
+def contest_counts(
+    counts: tuple[tuple[int, int], ...], opp_counts: tuple[tuple[int, int], ...], lead: int
+) -> dict[str, int]:
+    """How many pairs (roller's roll, opponent's roll) give each contest outcome, when
+    the roller's bonus exceeds the opponent's by ``lead``; whole numbers, each pair
+    weighted by its counts (:func:`kept_counts`).
+
+    The totals decide unless a side's kept dice are all 1s (a kept sum of 4): those
+    pairs are read one by one (:func:`contest_outcome`). Every other pair is decided by
+    the difference of the kept sums alone, so those are first counted by difference
+    (one multiplication per pair of sums) and each difference is read once."""
+    by_label = dict.fromkeys(CONTEST_OUTCOMES, 0)
+    mine = [(k, c) for k, c in counts if k != KEEP]
+    theirs = [(k, c) for k, c in opp_counts if k != KEEP]
+    if mine and theirs:
+        low = mine[0][0] - theirs[-1][0]
+        by_difference = [0] * (mine[-1][0] - theirs[0][0] - low + 1)
+        for k1, c1 in mine:
+            base = k1 - low
+            for k2, c2 in theirs:
+                by_difference[base - k2] += c1 * c2
+        for i, c in enumerate(by_difference):
+            if c:
+                by_label[contest_outcome(low + i + lead)[0]] += c
+    ones = next((c for k, c in counts if k == KEEP), 0)
+    opp_ones = next((c for k, c in opp_counts if k == KEEP), 0)
+    if ones:
+        for k2, c2 in opp_counts:
+            by_label[contest_outcome(KEEP + lead - k2, True, k2 == KEEP)[0]] += ones * c2
+    if opp_ones:
+        for k1, c1 in mine:
+            by_label[contest_outcome(k1 + lead - KEEP, False, True)[0]] += c1 * opp_ones
+    return by_label
+
+
 def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
     """Exact distribution of the total; the tiers against the DC (16 unless given; the
     all-1s rule included), or the contest outcomes with ``vs_bonus`` (all-1s included:
-    a kept sum of 4 is exactly the all-1s roll)."""
+    a kept sum of 4 is exactly the all-1s roll), counted in whole numbers
+    (:func:`contest_counts`) and made fractions once."""
     kept = kept_distribution(params.advantage)
     dist = odds_mod.shift(kept, params.bonus)
     dc = params.effective_dc
     outcomes: list[tuple[str, Fraction]]
     if params.contest:
-        opp_kept = {KEEP: Fraction(1)} if params.defenseless else kept_distribution(params.vs_advantage)
+        counts, total = kept_counts(params.advantage)
+        # who cannot act cannot defend: the lowest result, all 1s, for certain
+        opp_counts: tuple[tuple[int, int], ...] = ((KEEP, 1),)
+        opp_total = 1
+        if not params.defenseless:
+            opp_counts, opp_total = kept_counts(params.vs_advantage)
         vs_bonus = params.vs_bonus or 0  # set: it makes the roll a contest
-        probs: dict[str, Fraction] = {label: Fraction(0) for label in CONTEST_OUTCOMES}
-        for k1, p1 in kept.items():
-            for k2, p2 in opp_kept.items():
-                label = contest_outcome(k1 + params.bonus - k2 - vs_bonus, k1 == KEEP, k2 == KEEP)[0]
-                probs[label] += p1 * p2
-        outcomes = [(label, probs[label]) for label in CONTEST_OUTCOMES]
+        by_label = contest_counts(counts, opp_counts, params.bonus - vs_bonus)
+        outcomes = [(label, Fraction(by_label[label], total * opp_total)) for label in CONTEST_OUTCOMES]
     else:
         assert dc is not None
         outcomes = odds_mod.outcomes_by(kept, lambda k: tier_for(k + params.bonus - dc, all_ones=(k == KEEP)), TIERS)

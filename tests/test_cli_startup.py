@@ -1,0 +1,118 @@
+"""``gmdesk roll`` answers at once: a fresh process loads only what the roll needs.
+
+What a command loads is what its start-up costs (benchmarks/bench_cli.py measures the
+CPU); these tests pin the behaviour behind the figure: ``gmdesk roll 4d2 --json``
+reads no package metadata (the plug-ins' entry points), loads neither Rich nor
+Textual nor the sessions' store, and still rolls what it rolled before. A plug-in
+system named on the command line is still found (tests/test_plugin_*.py run them).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+#: run one command as the ``gmdesk`` entry point does, then list what it loaded
+#: (on stderr: stdout is the command's own)
+PROBE = (
+    "import sys\n"
+    "from gmdesk.__main__ import main\n"
+    "code = main(sys.argv[1:])\n"
+    "print('\\n'.join(sorted(sys.modules)), file=sys.stderr)\n"
+    "sys.exit(code)\n"
+)
+
+#: what a roll printed on the command line has no use for
+NOT_FOR_A_ROLL = (
+    "importlib.metadata",  # the entry-point scan for plug-in systems: 4d2 is built in
+    "importlib.resources",
+    "email",  # (what importlib.metadata brings)
+    "textual",
+    "gmdesk.tui",
+    "tinydb",
+    "gmdesk.core.session",
+    "gmdesk.core.render",
+    "pathlib",
+    "datetime",
+    "shutil",  # (argparse asks it the terminal's width; gmdesk's parser asks the terminal)
+)
+
+
+def run(*argv: str, env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=120, encoding="utf-8", env=env
+    )
+    return done, set(done.stderr.split())
+
+
+def loaded(mods: set[str], name: str) -> bool:
+    return any(m == name or m.startswith(name + ".") for m in mods)
+
+
+def test_roll_json_loads_no_metadata_no_rich_no_textual() -> None:
+    done, mods = run("roll", "4d2", "--seed", "7", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    record = json.loads(done.stdout)
+    assert record["system"] == "4d2" and len(record["dice"]) == 4 and record["outcome"]
+    assert "gmdesk.core.systems.four_d_two" in mods  # (the probe saw the roll's modules)
+    assert [name for name in NOT_FOR_A_ROLL if loaded(mods, name)] == []
+    assert not loaded(mods, "rich")
+
+
+def test_roll_with_rich_output_loads_rich_but_no_metadata_nor_textual() -> None:
+    as_json, _mods = run("roll", "4d2", "--seed", "7", "--json")
+    done, mods = run("roll", "4d2", "--seed", "7")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(as_json.stdout)["outcome"] in done.stdout  # the same roll, drawn
+    assert loaded(mods, "rich")
+    wanted_out = [n for n in NOT_FOR_A_ROLL if n not in ("gmdesk.core.render", "datetime")]  # (Rich's own)
+    assert [name for name in wanted_out if loaded(mods, name)] == []
+
+
+def test_odds_json_of_a_built_in_reads_no_metadata() -> None:
+    done, mods = run("odds", "4d6", "--bonus", "2", "--vs-bonus", "1", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert {o["label"] for o in json.loads(done.stdout)["outcomes"]}
+    assert not loaded(mods, "importlib.metadata") and not loaded(mods, "rich")
+
+
+def test_an_unknown_system_still_looks_for_plug_ins() -> None:
+    """Only a built-in id skips the scan: any other id is looked for among the plug-ins
+    (and refused in one line, naming the installed systems)."""
+    done, mods = run("roll", "no-such-system", "--json")
+    assert done.returncode == 2
+    assert "unknown system 'no-such-system'" in done.stderr and "4d2" in done.stderr
+    assert loaded(mods, "importlib.metadata")
+
+
+def test_systems_still_lists_from_the_entry_points() -> None:
+    done, mods = run("systems", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [s["id"] for s in json.loads(done.stdout)][:5] == ["4d2", "fudge", "1d6x4", "torg-2d10", "4d6"]
+    assert loaded(mods, "importlib.metadata")
+
+
+def test_version_still_reads_the_installed_metadata() -> None:
+    done, _mods = run("--version")
+    assert done.returncode == 0 and done.stdout.startswith("gmdesk ") and "unknown" not in done.stdout
+
+
+def test_help_is_laid_out_at_the_terminals_width(monkeypatch) -> None:
+    """The width gmdesk's parser asks for itself is the one argparse would have used:
+    the help reads the same, narrow or wide."""
+    import argparse
+
+    from gmdesk.cli.rolls import system_parser
+    from gmdesk.core.systems import get_spec
+
+    for columns in ("50", "160"):
+        monkeypatch.setenv("COLUMNS", columns)
+        parser = system_parser("roll", get_spec("4d6"))
+        ours = parser.format_help()
+        parser.formatter_class = argparse.HelpFormatter
+        assert ours == parser.format_help()
+        assert "--vs-bonus" in ours
+    monkeypatch.setenv("COLUMNS", "50")
+    narrow = system_parser("roll", get_spec("4d6")).format_help()
+    assert narrow != ours  # (the width is read)
