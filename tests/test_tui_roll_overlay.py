@@ -87,3 +87,18 @@ async def test_the_open_dialog_keeps_the_keys(tmp_path: Path) -> None:
         await press(pilot, "n")
         assert screen.state.encounter.current != turn
     assert saved(path).rolls == []
+
+
+async def test_a_click_on_the_desk_around_the_dialog_leaves_the_focus_in_it(tmp_path: Path) -> None:
+    path, _ = duel(tmp_path)
+    app = make_app(path)
+    async with run(app, size=(120, 40)) as pilot:
+        screen = await main_screen(pilot)
+        await press(pilot, "r")
+        dlg = await dialog(pilot, RollDialog)
+        assert dlg.region.x > 2  # the desk shows around the dialog
+        await pilot.click(offset=(2, 6))  # on the initiative list, left of the dialog
+        await settle(pilot)
+        assert screen.focused is not None and dlg in screen.focused.ancestors
+        await press(pilot, "escape")
+        assert not on_top(app, RollDialog)

@@ -57,6 +57,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
@@ -205,6 +206,13 @@ class MainScreen(DeskScreen):
 
     def on_resize(self) -> None:
         self.rolls.place()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """While the roll dialog is open the focus stays in it (a click on the desk
+        around it, on a terminal larger than the dialog, gives it back)."""
+        dlg = self.rolls.dialog
+        if dlg is not None and dlg not in event.widget.ancestors:
+            dlg.focus_first()
 
     def refresh_view(self) -> None:
         state = self.state

@@ -443,7 +443,7 @@ class RollDialog(DialogKeys, Widget):
             self._return_focus = focused
         self.place()
         self.display = True
-        self._focus_first()
+        self.focus_first()
         screen.refresh_bindings()
 
     def dismiss(self, result: RollRequest | None = None) -> None:
@@ -483,7 +483,7 @@ class RollDialog(DialogKeys, Widget):
             screen.set_focus(None)
         screen.refresh_bindings()
 
-    def _focus_first(self) -> None:
+    def focus_first(self) -> None:
         for f in self._fields:
             w = self._controls.get(f.key)
             if isinstance(w, Input):
@@ -748,7 +748,7 @@ class RollDialog(DialogKeys, Widget):
         await self._rebuild_params()
         self.ready = True
         self._changed()
-        self._focus_first()
+        self.focus_first()
 
     @on(Choice.Changed, "#rd-actor")
     async def actor_changed(self, event: Choice.Changed) -> None:
