@@ -18,6 +18,7 @@ from helpers import (
     make_save,
     notes,
     odds_ready,
+    on_top,
     palette,
     press,
     run,
@@ -305,7 +306,7 @@ async def test_roll_dialog_validates_and_previews_odds(tmp_path: Path) -> None:
         assert "✗ Net shift: must be a whole number from -3 to 3 (got 7)" in str(dlg.query_one("#rd-error").render())
         await press(pilot, "enter")
         await pilot.pause()
-        assert isinstance(app.screen, RollDialog)
+        assert on_top(app, RollDialog)
         assert saved(path).rolls == []
         dlg.set_source("src-own-0", True)
         await pilot.pause()
