@@ -86,11 +86,11 @@ async def _play(saves: Path, long_name: str, short_name: str, rolls: int) -> dic
     from gmdesk.tui.app import GmdeskApp
     from gmdesk.tui.screens.main import MainScreen
     from gmdesk.tui.screens.picker import PickerScreen
-    from gmdesk.tui.screens.roll import RollDialog
+    from gmdesk.tui.screens.roll import open_roll_dialog
     from gmdesk.tui.widgets.rolllog import RollLog
 
-    def dialog_open() -> bool:  # a screen of its own, or an overlay in the desk
-        return isinstance(app.screen, RollDialog) or bool(app.screen.query(RollDialog))
+    def dialog_open() -> bool:  # an overlay on the desk, kept hidden between rolls
+        return open_roll_dialog(app.screen) is not None
 
     out: dict[str, dict[str, float]] = {"open": {}, "play": {}, "switch": {}, "quit": {}}
     took: dict[str, float] = {}

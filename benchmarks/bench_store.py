@@ -17,6 +17,19 @@ reference — by replaying the whole log (no checkpoint). Each open runs in a fr
 process; the time to the first look (event count, last event, last roll's record)
 is shown apart. ``--session-open-only`` runs just this section.
 
+The rows of issue 22 (``--rows-only`` runs just them; ``--quick`` keeps them short),
+each printed through :mod:`benchmarks.report` beside its anchor measured in the same run:
+
+* ``roll --count N --save``, peak memory (peak RSS of the whole ``gmdesk roll``
+  process) at several N, beside opening the session it wrote read-only; target
+  ≤ 150 MB at any N.
+* cost per acknowledged roll of ``roll --count N --save``: fsyncs a roll and CPU ms
+  a roll (the run's cost less a one-roll run's, over the extra rolls), beside a bare
+  write+fsync loop of a 300-byte line; target one fsync and ≤ 0.3 ms CPU a roll.
+* ``Session.open`` from the checkpoint at 1k / 10k / 50k / 200k events (fresh
+  process, read-only) beside ``json.load`` of the save; target: grows with the
+  state, not the history (200k ≤ 2× 10k).
+
 Files go to a temporary directory under ``--dir`` (default ``benchmarks/out``, on
 the repository's disk) and are removed afterwards.
 """
@@ -36,6 +49,7 @@ from pathlib import Path
 from tinydb import TinyDB
 from tinydb.storages import JSONStorage
 
+from benchmarks.report import Row, print_table
 from gmdesk.core.dice import Descriptor, Die, RollRecord
 from gmdesk.core.session.storage import EventLog, peek, sidecar_paths
 
@@ -342,11 +356,236 @@ def session_open_section(directory: Path, repeats: int) -> bool:
     return ok
 
 
+# --------------------------------------------------------------------------- issue 22 rows
+
+#: peak memory target of ``roll --count N --save``, MB, at any N
+TARGET_ROLL_PEAK_MB = 150.0
+#: CPU a roll, ms
+TARGET_ROLL_CPU_MS = 0.3
+#: open from the checkpoint: the largest session over the 10,000-event one
+TARGET_OPEN_GROWTH = 2.0
+
+ROLL_COST_PROBE = """
+import os, sys, time, json
+saves, name, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+fsyncs = [0]
+def counting(real):
+    def f(fd):
+        fsyncs[0] += 1
+        return real(fd)
+    return f
+os.fsync = counting(os.fsync)
+os.fdatasync = counting(os.fdatasync)
+sys.stdout = open(os.devnull, "w")
+from gmdesk.cli.main import main
+main(["--saves", saves, "new", "--system", "4d2", name])
+def run(count):
+    f0, c0 = fsyncs[0], time.process_time()
+    assert main(["--saves", saves, "roll", "4d2", "--count", str(count), "--save", name]) == 0
+    return fsyncs[0] - f0, time.process_time() - c0
+run(1)  # imports, first open
+f1, c1 = run(1)
+fn, cn = run(n)
+sys.__stdout__.write(json.dumps({"fsyncs": (fn - f1) / (n - 1), "cpu": (cn - c1) / (n - 1)}))
+"""
+
+BARE_PROBE = """
+import os, sys, time, json
+path, n = sys.argv[1], int(sys.argv[2])
+fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+line = b"x" * 299 + b"\\n"
+c0, t0 = time.process_time(), time.perf_counter()
+for _ in range(n):
+    os.write(fd, line)
+    os.fsync(fd)
+print(json.dumps({"cpu": (time.process_time() - c0) / n, "wall": (time.perf_counter() - t0) / n}))
+"""
+
+
+def _peak_rss_mb(cmd: list[str]) -> float:
+    """Peak resident memory of the process ``cmd`` (MB), from its rusage."""
+    env = dict(os.environ)
+    proc = subprocess.Popen(cmd, env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if proc.returncode != 0:
+        raise RuntimeError(f"{cmd[:6]} failed ({proc.returncode}): {err[-500:]}")
+    return usage.ru_maxrss / 1024  # KB on Linux
+
+
+def roll_memory_rows(directory: Path, counts: list[int]) -> list[Row]:
+    """Peak RSS of ``gmdesk roll 4d2 --count N --save`` beside opening what it wrote
+    read-only, one row per N."""
+    rows = []
+    saves = directory / "saves"
+    for n in counts:
+        name = f"mem{n}"
+        subprocess.run(
+            [sys.executable, "-m", "gmdesk", "--saves", str(saves), "new", "--system", "4d2", name],
+            cwd=REPO,
+            check=True,
+            capture_output=True,
+        )
+        t = time.perf_counter()
+        peak = _peak_rss_mb(
+            [sys.executable, "-m", "gmdesk", "--saves", str(saves), "roll", "4d2", "--count", str(n), "--save", name]
+        )
+        took = time.perf_counter() - t
+        path = saves / f"{name}.gmdesk"
+        opener = f"from gmdesk.core.session import Session; Session.open({str(path)!r}, readonly=True).close()"
+        anchor = _peak_rss_mb([sys.executable, "-c", opener])
+        print(f"  roll --count {n:,} --save: {took:.1f} s, peak {peak:.0f} MB", flush=True)
+        rows.append(
+            Row(
+                f"roll --count {n:,} --save, peak memory",
+                peak,
+                anchor,
+                "MB",
+                f"≤ {TARGET_ROLL_PEAK_MB:.0f} MB",
+                met=peak <= TARGET_ROLL_PEAK_MB,
+                anchor_name="opening the session it wrote, read-only (peak RSS)",
+            )
+        )
+        for p in sorted(saves.glob(f"{name}.gmdesk*")):
+            p.unlink()
+    if len(rows) > 1:
+        # flat means no growth: what each roll adds to the peak, between the smallest
+        # and the largest N, and where that leads at the 1,000,000 the CLI accepts
+        a, b = rows[0], rows[-1]
+        slope = (b.gmdesk - a.gmdesk) / (counts[-1] - counts[0])
+        anchor_slope = (b.anchor - a.anchor) / (counts[-1] - counts[0]) if a.anchor and b.anchor else None
+        at_million = b.gmdesk + slope * (1_000_000 - counts[-1])
+        rows.append(
+            Row(
+                f"roll --save, peak growth a roll ({counts[0]:,}→{counts[-1]:,})",
+                slope * 1024,
+                None if anchor_slope is None else anchor_slope * 1024,
+                "KB",
+                "flat (≈ 0 KB a roll)",
+                met=at_million <= TARGET_ROLL_PEAK_MB,
+                anchor_name="opening the session it wrote, read-only (peak RSS)",
+            )
+        )
+        rows.append(
+            Row(
+                "roll --save peak at 1,000,000, extrapolated",
+                at_million,
+                None,
+                "MB",
+                f"≤ {TARGET_ROLL_PEAK_MB:.0f} MB",
+                met=at_million <= TARGET_ROLL_PEAK_MB,
+            )
+        )
+    return rows
+
+
+def roll_cost_rows(directory: Path, n: int) -> list[Row]:
+    """fsyncs and CPU a roll of ``roll --count n --save`` (beyond a one-roll run) beside
+    a bare 300-byte write+fsync loop."""
+    env = dict(os.environ)
+    saves = directory / "cost"
+
+    def probe(code: str, *args: str) -> dict:
+        out = subprocess.run(
+            [sys.executable, "-c", code, *args], env=env, cwd=REPO, capture_output=True, text=True, check=True
+        ).stdout
+        return dict(json.loads(out.strip().splitlines()[-1]))
+
+    got = probe(ROLL_COST_PROBE, str(saves), "cost", str(n))
+    bare = probe(BARE_PROBE, str(directory / "bare-cost"), str(n))
+    return [
+        Row(
+            f"roll --count {n:,} --save, fsyncs a roll",
+            got["fsyncs"],
+            1.0,
+            "",
+            "1 a roll",
+            met=got["fsyncs"] <= 1.0 + 1e-3,
+            anchor_name="bare write+fsync loop, 300-byte line",
+        ),
+        Row(
+            f"roll --count {n:,} --save, CPU a roll",
+            got["cpu"] * 1e3,
+            bare["cpu"] * 1e3,
+            "ms",
+            f"≤ {TARGET_ROLL_CPU_MS} ms",
+            met=got["cpu"] * 1e3 <= TARGET_ROLL_CPU_MS,
+            anchor_name="bare write+fsync loop, 300-byte line",
+        ),
+    ]
+
+
+def open_growth_rows(directory: Path, sizes: list[int], repeats: int) -> list[Row]:
+    """Session.open from the checkpoint (fresh process, read-only) beside ``json.load``
+    of the save, then the growth row (largest over 10,000)."""
+    rows = []
+    opened: dict[int, float] = {}
+    for n in sizes:
+        path = directory / f"open{n}.gmdesk"
+        t = time.perf_counter()
+        build_folding_session(path, n)
+        built = time.perf_counter() - t
+        ro = bench_session_open(path, "ro", repeats)
+        loads = []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            with open(path, "rb") as f:
+                json.load(f)
+            loads.append(time.perf_counter() - t)
+        anchor = statistics.median(loads)
+        opened[n] = ro["open"]
+        ckpt = sidecar_paths(path)["checkpoint"].stat().st_size
+        print(
+            f"  {n:,} events: built in {built:.1f} s; checkpoint {ckpt / 1e6:.2f} MB"
+            f"{'' if ro['checkpoint'] else ' (NOT USED)'}",
+            flush=True,
+        )
+        rows.append(
+            Row(
+                f"open from checkpoint, {n:,} events",
+                ro["open"] * 1e3,
+                anchor * 1e3,
+                "ms",
+                "(growth row below)",
+                met=ro["checkpoint"],
+                anchor_name="json.load of the save",
+            )
+        )
+        for p in sorted(directory.glob(f"open{n}.gmdesk*")):
+            p.unlink()
+    if 10_000 in opened and len(opened) > 1:
+        top = max(opened)
+        growth = opened[top] / opened[10_000]
+        rows.append(
+            Row(
+                f"open {top:,} / open 10,000",
+                growth,
+                float(top) / 10_000,
+                "",
+                f"≤ {TARGET_OPEN_GROWTH:.0f}×",
+                met=growth <= TARGET_OPEN_GROWTH,
+                anchor_name="the growth of the history itself (events / events)",
+            )
+        )
+    return rows
+
+
+def issue_rows(directory: Path, quick: bool, repeats: int) -> list[Row]:
+    """The issue's three measures of the store; printed as one table."""
+    counts = [1_000, 5_000] if quick else [2_000, 20_000, 100_000, 200_000]
+    rows = roll_cost_rows(directory, 500 if quick else 5_000)
+    rows += roll_memory_rows(directory, counts)
+    sizes = [1_000, 10_000, 40_000] if quick else [1_000, 10_000, 50_000, 200_000]
+    rows += open_growth_rows(directory, sizes, max(1, min(repeats, 2 if quick else repeats)))
+    return print_table("session store (issue 22)", rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_store", description=__doc__.splitlines()[0])
     ap.add_argument("--dir", default=str(REPO / "benchmarks" / "out"), help="where to put the temporary files")
     ap.add_argument("--samples", type=int, default=500, help="appends timed per history size (default 500)")
-    ap.add_argument("--quick", action="store_true", help="fewer samples, no stock TinyDB at 50,000")
+    ap.add_argument("--quick", action="store_true", help="the rows only, short (a minute or two on a busy machine)")
     ap.add_argument(
         "--stock-50k-budget",
         type=float,
@@ -357,12 +596,22 @@ def main(argv: list[str] | None = None) -> int:
         "--session-open-only", action="store_true", help="only the Session.open section (500 / 5,000 / 50,000 events)"
     )
     ap.add_argument("--repeats", type=int, default=5, help="fresh-process opens per Session.open figure")
+    ap.add_argument(
+        "--rows-only", action="store_true", help="only the issue 22 rows (roll --save memory and cost, open growth)"
+    )
     if argv is None:  # called by `python -m benchmarks store`: sys.argv is the runner's
         args, _rest = ap.parse_known_args()
     else:
         args = ap.parse_args(argv)
     samples = 100 if args.quick else args.samples
     Path(args.dir).mkdir(parents=True, exist_ok=True)
+    if not args.session_open_only:
+        # the issue's rows first (short with --quick), then — in a full run — the older sections
+        with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench-rows-") as tmp:
+            print(f"gmdesk session store rows — files in {tmp} — python {sys.version.split()[0]}")
+            issue_rows(Path(tmp), args.quick, args.repeats)
+        if args.rows_only or args.quick:
+            return 0
     if args.session_open_only:
         with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench-open-") as tmp:
             print(f"gmdesk Session.open benchmark — files in {tmp} — python {sys.version.split()[0]}")

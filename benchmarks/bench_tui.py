@@ -199,6 +199,7 @@ async def _latencies(saves: Path, path: Path, presses: int) -> list[float]:
 
     from gmdesk.tui.app import GmdeskApp
     from gmdesk.tui.screens.main import MainScreen
+    from gmdesk.tui.screens.roll import open_roll_dialog
     from gmdesk.tui.widgets.rolllog import RollLog
 
     app = GmdeskApp(saves, path, rng=random.Random(3))
@@ -223,7 +224,7 @@ async def _latencies(saves: Path, path: Path, presses: int) -> list[float]:
         await until(lambda: not screen.busy)
         for i in range(presses + 2):
             await pilot.press("r")
-            await until(lambda: type(app.screen).__name__ == "RollDialog")
+            await until(lambda: open_roll_dialog(app.screen) is not None)
             await pilot.pause(0.05)  # let the odds preview settle: not what is timed
             before = log.count
             t0 = time.perf_counter()
@@ -231,7 +232,7 @@ async def _latencies(saves: Path, path: Path, presses: int) -> list[float]:
             await until(lambda before=before: log.count > before)
             if i >= 2:  # two warm-up presses
                 out.append(time.perf_counter() - t0)
-            await until(lambda: not screen.busy and isinstance(app.screen, MainScreen))
+            await until(lambda: not screen.busy and open_roll_dialog(app.screen) is None)
             await pilot.pause()
     return out
 

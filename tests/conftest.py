@@ -26,3 +26,14 @@ def saves(tmp_path, monkeypatch):
     """A saves directory of the test's own (the GM's $GMDESK_SAVES is not read)."""
     monkeypatch.delenv("GMDESK_SAVES", raising=False)
     return tmp_path / "saves"
+
+
+#: the test files that take minutes on one worker (the type-ahead harness drives ten
+#: gmdesk processes on pseudo-terminals, mostly waiting for their screens): run first,
+#: so the other worker(s) take the rest of the suite meanwhile instead of waiting for
+#: them at the end
+LONG_FILES = ("test_typeahead_pty.py",)
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.path.name not in LONG_FILES)

@@ -267,11 +267,36 @@ async def main_screen(pilot: Any) -> Any:
     return pilot.app.screen
 
 
+def open_overlay(app: Any, kind: type) -> Any:
+    """The dialog of type ``kind`` open over the top screen (the roll dialog is an
+    overlay on the desk, not a screen), else None."""
+    from textual.widget import Widget
+
+    if not (isinstance(kind, type) and issubclass(kind, Widget)):
+        return None
+    for found in app.screen.query(kind):
+        if getattr(found, "is_open", True) and found.display:
+            return found
+    return None
+
+
+def on_top(app: Any, kind: type) -> bool:
+    """A screen of type ``kind`` is on top, or a dialog of that type is open over it."""
+    return isinstance(app.screen, kind) or open_overlay(app, kind) is not None
+
+
 async def dialog(pilot: Any, kind: type) -> Any:
-    """The screen of type ``kind`` once it is on top."""
-    await until(pilot, lambda: isinstance(pilot.app.screen, kind))
+    """The screen of type ``kind`` once it is on top (or the overlay dialog of that
+    type once it is open, filled in and shown)."""
+    from textual.screen import Screen
+
+    if isinstance(kind, type) and issubclass(kind, Screen):
+        await until(pilot, lambda: isinstance(pilot.app.screen, kind))
+        await pilot.pause(0)
+        return pilot.app.screen
+    await until(pilot, lambda: (d := open_overlay(pilot.app, kind)) is not None and getattr(d, "ready", True))
     await pilot.pause(0)
-    return pilot.app.screen
+    return open_overlay(pilot.app, kind)
 
 
 async def odds_ready(pilot: Any, dlg: Any) -> Any:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from coin_plugin import brawl_site, coin_site, gmdesk_env, registered
-from helpers import SMALL, dialog, main_screen, make_app, make_save, press, run
+from helpers import SMALL, dialog, main_screen, make_app, make_save, on_top, press, run
 
 from gmdesk.core.systems import get_spec, system_ids
 from gmdesk.core.systems.spec import SystemSpec
@@ -54,7 +54,7 @@ async def form_generated(spec: SystemSpec, tmp_path: Path) -> None:
             if p.in_dialog(combat=False):  # (an attack-only parameter: the attack dialog's)
                 assert p.label in shown, f"{spec.id}: the roll dialog shows {p.label!r}"
         await press(pilot, "escape")
-        assert not isinstance(app.screen, RollDialog)
+        assert not on_top(app, RollDialog)
 
 
 # ----------------------------------------------------------------------------- the test

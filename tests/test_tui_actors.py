@@ -18,6 +18,7 @@ from helpers import (
     make_app,
     make_save,
     notes,
+    on_top,
     press,
     run,
     saved,
@@ -108,7 +109,7 @@ async def test_the_unconscious_and_the_dead_get_no_turn_and_no_roll(tmp_path: Pa
         await main_screen(pilot)
         await press(pilot, "a")
         await settle(pilot)
-        assert not isinstance(app.screen, RollDialog)
+        assert not on_top(app, RollDialog)
         assert notes(app)[-1] == "Kara is Unconscious and cannot act."
     assert len(saved(path).rolls) == n
 

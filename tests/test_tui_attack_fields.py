@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import SMALL, burst, main_screen, make_app, make_save, press, run, saved, settle, until
+from helpers import SMALL, burst, main_screen, make_app, make_save, on_top, press, run, saved, settle, until
 from test_tui_char_fields import add_entry, set_field, to_row
 
 SHEET = "{name}\nDescriptor        Default  Current\n{rows}"
@@ -88,7 +88,7 @@ async def attack_with_a_and_enter(pilot: Any) -> None:
     from gmdesk.tui.screens.roll import RollDialog
 
     await press(pilot, "a")
-    await until(pilot, lambda: isinstance(pilot.app.screen, RollDialog))
+    await until(pilot, lambda: on_top(pilot.app, RollDialog))
     await settle(pilot)
     await press(pilot, "enter")
     await until(pilot, lambda: isinstance(pilot.app.screen, MainScreen))

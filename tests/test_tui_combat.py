@@ -19,6 +19,7 @@ from helpers import (
     make_save,
     notes,
     odds_ready,
+    on_top,
     palette,
     press,
     run,
@@ -196,7 +197,7 @@ async def test_attack_torg_spend_and_cancel_a_possibility(tmp_path: Path) -> Non
     async with run(app, size=LARGE) as pilot:
         await main_screen(pilot)
         dlg = await attack(pilot, skill="12", difficulty="10")
-        assert not isinstance(app.screen, RollDialog), dlg.last_error
+        assert not on_top(app, RollDialog), dlg.last_error
         assert "Kara hits Bruno: Severe Stun" in notes(app)[-1]
         await press(pilot, "P")
         await settle(pilot)

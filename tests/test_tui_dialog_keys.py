@@ -7,7 +7,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import SMALL, dialog, main_screen, make_app, make_save, odds_ready, press, run, saved, screen_text, settle
+from helpers import (
+    SMALL,
+    dialog,
+    main_screen,
+    make_app,
+    make_save,
+    odds_ready,
+    on_top,
+    press,
+    run,
+    saved,
+    screen_text,
+    settle,
+)
 from textual.widgets import Input, SelectionList
 
 from gmdesk.core.dice import FixedDice
@@ -47,7 +60,7 @@ async def test_tab_leaves_the_sources_list_and_space_switches_one_off(tmp_path: 
         await odds_ready(pilot, dlg)
         await press(pilot, "enter")  # from the list: rolls (Space ticks, Enter starts)
         await settle(pilot)
-        assert not isinstance(app.screen, RollDialog)
+        assert not on_top(app, RollDialog)
     (roll,) = saved(path).rolls
     assert roll.record.params["shift"] == 2
 

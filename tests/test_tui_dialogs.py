@@ -17,6 +17,8 @@ from helpers import (
     make_save,
     notes,
     odds_ready,
+    on_top,
+    open_overlay,
     press,
     run,
     saved,
@@ -97,13 +99,13 @@ async def test_a_dropdown_opens_on_enter_space_and_down_and_enter_picks_in_it(tm
         assert fold.expanded
         await press(pilot, "down", "enter")  # Enter picks in the open list; the dialog stays
         assert not fold.expanded and fold.value == "positive"
-        assert isinstance(app.screen, RollDialog)
+        assert on_top(app, RollDialog)
         await press(pilot, "down")
         assert fold.expanded
         await press(pilot, "escape")  # closes the list only
-        assert isinstance(app.screen, RollDialog) and not fold.expanded
+        assert on_top(app, RollDialog) and not fold.expanded
         await press(pilot, "enter")  # on the closed dropdown: opens it, rolls nothing
-        assert fold.expanded and isinstance(app.screen, RollDialog)
+        assert fold.expanded and on_top(app, RollDialog)
         await press(pilot, "escape", "right")  # the next fold in place
         assert fold.value == "negative" and not fold.expanded
         await press(pilot, "right")  # the last one stays
@@ -113,7 +115,7 @@ async def test_a_dropdown_opens_on_enter_space_and_down_and_enter_picks_in_it(tm
         assert saved(path).rolls == []
         await press(pilot, "ctrl+s")
         await settle(pilot)
-        assert not isinstance(app.screen, RollDialog)
+        assert not on_top(app, RollDialog)
     rolls = saved(path).rolls
     assert len(rolls) == 1 and rolls[0].record.params["fold"] == "positive"
 
@@ -133,7 +135,7 @@ async def test_enter_on_a_checkbox_rolls_and_space_toggles_it(tmp_path: Path) ->
         assert box.value
         await press(pilot, "enter")
         await settle(pilot)
-        assert not isinstance(app.screen, RollDialog)
+        assert not on_top(app, RollDialog)
     assert saved(path).rolls[0].record.params["maneuver"] is True
 
 
@@ -199,7 +201,7 @@ async def test_roll_dialog_errors_use_the_form_labels(tmp_path: Path) -> None:
         await settle(pilot)
         await press(pilot, "enter")
         error = str(dlg.query_one("#rd-error").render())
-        assert isinstance(app.screen, RollDialog)
+        assert on_top(app, RollDialog)
         assert "Difficulty: an attack needs Difficulty" in error and "--" not in error
     path, _ = make_save(tmp_path / "b", "1d6x4", [{"name": "Kara", "sheet": KARA_SHEET}])
     app = make_app(path)
@@ -470,7 +472,7 @@ async def test_the_preview_refuses_an_ord_spending_possibilities(tmp_path: Path)
         assert error == "✗ Possibilities: Ord is not reality-rated and has no Possibilities to spend"
         assert "no odds" in str(dlg.query_one("#rd-odds").render())
         await press(pilot, "enter")  # refused in the form: nothing rolled, the dialog stays
-        assert app.screen is dlg
+        assert open_overlay(app, RollDialog) is dlg
         dlg.query_one("#rd-actor", Choice).value = ids["Quin"]
         dlg.query_one("#p-possibilities", Input).value = "2"
         await settle(pilot)

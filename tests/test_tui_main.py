@@ -18,6 +18,7 @@ from helpers import (
     make_save,
     notes,
     odds_ready,
+    on_top,
     palette,
     press,
     run,
@@ -305,7 +306,7 @@ async def test_roll_dialog_validates_and_previews_odds(tmp_path: Path) -> None:
         assert "✗ Net shift: must be a whole number from -3 to 3 (got 7)" in str(dlg.query_one("#rd-error").render())
         await press(pilot, "enter")
         await pilot.pause()
-        assert isinstance(app.screen, RollDialog)
+        assert on_top(app, RollDialog)
         assert saved(path).rolls == []
         dlg.set_source("src-own-0", True)
         await pilot.pause()
@@ -662,3 +663,30 @@ async def test_log_hides_the_gm_secret_target_number(tmp_path: Path) -> None:
         assert "target 17" in gm.visible_lines()[0]
         assert "17" not in players.visible_lines()[0]
         assert players.visible_lines()[0].startswith("#2 Kara: 1d6x4 18 Success")
+
+
+async def test_open_another_session_from_a_dialog_leaves_nothing_of_the_desk_behind(tmp_path: Path) -> None:
+    """The palette's "Open another session…" chosen while a dialog is up over the desk
+    (a roll's breakdown): the picker replaces the desk and its dialog, and the session
+    opened from it is the only desk — Escape or `q` never lands on the closed one."""
+    from gmdesk.tui.screens.picker import PickerScreen
+
+    path, ids = make_save(tmp_path, characters=[{"name": "Kara"}], initiative={"Kara": 3}, start=True)
+    with Session.open(path) as s:
+        from gmdesk.core.systems import four_d_two
+
+        s.roll("4d2", four_d_two.Params(), actor=ids["Kara"], rng=random.Random(5))
+    app = GmdeskApp(path.parent, path, rng=random.Random(1))
+    async with run(app, size=SMALL) as pilot:
+        screen = await main_screen(pilot)
+        screen.rolllog.focus()
+        await press(pilot, "enter")
+        await dialog(pilot, RollDetails)
+        await press(pilot, "ctrl+p", *"another", "enter")
+        picker = await dialog(pilot, PickerScreen)
+        await until(pilot, lambda: picker.loaded)
+        assert [type(s).__name__ for s in app.screen_stack][1:] == ["PickerScreen"]
+        await press(pilot, "enter")
+        again = await main_screen(pilot)
+        assert again is not screen and again.session.path == path
+        assert [type(s).__name__ for s in app.screen_stack][1:] == ["MainScreen"]

@@ -9,7 +9,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import SMALL, dialog, main_screen, make_app, make_save, notes, odds_ready, press, run, saved, settle
+from helpers import (
+    SMALL,
+    dialog,
+    main_screen,
+    make_app,
+    make_save,
+    notes,
+    odds_ready,
+    on_top,
+    press,
+    run,
+    saved,
+    settle,
+)
 from textual.widgets import Input
 
 from gmdesk.core.dice import FixedDice
@@ -35,7 +48,7 @@ async def test_every_system_rolls_with_what_its_dialog_offers(tmp_path: Path, sy
         assert odds is not None and odds.system == system, dlg.last_error
         await press(pilot, "enter")
         await settle(pilot)
-        assert not isinstance(app.screen, RollDialog)
+        assert not on_top(app, RollDialog)
     rolls = saved(path).rolls
     assert [r.record.system for r in rolls] == [system]
     spec = get_spec(system)

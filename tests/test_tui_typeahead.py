@@ -173,3 +173,35 @@ async def test_the_pickers_dialogs_typed_ahead(tmp_path: Path) -> None:
     assert sessions["Tue"].system == "fudge"  # ↓ from 4d2, the highlighted session's system
     second = list_examples(SessionStore(path.parent), examples)[1]  # as the dialog lists them
     assert events_of(Path(sessions["Demo"].path)) == events_of(Path(second.path))
+
+
+async def test_the_example_dialog_typed_ahead_while_the_lists_are_read_slowly(tmp_path: Path, monkeypatch: Any) -> None:
+    """Back to the sessions and on into the example dialog in one burst while reading
+    the save directory and the examples takes a while (a busy machine's disk): the keys
+    wait for the lists, the dialog opens on the examples as listed, ↓ picks the second
+    and the copy is named Demo — as typed slowly."""
+    import time
+
+    from gmdesk.core.session import SessionStore
+    from gmdesk.tui.screens.picker import PickerScreen, default_examples_dir, list_examples
+
+    listing = PickerScreen._list
+
+    def slow_list(self: PickerScreen) -> Any:
+        time.sleep(0.4)  # in the session runner's worker thread
+        return listing(self)
+
+    monkeypatch.setattr(PickerScreen, "_list", slow_list)
+    path = harness_save(tmp_path, "4d2")
+    examples = default_examples_dir()
+    app = GmdeskApp(path.parent, examples_dir=examples, rng=random.Random(7))
+    async with run(app, size=SMALL) as pilot:
+        await settle(pilot)
+        await typed_ahead(pilot, "<enter>")
+        await main_screen(pilot)
+        await typed_ahead(pilot, "<ctrl+p>another<enter>e<down><tab><ctrl+u>Demo<enter>")
+        await main_screen(pilot)
+    sessions = {s.name: s for s in SessionStore(path.parent).list()}
+    assert sorted(sessions) == ["Demo", "Table"]
+    second = list_examples(SessionStore(path.parent), examples)[1]
+    assert events_of(Path(sessions["Demo"].path)) == events_of(Path(second.path))

@@ -11,15 +11,21 @@ more: a copy, a next night, a new session, one from an example), each with the s
 events, event by event, but for when they were made; and the slow run must have
 logged what each sequence is for.
 
-All ten processes run at once, so the harness takes about as long as the slowest
-run (well within CI's couple of minutes on 2 cores).
+The harness knows gmdesk has handled a burst when the command palette it opens
+afterwards shows a mark typed into it, unique to that moment (:meth:`PtyDesk.handled`):
+a sequence may open the palette itself, and keys typed ahead wait in gmdesk (on a
+busy machine for seconds) while the palette they were typed behind is drawn. A lone
+Escape is given its moment before the next write (:meth:`PtyDesk.write`).
+
+All ten gmdesks run at once: they mostly wait for their screens to settle, so the
+harness takes about as long as one system's slow run (two to three minutes; on CI's
+two busy cores, beside the rest of the suite, up to five).
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
-import pty
 import select
 import signal
 import struct
@@ -54,11 +60,16 @@ FIRST_DRAW = 3.0
 #: the longest a burst may take to be handled (ten gmdesks share two cores)
 SETTLE_TIMEOUT = 120.0
 
+#: after gmdesk has read a lone Escape, how long nothing follows it (Textual's
+#: ``ESCDELAY`` is 0.1 s, its input thread looks every 0.1 s; a busy machine is slower)
+ESCAPE_GAP = 0.5
+
 
 class PtyDesk:
-    """``gmdesk --saves SAVES`` on a pseudo-terminal of 80×24."""
+    """``gmdesk --saves SAVES`` on a pseudo-terminal of 80×24 (``command``: another
+    program in its place, its arguments; ``--saves SAVES`` follows them)."""
 
-    def __init__(self, saves: Path, home: Path) -> None:
+    def __init__(self, saves: Path, home: Path, command: list[str] | None = None) -> None:
         self.saves = saves
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -69,23 +80,35 @@ class PtyDesk:
             "GMDESK_KEYMAP": str(home / "keymap.toml"),
         }
         (home / "keymap.toml").write_text("", encoding="utf-8")
-        pid, fd = pty.fork()
-        if pid == 0:  # the child: the terminal's size, then gmdesk
+        argv = [sys.executable, *(command or ["-m", "gmdesk"]), "--saves", str(saves)]
+        # the terminal's two ends; the harness keeps the child's end open too, to see
+        # what the child has not read yet (:meth:`unread`)
+        fd, child_end = os.openpty()
+        fcntl.ioctl(child_end, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        pid = os.fork()
+        if pid == 0:  # the child: its own session on the terminal, then gmdesk
             try:
-                fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-                os.execve(sys.executable, [sys.executable, "-m", "gmdesk", "--saves", str(saves)], env)
+                os.close(fd)
+                os.setsid()
+                fcntl.ioctl(child_end, termios.TIOCSCTTY, 0)
+                for n in (0, 1, 2):
+                    os.dup2(child_end, n)
+                os.execve(sys.executable, argv, env)
             finally:
                 os._exit(127)
-        self.pid, self.fd = pid, fd
+        self.pid, self.fd, self._child_end = pid, fd, child_end
         self.output = bytearray()
         self.last_output = self.last_write = time.monotonic()
+        self._escape_last = False  # the last write ended with a lone Escape
+        self._marks = 0
+        self._ended = threading.Event()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
     def _read(self) -> None:
-        while True:
+        while not self._ended.is_set():
             try:
-                ready, _, _ = select.select([self.fd], [], [], 0.5)
+                ready, _, _ = select.select([self.fd], [], [], 0.1)
                 if not ready:
                     continue
                 data = os.read(self.fd, 65536)
@@ -143,21 +166,44 @@ class PtyDesk:
             time.sleep(0.02)
 
     def handled(self) -> None:
-        """Wait until gmdesk has handled every key written so far: the command palette
-        (ctrl+p, which opens over any screen) shows only once the keys before it are
-        done; Escape, alone in its write, closes it again. Nothing is saved."""
+        """Wait until gmdesk has handled every key written so far. The command palette
+        (ctrl+p, which opens over any screen) and a mark typed into it, unique to this
+        call, show only once the keys before them are done (gmdesk holds keys typed
+        ahead until the desk has settled from the one before): the palette alone would
+        not do, a sequence may open it itself (``<ctrl+p>another<enter>…``) and it
+        shows while the keys behind it still wait. Escape closes it again. Nothing is
+        saved."""
+        self._marks += 1
+        mark = f"zq{self._marks}j".encode()
         start = len(self.output)
-        self.write(TERMINAL_BYTES["ctrl+p"])
-        self.wait_for(b"Search for commands", start)
+        self.write(TERMINAL_BYTES["ctrl+p"] + mark)
+        self.wait_for(mark, start)
         self.settle()
         self.write(TERMINAL_BYTES["escape"])
-        time.sleep(0.2)  # the escape key's own timeout: no byte may follow it in the same read
         self.settle()
 
+    def unread(self) -> int:
+        """How many of the bytes written the child has not read yet."""
+        return int(struct.unpack("i", fcntl.ioctl(self._child_end, termios.FIONREAD, b"\0\0\0\0"))[0])
+
     def write(self, data: bytes) -> None:
-        """One ``write()`` of all of ``data``, as a terminal delivers a burst."""
+        """One ``write()`` of all of ``data``, as a terminal delivers a burst.
+
+        A lone Escape at the end of the write before is a key only once the child has
+        read it and no byte followed it for a moment (Textual's ``ESCDELAY``): a byte
+        arriving earlier makes it the start of an escape sequence (``Escape ctrl+p`` is
+        ``alt+ctrl+p``). A GM pressing Escape then the next key is that slow; on a
+        busy machine gmdesk may read both at once, so the next write first waits until
+        gmdesk has read the Escape, then :data:`ESCAPE_GAP` more."""
+        if self._escape_last:
+            time.sleep(0.05)  # the terminal hands the bytes on to the child's side in the background
+            deadline = time.monotonic() + SETTLE_TIMEOUT
+            while self.unread() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(ESCAPE_GAP)
         self.last_write = time.monotonic()
         assert os.write(self.fd, data) == len(data)
+        self._escape_last = data.endswith(TERMINAL_BYTES["escape"])
 
     def end(self) -> int:
         """SIGTERM ends gmdesk the ordinary way (every change is already saved)."""
@@ -166,12 +212,21 @@ class PtyDesk:
         while time.monotonic() < deadline:
             done, status = os.waitpid(self.pid, os.WNOHANG)
             if done:
-                os.close(self.fd)
+                self._close()
                 return status
             time.sleep(0.05)
         os.kill(self.pid, signal.SIGKILL)
         os.waitpid(self.pid, 0)
+        self._close()
         raise AssertionError(f"gmdesk did not end on SIGTERM; the last output: {self.tail()!r}")
+
+    def _close(self) -> None:
+        """The reader stops before the terminal closes: the next terminal opened may get
+        the same descriptor, and its output must not land here."""
+        self._ended.set()
+        self._reader.join()
+        os.close(self.fd)
+        os.close(self._child_end)
 
 
 def drive(saves: Path, home: Path, system: str, burst: bool) -> None:
@@ -207,7 +262,34 @@ def test_the_sequences_cover_the_readme_key_table() -> None:
     assert covered <= table | {"Enter"}, sorted(covered - table)
 
 
+def differences(system: str, slow: Path, fast: Path) -> list[str]:
+    """What the save directories of ``system``'s two runs differ in (nothing, when all
+    is well): ``slow`` and ``fast``, the session each typed into."""
+    problems = []
+    slow_sessions = sessions_of(slow.parent)
+    fast_sessions = sessions_of(fast.parent)
+    types = {e["type"] for e in events_of(slow)}  # the session the desk's keys play
+    for sequence in for_system(system):
+        if sequence.saves and sequence.saves not in types:
+            problems.append(f"{system}: the slow run logged no {sequence.saves} ({sequence.name})")
+        if sequence.creates and sequence.creates not in slow_sessions:
+            problems.append(f"{system}: the slow run made no session {sequence.creates!r} ({sequence.name})")
+    if sorted(slow_sessions) != sorted(fast_sessions):
+        problems.append(f"{system}: sessions typed slowly {sorted(slow_sessions)}, typed ahead {sorted(fast_sessions)}")
+    for session in sorted(set(slow_sessions) & set(fast_sessions)):
+        a, b = slow_sessions[session], fast_sessions[session]
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):
+            if x != y:
+                problems.append(f"{system} {session!r}: event {i} typed slowly {x}\n    typed ahead {y}")
+                break
+        if len(a) != len(b):
+            problems.append(f"{system} {session!r}: {len(a)} events typed slowly, {len(b)} typed ahead")
+    return problems
+
+
 def test_every_sequence_typed_ahead_matches_typing_it_slowly(tmp_path: Path) -> None:
+    """Every system at once: its gmdesks mostly wait for the screen to settle, so ten
+    of them take about as long as two (CI runs this first, beside the rest)."""
     runs: dict[tuple[str, bool], Path] = {}
     threads = []
     errors: list[str] = []
@@ -231,29 +313,80 @@ def test_every_sequence_typed_ahead_matches_typing_it_slowly(tmp_path: Path) -> 
     for t in threads:
         t.join()
     assert not errors, errors
-    problems = []
-    for system in SYSTEMS:
-        slow_sessions = sessions_of(runs[(system, False)].parent)
-        fast_sessions = sessions_of(runs[(system, True)].parent)
-        types = {e["type"] for e in events_of(runs[(system, False)])}  # the session the desk's keys play
-        for sequence in for_system(system):
-            if sequence.saves and sequence.saves not in types:
-                problems.append(f"{system}: the slow run logged no {sequence.saves} ({sequence.name})")
-            if sequence.creates and sequence.creates not in slow_sessions:
-                problems.append(f"{system}: the slow run made no session {sequence.creates!r} ({sequence.name})")
-        if sorted(slow_sessions) != sorted(fast_sessions):
-            problems.append(
-                f"{system}: sessions typed slowly {sorted(slow_sessions)}, typed ahead {sorted(fast_sessions)}"
-            )
-        for session in sorted(set(slow_sessions) & set(fast_sessions)):
-            slow, fast = slow_sessions[session], fast_sessions[session]
-            for i, (a, b) in enumerate(zip(slow, fast, strict=False)):
-                if a != b:
-                    problems.append(f"{system} {session!r}: event {i} typed slowly {a}\n    typed ahead {b}")
-                    break
-            if len(slow) != len(fast):
-                problems.append(f"{system} {session!r}: {len(slow)} events typed slowly, {len(fast)} typed ahead")
+    problems = [p for system in SYSTEMS for p in differences(system, runs[(system, False)], runs[(system, True)])]
     assert not problems, "\n".join(problems)
+
+
+#: a program that takes half a second for each key (a busy machine), reading them one
+#: by one in raw mode and drawing each: ctrl+p as gmdesk's palette draws, then
+#: "Search for commands…" (every key of a burst after it still waits); it logs
+#: every key it has handled
+SLOW_KEYS = """
+import os, sys, time, tty
+tty.setraw(0)
+os.write(1, b"raw")
+with open(os.path.join(sys.argv[-1], "handled"), "ab", buffering=0) as log:
+    while True:
+        key = os.read(0, 1)
+        time.sleep(0.5)
+        os.write(1, b"Search for commands\\xe2\\x80\\xa6" if key == b"\\x10" else key)
+        log.write(key)
+"""
+
+
+def test_handled_returns_once_every_key_before_it_is_handled(tmp_path: Path) -> None:
+    """A burst that opens the palette itself (back to the sessions, then a new
+    session from an example) to a program that handles a key every half second: when
+    :meth:`PtyDesk.handled` returns, every key of the burst was handled. (The
+    palette's "Search for commands…", drawn by the burst's own ctrl+p, was once taken
+    for the harness's: on a busy machine the harness went on, and ended gmdesk, with
+    keys of the burst still waiting — a session from an example was never made.)"""
+    home = tmp_path / "home"
+    home.mkdir()
+    desk = PtyDesk(tmp_path, home, command=["-c", SLOW_KEYS])
+    burst = b"".join(terminal_bytes("<ctrl+p>another<enter>e"))
+    try:
+        desk.wait_for(b"raw")
+        desk.write(burst)
+        desk.handled()
+        handled = (tmp_path / "handled").read_bytes()
+    finally:
+        desk.end()
+    assert handled.startswith(burst), handled
+
+
+#: reads its terminal raw (it says so), late (a busy machine), and logs each read
+LATE_READER = """
+import os, sys, time, tty
+tty.setraw(0)
+os.write(1, b"raw")
+time.sleep(1.0)
+with open(os.path.join(sys.argv[-1], "reads"), "a") as log:
+    while True:
+        log.write(repr(os.read(0, 1024)) + "\\n")
+        log.flush()
+"""
+
+
+def test_a_lone_escape_is_read_alone_before_the_next_write(tmp_path: Path) -> None:
+    """A write that ends with Escape, then ctrl+p at once, to a program that reads
+    late: the Escape is read at the end of its own read, the ctrl+p in a later one
+    (read together they are one key, alt+ctrl+p, and the Escape is lost)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    desk = PtyDesk(tmp_path, home, command=["-c", LATE_READER])
+    reads = tmp_path / "reads"
+    try:
+        desk.wait_for(b"raw")
+        desk.write(b"x" + TERMINAL_BYTES["escape"])
+        desk.write(TERMINAL_BYTES["ctrl+p"])
+        deadline = time.monotonic() + SETTLE_TIMEOUT
+        while "x10" not in (reads.read_text() if reads.exists() else "") and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        desk.end()
+    assert reads.exists(), desk.tail()
+    assert reads.read_text().splitlines() == [repr(b"x\x1b"), repr(b"\x10")]
 
 
 def test_gmdesk_seed_fixes_the_desks_dice(monkeypatch: Any) -> None:

@@ -196,8 +196,11 @@ class GmdeskApp(TypeAhead, TerminalGuard, App[None]):
 
     def _show(self, screen: Screen[Any]) -> None:
         """Show ``screen`` in place of the one shown now (the picker, a session, the
-        opening notice), or on top of a dialog."""
+        opening notice), with the dialogs open over it: nothing of a closed desk stays
+        under the new screen for Escape to come back to."""
         self._lift_notice()
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, BASE_SCREENS):
+            self.pop_screen()  # a dialog over the screen being replaced: it goes with it
         if isinstance(self.screen, BASE_SCREENS):
             self.switch_screen(screen)
         else:

@@ -101,8 +101,22 @@ class EventList(Sequence[Event]):
 
     def append(self, event: Event) -> None:
         self._items.append(event)
+        self._forget()
 
     def grow(self, count: int) -> None:
         """The log now holds ``count`` events: the new ones are made when first looked at."""
         if count > len(self._items):
             self._items.extend([None] * (count - len(self._items)))
+            self._forget()
+
+    def _forget(self) -> None:
+        """Let go of the event that just left the newest ``KEPT`` (made again from the
+        log if looked at), so that a long session's memory does not grow with it."""
+        n = len(self._items) - KEPT - 1
+        if n >= 0:
+            self._items[n] = None
+
+
+#: events an EventList keeps made, from the newest (older ones are kept once looked at
+#: again: the desk's log shows the newest, a search may look further back)
+KEPT = 1000

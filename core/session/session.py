@@ -45,6 +45,7 @@ from gmdesk.core.session.events import (
     system_fingerprint,
 )
 from gmdesk.core.session.model import DEFAULT_SETTINGS, Character, State
+from gmdesk.core.session.model.rolls import LazyRecord
 from gmdesk.core.session.moves import SessionMoves, params_refusal
 from gmdesk.core.session.storage import FORMAT_TAG, CorruptSaveError, EventLog, sidecar_paths
 from gmdesk.core.session.systemmoves import SystemMoveCalls
@@ -251,7 +252,15 @@ class Session(SessionMoves, SystemMoveCalls):
                 self._skipped = []
                 fold = replay(header, log.events(copy=False), self._skipped)
         fold.rebuild = replayer(log)
+        # what the fold keeps about older events is read back from the log when needed
+        # (see Fold.trim): a long session's memory does not grow with its history
+        fold.source = stored_event(log)
+        self._records = record_loader(log)
         self._fold: Fold = fold
+        # state.rolls[:_shed_upto] hold their records as references to the log (restored
+        # from a checkpoint: all of them already, nothing to go through at open)
+        self._shed_upto = max(0, len(fold.state.rolls) - self.RECORDS_KEPT) if self._ckpt_seq > 0 else 0
+        self._shed()
         self.warnings.extend(self._skipped)
         self._log_seq = count
         self._header_seq = self._log_seq
@@ -450,8 +459,10 @@ class Session(SessionMoves, SystemMoveCalls):
         stored.update(applied.extra)
         stored.update({"type": etype, "time": time, "summary": applied.summary, "effects": list(applied.changes)})
         before = self._log.count
+        # the header's summary goes in the same write and fsync as the event
+        header = self._header_changes(events=predicted)
         try:
-            seq = self._log.append(stored)
+            seq = self._log.append(stored, header=header or None)
         except BaseException:
             # Interrupted (Ctrl-C) or failed: memory must say what the disk says. The
             # store takes back a change it did not finish; one it finished (an
@@ -462,9 +473,12 @@ class Session(SessionMoves, SystemMoveCalls):
                 self._fold.revert_last()
             raise
         self._appended(seq, predicted, data, time)
+        if header:
+            self._header_seq = seq
         event = self.events[seq - 1]
         try:
-            self._maybe_update_header()
+            if seq != predicted:
+                self._maybe_update_header()
             lines = self._log.journal_lines
             if lines < self._journal_lines:  # the store just compacted: a good moment for a checkpoint
                 self._save_checkpoint()
@@ -493,6 +507,38 @@ class Session(SessionMoves, SystemMoveCalls):
             self._fold.apply(seq, data, time)
         self._log_seq = seq
         self._events.grow(seq)
+        self._shed()
+
+    #: roll entries kept with their records in memory (the newest); older ones keep a
+    #: reference to where the log holds the record and read it again when asked
+    RECORDS_KEPT = 200
+
+    def _shed(self) -> None:
+        """Keep what the session holds in memory for old events bounded: the fold
+        forgets the payloads and inverses of events older than the undo it keeps
+        (:meth:`Fold.trim`), and old roll entries hold their records as references to
+        the log (:class:`~core.session.model.rolls.LazyRecord`, as after a checkpoint).
+        Runs in batches, so a roll pays O(1) on average."""
+        fold = self._fold
+        # (after an undo that reached far back the fold is a full replay of the log and
+        # keeps every inverse — no ``rebuild`` —, so that undoing further back costs no
+        # second replay: trim() then leaves it whole)
+        fold.trim(self.UNDO_KEPT)
+        rolls = fold.state.rolls
+        stop = len(rolls) - self.RECORDS_KEPT
+        if stop - self._shed_upto < self.RECORDS_KEPT:
+            if stop < self._shed_upto:
+                self._shed_upto = max(0, stop)  # (an undo took entries back)
+            return
+        load = self._records
+        for e in rolls[self._shed_upto : stop]:
+            d = e.__dict__
+            kind = d["kind"]
+            if (kind == "roll" or kind == "heal") and not d["spends"] and not d["cancels"]:
+                rec = d["record"]
+                if type(rec) is RollRecord:
+                    d["record"] = LazyRecord(load, d["seq"], kind, 0)
+        self._shed_upto = stop
 
     def undo(self) -> Event | None:
         """Revert the latest undoable event (with every change it made); None if nothing to undo."""
@@ -547,6 +593,8 @@ class Session(SessionMoves, SystemMoveCalls):
             self._events.append(Event.from_doc(seq, doc))
             self._log_seq = seq
             changed = True
+        if changed:
+            self._shed()
         return changed
 
     # ---- header summary (fast listing)
@@ -557,7 +605,7 @@ class Session(SessionMoves, SystemMoveCalls):
         same number as the open session."""
         return len(self.state.rolls)
 
-    def _summary(self) -> dict[str, Any]:
+    def _summary(self, events: int | None = None) -> dict[str, Any]:
         st = self.state
         return {
             "name": st.info.name,
@@ -566,7 +614,7 @@ class Session(SessionMoves, SystemMoveCalls):
             "round": st.encounter.round,
             "rolls": self._roll_count(),
             "characters": len(st.characters),
-            "events": self._log_seq,
+            "events": self._log_seq if events is None else events,
         }
 
     #: the header summary is rewritten at least every this many events
@@ -578,20 +626,27 @@ class Session(SessionMoves, SystemMoveCalls):
         ``HEADER_EVERY`` events, on open and on close (one small write, not one per roll)."""
         if self.readonly or self._closed:
             return
-        summary = self._summary()
-        header = self._log.header
+        changed = self._header_changes(force=force)
+        if changed:
+            self._log.set_header(**changed)
+            self._header_seq = self._log_seq
+
+    def _header_changes(self, force: bool = False, events: int | None = None) -> dict[str, Any]:
+        """The summary fields to write now (empty when none is due), as of ``events``
+        events (default: those logged)."""
+        summary = self._summary(events)
+        header = self._log.header_view
         changed = {k: v for k, v in summary.items() if k != "name" and header.get(k) != v}
         if not changed:
-            return
-        due = self._log_seq - self.__dict__.get("_header_seq", 0) >= self.HEADER_EVERY
+            return {}
+        n = self._log_seq if events is None else events
+        due = n - self.__dict__.get("_header_seq", 0) >= self.HEADER_EVERY
         # what the session list shows (round, rolls, characters, last played to the
         # minute) is written at once, so that the list agrees with the open session
         shown = {"round", "characters", "system", "rolls"} & set(changed)
         if "last_played" in changed and str(header.get("last_played", ""))[:16] != str(summary["last_played"])[:16]:
             shown.add("last_played")
-        if force or due or shown:
-            self._log.set_header(**changed)
-            self._header_seq = self._log_seq
+        return changed if force or due or shown else {}
 
     def close(self) -> None:
         """Write the header summary (writer), release the lock. Idempotent."""

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from textual import events
-from textual.binding import Binding, BindingsMap
+from textual.binding import Binding, BindingsMap, BindingType
 from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, OptionList, Select, SelectionList, Static, TextArea
@@ -83,8 +83,12 @@ class DialogHint(Static):
     def on_mount(self) -> None:
         self.call_after_refresh(self.refresh_hint)
 
+    def dialog(self) -> Any:
+        """The dialog this line belongs to: the screen, or an overlay dialog on it."""
+        return next((n for n in self.ancestors if isinstance(n, DialogKeys)), self.screen)
+
     def hint_text(self) -> str:
-        screen = self.screen
+        screen = self.dialog()
         parts: list[str] = []
         focused = screen.focused
         submit = keys_text(screen, "submit")
@@ -118,7 +122,7 @@ class DialogHint(Static):
             parts.append(f"{keys_text(focused, 'select', shown_only=False) or 'Space'} tick · ↑↓ move")
         if self.extra:
             parts.append(self.extra)
-        if len(screen.focus_chain) > 1:
+        if len(self.screen.focus_chain) > 1:
             parts.append("Tab next field")
         cancel = keys_text(screen, "cancel")
         if cancel:
@@ -133,27 +137,28 @@ class DialogHint(Static):
 # --------------------------------------------------------------------------------- dialog
 
 
-class Dialog(ModalScreen[ResultT], Generic[ResultT]):
-    """Base of the desk's dialogs (see the module docstring). Subclasses implement
-    :meth:`action_submit` (what Enter does) and may set :attr:`LABELS` / pass labels
-    to :meth:`show_error` so that errors name their fields."""
+#: the keys every dialog shares (ids for the GM's keymap)
+DIALOG_BINDINGS: list[BindingType] = [
+    Binding("enter", "submit", "Accept", priority=True, id="dialog.submit"),
+    Binding("ctrl+s", "submit_anywhere", "Accept", show=False, priority=True, id="dialog.submit_anywhere"),
+    Binding("ctrl+j", "submit", "Accept", show=False, priority=True, id="dialog.accept"),
+    Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
+]
 
-    BINDINGS = [
-        Binding("enter", "submit", "Accept", priority=True, id="dialog.submit"),
-        Binding("ctrl+s", "submit_anywhere", "Accept", show=False, priority=True, id="dialog.submit_anywhere"),
-        Binding("ctrl+j", "submit", "Accept", show=False, priority=True, id="dialog.accept"),
-        Binding("escape", "cancel", "Cancel", id="dialog.cancel"),
-    ]
+
+class DialogKeys:
+    """What Enter, ``ctrl+s`` and Escape do in a dialog, and its inline error: shared by
+    the modal :class:`Dialog` and the roll dialog, an overlay on the desk
+    (:class:`tui.screens.roll.RollDialog`). The class mixing it in sets
+    ``BINDINGS = DIALOG_BINDINGS`` and says what :meth:`action_submit` does."""
 
     #: widgets whose own Enter wins over the dialog's (a list of boxes excepted: Enter
     #: starts, Space ticks)
     ENTER_OWNERS: tuple[type, ...] = (OptionList, Button, TextArea, Select, Choice)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("classes", "dialog-screen")
-        super().__init__(*args, **kwargs)
-        self.committing = False
-        self.labels: dict[str, str] = {}
+    committing: bool
+    labels: dict[str, str]
+    focused: Any  # the focused widget (a Screen's own; an overlay's: its screen's)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "submit":
@@ -172,7 +177,7 @@ class Dialog(ModalScreen[ResultT], Generic[ResultT]):
         self.action_submit()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        for hint in self.query(DialogHint):
+        for hint in self.query(DialogHint):  # type: ignore[attr-defined]
             hint.refresh_hint()
 
     def action_submit(self) -> None:  # pragma: no cover - every dialog says what Enter does
@@ -180,12 +185,12 @@ class Dialog(ModalScreen[ResultT], Generic[ResultT]):
 
     def action_cancel(self) -> None:
         if not self.committing:
-            self.dismiss(None)
+            self.dismiss(None)  # type: ignore[attr-defined]
 
-    # -- errors and session calls -------------------------------------------------------------
+    # -- errors ---------------------------------------------------------------------------------
 
     def error_widget(self) -> Static | None:
-        for w in self.query(".inline-error"):
+        for w in self.query(".inline-error"):  # type: ignore[attr-defined]
             if isinstance(w, Static):
                 return w
         return None
@@ -197,13 +202,27 @@ class Dialog(ModalScreen[ResultT], Generic[ResultT]):
         if w is not None:
             w.update(f"✗ {text}" if text else "")
         elif text:
-            self.notify(text, severity="error")
+            self.notify(text, severity="error")  # type: ignore[attr-defined]
         return text
 
     def clear_error(self) -> None:
         w = self.error_widget()
         if w is not None:
             w.update("")
+
+
+class Dialog(DialogKeys, ModalScreen[ResultT], Generic[ResultT]):
+    """Base of the desk's modal dialogs (see the module docstring). Subclasses implement
+    :meth:`action_submit` (what Enter does) and may set :attr:`LABELS` / pass labels
+    to :meth:`show_error` so that errors name their fields."""
+
+    BINDINGS = list(DIALOG_BINDINGS)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("classes", "dialog-screen")
+        super().__init__(*args, **kwargs)
+        self.committing = False
+        self.labels: dict[str, str] = {}
 
     def commit(self, fn: Callable[[Session], Any], result: Callable[[Any], ResultT] | None = None) -> None:
         """Run ``fn(session)`` through the desk's session runner; close the dialog with
@@ -236,4 +255,14 @@ class Dialog(ModalScreen[ResultT], Generic[ResultT]):
         runner.submit(guarded, finished, failed)
 
 
-__all__ = ["Dialog", "DialogHint", "ui_message", "bound_keys", "key_name", "field_key", "short_label"]
+__all__ = [
+    "DIALOG_BINDINGS",
+    "Dialog",
+    "DialogHint",
+    "DialogKeys",
+    "ui_message",
+    "bound_keys",
+    "key_name",
+    "field_key",
+    "short_label",
+]

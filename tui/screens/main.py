@@ -57,9 +57,14 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.reactive import Reactive
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer
 
 from gmdesk.core.dice import RandomSource
 from gmdesk.core.errors import GmdeskError
@@ -75,7 +80,6 @@ from gmdesk.tui.screens.rolling import RollActions
 from gmdesk.tui.screens.roster import RosterActions
 from gmdesk.tui.screens.sessionmoves import SessionActions, settings_help
 from gmdesk.tui.widgets.character import CharacterPane
-from gmdesk.tui.widgets.controls import KeysFooter
 from gmdesk.tui.widgets.initiative import InitiativePane
 from gmdesk.tui.widgets.rolllog import RollLog
 from gmdesk.tui.widgets.sessionbar import SessionBar
@@ -90,6 +94,29 @@ UNDO_NAMED = (
     "encounter.delay",
     "character.remove",
 )
+
+
+class DeskFooter(Footer):
+    """The desk's key bar, redrawn only when the keys it shows change. (Textual's
+    Footer rebuilds itself at every focus move; each rebuild is sent to the terminal,
+    over SSH too.) While the roll dialog is open over the desk the bar keeps the desk's
+    keys: the dialog names its own in its hint line."""
+
+    _shown: object = None
+
+    def bindings_changed(self, screen: Screen[Any]) -> None:
+        rolls = getattr(screen, "rolls", None)
+        if isinstance(rolls, RollActions) and rolls.dialog_open:
+            return
+        shown = tuple(
+            (key, active.binding.description, active.enabled, active.binding.show)
+            for key, active in screen.active_bindings.items()
+        )
+        if shown == self._shown and self.children:
+            return
+        if screen.app.app_focus:  # (Textual's Footer waits for the terminal's focus)
+            self._shown = shown
+        super().bindings_changed(screen)
 
 
 class MainScreen(DeskScreen):
@@ -131,6 +158,12 @@ class MainScreen(DeskScreen):
     #: the dice system whose moves this screen binds ("" for none: the base desk)
     SYSTEM = ""
 
+    #: the focused widget. Textual's screens repaint the whole terminal when the focus
+    #: moves (a screen's ``focused`` repaints it); the widgets that gain and lose the
+    #: focus redraw themselves, so the desk's screen does not: a Tab in the roll
+    #: dialog, or the dialog opening and closing, sends only what changed over SSH
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+
     @classmethod
     def for_session(
         cls, session: Session, runner: SessionRunner, *, rng: RandomSource | None = None, readonly: bool = False
@@ -156,7 +189,7 @@ class MainScreen(DeskScreen):
             yield InitiativePane(id="initiative")
             yield CharacterPane(id="character")
         yield RollLog(id="rolllog")
-        yield KeysFooter()
+        yield DeskFooter()
 
     def on_mount(self) -> None:
         state = self.state
@@ -170,6 +203,16 @@ class MainScreen(DeskScreen):
             self.selected = next(iter(state.characters))
         self.refresh_view()
         self.query_one(InitiativePane).table.focus()
+
+    def on_resize(self) -> None:
+        self.rolls.place()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """While the roll dialog is open the focus stays in it (a click on the desk
+        around it, on a terminal larger than the dialog, gives it back)."""
+        dlg = self.rolls.dialog
+        if dlg is not None and dlg not in event.widget.ancestors:
+            dlg.focus_first()
 
     def refresh_view(self) -> None:
         state = self.state
@@ -309,7 +352,10 @@ class MainScreen(DeskScreen):
     def commands(self) -> list[tuple[str, str, Callable[[], Any]]]:
         """Every move of the screen as (title, help, callback) for the command palette,
         the key it is bound to by default in the help (the palette shows the GM's
-        current keys beside it); the session's system's moves after the encounter's."""
+        current keys beside it); the session's system's moves after the encounter's.
+        None while the roll dialog is open (as from a dialog screen)."""
+        if self.rolls.dialog_open:
+            return []
         out: list[tuple[str, str, Callable[[], Any]]] = [
             ("Roll…", "roll any system with live odds (r)", self.action_roll),
             ("Attack…", "the current combatant attacks; applies the descriptor (a)", self.action_attack),

@@ -43,12 +43,13 @@ a valid target.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from textual import events, on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widget import Widget
@@ -68,7 +69,7 @@ from gmdesk.core.session.params import (
 )
 from gmdesk.core.systems import get_spec, system_ids
 from gmdesk.core.systems.spec import COMMON_PARAMS, SystemSpec
-from gmdesk.tui.screens.dialog import Dialog, DialogHint, ui_message
+from gmdesk.tui.screens.dialog import DIALOG_BINDINGS, DialogHint, DialogKeys, ui_message
 from gmdesk.tui.screens.rollforms import (
     CLOCK,
     CLOCK_LABEL,
@@ -116,6 +117,18 @@ class RollRequest:
     origins: Mapping[str, str] = field(default_factory=dict)  # parameter → "Quinn's Fire Combat"
 
 
+def open_roll_dialog(screen: object) -> RollDialog | None:
+    """The roll dialog open over ``screen`` (the desk), once it is filled in and
+    shown; else None."""
+    query = getattr(screen, "query", None)
+    if query is None:
+        return None
+    for dlg in query(RollDialog):
+        if dlg.is_open and dlg.ready and dlg.display:
+            return dlg
+    return None
+
+
 @dataclass(frozen=True)
 class SourceBox:
     """A box of the dialog's Sources list: one of the actor's (or target's) sources."""
@@ -124,20 +137,39 @@ class SourceBox:
     source: RollSource
 
 
-class RollDialog(Dialog[RollRequest | None]):
+class RollDialog(DialogKeys, Widget):
     """Roll (``combat=False``) or attack (``combat=True``) dialog. Enter rolls from
-    any field (:class:`tui.screens.dialog.Dialog`). ``preset``: parameter values a
-    move opens it with; ``remembered``: what the GM typed the last time."""
+    any field (:class:`tui.screens.dialog.DialogKeys`). ``preset``: parameter values a
+    move opens it with; ``remembered``: what the GM typed the last time.
 
+    The dialog is an overlay on the desk, not a screen of its own: a terminal redraws
+    only the part the dialog covers when it opens and the part it uncovered when it
+    closes (a pushed or popped screen is redrawn whole, over an SSH link too). The
+    desk mounts one and keeps it, hidden between rolls; :meth:`reopen` fills it afresh
+    from the session's state at every open (the roller's and the target's values as
+    they are now), :meth:`dismiss` hides it and hands the result to the desk. While
+    it is open, Tab stays in it (it traps the focus) and the desk's keys wait (it is modal)."""
+
+    # the dialog's keys, and those a dialog screen has (modal, the keys stop here)
+    BINDINGS = [
+        *DIALOG_BINDINGS,
+        Binding("tab", "app.focus_next", "Focus Next", show=False),
+        Binding("shift+tab", "app.focus_previous", "Focus Previous", show=False),
+        Binding("ctrl+c,super+c", "screen.copy_text", "Copy selected text", show=False),
+    ]
     ODDS_DELAY = 0.15
 
-    # a terminal the dialog fills shows nothing of the desk under it: drawn on a plain
-    # background, the desk is not rendered (and dimmed) under every frame
     # the form is two columns, labels and controls, in grids (no container per row);
     # the focused field's label reads in reverse video, as a form row's does
     DEFAULT_CSS = """
-    RollDialog.-covered {
-        background: $background;
+    RollDialog {
+        layer: dialog;
+        dock: top;
+        width: 110;
+        height: 34;
+        max-width: 100%;
+        max-height: 100%;
+        display: none;
     }
     RollDialog .form-grid {
         layout: grid;
@@ -166,8 +198,45 @@ class RollDialog(Dialog[RollRequest | None]):
         title: str | None = None,
         remembered: Mapping[str, Any] | None = None,
         opposed: bool = False,
+        done: Callable[[RollRequest | None], object] | None = None,
     ) -> None:
         super().__init__()
+        self.committing = False
+        self._odds_timer: Timer | None = None
+        self._odds_token = 0  # never reset: odds computed for an earlier open are dropped
+        self._done = done
+        self._return_focus: Widget | None = None
+        self._opened = False
+        # the form's fields and their controls (kept from one open to the next when the
+        # form is the same)
+        self._fields: list[FormField] = []
+        self._controls: dict[str, Widget] = {}
+        self._setup(
+            state,
+            system=system,
+            actor=actor,
+            target=target,
+            combat=combat,
+            preset=preset,
+            title=title,
+            remembered=remembered,
+            opposed=opposed,
+        )
+
+    def _setup(
+        self,
+        state: State,
+        *,
+        system: str | None = None,
+        actor: str | None = None,
+        target: str | None = None,
+        combat: bool = False,
+        preset: Mapping[str, Any] | None = None,
+        title: str | None = None,
+        remembered: Mapping[str, Any] | None = None,
+        opposed: bool = False,
+    ) -> None:
+        """Everything one open of the dialog starts from (the session's state now)."""
         self.opposed = opposed and not combat  # both sides filled from their fields, as in an attack
         self.state = state
         self.system = system or state.info.system
@@ -186,19 +255,34 @@ class RollDialog(Dialog[RollRequest | None]):
         self._target_chosen = False  # the GM picked the target by hand
         self._kind = "organic"  # an untracked target's kind, as the GM chose it
         self._sources: list[SourceBox] = []
-        self._fields: list[FormField] = []
-        self._controls: dict[str, Widget] = {}
         self._auto: dict[str, Any] = {}  # what the dialog put in each control by itself
         self._origins: dict[str, str] = {}  # where a value filled from a character came from
         self._from_last: dict[str, Any] = {}  # the values offered again from the last roll
-        self._odds_timer: Timer | None = None
-        self._odds_token = 0
+        if self._odds_timer is not None:
+            self._odds_timer.stop()
+            self._odds_timer = None
         self.ready = False  # the form is built and filled in
         self.last_error: str = ""
         self.last_odds: Odds | None = None
         self.origins: dict[str, str] = {}  # of the parameters built last
         self._last_seen: tuple[Any, ...] | None = None
         self.labels = self._labels()
+
+    @property
+    def focused(self) -> Widget | None:
+        """The focused widget (the screen's: the dialog is on the desk's screen)."""
+        return self.screen.focused if self.is_attached else None
+
+    @property
+    def is_modal(self) -> bool:
+        """While open, the keys stop at the dialog (the desk's and the app's own keys
+        wait, as under a dialog screen); its priority keys and the app's still work."""
+        return self._opened
+
+    @property
+    def is_open(self) -> bool:
+        """The dialog is on the desk (shown, or being filled in to be shown)."""
+        return self._opened
 
     # -- layout ----------------------------------------------------------------------------
 
@@ -275,15 +359,11 @@ class RollDialog(Dialog[RollRequest | None]):
         return cid if cid in self.state.characters else NONE
 
     def on_mount(self) -> None:
-        self._mark_covered()
-        self._apply_sources()
-        self.ready = True
-        self._changed(at_once=True)
-        self._focus_first()
+        self.trap_focus()  # Tab and shift+Tab stay in the dialog
+        self._show()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """The focused field's label in reverse video (its row is a grid's two cells)."""
-        super().on_descendant_focus(event)
         focused = self.focused
         within = set(focused.ancestors_with_self) if focused is not None else set()
         for grid in self.query(".form-grid"):
@@ -292,28 +372,122 @@ class RollDialog(Dialog[RollRequest | None]):
                 if isinstance(cell, Label):
                     cell.set_class(i + 1 < len(cells) and cells[i + 1] in within, "-focused")
 
-    def on_resize(self) -> None:
-        self._mark_covered()
+    # -- opening and closing --------------------------------------------------------------
 
-    def _mark_covered(self) -> None:
-        """Whether the dialog fills the terminal (see ``DEFAULT_CSS``)."""
-        styles = self.query_one("#roll-dialog").styles
-        width, height = styles.width, styles.height
-        covered = (
-            width is not None
-            and height is not None
-            and width.is_cells
-            and height.is_cells
-            and self.app.size.width <= width.value
-            and self.app.size.height <= height.value
-        )
-        self.set_class(covered, "-covered")
+    def place(self) -> None:
+        """In the middle of the screen (it fills a terminal of 80×24). Docked on a layer
+        of its own, the dialog never changes the size of the desk's screen (which
+        would redraw all of it)."""
+        width, height = self.screen.size
+        w = min(110, width)
+        h = min(34, height)
+        offset = (max(0, (width - w) // 2), max(0, (height - h) // 2))
+        if tuple(self.styles.offset.resolve(self.screen.size, self.screen.size)) != offset:
+            self.styles.offset = offset
 
-    def _focus_first(self) -> None:
+    def prepare(self, state: State, **kwargs: Any) -> None:
+        """Take this open's starting point (see :meth:`_setup`) at once: what the
+        dialog says before it is on screen is already about this open."""
+        self._opened = True
+        self.display = False
+        self._setup(state, **kwargs)
+
+    async def reopen(self, done: Callable[[RollRequest | None], object] | None = None) -> None:
+        """Open again for what :meth:`prepare` took: every value filled afresh from the
+        session's state (the widgets of the form are kept where the form is the
+        same, the values never)."""
+        self._done = done
+        # the values set here are the dialog's own, not the GM's changes
+        quiet = (Choice.Changed, Input.Changed, Checkbox.Changed, SelectionList.SelectedChanged)
+        self.query_one("#roll-dialog").border_title = self.dialog_title
+        with self.prevent(*quiet):
+            self.query_one("#rd-system", Choice).value = self.system
+            roller = self.query_one("#rd-actor", Choice)
+            roller.set_options(self._roller_choices())
+            roller.value = self._or_none(self.actor)
+            target = self.query_one("#rd-target", Choice)
+            target.set_options(self._target_choices())
+            target.value = self._or_none(self.target)
+        await self._show_target_kind()
+        with self.prevent(*quiet):
+            for kind in self.query("#rd-tkind").results(Choice):
+                kind.value = self._kind
+        await self._rebuild_sources()
+        fields = self._form()
+        if fields == self._fields and all(f.key in self._controls for f in fields):
+            # the same form (the same system, a roll or an attack as before): its
+            # widgets are kept, every value is filled in afresh
+            self._fields = fields
+            start = self._start_values()
+            with self.prevent(*quiet):
+                for f in fields:
+                    set_value(self._controls[f.key], start[f.key])
+        else:
+            await self._rebuild_params()
+        self.query_one("#rd-error", Static).update("")
+        self.query_one("#rd-info", Static).update("")
+        self.query_one(OddsPreview).show_pending()
+        self.query_one("#roll-form", VerticalScroll).scroll_home(animate=False)
+        self.query_one(DialogHint).verb = "attack" if self.combat else "roll"
+        self._show()
+
+    def _show(self) -> None:
+        """The form is filled in: check it, start the odds, show it, focus its first field."""
+        self._opened = True
+        self._apply_sources()
+        self.ready = True
+        self._changed(at_once=True)
+        screen = self.screen
+        focused = screen.focused
+        if focused is not None and self not in focused.ancestors:
+            self._return_focus = focused
+        self.place()
+        self.display = True
+        self.focus_first()
+        screen.refresh_bindings()
+
+    def dismiss(self, result: RollRequest | None = None) -> None:
+        """Escape (``None``): close at once. Enter (a :class:`RollRequest`): hand it to
+        whoever opened the dialog and stay on the desk, the form as it is, until the
+        roll is made; the desk then closes it (:meth:`close`) as it shows the roll,
+        so that the terminal redraws the desk once, with the roll in it."""
+        if not self._opened or self.committing:
+            return
+        done, self._done = self._done, None
+        if result is None:
+            self.close()
+        else:
+            self.committing = True  # Escape and Enter wait for the roll
+        if done is not None:
+            done(result)
+        if result is not None and done is None:
+            self.close()
+
+    def close(self) -> None:
+        """Hide the dialog and give the focus back to the desk."""
+        if not self._opened:
+            return
+        self._opened = False
+        self.committing = False
+        self.ready = False
+        self._odds_token += 1  # odds still on their way belong to no open
+        if self._odds_timer is not None:
+            self._odds_timer.stop()
+            self._odds_timer = None
+        self.display = False
+        back, self._return_focus = self._return_focus, None
+        screen = self.screen
+        if back is not None and back.is_attached and back.focusable:
+            back.focus(scroll_visible=False)
+        else:
+            screen.set_focus(None)
+        screen.refresh_bindings()
+
+    def focus_first(self) -> None:
         for f in self._fields:
             w = self._controls.get(f.key)
             if isinstance(w, Input):
-                w.focus()
+                w.focus(scroll_visible=False)
                 return
 
     # -- the parts that depend on the system / actor -------------------------------------
@@ -574,7 +748,7 @@ class RollDialog(Dialog[RollRequest | None]):
         await self._rebuild_params()
         self.ready = True
         self._changed()
-        self._focus_first()
+        self.focus_first()
 
     @on(Choice.Changed, "#rd-actor")
     async def actor_changed(self, event: Choice.Changed) -> None:
@@ -688,13 +862,13 @@ class RollDialog(Dialog[RollRequest | None]):
 
     def _odds_ready(self, token: int, odds: Odds) -> None:
         # the odds may arrive while the dialog is closing (its widgets already gone)
-        if token == self._odds_token and self.is_mounted:
+        if token == self._odds_token and self.is_mounted and self._opened:
             self.last_odds = odds
             for preview in self.query(OddsPreview):
                 preview.show_odds(odds)
 
     def _odds_failed(self, token: int, message: str) -> None:
-        if token == self._odds_token and self.is_mounted:
+        if token == self._odds_token and self.is_mounted and self._opened:
             for preview in self.query(OddsPreview):
                 preview.show_none(f"no odds: {message}")
 

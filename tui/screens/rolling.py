@@ -15,6 +15,7 @@ initiative order (``State.default_target``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gmdesk.core.render import headline
@@ -31,6 +32,8 @@ class RollActions:
         self.desk = desk
         #: what the GM typed last, per (system, roller, attack)
         self._remembered: dict[tuple[str, str | None, bool], dict[str, Any]] = {}
+        #: the roll dialog, once built: an overlay on the desk, kept between rolls
+        self._dialog: RollDialog | None = None
 
     def roll(self) -> None:
         """``r``: the roll dialog, for the acting character if it can act."""
@@ -63,7 +66,8 @@ class RollActions:
         title: str | None = None,
         opposed: bool = False,
     ) -> None:
-        """The roll dialog; the roll is made when the GM accepts it."""
+        """Open the roll dialog over the desk, its values filled afresh; the roll is
+        made when the GM accepts it. Nothing happens while it is open already."""
         desk = self.desk
         system = system or desk.state.info.system
         remembered = self._remembered.get((system, actor, combat), {})
@@ -73,25 +77,53 @@ class RollActions:
                 # what the GM typed; the dialog offers again only what the system
                 # declares remembered (Param.remember) and says so
                 self._remembered[(req.system, req.actor, req.combat)] = dict(req.values)
-                self.make(req)
+                self.make(req, self.close_dialog)
 
-        desk.app.push_screen(
-            RollDialog(
-                desk.state,
-                system=system,
-                actor=actor,
-                target=target,
-                combat=combat,
-                preset=preset,
-                title=title,
-                remembered=remembered,
-                opposed=opposed,
-            ),
-            rolled,
+        if self.dialog_open:
+            return  # one roll at a time: the open dialog keeps the keys
+        kwargs: dict[str, Any] = dict(
+            system=system,
+            actor=actor,
+            target=target,
+            combat=combat,
+            preset=preset,
+            title=title,
+            remembered=remembered,
+            opposed=opposed,
         )
+        dlg = self._dialog
+        if dlg is None or not dlg.is_attached:
+            # the first open builds the dialog; it stays on the desk, hidden, for the next
+            dlg = self._dialog = RollDialog(desk.state, done=rolled, **kwargs)
+            desk.mount(dlg)
+        else:
+            dlg.prepare(desk.state, **kwargs)
+            dlg.call_later(dlg.reopen, rolled)
 
-    def make(self, req: RollRequest) -> None:
-        """Roll ``req`` in the session (logged, applied, saved); then say what it did."""
+    @property
+    def dialog(self) -> RollDialog | None:
+        """The roll dialog while it is open (else None)."""
+        dlg = self._dialog
+        return dlg if dlg is not None and dlg.is_attached and dlg.is_open else None
+
+    @property
+    def dialog_open(self) -> bool:
+        return self.dialog is not None
+
+    def place(self) -> None:
+        """The terminal was resized: the dialog stays in the middle."""
+        if self._dialog is not None and self._dialog.is_attached:
+            self._dialog.place()
+
+    def close_dialog(self) -> None:
+        """Close the roll dialog (it stays open while its roll is being made)."""
+        if self._dialog is not None and self._dialog.is_attached:
+            self._dialog.close()
+
+    def make(self, req: RollRequest, made: Callable[[], None] | None = None) -> None:
+        """Roll ``req`` in the session (logged, applied, saved); then say what it did.
+        ``made`` runs first when the session is done (made or refused): the dialog
+        closes in the same moment as the desk shows the roll (one redraw)."""
         desk = self.desk
         rng = desk.rng
 
@@ -111,6 +143,8 @@ class RollActions:
             )
 
         def done(event: Event) -> None:
+            if made is not None:
+                made()
             state = desk.state
             entry = state.roll_entry(event.seq)
             if entry is None:
@@ -123,4 +157,11 @@ class RollActions:
                 lines = [f"{who}: {headline(entry.record)} {entry.record.outcome}", *entry.changes]
             desk.say("\n".join(lines))
 
-        desk.submit(fn, done)
+        def refused(message: str) -> None:
+            if made is not None:
+                made()
+            desk.say(message, error=True)
+
+        desk.submit(fn, done, refused)
+        if made is not None:
+            desk.when_idle(made)  # whatever the call's end (the session gone read-only too)

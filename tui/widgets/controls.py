@@ -1,10 +1,5 @@
 """Small controls shared by the dialogs and panes.
 
-:class:`KeysFooter` is Textual's Footer, rebuilt only when the keys it shows change
-(Textual's rebuilds its every key whenever the screen's bindings are refreshed: a
-focus move, a dialog closing — tens of milliseconds and a repaint over the wire for
-the same row of keys).
-
 Textual's checkboxes and selection lists draw the same ``X`` whether ticked or not
 (only its colour changes); gmdesk's show ``[x]`` / ``[ ]`` so that a state reads
 without colour (a monochrome terminal, a screen reader, a screenshot).
@@ -18,10 +13,9 @@ from rich.segment import Segment
 from textual.binding import Binding
 from textual.content import Content, ContentText
 from textual.geometry import Size
-from textual.screen import Screen
 from textual.strip import Strip
 from textual.style import Style
-from textual.widgets import Checkbox, Footer, Input, Select, SelectionList
+from textual.widgets import Checkbox, Input, Select, SelectionList
 from textual.widgets.option_list import OptionDoesNotExist
 
 #: a box as gmdesk shows it, ticked and not
@@ -120,30 +114,3 @@ class SteadyInput(Input):
     def on_mount(self) -> None:
         if not getattr(self.app, "CURSOR_BLINK", True):
             self.cursor_blink = False
-
-
-class KeysFooter(Footer):
-    """A Footer rebuilt only when what it shows changes (see the module docstring)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._shown: tuple[tuple[Any, ...], ...] | None = None
-
-    def _keys(self, screen: Screen[Any]) -> tuple[tuple[Any, ...], ...]:
-        """What compose reads for ``screen``: every active binding (the hidden ones too:
-        the command palette's key is one), as it would show."""
-        app = self.app
-        return tuple(
-            (key, binding.show, app.get_key_display(binding), binding.description, binding.action, enabled, tooltip)
-            for key, (_, binding, enabled, tooltip) in screen.active_bindings.items()
-        )
-
-    def bindings_changed(self, screen: Screen[Any]) -> None:
-        if not (screen.app.app_focus and self.is_attached and screen is self.screen):
-            super().bindings_changed(screen)  # (Textual's own early returns)
-            return
-        keys = self._keys(screen)
-        if keys == self._shown and self._bindings_ready:
-            return
-        self._shown = keys
-        super().bindings_changed(screen)

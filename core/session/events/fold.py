@@ -83,6 +83,22 @@ class Fold:
             return self.summaries.get(seq)
         return self.source(seq).get("summary") or None
 
+    def trim(self, keep: int) -> None:
+        """Forget what is kept about undoable events older than the latest ``keep``
+        (payload, time, summary, inverse), so that a long session's memory does not
+        grow with its history. Only with ``source`` and ``rebuild`` set (the log
+        still has them: :meth:`_doc` reads the payload back, and an undo that
+        reaches further replays the log once, as after a checkpoint). Amortised:
+        it runs when twice ``keep`` are kept."""
+        if self.source is None or self.rebuild is None or len(self.inverses) <= 2 * keep:
+            return
+        recent = set(self.done[-keep:])
+        recent.update(self.undone)
+        self.docs = {k: v for k, v in self.docs.items() if k in recent}
+        self.times = {k: v for k, v in self.times.items() if k in recent}
+        self.summaries = {k: v for k, v in self.summaries.items() if k in recent}
+        self.inverses = {k: v for k, v in self.inverses.items() if k in recent}
+
     @property
     def can_undo(self) -> bool:
         return bool(self.done)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from gmdesk.core.session.lock import FILE_MODE
@@ -89,14 +89,15 @@ def new_file(tmp: Path) -> int:
 def publish(
     tmp: Path,
     final: Path,
-    data: bytes,
+    data: bytes | Sequence[bytes],
     *,
     overwrite: bool,
     keep: Callable[[int], None] | None = None,
     hold: Callable[[int], None] | None = None,
 ) -> None:
-    """Write ``data`` to ``tmp``, fsync, move it to ``final`` (atomically replacing it,
-    or refusing if it exists when ``overwrite`` is False) and fsync the directory.
+    """Write ``data`` (bytes, or parts written one after the other) to ``tmp``, fsync,
+    move it to ``final`` (atomically replacing it, or refusing if it exists when
+    ``overwrite`` is False) and fsync the directory.
 
     ``keep``: hand a duplicate of the open descriptor (O_APPEND) to ``keep`` before
     the rename (the caller checks afterwards whether the file took the name).
@@ -110,7 +111,8 @@ def publish(
         if hold is not None:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             hold(os.dup(fd))
-        write_all(fd, data)
+        for part in [data] if isinstance(data, bytes) else data:
+            write_all(fd, part)
         if keep is not None:
             keep(os.dup(fd))
         os.fsync(fd)

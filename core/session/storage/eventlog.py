@@ -17,7 +17,7 @@ from gmdesk.core.session.storage.codec import dumps, json_text, loads
 from gmdesk.core.session.storage.errors import StoreReadError
 from gmdesk.core.session.storage.format import CHECKPOINT_TAG, EVENTS_TABLE, META_TABLE, SCHEMA_VERSION
 from gmdesk.core.session.storage.gcpause import no_gc
-from gmdesk.core.session.storage.journal import COMPACT_AT
+from gmdesk.core.session.storage.journal import COMPACT_AT, Change
 from gmdesk.core.session.storage.paths import sidecar_paths
 from gmdesk.core.session.storage.tinydb_adapter import JournalStorage, SessionDB
 
@@ -100,7 +100,9 @@ class EventLog:
         events: about 0.1 s — the events' bytes are joined, not encoded again —
         up to ~1 s the first time for a file in an older layout; a few ms for a few
         hundred events), once in every ``compact_at`` appends; a longer journal
-        costs a little more at open. Default 5,000.
+        costs a little more at open. Default 5,000; in a session of more than eight
+        times that many events, an eighth of its events (so that compactions cost
+        I/O linear in the history, not quadratic: see ``COMPACT_GROWTH``).
         ``compact_on_close``: compact when closing if the journal has records (makes
         ``<name>.gmdesk`` self-contained; same cost, paid when the GM leaves).
         """
@@ -151,6 +153,12 @@ class EventLog:
         head = copy.deepcopy(self._storage.header)
         head["schema"] = SCHEMA_VERSION
         return head
+
+    @property
+    def header_view(self) -> Mapping[str, Any]:
+        """The stored header itself, without ``schema`` (no copy: read it, never change
+        it; it changes with the next write)."""
+        return self._storage.header
 
     @property
     def count(self) -> int:
@@ -210,14 +218,29 @@ class EventLog:
 
     # ---- events
 
-    def append(self, doc: Mapping[str, Any]) -> int:
+    def append(self, doc: Mapping[str, Any], *, header: Mapping[str, Any] | None = None) -> int:
         """Append one event; returns its seq (1-based, dense). Flushed and fsynced
         before it returns; cost does not grow with the history (except the one append
         in every ``compact_at`` that triggers a compaction).
 
+        ``header``: header fields to change with it (as :meth:`set_header`), written in
+        the same journal write and the same fsync: both are saved, or neither.
+
         ParamError if ``doc`` is not a mapping of JSON data; StoreWriteError if the
         disk refuses (nothing appended, earlier events intact)."""
-        return self.append_many([doc])[0]
+        if not isinstance(doc, Mapping):
+            raise ParamError("doc", f"must be a mapping of JSON data (got {type(doc).__name__})")
+        if header and "schema" in header:
+            raise ParamError("schema", f"is set by the store ({SCHEMA_VERSION}) and cannot be changed")
+        storage = self._storage
+        with storage._mutex:
+            seq = storage.next_id(EVENTS_TABLE)
+            ops: list[Change] = [("put", EVENTS_TABLE, seq, dict(doc))]
+            if header:
+                ops.append(("hdr", dict(header)))
+            storage.commit(ops)
+            self._events.clear_cache()
+        return seq
 
     def append_many(self, docs: Iterable[Mapping[str, Any]]) -> list[int]:
         """Append several events with one write and one fsync; returns their seqs.

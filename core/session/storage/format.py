@@ -50,6 +50,7 @@ __all__ = [
     "state_from_snapshot",
     "fast_snapshot",
     "snapshot_bytes",
+    "snapshot_parts",
     "apply_record",
     "read_journal",
     "journal_record",
@@ -418,8 +419,17 @@ def fast_snapshot(path: Path, data: bytes) -> State | None:
 
 
 def snapshot_bytes(state: State, tables: Tables | None = None) -> tuple[bytes, int, int]:
+    """The snapshot file's bytes for ``state`` and where its events lie in them
+    (start, end): :func:`snapshot_parts` joined."""
+    head, region, tail = snapshot_parts(state, tables)
+    return b"".join((head, region, tail)), len(head), len(head) + len(region)
+
+
+def snapshot_parts(state: State, tables: Tables | None = None) -> tuple[bytes, bytes, bytes]:
     """The snapshot file's bytes for ``state`` (with ``tables`` instead of its own when
-    given), and where its events lie in them (start, end).
+    given) in three parts: the head (up to ``"events":{``), the events' region, the
+    rest — written one after the other, never joined (a compaction of a long
+    session holds the region once, not three times).
 
     Layout (one document per line, so that a GM or a diff can read the save)::
 
@@ -461,8 +471,7 @@ def snapshot_bytes(state: State, tables: Tables | None = None) -> tuple[bytes, i
         "tail_crc32": zlib.crc32(tail),
     }
     head = ('{"_gmdesk":' + seal(enc(sysrec)) + ",\n" + enc(EVENTS_TABLE) + ":{").encode("utf-8")
-    data = b"".join((head, region, tail))
-    return data, len(head), len(head) + len(region)
+    return head, region, tail
 
 
 def _bad(path: Path, lineno: int, n: Any, problem: str) -> CorruptSaveError:

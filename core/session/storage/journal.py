@@ -46,6 +46,7 @@ from gmdesk.core.session.storage.format import (
     load,
     parse_snapshot,
     snapshot_bytes,
+    snapshot_parts,
 )
 from gmdesk.core.session.storage.gcpause import no_gc
 from gmdesk.core.session.storage.paths import TMP_SUFFIX, backup_path, sidecar_paths
@@ -55,6 +56,13 @@ __all__ = ["COMPACT_AT", "JournalEngine"]
 
 #: Default journal length (lines) at which a writer compacts on its own.
 COMPACT_AT = 5000
+#: ... or, in a long session, at one line for every this many events (whichever is
+#: more): each compaction rewrites the whole snapshot, so compacting every
+#: ``COMPACT_AT`` lines would cost I/O quadratic in the history (a million rolls: 200
+#: rewrites of a snapshot growing to a gigabyte); letting the journal grow with the
+#: snapshot keeps the total linear (about ``COMPACT_GROWTH + 1`` times the final
+#: snapshot), while the journal an open reads after a crash stays an eighth of the log.
+COMPACT_GROWTH = 8
 
 
 #: One change :meth:`JournalEngine.commit` makes durable: put a document (table, id,
@@ -236,8 +244,8 @@ class JournalEngine:
             self._jsize = journal.good_len
             self._jlines = journal.lines
             lock.record_saved(self._jident, state.lsn)
-            self._next_auto = max(self.compact_at, self._jlines + 1)
-            if self._jlines >= self.compact_at:
+            self._next_auto = max(self._compact_threshold(), self._jlines + 1)
+            if self._jlines >= self._compact_threshold():
                 self._auto_compact()
         except StoreError:
             self._drop_fds()
@@ -404,10 +412,18 @@ class JournalEngine:
 
     def _apply_in_memory(self, recs: list[dict[str, Any]], n: int, lines: int) -> None:
         state = self._state
+        events = state.tables[EVENTS_TABLE]
         for rec in recs:
             text = None
             if rec["op"] == "put":
                 text = rec["doc"]
+                if rec["tb"] == EVENTS_TABLE and rec["id"] == len(events) + 1 and isinstance(events, EventTable):
+                    # a new event is kept as the text just written, parsed when asked
+                    # for: the writer does not hold every event it wrote as objects
+                    events.append_text(text.encode("utf-8"))
+                    if self._maxid.get(EVENTS_TABLE) is not None:
+                        self._maxid[EVENTS_TABLE] = rec["id"]
+                    continue
                 rec["doc"] = json.loads(text)
                 top = self._maxid.get(rec["tb"])
                 if top is not None and rec["id"] > top:
@@ -453,11 +469,16 @@ class JournalEngine:
                 )
                 self.warnings.append(note)
                 self.notices.append(note)
-            self._next_auto = self._jlines + self.compact_at
+            self._next_auto = self._jlines + self._compact_threshold()
         else:
             if self._compact_failing:
                 self._compact_failing = False
                 self.notices.append(f"{self.path.name}: compacting works again")
+
+    def _compact_threshold(self) -> int:
+        """Journal lines at which to compact next: ``compact_at``, or in a long session
+        an eighth of its events (see COMPACT_GROWTH)."""
+        return max(self.compact_at, len(self._state.tables.get(EVENTS_TABLE, ())) // COMPACT_GROWTH)
 
     def _swap_journal(self) -> None:
         """Put a fresh journal (base = current lsn) in place and append to it from now on."""
@@ -489,7 +510,7 @@ class JournalEngine:
                         lock.record_saved(self._jident, self._state.lsn)
                     self._jsize = len(data)
                     self._jlines = 0
-                    self._next_auto = self.compact_at
+                    self._next_auto = self._compact_threshold()
                 else:
                     os.close(fd)
 
@@ -533,16 +554,17 @@ class JournalEngine:
             lock = self._lock
             assert lock is not None  # (_check_own_files refuses a writer without its lock)
             with no_gc():
-                data, start, end = snapshot_bytes(self._state, tables)
+                parts = snapshot_parts(self._state, tables)
             try:
-                atomic.publish(self.paths["snapshot_tmp"], self.path, data, overwrite=True, hold=lock.add_session_file)
+                atomic.publish(self.paths["snapshot_tmp"], self.path, parts, overwrite=True, hold=lock.add_session_file)
             except OSError as e:
                 raise atomic.write_error(self.path, e, "compact the session") from None
             finally:
                 lock.prune_session_files()
             if tables is not None:
                 self._state.tables = tables
-            self._state.tables[EVENTS_TABLE].rebase(data, start, end)
+            region = parts[1]
+            self._state.tables[EVENTS_TABLE].rebase(region, 0, len(region))
             try:
                 self._swap_journal()
             except OSError as e:

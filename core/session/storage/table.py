@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 
 __all__ = ["EventTable", "EventCounter"]
 
+#: events at the end of the region located without indexing the whole region
+TAIL_EVENTS = 1024
+
 
 class EventTable(Mapping[str, dict[str, Any]]):
     """The ``events`` table: ``str(seq) -> document`` for seq 1..n (dense), parsed on demand.
@@ -34,7 +37,7 @@ class EventTable(Mapping[str, dict[str, Any]]):
     table's own (TinyDB copies them; :class:`EventLog` hands out copies).
     """
 
-    __slots__ = ("_buf", "_start", "_end", "_base", "_nl", "_docs", "_texts", "_base_hash", "_run", "path")
+    __slots__ = ("_buf", "_start", "_end", "_base", "_nl", "_tail", "_docs", "_texts", "_base_hash", "_run", "path")
 
     def __init__(
         self,
@@ -50,6 +53,7 @@ class EventTable(Mapping[str, dict[str, Any]]):
         self._end = end
         self._base = base  # events held in the region
         self._nl: list[int] | None = None  # offset in buf of the "\n" opening each region event (lazy)
+        self._tail: tuple[int, list[int]] | None = None  # the same for the last events only (lazy)
         self._docs: list[dict[str, Any] | None] = [None] * base  # parsed documents, index seq - 1
         self._texts: list[str | bytes | None] = []  # texts of events base+1..n (None: not known yet)
         self._base_hash = base_hash  # sha256 of the region, when computed
@@ -103,8 +107,11 @@ class EventTable(Mapping[str, dict[str, Any]]):
     # ---- documents
 
     def doc(self, seq: int) -> dict[str, Any]:
-        """The document of event ``seq`` (1-based; the table's own object)."""
+        """The document of event ``seq`` (1-based; the table's own object, or for an
+        event appended by this writer a fresh one parsed from its text each time)."""
         d = self._docs[seq - 1]
+        if d is None and seq > self._base:
+            return self._parse_text(seq)
         if d is None:
             start, end = self._span(seq)
             try:
@@ -116,10 +123,28 @@ class EventTable(Mapping[str, dict[str, Any]]):
             self._docs[seq - 1] = d
         return d
 
+    def _parse_text(self, seq: int) -> dict[str, Any]:
+        try:
+            d = loads(self.text(seq))
+        except ValueError as e:  # written by this gmdesk a moment ago: only a bug gets here
+            raise CorruptSaveError(self.path or "session", f"events seq {seq}", f"not valid JSON ({e})") from None
+        if type(d) is not dict:
+            raise CorruptSaveError(self.path or "session", f"table 'events' document {seq}", "not a JSON object")
+        return d
+
+    def append_text(self, text: bytes) -> None:
+        """Append the next event as the JSON text it was written with, parsed only when
+        asked for (and not kept parsed: see :meth:`doc`)."""
+        self._docs.append(None)
+        self._texts.append(text)
+
     def all_docs(self) -> list[dict[str, Any]]:
         """Every document, oldest first (the table's own objects). Parses whatever is
         still unparsed, all at once when that is most of the region."""
         docs = self._docs
+        for seq in range(self._base + 1, len(docs) + 1):
+            if docs[seq - 1] is None:
+                docs[seq - 1] = self._parse_text(seq)
         missing = docs.count(None)
         if missing > 64 and missing * 3 > self._base:  # most of them: one parse of the whole region
             try:
@@ -143,6 +168,23 @@ class EventTable(Mapping[str, dict[str, Any]]):
                     self.doc(i + 1)
         return cast(list[dict[str, Any]], docs)  # (none is missing now)
 
+    def _tail_lines(self) -> tuple[int, list[int]]:
+        """(first, offsets): the offsets of the "\n" opening events first..base, the
+        last ``TAIL_EVENTS`` of the region, found backwards from its end."""
+        tail = self._tail
+        if tail is None:
+            found: list[int] = []
+            rfind, start = self._buf.rfind, self._start
+            p = self._end
+            while len(found) < min(TAIL_EVENTS, self._base):
+                p = rfind(b"\n", start, p)
+                if p < 0:  # pragma: no cover - checked when the region was loaded
+                    raise CorruptSaveError(self.path or "session", "table 'events'", "events are not one per line")
+                found.append(p)
+            found.reverse()
+            tail = self._tail = (self._base - len(found) + 1, found)
+        return tail
+
     def _lines(self) -> list[int]:
         nl = self._nl
         if nl is None:
@@ -158,7 +200,15 @@ class EventTable(Mapping[str, dict[str, Any]]):
         return nl
 
     def _span(self, seq: int) -> tuple[int, int]:
-        """Where event ``seq``'s text lies in the buffer (seq <= base)."""
+        """Where event ``seq``'s text lies in the buffer (seq <= base). The newest
+        events (what an open reads: the undo it keeps, the last looked at) are found
+        from the end of the region, without going through all of it."""
+        if self._nl is None and self._base - seq < TAIL_EVENTS:
+            first, tail = self._tail_lines()
+            if seq >= first:
+                p = tail[seq - first]
+                end = tail[seq - first + 1] - 1 if seq < self._base else self._end
+                return p + len(str(seq)) + 4, end
         nl = self._lines()
         start = nl[seq - 1] + len(str(seq)) + 4  # \n"<seq>":
         end = nl[seq] - 1 if seq < self._base else self._end  # the comma before the next line
@@ -219,6 +269,7 @@ class EventTable(Mapping[str, dict[str, Any]]):
         self._end = nl[i - 1] - 1 if i > 1 else self._start
         self._base = i - 1
         self._nl = nl[: i - 1]
+        self._tail = None
         self._texts = texts + self._texts
         self._base_hash = None
         self._run = None
@@ -268,6 +319,7 @@ class EventTable(Mapping[str, dict[str, Any]]):
             nl = None
         self._buf, self._start, self._end, self._base = buf, start, end, n
         self._nl = nl
+        self._tail = None
         self._texts = []
         self._base_hash = h
         self._run = None
