@@ -10,6 +10,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
 from helpers import SMALL, main_screen, notes, run, saved, settle
 from textual import events
 from typeahead import ADD_CONDITION_ROW, events_of, harness_save, textual_keys
@@ -205,3 +206,30 @@ async def test_the_example_dialog_typed_ahead_while_the_lists_are_read_slowly(tm
     assert sorted(sessions) == ["Demo", "Table"]
     second = list_examples(SessionStore(path.parent), examples)[1]
     assert events_of(Path(sessions["Demo"].path)) == events_of(Path(second.path))
+
+
+@pytest.mark.parametrize(
+    ("read", "keys"),
+    [
+        ("\x1bn", ["escape", "n"]),  # Escape closes a dialog, then the desk's key
+        ("r\x1br\x1bn", ["r", "escape", "r", "escape", "n"]),  # never "^", "r"
+        ("\x1b\x10", ["escape", "ctrl+p"]),  # Escape, then the palette
+        ("ab\x1b\rc", ["a", "b", "escape", "enter", "c"]),
+        ("\x1b\x1b", ["escape", "escape"]),
+        ("\x1b", ["escape"]),
+        ("\x1b[A\x1bOB", ["up", "down"]),  # sequences stay what they are
+        ("\x1b[200~a b\x1b[201~\x1bn", ["Paste", "escape", "n"]),
+        ("x\x1b[200~a|b c\x1b[201~\x1bn", ["x", "Paste", "escape", "n"]),  # a paste over two reads
+        ("\x1b[<0;3;4M", ["MouseDown"]),
+    ],
+)
+def test_escape_then_a_key_in_one_read_are_two_keys(read: str, keys: list[str]) -> None:
+    """What the terminal sends in one read, as Textual's parser reads it after gmdesk
+    has written each Escape that a key follows as the Escape key alone."""
+    from textual._xterm_parser import XTermParser
+
+    from gmdesk.tui.terminal import EscapeKeysApart
+
+    parser, apart = XTermParser(), EscapeKeysApart()
+    events = [e for part in read.split("|") for e in parser.feed(apart(part))] + [*parser.feed("")]
+    assert [getattr(e, "key", type(e).__name__) for e in events] == keys

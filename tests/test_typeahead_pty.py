@@ -412,3 +412,31 @@ def test_a_gmdesk_seed_that_is_no_number_is_refused_in_one_line(tmp_path: Path, 
     _out, err = capsys.readouterr()
     assert rc == 2
     one_error_line(err, "GMDESK_SEED", "whole number", "'seven'")
+
+
+def test_escape_and_the_key_after_it_in_one_read_are_two_keys(tmp_path: Path) -> None:
+    """``r`` opens the roll dialog; Escape and ``n`` arrive in one read (as SSH delivers
+    them): Escape closes the dialog and ``n`` passes the turn — never Alt+n, which
+    would do nothing. Then Escape, ``r`` and Escape in one read: the dialog opens and
+    closes with nothing typed into it, and the turn is passed once more with ``n``."""
+    path = harness_save(tmp_path / "saves", "4d2")
+    home = tmp_path / "home"
+    home.mkdir()
+    turns_before = sum(e["type"] == "turn.next" for e in events_of(path))
+    desk = PtyDesk(path.parent, home)
+    try:
+        desk.wait_for(b"Enter opens")
+        desk.settle()
+        desk.write(b"\r")  # the picker's one session
+        desk.settle()
+        desk.write(b"r")
+        desk.settle()
+        desk.write(b"\x1bn")
+        desk.handled()
+        desk.write(b"r\x1br\x1bn")
+        desk.handled()
+    finally:
+        desk.end()
+    turns = sum(e["type"] == "turn.next" for e in events_of(path))
+    assert turns == turns_before + 2, [e["type"] for e in events_of(path)]
+    assert not [e for e in events_of(path) if e["type"].startswith("roll")]

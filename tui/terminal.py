@@ -9,6 +9,9 @@
   A writer app then exits cleanly (nobody can drive it, and it must not sit on
   the save's lock); the player view keeps following on a hang-up-free EOF, so a
   wall display can run it with no keyboard.
+* Escape typed ahead stays Escape (:class:`EscapeKeysApart`): in one read, Escape
+  followed by a key is the Escape key and then that key, never Alt+key nor a stray
+  "^" in the next field.
 * Below :data:`MIN_SIZE` columns × rows a "terminal too small" notice covers the
   screen (``q`` still quits); it goes away by itself once the window is larger.
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import re
 import selectors
 import signal
 import threading
@@ -94,6 +98,59 @@ class StdinClosed(Message):
         self.hangup = hangup
 
 
+#: what may follow Escape as the start of a terminal's sequence (CSI, SS3, OSC, DCS,
+#: APC, PM, SOS, ST, SS2) or a second Escape: every other character after it is a key
+#: of its own
+_ESCAPE_THEN_KEY = re.compile(r"\x1b(?=[^\[O\]P_^X\\N\x1b])")
+#: the Escape key as an unambiguous sequence (CSI 27 u), which Textual's parser reads
+#: as Escape whatever follows it
+ESCAPE_KEY = "\x1b[27u"
+
+
+_PASTE_START, _PASTE_END = "\x1b[200~", "\x1b[201~"
+
+
+class EscapeKeysApart:
+    """Each read from the terminal (``__call__``) with each Escape that a key follows
+    written as the Escape key alone.
+
+    A terminal sends Alt+key as Escape then the key, so Textual's parser reads
+    Escape followed by a letter in one read as Alt+letter, Escape then ctrl+p as
+    ctrl+p alone, and Escape, a letter, Escape as "^", the letter. Keys typed ahead
+    arrive that way over SSH (Escape to close a dialog, then the next key); gmdesk
+    binds no Alt key, so Escape followed by a key is always the two keys. Escape
+    starting a sequence (arrows, mouse, focus) is left as it is, and so is what a
+    bracketed paste holds (the paste may span reads)."""
+
+    def __init__(self) -> None:
+        self.in_paste = False
+
+    def __call__(self, data: str) -> str:
+        if "\x1b" not in data:
+            return data
+        out: list[str] = []
+        rest = data
+        while rest:
+            if self.in_paste:
+                end = rest.find(_PASTE_END)
+                if end < 0:
+                    out.append(rest)
+                    break
+                out.append(rest[: end + len(_PASTE_END)])
+                rest = rest[end + len(_PASTE_END) :]
+                self.in_paste = False
+                continue
+            start = rest.find(_PASTE_START)
+            keys = rest if start < 0 else rest[:start]
+            out.append(_ESCAPE_THEN_KEY.sub(ESCAPE_KEY, keys))
+            if start < 0:
+                break
+            out.append(_PASTE_START)
+            rest = rest[start + len(_PASTE_START) :]
+            self.in_paste = True
+        return "".join(out)
+
+
 def _robust_linux_driver() -> type[Driver] | None:
     """A LinuxDriver whose output survives a hang-up and whose input stops at EOF."""
     try:
@@ -121,6 +178,7 @@ def _robust_linux_driver() -> type[Driver] | None:
             selector.register(self.fileno, selectors.EVENT_READ)
             parser = XTermParser(self._debug)
             decode = getincrementaldecoder("utf-8")().decode
+            escape_keys_apart = EscapeKeysApart()
             ended: bool | None = None  # None: input open; False: EOF; True: hang-up
             try:
                 while not self.exit_event.is_set():
@@ -134,7 +192,7 @@ def _robust_linux_driver() -> type[Driver] | None:
                         if not data:
                             ended = bool(ended)
                             break
-                        for event in parser.feed(decode(data)):
+                        for event in parser.feed(escape_keys_apart(decode(data))):
                             self.process_message(event)
                     for event in parser.tick():
                         self.process_message(event)
