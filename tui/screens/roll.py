@@ -49,7 +49,6 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widget import Widget
@@ -69,7 +68,8 @@ from gmdesk.core.session.params import (
 )
 from gmdesk.core.systems import get_spec, system_ids
 from gmdesk.core.systems.spec import COMMON_PARAMS, SystemSpec
-from gmdesk.tui.screens.dialog import DIALOG_BINDINGS, DialogHint, DialogKeys, ui_message
+from gmdesk.tui.screens.dialog import DialogHint, ui_message
+from gmdesk.tui.screens.overlay import OverlayDialog
 from gmdesk.tui.screens.rollforms import (
     CLOCK,
     CLOCK_LABEL,
@@ -137,7 +137,7 @@ class SourceBox:
     source: RollSource
 
 
-class RollDialog(DialogKeys, Widget):
+class RollDialog(OverlayDialog[RollRequest]):
     """Roll (``combat=False``) or attack (``combat=True``) dialog. Enter rolls from
     any field (:class:`tui.screens.dialog.DialogKeys`). ``preset``: parameter values a
     move opens it with; ``remembered``: what the GM typed the last time.
@@ -148,15 +148,9 @@ class RollDialog(DialogKeys, Widget):
     desk mounts one and keeps it, hidden between rolls; :meth:`reopen` fills it afresh
     from the session's state at every open (the roller's and the target's values as
     they are now), :meth:`dismiss` hides it and hands the result to the desk. While
-    it is open, Tab stays in it (it traps the focus) and the desk's keys wait (it is modal)."""
+    it is open, Tab stays in it (it traps the focus) and the desk's keys wait (it is
+    modal): :class:`tui.screens.overlay.OverlayDialog`."""
 
-    # the dialog's keys, and those a dialog screen has (modal, the keys stop here)
-    BINDINGS = [
-        *DIALOG_BINDINGS,
-        Binding("tab", "app.focus_next", "Focus Next", show=False),
-        Binding("shift+tab", "app.focus_previous", "Focus Previous", show=False),
-        Binding("ctrl+c,super+c", "screen.copy_text", "Copy selected text", show=False),
-    ]
     ODDS_DELAY = 0.15
 
     # the form is two columns, labels and controls, in grids (no container per row);
@@ -200,13 +194,9 @@ class RollDialog(DialogKeys, Widget):
         opposed: bool = False,
         done: Callable[[RollRequest | None], object] | None = None,
     ) -> None:
-        super().__init__()
-        self.committing = False
+        super().__init__(done)
         self._odds_timer: Timer | None = None
         self._odds_token = 0  # never reset: odds computed for an earlier open are dropped
-        self._done = done
-        self._return_focus: Widget | None = None
-        self._opened = False
         # the form's fields and their controls (kept from one open to the next when the
         # form is the same)
         self._fields: list[FormField] = []
@@ -267,22 +257,6 @@ class RollDialog(DialogKeys, Widget):
         self.origins: dict[str, str] = {}  # of the parameters built last
         self._last_seen: tuple[Any, ...] | None = None
         self.labels = self._labels()
-
-    @property
-    def focused(self) -> Widget | None:
-        """The focused widget (the screen's: the dialog is on the desk's screen)."""
-        return self.screen.focused if self.is_attached else None
-
-    @property
-    def is_modal(self) -> bool:
-        """While open, the keys stop at the dialog (the desk's and the app's own keys
-        wait, as under a dialog screen); its priority keys and the app's still work."""
-        return self._opened
-
-    @property
-    def is_open(self) -> bool:
-        """The dialog is on the desk (shown, or being filled in to be shown)."""
-        return self._opened
 
     # -- layout ----------------------------------------------------------------------------
 
@@ -359,7 +333,6 @@ class RollDialog(DialogKeys, Widget):
         return cid if cid in self.state.characters else NONE
 
     def on_mount(self) -> None:
-        self.trap_focus()  # Tab and shift+Tab stay in the dialog
         self._show()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
@@ -374,21 +347,10 @@ class RollDialog(DialogKeys, Widget):
 
     # -- opening and closing --------------------------------------------------------------
 
-    def place(self) -> None:
-        """In the middle of the screen (it fills a terminal of 80×24). Docked on a layer
-        of its own, the dialog never changes the size of the desk's screen (which
-        would redraw all of it)."""
-        width, height = self.screen.size
-        w = min(110, width)
-        h = min(34, height)
-        offset = (max(0, (width - w) // 2), max(0, (height - h) // 2))
-        if tuple(self.styles.offset.resolve(self.screen.size, self.screen.size)) != offset:
-            self.styles.offset = offset
-
     def prepare(self, state: State, **kwargs: Any) -> None:
         """Take this open's starting point (see :meth:`_setup`) at once: what the
         dialog says before it is on screen is already about this open."""
-        self._opened = True
+        self.opening(None)
         self.display = False
         self._setup(state, **kwargs)
 
@@ -396,7 +358,7 @@ class RollDialog(DialogKeys, Widget):
         """Open again for what :meth:`prepare` took: every value filled afresh from the
         session's state (the widgets of the form are kept where the form is the
         same, the values never)."""
-        self._done = done
+        self.opening(done)
         # the values set here are the dialog's own, not the GM's changes
         quiet = (Choice.Changed, Input.Changed, Checkbox.Changed, SelectionList.SelectedChanged)
         self.query_one("#roll-dialog").border_title = self.dialog_title
@@ -437,51 +399,15 @@ class RollDialog(DialogKeys, Widget):
         self._apply_sources()
         self.ready = True
         self._changed(at_once=True)
-        screen = self.screen
-        focused = screen.focused
-        if focused is not None and self not in focused.ancestors:
-            self._return_focus = focused
-        self.place()
-        self.display = True
-        self.focus_first()
-        screen.refresh_bindings()
+        self.show()
 
-    def dismiss(self, result: RollRequest | None = None) -> None:
-        """Escape (``None``): close at once. Enter (a :class:`RollRequest`): hand it to
-        whoever opened the dialog and stay on the desk, the form as it is, until the
-        roll is made; the desk then closes it (:meth:`close`) as it shows the roll,
-        so that the terminal redraws the desk once, with the roll in it."""
-        if not self._opened or self.committing:
-            return
-        done, self._done = self._done, None
-        if result is None:
-            self.close()
-        else:
-            self.committing = True  # Escape and Enter wait for the roll
-        if done is not None:
-            done(result)
-        if result is not None and done is None:
-            self.close()
-
-    def close(self) -> None:
-        """Hide the dialog and give the focus back to the desk."""
-        if not self._opened:
-            return
-        self._opened = False
-        self.committing = False
+    def on_close(self) -> None:
+        """Odds still on their way belong to no open."""
         self.ready = False
-        self._odds_token += 1  # odds still on their way belong to no open
+        self._odds_token += 1
         if self._odds_timer is not None:
             self._odds_timer.stop()
             self._odds_timer = None
-        self.display = False
-        back, self._return_focus = self._return_focus, None
-        screen = self.screen
-        if back is not None and back.is_attached and back.focusable:
-            back.focus(scroll_visible=False)
-        else:
-            screen.set_focus(None)
-        screen.refresh_bindings()
 
     def focus_first(self) -> None:
         for f in self._fields:
