@@ -92,16 +92,22 @@ def guard(fn: Callable[[Any], int]) -> Callable[[Any], int]:
             return 0
         except KeyboardInterrupt:
             return 130
-        except OSError as e:
-            where = f"{e.filename}: " if getattr(e, "filename", None) else ""
-            return fail(f"{where}{e.strerror or e}")
-        except RecursionError:
-            return fail("the input is nested too deeply to be read")
         except Exception as e:  # noqa: BLE001 - never a traceback: one line, exit 2
-            text = str(e).strip().splitlines()
-            return fail(f"unexpected error ({type(e).__name__}{': ' + text[0] if text else ''}); please report it")
+            return fail(error_text(e))
 
     return run
+
+
+def error_text(e: Exception) -> str:
+    """What no command expected, in one line: the file and what went wrong with it (an
+    unwritable file…), else the error's kind — never a traceback."""
+    if isinstance(e, OSError):
+        where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+        return f"{where}{e.strerror or e}"
+    if isinstance(e, RecursionError):
+        return "the input is nested too deeply to be read"
+    text = str(e).strip().splitlines()
+    return f"unexpected error ({type(e).__name__}{': ' + text[0] if text else ''}); please report it"
 
 
 def session_store(ns: Any) -> SessionStore:

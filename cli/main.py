@@ -107,15 +107,10 @@ def _run(args: list[str], front_end: FrontEnd | None) -> int:
         # `gmdesk roll … | head`: the reader left; not an error worth a traceback.
         _drop_stdout()
         return 0
-    except OSError as e:
-        # an unwritable file…
-        where = f"{e.filename}: " if getattr(e, "filename", None) else ""
-        return _fail(f"{where}{e.strerror or e}")
-    except RecursionError:
-        return _fail("the input is nested too deeply to be read")
     except Exception as e:  # noqa: BLE001 - never a traceback: one line, exit 2
-        text = str(e).strip().splitlines()
-        return _fail(f"unexpected error ({type(e).__name__}{': ' + text[0] if text else ''}); please report it")
+        from gmdesk.cli.common import error_text
+
+        return _fail(error_text(e))
 
 
 def _drop_stdout() -> None:
