@@ -285,3 +285,79 @@ def test_a_system_declares_its_default_as_a_typed_member(tmp_path, store):
         assert "INITIATIVE_TIES must be one of 'keep order'" in (plugin_failure("tbad") or "")
     with pytest.raises(SettingError):
         parse_assignment("initiative_ties=")
+
+
+# ------------------------------------------------------------------ the command line
+
+
+def test_pin_and_unpin_from_the_command_line(capsys, tmp_path):
+    saves = tmp_path / "saves"
+    cli = lambda *args: gmdesk_cli(capsys, saves, *args)  # noqa: E731
+    assert cli("new", "T", "--system", "4d6", "--setting", "reroll_initiative=on")[0] == 0
+    for name, side in (("Kara", "PC"), ("Lair", "NPC")):
+        assert cli("char", "T", "add", name, "--side", side)[0] == 0
+    code, out, err = cli("char", "T", "initiative", "Lair=20", "--pin")
+    assert (code, out.splitlines()[0]) == (0, "Initiative: Lair 20 (pinned)"), err
+    assert cli("char", "T", "initiative", "Kara=12")[0] == 0
+    path = SessionStore(saves).resolve("T")
+    with Session.open(path) as s:
+        s.next_turn()
+        s.next_turn()
+        s.next_turn(FixedDice(four(23)))  # round 2: Kara rolls again, the lair stays at 20
+        assert order(s) == [("Kara", 23), ("Lair", 20)]
+    # bad input: one line in the GM's words, exit 2, nothing saved
+    before = path.read_bytes(), path.with_name(path.name + ".journal").read_bytes()
+    for args, words in (
+        (("Lair",), ("Lair's initiative is pinned at 20", "unpin it")),
+        (("Lair", "--pin"), ("already pinned at 20",)),
+        (("Lair=high", "--pin"), ("Lair's initiative", "whole number")),
+        (("Nobody", "--pin"), ("no character 'Nobody'",)),
+    ):
+        code, out, err = cli("char", "T", "initiative", *args)
+        assert code == 2 and out == "", (args, out)
+        one_error_line(err, *words)
+    code, out, err = cli("char", "T", "initiative", "Lair", "--pin", "--unpin")
+    assert code == 2 and "not allowed with" in err and err.count("\n") == 1
+    assert (path.read_bytes(), path.with_name(path.name + ".journal").read_bytes()) == before
+    code, out, err = cli("char", "T", "initiative", "Lair", "--unpin")
+    assert code == 0 and "Lair: initiative no longer pinned (it keeps 20" in out, err
+    code, out, err = cli("char", "T", "initiative", "Lair", "--unpin")
+    assert (code, out) == (0, "Nothing changed: Lair is not pinned\n")
+    code, out, err = cli("char", "T", "initiative", "Lair", "--pin")  # where it stands
+    assert code == 0 and out.startswith("Initiative: Lair pinned at 20"), err
+    with Session.open(path, readonly=True) as s:
+        assert s.character("Lair").pin == 20
+
+
+def test_a_roll_off_from_the_command_line_is_the_same_under_the_same_seed(capsys, tmp_path):
+    saves = tmp_path / "saves"
+    outs = []
+    for night in ("A", "B"):
+        assert gmdesk_cli(capsys, saves, "new", night, "--setting", "initiative_ties=roll-off")[0] == 0
+        for name in ("Kara", "Gospog"):
+            assert gmdesk_cli(capsys, saves, "char", night, "add", name)[0] == 0
+        code, out, err = gmdesk_cli(capsys, saves, "char", night, "initiative", "Kara=9", "Gospog=9", "--seed", "4")
+        assert code == 0, err
+        assert "roll-off for the tie at 9" in out and "Tie at 9 (roll off)" in out
+        outs.append(out)
+    assert outs[0] == outs[1]
+
+
+def test_copies_from_the_bestiary_settle_their_ties_too(store):
+    from gmdesk.core.campaign.bestiary import StatBlock
+    from gmdesk.core.campaign.copies import add_from_event
+
+    s, ids = table(store, "Kara", initiative_ties="PCs first")
+    with s:
+        s.roll_initiative([ids["Kara"]], values={ids["Kara"]: 12})
+        block = StatBlock("Gospog", "4d6", vitality=6)
+        rng = FixedDice(four(12, 12))
+        ev = s.apply_placing(add_from_event(s, block, 2, rng), rng)
+        assert order(s) == [("Kara", 12), ("Gospog 1", 12), ("Gospog 2", 12)]  # the PC was first already
+        s.apply({"type": "session.settings", "changes": {"initiative_ties": "roll off"}})
+        # two more copies at 12: all five roll off (Kara 5, Gospog 1 9, 2 20, 3 4, 4 7)
+        rng = FixedDice(four(12, 12, 5, 9, 20, 4, 7))
+        ev = s.apply_placing(add_from_event(s, block, 2, rng), rng)
+        assert [name for name, _ in order(s)] == ["Gospog 2", "Gospog 1", "Gospog 4", "Kara", "Gospog 3"]
+        assert ev.data["ties"][0]["rule"] == "roll off"
+        same_as_replay(s)
