@@ -18,6 +18,8 @@ already held before. The decision travels with the event as its ``ties`` (see
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -89,6 +91,14 @@ def roll_off(ids: Sequence[str], roll: Callable[[str], RollRecord]) -> tuple[lis
     return sorted(ids, key=lambda cid: said[cid], reverse=True), rolls  # stable: still tied keep their order
 
 
+def _roll_off(roll: Callable[[str], RollRecord], at: int, cid: str) -> RollRecord:
+    """An initiative roll made for a roll-off, saying so where the log shows it."""
+    from gmdesk.core.text import reading
+
+    record = roll(cid)
+    return dataclasses.replace(record, outcome=f"Roll-off at {reading(str(at))}: {record.outcome}")
+
+
 def settle(
     runs: Sequence[tuple[int, Sequence[str]]],
     rule: str,
@@ -109,7 +119,7 @@ def settle(
         elif rule == PCS_FIRST:
             order = sorted(ids, key=lambda cid: cid not in c or c[cid].side != "PC")
         elif rule == ROLL_OFF:
-            order, rolls = roll_off(ids, roll)
+            order, rolls = roll_off(ids, functools.partial(_roll_off, roll, at))
         else:
             continue
         if not rolls and list(order) == list(ids):
