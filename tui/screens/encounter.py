@@ -189,9 +189,9 @@ class EncounterActions:
         self.desk.when_idle(go)
 
     def _pin_value(self, text: str) -> int:
-        value = self._typed_initiative(text)
+        value = self._typed_initiative(text, "Initiative")
         if value is None:
-            raise GmdeskError("give the number to pin it at")
+            raise GmdeskError("Initiative: give the number to pin it at")
         return value
 
     def _pin_at(self, cid: str, text: str) -> SessionCall:
