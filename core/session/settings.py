@@ -39,15 +39,14 @@ SESSION_SETTINGS: tuple[Setting, ...] = (
     Setting(
         "reroll_initiative",
         "Reroll initiative every round",
-        "at the start of every round after the first, everyone who can act rolls initiative again (logged)",
+        "each new round, all who can act roll again (logged)",
         "bool",
         False,
     ),
     Setting(
         "initiative_ties",
         "Initiative ties",
-        "who goes first on equal initiatives: keep order (the earlier entry), higher modifier, "
-        "PCs first, or roll off (the tied roll again, logged, until apart)",
+        "who acts first on a tie (a roll-off is logged)",
         "choice",
         INITIATIVE_TIES[0],
         choices=INITIATIVE_TIES,
