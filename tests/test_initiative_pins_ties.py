@@ -361,3 +361,24 @@ def test_copies_from_the_bestiary_settle_their_ties_too(store):
         assert [name for name, _ in order(s)] == ["Gospog 2", "Gospog 1", "Gospog 4", "Kara", "Gospog 3"]
         assert ev.data["ties"][0]["rule"] == "roll off"
         same_as_replay(s)
+
+
+def test_an_earlier_save_keeps_its_order_and_plays_on_with_pins_and_ties(tmp_path):
+    """A save written before pins and tie rules opens as it was (no pin, ties in
+    order: it has no setting) and takes both from then on."""
+    import shutil
+    from pathlib import Path
+
+    earlier = Path(__file__).resolve().parent / "data" / "earlier"
+    for f in earlier.glob("4d6 before.gmdesk*"):
+        shutil.copy(f, tmp_path / f.name)
+    with Session.open(tmp_path / "4d6 before.gmdesk") as s:
+        assert all(c.pin is None for c in s.state.characters.values())
+        assert "initiative_ties" not in s.state.info.settings
+        a, b = list(s.state.characters)[:2]
+        ev = s.roll_initiative([a, b], values={a: 7, b: 7})
+        assert "ties" not in ev.data and [x.char_id for x in s.state.encounter.order] == [a, b]
+        s.roll_initiative([b], pins={b: True})
+        s.apply({"type": "session.settings", "changes": {"initiative_ties": "PCs first"}})
+        assert s.state.characters[b].pin == 7 and [x.char_id for x in s.state.encounter.order] == [a, b]
+        same_as_replay(s)
