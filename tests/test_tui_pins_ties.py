@@ -28,7 +28,7 @@ from helpers import (
 from test_tui_player import SIZE, shown
 
 from gmdesk.core.session import Session
-from gmdesk.tui.screens.confirm import InputDialog
+from gmdesk.tui.screens.confirm import FormDialog, InputDialog
 from gmdesk.tui.screens.player import PlayerApp, build_picture
 from gmdesk.tui.screens.settings import SettingsDialog
 from gmdesk.tui.widgets.controls import StepSelect
@@ -112,9 +112,9 @@ async def test_the_pin_is_in_the_palette(tmp_path):
         await until(pilot, lambda: saved(path).characters[ids["Kara"]].pin == 14)
 
 
-async def test_the_tie_rule_is_chosen_in_the_session_settings_with_keys(tmp_path):
+async def test_the_tie_rule_is_chosen_in_the_session_settings_and_a_roll_off_is_in_the_log(tmp_path):
     path, ids = make_save(tmp_path, "4d6", [{"name": "Gospog", "side": "NPC"}, {"name": "Kara"}])
-    app = make_app(path)
+    app = make_app(path, rng=random.Random(3))
     async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
         await palette(pilot, "Session settings")
@@ -122,11 +122,26 @@ async def test_the_tie_rule_is_chosen_in_the_session_settings_with_keys(tmp_path
         field = dlg.query_one("#setting-initiative_ties", StepSelect)
         assert field.value == "keep order"
         field.focus()
-        await press(pilot, "right", "right", "ctrl+s")  # keep order → higher modifier → PCs first
-        await until(pilot, lambda: saved(path).info.settings.get("initiative_ties") == "PCs first")
-    with Session.open(path) as s:  # both at 9: the PC goes first
-        s.roll_initiative([ids["Gospog"], ids["Kara"]], values={ids["Gospog"]: 9, ids["Kara"]: 9})
-        assert [x.char_id for x in s.state.encounter.order] == [ids["Kara"], ids["Gospog"]]
+        await press(pilot, "right", "right", "right", "ctrl+s")  # → higher modifier → PCs first → roll off
+        await until(pilot, lambda: saved(path).info.settings.get("initiative_ties") == "roll off")
+        await settle(pilot)
+        # initiative for all, both typed 9: they roll off, each roll in the log
+        await press(pilot, "i")
+        await dialog(pilot, FormDialog)
+        await press(pilot, "tab")
+        await burst(pilot, "9")
+        await press(pilot, "tab", "tab")
+        await burst(pilot, "9")
+        await press(pilot, "enter")
+        await until(pilot, lambda: len(saved(path).rolls) >= 2)
+        await settle(pilot)
+        text = screen_text(app)
+        assert any("Tie at 9 (roll off)" in n for n in notes(app))
+        assert "Gospog: 4d6" in text and "Roll-off at 9" in text
+    state = saved(path)
+    assert [r.kind for r in state.rolls][:2] == ["initiative", "initiative"]
+    assert all(r.record.outcome.startswith("Roll-off at 9") for r in state.rolls)
+    assert [x.initiative for x in state.encounter.order] == [9, 9]
 
 
 async def test_the_player_view_marks_a_pinned_entry(tmp_path):

@@ -74,9 +74,11 @@ class EncounterActions:
                 if value is not None:
                     self.desk.say(f"{name} joins the encounter at initiative {value}")
 
+            pin = state.characters[cid].pin
+            empty = "empty rolls it" if pin is None else f"pinned: empty joins at {pin}"
             self.desk.app.push_screen(
                 InputDialog(
-                    f"Initiative for {name} ({self._initiative_hint()}; empty rolls it)",
+                    f"Initiative for {name} ({self._initiative_hint()}; {empty})",
                     title="Join the encounter",
                     validate=lambda text: self._typed_initiative(text),
                     commit=lambda text: self._join(cid, text.strip()),
