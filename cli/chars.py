@@ -246,7 +246,8 @@ def _show_lines(session: Any, c: Any) -> list[str]:
     spec = spec_or_none(st.info.system)
     sections = character_sections(st.info.system)
     hidden = "; hidden from the players" if c.hidden else ""
-    lines = [f"{c.side}, {c.kind}{', reality-rated' if c.reality_rated else ''}; {c.status}{hidden}"]
+    pinned = f"; initiative pinned at {num(c.pin)}" if c.pin is not None else ""
+    lines = [f"{c.side}, {c.kind}{', reality-rated' if c.reality_rated else ''}; {c.status}{hidden}{pinned}"]
     parts = []
     if "vitality" in sections or c.vitality_default or c.vitality_current:
         vit = f"Vitality {num(c.vitality_current)}"

@@ -327,6 +327,8 @@ def test_pin_and_unpin_from_the_command_line(capsys, tmp_path):
     assert code == 0 and out.startswith("Initiative: Lair pinned at 20"), err
     with Session.open(path, readonly=True) as s:
         assert s.character("Lair").pin == 20
+    code, out, err = cli("char", "T", "show", "Lair")
+    assert code == 0 and "NPC, organic; ok; initiative pinned at 20" in out, err
 
 
 def test_a_roll_off_from_the_command_line_is_the_same_under_the_same_seed(capsys, tmp_path):
