@@ -384,3 +384,16 @@ def test_an_earlier_save_keeps_its_order_and_plays_on_with_pins_and_ties(tmp_pat
         s.apply({"type": "session.settings", "changes": {"initiative_ties": "PCs first"}})
         assert s.state.characters[b].pin == 7 and [x.char_id for x in s.state.encounter.order] == [a, b]
         same_as_replay(s)
+
+
+def test_who_cannot_act_rolls_nothing_in_a_roll_off_and_goes_after(store):
+    s, ids = table(store, "Gospog", "Thug", "Kara")
+    with s:
+        s.roll_initiative([ids["Gospog"], ids["Thug"]], values={ids["Gospog"]: 9, ids["Thug"]: 9})
+        s.apply({"type": "character.status", "id": ids["Gospog"], "status": "unconscious"})
+        s.apply({"type": "session.settings", "changes": {"initiative_ties": "roll off"}})
+        ev = s.join_encounter(ids["Kara"], FixedDice(four(10, 20)), value=9)  # Thug 10, Kara 20
+        (tie,) = ev.data["ties"]
+        assert [[e["id"] for e in r] for r in tie["rolls"]] == [[ids["Thug"], ids["Kara"]]]
+        assert order(s) == [("Kara", 9), ("Thug", 9), ("Gospog", 9)]
+        same_as_replay(s)

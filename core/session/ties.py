@@ -69,15 +69,21 @@ def tied_runs(order: Sequence[Combatant], placed: set[str]) -> list[tuple[int, l
     ]
 
 
-def roll_off(ids: Sequence[str], roll: Callable[[str], RollRecord]) -> tuple[list[str], list[list[dict[str, Any]]]]:
+def roll_off(
+    ids: Sequence[str], roll: Callable[[str], RollRecord], able: Callable[[str], bool] = lambda cid: True
+) -> tuple[list[str], list[list[dict[str, Any]]]]:
     """The tied ``ids`` rolled off: their order (the higher first; those still tied
     after :data:`MAX_ROLLOFFS` roll-offs keep theirs) and each roll-off's rolls
-    (``{id, record}``). Only those still tied roll again."""
+    (``{id, record}``). Only those still tied roll again; those who cannot act
+    (``able``) roll nothing and go after the others (RULES "Who can act")."""
     said: dict[str, list[int]] = {cid: [] for cid in ids}
     rolls: list[list[dict[str, Any]]] = []
+    rollers = [cid for cid in ids if able(cid)]
+    if len(rollers) < 2:
+        return list(ids), []  # nobody to roll off against: the order stands
     for _ in range(MAX_ROLLOFFS):
         groups: dict[tuple[int, ...], list[str]] = {}
-        for cid in ids:
+        for cid in rollers:
             groups.setdefault(tuple(said[cid]), []).append(cid)
         tied = [cid for group in groups.values() if len(group) > 1 for cid in group]
         if not tied:
@@ -119,7 +125,9 @@ def settle(
         elif rule == PCS_FIRST:
             order = sorted(ids, key=lambda cid: cid not in c or c[cid].side != "PC")
         elif rule == ROLL_OFF:
-            order, rolls = roll_off(ids, functools.partial(_roll_off, roll, at))
+            order, rolls = roll_off(
+                ids, functools.partial(_roll_off, roll, at), lambda cid: cid in c and c[cid].can_act
+            )
         else:
             continue
         if not rolls and list(order) == list(ids):
