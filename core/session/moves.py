@@ -151,6 +151,20 @@ class SessionMoves:
                 ]
         return self.apply(doc)
 
+    def character_or_member(self, id_or_name: str, role: str = "actor") -> Character:
+        """The character named (by id or name), or for an initiative group's label
+        the member a roll takes by default (:meth:`State.pick_member`): as the
+        roller (``actor``) the first who can act, as the target the first standing.
+        GmdeskError when the group has none."""
+        label = self.state.group_label(id_or_name)
+        if label is None or id_or_name in self.state.characters:
+            return self.character(id_or_name)  # type: ignore[attr-defined,no-any-return]
+        member = self.state.pick_member(label, role)
+        if member is None:
+            what = "can act" if role == "actor" else "can be attacked"
+            raise GmdeskError(f"no one in the group {label} {what}")
+        return member
+
     def check_roll(self, actor: Character | None = None, target: Character | None = None) -> None:
         """Refuse, before any die is rolled, a roll the session would refuse to log: an
         Unconscious or Dead roller, a Dead target (EventError naming the status)."""
