@@ -144,3 +144,33 @@ async def test_group_and_ungroup_are_in_the_palette(tmp_path):
         screen.selected = ids["Gospog 2"]
         await palette(pilot, "Ungroup")
         await until(pilot, lambda: saved(path).characters[ids["Gospog 2"]].group is None)
+
+
+async def test_the_bestiary_adds_copies_as_one_group_at_80x24(tmp_path):
+    from gmdesk.core.campaign.bestiary import Bestiary, StatBlock
+    from gmdesk.tui.screens.bestiary import BestiaryDialog
+
+    path, ids = make_save(tmp_path, "4d6", [{"name": "Kara"}], initiative={"Kara": 10})
+    Bestiary(path.parent).add_many([StatBlock("Gospog", "4d6", vitality=7)])
+    app = make_app(path, rng=random.Random(2))
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        await press(pilot, "B")
+        dlg = await dialog(pilot, BestiaryDialog)
+        await until(pilot, lambda: dlg.loaded is not None)
+        await settle(pilot)
+        await press(pilot, "tab", "tab", "space")  # the count stays 1; "One group" ticked
+        await press(pilot, "tab", "tab", "space")
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert "Count: one group is two copies or more" in str(dlg.query_one("#dialog-error").render())
+        assert len(saved(path).characters) == 1  # nothing saved
+        await press(pilot, "shift+tab", "shift+tab", "backspace")
+        await burst(pilot, "3")
+        await press(pilot, "enter")
+        await until(pilot, lambda: len(saved(path).characters) == 4)
+        await settle(pilot)
+        assert "▸ Gospog ×3" in screen_text(app)
+    state = saved(path)
+    assert {c.group for c in state.characters.values() if c.side == "NPC"} == {"Gospog"}
+    assert len([r for r in state.rolls if r.kind == "initiative"]) == 1
