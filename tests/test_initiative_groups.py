@@ -249,3 +249,21 @@ def test_a_group_reads_back_from_the_checkpoint(store, monkeypatch):
     with Session.open(path, readonly=True) as again:
         assert again._ckpt_seq > 0  # from the checkpoint, not a replay
         assert rows(again) == ["Pair ×2 8", "Kara 3"]
+
+
+def test_moving_and_delaying_go_by_turns_a_group_whole_and_never_into_one(store):
+    s, ids = table(store, "Kara", "G1", "G2", "Thug")
+    with s:
+        s.apply({"type": "group.set", "label": "Pair", "ids": [ids["G1"], ids["G2"]]})
+        s.roll_initiative([ids["Kara"], ids["G1"], ids["Thug"]], values={ids["Kara"]: 9, ids["G1"]: 12, ids["Thug"]: 3})
+        assert rows(s) == ["Pair ×2 12", "Kara 9", "Thug 3"]
+        ev = s.apply({"type": "encounter.move", "id": ids["G2"], "index": 1})  # the group, after Kara
+        assert rows(s) == ["Kara 9", "Pair ×2 12", "Thug 3"] and ev.summary == "Pair ×2 moves to place 2 in the order"
+        s.apply({"type": "encounter.move", "id": ids["Thug"], "index": 2})  # not between G1 and G2
+        assert rows(s) == ["Kara 9", "Thug 3", "Pair ×2 12"]
+        s.next_turn()
+        ev = s.apply({"type": "encounter.delay", "id": ids["Thug"]})  # waits for the whole group
+        assert rows(s) == ["Kara 9", "Pair ×2 12", "Thug 3"] and ev.summary == "Thug delays until after Pair ×2"
+        ev = s.apply({"type": "encounter.delay", "id": ids["Kara"]})  # acting: the group acts now
+        assert rows(s) == ["Pair ×2 12", "Kara 9", "Thug 3"] and acting(s) == "G1"
+        same_as_replay(s)

@@ -140,9 +140,16 @@ class EncounterActions:
         if index is None:
             self.desk.say(f"{name_of(self.desk.state, cid)} is not in the encounter.", error=True)
             return
-        new = max(0, min(len(self.desk.state.encounter.order) - 1, index + int(delta)))
-        if new != index:
-            self.desk.apply({"type": "encounter.move", "id": cid, "index": new})
+        # by turns: a group moves whole, past a whole group
+        state = self.desk.state
+        units = state.units()
+        k = next(n for n, (a, b) in enumerate(units) if a <= index < b)
+        if not 0 <= k + int(delta) < len(units):
+            return
+        a, b = units[k]
+        nxt = units[k + int(delta)]
+        new = nxt[0] if delta < 0 else a + (nxt[1] - nxt[0])
+        self.desk.apply({"type": "encounter.move", "id": cid, "index": new})
 
     def delay(self) -> None:
         """``d``: the selected character acts after the next combatant."""

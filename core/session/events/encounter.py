@@ -151,17 +151,18 @@ def _encounter_move(ctx: Ctx, p: dict[str, Any]) -> str:
         raise ctx.fail(f"{c.name} is not in the encounter")
     j = ctx.integer(p["index"], "index", 0, len(ctx.state.encounter.order) - 1)
     a, b = ctx.state.unit(i)
-    if b - a > 1:  # a group moves whole, never into another group
-        return _move_group(ctx, a, b, j)
+    if c.group is not None or any(ctx.state.group_at(k) for k in range(len(ctx.state.encounter.order))):
+        # a group moves whole, and nobody moves into a group
+        return _move_group(ctx, a, b, j, c.name if c.group is None else ctx.state.group_title(c.group))
     enc = ctx.tx.encounter()
     _move(enc, i, j)
     return f"{c.name} moves to place {j + 1} in the order"
 
 
-def _move_group(ctx: Ctx, a: int, b: int, j: int) -> str:
-    """Move the group at order[a:b] to start at index ``j`` (clamped so that it splits no other group)."""
+def _move_group(ctx: Ctx, a: int, b: int, j: int, name: str) -> str:
+    """Move the turn at order[a:b] (a group, or one entry) to start at index ``j`` of
+    the order without it (moved on to the nearest place that splits no group)."""
     st = ctx.state
-    label = st.group_at(a)
     enc = ctx.tx.encounter()
     current = enc.order[enc.turn].char_id if enc.order and enc.turn < len(enc.order) else None
     block = enc.order[a:b]
@@ -179,7 +180,7 @@ def _move_group(ctx: Ctx, a: int, b: int, j: int) -> str:
     if at is not None:
         enc.turn = at
     place = next(n for n, (x, y) in enumerate(st.units()) if x <= j < y) + 1
-    return f"{st.group_title(label or '')} moves to place {place} in the order"
+    return f"{name} moves to place {place} in the order"
 
 
 @handler("encounter.delay")
@@ -193,8 +194,8 @@ def _encounter_delay(ctx: Ctx, p: dict[str, Any]) -> str:
     a, b = ctx.state.unit(i)
     if b >= len(enc0.order):
         raise ctx.fail(f"{c.name} is last in the order; there is nobody to wait for this round")
-    if b - a > 1:
-        return _delay_group(ctx, a, b)
+    if b - a > 1 or ctx.state.unit(b)[1] - b > 1:  # a group, or waiting for one
+        return _delay_group(ctx, a, b, c.name if c.group is None else ctx.state.group_title(c.group))
     enc = ctx.tx.encounter()
     acting = enc.round > 0 and enc.turn == i
     item = enc.order.pop(i)
@@ -206,10 +207,10 @@ def _encounter_delay(ctx: Ctx, p: dict[str, Any]) -> str:
     return f"{c.name} delays until after {nxt}"
 
 
-def _delay_group(ctx: Ctx, a: int, b: int) -> str:
-    """The group at order[a:b] waits until after the next turn (an entry or a group)."""
+def _delay_group(ctx: Ctx, a: int, b: int, title: str) -> str:
+    """The turn at order[a:b] (a group, or one entry) waits until after the next turn
+    (an entry or a group)."""
     st = ctx.state
-    title = st.group_title(st.group_at(a) or "")
     nb = st.unit(b)[1]
     nxt = st.characters[st.encounter.order[b].char_id]
     nxt_name = st.group_title(nxt.group) if nxt.group is not None else nxt.name
