@@ -85,7 +85,7 @@ async def test_attack_by_a_group_uses_the_member_who_acts_and_at_a_group_its_fir
     async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         assert screen.acting() == ids["Gospog 2"]
-        assert "Gospog ×3: Gospog 2" in screen_text(app)  # the round line
+        assert "Gospog ×3 (Gospog 2)'s turn" in screen_text(app)  # the session bar: the group, who acts for it
         assert screen.default_target(ids["Kara"]) == ids["Gospog 2"]  # the first standing
         await press(pilot, "a")
         await until(pilot, lambda: screen.rolls.dialog_open)
@@ -174,3 +174,10 @@ async def test_the_bestiary_adds_copies_as_one_group_at_80x24(tmp_path):
     state = saved(path)
     assert {c.group for c in state.characters.values() if c.side == "NPC"} == {"Gospog"}
     assert len([r for r in state.rolls if r.kind == "initiative"]) == 1
+
+
+def test_a_long_label_is_cut_before_its_count():
+    from gmdesk.tui.widgets.initiative import fit_group
+
+    assert fit_group("Castle Guard ×3", 11) == "Castl… ×3"
+    assert fit_group("Pair ×2", 11) == "Pair ×2"

@@ -84,6 +84,16 @@ def fit_name(name: str, width: int) -> str:
     return _cut(name, width - 1) + "…"
 
 
+def fit_group(title: str, width: int) -> str:
+    """A group's row title ("Castle Guard ×3") in ``width`` cells: the label cut with
+    "…", never its count ("Castle… ×3")."""
+    if cell_len(title) <= width:
+        return title
+    label, _, count = title.rpartition(" ×")
+    tail = f"… ×{count}"
+    return _cut(label, max(1, width - cell_len(tail))).rstrip() + tail
+
+
 def _cut(text: str, width: int) -> str:
     out = ""
     for ch in text:
@@ -236,8 +246,8 @@ class InitiativePane(Vertical):
         if enc.round:
             who = state.characters[current].name if current in state.characters else "—"
             group = state.characters[current].group if current in state.characters else None
-            if group is not None:
-                who = f"{state.group_title(group)}: {who}"
+            if group is not None:  # the group's row; the pane shows who acts for it
+                who = state.group_title(group)
             if current in state.characters and state.characters[current].hidden:
                 who += " (hidden)"
             line: Text | str = Text.assemble(("Round ", "bold"), (str(enc.round), "bold"), f" · {TURN_MARKER} {who}")
@@ -316,7 +326,7 @@ class InitiativePane(Vertical):
         """A group's row: "▸ Gospog ×3" (▾ when open), its side, "2/3 up", PIN / HID."""
         style = "bold reverse" if turn else "bold"
         mark = "▾" if label in self._open else "▸"
-        name = f"{mark} {fit_name(state.group_title(label), self._name_width - 2)}"
+        name = f"{mark} {fit_group(state.group_title(label), self._name_width - 2)}"
         sides = {m.side for m in members}
         init_cell = Text(TURN_MARKER if turn else " ", style="bold")
         init_cell.append(f"{init:>{self._columns[0][2] - 2}} ", style=style)
