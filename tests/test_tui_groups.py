@@ -179,5 +179,5 @@ async def test_the_bestiary_adds_copies_as_one_group_at_80x24(tmp_path):
 def test_a_long_label_is_cut_before_its_count():
     from gmdesk.tui.widgets.initiative import fit_group
 
-    assert fit_group("Castle Guard ×3", 11) == "Castl… ×3"
+    assert fit_group("Castle Guard ×3", 9) == "Castl… ×3"
     assert fit_group("Pair ×2", 11) == "Pair ×2"
