@@ -181,3 +181,27 @@ def test_a_long_label_is_cut_before_its_count():
 
     assert fit_group("Castle Guard ×3", 9) == "Castl… ×3"
     assert fit_group("Pair ×2", 11) == "Pair ×2"
+
+
+async def test_initiative_for_all_rolls_once_for_a_group_named_once_in_the_dialog(tmp_path):
+    path, ids = grouped_save(tmp_path)
+    with Session.open(path) as s:
+        s.apply(
+            {"type": "character.fields", "id": ids["Gospog 2"], "set": {"initiative_bonus": -2}}
+        )  # the group's lowest
+    app = make_app(path, rng=random.Random(8))
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        await press(pilot, "i")
+        await dialog(pilot, FormDialog)
+        await settle(pilot)
+        text = screen_text(app)
+        assert "Gospog ×3  mod" in text and "-2" in text  # one entry, the group's lowest modifier
+        assert "Gospog 1" not in text and "Gospog 3" not in text
+        before = len(saved(path).rolls)
+        await press(pilot, "enter")
+        await until(pilot, lambda: len(saved(path).rolls) > before)
+    state = saved(path)
+    new = state.rolls[before:]
+    assert sorted(r.actor_name for r in new) == ["Gospog 2", "Kara"]  # one roll for the group, with its lowest
+    assert len({x.initiative for x in state.encounter.order if state.characters[x.char_id].group}) == 1
