@@ -124,7 +124,8 @@ GROUP_ROW = "group:"
 
 def group_health(state: State, label: str) -> str:
     """A group's health cell: how many of its members in the order can act ("2/3 up")."""
-    members = [c for c in state.group_members(label) if state.encounter.index_of(c.id) is not None]
+    seated = {x.char_id for x in state.encounter.order}
+    members = [c for c in state.group_members(label) if c.id in seated]
     return f"{sum(c.can_act for c in members)}/{len(members)} up"
 
 

@@ -273,7 +273,8 @@ class State:
         """The group's row in the order: "Gospog ×3" (its members in the encounter,
         all of them when none is)."""
         members = self.group_members(label)
-        seated = [c for c in members if self.encounter.index_of(c.id) is not None]
+        ids = {x.char_id for x in self.encounter.order}
+        seated = [c for c in members if c.id in ids]
         return f"{label} ×{len(seated or members)}"
 
     def group_at(self, i: int) -> str | None:
