@@ -123,7 +123,8 @@ def _conditions_text(character: Character, name_of: Any = None) -> str:
 def _group_row(state: State, label: str) -> tuple[str, str]:
     """A group's row for the players: "Gospog ×2" (the members in the order they
     see) and, when some of them are down, how many are up ("1/2 up")."""
-    seen = [c for c in state.group_members(label) if not c.hidden and state.encounter.index_of(c.id) is not None]
+    seated = {x.char_id for x in state.encounter.order}
+    seen = [c for c in state.group_members(label) if not c.hidden and c.id in seated]
     up = sum(c.can_act for c in seen)
     return f"{label} ×{len(seen)}", (f"{up}/{len(seen)} up" if up < len(seen) else "")
 
