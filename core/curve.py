@@ -23,7 +23,7 @@ row's chance is the table's. Nothing here knows a system.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -220,12 +220,49 @@ def bar(fraction: float, width: int) -> str:
     return "█" * full + (" ▏▎▍▌▋▊▉"[part] if part else "")
 
 
-def success_line(curve: Curve, fmt: Callable[[float], str] = percent) -> str:
-    """``Success: 14 or more · 50.00%``, or "" without a success."""
+def success_line(curve: Curve, fmt: Callable[[float], str] = percent, width: int | None = None) -> str:
+    """``Success (DC 16): 16 or more · 33.56%``, or "" without a success; within
+    ``width`` cells the label loses its parenthesis, then "or more" reads "+"."""
     chance = curve.success_chance()
     if curve.success is None or chance is None:
         return ""
-    return f"{curve.success_label}: {value_text(curve, curve.success)} or more · {fmt(float(chance))}"
+    value, p = value_text(curve, curve.success), fmt(float(chance))
+    short = curve.success_label.split(" (")[0]
+    candidates = [
+        f"{curve.success_label}: {value} or more · {p}",
+        f"{short}: {value} or more · {p}",
+        f"{short}: {value}+ · {p}",
+        f"{value}+ · {p}",
+    ]
+    if width is None:
+        return candidates[0]
+    return next((c for c in candidates if len(c) <= width), candidates[-1])
+
+
+def fit(curve: Curve, lines: int) -> Curve:
+    """``curve`` with its tails folded further, where needed, so that its rows take at
+    most ``lines`` lines (at least 3): the values kept one per row are those of the
+    likeliest run, moved to take in the success value and the one below it. Every
+    chance stays exact; only more of it reads as "≤ v" / "≥ v" rows."""
+    rows = curve_rows(curve)
+    if len(rows) <= lines:
+        return curve
+    values = [v for v, _ in curve.values]
+    k = max(1, max(3, lines) - 2)  # the values kept, between two folded rows
+    if len(values) <= k:
+        return curve
+    chances = [p for _, p in curve.values]
+    best = max(range(len(values) - k + 1), key=lambda i: sum(chances[i : i + k]))
+    if curve.success is not None:
+        at = next((i for i, v in enumerate(values) if v >= curve.success), len(values))
+        lo_need, hi_need = max(0, at - 1), min(len(values) - 1, at)  # the row below, the row from
+        best = min(max(best, hi_need - k + 1), lo_need)
+        best = max(0, min(best, len(values) - k))
+    lo = values[best] - 1
+    hi = values[best + k] if best + k < len(values) else values[-1] + 1
+    if curve.fold is not None:
+        lo, hi = max(lo, curve.fold[0]), min(hi, curve.fold[1])
+    return replace(curve, fold=(lo, hi))
 
 
 def curve_text(
@@ -258,10 +295,10 @@ def curve_text(
     for r in rows:
         if r.success and not marked:
             marked = True
-            head = f"── {success_line(curve, fmt)} "
+            head = f"── {success_line(curve, fmt, width - 4)} "
             if lines:
                 text.append("\n")
-            text.append(head + "─" * max(2, min(width, label_w + pct_w + 2 + bar_w) - len(head)), style="bold")
+            text.append(head + "─" * max(1, min(width, label_w + pct_w + 2 + bar_w) - len(head)), style="bold")
             lines += 1
         if lines:
             text.append("\n")

@@ -272,4 +272,4 @@ def curve(params: Params, tables: TableSet = DEFAULT_TABLES) -> Curve:
     if dc is None:
         return curve_of(VALUE_LABEL, dist, note="A contest: the higher total wins; no total succeeds by itself.")
     note = "Four 1s kept are a Critical Failure whatever the total." if KEEP + params.bonus >= dc else ""
-    return curve_of(VALUE_LABEL, dist, success=dc, success_label=f"Full Success or better (DC {dc})", note=note)
+    return curve_of(VALUE_LABEL, dist, success=dc, success_label=f"Full Success (DC {dc})", note=note)
