@@ -538,7 +538,7 @@ def curve(params: Params, tables: TableSet = DEFAULT_TABLES) -> Curve:
     dist, tail = _bonus_dist(params.possibilities + (1 if params.up else 0), params.positive_reroll)
     skill = params.skill or 0
     lo, hi = ODDS_FOLD
-    success = None if params.difficulty is None else params.difficulty - (0 if params.skill is None else skill)
+    success = params.difficulty  # a Bonus Number (the skill counts as 0), else an action total
     note = ""
     if params.contradiction is not None:
         note = f"Disconnection at a Bonus Number of {signed(DISCONNECTION_AT[params.contradiction])} or less."
