@@ -143,7 +143,10 @@ def test_an_automatic_failure_rolls_no_die_and_says_so(capsys, tmp_path: Path) -
     assert rc == 0 and "Automatic failure: Slingshot is missing: no die is rolled." in out
 
 
-@pytest.mark.parametrize(("system", "args"), [*((s, a) for s, a, _ in SYSTEMS), ("torg-2d10", ["--up", "--skill", "9"])])
+WIDE = [*((s, a) for s, a, _ in SYSTEMS), ("torg-2d10", ["--up", "--skill", "9"])]
+
+
+@pytest.mark.parametrize(("system", "args"), WIDE)
 def test_the_chart_fits_80_columns(capsys, tmp_path: Path, system, args) -> None:
     for view in ("exact", "at-least", "at-most"):
         rc, out, _ = run_cli(capsys, tmp_path, "odds", system, *args, "--plot", view)
