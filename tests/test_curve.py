@@ -268,3 +268,28 @@ def test_a_plug_in_with_no_distribution_is_told_so_in_one_line(tmp_path: Path) -
     assert done.stderr.strip().splitlines() == [
         "gmdesk odds pbare: the system gives no distribution of its value to draw"
     ]
+
+
+#: a plug-in whose curve is not a Curve, and one whose curve leaves chance out
+BAD_CURVE = """
+def curve(params, tables=DEFAULT_TABLES):
+    return {1: Fraction(1)}
+"""
+SHORT_CURVE = """
+from gmdesk.core.curve import curve_of
+
+def curve(params, tables=DEFAULT_TABLES):
+    return curve_of("Face", {1: Fraction(1, 2)})
+"""
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [(BAD_CURVE, "gave dict, not a gmdesk.core.curve.Curve"), (SHORT_CURVE, "sums to 1 with its tail (got 1/2)")],
+)
+def test_the_conformance_suite_refuses_a_wrong_curve(tmp_path: Path, extra: str, words: str) -> None:
+    from gmdesk.testing import check_odds
+
+    with registered(plugin_site(tmp_path, "pcurve", extra)):
+        with pytest.raises(AssertionError, match=re.escape(words)):
+            check_odds("pcurve")
