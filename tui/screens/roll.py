@@ -795,13 +795,23 @@ class RollDialog(OverlayDialog[RollRequest]):
 
     @work(thread=True, exclusive=True, group="odds")
     def _compute_odds(self, spec: SystemSpec, params: Any, token: int) -> None:
+        # the pane shows the view chosen as soon as it can: the outcomes first (the
+        # curve follows, for the key that switches to it), or both at once
+        curve: Curve | None = None
         try:
             odds = spec.odds(params)
-            curve = spec.curve(params, odds=odds)
+            if self.odds_view == CURVE:
+                curve = spec.curve(params, odds=odds)
         except GmdeskError as e:
             self.app.call_from_thread(self._odds_failed, token, ui_message(e, self.labels))
             return
         self.app.call_from_thread(self._odds_ready, token, odds, curve)
+        if curve is None:
+            try:
+                curve = spec.curve(params, odds=odds)
+            except GmdeskError:
+                return  # (the outcomes are shown; the curve says nothing more)
+            self.app.call_from_thread(self._curve_ready, token, curve)
 
     def _odds_ready(self, token: int, odds: Odds, curve: Curve | None = None) -> None:
         # the odds may arrive while the dialog is closing (its widgets already gone)
@@ -809,6 +819,12 @@ class RollDialog(OverlayDialog[RollRequest]):
             self.last_odds, self.last_curve = odds, curve
             for preview in self.query(OddsPreview):
                 preview.show_odds(odds, curve)
+
+    def _curve_ready(self, token: int, curve: Curve) -> None:
+        if token == self._odds_token and self.is_mounted and self._opened:
+            self.last_curve = curve
+            for preview in self.query(OddsPreview):
+                preview.show_curve(curve)
 
     def _odds_failed(self, token: int, message: str) -> None:
         if token == self._odds_token and self.is_mounted and self._opened:

@@ -104,9 +104,11 @@ class OddsPreview(Static):
 
     def _title(self) -> None:
         if self.view == CURVE and self.curve is not None:
-            self.border_title = f"Curve · {self.curve.label}"
+            title = f"Curve · {self.curve.label}"
         else:
-            self.border_title = "Curve" if self.view == CURVE else "Odds"
+            title = "Curve" if self.view == CURVE else "Odds"
+        if self.border_title != title:  # (a title set again repaints the pane)
+            self.border_title = title
 
     def _draw(self) -> None:
         self._title()
@@ -123,6 +125,12 @@ class OddsPreview(Static):
     def show_odds(self, odds: Odds, curve: Curve | None = None) -> None:
         self.odds, self.curve, self._reason = odds, curve, None
         self._draw()
+
+    def show_curve(self, curve: Curve) -> None:
+        """The curve of the odds shown (drawn now if it is the view shown)."""
+        self.curve = curve
+        if self.view == CURVE and self._reason is None:
+            self._draw()
 
     def set_view(self, view: str) -> None:
         """Show the outcomes or the curve (what is shown now, or what comes next)."""
