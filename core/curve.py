@@ -244,24 +244,24 @@ def fit(curve: Curve, lines: int) -> Curve:
     most ``lines`` lines (at least 3): the values kept one per row are those of the
     likeliest run, moved to take in the success value and the one below it. Every
     chance stays exact; only more of it reads as "≤ v" / "≥ v" rows."""
-    rows = curve_rows(curve)
-    if len(rows) <= lines:
+    if len(curve_rows(curve)) <= lines:
         return curve
-    values = [v for v, _ in curve.values]
+    folded = _fold(curve)
+    inner = [(v, p) for v, p in curve.values if folded is None or folded[0] < v < folded[1]]
     k = max(1, max(3, lines) - 2)  # the values kept, between two folded rows
-    if len(values) <= k:
+    if len(inner) <= k:
         return curve
-    chances = [p for _, p in curve.values]
+    values, chances = [v for v, _ in inner], [p for _, p in inner]
     best = max(range(len(values) - k + 1), key=lambda i: sum(chances[i : i + k]))
     if curve.success is not None:
         at = next((i for i, v in enumerate(values) if v >= curve.success), len(values))
         lo_need, hi_need = max(0, at - 1), min(len(values) - 1, at)  # the row below, the row from
-        best = min(max(best, hi_need - k + 1), lo_need)
-        best = max(0, min(best, len(values) - k))
+        best = max(0, min(max(best, hi_need - k + 1), lo_need, len(values) - k))
     lo = values[best] - 1
-    hi = values[best + k] if best + k < len(values) else values[-1] + 1
-    if curve.fold is not None:
-        lo, hi = max(lo, curve.fold[0]), min(hi, curve.fold[1])
+    if best + k < len(values):
+        hi = values[best + k]
+    else:
+        hi = folded[1] if folded is not None else values[-1] + 1
     return replace(curve, fold=(lo, hi))
 
 

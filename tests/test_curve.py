@@ -293,3 +293,19 @@ def test_the_conformance_suite_refuses_a_wrong_curve(tmp_path: Path, extra: str,
     with registered(plugin_site(tmp_path, "pcurve", extra)):
         with pytest.raises(AssertionError, match=re.escape(words)):
             check_odds("pcurve")
+
+
+@pytest.mark.parametrize("difficulty", [-30, 0, 12, 40, None])
+@pytest.mark.parametrize("skill", [None, 12])
+def test_fit_keeps_the_success_row_wherever_the_difficulty_puts_it(difficulty, skill) -> None:
+    """torg with Up: whatever the difficulty (beyond the folded tails too), the rows
+    fit, every chance is kept, and the first row that succeeds starts at the difficulty."""
+    spec = get_spec("torg-2d10")
+    curve = spec.curve(spec.Params(difficulty=difficulty, up=True, skill=skill))
+    rows = curve_rows(fit(curve, 10))
+    assert len(rows) <= 10 and sum(r.p for r in rows) + curve.tail == 1
+    first = next((r for r in rows if r.success), None)
+    if difficulty is None:
+        assert first is None
+    else:
+        assert first is not None and first.low == difficulty
