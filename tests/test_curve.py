@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from coin_plugin import brawl_site, coin_site, gmdesk, registered
 from helpers import gmdesk_cli, one_error_line
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from plugin_site import plugin_site
 from rich.cells import cell_len
 
@@ -309,3 +311,24 @@ def test_fit_keeps_the_success_row_wherever_the_difficulty_puts_it(difficulty, s
         assert first is None
     else:
         assert first is not None and first.low == difficulty
+
+
+@given(
+    values=st.dictionaries(st.integers(-60, 60), st.integers(1, 50), min_size=1, max_size=40),
+    fold=st.one_of(st.none(), st.tuples(st.integers(-40, 0), st.integers(1, 40))),
+    success=st.one_of(st.none(), st.integers(-70, 70)),
+    lines=st.integers(3, 30),
+)
+@settings(max_examples=150, deadline=None)
+def test_fit_never_loses_a_chance_or_the_success_row(values, fold, success, lines) -> None:
+    total = sum(values.values())
+    curve = curve_of("V", {v: Fraction(n, total) for v, n in values.items()}, fold=fold, success=success)
+    whole, rows = curve_rows(curve), curve_rows(fit(curve, lines))
+    assert sum(r.p for r in rows) == 1
+    assert len(rows) <= max(lines, 3) or rows == whole
+    if success is not None and success <= max(values):
+        for drawn in (whole, rows):  # no row mixes values that succeed with values that fail
+            at = next(i for i, r in enumerate(drawn) if r.success)
+            assert drawn[at].low is not None and drawn[at].low >= success
+            assert at == 0 or (drawn[at - 1].high is not None and drawn[at - 1].high < success)
+            assert all(r.success for r in drawn[at:])
