@@ -268,6 +268,7 @@ class RollDialog(OverlayDialog[RollRequest]):
         self.last_error: str = ""
         self.last_odds: Odds | None = None
         self.last_curve: Curve | None = None
+        self._odds_of: tuple[SystemSpec | None, Any, int] | None = None  # what the odds shown are of
         self.origins: dict[str, str] = {}  # of the parameters built last
         self._last_seen: tuple[Any, ...] | None = None
         self.labels = self._labels()
@@ -795,8 +796,8 @@ class RollDialog(OverlayDialog[RollRequest]):
 
     @work(thread=True, exclusive=True, group="odds")
     def _compute_odds(self, spec: SystemSpec, params: Any, token: int) -> None:
-        # the pane shows the view chosen as soon as it can: the outcomes first (the
-        # curve follows, for the key that switches to it), or both at once
+        # the curve only when it is the view shown: an open costs nothing more unless
+        # the GM looks at the curve (the key asks for it then, :meth:`_want_curve`)
         curve: Curve | None = None
         try:
             odds = spec.odds(params)
@@ -805,20 +806,34 @@ class RollDialog(OverlayDialog[RollRequest]):
         except GmdeskError as e:
             self.app.call_from_thread(self._odds_failed, token, ui_message(e, self.labels))
             return
-        self.app.call_from_thread(self._odds_ready, token, odds, curve)
-        if curve is None:
-            try:
-                curve = spec.curve(params, odds=odds)
-            except GmdeskError:
-                return  # (the outcomes are shown; the curve says nothing more)
-            self.app.call_from_thread(self._curve_ready, token, curve)
+        self.app.call_from_thread(self._odds_ready, token, odds, curve, spec, params)
 
-    def _odds_ready(self, token: int, odds: Odds, curve: Curve | None = None) -> None:
+    def _odds_ready(
+        self, token: int, odds: Odds, curve: Curve | None = None, spec: SystemSpec | None = None, params: Any = None
+    ) -> None:
         # the odds may arrive while the dialog is closing (its widgets already gone)
         if token == self._odds_token and self.is_mounted and self._opened:
             self.last_odds, self.last_curve = odds, curve
+            self._odds_of = (spec, params, token) if spec is not None else None
             for preview in self.query(OddsPreview):
                 preview.show_odds(odds, curve)
+            self._want_curve()
+
+    def _want_curve(self) -> None:
+        """The curve is the view shown and the odds shown have none yet: compute it."""
+        if self.odds_view == CURVE and self.last_curve is None and self.last_odds is not None and self._odds_of:
+            spec, params, token = self._odds_of
+            if spec is not None and token == self._odds_token:
+                self._compute_curve(spec, params, self.last_odds, token)
+
+    @work(thread=True, exclusive=True, group="curve")
+    def _compute_curve(self, spec: SystemSpec, params: Any, odds: Odds, token: int) -> None:
+        try:
+            curve = spec.curve(params, odds=odds)
+        except GmdeskError as e:
+            self.app.call_from_thread(self._odds_failed, token, ui_message(e, self.labels))
+            return
+        self.app.call_from_thread(self._curve_ready, token, curve)
 
     def _curve_ready(self, token: int, curve: Curve) -> None:
         if token == self._odds_token and self.is_mounted and self._opened:
@@ -839,6 +854,7 @@ class RollDialog(OverlayDialog[RollRequest]):
         self.odds_view = CURVE if self.odds_view == OUTCOMES else OUTCOMES
         for preview in self.query(OddsPreview):
             preview.set_view(self.odds_view)
+        self._want_curve()
         for hint in self.query(DialogHint):
             hint.extra = self._view_hint()
             hint.refresh_hint()

@@ -119,6 +119,8 @@ class OddsPreview(Static):
         line_width = width if width > 0 else None
         if self.view == CURVE and self.curve is not None:
             self.update(curve_pane(self.curve, line_width or 40, self.content_size.height))
+        elif self.view == CURVE and self.odds is not None:
+            self.update(Text("computing…", style="dim"))  # the curve of these odds is on its way
         elif self.odds is not None:
             self.update(odds_text(self.odds, line_width=line_width))
 
