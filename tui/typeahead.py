@@ -199,14 +199,17 @@ class TypeAhead:
 
 def _idle(pump: Any) -> bool:
     """``pump`` has nothing to handle and is not handling anything: its queue is empty,
-    no callback is due and its message loop (if it runs) waits for the next message.
-    The loop is looked at, not ``pump._task``: the app's loop has no task of its own
-    under a real terminal, and one that is not its loop under ``run_test``."""
+    no callback is due and its message loop waits for the next message (or has not
+    been started, or has ended). Whether the loop runs is asked of the pump, not of
+    ``pump._task``: the app's loop has no task of its own under a real terminal, and
+    under ``run_test`` one that is not its loop; a widget's task that has not yet
+    started its loop is a widget being mounted."""
     queue = pump._message_queue
     if queue.qsize() or pump._next_callbacks:
         return False
     if not pump.is_running:
-        return True  # not started yet, or ended
+        task = pump._task  # its loop is about to start (compose and mount first), or has ended
+        return task is None or task.done()
     return bool(getattr(queue.ready_event, "_waiters", None))
 
 
