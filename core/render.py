@@ -276,11 +276,29 @@ def descriptor_plain(record: RollRecord) -> str:
     return "; ".join(parts)
 
 
+#: the line :func:`record_line` drew last: ``(record, hide_secrets, line)``. A roll's
+#: line is asked for twice in turn — for the summary its event saves, then by
+#: ``gmdesk roll --save`` printing it — and a record never changes (one tuple,
+#: replaced whole: threads read it safely)
+_last_line: tuple[object, bool, str] = (None, False, "")
+
+
 def record_line(record: RollRecord, hide_secrets: bool = False) -> str:
     """One plain line, as the desk's log tells the roll (both sides of an opposed roll,
     the fold, each group of dice named): ``SYSTEM [positive 6 1 | negative −4 −2] = +1
     Barely Successful → Backfoot (target)``, ``[… | vs …] = +1 Hit (Good vs
     Mediocre) → Hurt (target)``."""
+    global _last_line
+    last = _last_line
+    if last[0] is record and last[1] == hide_secrets:
+        return last[2]
+    line = _record_line(record, hide_secrets)
+    if type(record) is RollRecord:
+        _last_line = (record, hide_secrets, line)
+    return line
+
+
+def _record_line(record: RollRecord, hide_secrets: bool) -> str:
     line = f"{record.system} [{log_dice_plain(record)}] = {headline(record)} {record.outcome}"
     notes = line_notes(record)
     if notes:
@@ -299,7 +317,7 @@ def roll_summary(summary: str, record: RollRecord | Mapping[str, Any]) -> str:
     the record (sessions saved by an earlier gmdesk read as new ones do); a summary
     of another shape as it was written, with its minus signs made typographic."""
     try:
-        rec = record if isinstance(record, RollRecord) else RollRecord.from_json(dict(record))
+        rec = record if isinstance(record, RollRecord) else RollRecord.from_trusted_json(dict(record))
     except (KeyError, TypeError, ValueError):
         return reading(summary)
     at = summary.find(f": {rec.system} [")

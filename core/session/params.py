@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session.model import Character
+from gmdesk.core.systems.base import dataclass_to_json
 from gmdesk.core.systems.spec import INITIATIVE, CharField, SystemSpec, find_stat
 
 if TYPE_CHECKING:
@@ -435,7 +436,7 @@ def fill_params_from(
     spec = _spec(module)
     if spec is None:
         return params, {}
-    data = dataclasses.asdict(params)
+    data = dataclass_to_json(params)  # (dataclasses.asdict, faster)
     if given is None:
         defaults = _param_defaults(spec)
         given = {k for k, v in data.items() if k in defaults and v != defaults[k]}
