@@ -12,6 +12,7 @@ from fractions import Fraction
 from typing import Any, Protocol
 
 from rich.console import Group, RenderableType
+from rich.control import STRIP_CONTROL_CODES
 from rich.table import Table
 from rich.text import Text
 
@@ -160,7 +161,7 @@ class _Sink(Protocol):
 
 
 #: what Rich's Text takes out of every string appended to it (its control codes)
-_CONTROL_CODES = {7: None, 8: None, 11: None, 12: None, 13: None}
+_CONTROL_CODES: dict[int, None] = dict.fromkeys(STRIP_CONTROL_CODES)
 
 
 class _PlainText:
@@ -176,7 +177,8 @@ class _PlainText:
         self._length = 0
 
     def append(self, text: str, style: str | None = None) -> _PlainText:
-        text = text.translate(_CONTROL_CODES)
+        if not text.isprintable():  # (the control codes are not)
+            text = text.translate(_CONTROL_CODES)
         self._parts.append(text)
         self._length += len(text)
         return self
@@ -203,9 +205,11 @@ def dice_text(record: RolledDice) -> Text:
     return text
 
 
-def _write_dice(record: RolledDice, text: _Sink) -> None:
-    """:func:`dice_text`, written into ``text`` (a Rich Text or a :class:`_PlainText`)."""
-    groups = _tail_groups(record)
+def _write_dice(record: RolledDice, text: _Sink, groups: list[tuple[str, int]] | None = None) -> None:
+    """:func:`dice_text`, written into ``text`` (a Rich Text or a :class:`_PlainText`);
+    ``groups``: the record's :func:`_tail_groups`, when known already."""
+    if groups is None:
+        groups = _tail_groups(record)
     own = len(record.dice) - sum(n for _, n in groups)
     labels: list[str | None] = [None] * own
     for name, n in groups:
@@ -568,7 +572,7 @@ def _write_log_dice(record: RollRecord, text: _Sink, new: Callable[[], _Sink]) -
     labels_of = spec.dice_labels if spec is not None else None
     labels: Mapping[str, str] = (labels_of(record) or {}) if labels_of is not None else {}
     if not groups and not opp_dice and not labels.get("own"):
-        _write_dice(record, text)
+        _write_dice(record, text, groups)
         return
     dice = list(record.dice)
     own = len(dice) - sum(n for _, n in groups)

@@ -226,7 +226,8 @@ def _plain_copy(v: Any, depth: int = 0) -> Any:
         for k, x in v.items():
             if type(k) is not str:
                 raise _NotPlain
-            out[k] = _plain_copy(x, depth + 1)
+            tx = type(x)  # (text, true/false and null inline: most values are)
+            out[k] = x if tx is str or tx is bool or x is None else _plain_copy(x, depth + 1)
         return out
     if t is list or t is tuple:
         return [_plain_copy(x, depth + 1) for x in v]

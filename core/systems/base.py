@@ -102,6 +102,7 @@ class CombatFields:
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 #: each Params class's field names, in order (read once: a roll asks for them each time)
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_FIELD_SETS: dict[type, frozenset[str]] = {}
 
 
 def dataclass_to_json(params: DataclassInstance) -> dict[str, Any]:
@@ -123,7 +124,9 @@ def dataclass_to_json(params: DataclassInstance) -> dict[str, Any]:
 
 
 def dataclass_from_json(cls: type[_D], data: Mapping[str, Any]) -> _D:
-    names = {f.name for f in dataclasses.fields(cls)}
+    names = _FIELD_SETS.get(cls)
+    if names is None:
+        names = _FIELD_SETS[cls] = frozenset(f.name for f in dataclasses.fields(cls))
     unknown = set(data) - names
     if unknown:
         raise ParamError(sorted(unknown)[0], "unknown parameter for this system")
