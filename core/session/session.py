@@ -33,6 +33,7 @@ from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.eventlist import PROMOTE_AT, EventList, event_loader, record_loader, replayer, stored_event
 from gmdesk.core.session.events import (
     CHECKPOINT_VERSION,
+    Applied,
     Event,
     EventError,
     Fold,
@@ -267,6 +268,12 @@ def _jsonable(doc: Mapping[str, Any], etype: Any) -> dict[str, Any]:
     except (TypeError, ValueError) as e:
         raise EventError(f"the event is not plain data ({e})", etype if isinstance(etype, str) else None) from None
     return plain
+
+
+def _as_saved(applied: Applied) -> bool:
+    """True when what the fold adds to an event's plain data (its summary, its changes,
+    no fields of its own) reads back from the log as it is."""
+    return not applied.extra and type(applied.summary) is str and all(type(c) is str for c in applied.changes)
 
 
 class Session(SessionMoves, SystemMoveCalls):
@@ -530,7 +537,13 @@ class Session(SessionMoves, SystemMoveCalls):
         self._appended(seq, predicted, data, time)
         if header:
             self._header_seq = seq
-        event = self.events[seq - 1]
+        if seq == predicted and _as_saved(applied):
+            # what the log now holds, as reading it back would give it (the event is
+            # plain JSON data): made from the document just written, not read again
+            event = Event.from_doc(seq, stored)
+            self._events.put(event)
+        else:
+            event = self.events[seq - 1]
         try:
             if seq != predicted:
                 self._maybe_update_header()
