@@ -50,11 +50,10 @@ def event_text(event: Any, record: Any = None) -> list[str]:
     from gmdesk.core.text import reading
 
     when = event.time[11:16] if len(event.time) >= 16 else event.time
-    if record is None:
-        record = event.data.get("record")
+    saved = event.data.get("record")
     head = event.summary or event.type
-    if event.type == "roll" and isinstance(record, Mapping):
-        head = roll_summary(head, record)
+    if event.type == "roll" and isinstance(saved, Mapping):
+        head = roll_summary(head, saved if record is None else record)
     lines = [f"#{event.seq:<4} {when:5}  {reading(head)}"]
     for ch in event.changes:
         if ch not in head:  # said by the summary already ("Bruno heals Kara: Kara: Vitality −3 → 1")
