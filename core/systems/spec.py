@@ -47,7 +47,7 @@ from gmdesk.core.systems.declare import (
     Param,
 )
 from gmdesk.core.systems.harm import NO_HARM, Harm, check_harm
-from gmdesk.core.systems.setting import Setting, SettingError
+from gmdesk.core.systems.setting import INITIATIVE_TIES, Setting, SettingError
 from gmdesk.core.systems.values import check_value, find_stat, params_class, parse_field, parse_stats, show_field
 
 if TYPE_CHECKING:
@@ -226,6 +226,11 @@ class SystemSpec:
     #: ``parse_initiative(option, text) -> int``
     parse_initiative: Callable[[str, Any], int] | None = _hook("parse_initiative")
     initiative_hint: str = _member("INITIATIVE_HINT", "text", _is_text, "a number")
+    #: who goes first when initiatives are equal, the default of a session of the
+    #: system (the setting "Initiative ties"; None: RULES.md's, keep order)
+    initiative_ties: str | None = _member(
+        "INITIATIVE_TIES", "one of " + ", ".join(repr(t) for t in INITIATIVE_TIES), lambda v: v in INITIATIVE_TIES
+    )
 
     # ---- between sessions, and saves
     #: ``rest(character) -> character``
@@ -416,6 +421,7 @@ class SystemSpec:
             "character_fields": [f.to_json() for f in self.character_fields],
             "moves": [{"id": m.id, "title": m.title, "help": m.help, "key": m.key} for m in self.moves],
             "settings": [s.to_json() for s in self.settings],
+            **({"initiative_ties": self.initiative_ties} if self.initiative_ties is not None else {}),
         }
 
 
