@@ -25,7 +25,7 @@ from gmdesk.core.dice import Die, RollRecord, freeze, thaw
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session import Session
 from gmdesk.core.session.events import Event, EventError
-from gmdesk.core.session.session import _jsonable
+from gmdesk.core.session.plain import jsonable as _jsonable
 from gmdesk.core.session.storage.codec import dumps
 from gmdesk.core.systems import BUILTIN_IDS, get_spec
 from gmdesk.core.systems.base import dataclass_to_json
