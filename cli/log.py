@@ -41,17 +41,19 @@ def event_json(event: Any) -> dict:
     return d
 
 
-def event_text(event: Any) -> list[str]:
+def event_text(event: Any, record: Any = None) -> list[str]:
     """An event as ``gmdesk log`` prints it: a roll's line drawn from its record (both
-    sides, one notation, whichever gmdesk saved it), then each change once."""
+    sides, one notation, whichever gmdesk saved it), then each change once.
+    ``record``: the event's record as a RollRecord, when the caller holds it already
+    (the session's fold of a roll just made), else it is read from the event."""
     from gmdesk.core.render import roll_summary
     from gmdesk.core.text import reading
 
     when = event.time[11:16] if len(event.time) >= 16 else event.time
-    record = event.data.get("record")
+    saved = event.data.get("record")
     head = event.summary or event.type
-    if event.type == "roll" and isinstance(record, Mapping):
-        head = roll_summary(head, record)
+    if event.type == "roll" and isinstance(saved, Mapping):
+        head = roll_summary(head, saved if record is None else record)
     lines = [f"#{event.seq:<4} {when:5}  {reading(head)}"]
     for ch in event.changes:
         if ch not in head:  # said by the summary already ("Bruno heals Kara: Kara: Vitality −3 → 1")

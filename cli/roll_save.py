@@ -12,6 +12,7 @@ from typing import Any
 
 from gmdesk.cli.common import session_store
 from gmdesk.cli.log import event_text
+from gmdesk.core.dice import RollRecord
 from gmdesk.core.results import saved
 
 
@@ -71,8 +72,18 @@ def stream_rolls(
             if as_json:
                 out.write(json.dumps(event.data["record"], ensure_ascii=False) + "\n")
             else:
-                out.write("\n".join(event_text(event)) + "\n")
+                out.write("\n".join(event_text(event, _folded_record(session, event))) + "\n")
             out.flush()
+
+
+def _folded_record(session: Any, event: Any) -> RollRecord | None:
+    """The record of the roll ``event`` as the session folded it (equal to the one its
+    JSON reads as, and already told in its summary: its line is drawn once), or None."""
+    rolls = session.state.rolls
+    entry = rolls[-1] if rolls else None
+    if entry is None or entry.seq != event.seq or entry.kind != "roll" or type(entry.record) is not RollRecord:
+        return None
+    return entry.record
 
 
 #: the prefix the generated command line gives an option's destination (if any)

@@ -203,8 +203,9 @@ class RollRecord:
     descriptors: tuple[Descriptor, ...] = ()
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "params", freeze(dict(self.params)))
-        object.__setattr__(self, "extra", freeze(dict(self.extra)))
+        # (_freeze_json: freeze, faster for the plain JSON values every system records)
+        object.__setattr__(self, "params", _freeze_json(dict(self.params)))
+        object.__setattr__(self, "extra", _freeze_json(dict(self.extra)))
         object.__setattr__(self, "dice", tuple(self.dice))
         object.__setattr__(self, "descriptors", tuple(self.descriptors))
         clash = set(self.extra) & set(_CORE_KEYS)
@@ -221,12 +222,12 @@ class RollRecord:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "system": self.system,
-            "params": thaw(self.params),
+            "params": _thaw_json(self.params),
             "dice": [d.to_json() for d in self.dice],
             "value": self.value,
             "outcome": self.outcome,
         }
-        out.update(thaw(self.extra))
+        out.update(_thaw_json(self.extra))
         if self.descriptors:
             out["descriptor"] = self.descriptors[0].to_json()
             out["descriptors"] = [d.to_json() for d in self.descriptors]
@@ -278,6 +279,18 @@ def _freeze_json(value: Any) -> Any:
     if t is str or t is int or t is bool or t is float or value is None:
         return value
     return freeze(value)
+
+
+def _thaw_json(value: Any) -> Any:
+    """:func:`thaw` (same result), by exact type for what a record holds."""
+    t = type(value)
+    if t is MappingProxyType or t is dict:
+        return {k: _thaw_json(v) for k, v in value.items()}
+    if t is tuple:
+        return [_thaw_json(v) for v in value]
+    if t is str or t is int or t is bool or t is float or value is None:
+        return value
+    return thaw(value)
 
 
 _ROLE_SET = frozenset(ROLES)

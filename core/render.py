@@ -6,12 +6,13 @@ share it). Plain-text forms never rely on colour: roles are spelled out or marke
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Protocol
 
 from rich.console import Group, RenderableType
+from rich.control import STRIP_CONTROL_CODES
 from rich.table import Table
 from rich.text import Text
 
@@ -149,12 +150,66 @@ def _tail_groups(record: RolledDice) -> list[tuple[str, int]]:
     return groups
 
 
+class _Sink(Protocol):
+    """What the dice texts are written into: a Rich Text, or a :class:`_PlainText`."""
+
+    def append(self, text: str, style: str | None = None) -> Any: ...
+
+    def append_text(self, text: Any) -> Any: ...
+
+    def __bool__(self) -> bool: ...
+
+
+#: what Rich's Text takes out of every string appended to it (its control codes)
+_CONTROL_CODES: dict[int, None] = dict.fromkeys(STRIP_CONTROL_CODES)
+
+
+class _PlainText:
+    """The plain text a Rich Text built by the same appends would hold (its ``plain``),
+    without the styles: the log line of every roll is drawn this way (building a Rich
+    Text only to take its ``plain`` costs several times more). Control codes are taken
+    out of each piece as Rich takes them out."""
+
+    __slots__ = ("_parts", "_length")
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._length = 0
+
+    def append(self, text: str, style: str | None = None) -> _PlainText:
+        if not text.isprintable():  # (the control codes are not)
+            text = text.translate(_CONTROL_CODES)
+        self._parts.append(text)
+        self._length += len(text)
+        return self
+
+    def append_text(self, text: _PlainText) -> _PlainText:
+        self._parts.append(text.plain)
+        self._length += text._length
+        return self
+
+    def __bool__(self) -> bool:
+        return self._length > 0
+
+    @property
+    def plain(self) -> str:
+        return "".join(self._parts)
+
+
 def dice_text(record: RolledDice) -> Text:
     """Dice in the order rolled, grouped by role: ``positive 6 1 | negative −4 −2``;
     kept and plain dice unlabelled, dropped dice in parentheses: ``5 (2) 4 3 6``; a
     two-way Test's opponent and damage dice named: ``2 | vs 5 | damage 4``."""
     text = Text()
-    groups = _tail_groups(record)
+    _write_dice(record, text)
+    return text
+
+
+def _write_dice(record: RolledDice, text: _Sink, groups: list[tuple[str, int]] | None = None) -> None:
+    """:func:`dice_text`, written into ``text`` (a Rich Text or a :class:`_PlainText`);
+    ``groups``: the record's :func:`_tail_groups`, when known already."""
+    if groups is None:
+        groups = _tail_groups(record)
     own = len(record.dice) - sum(n for _, n in groups)
     labels: list[str | None] = [None] * own
     for name, n in groups:
@@ -183,7 +238,6 @@ def dice_text(record: RolledDice) -> Text:
         if die.role == "dropped":
             face = f"({face})"
         text.append(face, style=ROLE_STYLE.get(die.role, ""))
-    return text
 
 
 #: what the dice of a roll that rolled none read as (a Test that failed automatically)
@@ -205,7 +259,11 @@ def no_dice(record: RollRecord) -> str:
 
 def dice_plain(record: RollRecord) -> str:
     """The dice as :func:`dice_text` shows them, or what a roll without dice reads as."""
-    return dice_text(record).plain if record.dice else no_dice(record)
+    if not record.dice:
+        return no_dice(record)
+    text = _PlainText()
+    _write_dice(record, text)
+    return text.plain
 
 
 def _told(record: RollRecord) -> list[Descriptor]:
@@ -222,11 +280,29 @@ def descriptor_plain(record: RollRecord) -> str:
     return "; ".join(parts)
 
 
+#: the line :func:`record_line` drew last: ``(record, hide_secrets, line)``. A roll's
+#: line is asked for twice in turn — for the summary its event saves, then by
+#: ``gmdesk roll --save`` printing it — and a record never changes (one tuple,
+#: replaced whole: threads read it safely)
+_last_line: tuple[object, bool, str] = (None, False, "")
+
+
 def record_line(record: RollRecord, hide_secrets: bool = False) -> str:
     """One plain line, as the desk's log tells the roll (both sides of an opposed roll,
     the fold, each group of dice named): ``SYSTEM [positive 6 1 | negative −4 −2] = +1
     Barely Successful → Backfoot (target)``, ``[… | vs …] = +1 Hit (Good vs
     Mediocre) → Hurt (target)``."""
+    global _last_line
+    last = _last_line
+    if last[0] is record and last[1] == hide_secrets:
+        return last[2]
+    line = _record_line(record, hide_secrets)
+    if type(record) is RollRecord:
+        _last_line = (record, hide_secrets, line)
+    return line
+
+
+def _record_line(record: RollRecord, hide_secrets: bool) -> str:
     line = f"{record.system} [{log_dice_plain(record)}] = {headline(record)} {record.outcome}"
     notes = line_notes(record)
     if notes:
@@ -245,7 +321,7 @@ def roll_summary(summary: str, record: RollRecord | Mapping[str, Any]) -> str:
     the record (sessions saved by an earlier gmdesk read as new ones do); a summary
     of another shape as it was written, with its minus signs made typographic."""
     try:
-        rec = record if isinstance(record, RollRecord) else RollRecord.from_json(dict(record))
+        rec = record if isinstance(record, RollRecord) else RollRecord.from_trusted_json(dict(record))
     except (KeyError, TypeError, ValueError):
         return reading(summary)
     at = summary.find(f": {rec.system} [")
@@ -450,8 +526,13 @@ def line_notes(record: RollRecord) -> str:
 
 
 def log_dice_plain(record: RollRecord) -> str:
-    """:func:`log_dice_text` as plain text, or what a roll without dice reads as."""
-    return log_dice_text(record).plain if record.dice else no_dice(record)
+    """:func:`log_dice_text` as plain text, or what a roll without dice reads as (the
+    same appends, into a :class:`_PlainText`: no Rich Text is built)."""
+    if not record.dice:
+        return no_dice(record)
+    text = _PlainText()
+    _write_log_dice(record, text, _PlainText)
+    return text.plain
 
 
 @dataclass(frozen=True)
@@ -460,10 +541,12 @@ class _DiceRun:
     extra: Mapping[str, Any]
 
 
-def _dice_run(dice: Sequence[Die], faces: object = None) -> Text:
-    """Some dice as :func:`dice_text` shows them (``faces``: their printed faces)."""
+def _dice_run(dice: Sequence[Die], faces: object, text: _Sink) -> _Sink:
+    """Some dice as :func:`dice_text` shows them (``faces``: their printed faces),
+    written into ``text``."""
     extra = {"faces": faces} if isinstance(faces, (list, tuple)) and len(faces) == len(dice) else {}
-    return dice_text(_DiceRun(tuple(dice), extra))
+    _write_dice(_DiceRun(tuple(dice), extra), text)
+    return text
 
 
 def log_dice_text(record: RollRecord) -> Text:
@@ -472,6 +555,14 @@ def log_dice_text(record: RollRecord) -> Text:
     mutual melee ``attack 4 | vs 2 | damage 6``, a two-way Test outside combat
     ``4 | vs 2``), the opponent's dice of an opposed roll or a contest after ``vs``;
     any other roll as :func:`dice_text`."""
+    text = Text()
+    _write_log_dice(record, text, Text)
+    return text
+
+
+def _write_log_dice(record: RollRecord, text: _Sink, new: Callable[[], _Sink]) -> None:
+    """:func:`log_dice_text`, written into ``text``; ``new`` makes the text of each run
+    of dice (a Rich Text, or a :class:`_PlainText` for the plain line)."""
     from gmdesk.core.dice import Die
 
     groups = _tail_groups(record)
@@ -481,14 +572,14 @@ def log_dice_text(record: RollRecord) -> Text:
     labels_of = spec.dice_labels if spec is not None else None
     labels: Mapping[str, str] = (labels_of(record) or {}) if labels_of is not None else {}
     if not groups and not opp_dice and not labels.get("own"):
-        return dice_text(record)
+        _write_dice(record, text, groups)
+        return
     dice = list(record.dice)
     own = len(dice) - sum(n for _, n in groups)
-    text = Text()
     if labels.get("own"):
         text.append(f"{labels['own']} ", style="dim")
     if own:
-        text.append_text(_dice_run(dice[:own], record.extra.get("faces")))
+        text.append_text(_dice_run(dice[:own], record.extra.get("faces"), new()))
     else:  # the roller's side rolled none: say so where its dice would be
         text.append(no_dice(record))
     at = own
@@ -496,13 +587,12 @@ def log_dice_text(record: RollRecord) -> Text:
         label = labels.get(name, name)
         text.append(" | ")
         text.append(f"{label} ", style="dim")
-        text.append_text(_dice_run(dice[at : at + n]))
+        text.append_text(_dice_run(dice[at : at + n], None, new()))
         at += n
     if opp_dice and not any(name == "vs" for name, _ in groups):
         text.append(" | ")
         text.append("vs ", style="dim")
-        text.append_text(_dice_run(opp_dice, opp.get("faces") if isinstance(opp, Mapping) else None))
-    return text
+        text.append_text(_dice_run(opp_dice, opp.get("faces") if isinstance(opp, Mapping) else None, new()))
 
 
 def log_descriptors(record: RollRecord, targeted: bool) -> str:

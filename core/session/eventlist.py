@@ -118,6 +118,10 @@ class EventList(Sequence[Event]):
         self._items.append(event)
         self._forget()
 
+    def put(self, event: Event) -> None:
+        """Hold ``event`` (one the log holds, ``event.seq`` ≤ its length) as made already."""
+        self._items[event.seq - 1] = event
+
     def grow(self, count: int) -> None:
         """The log now holds ``count`` events: the new ones are made when first looked at."""
         if count > len(self._items):

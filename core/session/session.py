@@ -47,6 +47,7 @@ from gmdesk.core.session.events import (
 from gmdesk.core.session.model import DEFAULT_SETTINGS, Character, State
 from gmdesk.core.session.model.rolls import LazyRecord
 from gmdesk.core.session.moves import SessionMoves, params_refusal
+from gmdesk.core.session.plain import as_saved, jsonable
 from gmdesk.core.session.storage import FORMAT_TAG, CorruptSaveError, EventLog, sidecar_paths
 from gmdesk.core.session.systemmoves import SystemMoveCalls
 from gmdesk.core.text import now_iso
@@ -192,26 +193,6 @@ def _drop_unused_lock(path: Path) -> None:
         pass  # held, replaced or gone: leave it as it is
     finally:
         os.close(fd)
-
-
-def _jsonable(doc: Mapping[str, Any], etype: Any) -> dict[str, Any]:
-    """A plain-JSON copy of an event (records become their JSON), exactly what the log
-    will give back on replay: live state and replay see the same data."""
-
-    def conv(v: Any) -> Any:
-        if isinstance(v, RollRecord):
-            return v.to_json()
-        if isinstance(v, Mapping):
-            return {str(k): conv(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [conv(x) for x in v]
-        return v
-
-    try:
-        plain: dict[str, Any] = json.loads(json.dumps(conv(doc), ensure_ascii=False, allow_nan=False))
-    except (TypeError, ValueError) as e:
-        raise EventError(f"the event is not plain data ({e})", etype if isinstance(etype, str) else None) from None
-    return plain
 
 
 class Session(SessionMoves, SystemMoveCalls):
@@ -451,7 +432,7 @@ class Session(SessionMoves, SystemMoveCalls):
         etype = doc.get("type")
         if self.readonly:
             raise EventError("this session is open read-only", etype if isinstance(etype, str) else None)
-        data = _jsonable(doc, etype)
+        data = jsonable(doc, etype)
         time = now_iso()
         predicted = self._log_seq + 1
         applied = self._fold.apply(predicted, data, time)
@@ -475,7 +456,13 @@ class Session(SessionMoves, SystemMoveCalls):
         self._appended(seq, predicted, data, time)
         if header:
             self._header_seq = seq
-        event = self.events[seq - 1]
+        if seq == predicted and as_saved(applied):
+            # what the log now holds, as reading it back would give it (the event is
+            # plain JSON data): made from the document just written, not read again
+            event = Event.from_doc(seq, stored)
+            self._events.put(event)
+        else:
+            event = self.events[seq - 1]
         try:
             if seq != predicted:
                 self._maybe_update_header()

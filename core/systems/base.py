@@ -98,12 +98,35 @@ class CombatFields:
         check_kind("--attacker-kind", self.attacker_kind)
 
 
+#: the types a field of a system's Params holds as it is (immutable: ``asdict`` keeps them)
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+#: each Params class's field names, in order (read once: a roll asks for them each time)
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_FIELD_SETS: dict[type, frozenset[str]] = {}
+
+
 def dataclass_to_json(params: DataclassInstance) -> dict[str, Any]:
-    return dataclasses.asdict(params)
+    """``dataclasses.asdict(params)``: the same dict, made directly for the flat Params
+    every system declares (fields of text, numbers, true/false/None, tuples of them);
+    anything else goes through ``asdict``."""
+    cls = type(params)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(params))
+    out: dict[str, Any] = {}
+    for name in names:
+        value = getattr(params, name)
+        t = type(value)
+        if t not in _SCALARS and not (t is tuple and all(type(v) in _SCALARS for v in value)):
+            return dataclasses.asdict(params)
+        out[name] = value
+    return out
 
 
 def dataclass_from_json(cls: type[_D], data: Mapping[str, Any]) -> _D:
-    names = {f.name for f in dataclasses.fields(cls)}
+    names = _FIELD_SETS.get(cls)
+    if names is None:
+        names = _FIELD_SETS[cls] = frozenset(f.name for f in dataclasses.fields(cls))
     unknown = set(data) - names
     if unknown:
         raise ParamError(sorted(unknown)[0], "unknown parameter for this system")

@@ -54,9 +54,14 @@ def loads(data: bytes | str, *, check_depth: bool = True) -> Any:
         raise ValueError("nested too deeply to read") from None
 
 
+#: the encoder of every JSON text the store writes (made once: ``json.dumps`` with
+#: options makes a new one at every call)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=SEP, allow_nan=False)
+
+
 def dumps(obj: Any) -> str:
     """``obj`` as compact JSON text (ValueError/TypeError for what JSON cannot hold)."""
-    return json.dumps(obj, ensure_ascii=False, separators=SEP, allow_nan=False)
+    return _ENCODER.encode(obj)
 
 
 def json_text(value: Any, option: str) -> str:

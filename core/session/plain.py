@@ -1,0 +1,96 @@
+"""An event as plain JSON data, as ``Session.apply`` folds and saves it: exactly what
+the log gives back when it is read again, so that the live state and a replay see
+the same data (:func:`jsonable`), and whether the event as saved can be handed back
+without reading it again (:func:`as_saved`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from gmdesk.core.dice import RollRecord
+from gmdesk.core.session.events import Applied, EventError
+
+__all__ = ["as_saved", "jsonable"]
+
+
+class _NotPlain(Exception):
+    """A value :func:`_plain_copy` leaves to the JSON round trip."""
+
+
+#: how deep :func:`_plain_copy` walks (deeper is left to the JSON round trip, which
+#: says what is wrong with it)
+_PLAIN_DEPTH = 64
+#: the widest whole number :func:`_plain_copy` copies as it is (wider ones go through
+#: the round trip, which refuses what JSON cannot write)
+_PLAIN_INT_BITS = 4096
+
+
+def _plain_copy(v: Any, depth: int = 0) -> Any:
+    """A fresh copy of plain JSON data — dicts with text keys, lists and tuples (made
+    lists), text, whole numbers, finite numbers, true/false/null, roll records as their
+    JSON — equal to what a JSON round trip of it gives back; :class:`_NotPlain` for
+    anything else (a NaN, a key that is not text, a type of its own…), which the round
+    trip then reads or refuses."""
+    t = type(v)
+    if t is str or t is bool or v is None:
+        return v
+    if t is int:
+        if v.bit_length() > _PLAIN_INT_BITS:
+            raise _NotPlain
+        return v
+    if depth >= _PLAIN_DEPTH:
+        raise _NotPlain
+    if t is dict:
+        out = {}
+        for k, x in v.items():
+            if type(k) is not str:
+                raise _NotPlain
+            tx = type(x)  # (text, true/false and null inline: most values are)
+            out[k] = x if tx is str or tx is bool or x is None else _plain_copy(x, depth + 1)
+        return out
+    if t is list or t is tuple:
+        return [_plain_copy(x, depth + 1) for x in v]
+    if t is float:
+        if v - v != 0.0:  # NaN or infinite
+            raise _NotPlain
+        return v
+    if t is RollRecord:
+        return _plain_copy(v.to_json(), depth)
+    raise _NotPlain
+
+
+def jsonable(doc: Mapping[str, Any], etype: Any) -> dict[str, Any]:
+    """A plain-JSON copy of an event (records become their JSON), exactly what the log
+    will give back on replay: live state and replay see the same data.
+
+    Plain data (what gmdesk's own moves make) is copied as it is, by exact type
+    (:func:`_plain_copy`); anything else goes through a JSON round trip."""
+    if type(doc) is dict:
+        try:
+            plain_doc: dict[str, Any] = _plain_copy(doc)
+            return plain_doc
+        except _NotPlain:
+            pass
+
+    def conv(v: Any) -> Any:
+        if isinstance(v, RollRecord):
+            return v.to_json()
+        if isinstance(v, Mapping):
+            return {str(k): conv(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [conv(x) for x in v]
+        return v
+
+    try:
+        plain: dict[str, Any] = json.loads(json.dumps(conv(doc), ensure_ascii=False, allow_nan=False))
+    except (TypeError, ValueError) as e:
+        raise EventError(f"the event is not plain data ({e})", etype if isinstance(etype, str) else None) from None
+    return plain
+
+
+def as_saved(applied: Applied) -> bool:
+    """True when what the fold adds to an event's plain data (its summary, its changes,
+    no fields of its own) reads back from the log as it is."""
+    return not applied.extra and type(applied.summary) is str and all(type(c) is str for c in applied.changes)
