@@ -206,3 +206,67 @@ def test_a_checkpoint_row_of_version_4_reads_with_no_counters(store):
     assert form["characters"][0][19] == [["Reactions", 1, 1, "round"]]
     form["characters"][0] = form["characters"][0][:19]  # as gmdesk wrote it before counters
     assert state_from_checkpoint(form, lambda *a: None).characters[ids["Kara"]].counters == []  # type: ignore[arg-type, return-value]
+
+
+# ------------------------------------------------------------------ the CLI
+
+
+def cli_table(capsys, saves) -> None:
+    from helpers import gmdesk_cli as run
+
+    assert run(capsys, saves, "new", "Night 1", "--system", "4d6")[0] == 0
+    assert run(capsys, saves, "char", "Night 1", "add", "Kara")[0] == 0
+
+
+def test_the_cli_adds_spends_restores_shows_and_removes(capsys, saves):
+    cli_table(capsys, saves)
+    rc, out, err = gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", "Reactions", "1", "--reset", "round")
+    assert (rc, out, err) == (0, "Kara gets a counter: Reactions 1/1 ↻round\n", "")
+    gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", "Luck", "3", "--reset", "NIGHT")
+    rc, out, _ = gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", "luck", "--spend", "2")
+    assert (rc, out) == (0, "Kara spends 2 Luck (1/3 left)\n")
+    rc, out, _ = gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", "Luck", "--restore", "1")
+    assert (rc, out) == (0, "Kara restores 1 Luck (2/3 left)\n")
+    rc, out, _ = gmdesk_cli(capsys, saves, "char", "Night 1", "show", "Kara")
+    assert "  Counters: Reactions 1/1 ↻round, Luck 2/3 ↻night\n" in out
+    rc, out, _ = gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", "Luck")
+    assert (rc, out) == (0, "Kara: Luck 2/3 ↻night\n")
+    rc, out, _ = gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", "Reactions", "--remove")
+    assert (rc, out) == (0, "Kara's counter Reactions is removed\n")
+    with SessionStore(saves).open("Night 1") as s:
+        kara = s.character("Kara")
+        assert [x.shown() for x in kara.counters] == ["Luck 2/3 ↻night"]
+        assert [e.type for e in s.events][-4:] == ["counter.add", "counter.change", "counter.change", "counter.remove"]
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (("Reactions", "2"), "--reset: say when the counter fills up again"),
+        (("Luck", "3", "--reset", "dawn"), "--reset: must be round, turn or night (got 'dawn')"),
+        (("Luck", "three", "--reset", "night"), "MAX: must be a whole number from 1 to 999 (got 'three')"),
+        (("Luck", "0", "--reset", "night"), "MAX: must be a whole number from 1 to 999 (got 0)"),
+        (("Reactions", "--spend", "2"), "Kara has 1 Reactions left (cannot spend 2)"),
+        (("Reactions", "--spend", "-1"), "--spend: must be a whole number from 1"),
+        (("Reactions", "--restore", "1"), "Kara's Reactions is full"),
+        (("Reactions", "1", "--reset", "round"), "Kara already has a counter 'Reactions'"),
+        (("Reactions", "1", "--spend", "1"), "MAX: adds a counter"),
+        (("Reactions", "--reset", "turn"), "--reset: goes with MAX"),
+        (("Legendary", "--spend", "1"), "Kara has no counter 'Legendary' (it has: Reactions)"),
+        (("Legendary",), "Kara has no counter 'Legendary' (its counters: Reactions)"),
+        (("Reactions", "--spend", "1", "--remove"), "not allowed with"),
+    ],
+)
+def test_bad_cli_input_is_one_line_and_touches_nothing(capsys, saves, args, words):
+    from helpers import files_of, one_error_line
+
+    cli_table(capsys, saves)
+    gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", "Reactions", "1", "--reset", "round")
+    def saved() -> dict:  # the session's files (the writer's lock is taken and let go)
+        return {k: v for k, v in files_of(saves).items() if not k.endswith(".lock")}
+
+    before = saved()
+    rc, out, err = gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", *args)
+    assert rc == 2 and out == ""
+    one_error_line(err, words)
+    assert saved() == before
