@@ -79,7 +79,7 @@ from gmdesk.tui.screens.rolldetails import RollDetails
 from gmdesk.tui.screens.rolling import RollActions
 from gmdesk.tui.screens.roster import RosterActions
 from gmdesk.tui.screens.sessionmoves import SessionActions, settings_help
-from gmdesk.tui.widgets.character import CharacterPane
+from gmdesk.tui.widgets.character import CharacterPane, counter_event
 from gmdesk.tui.widgets.initiative import InitiativePane
 from gmdesk.tui.widgets.rolllog import RollLog
 from gmdesk.tui.widgets.sessionbar import SessionBar
@@ -424,6 +424,25 @@ class MainScreen(DeskScreen):
         ]
         if "sheet" in character_sections(self.state.info.system):
             out.append(("Spend a use", "s on a sheet row of the character pane", self.action_focus_character))
+        out.extend(self._counter_commands())
+        return out
+
+    def _counter_commands(self) -> list[tuple[str, str, Callable[[], Any]]]:
+        """Spend and give back one use of each counter of the selected character."""
+        ch = self.state.characters.get(self.selected) if self.selected is not None else None
+        out: list[tuple[str, str, Callable[[], Any]]] = []
+        if ch is None:
+            return out
+        for i, x in enumerate(ch.counters):
+            for what, title, key in (("use", "Spend", "s"), ("restore", "Give back", "S")):
+                event, said = counter_event(ch, i, what)
+                out.append(
+                    (
+                        f"{title} one {x.label} ({ch.name})",
+                        f"{x.left}/{x.maximum} left, full again each {x.reset} ({key} on its row)",
+                        functools.partial(self.apply, event, said),
+                    )
+                )
         return out
 
 
