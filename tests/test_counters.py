@@ -11,6 +11,7 @@ import pytest
 from helpers import gmdesk_cli, same_as_replay
 
 from gmdesk.core.session import EventError, Session, SessionStore
+from gmdesk.core.session.events.visibility import public_event
 from gmdesk.core.session.export import export
 
 
@@ -262,6 +263,7 @@ def test_bad_cli_input_is_one_line_and_touches_nothing(capsys, saves, args, word
 
     cli_table(capsys, saves)
     gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", "Reactions", "1", "--reset", "round")
+
     def saved() -> dict:  # the session's files (the writer's lock is taken and let go)
         return {k: v for k, v in files_of(saves).items() if not k.endswith(".lock")}
 
@@ -270,3 +272,23 @@ def test_bad_cli_input_is_one_line_and_touches_nothing(capsys, saves, args, word
     assert rc == 2 and out == ""
     one_error_line(err, words)
     assert saved() == before
+
+
+def test_the_public_chronicle_leaves_out_an_npcs_counters(store):
+    s, ids = table(store, "Kara", "Gospog")
+    k, g = ids["Kara"], ids["Gospog"]
+    with s:
+        add(s, k, "Reactions", 1, "round")
+        add(s, g, "Legendary", 3, "turn")
+        s.apply({"type": "initiative.set", "entries": [{"id": k, "value": 15}, {"id": g, "value": 10}]})
+        s.apply({"type": "turn.next"})
+        spend(s, k, "Reactions")
+        spend(s, g, "Legendary", 2)
+        turn = s.apply({"type": "turn.next"})  # Gospog's Legendary fills up
+        public = export(s.state, "md", s.events, header=s.header)
+        gm = export(s.state, "md", s.events, public=False, header=s.header)
+        told = public_event(s.state, turn)
+    assert "Kara spends 1 Reactions (0/1 left)" in public and "Legendary" not in public
+    assert "Gospog spends 2 Legendary (1/3 left)" in gm
+    assert "Gospog: Legendary 1/3 → 3/3 (its turn starts)" in turn.changes
+    assert told is not None and told.summary == turn.summary and not told.changes

@@ -78,3 +78,21 @@ async def test_the_palette_spends_and_gives_back_the_selected_characters_counter
         await until(pilot, lambda: counters_of(path, k)[1] == "Luck 2/3 ↻night")
         await palette(pilot, "Give back one Luck (Kara)")
         await until(pilot, lambda: counters_of(path, k)[1] == "Luck 3/3 ↻night")
+
+
+async def test_the_player_view_shows_a_pcs_counters_and_not_an_npcs(tmp_path):
+    from test_tui_player import shown
+
+    from gmdesk.tui.screens.player import PlayerApp, build_picture
+
+    path, ids = counter_save(tmp_path)
+    with Session.open(path) as s:
+        s.apply({"type": "counter.add", "id": ids["Gospog"], "label": "Legendary", "max": 3, "reset": "turn"})
+        s.apply({"type": "counter.change", "id": ids["Kara"], "label": "Reactions", "spend": 1})
+        party = build_picture(s.state).party.plain
+    assert "counters: Reactions 0/1 ↻round, Luck 3/3 ↻night" in party and "Legendary" not in party
+    app = PlayerApp(path, clock=lambda: "21:00:00")
+    async with run(app, size=(80, 24)) as pilot:
+        await shown(pilot)
+        text = screen_text(app)
+    assert "Reactions 0/1 ↻round" in text and "Legendary" not in text
