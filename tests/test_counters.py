@@ -292,3 +292,26 @@ def test_the_public_chronicle_leaves_out_an_npcs_counters(store):
     assert "Gospog spends 2 Legendary (1/3 left)" in gm
     assert "Gospog: Legendary 1/3 → 3/3 (its turn starts)" in turn.changes
     assert told is not None and told.summary == turn.summary and not told.changes
+
+
+def test_a_spend_and_a_reset_survive_a_kill(store):
+    from helpers import killed_after
+
+    s, ids = table(store, "Kara", "Gospog")
+    k, g = ids["Kara"], ids["Gospog"]
+    with s:
+        add(s, k, "Reactions", 1, "round")
+        add(s, g, "Legendary", 2, "turn")
+        s.apply({"type": "initiative.set", "entries": [{"id": k, "value": 15}, {"id": g, "value": 10}]})
+    path = store.list()[0].path
+    killed_after(
+        path,
+        {"type": "turn.next"},
+        {"type": "counter.change", "id": k, "label": "Reactions", "spend": 1},
+        {"type": "counter.change", "id": g, "label": "Legendary", "spend": 2},
+        {"type": "turn.next"},  # Gospog's turn: its Legendary fills up
+    )
+    with store.open("Night 1") as again:
+        assert left(again, k) == {"Reactions": "0/1"} and left(again, g) == {"Legendary": "2/2"}
+        again.undo()  # the turn, with its reset
+        assert left(again, g) == {"Legendary": "0/2"}
