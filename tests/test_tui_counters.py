@@ -96,3 +96,30 @@ async def test_the_player_view_shows_a_pcs_counters_and_not_an_npcs(tmp_path):
         await shown(pilot)
         text = screen_text(app)
     assert "Reactions 0/1 ↻round" in text and "Legendary" not in text
+
+
+async def test_the_palette_adds_a_counter_and_a_bad_maximum_is_said_with_its_label(tmp_path):
+    from helpers import burst, dialog
+
+    from gmdesk.tui.screens.confirm import FormDialog
+
+    path, ids = counter_save(tmp_path)
+    k = ids["Kara"]
+    app = make_app(path)
+    async with run(app, size=(80, 24)) as pilot:
+        await main_screen(pilot)
+        await palette(pilot, "Add a counter…")
+        await dialog(pilot, FormDialog)
+        await burst(pilot, "Second wind")
+        await press(pilot, "tab", "backspace")
+        await burst(pilot, "x")
+        await press(pilot, "enter")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "Maximum: must be a whole number" in text and "max:" not in text
+        assert counters_of(path, k) == ["Reactions 1/1 ↻round", "Luck 3/3 ↻night"]
+        await press(pilot, "backspace")
+        await burst(pilot, "2")
+        await press(pilot, "enter")
+        await until(pilot, lambda: len(counters_of(path, k)) == 3)
+    assert counters_of(path, k)[2] == "Second wind 2/2 ↻round"
