@@ -97,6 +97,7 @@ from gmdesk.core.session.events import (  # noqa: F401
     clocks,
     counters,
     encounter,
+    grouping,
     groups,
     rolls,
     session_settings,

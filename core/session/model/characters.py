@@ -247,6 +247,9 @@ class Character:
     #: environment's turn): rolling initiative again, every round or for all, leaves
     #: it there, and it joins an encounter there; None: not pinned
     pin: int | None = None
+    #: the label of the initiative group the character belongs to ("Gospog"): the
+    #: group rolls once and takes one turn; None: it acts on its own
+    group: str | None = None
     #: the named counters it carries (:class:`Counter`), in the order they were added;
     #: replaced, never changed in place
     counters: list[Counter] = field(default_factory=list)
@@ -360,6 +363,7 @@ class Character:
             **({"hidden": True} if self.hidden else {}),
             **({"status_set": self.status_set.to_json()} if self.status_set is not None else {}),
             **({"pin": self.pin} if self.pin is not None else {}),
+            **({"group": self.group} if self.group is not None else {}),
             **({"counters": [x.to_json() for x in self.counters]} if self.counters else {}),
         }
 
@@ -385,6 +389,7 @@ class Character:
             hidden=bool(d.get("hidden", False)),
             status_set=SetStatus.from_json(d.get("status_set")),
             pin=int(d["pin"]) if d.get("pin") is not None else None,
+            group=str(d["group"]) if d.get("group") is not None else None,
             counters=[Counter.from_json(x) for x in d.get("counters") or ()],
         )
 
