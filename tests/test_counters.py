@@ -315,3 +315,20 @@ def test_a_spend_and_a_reset_survive_a_kill(store):
         assert left(again, k) == {"Reactions": "0/1"} and left(again, g) == {"Legendary": "2/2"}
         again.undo()  # the turn, with its reset
         assert left(again, g) == {"Legendary": "0/2"}
+
+
+def test_a_groups_turn_fills_up_the_turn_counters_of_each_member_who_acts(store):
+    s, ids = table(store, "Kara", "G1", "G2")
+    k, g1, g2 = ids["Kara"], ids["G1"], ids["G2"]
+    with s:
+        for g in (g1, g2):
+            add(s, g, "Legendary", 1, "turn")
+        s.apply({"type": "group.set", "label": "Gospog", "ids": [g1, g2]})
+        s.roll_initiative([k, g1], values={k: 15, g1: 10})
+        s.apply({"type": "turn.next"})  # Kara
+        spend(s, g1, "Legendary")
+        spend(s, g2, "Legendary")
+        ev = s.apply({"type": "turn.next"})  # the group's turn: both members'
+        assert left(s, g1) == left(s, g2) == {"Legendary": "1/1"}
+        assert "G2: Legendary 0/1 → 1/1 (its turn starts)" in ev.changes
+        same_as_replay(s)
