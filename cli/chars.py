@@ -1,6 +1,7 @@
 """``gmdesk char``: a session's characters and their numbers from the command line.
 
-``gmdesk char SAVE add|set|show|list|remove|add-from|initiative|group|ungroup|hide|reveal|status``.
+``gmdesk char SAVE add|set|show|list|remove|add-from|initiative|group|ungroup|hide|reveal|status|counter``
+(``counter``: :mod:`gmdesk.cli.counters`).
 
 ``FIELD=VALUE`` names a field of the session's system (``core.systems.spec``
 ``CharField``) by its name or its label, case, spaces, dashes and underscores
@@ -54,6 +55,7 @@ import json
 import sys
 from typing import Any
 
+from gmdesk.cli import counters
 from gmdesk.cli.common import choice, guard, open_session, spec_or_none
 from gmdesk.cli.fields import field_key, read_assignments
 from gmdesk.core.errors import GmdeskError, ParamError
@@ -69,7 +71,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("save", metavar="SAVE", help="session name or path")
     verbs = p.add_subparsers(
         dest="verb",
-        metavar="add|set|show|list|remove|add-from|initiative|group|ungroup|hide|reveal|status",
+        metavar="add|set|show|list|remove|add-from|initiative|group|ungroup|hide|reveal|status|counter",
         parser_class=type(p),
     )
     verbs.required = True
@@ -159,6 +161,8 @@ def register(subparsers: Any) -> None:
     v.add_argument("name", metavar="NAME", help="character name or id")
     v.add_argument("status", metavar="ok|unconscious|dead", help="the status the GM sets")
     v.set_defaults(func=guard(cmd_status))
+
+    counters.register(verbs)
 
 
 # --------------------------------------------------------------------------- the verbs
@@ -302,6 +306,8 @@ def _show_lines(session: Any, c: Any) -> list[str]:
         lines.append("Conditions: " + ", ".join(x.name for x in c.conditions))
     if c.wounds:
         lines.append("Wounds: " + ", ".join(w.text for w in c.wounds))
+    if c.counters:
+        lines.append("Counters: " + ", ".join(x.shown() for x in c.counters))
     return lines
 
 

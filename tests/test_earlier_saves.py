@@ -34,7 +34,7 @@ def _same_form(state_json: dict) -> dict:
 
     state_json["info"].pop("last_played", None)
     for row in state_json["characters"]:
-        while len(row) > 17 and row[-1] is None:  # a status set by hand, a pin: None
+        while len(row) > 17 and row[-1] in (None, []):  # a status set by hand, a pin: None; no counters
             del row[-1]
         # a condition's wait on a named turn (checkpoint version 3): none in those saves
         row[10] = [cond[:3] for cond in row[10] if len(cond) < 4 or cond[3] is None] + [

@@ -629,6 +629,8 @@ def read_carried(path: str | os.PathLike[str], npcs: Sequence[str] = (), rest: b
         # carried exactly as it stood (RULES "Who can act").
         if hook is not None and not is_dead(d):
             after = dict(hook(copy.deepcopy(d)))
+            if d.get("counters") and "counters" not in after:  # a rest that knows nothing of counters keeps them
+                after["counters"] = copy.deepcopy(d["counters"])
             after.pop("status", None)
             d.pop("status", None)
             # a rest ends a status the GM set by hand (an Unconscious wakes up; an

@@ -32,6 +32,7 @@ PANE_KEYS_BY_SECTION: Sequence[tuple[str, str, str]] = (
     ("delete / x", "remove a source, a condition or a wound (free)", ""),
     ("b", "buy off the wound under the cursor (spends a Possibility)", "possibilities"),
     ("s", "spend one use of the sheet row under the cursor", "sheet"),
+    ("s / S", "spend / give back one use of the counter under the cursor", ""),
     ("Roll log", "", ""),
     ("enter", "the roll's full breakdown", ""),
     ("y", "copy the roll's line (OSC 52 clipboard)", ""),

@@ -80,7 +80,7 @@ from gmdesk.tui.screens.rolldetails import RollDetails
 from gmdesk.tui.screens.rolling import RollActions
 from gmdesk.tui.screens.roster import RosterActions
 from gmdesk.tui.screens.sessionmoves import SessionActions, settings_help
-from gmdesk.tui.widgets.character import CharacterPane
+from gmdesk.tui.widgets.character import CharacterPane, counter_event
 from gmdesk.tui.widgets.initiative import InitiativePane
 from gmdesk.tui.widgets.rolllog import RollLog
 from gmdesk.tui.widgets.sessionbar import SessionBar
@@ -454,7 +454,72 @@ class MainScreen(DeskScreen):
         ]
         if "sheet" in character_sections(self.state.info.system):
             out.append(("Spend a use", "s on a sheet row of the character pane", self.action_focus_character))
+        out.extend(self._counter_commands())
         return out
+
+    def _counter_commands(self) -> list[tuple[str, str, Callable[[], Any]]]:
+        """Add a counter to the selected character; spend and give back one use of each
+        of its counters."""
+        ch = self.state.characters.get(self.selected) if self.selected is not None else None
+        out: list[tuple[str, str, Callable[[], Any]]] = [
+            (
+                "Add a counter…",
+                "reactions, legendary actions: full again each round, turn or night",
+                functools.partial(add_counter, self),
+            )
+        ]
+        if ch is None:
+            return out
+        for i, x in enumerate(ch.counters):
+            for what, title, key in (("use", "Spend", "s"), ("restore", "Give back", "S")):
+                event, said = counter_event(ch, i, what)
+                out.append(
+                    (
+                        f"{title} one {x.label} ({ch.name})",
+                        f"{x.left}/{x.maximum} left, full again each {x.reset} ({key} on its row)",
+                        functools.partial(self.apply, event, said),
+                    )
+                )
+        return out
+
+
+def add_counter(desk: MainScreen) -> None:
+    """Ask for a counter of the selected character (its name, maximum and when it fills
+    up again) and add it; the dialog stays open until the session accepts it."""
+    from gmdesk.tui.screens.confirm import FormDialog
+    from gmdesk.tui.widgets.form import FormField
+
+    cid = desk.need_selected()
+    if cid is None:
+        return
+    ch = desk.state.characters[cid]
+    resets = [("round", "each round"), ("turn", f"at the start of {ch.name}'s turn"), ("night", "each night")]
+
+    def call(values: dict[str, Any]) -> Callable[[Session], Any]:
+        typed = str(values["max"]).strip()
+        doc = {
+            "type": "counter.add",
+            "id": cid,
+            "label": values["label"],
+            "max": int(typed) if typed.isdigit() else typed,
+            "reset": values["reset"],
+        }
+        return lambda s: s.apply(doc)
+
+    desk.app.push_screen(
+        FormDialog(
+            f"A counter for {ch.name}",
+            [
+                FormField("label", "Counter", "text", placeholder="Reactions"),
+                FormField("max", "Maximum", "text", "1"),
+                FormField("reset", "Full again", "choice", "round", resets),
+            ],
+            commit=call,
+            verb="add",
+            hint="s spends, S gives back (on its row)",
+        ),
+        lambda ev: desk.say(ev.summary) if ev is not None else None,
+    )
 
 
 @functools.cache

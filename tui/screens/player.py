@@ -18,7 +18,8 @@ Player view
       when some are down; its members are listed with the characters, each with
       its own status, conditions and wounds, as for any character;
     * player characters: Vitality (current/default), Possibilities, active advantage
-      and shift sources, conditions with rounds left, wounds;
+      and shift sources, counters ("Reactions 0/1 ↻round"), conditions with rounds
+      left, wounds;
     * non-player characters: only what the table can see — status (``UNC``, ``DEAD``),
       conditions and wounds; never their Vitality numbers, sources, notes or sheet;
     * the roll log: rolls only (not the GM's notes or other events), newest last,
@@ -215,6 +216,8 @@ def build_picture(state: State) -> PlayerPicture:
             sources = [s for s in (*c.advantage, *c.shifts) if s.active]
             if sources:
                 party.append("\n    sources: " + ", ".join(source_label(s) for s in sources))
+            if c.counters:  # what a player character has left (reactions, luck…)
+                party.append("\n    counters: " + ", ".join(x.shown() for x in c.counters))
         conds = _conditions_text(c, lambda cid: _seen_name(state, cid))
         if conds:
             party.append("\n    conditions: " + conds)

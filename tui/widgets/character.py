@@ -15,9 +15,10 @@ this module lays it out and edits it.
 Keys on the list: Enter edits the row (or toggles a source, or starts an "add" row;
 on Status it sets the next status by hand: OK → Unconscious → Dead → OK),
 Space toggles a source, Delete removes a source, a condition, a wound (the GM's
-call, free) or a named value, or clears a system field; ``b`` buys off the wound
-under the cursor with a Possibility (systems with Possibilities), ``s`` spends one
-use of the sheet row under the cursor (a character with a sheet). Every other key
+call, free), a counter or a named value, or clears a system field; ``b`` buys off the
+wound under the cursor with a Possibility (systems with Possibilities), ``s`` spends one
+use of the sheet row or the counter under the cursor (a character with a sheet or
+counters), ``S`` gives one use of the counter back. Every other key
 is the desk's, on a ``+ add`` row too (``n`` is the next turn there, as everywhere):
 Enter (or ``e``) on a ``+ add`` row opens the editor for the new entry. After an
 add the cursor stays on the ``+ add`` row and the focus on the list, where the desk's
@@ -68,6 +69,17 @@ if TYPE_CHECKING:
 NEXT_STATUS = {"ok": "unconscious", "unconscious": "dead", "dead": "ok"}
 
 
+def counter_event(ch: Character, index: int, what: str) -> tuple[dict[str, Any], str]:
+    """The event (and what it does, in words) that spends one use of ``ch``'s counter
+    ``index`` (``what``: "use"), gives one back ("restore") or takes it off ("remove")."""
+    x = ch.counters[index]
+    if what == "remove":
+        return {"type": "counter.remove", "id": ch.id, "label": x.label}, f"{ch.name}: {x.label} removed"
+    key, verb, left = ("spend", "spends", x.left - 1) if what == "use" else ("restore", "restores", x.left + 1)
+    said = f"{ch.name} {verb} 1 {x.label} ({left}/{x.maximum} left)"
+    return {"type": "counter.change", "id": ch.id, "label": x.label, key: 1}, said
+
+
 # ------------------------------------------------------------------------------ the pane
 
 
@@ -84,7 +96,8 @@ class CharacterTable(DataTable[Any]):
         Binding("space", "toggle_row", "Toggle", id="character.toggle"),
         Binding("delete,x", "remove", "Remove", id="character.remove"),
         Binding("b", "buyoff", "Buy off", id="character.buyoff"),
-        Binding("s", "use", "Use", tooltip="Spend one use of the sheet row", id="character.use"),
+        Binding("s", "use", "Use", tooltip="Spend one use of the sheet row or counter", id="character.use"),
+        Binding("S", "restore", "Restore", tooltip="Give back one use of the counter", id="character.restore"),
     ]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -98,7 +111,10 @@ class CharacterTable(DataTable[Any]):
             return pane.uses("possibilities")
         if action == "use":
             ch = pane._character
-            return ch is not None and ch.sheet is not None
+            return ch is not None and (ch.sheet is not None or bool(ch.counters))
+        if action == "restore":
+            ch = pane._character
+            return ch is not None and bool(ch.counters)
         return True
 
     def on_key(self, event: events.Key) -> None:
@@ -131,6 +147,9 @@ class CharacterTable(DataTable[Any]):
 
     def action_use(self) -> None:
         self.parent_pane.act("use")
+
+    def action_restore(self) -> None:
+        self.parent_pane.act("restore")
 
     @property
     def parent_pane(self) -> CharacterPane:
@@ -391,6 +410,8 @@ class CharacterPane(Vertical):
         elif row.kind == "wound" and what == "remove":
             wound = ch.wounds[row.key]
             self._post({"type": "wound.remove", "id": cid, "wound": row.key}, f"{ch.name}: {wound.text} taken off")
+        elif row.kind == "counter" and what in ("use", "restore", "remove"):
+            self._post(*counter_event(ch, row.key, what))
         elif row.kind == "sheet" and what == "use":
             assert ch.sheet is not None  # a sheet row is listed only for a character with a sheet
             path = _sheet_path(ch.sheet, row.key)

@@ -40,7 +40,7 @@ SYSTEM_ROWS = (charfields.FIELD, charfields.ENTRY, charfields.OTHER)
 class Row:
     """What a line of the list stands for: ``kind`` and a key (field name, index…)."""
 
-    kind: str  # head | field | advantage | shift | condition | wound | sheet | add | charfields' kinds
+    kind: str  # head | field | advantage | shift | condition | counter | wound | sheet | add | charfields' kinds
     key: Any = None
 
 
@@ -133,6 +133,10 @@ def pane_rows(state: State, ch: Character, spec: SystemSpec | None, name_of: Cal
         else:  # "Dodging: until Kara's turn", under its name when it is too long
             add(Row("condition", i), f"{cond.name}: {cond.lasts(name_of, short=True)}")
     add(Row("add", "condition"), Text("+ add condition", style="dim italic"), "")
+    if ch.counters:  # "Reactions  1/1 ↻round": s spends one, S gives one back
+        head("Counters")
+        for i, x in enumerate(ch.counters):
+            add(Row("counter", i), x.label, f"{x.left}/{x.maximum} ↻{x.reset}")
     if "wounds" in uses or ch.wounds:
         head(f"Wounds ({len(ch.wounds)})")
     for i, w in enumerate(ch.wounds):

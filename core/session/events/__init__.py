@@ -95,6 +95,7 @@ from gmdesk.core.session.events import (  # noqa: F401
     carry,
     characters,
     clocks,
+    counters,
     encounter,
     grouping,
     groups,

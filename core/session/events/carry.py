@@ -18,10 +18,22 @@ from typing import Any
 
 from gmdesk.core.session.events.characters import _character_fields, _check_name, _read_fields
 from gmdesk.core.session.events.context import MAX_INITIATIVE, MAX_TEXT, Ctx
+from gmdesk.core.session.events.counters import MAX_COUNTER, MAX_COUNTERS, reset_counters
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.sheets import sheet_parse
 from gmdesk.core.session.events.text import num, signed
-from gmdesk.core.session.model import STATUSES, TURN_MOMENTS, Character, Condition, NameOf, SetStatus, Source, Wound
+from gmdesk.core.session.model import (
+    COUNTER_RESETS,
+    STATUSES,
+    TURN_MOMENTS,
+    Character,
+    Condition,
+    Counter,
+    NameOf,
+    SetStatus,
+    Source,
+    Wound,
+)
 
 #: what a carried character may say about itself
 CARRIED = (
@@ -44,6 +56,7 @@ CARRIED = (
     "status_set",
     "pin",
     "group",
+    "counters",
 )
 
 
@@ -164,7 +177,24 @@ def _character(ctx: Ctx, d: Any) -> Character:
         status_set=_status_set(ctx, d.get("status_set")),
         pin=None if d.get("pin") is None else ctx.integer(d["pin"], "pin", -MAX_INITIATIVE, MAX_INITIATIVE),
         group=None if d.get("group") is None else ctx.text(d["group"], "group"),
+        counters=_counters(ctx, d.get("counters")),
     )
+
+
+def _counters(ctx: Ctx, value: Any) -> list[Counter]:
+    """The counters a carried character keeps, as they stood (a night-reset one is
+    filled up once all are added: that reset is a line of the log)."""
+    out: list[Counter] = []
+    for x in _items(ctx, value, "counters", ("label", "max", "left", "reset")):
+        label = ctx.text(x.get("label"), "counters: label")
+        if any(k.label.casefold() == label.casefold() for k in out):
+            raise ctx.fail(f"counters: {label!r} twice")
+        maximum = ctx.integer(x.get("max"), "counters: max", 1, MAX_COUNTER)
+        left = ctx.integer(x.get("left", maximum), "counters: left", 0, maximum)
+        out.append(Counter(label, maximum, left, ctx.choice(x.get("reset"), "counters: reset", COUNTER_RESETS)))
+    if len(out) > MAX_COUNTERS:
+        raise ctx.fail(f"counters: at most {MAX_COUNTERS}")
+    return out
 
 
 def _status_set(ctx: Ctx, value: Any) -> SetStatus | None:
@@ -209,6 +239,7 @@ def standing(c: Character, system: str = "", name_of: NameOf | None = None) -> s
         parts.append(f"initiative pinned at {num(c.pin)}")
     if c.group is not None:
         parts.append(f"in the group {c.group}")
+    parts.extend(x.shown() for x in c.counters)
     return f"{c.name} ({c.side})" + (": " + "; ".join(parts) if parts else "")
 
 
@@ -232,6 +263,7 @@ def _session_carried(ctx: Ctx, p: dict[str, Any]) -> str:
     ctx.extra["ids"] = [c.id for c in added]
     ctx.changes.extend(standing(c, ctx.state.info.system, ctx.name_of) for c in added)
     ctx.changes.extend(said)
+    reset_counters(ctx, [c.id for c in added], "night")
     names = ", ".join(c.name for c in added) or "nobody"
     how = " after a rest" if rest else ", as they stood"
     return f"Carried over from {source}{how}: {names}"

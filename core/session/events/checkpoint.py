@@ -14,8 +14,9 @@ from gmdesk.core.session.events.records import detached_copy, revert_detached
 from gmdesk.core.session.model.rolls import RecordLoader
 
 #: Version of the checkpoint form (:func:`fold_checkpoint`); bump it when it changes.
-CHECKPOINT_VERSION = 5  # 2: a character row ends with its system fields; 3: a condition keeps its until; 4: a pin;
-# 5: an initiative group's label
+#: 2: a character row ends with its system fields; 3: a condition keeps its until; 4: a pin;
+#: 5: an initiative group's label; 6: its counters
+CHECKPOINT_VERSION = 6
 
 
 @lru_cache(maxsize=1)

@@ -8,6 +8,7 @@ from typing import Any
 
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.session.events.context import MAX_INITIATIVE, Ctx
+from gmdesk.core.session.events.counters import reset_counters
 from gmdesk.core.session.events.grouping import gather
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.sheets import sheet_changes, sheet_new_day, sheet_set_current, sheet_vitality
@@ -545,21 +546,29 @@ def begins_round(state: State, etype: str) -> bool:
     return all(out(x.char_id) for x in rest) and not all(out(x.char_id) for x in enc.order)
 
 
-def _begin_turn(ctx: Ctx, reroll: _Reroll) -> list[str]:
-    """The turn lands on the next who can act (passing over the others): its start."""
+def _begin_turn(ctx: Ctx, reroll: _Reroll, round_before: int) -> list[str]:
+    """The turn lands on the next who can act (passing over the others): its start.
+    A round begun since ``round_before`` fills up everyone's counters that reset each
+    round; the turn's start fills up its owner's that reset each turn."""
     passed = _skip_out(ctx, reroll)
     reroll.check()
     enc = ctx.state.encounter
+    if enc.round != round_before:
+        reset_counters(ctx, [x.char_id for x in enc.order], "round")
     cur = enc.current
     if cur is not None:
         end_waiting_on(ctx, cur.char_id, at="start")
+        reset_counters(ctx, [cur.char_id], "turn")
         # a group's turn is its members': those after the one who acts first start
-        # theirs too, and those who cannot act are passed over
+        # theirs too (their counters that reset each turn fill up), and those who
+        # cannot act are passed over
         if ctx.state.group_at(enc.turn) is not None and not _out(ctx, cur.char_id):
             for x in enc.order[enc.turn + 1 : ctx.state.unit(enc.turn)[1]]:
                 if _out(ctx, x.char_id):
                     passed.append(_skipped_name(ctx, x.char_id))
                     end_waiting_on(ctx, x.char_id, at="end")
+                else:
+                    reset_counters(ctx, [x.char_id], "turn")
                 end_waiting_on(ctx, x.char_id, at="start")
     return passed
 
@@ -570,6 +579,7 @@ def _turn_next(ctx: Ctx, p: dict[str, Any]) -> str:
     _need_combatants(ctx)
     reroll = _Reroll(ctx, p)
     enc = ctx.tx.encounter()
+    round_before = enc.round
     if enc.round == 0:
         enc.round, enc.turn = 1, 0
     else:
@@ -583,7 +593,7 @@ def _turn_next(ctx: Ctx, p: dict[str, Any]) -> str:
             enc.round += 1
             enc.turn = 0
             reroll()
-    passed = _begin_turn(ctx, reroll)
+    passed = _begin_turn(ctx, reroll, round_before)
     return f"Round {enc.round}{reroll.said}: {_acting_name(ctx)}'s turn{_passed_text(passed)}"
 
 
@@ -623,6 +633,7 @@ def _round_new(ctx: Ctx, p: dict[str, Any]) -> str:
     _need_combatants(ctx)
     reroll = _Reroll(ctx, p)
     enc = ctx.tx.encounter()
+    round_before = enc.round
     if enc.round == 0:
         enc.round, enc.turn = 1, 0
     else:
@@ -635,7 +646,7 @@ def _round_new(ctx: Ctx, p: dict[str, Any]) -> str:
         enc.round += 1
         enc.turn = 0
         reroll()
-    passed = _begin_turn(ctx, reroll)
+    passed = _begin_turn(ctx, reroll, round_before)
     return f"Round {enc.round} begins{reroll.said}: {_acting_name(ctx)}'s turn{_passed_text(passed)}"
 
 

@@ -115,6 +115,9 @@ def public_event(state: State, event: Event, by_seq: Mapping[Any, Event] | None 
 
     if event.type == "character.hide":
         return None
+    if event.type.startswith("counter.") and _npc(state, event.data.get("id")):
+        return None  # an NPC's counters (legendary actions left) are the GM's
+    event = _without_npc_counters(state, event)
     hidden = {cid: c.name for cid, c in state.characters.items() if c.hidden}
     if event.type in ("undo", "redo") and by_seq is not None:
         target = by_seq.get(event.data.get("target"))
@@ -151,6 +154,23 @@ def public_event(state: State, event: Event, by_seq: Mapping[Any, Event] | None 
     data = dict(event.data)
     data["effects"] = changes
     return dataclasses.replace(event, data=data, summary=summary)
+
+
+def _npc(state: State, cid: Any) -> bool:
+    c = state.characters.get(cid) if isinstance(cid, str) else None
+    return c is not None and c.side != "PC"
+
+
+def _without_npc_counters(state: State, event: Event) -> Event:
+    """``event`` without the lines of its changes that fill up an NPC's counter (a
+    turn's or a round's resets): the players see player characters' counters only."""
+    import dataclasses
+
+    heads = tuple(f"{c.name}: {x.label} " for c in state.characters.values() if c.side != "PC" for x in c.counters)
+    if not heads or not any(ch.startswith(heads) for ch in event.changes):
+        return event
+    kept = [ch for ch in event.changes if not ch.startswith(heads)]
+    return dataclasses.replace(event, data={**event.data, "effects": kept})
 
 
 def _hidden_seqs(state: State) -> set[int]:

@@ -16,6 +16,7 @@ compact JSON form for the session's checkpoint).
 """
 
 from gmdesk.core.session.model.characters import (
+    COUNTER_RESETS,
     KINDS,
     KNOWN_CONDITIONS,
     SIDES,
@@ -25,6 +26,7 @@ from gmdesk.core.session.model.characters import (
     TURN_MOMENTS,
     Character,
     Condition,
+    Counter,
     NameOf,
     SetStatus,
     Source,
@@ -49,6 +51,8 @@ __all__ = [
     "DEFAULT_SETTINGS",
     "Source",
     "Condition",
+    "Counter",
+    "COUNTER_RESETS",
     "Wound",
     "Character",
     "Combatant",

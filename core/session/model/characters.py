@@ -153,6 +153,38 @@ class Wound:
         )
 
 
+#: when a counter fills up again: at each new round, at the start of its owner's turn,
+#: or in the next night (the next session carried over from this one)
+COUNTER_RESETS = ("round", "turn", "night")
+
+
+@dataclass(frozen=True)
+class Counter:
+    """A named counter a character carries (reactions, legendary actions, a
+    once-a-round ability): ``left`` of ``maximum`` uses, full again at its ``reset``
+    point (one of :data:`COUNTER_RESETS`)."""
+
+    label: str
+    maximum: int
+    left: int
+    reset: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"label": self.label, "max": self.maximum, "left": self.left, "reset": self.reset}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Counter:
+        return cls(str(d["label"]), int(d["max"]), int(d.get("left", d["max"])), str(d.get("reset", "round")))
+
+    @property
+    def full(self) -> Counter:
+        return self if self.left == self.maximum else Counter(self.label, self.maximum, self.maximum, self.reset)
+
+    def shown(self) -> str:
+        """ "Reactions 1/1 ↻round": what is left of the maximum, and when it fills up."""
+        return f"{self.label} {self.left}/{self.maximum} ↻{self.reset}"
+
+
 #: statuses from best to worst
 STATUS_RANK = {"ok": 0, "unconscious": 1, "dead": 2}
 
@@ -218,6 +250,9 @@ class Character:
     #: the label of the initiative group the character belongs to ("Gospog"): the
     #: group rolls once and takes one turn; None: it acts on its own
     group: str | None = None
+    #: the named counters it carries (:class:`Counter`), in the order they were added;
+    #: replaced, never changed in place
+    counters: list[Counter] = field(default_factory=list)
     #: Vitality at or below which the character is Unconscious: the threshold its
     #: session's system declares (``HARM.vitality.unconscious_at``), None when it
     #: declares none. Put on by the session (:meth:`State.seat`), never saved.
@@ -275,6 +310,11 @@ class Character:
         """Takes turns and rolls for actions: not Unconscious, not Dead (RULES "Who can act")."""
         return self.status == "ok"
 
+    def counter(self, label: str) -> Counter | None:
+        """The counter called ``label`` (case-insensitive), or None."""
+        key = label.casefold()
+        return next((x for x in self.counters if x.label.casefold() == key), None)
+
     def has_condition(self, name: str) -> bool:
         return any(c.name.casefold() == name.casefold() for c in self.conditions)
 
@@ -324,6 +364,7 @@ class Character:
             **({"status_set": self.status_set.to_json()} if self.status_set is not None else {}),
             **({"pin": self.pin} if self.pin is not None else {}),
             **({"group": self.group} if self.group is not None else {}),
+            **({"counters": [x.to_json() for x in self.counters]} if self.counters else {}),
         }
 
     @classmethod
@@ -349,6 +390,7 @@ class Character:
             status_set=SetStatus.from_json(d.get("status_set")),
             pin=int(d["pin"]) if d.get("pin") is not None else None,
             group=str(d["group"]) if d.get("group") is not None else None,
+            counters=[Counter.from_json(x) for x in d.get("counters") or ()],
         )
 
 

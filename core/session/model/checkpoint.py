@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from gmdesk.core.session.model.characters import (
     Character,
     Condition,
+    Counter,
     SetStatus,
     Source,
     Wound,
@@ -85,6 +86,7 @@ def checkpoint_json(state: State) -> dict[str, Any]:
                 c.status_set.to_json() if c.status_set is not None else None,
                 c.pin,
                 c.group,
+                [[x.label, x.maximum, x.left, x.reset] for x in c.counters],
             ]
         )
     enc = state.encounter
@@ -157,6 +159,9 @@ def state_from_checkpoint(d: dict[str, Any], load_record: RecordLoader) -> State
             status_set=SetStatus.from_json(row[17]) if len(row) > 17 else None,
             pin=row[18] if len(row) > 18 else None,
             group=row[19] if len(row) > 19 else None,
+            counters=[_frozen(Counter, label=la, maximum=m, left=le, reset=r) for la, m, le, r in row[20]]
+            if len(row) > 20
+            else [],
         )
         st.characters[cid] = c
     order, rnd, turn = d["encounter"]
