@@ -14,7 +14,9 @@ from gmdesk.core.session.events.records import detached_copy, revert_detached
 from gmdesk.core.session.model.rolls import RecordLoader
 
 #: Version of the checkpoint form (:func:`fold_checkpoint`); bump it when it changes.
-CHECKPOINT_VERSION = 3  # 2: a character row ends with its system fields; 3: a condition keeps its until
+#: 2: a character row ends with its system fields; 3: a condition keeps its until;
+#: 4: the roll log's older entries as packed pages (``roll_pages``)
+CHECKPOINT_VERSION = 4
 
 
 @lru_cache(maxsize=1)
