@@ -188,3 +188,34 @@ def test_a_kill_in_the_middle_of_a_compaction_loses_nothing(tmp_path, long_snaps
         assert [d["i"] for _, d in log.events()] == list(range(1, n + 41))
         log.verify()
     assert {p.name for p in session_files(path)} <= {path.name, path.name + ".journal", path.name + ".lock"}
+
+
+def test_a_long_session_opens_and_closes_from_its_checkpoint_without_hashing_its_history(
+    tmp_path, long_snapshots, monkeypatch
+):
+    """The checkpoint fits the log when its digest of the events is the snapshot's:
+    an open compares the two without reading the events, and a close compacts
+    first, so the digest it saves is the one the new snapshot records."""
+    from gmdesk.core.dice import FixedDice
+    from gmdesk.core.session import Session
+    from gmdesk.core.session.storage.table import EventTable
+    from gmdesk.core.systems import get_system
+
+    four_d_two = get_system("4d2")
+    path = tmp_path / "long.gmdesk"
+    rng = FixedDice([5, 5, 1, 1] * 100)
+    with Session.create(path, "Long night", "4d2") as s:
+        for _ in range(60):
+            s.roll("4d2", four_d_two.Params(), rng=rng)
+
+    def whole_history_read(self: EventTable) -> None:
+        raise AssertionError("the whole history was hashed")
+
+    monkeypatch.setattr(EventTable, "_region_hash", whole_history_read)
+    with Session.open(path) as s:
+        assert s._ckpt_seq == len(s.events)  # the checkpoint was used
+        for _ in range(5):
+            s.roll("4d2", four_d_two.Params(), rng=rng)
+        n = len(s.events)
+    with Session.open(path, readonly=True) as s:
+        assert s._ckpt_seq == n == len(s.events) and len(s.state.rolls) == 65

@@ -670,6 +670,9 @@ class Session(SessionMoves, SystemMoveCalls):
                     self._maybe_update_header(force=True)
                 except GmdeskError as e:  # (a session its writer no longer saves: said already)
                     self.warnings.append(f"could not update the session's summary: {e}")
+                # the store compacts first: the checkpoint's digest of the events is then
+                # the one the new snapshot records (a long history is not read again)
+                self._log.compact_for_close()
                 self._save_checkpoint()
         finally:
             self._closed = True

@@ -381,6 +381,12 @@ class EventLog:
         package docstring: :mod:`core.session.storage`). StoreWriteError if the disk refuses; nothing is lost then."""
         self._storage.compact()
 
+    def compact_for_close(self) -> None:
+        """Compact now as :meth:`close` would (writer, journal not empty; a failure is
+        only a warning): a cache of the whole log saved right before closing then
+        fits the snapshot, whose checksum of the events needs no reading of them."""
+        self._storage.compact_for_close()
+
     def close(self) -> None:
         """Compact (see ``open``), release the lock. Idempotent."""
         self.db.close()

@@ -766,20 +766,29 @@ class JournalEngine:
             if self._closed:
                 return
             try:
-                if (
-                    not self.readonly
-                    and self.compact_on_close
-                    and self._jlines > 0
-                    and self._fd is not None
-                    and not self._broken
-                ):
-                    try:
-                        self.compact()
-                    except StoreWriteError as e:
-                        self.warnings.append(f"could not compact on close: {e}")
+                self.compact_for_close()
             finally:
                 self._closed = True
                 self._drop_fds()
+
+    def compact_for_close(self) -> None:
+        """What :meth:`close` does first (writer, ``compact_on_close``, a journal with
+        records): compact, a failure only reported in ``warnings``. Called before
+        close by whoever saves a cache of the whole log then (the session's
+        checkpoint: its digest of the events is then the one the snapshot records)."""
+        with self._mutex:
+            if (
+                not self._closed
+                and not self.readonly
+                and self.compact_on_close
+                and self._jlines > 0
+                and self._fd is not None
+                and not self._broken
+            ):
+                try:
+                    self.compact()
+                except StoreWriteError as e:
+                    self.warnings.append(f"could not compact on close: {e}")
 
     def abandon(self) -> None:
         """Drop every descriptor and the lock without writing anything, exactly as a
