@@ -5,7 +5,7 @@ it (not copied) unless a Possibility re-read it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from gmdesk.core.session.model.characters import (
@@ -18,50 +18,8 @@ from gmdesk.core.session.model.characters import (
     sheet_text,
 )
 from gmdesk.core.session.model.rolllog import RollLog
-from gmdesk.core.session.model.rolls import LazyRecord, RecordLoader, RollEntry
+from gmdesk.core.session.model.rolls import RecordLoader, RollEntry, roll_entry, roll_rows
 from gmdesk.core.session.model.state import Clock, Combatant, Encounter, Info, Note, State
-
-_ROLL_KINDS_BY_EVENT = {"roll": "roll", "heal": "heal", "initiative": "initiative.set"}
-
-
-def roll_rows(rolls: Iterable[RollEntry], by_value: bool = False) -> list[list[Any]]:
-    """Roll entries as the checkpoint's rows: a record the event itself carries is
-    written as where it lies in the event (unless ``by_value``: always its JSON; an
-    entry written apart from the others of its event)."""
-    rows = []
-    prev_seq, prev_kind, j = None, None, 0
-    for e in rolls:
-        d = e.__dict__
-        seq, kind = d["seq"], d["kind"]
-        j = j + 1 if (seq, kind) == (prev_seq, prev_kind) else 0
-        prev_seq, prev_kind = seq, kind
-        rec = d["record"]
-        if kind in _ROLL_KINDS_BY_EVENT and not d["spends"] and not d["cancels"] and not by_value:
-            ref: int | dict[str, Any] = j if kind == "initiative" else 0  # the record the event itself carries
-        elif type(rec) is LazyRecord and type(rec.ref) is dict:
-            ref = rec.ref
-        else:
-            ref = e.record.to_json()
-        rows.append(
-            [
-                seq,
-                kind,
-                d["actor"],
-                d["target"],
-                d["round"],
-                d["turn"],
-                d["changes"],
-                d["combat"],
-                d["spends"],
-                d["cancels"],
-                d["actor_name"],
-                d["target_name"],
-                ref,
-                d.get("clock", ""),
-                d.get("hidden", False),
-            ]
-        )
-    return rows
 
 
 def checkpoint_json(state: State) -> dict[str, Any]:
@@ -178,27 +136,3 @@ def state_from_checkpoint(d: dict[str, Any], load_record: RecordLoader) -> State
         return st.seat_all()
     st.rolls = rolls
     return st.seat_all()
-
-
-def roll_entry(row: list[Any], load_record: RecordLoader) -> RollEntry:
-    """The roll entry a row of :func:`roll_rows` describes (its record read when first used)."""
-    seq, kind, actor, target, rnd, turn, changes, combat, spends, cancels, an, tn, ref, clock = row[:14]
-    if type(ref) is not dict and (type(ref) is not int or kind not in _ROLL_KINDS_BY_EVENT):
-        raise ValueError(f"roll #{seq}: bad record reference {ref!r}")
-    return RollEntry(
-        seq,
-        LazyRecord(load_record, seq, kind, ref),  # type: ignore[arg-type]  # read as a RollRecord
-        actor,
-        target,
-        rnd,
-        turn,
-        changes,
-        kind,
-        combat,
-        spends,
-        cancels,
-        an,
-        tn,
-        clock,
-        bool(row[14]) if len(row) > 14 else False,
-    )

@@ -19,7 +19,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, overload
 
-from gmdesk.core.session.model.rolls import RecordLoader, RollEntry
+from gmdesk.core.session.model.rolls import RecordLoader, RollEntry, roll_entry, roll_rows
 
 __all__ = ["RollLog", "PAGE"]
 
@@ -51,8 +51,6 @@ class RollLog(Sequence[RollEntry]):
         recent = self._recent
         if self.load_record is None or len(recent) <= 2 * keep:
             return
-        from gmdesk.core.session.model.checkpoint import roll_rows
-
         while len(recent) - keep >= PAGE:
             cut = PAGE
             while cut < len(recent) - keep and recent[cut].seq == recent[cut - 1].seq:
@@ -69,8 +67,6 @@ class RollLog(Sequence[RollEntry]):
         got = self._open
         if got is not None and got[0] == p:
             return got[1]
-        from gmdesk.core.session.model.checkpoint import roll_entry
-
         data = self._pages[p]
         raw = base64.b64decode(data) if isinstance(data, str) else data
         load = self.load_record
@@ -107,8 +103,6 @@ class RollLog(Sequence[RollEntry]):
     def packed(self) -> dict[str, Any]:
         """The packed pages and the entries changed since, as a checkpoint keeps them
         (the newest entries are written as rows by the caller)."""
-        from gmdesk.core.session.model.checkpoint import roll_rows
-
         return {
             "pages": [p if isinstance(p, str) else base64.b64encode(p).decode("ascii") for p in self._pages],
             "starts": list(self._starts),
@@ -119,8 +113,6 @@ class RollLog(Sequence[RollEntry]):
     @classmethod
     def from_packed(cls, d: dict[str, Any], recent: list[RollEntry], load_record: RecordLoader) -> RollLog:
         """The roll log :meth:`packed` described, with ``recent`` after its pages."""
-        from gmdesk.core.session.model.checkpoint import roll_entry
-
         log = cls(recent, load_record)
         pages, starts, paged = d["pages"], d["starts"], d["paged"]
         if (
