@@ -143,11 +143,29 @@ def _odds_exact(spec: SystemSpec, params: Any, what: str) -> None:
         f"{sid}: the named outcomes of {what} have exact probabilities",
     )
     _expect(spec.params_from_json(dict(odds.params)) == params, f"{sid}: the odds of {what} hold its parameters")
+    _curve_exact(spec, params, what)
+
+
+def _curve_exact(spec: SystemSpec, params: Any, what: str) -> None:
+    """The curve ``gmdesk odds … --plot`` draws: a ``Curve`` whose exact chances sum
+    to 1 with its tail (or none, with a note saying why)."""
+    sid = spec.id
+    try:
+        curve = spec.curve(params, DEFAULT_TABLES)
+    except TypeError as e:
+        raise AssertionError(f"{sid}: the curve of {what}: {e}") from None
+    _expect(isinstance(curve.label, str) and curve.label.strip(), f"{sid}: the curve of {what} names its value")
+    total = sum((p for _, p in curve.values), Fraction(0)) + curve.tail
+    _expect(
+        total == 1 if curve.values else bool(curve.note),
+        f"{sid}: the curve of {what} sums to 1 with its tail (got {total}), or has a note saying why it is empty",
+    )
+    _expect(curve.success is None or isinstance(curve.success, int), f"{sid}: the curve of {what} marks a whole number")
 
 
 def check_odds(system: str | ModuleType | SystemSpec) -> None:
     """``odds`` is exact (Fractions summing to 1 − tail) for the defaults, and for an
-    attack on them when the system takes one."""
+    attack on them when the system takes one; so is the curve of its value."""
     spec = spec_of(system)
     _odds_exact(spec, spec.Params(), "a plain roll")
     attack = _attack_params(spec)

@@ -23,7 +23,11 @@ copies (and their initiative rolls) are hidden from the players until revealed.
 ``initiative NAME[=N] …`` rolls initiative for each named character (the session's
 system, its own modifier; logged with its dice) or takes the typed N, and those not
 in the encounter join it. The Unconscious and the Dead get none (said on stdout;
-refused when nobody named can act).
+refused when nobody named can act). ``--pin`` pins each named entry at the number
+it gets (a bare NAME already in the fight: where it stands): rolling initiative
+again — each round, or for all — leaves it there, and it joins a fight there;
+``--unpin`` releases it (a bare NAME is only released). A pinned entry is never
+rolled. Ties go by the session's setting "Initiative ties" (a roll-off is logged).
 
 ``status NAME ok|unconscious|dead`` sets the character's status by hand (the seeds
 give torg-2d10 and 4d6 no knock-out rule; the GM may overrule one): it holds until
@@ -106,6 +110,15 @@ def register(subparsers: Any) -> None:
         "initiative", help="roll initiative for characters (NAME=N: a typed value); those not in the fight join it"
     )
     v.add_argument("names", nargs="+", metavar="NAME[=N]", help="character name or id, =N for a typed initiative")
+    pin = v.add_mutually_exclusive_group()
+    pin.add_argument(
+        "--pin",
+        action="store_true",
+        help="keep each named entry at its number when initiative is rolled again (a bare NAME: where it stands)",
+    )
+    pin.add_argument(
+        "--unpin", action="store_true", help="release each named entry's pin (a bare NAME is released, not rolled)"
+    )
     v.add_argument("--seed", default=None, help=argparse.SUPPRESS)
     v.set_defaults(func=guard(cmd_initiative))
 
@@ -129,12 +142,14 @@ def register(subparsers: Any) -> None:
 # --------------------------------------------------------------------------- the verbs
 
 
-def _apply(session: Any, doc: dict[str, Any]) -> Any:
-    """Apply one event; its refusal is said in the GM's words (no event type)."""
+def _apply(session: Any, doc: dict[str, Any], rng: Any = None) -> Any:
+    """Apply one event; its refusal is said in the GM's words (no event type). With
+    ``rng``: an event that seats combatants, whose ties the session settles (a
+    roll-off rolls with ``rng``)."""
     from gmdesk.core.session.events import EventError
 
     try:
-        event = session.apply(doc)
+        event = session.apply_placing(doc, rng) if rng is not None else session.apply(doc)
     except EventError as e:
         raise GmdeskError(e.reason) from None
     saved("event", f"{event.summary}, in {session.state.info.name}")
@@ -231,7 +246,8 @@ def _show_lines(session: Any, c: Any) -> list[str]:
     spec = spec_or_none(st.info.system)
     sections = character_sections(st.info.system)
     hidden = "; hidden from the players" if c.hidden else ""
-    lines = [f"{c.side}, {c.kind}{', reality-rated' if c.reality_rated else ''}; {c.status}{hidden}"]
+    pinned = f"; initiative pinned at {num(c.pin)}" if c.pin is not None else ""
+    lines = [f"{c.side}, {c.kind}{', reality-rated' if c.reality_rated else ''}; {c.status}{hidden}{pinned}"]
     parts = []
     if "vitality" in sections or c.vitality_default or c.vitality_current:
         vit = f"Vitality {num(c.vitality_current)}"
@@ -358,8 +374,25 @@ def cmd_initiative(ns: Any) -> int:
             ids.append(c.id)
             if sep:
                 values[c.id] = parse_int(f"{c.name}'s initiative", value)
+        pins = dict.fromkeys(ids, True) if ns.pin else dict.fromkeys(ids, False) if ns.unpin else None
+        if ns.unpin:
+            bare = [session.state.characters[cid] for cid in ids if cid not in values]
+            loose = [c.name for c in bare if c.pin is None]
+            if loose and len(loose) == len(ids):
+                what = "is" if len(loose) == 1 else "are"
+                sys.stdout.write(f"Nothing changed: {', '.join(loose)} {what} not pinned\n")
+                return 0
+            if loose:
+                raise GmdeskError(f"{', '.join(loose)}: initiative not pinned, nothing to release")
+        if ns.pin:
+            for cid in ids:
+                c = session.state.characters[cid]
+                if c.pin is not None and cid not in values and session.state.encounter.index_of(cid) is not None:
+                    raise GmdeskError(
+                        f"{c.name}'s initiative is already pinned at {num(c.pin)} ({c.name}=N moves the pin)"
+                    )
         try:
-            event = session.roll_initiative(ids, make_rng(seed), values=values)
+            event = session.roll_initiative(ids, make_rng(seed), values=values, pins=pins)
         except EventError as e:
             raise GmdeskError(e.reason) from None
         saved("event", f"{event.summary}, in {session.state.info.name}")
@@ -396,7 +429,8 @@ def cmd_add_from(ns: Any) -> int:
                 name, here = other[0][1]["name"], session.state.info.name
                 raise GmdeskError(f"{name!r} in the bestiary is for {systems}; {here} plays {system}")
         block = b.find(ns.name, system, db)
-        event = _apply(session, add_from_event(session, block, count, make_rng(seed), hidden=ns.hidden))
+        rng = make_rng(seed)
+        event = _apply(session, add_from_event(session, block, count, rng, hidden=ns.hidden), rng)
         st = session.state
         sys.stdout.write(f"{event.summary}\n")
         for cid in event.data["ids"]:

@@ -9,7 +9,7 @@ is one line on stderr and exit status 2, never a traceback.
     gmdesk serve SAVE [--host H] [--port P] [--max-viewers N] [--ssh-port P [--authorized-keys FILE]]
                                          the player view in the players' browsers (and terminals, over SSH)
     gmdesk roll SYSTEM [options]         roll (Rich, or --json one object per line)
-    gmdesk odds SYSTEM [options]         exact odds (Rich table, or --json)
+    gmdesk odds SYSTEM [options]         exact odds (Rich table, --json, or --plot: the curve)
     gmdesk systems [--json]              the installed dice systems, their roll parameters and character fields
     gmdesk new | list | log | export | import-sheet | export-sheet   (sessions)
     gmdesk check SAVE | repair SAVE      what is wrong with a session; a new one from what can be trusted
@@ -217,7 +217,7 @@ def register(subparsers: Any) -> None:
 #: say it in their own parsers), in the order it lists them
 OWN_HELP = {
     "roll": "roll a system's dice (gmdesk roll SYSTEM --help lists its options)",
-    "odds": "the exact odds of a roll (gmdesk odds SYSTEM --help lists its options)",
+    "odds": "the exact odds of a roll, or its curve with --plot (gmdesk odds SYSTEM --help lists its options)",
     "systems": "the installed dice systems, their roll parameters and character fields",
     "view": "the read-only player view of a session, following it live",
     "serve": "the player view of a session in the players' browsers",

@@ -31,6 +31,15 @@ def _command_options(parser: argparse.ArgumentParser, *, rolling: bool) -> None:
         metavar="ROLE=FILE",
         help="use a GM's own table (JSON) for a role, e.g. combat=my-combat.json",
     )
+    if not rolling:
+        parser.add_argument(
+            "--plot",
+            nargs="?",
+            const="exact",
+            default=None,
+            metavar="VIEW",
+            help="draw the curve of the roll's value: exact (the default), at-least or at-most",
+        )
     if rolling:
         parser.add_argument("--seed", default=None, help="seed the dice (replayable rolls)")
         parser.add_argument("--count", default="1", help="how many rolls (default 1)")
@@ -96,6 +105,8 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
     params = params_from_options(spec, ns)
     tables = tables_from_args(ns.table, spec.table_roles)
 
+    if command == "odds" and ns.plot is not None:
+        return print_curve(spec, params, tables, plot_view(spec.id, ns.plot), as_json=ns.json)
     if command == "odds":
         odds = module.odds(params, tables)
         if ns.json:
@@ -144,6 +155,39 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
                 console.print()
             console.print(render_record(record))
             out.flush()
+    return 0
+
+
+def plot_view(system_id: str, given: str) -> str:
+    """The view ``--plot VIEW`` names (exact, at-least, at-most; ``at_least`` and
+    ``atleast`` read as ``at-least``); ``UsageError`` in one line otherwise."""
+    from gmdesk.core.curve import VIEWS
+
+    word = "-".join(given.strip().lower().replace("_", " ").replace("-", " ").split())
+    word = {"atleast": "at-least", "atmost": "at-most"}.get(word, word)
+    if word not in VIEWS:
+        raise UsageError(f"gmdesk odds {system_id}: --plot draws the curve exact, at-least or at-most, not {given!r}")
+    return word
+
+
+def print_curve(spec: SystemSpec, params: Any, tables: TableSet, view: str, *, as_json: bool = False) -> int:
+    """``gmdesk odds SYSTEM … --plot VIEW``: the curve of the roll's headline value as
+    a chart (:mod:`gmdesk.core.curve`), or as JSON; exit status 2 when the system
+    gives no value to draw."""
+    from gmdesk.core.curve import curve_heading, curve_text
+
+    curve = spec.curve(params, tables)
+    if not curve.values and not curve.note:
+        raise UsageError(f"gmdesk odds {spec.id}: the system gives no distribution of its value to draw")
+    if as_json:
+        print(json.dumps({"system": spec.id, **curve.to_json(view)}, ensure_ascii=False))
+        return 0
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console()
+    console.print(Text(curve_heading(spec.id, curve, view), style="bold"), no_wrap=True, overflow="crop")
+    console.print(curve_text(curve, view, min(console.width, 100)))
     return 0
 
 

@@ -54,6 +54,8 @@ def test_a_complete_declaration_reads_into_typed_members() -> None:
         ("NAME = ''", "gmdesk_bad.NAME must be a display name (text)"),
         ("del odds", "gmdesk_bad declares no odds"),
         ("result_distribution = {1: 1}", "gmdesk_bad.result_distribution must be a function"),
+        ("curve = 'bell'", "gmdesk_bad.curve must be a function"),
+        ("VALUE_LABEL = ' '", "gmdesk_bad.VALUE_LABEL must be a name for the roll's value (text)"),
         ("migrate = None\nchronicle = 'short'", "gmdesk_bad.chronicle must be a function"),
     ],
 )

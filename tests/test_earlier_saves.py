@@ -27,15 +27,15 @@ SAVES = sorted(p.name for p in EARLIER.glob("*.gmdesk"))
 
 def _same_form(state_json: dict) -> dict:
     """The checkpoint form without what this gmdesk adds and that those saves never
-    had (a status the GM set by hand, None) or that changes with every open; a
+    had (a status the GM set by hand, a pinned initiative: None) or that changes with every open; a
     descriptor sheet as its rows (names, values, uses, notes, nesting), not its
     layout, which the sheet writer may lay out anew."""
     from gmdesk.core.sheet import parse_sheet
 
     state_json["info"].pop("last_played", None)
     for row in state_json["characters"]:
-        if len(row) > 17 and row[17] is None:
-            del row[17:]
+        while len(row) > 17 and row[-1] is None:  # a status set by hand, a pin: None
+            del row[-1]
         # a condition's wait on a named turn (checkpoint version 3): none in those saves
         row[10] = [cond[:3] for cond in row[10] if len(cond) < 4 or cond[3] is None] + [
             cond for cond in row[10] if len(cond) > 3 and cond[3] is not None

@@ -40,6 +40,7 @@ def test_the_declaration_parses_and_refuses_in_the_gms_words():
         ("fudge_method", "fudge"),
         ("ord_positive_reroll", "torg-2d10"),
         ("reroll_initiative", ""),
+        ("initiative_ties", ""),
     ]
     assert parse_assignment("skill_threshold=8") == ("skill_threshold", 8)
     assert parse_assignment("ord_positive_reroll=off") == ("ord_positive_reroll", False)

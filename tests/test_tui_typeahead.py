@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from helpers import SMALL, main_screen, notes, run, saved, settle
 from textual import events
-from typeahead import ADD_CONDITION_ROW, events_of, harness_save, textual_keys
+from typeahead import ADD_CONDITION_ROW, SEQUENCES, events_of, harness_save, textual_keys
 
 from gmdesk.tui.app import GmdeskApp
 
@@ -206,6 +206,99 @@ async def test_the_example_dialog_typed_ahead_while_the_lists_are_read_slowly(tm
     assert sorted(sessions) == ["Demo", "Table"]
     second = list_examples(SessionStore(path.parent), examples)[1]
     assert events_of(Path(sessions["Demo"].path)) == events_of(Path(second.path))
+
+
+#: the harness's two pane bursts: a condition added from "+ add condition", then a
+#: second one from the row under it and the next turn, each ending with Shift+Tab
+PANE_BURSTS = [s for s in SEQUENCES if s.name.startswith("pane: add a condition")]
+
+
+def starved(monkeypatch: Any) -> None:
+    """A machine so loaded (CI: a dozen programs on two cores) that gmdesk is kept off
+    the CPU for seconds at a time: every look the type-ahead takes at the app comes
+    after its soft limit, so time alone would let every key go on."""
+    from gmdesk.tui import typeahead
+
+    monkeypatch.setattr(typeahead, "SOFT_LIMIT", 0.0)
+
+
+async def test_a_key_waits_for_the_one_before_however_slowly_the_machine_runs(monkeypatch: Any) -> None:
+    """A widget whose key takes a while (Enter: a message to itself, which takes a
+    tenth of a second, then moves the focus to a field) holds the next key until it
+    is done, even when
+    every look at it comes after the soft limit: the x typed after Enter is in the
+    field, not lost on the widget Enter was typed on. (On CI a key behind Enter once
+    went on while the Enter was still on its way, because seconds had passed between
+    two looks at an app that had not had a turn.)"""
+    import asyncio
+
+    from textual.app import App, ComposeResult
+    from textual.binding import Binding
+    from textual.message import Message
+    from textual.widgets import Input, Static
+
+    from gmdesk.tui.typeahead import TypeAhead
+
+    starved(monkeypatch)
+
+    class Opener(Static, can_focus=True):
+        BINDINGS = [Binding("enter", "open")]
+
+        class Opening(Message):
+            pass
+
+        def action_open(self) -> None:
+            self.post_message(self.Opening())
+
+        async def on_opener_opening(self) -> None:
+            await asyncio.sleep(0.1)
+            self.screen.set_focus(self.screen.query_one(Input))
+
+    class Typed(TypeAhead, App[None]):
+        def compose(self) -> ComposeResult:
+            yield Opener("Enter opens the field")
+            yield Input()
+
+        def on_mount(self) -> None:
+            self.screen.set_focus(self.query_one(Opener))
+
+    app = Typed()
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await typed_ahead(pilot, "<enter>x")
+        assert app.query_one(Input).value == "x"
+
+
+@pytest.mark.parametrize("system", ["torg-2d10", "4d6"])
+async def test_the_pane_bursts_typed_ahead_on_a_starved_machine(tmp_path: Path, monkeypatch: Any, system: str) -> None:
+    """The type-ahead harness's pane bursts at 80×24 on a starved machine (see
+    :func:`starved`), for each combatant in turn: Enter on "+ add condition", Blessed
+    2, Enter, Shift+Tab; then the same on the row under it with Stunned 1, Enter, n,
+    Shift+Tab. As typed slowly: each burst leaves the initiative list focused, both
+    conditions are saved on the combatant whose turn it is, and n passes the turn to
+    the next, whose pane the next bursts fill. (On CI the Shift+Tab once went to the
+    editor before the session had the condition: the next Tab reached the roll log,
+    Enter opened a roll's breakdown, "Stunned 1" was typed into it and lost, and only
+    n did what it was typed for.)"""
+    starved(monkeypatch)
+    path, app = desk(tmp_path, system)
+    names = ["Kara", "Bruno", "Mira"]
+    async with run(app, size=SMALL) as pilot:
+        screen = await main_screen(pilot)
+        for _name in names:
+            for burst in PANE_BURSTS:
+                await typed_ahead(pilot, burst.for_system(system))
+                assert screen.initiative.table.has_focus, burst.name
+    ids = {name: character(path, name).id for name in names}
+    added = [(e["id"], e["name"], e["rounds"]) for e in events_of(path) if e["type"] == "condition.add"]
+    assert added == [(ids[n], c, r) for n in names for c, r in (("Blessed", 2), ("Stunned", 1))]
+    made = [e["type"] for e in events_of(path)][5:]  # after the harness's session
+    assert made == ["condition.add", "condition.add", "turn.next"] * 3
+    # n ended each one's turn: Stunned (1 round) ran out, Blessed has a round left
+    for name in names:
+        assert [(c.name, c.rounds) for c in character(path, name).conditions] == [("Blessed", 1)]
+    state = saved(path)
+    assert state.characters[state.encounter.current.char_id].name == "Kara"  # round 2
 
 
 @pytest.mark.parametrize(

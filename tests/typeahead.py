@@ -66,6 +66,8 @@ SEQUENCES: list[Sequence] = [
         saves="turn.next",
     ),
     Sequence("roll", "r<enter>", ("r",), saves="roll"),
+    # the odds pane's curve key (ctrl+t) right after r, and back: the Enter behind it rolls
+    Sequence("roll with the curve shown and hidden", "r<ctrl+t><ctrl+t><ctrl+t><enter>", saves="roll"),
     Sequence("attack at the default target", "a<enter>", ("a",), saves="roll"),
     Sequence("next turn, attack", "na<enter>", ("n", "a"), saves="roll"),
     Sequence("opposed roll", "o<enter>", ("o",), saves="roll"),
@@ -149,6 +151,7 @@ TERMINAL_BYTES = {
     "ctrl+p": b"\x10",
     "ctrl+y": b"\x19",
     "ctrl+u": b"\x15",
+    "ctrl+t": b"\x14",
 }
 
 _TOKEN = re.compile(r"<([a-z+_]+)>|(.)", re.S)

@@ -31,9 +31,20 @@ waits on each, the screens' pending callbacks, the workers): Textual has no publ
 fails if a new one changes what these mean.
 
 The held keys are visible to tests as :attr:`TypeAhead.typing_ahead`. If one widget
-stays busy for :data:`SOFT_LIMIT` seconds without the app moving on at all (no
-session call under way, the top screen up), the next key goes on anyway: a key is
-never held for good. A busy machine only makes the keys slower, never misrouted.
+stays busy without the app moving on at all (no session call under way, the top
+screen up) for :data:`SOFT_LIMIT` seconds *and* :data:`SOFT_LOOKS` looks in a row,
+the next key goes on anyway: a key is never held for good. Both, because time alone
+says nothing on a busy machine: a process kept off the CPU for seconds (CI running
+a dozen programs on two cores) finds the widget it looked at before still busy,
+however short its work, only because the app has not had a turn since. Each look
+is a turn of the event loop in which that widget could have moved on, so a widget
+found busy at a thousand looks in a row is stuck, not slow. A busy machine only
+makes the keys slower, never misrouted.
+
+"Busy" is the same under a real terminal and under Pilot: the app's own message
+loop runs without a task of its own under a real driver (``App._task`` is set by
+``run_test`` only), so a pump counts as idle only when its loop waits on its queue
+(or is not running), whatever task runs it.
 """
 
 from __future__ import annotations
@@ -47,8 +58,13 @@ from textual.worker import WorkerState
 
 #: seconds a key waits at most while the same widget stays busy without the app
 #: moving on (never for a session call, a screen being mounted, or an app that is
-#: slow but making progress)
+#: slow but making progress) …
 SOFT_LIMIT = 5.0
+
+#: … and looks in a row that found it so: each look is a turn of the event loop in
+#: which the widget could have moved on (an idle machine makes these in about two
+#: seconds, a starved one takes longer; :data:`SOFT_LIMIT` is the bound there)
+SOFT_LOOKS = 1000
 
 _UNDER_WAY = (WorkerState.PENDING, WorkerState.RUNNING)
 
@@ -108,17 +124,17 @@ class TypeAhead:
         app routes it, then wakes the next settler)."""
         if self._releasing is not None:
             return  # on its way: routing it wakes a settler again
-        loop = asyncio.get_running_loop()
-        started = loop.time()
+        started = self._typeahead_clock()
         quiet = 0
         spins = 0
+        looks = 0  # looks in a row that found ``last`` busy
         last: object = None
         while quiet < QUIET_ROUNDS:
             # the first rounds at once (most keys settle within a few), then gently
             await asyncio.sleep(0 if spins < 20 else 0.002)
             spins += 1
             if self._hard_busy():
-                quiet, last, started = 0, None, loop.time()
+                quiet, last, looks, started = 0, None, 0, self._typeahead_clock()
                 continue
             busy = self._busy_with()
             if busy is None:
@@ -126,8 +142,10 @@ class TypeAhead:
                 continue
             quiet = 0
             if busy != last:  # the app moves on (a busy machine is slow, not stuck)
-                last, started = busy, loop.time()
-            elif loop.time() - started > SOFT_LIMIT:
+                last, looks, started = busy, 0, self._typeahead_clock()
+                continue
+            looks += 1
+            if looks >= SOFT_LOOKS and self._typeahead_clock() - started > SOFT_LIMIT:
                 self.log.warning(f"type-ahead: {busy} kept busy; the next key goes on")  # type: ignore[attr-defined]
                 break
         self._routing = False
@@ -138,6 +156,10 @@ class TypeAhead:
         if not self.post_message(event):  # type: ignore[attr-defined]
             self._releasing = None  # the app is closing: the keys go nowhere
             self._held.clear()
+
+    def _typeahead_clock(self) -> float:
+        """Seconds, for :data:`SOFT_LIMIT` (the event loop's clock)."""
+        return asyncio.get_running_loop().time()
 
     # -- settled? ---------------------------------------------------------------------
 
@@ -177,13 +199,17 @@ class TypeAhead:
 
 def _idle(pump: Any) -> bool:
     """``pump`` has nothing to handle and is not handling anything: its queue is empty,
-    no callback is due and its task (if it runs) waits for the next message."""
+    no callback is due and its message loop waits for the next message (or has not
+    been started, or has ended). Whether the loop runs is asked of the pump, not of
+    ``pump._task``: the app's loop has no task of its own under a real terminal, and
+    under ``run_test`` one that is not its loop; a widget's task that has not yet
+    started its loop is a widget being mounted."""
     queue = pump._message_queue
     if queue.qsize() or pump._next_callbacks:
         return False
-    task = pump._task
-    if task is None or task.done():
-        return True
+    if not pump.is_running:
+        task = pump._task  # its loop is about to start (compose and mount first), or has ended
+        return task is None or task.done()
     return bool(getattr(queue.ready_event, "_waiters", None))
 
 

@@ -27,16 +27,31 @@ def stored_event(log: EventLog) -> Callable[[int], Mapping[str, Any]]:
 def record_loader(log: EventLog) -> RecordLoader:
     def load(seq: int, kind: str, j: int) -> RollRecord:
         """The record a roll entry restored from a checkpoint refers to: the event's
-        ``record`` (a roll, a heal, an ``encounter.add`` with its initiative roll), or
-        the j-th recorded entry of an ``initiative.set``."""
+        ``record`` (a roll, a heal), or the j-th initiative roll the event logged
+        (:func:`initiative_records`)."""
         doc = log.event(seq, copy=False)
-        if kind == "initiative" and "entries" in doc:
-            data = [e["record"] for e in doc["entries"] if e.get("record") is not None][j]
-        else:
-            data = doc["record"]
+        data = initiative_records(doc)[j] if kind == "initiative" else doc["record"]
         return RollRecord.from_trusted_json(data)
 
     return load
+
+
+def initiative_records(doc: Mapping[str, Any]) -> list[Any]:
+    """The initiative rolls an event logs, in the order the fold logs them: its own
+    ``record`` (a character joining), the records of its ``entries``
+    (``initiative.set``, ``characters.add``) or of its ``initiative`` (rolled again
+    as a round begins), then its ties' roll-offs."""
+    out: list[Any] = []
+    if doc.get("record") is not None:
+        out.append(doc["record"])
+    for key in ("entries", "initiative"):
+        for e in doc.get(key) or ():
+            if isinstance(e, Mapping) and e.get("record") is not None:
+                out.append(e["record"])
+    for run in doc.get("ties") or ():
+        for rolled in run.get("rolls") or ():
+            out.extend(e["record"] for e in rolled)
+    return out
 
 
 def replayer(log: EventLog) -> Callable[[int], Fold]:

@@ -12,9 +12,13 @@ from typing import TYPE_CHECKING, Any
 from gmdesk.core.dice import RandomSource, RollRecord
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events import MAX_INITIATIVE, Event, EventError, roll_refusal
+from gmdesk.core.session.events.encounter import pinned_refusal
 from gmdesk.core.session.model import Character, State
 
 if TYPE_CHECKING:
+    import threading
+
+    from gmdesk.core.session.events import Fold
     from gmdesk.core.session.params import SystemRef
     from gmdesk.core.systems.spec import SystemSpec
     from gmdesk.core.tables import TableSet
@@ -25,6 +29,8 @@ class SessionMoves:
 
     if TYPE_CHECKING:  # what Session provides
         readonly: bool
+        _fold: Fold
+        _mutex: threading.RLock
 
         @property
         def state(self) -> State: ...
@@ -258,32 +264,59 @@ class SessionMoves:
         modifiers: Mapping[str, int] | None = None,
         system: str | None = None,
         values: Mapping[str, int] | None = None,
+        pins: Mapping[str, bool] | None = None,
     ) -> Event:
         """Roll initiative for ``ids`` with the session's system and set it (one event;
         each roll is logged with its dice). ``values``: typed initiatives (no roll) for
         some of them. Characters not yet in the encounter join it.
 
+        A pinned entry is never rolled: it keeps its pin (one not yet in the
+        encounter joins there); a typed value moves its pin. ``pins``: id → True
+        pins the entry at the value it gets (one already in the order and given no
+        value, where it stands), False releases it (one given no value is not
+        rolled: only released). Refused when that leaves nothing to do.
+
         Those who cannot act (Unconscious, Dead) get no roll and no seat (RULES "Who
         can act"): they are left out (:meth:`no_initiative` names them); one already
         seated keeps its place and its turns are skipped. Refused when nobody named
-        can act."""
+        can act. Ties with the others are settled by the session's rule
+        (:mod:`core.session.ties`)."""
         rng = rng if rng is not None else random.Random()
-        entries = []
+        pins = pins or {}
+        entries: list[dict[str, Any]] = []
         for cid in ids:
             if cid not in self.state.characters:
                 raise EventError(f"no character {cid!r} in this session", "initiative.set")
-        out = self.no_initiative(ids)
+        out = self.no_initiative([cid for cid in ids if pins.get(cid) is not False])
         if out and len(out) == len(set(ids)):
             raise EventError("; ".join(out.values()), "initiative.set")
+        state = self.state
+        why_not: list[str] = []
         for cid in ids:
             if cid in out:
                 continue
+            c = state.characters[cid]
+            seat = state.encounter.index_of(cid)
+            pin = pins.get(cid)
+            flag = {} if pin is None else {"pin": pin}
             if values is not None and values.get(cid) is not None:
-                entries.append({"id": cid, "value": int(values[cid])})
+                entries.append({"id": cid, "value": int(values[cid]), **flag})
+                continue
+            if pin is False or (pin and seat is not None):
+                entries.append({"id": cid, **flag})  # released, or pinned where it stands
+                continue
+            if c.pin is not None and pin is None:
+                if seat is None:
+                    entries.append({"id": cid, "value": c.pin})  # joins at its pin
+                else:
+                    why_not.append(pinned_refusal(c.name, c.pin))
                 continue
             record = self.initiative_record(cid, rng, (modifiers or {}).get(cid), system)
-            entries.append({"id": cid, "value": record.value, "record": record.to_json()})
-        return self.apply({"type": "initiative.set", "entries": after_all_who_rolled(entries, self.state)})
+            entries.append({"id": cid, "value": record.value, "record": record.to_json(), **flag})
+        if not entries:
+            raise EventError("; ".join(why_not) or "nothing to roll", "initiative.set")
+        doc = {"type": "initiative.set", "entries": after_all_who_rolled(entries, self.state)}
+        return self.apply_placing(doc, rng, modifiers)
 
     def no_initiative(self, ids: Sequence[str]) -> dict[str, str]:
         """Those of ``ids`` who get no initiative, each with why ("Bea is Unconscious:
@@ -302,46 +335,92 @@ class SessionMoves:
         With the session setting "Reroll initiative every round" on, a turn that
         begins a new round carries initiative rolled again for everyone in the
         encounter who can act, each roll logged."""
-        return self.apply(self._turn_step("turn.next", rng))
+        return self._turn_step("turn.next", rng)
 
     def new_round(self, rng: RandomSource | None = None) -> Event:
         """Straight to the next round (``round.new``), rolling initiative again as
         :meth:`next_turn` does."""
-        return self.apply(self._turn_step("round.new", rng))
+        return self._turn_step("round.new", rng)
 
-    def _turn_step(self, etype: str, rng: RandomSource | None) -> dict[str, Any]:
+    def _turn_step(self, etype: str, rng: RandomSource | None) -> Event:
         from gmdesk.core.session.events.encounter import begins_round
 
         doc: dict[str, Any] = {"type": etype}
         state = self.state
         if not state.info.settings.get("reroll_initiative") or not begins_round(state, etype):
-            return doc
+            return self.apply(doc)
         rng = rng if rng is not None else random.Random()
         entries = []
         for x in state.encounter.order:
             c = state.characters.get(x.char_id)
-            if c is None or not c.can_act:
+            if c is None or not c.can_act or c.pin is not None:  # a pinned entry keeps its number
                 continue
             record = self.initiative_record(c.id, rng)
             entries.append({"id": c.id, "value": record.value, "record": record.to_json()})
-        if entries:
-            doc["initiative"] = after_all_who_rolled(entries, state)
-        return doc
+        if not entries:
+            return self.apply(doc)
+        doc["initiative"] = after_all_who_rolled(entries, state)
+        return self.apply_placing(doc, rng)
 
     def join_encounter(
         self, char_id: str, rng: RandomSource | None = None, value: int | None = None, modifier: int | None = None
     ) -> Event:
-        """``char_id`` joins the encounter: at the typed ``value``, else at an initiative
-        rolled now (as ``roll_initiative`` rolls it) and logged with its dice."""
+        """``char_id`` joins the encounter: at the typed ``value``, else at its pin
+        (a pinned character), else at an initiative rolled now (as
+        ``roll_initiative`` rolls it) and logged with its dice."""
+        c = self.state.characters.get(char_id)
+        if value is None and c is not None and c.pin is not None:
+            value = c.pin
         if value is not None:
-            return self.apply({"type": "encounter.add", "id": char_id, "initiative": int(value)})
+            return self.apply_placing({"type": "encounter.add", "id": char_id, "initiative": int(value)}, rng)
         record = self.initiative_record(char_id, rng, modifier)
         (entry,) = after_all_who_rolled(
             [{"id": char_id, "value": record.value, "record": record.to_json()}], self.state
         )
-        return self.apply(
-            {"type": "encounter.add", "id": char_id, "initiative": entry["value"], "record": entry["record"]}
-        )
+        doc = {"type": "encounter.add", "id": char_id, "initiative": entry["value"], "record": entry["record"]}
+        return self.apply_placing(doc, rng, {char_id: modifier} if modifier is not None else None)
+
+    def apply_placing(
+        self, doc: Mapping[str, Any], rng: RandomSource | None = None, modifiers: Mapping[str, int] | None = None
+    ) -> Event:
+        """Apply an event that places combatants in the initiative order (a join, an
+        initiative set or rolled again, a group added), with the ties it makes
+        settled by the session's rule ("Initiative ties", :mod:`core.session.ties`):
+        the decision — and a roll-off's rolls, made with ``rng`` — goes in the event
+        as its ``ties``. ``modifiers``: the modifiers the rolls used (they count for
+        "higher modifier" and roll again in a roll-off)."""
+        from gmdesk.core.session.events.ties import KEEP_ORDER
+        from gmdesk.core.session.ties import placed_ids, settle, tie_rule, tied_runs
+
+        with self._mutex:
+            rule = tie_rule(self.state)
+            if rule == KEEP_ORDER or self.readonly:
+                return self.apply(doc)
+            rng = rng if rng is not None else random.Random()
+            mods = dict(modifiers or {})
+
+            def modifier(cid: str) -> int:
+                if mods.get(cid) is not None:
+                    return int(mods[cid])
+                try:
+                    return self.initiative_modifier(cid)
+                except (GmdeskError, KeyError):
+                    return 0
+
+            def roll(cid: str) -> RollRecord:
+                return self.initiative_record(cid, rng, mods.get(cid))
+
+            # the event applied for a moment (nothing is written), to see the order it
+            # makes, then taken back: the same fold that will apply it decides
+            fold = self._fold
+            applied = fold.apply(fold.last_seq + 1, doc)
+            try:
+                new_ids = applied.extra.get("ids") or ()
+                runs = tied_runs(self.state.encounter.order, placed_ids(doc, new_ids))
+                ties = settle(runs, rule, self.state, modifier, roll) if runs else []
+            finally:
+                fold.revert_last()
+            return self.apply({**doc, "ties": ties} if ties else doc)
 
 
 def after_all_who_rolled(entries: list[dict[str, Any]], state: State) -> list[dict[str, Any]]:

@@ -9,10 +9,13 @@ setting is generated from :func:`declared`: the desk's "Session settings" dialog
 ``gmdesk new … --setting KEY=VALUE``, and the ``session.settings`` event's
 validation and effects list.
 
-The session's own setting (:data:`SESSION_SETTINGS`) is ``reroll_initiative``
-(every system): everyone in the encounter who can act rolls initiative again at the
-start of every round after the first, each roll logged (off by default: the order
-rolled when they joined holds all fight). The systems' are the ones ``RULES.md``
+The session's own settings (:data:`SESSION_SETTINGS`, every system) are
+``reroll_initiative``: everyone in the encounter who can act rolls initiative again
+at the start of every round after the first, each roll logged (off by default: the
+order rolled when they joined holds all fight; a pinned entry keeps its number);
+and ``initiative_ties``: who goes first on equal initiatives — keep order (RULES.md:
+the earlier entry; the default unless the system declares its own,
+``INITIATIVE_TIES``), higher modifier, PCs first, or roll off. The systems' are the ones ``RULES.md``
 leaves to the session (a skill chance's threshold, whether ords reroll, a dice
 method); a session of a system starts with its system's defaults
 (:func:`defaults_for`).
@@ -27,6 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 # re-exported: the settings' declaration and the error this module's calls raise
+from gmdesk.core.systems.setting import INITIATIVE_TIES
 from gmdesk.core.systems.setting import Setting as Setting
 from gmdesk.core.systems.setting import SettingError as SettingError
 
@@ -35,9 +39,17 @@ SESSION_SETTINGS: tuple[Setting, ...] = (
     Setting(
         "reroll_initiative",
         "Reroll initiative every round",
-        "at the start of every round after the first, everyone who can act rolls initiative again (logged)",
+        "each new round, all who can act roll again (logged)",
         "bool",
         False,
+    ),
+    Setting(
+        "initiative_ties",
+        "Initiative ties",
+        "who acts first on a tie (a roll-off is logged)",
+        "choice",
+        INITIATIVE_TIES[0],
+        choices=INITIATIVE_TIES,
     ),
 )
 
@@ -82,9 +94,12 @@ def defaults_for(system: str) -> dict[str, Any]:
 
     out = {s.key: s.default for s in SESSION_SETTINGS}
     try:
-        out.update(get_spec(system).setting_defaults())
+        spec = get_spec(system)
     except GmdeskError:
-        pass
+        return out
+    out.update(spec.setting_defaults())
+    if spec.initiative_ties is not None:  # the system's own default for ties
+        out["initiative_ties"] = spec.initiative_ties
     return out
 
 

@@ -41,6 +41,7 @@ from functools import lru_cache
 from typing import Any
 
 from gmdesk.core import odds as odds_mod
+from gmdesk.core.curve import Curve, curve_of
 from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
 from gmdesk.core.errors import ParamError
 from gmdesk.core.odds import Odds
@@ -58,6 +59,7 @@ from gmdesk.core.systems.harm import DESK_VITALITY, WOUND_STATUS, Harm
 from gmdesk.core.systems.rest import default_rest
 from gmdesk.core.systems.spec import CharField, Move, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
+from gmdesk.core.text import signed
 
 ID = "4d2"
 NAME = "Four D Two"
@@ -352,6 +354,22 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
     order = range(VALUE_MAX, VALUE_MIN - 1, -1)
     outcomes = [(outcome_label(v, tables), dist.get(v, Fraction(0))) for v in order]
     return Odds.from_dist(ID, params_to_json(params), dist, outcomes)
+
+
+#: the headline value a curve draws: the Number (the Outcome, once a shift or a fold moves it)
+VALUE_LABEL = "Number"
+
+
+def curve(params: Params, tables: TableSet = DEFAULT_TABLES) -> Curve:
+    """The curve of the roll's value: the Number, 2d6 − 2d6 (the seed's "Nerdy Curvey
+    Graph"); with a shift or a fold, the Outcome it gives. A 4d2 roll names its
+    Outcomes, and no parameter sets a number to reach: no success is marked."""
+    dist = odds_mod.remap(number_distribution(), lambda n: outcome_value(n, params.shift, params.fold))
+    moved = [f"{params.fold} fold"] if params.fold else []
+    if params.shift:
+        moved.append(f"shift {signed(params.shift)}")
+    label = VALUE_LABEL if not moved else f"Outcome (the Number, {', '.join(moved)})"
+    return curve_of(label, dist, signed=True)
 
 
 # ---- character fields

@@ -47,6 +47,7 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
+from gmdesk.core.curve import Curve, curve_of
 from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord
 from gmdesk.core.errors import ParamError, TableError
 from gmdesk.core.odds import Dist, Odds, die, mix, outcomes_by, remap, repeat, shift, sub
@@ -565,6 +566,23 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
                 by_label[text] = by_label.get(text, Fraction(0)) + p
             outcomes += [(text, by_label.get(text, Fraction(0))) for text in order]
     return Odds.from_dist(ID, params_to_json(params), dist, outcomes)
+
+
+#: the headline value a curve draws: the result r the dice give
+VALUE_LABEL = "Result"
+
+
+def curve(params: Params, tables: TableSet = DEFAULT_TABLES) -> Curve:
+    """The curve of the result r. A success is marked only where r alone decides it:
+    an opposed roll (or an attack) against an opponent who cannot act, who counts its
+    method's lowest result, is won (hit) from r = 1 + lowest + vs trait − trait."""
+    success = None
+    if params.opposed and params.defenseless:
+        trait = params.trait if params.trait is not None else FAIR
+        vs = params.vs_trait if params.vs_trait is not None else FAIR
+        success = 1 + result_range(params.method)[0] + vs - trait
+    label = "Hit" if params.combat else "Wins"
+    return curve_of(VALUE_LABEL, dict(_dist(params.method)), signed=True, success=success, success_label=label)
 
 
 # ---- character fields

@@ -24,6 +24,22 @@ class SettingError(GmdeskError):
         self.reason = reason or message
 
 
+#: who goes first when initiatives are equal (the session setting "Initiative ties",
+#: and what a system may declare as its default, ``INITIATIVE_TIES``): the first is
+#: RULES.md's, the earlier entry first
+INITIATIVE_TIES = ("keep order", "higher modifier", "PCs first", "roll off")
+
+
+def _same_words(a: str, b: str) -> bool:
+    """Two choices read alike: case, and dashes or underscores for spaces, aside
+    ("roll-off" is "roll off", "pcs_first" is "PCs first")."""
+
+    def norm(text: str) -> str:
+        return " ".join(text.replace("-", " ").replace("_", " ").casefold().split())
+
+    return norm(a) == norm(b)
+
+
 _TRUE = ("on", "yes", "true", "1")
 _FALSE = ("off", "no", "false", "0")
 
@@ -83,6 +99,9 @@ class Setting:
         if isinstance(text, str):
             for choice in self.choices:
                 if text.casefold() == choice.casefold():
+                    return choice
+            for choice in self.choices:
+                if _same_words(text, choice):
                     return choice
         raise self._refuse(value)
 

@@ -47,10 +47,11 @@ from gmdesk.core.systems.declare import (
     Param,
 )
 from gmdesk.core.systems.harm import NO_HARM, Harm, check_harm
-from gmdesk.core.systems.setting import Setting, SettingError
+from gmdesk.core.systems.setting import INITIATIVE_TIES, Setting, SettingError
 from gmdesk.core.systems.values import check_value, find_stat, params_class, parse_field, parse_stats, show_field
 
 if TYPE_CHECKING:
+    from gmdesk.core.curve import Curve
     from gmdesk.core.dice import RollRecord
     from gmdesk.core.odds import Odds
 
@@ -195,6 +196,11 @@ class SystemSpec:
     #: ``result_distribution(params, tables) -> {value: Fraction}``: the roll value's
     #: exact distribution (default: its odds', :meth:`distribution`)
     result_distribution: Callable[..., Mapping[int, Fraction]] | None = _hook("result_distribution")
+    #: ``VALUE_LABEL``: what the roll's headline value is called on its curve ("Total")
+    value_label: str = _member("VALUE_LABEL", "a name for the roll's value (text)", _is_text, "Result")
+    #: ``curve(params, tables) -> Curve``: the headline value's exact distribution as
+    #: a chart draws it, with the value a success needs (default: :meth:`curve`)
+    own_curve: Callable[..., Curve] | None = _hook("curve")
 
     # ---- filling a roll from the session
     defenseless: str | None = _member("DEFENSELESS", "the name of one of its bool parameters", _is_text)
@@ -226,6 +232,11 @@ class SystemSpec:
     #: ``parse_initiative(option, text) -> int``
     parse_initiative: Callable[[str, Any], int] | None = _hook("parse_initiative")
     initiative_hint: str = _member("INITIATIVE_HINT", "text", _is_text, "a number")
+    #: who goes first when initiatives are equal, the default of a session of the
+    #: system (the setting "Initiative ties"; None: RULES.md's, keep order)
+    initiative_ties: str | None = _member(
+        "INITIATIVE_TIES", "one of " + ", ".join(repr(t) for t in INITIATIVE_TIES), lambda v: v in INITIATIVE_TIES
+    )
 
     # ---- between sessions, and saves
     #: ``rest(character) -> character``
@@ -355,6 +366,28 @@ class SystemSpec:
             got = {v: p for v, p in self.odds(params, tables).distribution}
         return dict(sorted(got.items()))
 
+    def curve(self, params: Any, tables: Any = None, odds: Odds | None = None) -> Curve:
+        """The curve of the roll's headline value (``gmdesk odds … --plot``, the roll
+        dialog's curve): the system's own ``curve``, else one drawn from its
+        :meth:`distribution` (``odds``, when given, are those of ``params``), named
+        ``VALUE_LABEL``, its tails folded at ``ODDS_FOLD``, without a success mark."""
+        from gmdesk.core.curve import Curve
+        from gmdesk.core.tables import DEFAULT_TABLES
+
+        tables = DEFAULT_TABLES if tables is None else tables
+        if self.own_curve is not None:
+            got = self.own_curve(params, tables)
+            if not isinstance(got, Curve):
+                raise TypeError(f"{self.id}'s curve gave {type(got).__name__}, not a gmdesk.core.curve.Curve")
+            return got
+        if self.result_distribution is not None:
+            dist = self.distribution(params, tables)
+            tail = max(Fraction(0), 1 - sum(dist.values(), Fraction(0)))
+        else:
+            odds = self.odds(params, tables) if odds is None else odds
+            dist, tail = dict(odds.distribution), odds.tail
+        return Curve(self.value_label, tuple(dist.items()), tail, self.odds_fold, self.signed)
+
     def setting_defaults(self) -> dict[str, Any]:
         """Setting key → default of the system's own settings."""
         return {s.key: s.default for s in self.settings}
@@ -416,6 +449,7 @@ class SystemSpec:
             "character_fields": [f.to_json() for f in self.character_fields],
             "moves": [{"id": m.id, "title": m.title, "help": m.help, "key": m.key} for m in self.moves],
             "settings": [s.to_json() for s in self.settings],
+            **({"initiative_ties": self.initiative_ties} if self.initiative_ties is not None else {}),
         }
 
 

@@ -55,6 +55,7 @@ from fractions import Fraction
 from functools import cache, lru_cache
 from typing import Any
 
+from gmdesk.core.curve import Curve, curve_of
 from gmdesk.core.dice import Die, RandomSource, RollRecord, thaw
 from gmdesk.core.errors import ParamError
 from gmdesk.core.odds import Odds
@@ -524,6 +525,28 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
         stop = DISCONNECTION_AT[params.contradiction] - lo + 1
         outcomes.append(("Disconnection", Fraction(sum(nums[: max(0, stop)]), den)))
     return Odds.from_dist(ID, params_to_json(params), dist, outcomes, tail)
+
+
+#: the headline value a curve draws: the Bonus Number (with a skill, the action total)
+VALUE_LABEL = "Bonus Number"
+
+
+def curve(params: Params, tables: TableSet = DEFAULT_TABLES) -> Curve:
+    """The curve of the final Bonus Number, or with a skill of the action total
+    (skill + Bonus Number), its far tails folded as the odds table folds them (moved
+    by the skill); with a difficulty, the value that succeeds is marked."""
+    dist, tail = _bonus_dist(params.possibilities + (1 if params.up else 0), params.positive_reroll)
+    skill = params.skill or 0
+    lo, hi = ODDS_FOLD
+    success = params.difficulty  # a Bonus Number (the skill counts as 0), else an action total
+    note = ""
+    if params.contradiction is not None:
+        note = f"Disconnection at a Bonus Number of {signed(DISCONNECTION_AT[params.contradiction])} or less."
+    kw: dict[str, Any] = {"success": success, "success_label": f"Success (Difficulty {params.difficulty})"}
+    if params.skill is None:
+        return curve_of(VALUE_LABEL, dist, tail=tail, fold=ODDS_FOLD, signed=True, note=note, **kw)
+    total = {skill + b: p for b, p in dist.items()}
+    return curve_of("Action total", total, tail=tail, fold=(lo + skill, hi + skill), note=note, **kw)
 
 
 # ---- character fields

@@ -257,6 +257,6 @@ def add_call(path: Path, doc: Mapping[str, Any], count: int, hidden: bool, rng: 
         from gmdesk.core.campaign.copies import add_from_event
 
         block = block_from_doc(path, doc)
-        return session.apply(add_from_event(session, block, count, rng, hidden=hidden))
+        return session.apply_placing(add_from_event(session, block, count, rng, hidden=hidden), rng)
 
     return fn

@@ -74,9 +74,11 @@ class EncounterActions:
                 if value is not None:
                     self.desk.say(f"{name} joins the encounter at initiative {value}")
 
+            pin = state.characters[cid].pin
+            empty = "empty rolls it" if pin is None else f"pinned: empty joins at {pin}"
             self.desk.app.push_screen(
                 InputDialog(
-                    f"Initiative for {name} ({self._initiative_hint()}; empty rolls it)",
+                    f"Initiative for {name} ({self._initiative_hint()}; {empty})",
                     title="Join the encounter",
                     validate=lambda text: self._typed_initiative(text),
                     commit=lambda text: self._join(cid, text.strip()),
@@ -157,6 +159,56 @@ class EncounterActions:
             lambda ev: self.desk.say(f"{ev.summary or name + ' delays'} — {self.desk.undo_hint()}"),
         )
 
+    def pin(self) -> None:
+        """``=``: pin the selected character's initiative where it stands (one not in
+        the encounter: at a number the GM types, and it joins), or release its pin.
+        A pinned entry keeps its number when initiative is rolled again."""
+
+        def go() -> None:
+            cid = self.desk.need_selected()
+            if cid is None:
+                return
+            state = self.desk.state
+            c = state.characters[cid]
+            if c.pin is not None:
+                self._pin_call(cid, False)
+                return
+            if state.encounter.index_of(cid) is not None:
+                self._pin_call(cid, True)
+                return
+            self.desk.app.push_screen(
+                InputDialog(
+                    f"{c.name} joins the encounter, pinned at ({self._initiative_hint()})",
+                    title="Pin initiative",
+                    validate=lambda text: self._pin_value(text),
+                    commit=lambda text: self._pin_at(cid, text),
+                    label="Initiative",
+                    verb="pin",
+                ),
+                lambda ev: self._said_pin(ev) if ev is not None else None,
+            )
+
+        self.desk.when_idle(go)
+
+    def _pin_value(self, text: str) -> int:
+        value = self._typed_initiative(text, "Initiative")
+        if value is None:
+            raise GmdeskError("Initiative: give the number to pin it at")
+        return value
+
+    def _pin_at(self, cid: str, text: str) -> SessionCall:
+        value = self._pin_value(text)
+        rng = self.desk.rng
+        return lambda s: s.roll_initiative([cid], rng, values={cid: value}, pins={cid: True})
+
+    def _pin_call(self, cid: str, pin: bool) -> None:
+        rng = self.desk.rng
+        self.desk.submit(lambda s: s.roll_initiative([cid], rng, pins={cid: pin}), self._said_pin)
+
+    def _said_pin(self, event: Event) -> None:
+        lines = [x for x in event.changes if x != event.summary]
+        self.desk.say(f"{'; '.join(lines) or event.summary} — {self.desk.undo_hint()}")
+
     def initiative_modifier(self, cid: str) -> int:
         """What the session's system adds to this character's initiative roll (what the
         session knows of the character; else 0)."""
@@ -188,8 +240,14 @@ class EncounterActions:
         names = [name_of(state, cid) for cid in ids]
         for i, cid in enumerate(ids):
             joins = "" if state.encounter.index_of(cid) is not None else " +"
-            fields.append(FormField(f"m{i}", f"{names[i]}{joins}  mod", "text", str(self.initiative_modifier(cid))))
-            fields.append(FormField(f"v{i}", "or value", "text", "", placeholder="roll", same_row=True))
+            pin = state.characters[cid].pin
+            pinned = " (pinned)" if pin is not None else ""
+            fields.append(
+                FormField(f"m{i}", f"{names[i]}{pinned}{joins}  mod", "text", str(self.initiative_modifier(cid)))
+            )
+            # a pinned entry keeps its number (typing another moves the pin)
+            kept = "" if pin is None else str(pin)
+            fields.append(FormField(f"v{i}", "or value", "text", kept, placeholder="roll", same_row=True))
 
         def read(values: dict[str, Any]) -> InitiativePlan:
             plan = []
@@ -238,10 +296,11 @@ class EncounterActions:
                 values={cid: typed for cid, _, typed in plan if typed is not None},
             )
 
-        def done(_ev: Any) -> None:
+        def done(ev: Any) -> None:
             state = self.desk.state
             order = ", ".join(f"{name_of(state, c.char_id)} {c.initiative}" for c in state.encounter.order)
-            self.desk.say(f"Initiative: {order}")
+            ties = [x for x in getattr(ev, "changes", ()) if x.startswith("Tie at ")]
+            self.desk.say("\n".join([f"Initiative: {order}", *ties]))
 
         self.desk.submit(fn, done)
 

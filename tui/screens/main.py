@@ -143,6 +143,14 @@ class MainScreen(DeskScreen):
         Binding("left_square_bracket", "move(-1)", "Move up", show=False, id="main.move_up"),
         Binding("right_square_bracket", "move(1)", "Move down", show=False, id="main.move_down"),
         Binding("d", "delay", "Delay", show=False, id="main.delay"),
+        Binding(
+            "equals_sign",
+            "pin",
+            "Pin / unpin",
+            show=False,
+            tooltip="Pin the selected entry's initiative (rolling again leaves it there), or release it",
+            id="main.pin",
+        ),
         Binding("f", "filter_log", "Filter log", show=False, id="main.filter_log"),
         Binding("H", "toggle_hidden", "Hide/Reveal", show=False, id="main.reveal"),
         Binding(
@@ -279,6 +287,9 @@ class MainScreen(DeskScreen):
     def action_delay(self) -> None:
         self.encounter.delay()
 
+    def action_pin(self) -> None:
+        self.encounter.pin()
+
     def action_end_encounter(self) -> None:
         self.encounter.end()
 
@@ -384,6 +395,11 @@ class MainScreen(DeskScreen):
             ("Move up in the order", "([)", lambda: self.action_move(-1)),
             ("Move down in the order", "(])", lambda: self.action_move(1)),
             ("Delay", "the selected character acts after the next combatant (d)", self.action_delay),
+            (
+                "Pin / unpin initiative",
+                "the selected entry keeps its number when initiative is rolled again, or is released (=)",
+                self.action_pin,
+            ),
             (
                 "Hide from the players / Reveal to the players",
                 "the selected character: the player view and the public chronicle leave it out while hidden (H)",

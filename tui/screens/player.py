@@ -12,7 +12,8 @@ Player view
     What players see (the systems declare what is the GM's secret, such as a secret
     target number; the rest is what a GM at the table expects a shared screen to show):
 
-    * initiative: order, round, ``▶`` on whoever acts, ``UNC`` / ``DEAD`` markers;
+    * initiative: order, round, ``▶`` on whoever acts, ``UNC`` / ``DEAD`` markers,
+      ``PIN`` on an entry pinned at its number (a lair's turn);
     * player characters: Vitality (current/default), Possibilities, active advantage
       and shift sources, conditions with rounds left, wounds;
     * non-player characters: only what the table can see — status (``UNC``, ``DEAD``),
@@ -118,7 +119,7 @@ def _conditions_text(character: Character, name_of: Any = None) -> str:
 
 def build_picture(state: State) -> PlayerPicture:
     """The players' picture of ``state`` (pure; see the module docstring for what is public)."""
-    from gmdesk.tui.widgets.common import TURN_MARKER, source_label
+    from gmdesk.tui.widgets.common import PIN_MARKER, TURN_MARKER, source_label
 
     info = state.info
     enc = state.encounter
@@ -149,6 +150,8 @@ def build_picture(state: State) -> PlayerPicture:
         init.append(reading(f"{comb.initiative:>3} "))
         init.append(c.name, style="bold" if acting else "")
         words = public_status_words(c)
+        if c.pin is not None:  # the players see which turn keeps its place (a lair's)
+            words = [PIN_MARKER, *words]
         if words:
             init.append("  " + " ".join(words), style="bold")
 

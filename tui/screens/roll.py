@@ -49,11 +49,13 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events, on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, SelectionList, Static
 
+from gmdesk.core.curve import Curve
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.odds import Odds
 from gmdesk.core.session.params import (
@@ -68,7 +70,7 @@ from gmdesk.core.session.params import (
 )
 from gmdesk.core.systems import get_spec, system_ids
 from gmdesk.core.systems.spec import COMMON_PARAMS, SystemSpec
-from gmdesk.tui.screens.dialog import DialogHint, ui_message
+from gmdesk.tui.screens.dialog import DialogHint, keys_text, ui_message
 from gmdesk.tui.screens.overlay import OverlayDialog
 from gmdesk.tui.screens.rollforms import (
     CLOCK,
@@ -88,7 +90,7 @@ from gmdesk.tui.screens.rollforms import (
 from gmdesk.tui.widgets.common import signed
 from gmdesk.tui.widgets.controls import ReadableSelectionList
 from gmdesk.tui.widgets.form import Choice, FormField, field_control
-from gmdesk.tui.widgets.oddspreview import OddsPreview
+from gmdesk.tui.widgets.oddspreview import CURVE, OUTCOMES, OddsPreview
 
 if TYPE_CHECKING:
     from gmdesk.core.session import Character, State
@@ -153,6 +155,16 @@ class RollDialog(OverlayDialog[RollRequest]):
 
     ODDS_DELAY = 0.15
 
+    BINDINGS = [
+        Binding(
+            "ctrl+t",
+            "toggle_curve",
+            "Curve",
+            tooltip="The odds pane: the outcomes, or the curve of the roll's value",
+            id="roll.curve",
+        ),
+    ]
+
     # the form is two columns, labels and controls, in grids (no container per row);
     # the focused field's label reads in reverse video, as a form row's does
     DEFAULT_CSS = """
@@ -197,6 +209,7 @@ class RollDialog(OverlayDialog[RollRequest]):
         super().__init__(done)
         self._odds_timer: Timer | None = None
         self._odds_token = 0  # never reset: odds computed for an earlier open are dropped
+        self.odds_view = OUTCOMES  # what the odds pane shows: kept from one open to the next
         # the form's fields and their controls (kept from one open to the next when the
         # form is the same)
         self._fields: list[FormField] = []
@@ -254,6 +267,8 @@ class RollDialog(OverlayDialog[RollRequest]):
         self.ready = False  # the form is built and filled in
         self.last_error: str = ""
         self.last_odds: Odds | None = None
+        self.last_curve: Curve | None = None
+        self._odds_of: tuple[SystemSpec | None, Any, int] | None = None  # what the odds shown are of
         self.origins: dict[str, str] = {}  # of the parameters built last
         self._last_seen: tuple[Any, ...] | None = None
         self.labels = self._labels()
@@ -325,9 +340,11 @@ class RollDialog(OverlayDialog[RollRequest]):
                     yield box_sources
                     yield Grid(*self._param_widgets(), id="rd-params", classes="form-grid")
                     yield Static("", id="rd-info")
-                yield OddsPreview("", id="rd-odds")
+                preview = OddsPreview("", id="rd-odds")
+                preview.view = self.odds_view
+                yield preview
             yield Static("", id="rd-error", classes="inline-error")
-            yield DialogHint("attack" if self.combat else "roll")
+            yield DialogHint("attack" if self.combat else "roll", extra=self._view_hint())
 
     def _or_none(self, cid: str | None) -> str:
         return cid if cid in self.state.characters else NONE
@@ -779,24 +796,74 @@ class RollDialog(OverlayDialog[RollRequest]):
 
     @work(thread=True, exclusive=True, group="odds")
     def _compute_odds(self, spec: SystemSpec, params: Any, token: int) -> None:
+        # the curve only when it is the view shown: an open costs nothing more unless
+        # the GM looks at the curve (the key asks for it then, :meth:`_want_curve`)
+        curve: Curve | None = None
         try:
             odds = spec.odds(params)
+            if self.odds_view == CURVE:
+                curve = spec.curve(params, odds=odds)
         except GmdeskError as e:
             self.app.call_from_thread(self._odds_failed, token, ui_message(e, self.labels))
             return
-        self.app.call_from_thread(self._odds_ready, token, odds)
+        self.app.call_from_thread(self._odds_ready, token, odds, curve, spec, params)
 
-    def _odds_ready(self, token: int, odds: Odds) -> None:
+    def _odds_ready(
+        self, token: int, odds: Odds, curve: Curve | None = None, spec: SystemSpec | None = None, params: Any = None
+    ) -> None:
         # the odds may arrive while the dialog is closing (its widgets already gone)
         if token == self._odds_token and self.is_mounted and self._opened:
-            self.last_odds = odds
+            self.last_odds, self.last_curve = odds, curve
+            self._odds_of = (spec, params, token) if spec is not None else None
             for preview in self.query(OddsPreview):
-                preview.show_odds(odds)
+                preview.show_odds(odds, curve)
+            self._want_curve()
+
+    def _want_curve(self) -> None:
+        """The curve is the view shown and the odds shown have none yet: compute it."""
+        if self.odds_view == CURVE and self.last_curve is None and self.last_odds is not None and self._odds_of:
+            spec, params, token = self._odds_of
+            if spec is not None and token == self._odds_token:
+                self._compute_curve(spec, params, self.last_odds, token)
+
+    @work(thread=True, exclusive=True, group="curve")
+    def _compute_curve(self, spec: SystemSpec, params: Any, odds: Odds, token: int) -> None:
+        try:
+            curve = spec.curve(params, odds=odds)
+        except GmdeskError as e:
+            self.app.call_from_thread(self._odds_failed, token, ui_message(e, self.labels))
+            return
+        self.app.call_from_thread(self._curve_ready, token, curve)
+
+    def _curve_ready(self, token: int, curve: Curve) -> None:
+        if token == self._odds_token and self.is_mounted and self._opened:
+            self.last_curve = curve
+            for preview in self.query(OddsPreview):
+                preview.show_curve(curve)
 
     def _odds_failed(self, token: int, message: str) -> None:
         if token == self._odds_token and self.is_mounted and self._opened:
             for preview in self.query(OddsPreview):
                 preview.show_none(f"no odds: {message}")
+
+    # -- the odds pane's view ----------------------------------------------------------------
+
+    def action_toggle_curve(self) -> None:
+        """The odds pane shows the curve of the roll's value instead of its outcomes,
+        or the outcomes again (the choice stays for the next open)."""
+        self.odds_view = CURVE if self.odds_view == OUTCOMES else OUTCOMES
+        for preview in self.query(OddsPreview):
+            preview.set_view(self.odds_view)
+        self._want_curve()
+        for hint in self.query(DialogHint):
+            hint.extra = self._view_hint()
+            hint.refresh_hint()
+
+    def _view_hint(self) -> str:
+        """The hint line's words for the curve key ("Ctrl+T curve"), as bound now."""
+        keys = keys_text(self, "toggle_curve").split("/")[0] if self.is_attached else ""
+        keys = keys or "Ctrl+T"
+        return f"{keys} {'outcomes' if self.odds_view == CURVE else 'curve'}"
 
     # -- roll / cancel -----------------------------------------------------------------------------
 

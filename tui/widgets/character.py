@@ -39,7 +39,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Static
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session.events import sheet_rows
@@ -111,6 +111,12 @@ class CharacterTable(DataTable[Any]):
             event.stop()
             self.notify("Enter (or e) opens the editor for the new entry", timeout=3)
 
+    def action_select_cursor(self) -> None:
+        """Enter acts on the row under the cursor within this key's own handling (the
+        table's RowSelected would reach the pane as a message later): the editor it
+        opens has the focus before the key typed after it is routed."""
+        self.parent_pane.act("enter")
+
     def action_toggle_row(self) -> None:
         self.parent_pane.act("toggle")
 
@@ -136,6 +142,12 @@ class EditorInput(SteadyInput):
 
     def action_cancel_edit(self) -> None:
         self.query_ancestor(CharacterPane).close_editor()
+
+    async def action_submit(self) -> None:
+        """Enter hands the value to the pane within this key's own handling (Input's
+        Submitted would reach it as a message later): the edit is on its way to the
+        session before the key typed after it is routed."""
+        self.query_ancestor(CharacterPane).submit(self.value)
 
 
 class CharacterPane(Vertical):
@@ -325,6 +337,7 @@ class CharacterPane(Vertical):
         return self._rows[r] if 0 <= r < len(self._rows) else None
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """A click on the row under the cursor (Enter acts at once, :class:`CharacterTable`)."""
         event.stop()
         self.act("enter")
 
@@ -470,13 +483,13 @@ class CharacterPane(Vertical):
     def editing(self) -> bool:
         return self._editing is not None
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
+    def submit(self, value: str) -> None:
+        """The editor's value, on Enter: checked for form here, then posted to be applied."""
         row = self._editing
         ch = self._character
         if row is None or ch is None:
             return
-        text = event.value.strip()
+        text = value.strip()
         try:
             ev, what = self._event_for(row, ch, text)
         except ParamError as e:

@@ -5,7 +5,7 @@ turn state the session computed into text.
 Nothing is carried by colour alone: every status has a marker word (UP, STY, UNC,
 DEAD…), a character hidden from the players says HIDDEN on the GM's side (its rolls
 the players do not see: HID in the GM's roll log), the current turn has "▶",
-inactive sources a "☐".
+inactive sources a "☐", a pinned initiative "PIN".
 """
 
 from __future__ import annotations
@@ -46,6 +46,10 @@ TURN_MARKER = "▶"
 
 #: what the GM's character pane says of a character hidden from the players
 HIDDEN_MARKER = "HIDDEN"
+
+#: the word an initiative entry that is pinned carries (the desk's order and the
+#: players'): rolling initiative again leaves it at its number
+PIN_MARKER = "PIN"
 
 
 def names_of(state: State) -> dict[str, str]:

@@ -11,7 +11,10 @@ to :data:`MIN_NAME`); a cell that still does not fit shows its first whole words
 "+N" for the others, never a cut word. The current turn is marked "▶" (not by colour
 alone); characters outside the encounter show "·" instead of an initiative. A
 character hidden from the players shows :data:`HIDDEN_MARKER` first in its status
-cell (a word, not a colour), and the round line says "(hidden)" when it acts.
+cell (a word, not a colour), and the round line says "(hidden)" when it acts; an
+entry whose initiative is pinned (rolling again leaves it there) shows
+:data:`~gmdesk.tui.widgets.common.PIN_MARKER` ("PIN") next (outside the encounter
+too: it joins at its pin).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from gmdesk.core.text import reading
-from gmdesk.tui.widgets.common import TURN_MARKER, health_summary, markers_text
+from gmdesk.tui.widgets.common import PIN_MARKER, TURN_MARKER, health_summary, markers_text
 
 if TYPE_CHECKING:
     from gmdesk.core.session import Character, State
@@ -48,7 +51,12 @@ HIDDEN_MARKER = "HID"
 
 
 def _status_cell(ch: Character) -> Text:
+    """HID (hidden from the players), PIN (a pinned initiative), then the status and
+    condition markers: words, never colour alone."""
     cell = markers_text(ch)
+    if ch.pin is not None:
+        pin = Text(PIN_MARKER, style="bold")
+        cell = pin + Text(" ") + cell if cell else pin
     if not ch.hidden:
         return cell
     marker = Text(HIDDEN_MARKER, style="italic")

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gmdesk.core.session.events.characters import _character_fields, _check_name, _read_fields
-from gmdesk.core.session.events.context import MAX_TEXT, Ctx
+from gmdesk.core.session.events.context import MAX_INITIATIVE, MAX_TEXT, Ctx
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.sheets import sheet_parse
 from gmdesk.core.session.events.text import num, signed
@@ -42,6 +42,7 @@ CARRIED = (
     "fields",
     "hidden",
     "status_set",
+    "pin",
 )
 
 
@@ -160,6 +161,7 @@ def _character(ctx: Ctx, d: Any) -> Character:
         fields=fields,
         hidden=ctx.boolean(d["hidden"], "hidden") if "hidden" in d else False,
         status_set=_status_set(ctx, d.get("status_set")),
+        pin=None if d.get("pin") is None else ctx.integer(d["pin"], "pin", -MAX_INITIATIVE, MAX_INITIATIVE),
     )
 
 
@@ -201,6 +203,8 @@ def standing(c: Character, system: str = "", name_of: NameOf | None = None) -> s
         parts.append(c.status.capitalize())
     if c.hidden:
         parts.append("hidden from the players")
+    if c.pin is not None:
+        parts.append(f"initiative pinned at {num(c.pin)}")
     return f"{c.name} ({c.side})" + (": " + "; ".join(parts) if parts else "")
 
 

@@ -16,8 +16,8 @@ from gmdesk.core.session.model.rolls import RecordLoader
 
 #: Version of the checkpoint form (:func:`fold_checkpoint`); bump it when it changes.
 #: 2: a character row ends with its system fields; 3: a condition keeps its until;
-#: 4: the roll log's older entries as packed pages (``roll_pages``)
-CHECKPOINT_VERSION = 4
+#: 4: a pin; 5: the roll log's older entries as packed pages (``roll_pages``)
+CHECKPOINT_VERSION = 5
 
 
 @lru_cache(maxsize=1)

@@ -11,6 +11,7 @@ from gmdesk.core.session.events.context import MAX_INITIATIVE, Ctx
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.sheets import sheet_changes, sheet_new_day, sheet_set_current, sheet_vitality
 from gmdesk.core.session.events.text import num, status_word
+from gmdesk.core.session.events.ties import settle_ties
 from gmdesk.core.session.model import Character, Combatant, Condition, Encounter, RollEntry, Source, State
 from gmdesk.core.systems.harm import harm_of
 
@@ -28,11 +29,16 @@ def _insert_position(order: list[Combatant], initiative: int) -> int:
 def _encounter_add(ctx: Ctx, p: dict[str, Any]) -> str:
     """A character joins the order at ``initiative`` (after everyone at least as high).
     With ``record`` (the initiative roll that gave the number) the roll is logged,
-    dice and all, as an initiative roll — as ``initiative.set`` logs its rolls."""
-    ctx.fields(p, ("id",), ("initiative", "record"))
+    dice and all, as an initiative roll — as ``initiative.set`` logs its rolls. A
+    character whose initiative is pinned joins at its pin (a number given moves
+    the pin there; a roll is refused). ``ties``: how the session settled a tie it
+    makes (:mod:`.ties`)."""
+    ctx.fields(p, ("id",), ("initiative", "record", "ties"))
     c = ctx.char(p["id"])
     record = ctx.record(p["record"]) if p.get("record") is not None else None
-    default = record.value if record is not None else 0
+    if record is not None and c.pin is not None and ctx.strict:
+        raise ctx.fail(pinned_refusal(c.name, c.pin))
+    default = record.value if record is not None else c.pin if c.pin is not None else 0
     ini = ctx.integer(p.get("initiative", default), "initiative", -MAX_INITIATIVE, MAX_INITIATIVE)
     if ctx.state.encounter.index_of(c.id) is not None:
         raise ctx.fail(f"{c.name} is already in the encounter")
@@ -41,6 +47,8 @@ def _encounter_add(ctx: Ctx, p: dict[str, Any]) -> str:
     enc.order.insert(i, Combatant(c.id, ini))
     if enc.round > 0 and i <= enc.turn and len(enc.order) > 1:
         enc.turn += 1
+    if c.pin is not None and c.pin != ini:
+        ctx.tx.char(c.id).pin = ini
     if record is not None:
         change = f"{c.name}: initiative {num(ini)}"
         ctx.changes.append(change)
@@ -48,7 +56,14 @@ def _encounter_add(ctx: Ctx, p: dict[str, Any]) -> str:
         ctx.tx.add_roll(
             RollEntry(ctx.seq, record, c.id, None, rnd, turn, [change], kind="initiative", actor_name=c.name)
         )
-    return f"{c.name} joins the encounter (initiative {num(ini)})"
+    settle_ties(ctx, p.get("ties"))
+    pinned = " (pinned)" if c.pin is not None else ""
+    return f"{c.name} joins the encounter (initiative {num(ini)}{pinned})"
+
+
+def pinned_refusal(name: str, pin: int) -> str:
+    """Why a pinned entry is not rolled (in the GM's words)."""
+    return f"{name}'s initiative is pinned at {num(pin)}: unpin it to roll it"
 
 
 def encounter_drop(ctx: Ctx, cid: str) -> None:
@@ -137,48 +152,98 @@ def _encounter_end(ctx: Ctx, p: dict[str, Any]) -> str:
 
 @handler("initiative.set")
 def _initiative_set(ctx: Ctx, p: dict[str, Any]) -> str:
-    ctx.fields(p, ("entries",))
+    """``entries``: ``[{id, value?, record?, pin?}]``: each character's initiative (a
+    ``record``: the roll that gave it, logged); those not in the encounter join it.
+    ``pin`` true pins the entry at its value (at the value it has, when none is
+    given), false releases it; a value given for a pinned entry moves its pin. A
+    pinned entry is never rolled. ``ties``: how the session settled the ties the
+    event makes (:mod:`.ties`)."""
+    ctx.fields(p, ("entries",), ("ties",))
     entries = p["entries"]
     if not isinstance(entries, list) or not entries:
-        raise ctx.fail("entries: must be a non-empty list of {id, value, record?}")
+        raise ctx.fail("entries: must be a non-empty list of {id, value, record?, pin?}")
     seen: set[str] = set()
-    parsed = []
+    parsed: list[tuple[Character, int | None, RollRecord | None, bool | None]] = []
     for k, e in enumerate(entries):
         if not isinstance(e, Mapping):
             raise ctx.fail(f"entries[{k}]: must be an object with id and value")
         for key in e:
-            if key not in ("id", "value", "record"):
-                raise ctx.fail(f"entries[{k}]: unknown field {key!r} (allowed: id, record, value)")
-        if "id" not in e or "value" not in e:
+            if key not in ("id", "value", "record", "pin"):
+                raise ctx.fail(f"entries[{k}]: unknown field {key!r} (allowed: id, pin, record, value)")
+        if "id" not in e or ("value" not in e and "pin" not in e):
             raise ctx.fail(f"entries[{k}]: needs id and value")
         c = ctx.char(e["id"], f"entries[{k}].id")
         if c.id in seen:
             raise ctx.fail(f"{c.name} appears twice in entries")
         seen.add(c.id)
-        value = ctx.integer(e["value"], f"entries[{k}].value", -MAX_INITIATIVE, MAX_INITIATIVE)
+        pin = ctx.boolean(e["pin"], f"entries[{k}].pin") if "pin" in e else None
+        value = (
+            ctx.integer(e["value"], f"entries[{k}].value", -MAX_INITIATIVE, MAX_INITIATIVE) if "value" in e else None
+        )
         record = ctx.record(e["record"], f"entries[{k}].record") if e.get("record") is not None else None
-        parsed.append((c, value, record))
+        if record is not None and value is None:
+            raise ctx.fail(f"entries[{k}]: a roll needs its value")
+        if ctx.strict:
+            _check_pin(ctx, c, value, record, pin)
+        parsed.append((c, value, record, pin))
     enc = ctx.tx.encounter()
     current = enc.order[enc.turn].char_id if enc.round > 0 and enc.order else None
-    values = {c.id: v for c, v, _ in parsed}
+    values = {c.id: v for c, v, _, _ in parsed if v is not None}
     order = [Combatant(x.char_id, values.get(x.char_id, x.initiative)) for x in enc.order]
     present = {x.char_id for x in order}
-    order += [Combatant(c.id, v) for c, v, _ in parsed if c.id not in present]
+    order += [Combatant(c.id, v) for c, v, _, _ in parsed if v is not None and c.id not in present]
     order.sort(key=lambda x: -x.initiative)  # stable: ties keep their earlier place
     enc.order[:] = order
     at = enc.index_of(current) if current is not None else None
     if at is not None:  # whoever was acting is still in the order
         enc.turn = at
     rnd, turn = ctx.roll_position()
-    for c, v, record in parsed:
-        change = f"{c.name}: initiative {num(v)}"
+    names = []
+    for c, v, record, pin in parsed:
+        i = enc.index_of(c.id)
+        now = enc.order[i].initiative if i is not None else None
+        new_pin = c.pin
+        if pin is not None:
+            new_pin = now if pin else None
+        elif c.pin is not None and v is not None:
+            new_pin = v  # a value set for a pinned entry moves its pin
+        if new_pin != c.pin:
+            ctx.tx.char(c.id).pin = new_pin
+        if v is not None:
+            mark = " (pinned)" if new_pin is not None else " (no longer pinned)" if c.pin is not None else ""
+            change = f"{c.name}: initiative {num(v)}{mark}"
+            names.append(f"{c.name} {num(v)}{mark}")
+        elif new_pin is not None:
+            change = f"{c.name}: initiative pinned at {num(new_pin)}"
+            names.append(f"{c.name} pinned at {num(new_pin)}")
+        else:
+            shown = f" (it keeps {num(now)} until initiative is rolled again)" if now is not None else ""
+            change = f"{c.name}: initiative no longer pinned{shown}"
+            names.append(f"{c.name} no longer pinned")
         ctx.changes.append(change)
         if record is not None:
             ctx.tx.add_roll(
                 RollEntry(ctx.seq, record, c.id, None, rnd, turn, [change], kind="initiative", actor_name=c.name)
             )
-    names = ", ".join(f"{c.name} {num(v)}" for c, v, _ in parsed)
-    return f"Initiative: {names}"
+    settle_ties(ctx, p.get("ties"))
+    return f"Initiative: {', '.join(names)}"
+
+
+def _check_pin(ctx: Ctx, c: Character, value: int | None, record: RollRecord | None, pin: bool | None) -> None:
+    """What play allows of a pin: a pinned entry is not rolled (unless released in the
+    same entry); a pin with no value needs the entry in the order; a pin or a
+    release that changes nothing is refused."""
+    if record is not None and c.pin is not None and pin is not False:
+        raise ctx.fail(pinned_refusal(c.name, c.pin))
+    if value is not None:
+        return
+    i = ctx.state.encounter.index_of(c.id)
+    if pin and i is None:
+        raise ctx.fail(f"{c.name} is not in the encounter: give the initiative to pin it at")
+    if pin and c.pin is not None:
+        raise ctx.fail(f"{c.name}'s initiative is already pinned at {num(c.pin)}")
+    if pin is False and c.pin is None:
+        raise ctx.fail(f"{c.name}'s initiative is not pinned")
 
 
 def _tick(ctx: Ctx, cid: str) -> None:
@@ -293,6 +358,9 @@ class _Reroll:
     def __init__(self, ctx: Ctx, p: dict[str, Any]) -> None:
         self.ctx = ctx
         self.entries = self._read(p.get("initiative"))
+        self.ties = p.get("ties")
+        if self.ties is not None and not self.entries:
+            raise ctx.fail("ties: only when initiative is rolled again")
         self.done = False
 
     def _read(self, entries: Any) -> list[tuple[Character, int, RollRecord | None]]:
@@ -309,6 +377,8 @@ class _Reroll:
             c = ctx.char(e["id"], f"initiative[{k}].id")
             if c.id in seen or ctx.state.encounter.index_of(c.id) is None:
                 raise ctx.fail(f"initiative[{k}]: {c.name} is not in the encounter or appears twice")
+            if c.pin is not None and ctx.strict:
+                raise ctx.fail(pinned_refusal(c.name, c.pin))
             seen.add(c.id)
             value = ctx.integer(e["value"], f"initiative[{k}].value", -MAX_INITIATIVE, MAX_INITIATIVE)
             record = ctx.record(e["record"], f"initiative[{k}].record") if e.get("record") is not None else None
@@ -337,6 +407,7 @@ class _Reroll:
                 ctx.tx.add_roll(
                     RollEntry(ctx.seq, record, c.id, None, rnd, turn, [change], kind="initiative", actor_name=c.name)
                 )
+        settle_ties(ctx, self.ties, follow=False)
 
     def check(self) -> None:
         if self.entries and not self.done:
@@ -378,7 +449,7 @@ def _begin_turn(ctx: Ctx, reroll: _Reroll) -> list[str]:
 
 @handler("turn.next")
 def _turn_next(ctx: Ctx, p: dict[str, Any]) -> str:
-    ctx.fields(p, (), ("initiative",))
+    ctx.fields(p, (), ("initiative", "ties"))
     _need_combatants(ctx)
     reroll = _Reroll(ctx, p)
     enc = ctx.tx.encounter()
@@ -424,7 +495,7 @@ def _turn_prev(ctx: Ctx, p: dict[str, Any]) -> str:
 def _round_new(ctx: Ctx, p: dict[str, Any]) -> str:
     """Straight to the next round: the turns not yet taken this round pass (their
     durations tick, the conditions waiting for them end)."""
-    ctx.fields(p, (), ("initiative",))
+    ctx.fields(p, (), ("initiative", "ties"))
     _need_combatants(ctx)
     reroll = _Reroll(ctx, p)
     enc = ctx.tx.encounter()

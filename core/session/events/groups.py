@@ -12,6 +12,7 @@ from gmdesk.core.session.events.characters import _character_add, _condition_add
 from gmdesk.core.session.events.context import Ctx
 from gmdesk.core.session.events.encounter import _encounter_add
 from gmdesk.core.session.events.registry import handler
+from gmdesk.core.session.events.ties import settle_ties
 
 #: most characters one ``characters.add`` adds
 MAX_GROUP = 100
@@ -24,8 +25,9 @@ def _characters_add(ctx: Ctx, p: dict[str, Any]) -> str:
     active?}]``, ``conditions`` ``[{name, rounds?}]``; with ``initiative`` (and the
     ``record`` of the roll that gave it) the character joins the encounter.
     ``source``: where the group comes from (the bestiary's stat block name), for
-    the log. gmdesk fills in ``ids``, the new characters' ids in order."""
-    ctx.fields(p, ("entries",), ("source", "ids"))
+    the log. gmdesk fills in ``ids``, the new characters' ids in order. ``ties``: how
+    the session settled the ties their initiatives make (:mod:`.ties`)."""
+    ctx.fields(p, ("entries",), ("source", "ids", "ties"))
     entries = p["entries"]
     if not isinstance(entries, list) or not entries:
         raise ctx.fail("entries: must be a non-empty list of {character, …}")
@@ -56,6 +58,7 @@ def _characters_add(ctx: Ctx, p: dict[str, Any]) -> str:
                 if e.get(key) is not None:
                     join[key] = e[key]
             _encounter_add(ctx, join)
+    settle_ties(ctx, p.get("ties"))
     ctx.extra["ids"] = ids
     joined = any(ctx.state.encounter.index_of(cid) is not None for cid in ids)
     where = " the encounter" if joined else ""

@@ -69,7 +69,8 @@ def _record(data: Any, migrate_of: Callable[[str], Migrate | None]) -> Any:
 
 def migrate_doc(doc: Mapping[str, Any], migrate_of: Callable[[str], Migrate | None]) -> Mapping[str, Any]:
     """``doc`` (a stored event) with each record it carries (``record``; each of an
-    ``initiative.set``'s ``entries``) migrated by its system (``migrate_of``, see
+    ``initiative.set``'s ``entries``, of a round's ``initiative`` rolled again, of
+    its ties' roll-offs) migrated by its system (``migrate_of``, see
     :func:`migrator`); ``doc`` itself when nothing is to be migrated (it is never
     changed in place)."""
     out: dict[str, Any] | None = None
@@ -77,15 +78,44 @@ def migrate_doc(doc: Mapping[str, Any], migrate_of: Callable[[str], Migrate | No
         record = _record(doc["record"], migrate_of)
         if record is not doc["record"]:
             out = {**doc, "record": record}
-    entries = doc.get("entries")
-    if isinstance(entries, list):
-        new, changed = [], False
-        for e in entries:
+    for key in ("entries", "initiative"):
+        entries = doc.get(key)
+        if isinstance(entries, list):
+            new, changed = [], False
+            for e in entries:
+                if isinstance(e, Mapping) and "record" in e:
+                    record = _record(e["record"], migrate_of)
+                    if record is not e["record"]:
+                        e, changed = {**e, "record": record}, True
+                new.append(e)
+            if changed:
+                out = {**(out or doc), key: new}
+    ties = doc.get("ties")
+    if isinstance(ties, list):
+        runs = [_tie_run(run, migrate_of) for run in ties]
+        if any(a is not b for a, b in zip(runs, ties, strict=True)):
+            out = {**(out or doc), "ties": runs}
+    return doc if out is None else out
+
+
+def _tie_run(run: Any, migrate_of: Callable[[str], Migrate | None]) -> Any:
+    """A tie of an event's ``ties`` with its roll-offs' records migrated (itself when
+    none is)."""
+    rolls = run.get("rolls") if isinstance(run, Mapping) else None
+    if not isinstance(rolls, list):
+        return run
+    changed = False
+    again: list[Any] = []
+    for rolled in rolls:
+        if not isinstance(rolled, list):
+            again.append(rolled)
+            continue
+        moved = []
+        for e in rolled:
             if isinstance(e, Mapping) and "record" in e:
                 record = _record(e["record"], migrate_of)
                 if record is not e["record"]:
                     e, changed = {**e, "record": record}, True
-            new.append(e)
-        if changed:
-            out = {**(out or doc), "entries": new}
-    return doc if out is None else out
+            moved.append(e)
+        again.append(moved)
+    return {**run, "rolls": again} if changed else run

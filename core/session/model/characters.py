@@ -211,6 +211,10 @@ class Character:
     hidden: bool = False
     #: the status the GM set by hand (None: the rules' status stands)
     status_set: SetStatus | None = None
+    #: the initiative the character's entry is pinned at (a lair's or the
+    #: environment's turn): rolling initiative again, every round or for all, leaves
+    #: it there, and it joins an encounter there; None: not pinned
+    pin: int | None = None
     #: Vitality at or below which the character is Unconscious: the threshold its
     #: session's system declares (``HARM.vitality.unconscious_at``), None when it
     #: declares none. Put on by the session (:meth:`State.seat`), never saved.
@@ -315,6 +319,7 @@ class Character:
             "fields": copy.deepcopy(self.fields),
             **({"hidden": True} if self.hidden else {}),
             **({"status_set": self.status_set.to_json()} if self.status_set is not None else {}),
+            **({"pin": self.pin} if self.pin is not None else {}),
         }
 
     @classmethod
@@ -338,6 +343,7 @@ class Character:
             fields=copy.deepcopy(dict(d.get("fields") or {})),
             hidden=bool(d.get("hidden", False)),
             status_set=SetStatus.from_json(d.get("status_set")),
+            pin=int(d["pin"]) if d.get("pin") is not None else None,
         )
 
 

@@ -46,6 +46,7 @@ def checkpoint_json(state: State) -> dict[str, Any]:
                 c.fields,
                 c.hidden,
                 c.status_set.to_json() if c.status_set is not None else None,
+                c.pin,
             ]
         )
     enc = state.encounter
@@ -123,6 +124,7 @@ def state_from_checkpoint(d: dict[str, Any], load_record: RecordLoader) -> State
             fields=dict(row[15]) if len(row) > 15 else {},
             hidden=bool(row[16]) if len(row) > 16 else False,
             status_set=SetStatus.from_json(row[17]) if len(row) > 17 else None,
+            pin=row[18] if len(row) > 18 else None,
         )
         st.characters[cid] = c
     order, rnd, turn = d["encounter"]

@@ -86,8 +86,10 @@ from gmdesk.core.systems.core_4d6.params import (
     params_to_json,
 )
 from gmdesk.core.systems.core_4d6.rolls import (
+    VALUE_LABEL,
     combat_descriptors,
     combat_rows,
+    curve,
     initiative,
     kept_distribution,
     odds,
@@ -227,6 +229,8 @@ __all__ = [
     "kept_indices",
     "net_advantage",
     "odds",
+    "curve",
+    "VALUE_LABEL",
     "params_from_json",
     "params_to_json",
     "parse_sources",

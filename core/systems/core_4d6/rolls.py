@@ -12,6 +12,7 @@ from functools import cache
 from typing import Any
 
 from gmdesk.core import odds as odds_mod
+from gmdesk.core.curve import Curve, curve_of
 from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
 from gmdesk.core.errors import TableError
 from gmdesk.core.odds import Odds
@@ -255,3 +256,20 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
         assert dc is not None
         outcomes = odds_mod.outcomes_by(kept, lambda k: tier_for(k + params.bonus - dc, all_ones=(k == KEEP)), TIERS)
     return Odds.from_dist(ID, params_to_json(params), dist, outcomes)
+
+
+#: the headline value a curve draws
+VALUE_LABEL = "Total"
+
+
+def curve(params: Params, tables: TableSet = DEFAULT_TABLES) -> Curve:
+    """The curve of the total (the 4 kept dice + bonus). Against a DC the total that
+    meets it (a Full Success or better) is marked; four 1s kept are a Critical Failure
+    whatever the total, which the note says where a total that low could meet it. A
+    contest compares both totals: no total succeeds by itself."""
+    dist = total_distribution(params.bonus, params.advantage)
+    dc = params.effective_dc
+    if dc is None:
+        return curve_of(VALUE_LABEL, dist, note="A contest: the higher total wins; no total succeeds by itself.")
+    note = "Four 1s kept are a Critical Failure whatever the total." if KEEP + params.bonus >= dc else ""
+    return curve_of(VALUE_LABEL, dist, success=dc, success_label=f"Full Success (DC {dc})", note=note)

@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from gmdesk.core import odds as odds_mod
+from gmdesk.core.curve import Curve, curve_of
 from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord
 from gmdesk.core.odds import Odds
 from gmdesk.core.systems.base import parse_int
@@ -158,6 +159,34 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
             dist, lambda x: OUTCOME_SUCCESS if x >= t else OUTCOME_FAILURE, (OUTCOME_SUCCESS, OUTCOME_FAILURE)
         )
     return Odds.from_dist(ID, pj, dist, outcomes)
+
+
+#: the headline value a curve draws
+VALUE_LABEL = "Test total"
+
+
+def curve(params: Params, tables: TableSet = DEFAULT_TABLES) -> Curve:
+    """The curve of the Test total (bonus + 4 × d6). The success marked is the total
+    that reaches the GM's target (an attack: that hits), or in a two-way Test against
+    a defender who rolls no die (takes 14, cannot act) the total that beats the
+    defender's (a tie keeps the status quo). A side failing automatically rolls no
+    die: then there is no total to draw, or no total that matters."""
+    if params.auto_fail:
+        return curve_of(VALUE_LABEL, {}, note=f"{AUTO_FAIL_PREFIX}{params.auto_fail}: no die is rolled.")
+    dist = _test_dist(params.bonus)
+    success: int | None = None
+    label, note = (OUTCOME_ATTACKER, "")
+    if params.two_way:
+        assert params.vs_bonus is not None
+        if params.vs_auto_fail:
+            note = f"The defender cannot perform its Test ({params.vs_auto_fail}): the attacker prevails."
+        elif params.defenseless:
+            success = MULTIPLIER + params.vs_bonus + 1
+        elif params.defender_takes_14:
+            success = TAKES + params.vs_bonus + 1
+    elif params.target is not None:
+        success, label = params.target, ("Hit" if params.combat else OUTCOME_SUCCESS)
+    return curve_of(VALUE_LABEL, dist, success=success, success_label=label, note=note)
 
 
 def order_by_total(entries: Iterable[tuple[Any, int]]) -> list[tuple[Any, int]]:

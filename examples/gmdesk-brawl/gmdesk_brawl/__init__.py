@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from gmdesk.core.curve import Curve, curve_of
 from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
 from gmdesk.core.odds import Odds, die, outcomes_by, repeat, shift
 from gmdesk.core.systems.base import dataclass_to_json, parse_int
@@ -124,6 +125,16 @@ def initiative(rng: RandomSource, modifier: int = 0) -> RollRecord:
     modifier = parse_int("--modifier", modifier)
     d = Die(roll_die(rng, 6), "die", 6)
     return RollRecord(ID, {"modifier": modifier}, (d,), d.value + modifier, f"Initiative {d.value + modifier}")
+
+
+#: what the roll's value is called on its curve (``gmdesk odds brawl --plot``)
+VALUE_LABEL = "Total"
+
+
+def curve(params: Any, tables: TableSet = DEFAULT_TABLES) -> Curve:
+    """The curve of the total, the total that hits (the guard) marked."""
+    dist = shift(repeat(die(6), 2), params.skill)
+    return curve_of(VALUE_LABEL, dist, success=params.guard, success_label="Hit")
 
 
 def odds(params: Any, tables: TableSet = DEFAULT_TABLES) -> Odds:
