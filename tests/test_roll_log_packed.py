@@ -121,3 +121,35 @@ def test_a_roll_log_is_a_sequence_like_the_list_it_stands_in_for(tmp_path, small
             rolls[130]
         packed = json.dumps(rolls.packed())
         assert len(packed) < 60 * rolls.packed_count  # a few dozen bytes a packed roll
+
+
+def test_a_writer_holds_a_few_dozen_bytes_a_roll(tmp_path, small_pages, monkeypatch):
+    """What a writer holds grows by far less than a roll's entry a roll (before: about
+    half a kilobyte a roll, every roll log entry kept as objects, the undo stack as a
+    list of ints): measured past every bounded cache, at the same point of its cycle."""
+    import gc
+    import os
+    import tracemalloc
+
+    from gmdesk.core.session import eventlist
+
+    monkeypatch.setattr(eventlist, "KEPT", 50)
+    monkeypatch.setattr(os, "fsync", lambda fd: None)  # (memory does not depend on the disk)
+    path = tmp_path / "long.gmdesk"
+    rng = FixedDice([5, 5, 1, 1] * 2000)
+    tracemalloc.start()  # (from the start: what the warm-up made and later let go is counted too)
+    with Session.create(path, "Long night", "4d2") as s:
+        kara = s.apply({"type": "character.add", "character": {"name": "Kara", "vitality": 10}}).data["id"]
+        for _ in range(399):
+            s.roll("4d2", FOUR_D_TWO.Params(), actor=kara, rng=rng)
+        try:
+            gc.collect()
+            before = tracemalloc.get_traced_memory()[0]
+            for _ in range(1600):
+                s.roll("4d2", FOUR_D_TWO.Params(), actor=kara, rng=rng)
+            gc.collect()
+            grown = tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
+        assert grown / 1600 < 200, f"{grown / 1600:.0f} bytes a roll"
+        assert len(s.state.rolls) == 1999 and s.state.rolls[0].record.to_json() == s.events[1].data["record"]
