@@ -1,6 +1,6 @@
 """``gmdesk char``: a session's characters and their numbers from the command line.
 
-``gmdesk char SAVE add|set|show|list|remove|add-from|initiative|hide|reveal|status``.
+``gmdesk char SAVE add|set|show|list|remove|add-from|initiative|group|ungroup|hide|reveal|status``.
 
 ``FIELD=VALUE`` names a field of the session's system (``core.systems.spec``
 ``CharField``) by its name or its label, case, spaces, dashes and underscores
@@ -18,7 +18,14 @@ set whole, ``stats="Fire Combat=13, Dodge=11"``, or one entry at a time,
 "Gospog 4" after the numbers already taken (a single copy keeps the plain name
 unless it is taken), each its own character, and joins each to the encounter at an
 initiative rolled with its own modifier, logged with its dice; ``--hidden``: the
-copies (and their initiative rolls) are hidden from the players until revealed.
+copies (and their initiative rolls) are hidden from the players until revealed;
+``--group`` (two copies or more): the copies are one initiative group labelled with
+the block's name, at one initiative rolled once.
+
+``group NAME… --label LABEL`` makes the named characters one initiative group (or
+adds them to the group LABEL): one roll with the lowest modifier among them, one
+turn, one row in the order ("Gospog ×3"); a label is never a character's name.
+``ungroup LABEL`` splits the group; each member keeps its place in the order.
 
 ``initiative NAME[=N] …`` rolls initiative for each named character (the session's
 system, its own modifier; logged with its dice) or takes the typed N, and those not
@@ -34,7 +41,8 @@ give torg-2d10 and 4d6 no knock-out rule; the GM may overrule one): it holds unt
 the GM sets another or a later roll gives a worse one (``character.status``).
 
 Each command is one undoable event (``character.add``, ``character.fields``,
-``character.remove``, ``characters.add``, ``initiative.set``, ``character.status``); a ``set`` that changes nothing (the
+``character.remove``, ``characters.add``, ``initiative.set``, ``group.set``, ``group.remove``,
+``character.status``); a ``set`` that changes nothing (the
 values the character already has) says so and logs nothing; bad input is one line
 on stderr, exit 2, and nothing is saved.
 """
@@ -60,7 +68,9 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("save", metavar="SAVE", help="session name or path")
     verbs = p.add_subparsers(
-        dest="verb", metavar="add|set|show|list|remove|add-from|initiative|hide|reveal|status", parser_class=type(p)
+        dest="verb",
+        metavar="add|set|show|list|remove|add-from|initiative|group|ungroup|hide|reveal|status",
+        parser_class=type(p),
     )
     verbs.required = True
 
@@ -103,8 +113,20 @@ def register(subparsers: Any) -> None:
     v.add_argument("name", metavar="NAME", help="the stat block's name in the bestiary")
     v.add_argument("--count", default="1", metavar="N", help="how many copies (default 1)")
     v.add_argument("--hidden", action="store_true", help="hidden from the players until revealed")
+    v.add_argument(
+        "--group", action="store_true", help="the copies as one initiative group: one roll, one turn, one row"
+    )
     v.add_argument("--seed", default=None, help=argparse.SUPPRESS)
     v.set_defaults(func=guard(cmd_add_from))
+
+    v = verbs.add_parser("group", help="make characters one initiative group (one roll, one turn, one row)")
+    v.add_argument("names", nargs="+", metavar="NAME", help="character name or id")
+    v.add_argument("--label", required=True, metavar="LABEL", help="the group's name in the order (not a character's)")
+    v.set_defaults(func=guard(cmd_group))
+
+    v = verbs.add_parser("ungroup", help="split an initiative group: each member acts on its own, in its place")
+    v.add_argument("label", metavar="LABEL", help="the group's label")
+    v.set_defaults(func=guard(cmd_ungroup))
 
     v = verbs.add_parser(
         "initiative", help="roll initiative for characters (NAME=N: a typed value); those not in the fight join it"
@@ -247,6 +269,8 @@ def _show_lines(session: Any, c: Any) -> list[str]:
     sections = character_sections(st.info.system)
     hidden = "; hidden from the players" if c.hidden else ""
     pinned = f"; initiative pinned at {num(c.pin)}" if c.pin is not None else ""
+    if c.group is not None:
+        pinned += f"; in the group {session.state.group_title(c.group)}"
     lines = [f"{c.side}, {c.kind}{', reality-rated' if c.reality_rated else ''}; {c.status}{hidden}{pinned}"]
     parts = []
     if "vitality" in sections or c.vitality_default or c.vitality_current:
@@ -402,6 +426,19 @@ def cmd_initiative(ns: Any) -> int:
     return 0
 
 
+def cmd_group(ns: Any) -> int:
+    with open_session(ns) as session:
+        ids = [session.character(name).id for name in ns.names]
+        _print_event(_apply(session, {"type": "group.set", "label": ns.label, "ids": ids}))
+    return 0
+
+
+def cmd_ungroup(ns: Any) -> int:
+    with open_session(ns) as session:
+        _print_event(_apply(session, {"type": "group.remove", "label": ns.label}))
+    return 0
+
+
 def cmd_remove(ns: Any) -> int:
     with open_session(ns) as session:
         c = session.character(ns.name)
@@ -430,7 +467,10 @@ def cmd_add_from(ns: Any) -> int:
                 raise GmdeskError(f"{name!r} in the bestiary is for {systems}; {here} plays {system}")
         block = b.find(ns.name, system, db)
         rng = make_rng(seed)
-        event = _apply(session, add_from_event(session, block, count, rng, hidden=ns.hidden), rng)
+        if ns.group and count < 2:
+            raise GmdeskError("--group needs --count 2 or more: a group is two characters or more")
+        doc = add_from_event(session, block, count, rng, hidden=ns.hidden, group=ns.group)
+        event = _apply(session, doc, rng)
         st = session.state
         sys.stdout.write(f"{event.summary}\n")
         for cid in event.data["ids"]:

@@ -40,8 +40,8 @@ def stream_rolls(
 
     path = session_store(ns).resolve(ns.save)
     with Session.open(path) as session:
-        actor = session.character(ns.actor).id if getattr(ns, "actor", None) else None
-        target = session.character(ns.target).id if getattr(ns, "target", None) else None
+        actor = session.character_or_member(ns.actor, "actor").id if getattr(ns, "actor", None) else None
+        target = session.character_or_member(ns.target, "target").id if getattr(ns, "target", None) else None
         combat = bool(getattr(params, "combat", False))
         as_json = bool(getattr(ns, "json", False))
         typed_from = dict(getattr(ns, "roll_from", None) or {})
@@ -106,8 +106,8 @@ def session_options(ns: Any, system_module: Any, saves: Any = None) -> None:
     spec = spec_of(system_module)
     path = session_store(ns).resolve(ns.save)
     with Session.open(path, readonly=True) as session:
-        actor = session.character(ns.actor) if getattr(ns, "actor", None) else None
-        target = session.character(ns.target) if getattr(ns, "target", None) else None
+        actor = session.character_or_member(ns.actor, "actor") if getattr(ns, "actor", None) else None
+        target = session.character_or_member(ns.target, "target") if getattr(ns, "target", None) else None
         typed: dict[str, Any] = {}
         for p in spec.params:
             dest = _dest(ns, p.name)
@@ -147,8 +147,8 @@ def session_params(ns: Any, system_module: Any, params: Any, given: Any = None) 
 
     path = session_store(ns).resolve(ns.save)
     with Session.open(path, readonly=True) as session:
-        actor = session.character(ns.actor) if getattr(ns, "actor", None) else None
-        target = session.character(ns.target) if getattr(ns, "target", None) else None
+        actor = session.character_or_member(ns.actor, "actor") if getattr(ns, "actor", None) else None
+        target = session.character_or_member(ns.target, "target") if getattr(ns, "target", None) else None
         session.check_roll(actor, target)  # an Unconscious / Dead roller, a Dead target: refused before rolling
         combat = bool(getattr(params, "combat", False))
         return _filled(session, system_module, params, actor, target, combat, given)[0]

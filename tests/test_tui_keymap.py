@@ -119,12 +119,12 @@ async def test_the_palette_shows_the_keys_actually_bound(tmp_path: Path) -> None
     from textual.command import CommandPalette
 
     keymap = tmp_path / "keymap.toml"
-    keymap.write_text('"main.roll" = "g"\n"main.opposed" = "O"\n')
+    keymap.write_text('"main.roll" = "z"\n"main.opposed" = "O"\n')
     path, _ = make_save(tmp_path, "4d2", PCS, initiative={"Kara": 12, "Bruno": 8}, start=True)
     app = make_app(path, keymap_file=keymap)
     async with run(app, size=(80, 24)) as pilot:
         await main_screen(pilot)
-        for title, key in (("Roll…", "(g)"), ("Opposed roll", "(O)"), ("Next turn", "(n)")):
+        for title, key in (("Roll…", "(z)"), ("Opposed roll", "(O)"), ("Next turn", "(n)")):
             await press(pilot, "ctrl+p")
             palette = await dialog(pilot, CommandPalette)
             palette.query_one("Input").value = title

@@ -28,18 +28,48 @@ def copy_names(state: Any, name: str, count: int) -> list[str]:
     return out
 
 
-def add_from_event(session: Any, block: Any, count: int, rng: Any = None, hidden: bool = False) -> dict[str, Any]:
+def group_label(state: Any, name: str) -> str:
+    """A label for a group of copies of ``name``: the name itself, unless a character
+    or a group has it ("Gospog group", "Gospog group 2"…)."""
+    candidates = [name, f"{name} group"] + [f"{name} group {n}" for n in range(2, 1000)]
+    for label in candidates:
+        if state.name_clash(label) is None and state.group_label(label) is None:
+            return label
+    return f"{name} group {len(state.characters) + 1000}"
+
+
+def add_from_event(
+    session: Any, block: Any, count: int, rng: Any = None, hidden: bool = False, group: bool = False
+) -> dict[str, Any]:
     """The one ``characters.add`` event that adds ``count`` numbered copies of the stat
     block ``block`` to ``session`` and joins each to the encounter at an initiative
     rolled with the copy's own modifier (its record logged); ``hidden``: each copy
-    hidden from the players (its initiative roll too) until the GM reveals it."""
+    hidden from the players (its initiative roll too) until the GM reveals it;
+    ``group`` (two copies or more): the copies form one initiative group, labelled
+    with the block's name (:func:`group_label`), at one initiative rolled once with
+    their lowest modifier (the copies of one block share it: the first's)."""
     import random
 
     rng = rng if rng is not None else random.Random()
     names = copy_names(session.state, block.name, count)
     entries = []
+    shared = None
     for name in names:
+        if group and shared is not None:
+            character = block.character(name)
+            if hidden:
+                character["hidden"] = True
+            entries.append(
+                {
+                    "character": character,
+                    "sources": [dict(x) for x in block.sources],
+                    "conditions": [dict(x) for x in block.conditions],
+                    "initiative": shared,
+                }
+            )
+            continue
         record = session.initiative_record("", rng, character=block.model(name))
+        shared = record.value
         character = block.character(name)
         if hidden:
             character["hidden"] = True
@@ -52,4 +82,7 @@ def add_from_event(session: Any, block: Any, count: int, rng: Any = None, hidden
                 "record": record.to_json(),
             }
         )
-    return {"type": "characters.add", "entries": entries, "source": block.name}
+    doc: dict[str, Any] = {"type": "characters.add", "entries": entries, "source": block.name}
+    if group and len(entries) > 1:
+        doc["group"] = group_label(session.state, block.name)
+    return doc

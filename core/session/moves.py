@@ -151,6 +151,20 @@ class SessionMoves:
                 ]
         return self.apply(doc)
 
+    def character_or_member(self, id_or_name: str, role: str = "actor") -> Character:
+        """The character named (by id or name), or for an initiative group's label
+        the member a roll takes by default (:meth:`State.pick_member`): as the
+        roller (``actor``) the first who can act, as the target the first standing.
+        GmdeskError when the group has none."""
+        label = self.state.group_label(id_or_name)
+        if label is None or id_or_name in self.state.characters:
+            return self.character(id_or_name)  # type: ignore[attr-defined,no-any-return]
+        member = self.state.pick_member(label, role)
+        if member is None:
+            what = "can act" if role == "actor" else "can be attacked"
+            raise GmdeskError(f"no one in the group {label} {what}")
+        return member
+
     def check_roll(self, actor: Character | None = None, target: Character | None = None) -> None:
         """Refuse, before any die is rolled, a roll the session would refuse to log: an
         Unconscious or Dead roller, a Dead target (EventError naming the status)."""
@@ -204,6 +218,34 @@ class SessionMoves:
 
         c = self.state.characters[char_id]
         return initiative_modifier(system or self.state.info.system, c)
+
+    def group_roller(self, label: str) -> str | None:
+        """The member who rolls initiative for group ``label``: the one with the lowest
+        initiative modifier among those who can act (the first of them on equal
+        modifiers); None when none can act."""
+        able = [c for c in self.state.group_members(label) if c.can_act]
+        if not able:
+            return None
+        return min(able, key=lambda c: self.initiative_modifier(c.id)).id
+
+    def _one_per_group(self, ids: Sequence[str], typed: Mapping[str, int] | None = None) -> list[str]:
+        """``ids`` with each group named once, by the member who rolls for it (or the
+        one given a typed value)."""
+        out: list[str] = []
+        groups: set[str] = set()
+        chars = self.state.characters
+        for cid in ids:
+            c = chars.get(cid)
+            if c is None or c.group is None:
+                out.append(cid)
+                continue
+            if c.group.casefold() in groups:
+                continue
+            groups.add(c.group.casefold())
+            named = [x for x in ids if x in chars and chars[x].group == c.group]
+            given = [x for x in named if typed is not None and typed.get(x) is not None]
+            out.append(given[0] if given else self.group_roller(c.group) or cid)
+        return out
 
     def initiative_record(
         self,
@@ -287,6 +329,12 @@ class SessionMoves:
         for cid in ids:
             if cid not in self.state.characters:
                 raise EventError(f"no character {cid!r} in this session", "initiative.set")
+        named = list(ids)
+        ids = self._one_per_group(ids, values)  # a group rolls once: its lowest modifier
+        for cid in named:
+            if cid not in ids and cid in pins:
+                lead = next(x for x in ids if self.state.characters[x].group == self.state.characters[cid].group)
+                pins = {**pins, lead: pins[cid]}
         out = self.no_initiative([cid for cid in ids if pins.get(cid) is not False])
         if out and len(out) == len(set(ids)):
             raise EventError("; ".join(out.values()), "initiative.set")
@@ -351,9 +399,12 @@ class SessionMoves:
             return self.apply(doc)
         rng = rng if rng is not None else random.Random()
         entries = []
+        rollers = set(self._one_per_group([x.char_id for x in state.encounter.order]))
         for x in state.encounter.order:
             c = state.characters.get(x.char_id)
             if c is None or not c.can_act or c.pin is not None:  # a pinned entry keeps its number
+                continue
+            if c.group is not None and c.id not in rollers:  # a group rolls once
                 continue
             record = self.initiative_record(c.id, rng)
             entries.append({"id": c.id, "value": record.value, "record": record.to_json()})
@@ -371,6 +422,12 @@ class SessionMoves:
         c = self.state.characters.get(char_id)
         if value is None and c is not None and c.pin is not None:
             value = c.pin
+        if c is not None and c.group is not None:  # a member joins where its group stands
+            enc = self.state.encounter
+            seated = [enc.index_of(m.id) for m in self.state.group_members(c.group) if m.id != c.id]
+            at = [i for i in seated if i is not None]
+            if at:
+                value = enc.order[at[0]].initiative
         if value is not None:
             return self.apply_placing({"type": "encounter.add", "id": char_id, "initiative": int(value)}, rng)
         record = self.initiative_record(char_id, rng, modifier)
@@ -416,11 +473,22 @@ class SessionMoves:
             applied = fold.apply(fold.last_seq + 1, doc)
             try:
                 new_ids = applied.extra.get("ids") or ()
-                runs = tied_runs(self.state.encounter.order, placed_ids(doc, new_ids))
+                runs = one_per_group(tied_runs(self.state.encounter.order, placed_ids(doc, new_ids)), self)
                 ties = settle(runs, rule, self.state, modifier, roll) if runs else []
             finally:
                 fold.revert_last()
             return self.apply({**doc, "ties": ties} if ties else doc)
+
+
+def one_per_group(runs: list[tuple[int, list[str]]], moves: Any) -> list[tuple[int, list[str]]]:
+    """Tied runs with each group as one combatant (its member who rolls for it: a
+    roll-off rolls with the group's lowest modifier); runs left with one combatant go."""
+    out = []
+    for at, ids in runs:
+        one = moves._one_per_group(ids)
+        if len(one) > 1:
+            out.append((at, one))
+    return out
 
 
 def after_all_who_rolled(entries: list[dict[str, Any]], state: State) -> list[dict[str, Any]]:

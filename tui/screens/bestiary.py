@@ -6,8 +6,9 @@ runner (the bestiary is a file; writing the starter bestiary first when the save
 directory has none, as ``gmdesk char SAVE add-from`` does), then filters them as the
 GM types: every word typed is found in the name or in a tag (case-insensitive). Enter
 (in the search, the count or on the list) adds ``Count`` copies of the highlighted
-stat block, "Hidden from the players" if checked: one ``characters.add`` event (each
-copy's initiative roll logged), so one undo takes them all back. A damaged bestiary
+stat block, "Hidden from the players" if checked, "One group" (two copies or more)
+as one initiative group: one ``characters.add`` event (each initiative roll logged;
+a group's one roll), so one undo takes them all back. A damaged bestiary
 shows its one-line error and nothing is written; an empty one (or none for the
 session's system) says so.
 """
@@ -120,6 +121,7 @@ class BestiaryDialog(Dialog[Any]):
                 yield Label("Count", classes="form-label")
                 yield SteadyInput("1", restrict=r"[0-9]*", max_length=3, id="bestiary-count", classes="form-input")
                 yield EnterCheckbox("Hidden from the players", id="bestiary-hidden", classes="form-check")
+                yield EnterCheckbox("One group", id="bestiary-group", classes="form-check")
             yield Static("", id="dialog-error", classes="inline-error")
             yield DialogHint("add")
 
@@ -244,11 +246,15 @@ class BestiaryDialog(Dialog[Any]):
             self.show_error(e)
             return
         hidden = self.query_one("#bestiary-hidden", Checkbox).value
+        group = self.query_one("#bestiary-group", Checkbox).value
+        if group and count < 2:
+            self.show_error("Count: one group is two copies or more")
+            return
         self.clear_error()
-        self.commit(add_call(self.loaded.path, doc, count, hidden, self.rng))
+        self.commit(add_call(self.loaded.path, doc, count, hidden, self.rng, group))
 
 
-def add_call(path: Path, doc: Mapping[str, Any], count: int, hidden: bool, rng: Any) -> Any:
+def add_call(path: Path, doc: Mapping[str, Any], count: int, hidden: bool, rng: Any, group: bool = False) -> Any:
     """The session call adding ``count`` copies of the stat block ``doc`` (read from the
     bestiary at ``path``); it returns the applied event."""
 
@@ -257,6 +263,6 @@ def add_call(path: Path, doc: Mapping[str, Any], count: int, hidden: bool, rng: 
         from gmdesk.core.campaign.copies import add_from_event
 
         block = block_from_doc(path, doc)
-        return session.apply_placing(add_from_event(session, block, count, rng, hidden=hidden), rng)
+        return session.apply_placing(add_from_event(session, block, count, rng, hidden=hidden, group=group), rng)
 
     return fn

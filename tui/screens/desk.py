@@ -150,7 +150,13 @@ class DeskScreen(Screen[None]):
     def acting(self) -> str | None:
         """The current combatant once the encounter runs, else the selected character."""
         cur = self.state.encounter.current
-        return cur.char_id if cur is not None else self.selected
+        if cur is None:
+            return self.selected
+        c = self.state.characters.get(cur.char_id)
+        if c is not None and c.group is not None and not c.can_act:  # a group acts with a member who can
+            member = self.state.pick_member(c.group, "actor")
+            return member.id if member is not None else cur.char_id
+        return cur.char_id
 
     def default_target(self, actor: str | None) -> str | None:
         return self.state.default_target(actor)

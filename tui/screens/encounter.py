@@ -31,6 +31,14 @@ from gmdesk.tui.widgets.form import FormField
 InitiativePlan = list[tuple[str, int, int | None]]
 
 
+def row_name(state: Any, cid: str) -> str:
+    """A character's row in the order: its group's ("Gospog ×3"), else its name."""
+    c = state.characters.get(cid)
+    if c is not None and c.group is not None:
+        return str(state.group_title(c.group))
+    return name_of(state, cid)
+
+
 class EncounterActions:
     """The turn and encounter moves of the main screen (see the module docstring)."""
 
@@ -140,9 +148,16 @@ class EncounterActions:
         if index is None:
             self.desk.say(f"{name_of(self.desk.state, cid)} is not in the encounter.", error=True)
             return
-        new = max(0, min(len(self.desk.state.encounter.order) - 1, index + int(delta)))
-        if new != index:
-            self.desk.apply({"type": "encounter.move", "id": cid, "index": new})
+        # by turns: a group moves whole, past a whole group
+        state = self.desk.state
+        units = state.units()
+        k = next(n for n, (a, b) in enumerate(units) if a <= index < b)
+        if not 0 <= k + int(delta) < len(units):
+            return
+        a, b = units[k]
+        nxt = units[k + int(delta)]
+        new = nxt[0] if delta < 0 else a + (nxt[1] - nxt[0])
+        self.desk.apply({"type": "encounter.move", "id": cid, "index": new})
 
     def delay(self) -> None:
         """``d``: the selected character acts after the next combatant."""
@@ -224,11 +239,23 @@ class EncounterActions:
     def initiative_ids(self) -> list[str]:
         """Who ``i`` rolls for: everyone in the encounter who can act (in order), then
         every other character who can act (they join the encounter); the Unconscious
-        and the Dead get no initiative (RULES "Who can act")."""
+        and the Dead get no initiative (RULES "Who can act"). A group is named once,
+        by the member who rolls for it (its lowest modifier)."""
         state = self.desk.state
         ids = [c.char_id for c in state.encounter.order if c.char_id in state.characters]
         ids += [cid for cid in state.characters if cid not in ids]
-        return [cid for cid in ids if state.characters[cid].can_act]
+        out: list[str] = []
+        groups: set[str] = set()
+        for cid in ids:
+            c = state.characters[cid]
+            if not c.can_act:
+                continue
+            if c.group is None:
+                out.append(cid)
+            elif c.group not in groups:
+                groups.add(c.group)
+                out.append(self.desk.session.group_roller(c.group) or cid)
+        return out
 
     def _open_initiative(self) -> None:
         state = self.desk.state
@@ -237,7 +264,7 @@ class EncounterActions:
             self.desk.say("No characters yet: c adds one.", error=True)
             return
         fields = []
-        names = [name_of(state, cid) for cid in ids]
+        names = [row_name(state, cid) for cid in ids]  # a group by its row, its lowest modifier
         for i, cid in enumerate(ids):
             joins = "" if state.encounter.index_of(cid) is not None else " +"
             pin = state.characters[cid].pin
@@ -298,7 +325,10 @@ class EncounterActions:
 
         def done(ev: Any) -> None:
             state = self.desk.state
-            order = ", ".join(f"{name_of(state, c.char_id)} {c.initiative}" for c in state.encounter.order)
+            order = ", ".join(
+                f"{row_name(state, state.encounter.order[a].char_id)} {state.encounter.order[a].initiative}"
+                for a, _ in state.units()
+            )
             ties = [x for x in getattr(ev, "changes", ()) if x.startswith("Tie at ")]
             self.desk.say("\n".join([f"Initiative: {order}", *ties]))
 

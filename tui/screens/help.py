@@ -24,6 +24,8 @@ INTRO = PALETTE_INTRO + "\nTab moves between the initiative list, the character 
 #: the keys of the main screen's panes; the part of a character a key needs, if any
 #: (a key is listed only for a system whose characters have that part)
 PANE_KEYS_BY_SECTION: Sequence[tuple[str, str, str]] = (
+    ("Initiative list", "", ""),
+    ("enter", "open a group's row to its members, or close it", ""),
     ("Character pane", "", ""),
     ("enter / e", "edit the row (or toggle a source, or add on a '+ add' row)", ""),
     ("space", "switch a source on / off", ""),

@@ -74,6 +74,7 @@ from gmdesk.tui.runner import SessionRunner
 from gmdesk.tui.screens.confirm import ChoiceDialog
 from gmdesk.tui.screens.desk import DeskScreen
 from gmdesk.tui.screens.encounter import EncounterActions
+from gmdesk.tui.screens.grouping import GroupActions
 from gmdesk.tui.screens.moves import SystemMoveActions, move_bindings, move_commands
 from gmdesk.tui.screens.rolldetails import RollDetails
 from gmdesk.tui.screens.rolling import RollActions
@@ -151,6 +152,22 @@ class MainScreen(DeskScreen):
             tooltip="Pin the selected entry's initiative (rolling again leaves it there), or release it",
             id="main.pin",
         ),
+        Binding(
+            "g",
+            "group",
+            "Group…",
+            show=False,
+            tooltip="Make characters one initiative group: one roll, one turn, one row",
+            id="main.group",
+        ),
+        Binding(
+            "G",
+            "ungroup",
+            "Ungroup",
+            show=False,
+            tooltip="Split the selected character's initiative group",
+            id="main.ungroup",
+        ),
         Binding("f", "filter_log", "Filter log", show=False, id="main.filter_log"),
         Binding("H", "toggle_hidden", "Hide/Reveal", show=False, id="main.reveal"),
         Binding(
@@ -185,6 +202,7 @@ class MainScreen(DeskScreen):
         super().__init__(session, runner, rng=rng, readonly=readonly)
         self.rolls = RollActions(self)
         self.encounter = EncounterActions(self)
+        self.groups = GroupActions(self)
         self.roster = RosterActions(self)
         self.system_moves = SystemMoveActions(self, self.rolls)
         self.session_moves = SessionActions(self)
@@ -289,6 +307,12 @@ class MainScreen(DeskScreen):
 
     def action_pin(self) -> None:
         self.encounter.pin()
+
+    def action_group(self) -> None:
+        self.groups.group()
+
+    def action_ungroup(self) -> None:
+        self.groups.ungroup()
 
     def action_end_encounter(self) -> None:
         self.encounter.end()
@@ -400,6 +424,12 @@ class MainScreen(DeskScreen):
                 "the selected entry keeps its number when initiative is rolled again, or is released (=)",
                 self.action_pin,
             ),
+            (
+                "Group for initiative…",
+                "characters roll once, take one turn, one row in the order; Enter on it opens it (g)",
+                self.action_group,
+            ),
+            ("Ungroup", "the selected character's initiative group splits, each in its place (G)", self.action_ungroup),
             (
                 "Hide from the players / Reveal to the players",
                 "the selected character: the player view and the public chronicle leave it out while hidden (H)",

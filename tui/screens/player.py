@@ -13,7 +13,10 @@ Player view
     target number; the rest is what a GM at the table expects a shared screen to show):
 
     * initiative: order, round, ``▶`` on whoever acts, ``UNC`` / ``DEAD`` markers,
-      ``PIN`` on an entry pinned at its number (a lair's turn);
+      ``PIN`` on an entry pinned at its number (a lair's turn); an initiative group
+      is one row, "Gospog ×3" (its members the players see), with how many are up
+      when some are down; its members are listed with the characters, each with
+      its own status, conditions and wounds, as for any character;
     * player characters: Vitality (current/default), Possibilities, active advantage
       and shift sources, conditions with rounds left, wounds;
     * non-player characters: only what the table can see — status (``UNC``, ``DEAD``),
@@ -117,6 +120,15 @@ def _conditions_text(character: Character, name_of: Any = None) -> str:
     return ", ".join(parts)
 
 
+def _group_row(state: State, label: str) -> tuple[str, str]:
+    """A group's row for the players: "Gospog ×2" (the members in the order they
+    see) and, when some of them are down, how many are up ("1/2 up")."""
+    seated = {x.char_id for x in state.encounter.order}
+    seen = [c for c in state.group_members(label) if not c.hidden and c.id in seated]
+    up = sum(c.can_act for c in seen)
+    return f"{label} ×{len(seen)}", (f"{up}/{len(seen)} up" if up < len(seen) else "")
+
+
 def build_picture(state: State) -> PlayerPicture:
     """The players' picture of ``state`` (pure; see the module docstring for what is public)."""
     from gmdesk.tui.widgets.common import PIN_MARKER, TURN_MARKER, source_label
@@ -133,7 +145,9 @@ def build_picture(state: State) -> PlayerPicture:
     if enc.round > 0:
         title.append(f"  ·  Round {enc.round}")
         if current is not None and current.char_id in chars and not chars[current.char_id].hidden:
-            title.append(f"  ·  {TURN_MARKER} {chars[current.char_id].name}", style="bold")
+            acting_now = chars[current.char_id]
+            who = _group_row(state, acting_now.group)[0] if acting_now.group else acting_now.name
+            title.append(f"  ·  {TURN_MARKER} {who}", style="bold")
     elif any(comb.char_id in chars and not chars[comb.char_id].hidden for comb in enc.order):
         title.append("  ·  initiative set, not started")
 
@@ -141,13 +155,29 @@ def build_picture(state: State) -> PlayerPicture:
     shown = [(i, comb) for i, comb in enumerate(enc.order) if comb.char_id in chars and not chars[comb.char_id].hidden]
     if not shown:
         init.append("No encounter.", style="dim")
-    for n, (i, comb) in enumerate(shown):
+    rows_done: set[str] = set()
+    n = 0
+    for i, comb in shown:
         c = chars[comb.char_id]
+        if c.group is not None and c.group in rows_done:
+            continue  # a group is one row
         if n:
             init.append("\n")
-        acting = current is not None and i == enc.turn
+        n += 1
+        a, b = state.unit(i)
+        acting = current is not None and a <= enc.turn < b
         init.append(f"{TURN_MARKER} " if acting else "  ", style="bold")
         init.append(reading(f"{comb.initiative:>3} "))
+        if c.group is not None:
+            rows_done.add(c.group)
+            name, up = _group_row(state, c.group)
+            init.append(name, style="bold" if acting else "")
+            words = [up] if up else []
+            if c.pin is not None:
+                words = [PIN_MARKER, *words]
+            if words:
+                init.append("  " + " ".join(words), style="bold")
+            continue
         init.append(c.name, style="bold" if acting else "")
         words = public_status_words(c)
         if c.pin is not None:  # the players see which turn keeps its place (a lair's)
@@ -172,7 +202,7 @@ def build_picture(state: State) -> PlayerPicture:
         if i:
             party.append("\n")
         party.append(c.name, style="bold")
-        party.append(f" ({c.side})", style="dim")
+        party.append(f" ({c.side}, {c.group})" if c.group else f" ({c.side})", style="dim")
         words = public_status_words(c)
         status = [w for w in words if w in ("UNC", "DEAD")]
         if status:

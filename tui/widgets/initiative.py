@@ -15,6 +15,12 @@ cell (a word, not a colour), and the round line says "(hidden)" when it acts; an
 entry whose initiative is pinned (rolling again leaves it there) shows
 :data:`~gmdesk.tui.widgets.common.PIN_MARKER` ("PIN") next (outside the encounter
 too: it joins at its pin).
+
+An initiative group is one row, "▸ Gospog ×3", with its members' health in one
+cell ("2/3 up": how many of them can act); Enter on it opens it ("▾"), its members
+listed under it, one row each ("  Gospog 1"), and Enter again closes it. Moving
+to the group's row selects the member who acts for it (the acting one during its
+turn, else the first who can act).
 """
 
 from __future__ import annotations
@@ -78,6 +84,16 @@ def fit_name(name: str, width: int) -> str:
     return _cut(name, width - 1) + "…"
 
 
+def fit_group(title: str, width: int) -> str:
+    """A group's row title ("Castle Guard ×3") in ``width`` cells: the label cut with
+    "…", never its count ("Castle… ×3")."""
+    if cell_len(title) <= width:
+        return title
+    label, _, count = title.rpartition(" ×")
+    tail = f"… ×{count}"
+    return _cut(label, max(1, width - cell_len(tail))).rstrip() + tail
+
+
 def _cut(text: str, width: int) -> str:
     out = ""
     for ch in text:
@@ -100,6 +116,17 @@ def fit_words(cell: Text, width: int) -> Text:
         if fitted.cell_len <= width or keep == 0:
             return fitted
     return cell  # pragma: no cover - the loop always returns
+
+
+#: a group's row key in :attr:`InitiativePane.row_ids` (the label follows)
+GROUP_ROW = "group:"
+
+
+def group_health(state: State, label: str) -> str:
+    """A group's health cell: how many of its members in the order can act ("2/3 up")."""
+    seated = {x.char_id for x in state.encounter.order}
+    members = [c for c in state.group_members(label) if c.id in seated]
+    return f"{sum(c.can_act for c in members)}/{len(members)} up"
 
 
 class InitiativeTable(DataTable[Any]):
@@ -126,6 +153,7 @@ class InitiativePane(Vertical):
         self._state: State | None = None
         self._drawn: list[list[Text]] = []  # the cells in the table, row by row
         self._lines: dict[str, Text | str] = {}  # what the round and clocks lines show
+        self._open: set[str] = set()  # the groups listed with their members
 
     def compose(self) -> ComposeResult:
         yield Static("", id="round-line")
@@ -166,8 +194,45 @@ class InitiativePane(Vertical):
 
     @property
     def row_ids(self) -> list[str]:
-        """Character ids in the order listed (combatants first)."""
+        """Character ids in the order listed (combatants first); a group's row is
+        :data:`GROUP_ROW` + its label."""
         return list(self._ids)
+
+    def is_open(self, label: str) -> bool:
+        return label in self._open
+
+    def toggle_group(self, label: str) -> None:
+        """Open the group's row to its members, or close it."""
+        self._open ^= {label}
+        if self._state is not None:
+            self.set_state(self._state, self._selected)
+        key = GROUP_ROW + label
+        if key in self._ids:  # the cursor stays on the group's row
+            self._quiet = True
+            try:
+                self.table.move_cursor(row=self._ids.index(key), animate=False)
+            finally:
+                self._quiet = False
+
+    def _row_of(self, char_id: str | None) -> str | None:
+        """The row that shows ``char_id``: its own, else its closed group's."""
+        if char_id is None or char_id in self._ids:
+            return char_id
+        c = self._state.characters.get(char_id) if self._state is not None else None
+        if c is not None and c.group is not None and GROUP_ROW + c.group in self._ids:
+            return GROUP_ROW + c.group
+        return None
+
+    def _group_member(self, label: str) -> str | None:
+        """Who a group's row selects: its acting member during its turn, else the first who can act."""
+        st = self._state
+        if st is None:
+            return None
+        cur = st.encounter.current
+        if cur is not None and cur.char_id in st.characters and st.characters[cur.char_id].group == label:
+            return cur.char_id
+        member = st.pick_member(label, "actor") or next(iter(st.group_members(label)), None)
+        return member.id if member is not None else None
 
     def set_state(self, state: State, selected: str | None = None) -> None:
         """Draw ``state``, repainting only what changed: a turn moves the marker over two
@@ -181,6 +246,9 @@ class InitiativePane(Vertical):
         current = order[enc.turn].char_id if enc.round and 0 <= enc.turn < len(order) else None
         if enc.round:
             who = state.characters[current].name if current in state.characters else "—"
+            group = state.characters[current].group if current in state.characters else None
+            if group is not None:  # the group's row; the pane shows who acts for it
+                who = state.group_title(group)
             if current in state.characters and state.characters[current].hidden:
                 who += " (hidden)"
             line: Text | str = Text.assemble(("Round ", "bold"), (str(enc.round), "bold"), f" · {TURN_MARKER} {who}")
@@ -191,14 +259,27 @@ class InitiativePane(Vertical):
         self._show("#round-line", line, layout=False)
         ids: list[str] = []
         rows: list[list[Text]] = []
-        in_order = set()
-        for c in order:
-            ch = state.characters.get(c.char_id)
+        in_order: set[str] = set()
+        for a, b in state.units():
+            ch = state.characters.get(order[a].char_id)
             if ch is None:
                 continue
-            in_order.add(c.char_id)
-            ids.append(c.char_id)
-            rows.append(self._cells(ch, reading(str(c.initiative)), c.char_id == current, system))
+            init = reading(str(order[a].initiative))
+            if ch.group is not None:
+                label = ch.group
+                members = [state.characters[x.char_id] for x in order[a:b] if x.char_id in state.characters]
+                in_order.update(m.id for m in members)
+                turn = current in {m.id for m in members}
+                ids.append(GROUP_ROW + label)
+                rows.append(self._group_cells(state, label, members, init, turn))
+                if label in self._open:
+                    for m in members:
+                        ids.append(m.id)
+                        rows.append(self._cells(m, "", m.id == current, system, member=True))
+                continue
+            in_order.add(ch.id)
+            ids.append(ch.id)
+            rows.append(self._cells(ch, init, ch.id == current, system))
         for cid, ch in state.characters.items():
             if cid in in_order:
                 continue
@@ -219,10 +300,10 @@ class InitiativePane(Vertical):
                     table.add_row(*cells, key=str(i))
             self._drawn = rows
             self._ids = ids
-            target = selected if selected in ids else self._selected if self._selected in ids else None
-            if target is not None and table.cursor_row != ids.index(target):
-                table.move_cursor(row=ids.index(target), animate=False)
-            self._selected = target
+            row = self._row_of(selected) or self._row_of(self._selected)
+            if row is not None and table.cursor_row != ids.index(row):
+                table.move_cursor(row=ids.index(row), animate=False)
+            self._selected = selected if self._row_of(selected) else self._selected if row else None
         finally:
             self._quiet = False
         clocks = getattr(state, "clocks", {}) or {}
@@ -242,11 +323,33 @@ class InitiativePane(Vertical):
             self._lines[selector] = line
             self.query_one(selector, Static).update(line, layout=layout)
 
-    def _cells(self, ch: Character, init: str, is_turn: bool, system: str, dim: bool = False) -> list[Text]:
+    def _group_cells(self, state: State, label: str, members: list[Character], init: str, turn: bool) -> list[Text]:
+        """A group's row: "▸ Gospog ×3" (▾ when open), its side, "2/3 up", PIN / HID."""
+        style = "bold reverse" if turn else "bold"
+        mark = "▾" if label in self._open else "▸"
+        name = f"{mark} {fit_group(state.group_title(label), self._name_width - 2)}"
+        sides = {m.side for m in members}
+        init_cell = Text(TURN_MARKER if turn else " ", style="bold")
+        init_cell.append(f"{init:>{self._columns[0][2] - 2}} ", style=style)
+        status = Text(" ").join(
+            [Text(PIN_MARKER, style="bold")] * any(m.pin is not None for m in members)
+            + [Text(HIDDEN_MARKER, style="italic")] * all(m.hidden for m in members)
+        )
+        return [
+            init_cell,
+            Text(name, style=style),
+            Text(sides.pop() if len(sides) == 1 else "mix", style=style),
+            Text(group_health(state, label), style=style),
+            fit_words(status, self._columns[-1][2] - 1),
+        ]
+
+    def _cells(
+        self, ch: Character, init: str, is_turn: bool, system: str, dim: bool = False, member: bool = False
+    ) -> list[Text]:
         style = "bold reverse" if is_turn else "dim" if dim else ""
         if ch.status == "dead":
             style += " strike"
-        name = fit_name(ch.name, self._name_width)
+        name = "  " + fit_name(ch.name, self._name_width - 2) if member else fit_name(ch.name, self._name_width)
         init_cell = Text(TURN_MARKER if is_turn else " ", style="bold")
         init_cell.append(f"{init:>{self._columns[0][2] - 2}} ", style=style)
         return [
@@ -258,12 +361,13 @@ class InitiativePane(Vertical):
         ]
 
     def select(self, char_id: str | None) -> None:
-        """Move the cursor to ``char_id`` without announcing it."""
-        if char_id in self._ids:
+        """Move the cursor to ``char_id`` (its closed group's row) without announcing it."""
+        row = self._row_of(char_id)
+        if row is not None:
             self._selected = char_id
             self._quiet = True
             try:
-                self.table.move_cursor(row=self._ids.index(char_id), animate=False)
+                self.table.move_cursor(row=self._ids.index(row), animate=False)
             finally:
                 self._quiet = False
 
@@ -272,10 +376,16 @@ class InitiativePane(Vertical):
         row = self.table.cursor_row  # the current row: highlight messages may be stale
         if self._quiet or not (0 <= row < len(self._ids)):
             return
-        cid = self._ids[row]
-        if cid != self._selected:
+        cid: str | None = self._ids[row]
+        if cid is not None and cid.startswith(GROUP_ROW):
+            cid = self._group_member(cid.removeprefix(GROUP_ROW))
+        if cid is not None and cid != self._selected:
             self._selected = cid
             self.post_message(self.Selected(cid))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a group's row opens it to its members (or closes it)."""
         event.stop()
+        row = self.table.cursor_row
+        if 0 <= row < len(self._ids) and self._ids[row].startswith(GROUP_ROW):
+            self.toggle_group(self._ids[row].removeprefix(GROUP_ROW))

@@ -24,7 +24,11 @@ def bar_text(state: State, readonly: bool) -> Text:
         text.append(f" · Round {enc.round}", style="bold")
         cur = enc.current
         if cur is not None:
-            text.append(f" · {TURN_MARKER} {name_of(state, cur.char_id)}'s turn", style="bold")
+            who = name_of(state, cur.char_id)
+            c = state.characters.get(cur.char_id)
+            if c is not None and c.group is not None:  # a group's turn: its row, and who acts for it
+                who = f"{state.group_title(c.group)} ({who})"
+            text.append(f" · {TURN_MARKER} {who}'s turn", style="bold")
     if readonly:
         text.append(" · READ-ONLY", style="bold reverse")
     return text

@@ -96,6 +96,7 @@ from gmdesk.core.session.events import (  # noqa: F401
     characters,
     clocks,
     encounter,
+    grouping,
     groups,
     rolls,
     session_settings,

@@ -43,6 +43,7 @@ CARRIED = (
     "hidden",
     "status_set",
     "pin",
+    "group",
 )
 
 
@@ -162,6 +163,7 @@ def _character(ctx: Ctx, d: Any) -> Character:
         hidden=ctx.boolean(d["hidden"], "hidden") if "hidden" in d else False,
         status_set=_status_set(ctx, d.get("status_set")),
         pin=None if d.get("pin") is None else ctx.integer(d["pin"], "pin", -MAX_INITIATIVE, MAX_INITIATIVE),
+        group=None if d.get("group") is None else ctx.text(d["group"], "group"),
     )
 
 
@@ -205,6 +207,8 @@ def standing(c: Character, system: str = "", name_of: NameOf | None = None) -> s
         parts.append("hidden from the players")
     if c.pin is not None:
         parts.append(f"initiative pinned at {num(c.pin)}")
+    if c.group is not None:
+        parts.append(f"in the group {c.group}")
     return f"{c.name} ({c.side})" + (": " + "; ".join(parts) if parts else "")
 
 

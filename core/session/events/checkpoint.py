@@ -16,8 +16,9 @@ from gmdesk.core.session.model.rolls import RecordLoader
 
 #: Version of the checkpoint form (:func:`fold_checkpoint`); bump it when it changes.
 #: 2: a character row ends with its system fields; 3: a condition keeps its until;
-#: 4: a pin; 5: the roll log's older entries as packed pages (``roll_pages``)
-CHECKPOINT_VERSION = 5
+#: 4: a pin; 5: an initiative group's label; 6: the roll log's older entries as packed
+#: pages (``roll_pages``)
+CHECKPOINT_VERSION = 6
 
 
 @lru_cache(maxsize=1)

@@ -8,6 +8,7 @@ from typing import Any
 
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.session.events.context import MAX_INITIATIVE, Ctx
+from gmdesk.core.session.events.grouping import gather
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.sheets import sheet_changes, sheet_new_day, sheet_set_current, sheet_vitality
 from gmdesk.core.session.events.text import num, status_word
@@ -40,6 +41,9 @@ def _encounter_add(ctx: Ctx, p: dict[str, Any]) -> str:
         raise ctx.fail(pinned_refusal(c.name, c.pin))
     default = record.value if record is not None else c.pin if c.pin is not None else 0
     ini = ctx.integer(p.get("initiative", default), "initiative", -MAX_INITIATIVE, MAX_INITIATIVE)
+    seated = group_initiative(ctx, c)
+    if seated is not None and ini != seated and ctx.strict:
+        raise ctx.fail(f"{c.name} is in the group {c.group}: it joins at the group's initiative {num(seated)}")
     if ctx.state.encounter.index_of(c.id) is not None:
         raise ctx.fail(f"{c.name} is already in the encounter")
     enc = ctx.tx.encounter()
@@ -50,15 +54,53 @@ def _encounter_add(ctx: Ctx, p: dict[str, Any]) -> str:
     if c.pin is not None and c.pin != ini:
         ctx.tx.char(c.id).pin = ini
     if record is not None:
-        change = f"{c.name}: initiative {num(ini)}"
+        group = f" for the group {c.group} (rolled with the group's lowest modifier)" if c.group else ""
+        change = f"{c.name}: initiative {num(ini)}{group}"
         ctx.changes.append(change)
         rnd, turn = ctx.roll_position()
         ctx.tx.add_roll(
             RollEntry(ctx.seq, record, c.id, None, rnd, turn, [change], kind="initiative", actor_name=c.name)
         )
+    gather(ctx)
     settle_ties(ctx, p.get("ties"))
     pinned = " (pinned)" if c.pin is not None else ""
     return f"{c.name} joins the encounter (initiative {num(ini)}{pinned})"
+
+
+def group_initiative(ctx: Ctx, c: Character) -> int | None:
+    """The initiative of ``c``'s group in the order (another member seated), or None."""
+    if c.group is None:
+        return None
+    enc = ctx.state.encounter
+    for m in ctx.state.group_members(c.group):
+        i = enc.index_of(m.id)
+        if m.id != c.id and i is not None:
+            return enc.order[i].initiative
+    return None
+
+
+def group_followers(
+    ctx: Ctx, parsed: list[tuple[Character, int | None]], what: str = "entries"
+) -> list[tuple[Character, Character]]:
+    """The other members of the groups of the ``parsed`` entries (leader, follower):
+    a group rolls once, its members take the number (those in the order, and those
+    able to act when the group gets a number). Two entries of one group are refused."""
+    out: list[tuple[Character, Character]] = []
+    seen: dict[str, Character] = {}
+    enc = ctx.state.encounter
+    for c, v in parsed:
+        if c.group is None:
+            continue
+        other = seen.get(c.group)
+        if other is not None:
+            if ctx.strict:
+                raise ctx.fail(f"{what}: {other.name} and {c.name} are one group ({c.group}): it has one initiative")
+            continue
+        seen[c.group] = c
+        for m in ctx.state.group_members(c.group):
+            if m.id != c.id and (enc.index_of(m.id) is not None or (v is not None and m.can_act)):
+                out.append((c, m))
+    return out
 
 
 def pinned_refusal(name: str, pin: int) -> str:
@@ -108,9 +150,37 @@ def _encounter_move(ctx: Ctx, p: dict[str, Any]) -> str:
     if i is None:
         raise ctx.fail(f"{c.name} is not in the encounter")
     j = ctx.integer(p["index"], "index", 0, len(ctx.state.encounter.order) - 1)
+    a, b = ctx.state.unit(i)
+    if c.group is not None or any(ctx.state.group_at(k) for k in range(len(ctx.state.encounter.order))):
+        # a group moves whole, and nobody moves into a group
+        return _move_group(ctx, a, b, j, c.name if c.group is None else ctx.state.group_title(c.group))
     enc = ctx.tx.encounter()
     _move(enc, i, j)
     return f"{c.name} moves to place {j + 1} in the order"
+
+
+def _move_group(ctx: Ctx, a: int, b: int, j: int, name: str) -> str:
+    """Move the turn at order[a:b] (a group, or one entry) to start at index ``j`` of
+    the order without it (moved on to the nearest place that splits no group)."""
+    st = ctx.state
+    enc = ctx.tx.encounter()
+    current = enc.order[enc.turn].char_id if enc.order and enc.turn < len(enc.order) else None
+    block = enc.order[a:b]
+    rest = enc.order[:a] + enc.order[b:]
+    j = max(0, min(j, len(rest)))
+
+    def group_of(x: Combatant) -> str | None:
+        c = st.characters.get(x.char_id)
+        return c.group if c is not None else None
+
+    while 0 < j < len(rest) and group_of(rest[j - 1]) is not None and group_of(rest[j - 1]) == group_of(rest[j]):
+        j = j - 1 if j <= a else j + 1
+    enc.order[:] = rest[:j] + block + rest[j:]
+    at = enc.index_of(current) if current is not None else None
+    if at is not None:
+        enc.turn = at
+    place = next(n for n, (x, y) in enumerate(st.units()) if x <= j < y) + 1
+    return f"{name} moves to place {place} in the order"
 
 
 @handler("encounter.delay")
@@ -121,8 +191,11 @@ def _encounter_delay(ctx: Ctx, p: dict[str, Any]) -> str:
     i = enc0.index_of(c.id)
     if i is None:
         raise ctx.fail(f"{c.name} is not in the encounter")
-    if i == len(enc0.order) - 1:
+    a, b = ctx.state.unit(i)
+    if b >= len(enc0.order):
         raise ctx.fail(f"{c.name} is last in the order; there is nobody to wait for this round")
+    if b - a > 1 or ctx.state.unit(b)[1] - b > 1:  # a group, or waiting for one
+        return _delay_group(ctx, a, b, c.name if c.group is None else ctx.state.group_title(c.group))
     enc = ctx.tx.encounter()
     acting = enc.round > 0 and enc.turn == i
     item = enc.order.pop(i)
@@ -132,6 +205,24 @@ def _encounter_delay(ctx: Ctx, p: dict[str, Any]) -> str:
     # when the delayer was acting, index i now holds the next combatant: their turn now
     nxt = ctx.state.characters[enc.order[i].char_id].name
     return f"{c.name} delays until after {nxt}"
+
+
+def _delay_group(ctx: Ctx, a: int, b: int, title: str) -> str:
+    """The turn at order[a:b] (a group, or one entry) waits until after the next turn
+    (an entry or a group)."""
+    st = ctx.state
+    nb = st.unit(b)[1]
+    nxt = st.characters[st.encounter.order[b].char_id]
+    nxt_name = st.group_title(nxt.group) if nxt.group is not None else nxt.name
+    enc = ctx.tx.encounter()
+    acting = enc.round > 0 and a <= enc.turn < b
+    was = enc.turn
+    enc.order[a:nb] = enc.order[b:nb] + enc.order[a:b]
+    if acting:
+        enc.turn = a  # the next one acts now
+    elif enc.round > 0 and b <= was < nb:
+        enc.turn = was - (b - a)
+    return f"{title} delays until after {nxt_name}"
 
 
 @handler("encounter.end")
@@ -186,17 +277,21 @@ def _initiative_set(ctx: Ctx, p: dict[str, Any]) -> str:
         if ctx.strict:
             _check_pin(ctx, c, value, record, pin)
         parsed.append((c, value, record, pin))
+    followers = group_followers(ctx, [(c, v) for c, v, _, _ in parsed])
     enc = ctx.tx.encounter()
     current = enc.order[enc.turn].char_id if enc.round > 0 and enc.order else None
     values = {c.id: v for c, v, _, _ in parsed if v is not None}
+    values.update({m.id: values[c.id] for c, m in followers if c.id in values})
     order = [Combatant(x.char_id, values.get(x.char_id, x.initiative)) for x in enc.order]
     present = {x.char_id for x in order}
     order += [Combatant(c.id, v) for c, v, _, _ in parsed if v is not None and c.id not in present]
+    order += [Combatant(m.id, values[m.id]) for _, m in followers if m.id in values and m.id not in present]
     order.sort(key=lambda x: -x.initiative)  # stable: ties keep their earlier place
     enc.order[:] = order
     at = enc.index_of(current) if current is not None else None
     if at is not None:  # whoever was acting is still in the order
         enc.turn = at
+    gather(ctx)
     rnd, turn = ctx.roll_position()
     names = []
     for c, v, record, pin in parsed:
@@ -209,17 +304,22 @@ def _initiative_set(ctx: Ctx, p: dict[str, Any]) -> str:
             new_pin = v  # a value set for a pinned entry moves its pin
         if new_pin != c.pin:
             ctx.tx.char(c.id).pin = new_pin
+        for lead, m in followers:
+            if lead.id == c.id and m.pin != new_pin:
+                ctx.tx.char(m.id).pin = new_pin
+        who = c.name if c.group is None else ctx.state.group_title(c.group)
+        whose = f" (rolled with {c.name}'s modifier, the group's lowest)" if c.group and record is not None else ""
         if v is not None:
             mark = " (pinned)" if new_pin is not None else " (no longer pinned)" if c.pin is not None else ""
-            change = f"{c.name}: initiative {num(v)}{mark}"
-            names.append(f"{c.name} {num(v)}{mark}")
+            change = f"{who}: initiative {num(v)}{mark}{whose}"
+            names.append(f"{who} {num(v)}{mark}")
         elif new_pin is not None:
-            change = f"{c.name}: initiative pinned at {num(new_pin)}"
-            names.append(f"{c.name} pinned at {num(new_pin)}")
+            change = f"{who}: initiative pinned at {num(new_pin)}"
+            names.append(f"{who} pinned at {num(new_pin)}")
         else:
             shown = f" (it keeps {num(now)} until initiative is rolled again)" if now is not None else ""
-            change = f"{c.name}: initiative no longer pinned{shown}"
-            names.append(f"{c.name} no longer pinned")
+            change = f"{who}: initiative no longer pinned{shown}"
+            names.append(f"{who} no longer pinned")
         ctx.changes.append(change)
         if record is not None:
             ctx.tx.add_roll(
@@ -287,6 +387,8 @@ def _acting_name(ctx: Ctx) -> str:
     if cur is None:
         return "nobody"
     c = ctx.state.characters.get(cur.char_id)
+    if c is not None and c.group is not None:
+        return ctx.state.group_title(c.group)
     return c.name if c else cur.char_id
 
 
@@ -357,6 +459,7 @@ class _Reroll:
 
     def __init__(self, ctx: Ctx, p: dict[str, Any]) -> None:
         self.ctx = ctx
+        self.followers: list[tuple[Character, Character]] = []
         self.entries = self._read(p.get("initiative"))
         self.ties = p.get("ties")
         if self.ties is not None and not self.entries:
@@ -383,6 +486,7 @@ class _Reroll:
             value = ctx.integer(e["value"], f"initiative[{k}].value", -MAX_INITIATIVE, MAX_INITIATIVE)
             record = ctx.record(e["record"], f"initiative[{k}].record") if e.get("record") is not None else None
             out.append((c, value, record))
+        self.followers = group_followers(ctx, [(c, v) for c, v, _ in out], "initiative")
         return out
 
     def __call__(self) -> None:
@@ -394,14 +498,18 @@ class _Reroll:
         enc = ctx.tx.encounter()
         old = {x.char_id: x.initiative for x in enc.order}
         values = {c.id: v for c, v, _ in self.entries}
+        values.update({m.id: values[c.id] for c, m in self.followers})
         enc.order[:] = sorted(
             (Combatant(x.char_id, values.get(x.char_id, x.initiative)) for x in enc.order),
             key=lambda x: -x.initiative,
         )
         enc.turn = 0
+        gather(ctx)
         rnd, turn = ctx.roll_position()
         for c, v, record in self.entries:
-            change = f"{c.name}: initiative {num(old[c.id])} → {num(v)}"
+            who = c.name if c.group is None else ctx.state.group_title(c.group)
+            whose = f" (rolled with {c.name}'s modifier, the group's lowest)" if c.group and record is not None else ""
+            change = f"{who}: initiative {num(old[c.id])} → {num(v)}{whose}"
             ctx.changes.append(change)
             if record is not None:
                 ctx.tx.add_roll(
@@ -431,7 +539,7 @@ def begins_round(state: State, etype: str) -> bool:
         c = state.characters.get(cid)
         return c is None or not c.can_act
 
-    rest = enc.order[enc.turn + 1 :]
+    rest = enc.order[state.unit(enc.turn)[1] :]
     if not rest:
         return True
     return all(out(x.char_id) for x in rest) and not all(out(x.char_id) for x in enc.order)
@@ -441,9 +549,18 @@ def _begin_turn(ctx: Ctx, reroll: _Reroll) -> list[str]:
     """The turn lands on the next who can act (passing over the others): its start."""
     passed = _skip_out(ctx, reroll)
     reroll.check()
-    cur = ctx.state.encounter.current
+    enc = ctx.state.encounter
+    cur = enc.current
     if cur is not None:
         end_waiting_on(ctx, cur.char_id, at="start")
+        # a group's turn is its members': those after the one who acts first start
+        # theirs too, and those who cannot act are passed over
+        if ctx.state.group_at(enc.turn) is not None and not _out(ctx, cur.char_id):
+            for x in enc.order[enc.turn + 1 : ctx.state.unit(enc.turn)[1]]:
+                if _out(ctx, x.char_id):
+                    passed.append(_skipped_name(ctx, x.char_id))
+                    end_waiting_on(ctx, x.char_id, at="end")
+                end_waiting_on(ctx, x.char_id, at="start")
     return passed
 
 
@@ -456,10 +573,12 @@ def _turn_next(ctx: Ctx, p: dict[str, Any]) -> str:
     if enc.round == 0:
         enc.round, enc.turn = 1, 0
     else:
-        ending = enc.order[enc.turn].char_id
-        _tick(ctx, ending)
-        end_waiting_on(ctx, ending, at="end")
-        enc.turn += 1
+        stop = ctx.state.unit(enc.turn)[1]
+        for k, x in enumerate(list(enc.order[enc.turn : stop])):
+            if k == 0 or not _out(ctx, x.char_id):  # a group's turn ends for all its members
+                _tick(ctx, x.char_id)
+                end_waiting_on(ctx, x.char_id, at="end")
+        enc.turn = stop
         if enc.turn >= len(enc.order):
             enc.round += 1
             enc.turn = 0
@@ -475,16 +594,21 @@ def _turn_prev(ctx: Ctx, p: dict[str, Any]) -> str:
     enc0 = ctx.state.encounter
     if enc0.round == 0:
         raise ctx.fail("the encounter has not started")
-    rnd, turn = enc0.round, enc0.turn
+    rnd = enc0.round
+    units = ctx.state.units()
+    k = next(n for n, (a, b) in enumerate(units) if a <= enc0.turn < b)
     everyone_out = all(_out(ctx, x.char_id) for x in enc0.order)
-    while True:  # back one turn, over those who cannot act
-        turn -= 1
-        if turn < 0:
+    while True:  # back one turn (an entry or a group), over those who cannot act
+        k -= 1
+        if k < 0:
             rnd -= 1
-            turn = len(enc0.order) - 1
+            k = len(units) - 1
         if rnd < 1:
             raise ctx.fail("already at the first turn of round 1")
-        if everyone_out or not _out(ctx, enc0.order[turn].char_id):
+        a, b = units[k]
+        able = [i for i in range(a, b) if not _out(ctx, enc0.order[i].char_id)]
+        if everyone_out or able:
+            turn = able[0] if able else a
             break
     enc = ctx.tx.encounter()
     enc.round, enc.turn = rnd, turn

@@ -11,6 +11,7 @@ from typing import Any
 from gmdesk.core.session.events.characters import _character_add, _condition_add, _source_add
 from gmdesk.core.session.events.context import Ctx
 from gmdesk.core.session.events.encounter import _encounter_add
+from gmdesk.core.session.events.grouping import group_label_refusal
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.ties import settle_ties
 
@@ -26,14 +27,29 @@ def _characters_add(ctx: Ctx, p: dict[str, Any]) -> str:
     ``record`` of the roll that gave it) the character joins the encounter.
     ``source``: where the group comes from (the bestiary's stat block name), for
     the log. gmdesk fills in ``ids``, the new characters' ids in order. ``ties``: how
-    the session settled the ties their initiatives make (:mod:`.ties`)."""
-    ctx.fields(p, ("entries",), ("source", "ids", "ties"))
+    the session settled the ties their initiatives make (:mod:`.ties`). ``group``:
+    a label: the characters form that initiative group (:mod:`.grouping`), one
+    initiative for all (the roll of the member with the lowest modifier)."""
+    ctx.fields(p, ("entries",), ("source", "ids", "ties", "group"))
     entries = p["entries"]
     if not isinstance(entries, list) or not entries:
         raise ctx.fail("entries: must be a non-empty list of {character, …}")
     if len(entries) > MAX_GROUP:
         raise ctx.fail(f"entries: at most {MAX_GROUP} characters at once (got {len(entries)})")
     source = ctx.text(p["source"], "source") if p.get("source") is not None else None
+    label = None
+    if p.get("group") is not None:
+        label = ctx.text(p["group"], "group")
+        refusal = group_label_refusal(ctx, label)
+        if refusal is None and ctx.state.group_label(label) is not None:
+            refusal = f"{label!r} is already a group here; choose another label"
+        if refusal is not None:
+            raise ctx.fail(f"group: {refusal}")
+        if len(entries) < 2:
+            raise ctx.fail("group: a group needs two characters or more")
+        joins = {e.get("initiative") for e in entries if isinstance(e, Mapping) and e.get("initiative") is not None}
+        if len(joins) > 1:
+            raise ctx.fail("group: a group joins at one initiative")
     ids: list[str] = []
     names: list[str] = []
     for k, e in enumerate(entries):
@@ -42,6 +58,8 @@ def _characters_add(ctx: Ctx, p: dict[str, Any]) -> str:
         ctx.fields(e, ("character",), ("sources", "conditions", "initiative", "record"))
         _character_add(ctx, {"character": e["character"]})
         cid = ctx.extra.pop("id")
+        if label is not None:
+            ctx.tx.char(cid).group = label
         ids.append(cid)
         names.append(ctx.state.characters[cid].name)
         for s in e.get("sources") or ():
@@ -64,4 +82,5 @@ def _characters_add(ctx: Ctx, p: dict[str, Any]) -> str:
     where = " the encounter" if joined else ""
     what = f" from the bestiary ({source})" if source else ""
     hidden = ", hidden from the players" if all(ctx.state.characters[cid].hidden for cid in ids) else ""
-    return f"{', '.join(names)} join{'s' if len(names) == 1 else ''}{where}{what}{hidden}"
+    group = f" as one group, {ctx.state.group_title(label)}" if label is not None else ""
+    return f"{', '.join(names)} join{'s' if len(names) == 1 else ''}{where}{what}{group}{hidden}"

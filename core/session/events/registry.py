@@ -23,6 +23,8 @@ EVENT_TYPES = (
     "character.reveal",
     "character.status",
     "characters.add",
+    "group.set",
+    "group.remove",
     "source.add",
     "source.remove",
     "source.toggle",

@@ -52,6 +52,14 @@ def _rolls(ctx: Ctx, value: Any, ids: list[str], what: str) -> list[list[tuple[s
     return out
 
 
+def _unit_name(ctx: Ctx, cid: str) -> str:
+    """A combatant's name in a tie: its group's row ("Gospog ×3") for a member."""
+    c = ctx.state.characters.get(cid)
+    if c is not None and c.group is not None:
+        return ctx.state.group_title(c.group)
+    return ctx.name_of(cid) or cid
+
+
 def settle_ties(ctx: Ctx, ties: Any, follow: bool = True) -> None:
     """Put each tie ``ties`` settles in its order (see the module docstring); with
     ``follow``, whoever is acting stays the one acting."""
@@ -71,12 +79,17 @@ def settle_ties(ctx: Ctx, ties: Any, follow: bool = True) -> None:
         ids = run["order"]
         if not isinstance(ids, list) or len(ids) < 2 or len(set(map(str, ids))) != len(ids):
             raise ctx.fail(f"{what}.order: must list two or more combatants, each once")
-        places = []
+        places: list[int] = []
+        blocks: dict[str, list[str]] = {}
         for cid in ids:
             i = enc.index_of(cid) if isinstance(cid, str) else None
             if i is None or enc.order[i].initiative != at:
                 raise ctx.fail(f"{what}.order: {cid!r} is not in the encounter at initiative {at}")
-            places.append(i)
+            a, b = ctx.state.unit(i)  # a group ties as one: its members move together
+            if any(k in places for k in range(a, b)):
+                raise ctx.fail(f"{what}.order: {cid!r} is one group with another listed")
+            places += range(a, b)
+            blocks[cid] = [x.char_id for x in enc.order[a:b]]
         places.sort()
         if places != list(range(places[0], places[0] + len(places))):
             raise ctx.fail(f"{what}.order: the tied are not next to each other in the order")
@@ -93,12 +106,12 @@ def settle_ties(ctx: Ctx, ties: Any, follow: bool = True) -> None:
         elif rolls:
             raise ctx.fail(f"{what}.rolls: only a roll-off rolls")
         entries = {x.char_id: x for x in enc.order[places[0] : places[-1] + 1]}
-        enc.order[places[0] : places[-1] + 1] = [entries[cid] for cid in ids]
-        names = [ctx.name_of(cid) or cid for cid in ids]
+        enc.order[places[0] : places[-1] + 1] = [entries[m] for cid in ids for m in blocks[cid]]
+        names = [_unit_name(ctx, cid) for cid in ids]
         rnd, turn = ctx.roll_position()
         for r, rolled in enumerate(rolls):
             for cid, record in rolled:
-                name = ctx.name_of(cid) or cid
+                name = _unit_name(ctx, cid)
                 again = f" {r + 1}" if len(rolls) > 1 else ""
                 change = f"{name}: roll-off{again} for the tie at {num(at)}: {num(record.value)}"
                 ctx.changes.append(change)

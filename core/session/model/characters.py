@@ -215,6 +215,9 @@ class Character:
     #: environment's turn): rolling initiative again, every round or for all, leaves
     #: it there, and it joins an encounter there; None: not pinned
     pin: int | None = None
+    #: the label of the initiative group the character belongs to ("Gospog"): the
+    #: group rolls once and takes one turn; None: it acts on its own
+    group: str | None = None
     #: Vitality at or below which the character is Unconscious: the threshold its
     #: session's system declares (``HARM.vitality.unconscious_at``), None when it
     #: declares none. Put on by the session (:meth:`State.seat`), never saved.
@@ -320,6 +323,7 @@ class Character:
             **({"hidden": True} if self.hidden else {}),
             **({"status_set": self.status_set.to_json()} if self.status_set is not None else {}),
             **({"pin": self.pin} if self.pin is not None else {}),
+            **({"group": self.group} if self.group is not None else {}),
         }
 
     @classmethod
@@ -344,6 +348,7 @@ class Character:
             hidden=bool(d.get("hidden", False)),
             status_set=SetStatus.from_json(d.get("status_set")),
             pin=int(d["pin"]) if d.get("pin") is not None else None,
+            group=str(d["group"]) if d.get("group") is not None else None,
         )
 
 

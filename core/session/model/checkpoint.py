@@ -47,6 +47,7 @@ def checkpoint_json(state: State) -> dict[str, Any]:
                 c.hidden,
                 c.status_set.to_json() if c.status_set is not None else None,
                 c.pin,
+                c.group,
             ]
         )
     enc = state.encounter
@@ -125,6 +126,7 @@ def state_from_checkpoint(d: dict[str, Any], load_record: RecordLoader) -> State
             hidden=bool(row[16]) if len(row) > 16 else False,
             status_set=SetStatus.from_json(row[17]) if len(row) > 17 else None,
             pin=row[18] if len(row) > 18 else None,
+            group=row[19] if len(row) > 19 else None,
         )
         st.characters[cid] = c
     order, rnd, turn = d["encounter"]

@@ -243,8 +243,83 @@ class State:
             return shaped
         other = self.name_clash(name, exclude)
         if other is None:
+            label = self.group_label(name)
+            if label is not None:
+                return f"{label!r} is the label of an initiative group here; choose another name"
             return None
         return f"{other.name!r} is already a character here; try {self.free_name(name, exclude)!r}"
+
+    # ---- initiative groups (a label on the members; one roll, one turn, one row)
+
+    def group_label(self, text: str) -> str | None:
+        """The label of the initiative group called ``text`` (case-insensitive), or None."""
+        key = text.strip().casefold()
+        for c in self.characters.values():
+            if c.group is not None and c.group.casefold() == key:
+                return c.group
+        return None
+
+    def group_labels(self) -> list[str]:
+        """Every group's label, in the order of its first member."""
+        return list(dict.fromkeys(c.group for c in self.characters.values() if c.group is not None))
+
+    def group_members(self, label: str) -> list[Character]:
+        """The members of group ``label``: those in the encounter in its order, then the others."""
+        key = label.strip().casefold()
+        members = [c for c in self.characters.values() if c.group is not None and c.group.casefold() == key]
+        seat = {x.char_id: k for k, x in enumerate(self.encounter.order)}
+        return sorted(members, key=lambda c: seat.get(c.id, len(seat)))
+
+    def group_title(self, label: str) -> str:
+        """The group's row in the order: "Gospog ×3" (its members in the encounter,
+        all of them when none is)."""
+        members = self.group_members(label)
+        ids = {x.char_id for x in self.encounter.order}
+        seated = [c for c in members if c.id in ids]
+        return f"{label} ×{len(seated or members)}"
+
+    def group_at(self, i: int) -> str | None:
+        """The group label of the ``i``-th entry of the order (None: on its own)."""
+        c = self.characters.get(self.encounter.order[i].char_id)
+        return c.group if c is not None else None
+
+    def unit(self, i: int) -> tuple[int, int]:
+        """The entries of the order that take one turn with the ``i``-th: its group's
+        members next to it (start, stop), else the entry alone."""
+        order = self.encounter.order
+        g = self.group_at(i)
+        if g is None:
+            return i, i + 1
+        a, b = i, i + 1
+        while a > 0 and self.group_at(a - 1) == g:
+            a -= 1
+        while b < len(order) and self.group_at(b) == g:
+            b += 1
+        return a, b
+
+    def units(self) -> list[tuple[int, int]]:
+        """The order's turns: (start, stop) of each entry or group, first to last."""
+        out = []
+        i = 0
+        while i < len(self.encounter.order):
+            a, b = self.unit(i)
+            out.append((a, b))
+            i = b
+        return out
+
+    def pick_member(self, label: str, role: str = "actor") -> Character | None:
+        """The member of group ``label`` an attack uses by default: ``actor`` the first
+        who can act; ``target`` the first standing (else the first not Dead);
+        None when there is none."""
+        members = self.group_members(label)
+        for c in members:
+            if c.can_act:
+                return c
+        if role == "target":
+            for c in members:
+                if c.status != "dead":
+                    return c
+        return None
 
     def last_target(self, actor: str) -> str | None:
         """Whom ``actor`` last rolled at (newest roll first), if that character is still here."""
