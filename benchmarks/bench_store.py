@@ -194,10 +194,13 @@ def bench_open(path: Path, mode: str, repeats: int) -> dict:
 # --------------------------------------------------------------------------- Session.open
 
 
-def session_docs(n: int, seed: int = 1) -> list[dict]:
+def session_docs(n: int, seed: int = 1, combat_rolls: bool = True) -> list[dict]:
     """``n`` stored events of a session that folds: four characters join and fight in
     an encounter (4d2 rolls at each other, every third one combat, a turn.next every
-    fifth event) — what ``Session.roll`` / ``apply`` would have stored."""
+    fifth event) — what ``Session.roll`` / ``apply`` would have stored. Every combat
+    roll leaves a wound: the characters' state grows with the history (at 200,000
+    events they carry ~40,000 wounds). ``combat_rolls=False``: no roll is combat, so
+    the state stays the same size whatever the history."""
     import random
 
     from gmdesk.core.systems import get_system
@@ -234,7 +237,7 @@ def session_docs(n: int, seed: int = 1) -> list[dict]:
         if k % 5 == 4:
             docs.append({"type": "turn.next", "time": when, "summary": "next turn", "effects": []})
             continue
-        combat = k % 3 == 0
+        combat = combat_rolls and k % 3 == 0
         rec = four_d_two.roll(four_d_two.Params(combat=combat), rng)
         a, t = k % 4, (k + 1) % 4
         docs.append(
@@ -252,14 +255,14 @@ def session_docs(n: int, seed: int = 1) -> list[dict]:
     return docs[:n]
 
 
-def build_folding_session(path: Path, n: int) -> float:
+def build_folding_session(path: Path, n: int, combat_rolls: bool = True) -> float:
     """Write the session straight through the store, then open and close it once as
     gmdesk does (a full replay; closing leaves the checkpoint). Returns that first
     open's time."""
     from gmdesk.core.session import Session
     from gmdesk.core.session.model import DEFAULT_SETTINGS
 
-    docs = session_docs(n)
+    docs = session_docs(n, combat_rolls=combat_rolls)
     header = {"format": "gmdesk-session", "name": f"bench {n}", "system": "4d2", "settings": DEFAULT_SETTINGS}
     with EventLog.create(path, header | {"created": "2026-11-21T22:00:00+01:00"}, compact_at=10**9) as log:
         for start in range(0, n, 2000):
@@ -414,11 +417,20 @@ def _peak_rss_mb(cmd: list[str]) -> float:
     return usage.ru_maxrss / 1024  # KB on Linux
 
 
-def roll_memory_rows(directory: Path, counts: list[int]) -> list[Row]:
+#: ``gmdesk roll …`` with fsync a no-op (``--no-fsync``: what a roll keeps in memory does
+#: not depend on the disk; on a loaded machine a million fsyncs take hours)
+NO_FSYNC_GMDESK = (
+    "import os, sys; os.fsync = os.fdatasync = lambda fd: None; from gmdesk.cli.main import main; sys.exit(main())"
+)
+
+
+def roll_memory_rows(directory: Path, counts: list[int], fsync: bool = True) -> list[Row]:
     """Peak RSS of ``gmdesk roll 4d2 --count N --save`` beside opening what it wrote
-    read-only, one row per N."""
+    read-only, one row per N (``fsync=False``: the same run with fsync a no-op)."""
     rows = []
     saves = directory / "saves"
+    gmdesk = [sys.executable, "-m", "gmdesk"] if fsync else [sys.executable, "-c", NO_FSYNC_GMDESK]
+    note = "" if fsync else " (fsync off)"
     for n in counts:
         name = f"mem{n}"
         subprocess.run(
@@ -428,17 +440,15 @@ def roll_memory_rows(directory: Path, counts: list[int]) -> list[Row]:
             capture_output=True,
         )
         t = time.perf_counter()
-        peak = _peak_rss_mb(
-            [sys.executable, "-m", "gmdesk", "--saves", str(saves), "roll", "4d2", "--count", str(n), "--save", name]
-        )
+        peak = _peak_rss_mb([*gmdesk, "--saves", str(saves), "roll", "4d2", "--count", str(n), "--save", name])
         took = time.perf_counter() - t
         path = saves / f"{name}.gmdesk"
         opener = f"from gmdesk.core.session import Session; Session.open({str(path)!r}, readonly=True).close()"
         anchor = _peak_rss_mb([sys.executable, "-c", opener])
-        print(f"  roll --count {n:,} --save: {took:.1f} s, peak {peak:.0f} MB", flush=True)
+        print(f"  roll --count {n:,} --save{note}: {took:.1f} s, peak {peak:.0f} MB", flush=True)
         rows.append(
             Row(
-                f"roll --count {n:,} --save, peak memory",
+                f"roll --count {n:,} --save, peak memory{note}",
                 peak,
                 anchor,
                 "MB",
@@ -458,7 +468,7 @@ def roll_memory_rows(directory: Path, counts: list[int]) -> list[Row]:
         at_million = b.gmdesk + slope * (1_000_000 - counts[-1])
         rows.append(
             Row(
-                f"roll --save, peak growth a roll ({counts[0]:,}→{counts[-1]:,})",
+                f"roll --save, peak growth a roll ({counts[0]:,}→{counts[-1]:,}){note}",
                 slope * 1024,
                 None if anchor_slope is None else anchor_slope * 1024,
                 "KB",
@@ -469,7 +479,9 @@ def roll_memory_rows(directory: Path, counts: list[int]) -> list[Row]:
         )
         rows.append(
             Row(
-                "roll --save peak at 1,000,000, extrapolated",
+                f"roll --save peak at 1,000,000, extrapolated{note}"
+                if counts[-1] < 1_000_000
+                else f"roll --save peak at 1,000,000, measured{note}",
                 at_million,
                 None,
                 "MB",
@@ -516,15 +528,18 @@ def roll_cost_rows(directory: Path, n: int) -> list[Row]:
     ]
 
 
-def open_growth_rows(directory: Path, sizes: list[int], repeats: int) -> list[Row]:
+def open_growth_rows(directory: Path, sizes: list[int], repeats: int, combat_rolls: bool = True) -> list[Row]:
     """Session.open from the checkpoint (fresh process, read-only) beside ``json.load``
-    of the save, then the growth row (largest over 10,000)."""
+    of the save, then the growth row (largest over 10,000). ``combat_rolls=False``: a
+    session whose state stays the same size (no wounds pile up): what grows is only
+    its history."""
     rows = []
     opened: dict[int, float] = {}
+    what = "" if combat_rolls else " (state fixed: no combat)"
     for n in sizes:
         path = directory / f"open{n}.gmdesk"
         t = time.perf_counter()
-        build_folding_session(path, n)
+        build_folding_session(path, n, combat_rolls)
         built = time.perf_counter() - t
         ro = bench_session_open(path, "ro", repeats)
         loads = []
@@ -537,13 +552,13 @@ def open_growth_rows(directory: Path, sizes: list[int], repeats: int) -> list[Ro
         opened[n] = ro["open"]
         ckpt = sidecar_paths(path)["checkpoint"].stat().st_size
         print(
-            f"  {n:,} events: built in {built:.1f} s; checkpoint {ckpt / 1e6:.2f} MB"
+            f"  {n:,} events{what}: built in {built:.1f} s; checkpoint {ckpt / 1e6:.2f} MB"
             f"{'' if ro['checkpoint'] else ' (NOT USED)'}",
             flush=True,
         )
         rows.append(
             Row(
-                f"open from checkpoint, {n:,} events",
+                f"open from checkpoint, {n:,} events{what}",
                 ro["open"] * 1e3,
                 anchor * 1e3,
                 "ms",
@@ -559,7 +574,7 @@ def open_growth_rows(directory: Path, sizes: list[int], repeats: int) -> list[Ro
         growth = opened[top] / opened[10_000]
         rows.append(
             Row(
-                f"open {top:,} / open 10,000",
+                f"open {top:,} / open 10,000{what}",
                 growth,
                 float(top) / 10_000,
                 "",
@@ -571,13 +586,18 @@ def open_growth_rows(directory: Path, sizes: list[int], repeats: int) -> list[Ro
     return rows
 
 
-def issue_rows(directory: Path, quick: bool, repeats: int) -> list[Row]:
+def issue_rows(
+    directory: Path, quick: bool, repeats: int, counts: list[int] | None = None, fsync: bool = True
+) -> list[Row]:
     """The issue's three measures of the store; printed as one table."""
-    counts = [1_000, 5_000] if quick else [2_000, 20_000, 100_000, 200_000]
+    if counts is None:
+        counts = [1_000, 5_000] if quick else [2_000, 20_000, 200_000, 1_000_000]
     rows = roll_cost_rows(directory, 500 if quick else 5_000)
-    rows += roll_memory_rows(directory, counts)
+    rows += roll_memory_rows(directory, counts, fsync)
     sizes = [1_000, 10_000, 40_000] if quick else [1_000, 10_000, 50_000, 200_000]
-    rows += open_growth_rows(directory, sizes, max(1, min(repeats, 2 if quick else repeats)))
+    runs = max(1, min(repeats, 2 if quick else repeats))
+    rows += open_growth_rows(directory, sizes, runs)
+    rows += open_growth_rows(directory, [10_000, sizes[-1]], runs, combat_rolls=False)
     return print_table("session store (issue 22)", rows)
 
 
@@ -599,6 +619,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--rows-only", action="store_true", help="only the issue 22 rows (roll --save memory and cost, open growth)"
     )
+    ap.add_argument(
+        "--roll-counts",
+        default=None,
+        help="N of the roll --count N --save memory rows, comma-separated "
+        "(default 1000,5000 with --quick, else 2000,20000,200000,1000000)",
+    )
+    ap.add_argument(
+        "--no-fsync",
+        action="store_true",
+        help="the memory rows with fsync a no-op (memory does not depend on it; a million fsyncs take hours)",
+    )
     if argv is None:  # called by `python -m benchmarks store`: sys.argv is the runner's
         args, _rest = ap.parse_known_args()
     else:
@@ -609,7 +640,8 @@ def main(argv: list[str] | None = None) -> int:
         # the issue's rows first (short with --quick), then — in a full run — the older sections
         with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench-rows-") as tmp:
             print(f"gmdesk session store rows — files in {tmp} — python {sys.version.split()[0]}")
-            issue_rows(Path(tmp), args.quick, args.repeats)
+            counts = [int(x.replace("_", "")) for x in args.roll_counts.split(",")] if args.roll_counts else None
+            issue_rows(Path(tmp), args.quick, args.repeats, counts, not args.no_fsync)
         if args.rows_only or args.quick:
             return 0
     if args.session_open_only:

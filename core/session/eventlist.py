@@ -75,14 +75,15 @@ class EventList(Sequence[Event]):
     :class:`Event` is made from the log when first looked at and kept, so opening a
     long session does not build tens of thousands of them up front."""
 
-    __slots__ = ("_items", "_load")
+    __slots__ = ("_n", "_made", "_load")
 
     def __init__(self, load: Callable[[int], Event], count: int = 0):
-        self._items: list[Event | None] = [None] * count
+        self._n = count
+        self._made: dict[int, Event] = {}  # index -> the Event made for it (not every index: no list of them all)
         self._load = load
 
     def __len__(self) -> int:
-        return len(self._items)
+        return self._n
 
     @overload
     def __getitem__(self, index: int) -> Event: ...
@@ -92,16 +93,17 @@ class EventList(Sequence[Event]):
 
     def __getitem__(self, index: int | slice) -> Event | list[Event]:
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self._items)))]
-        items = self._items
-        e = items[index]
+            return [self[i] for i in range(*index.indices(self._n))]
+        i = index + self._n if index < 0 else index
+        if not 0 <= i < self._n:
+            raise IndexError("event index out of range")
+        e = self._made.get(i)
         if e is None:
-            i = index if index >= 0 else index + len(items)
-            e = items[i] = self._load(i + 1)
+            e = self._made[i] = self._load(i + 1)
         return e
 
     def __iter__(self) -> Iterator[Event]:
-        for i in range(len(self._items)):
+        for i in range(self._n):
             yield self[i]
 
     def __eq__(self, other: object) -> bool:
@@ -112,10 +114,11 @@ class EventList(Sequence[Event]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"EventList({len(self._items)} events)"
+        return f"EventList({self._n} events)"
 
     def append(self, event: Event) -> None:
-        self._items.append(event)
+        self._made[self._n] = event
+        self._n += 1
         self._forget()
 
     def put(self, event: Event) -> None:
@@ -124,16 +127,16 @@ class EventList(Sequence[Event]):
 
     def grow(self, count: int) -> None:
         """The log now holds ``count`` events: the new ones are made when first looked at."""
-        if count > len(self._items):
-            self._items.extend([None] * (count - len(self._items)))
+        if count > self._n:
+            self._n = count
             self._forget()
 
     def _forget(self) -> None:
         """Let go of the event that just left the newest ``KEPT`` (made again from the
         log if looked at), so that a long session's memory does not grow with it."""
-        n = len(self._items) - KEPT - 1
+        n = self._n - KEPT - 1
         if n >= 0:
-            self._items[n] = None
+            self._made.pop(n, None)
 
 
 #: events an EventList keeps made, from the newest (older ones are kept once looked at

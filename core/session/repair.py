@@ -101,6 +101,16 @@ def check(path: str | os.PathLike[str]) -> CheckReport:
     try:
         report = CheckReport(path, ok=True, events=log.count, notes=list(log.warnings))
         try:
+            log.verify()  # every saved event, not only those an open reads
+        except GmdeskError as e:
+            log.close()
+            report = CheckReport(path, ok=False, problems=[_short(e, path)])
+            got = salvage(path)
+            if got.header is not None:
+                report.notes.append(f"`gmdesk repair` would keep {got.kept_text()}")
+            report.notes.extend(got.left_out)
+            return report
+        try:
             from gmdesk.core.session.session import Session
 
             session = Session(log, readonly=True, path=path)

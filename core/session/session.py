@@ -45,6 +45,7 @@ from gmdesk.core.session.events import (
     system_fingerprint,
 )
 from gmdesk.core.session.model import DEFAULT_SETTINGS, Character, State
+from gmdesk.core.session.model.rolllog import PAGE, RollLog
 from gmdesk.core.session.model.rolls import LazyRecord
 from gmdesk.core.session.moves import SessionMoves, params_refusal
 from gmdesk.core.session.plain import as_saved, jsonable
@@ -512,6 +513,13 @@ class Session(SessionMoves, SystemMoveCalls):
         # second replay: trim() then leaves it whole)
         fold.trim(self.UNDO_KEPT)
         rolls = fold.state.rolls
+        # the older entries of the roll log packed (read back when looked at): what the
+        # session holds does not grow with the rolls it made
+        if type(rolls) is list and len(rolls) > 2 * self.RECORDS_KEPT + PAGE:
+            rolls = fold.state.rolls = RollLog(rolls, self._records)
+        if isinstance(rolls, RollLog):
+            rolls.pack(self.RECORDS_KEPT)
+            self._shed_upto = max(self._shed_upto, rolls.packed_count)
         stop = len(rolls) - self.RECORDS_KEPT
         if stop - self._shed_upto < self.RECORDS_KEPT:
             if stop < self._shed_upto:
@@ -649,6 +657,9 @@ class Session(SessionMoves, SystemMoveCalls):
                     self._maybe_update_header(force=True)
                 except GmdeskError as e:  # (a session its writer no longer saves: said already)
                     self.warnings.append(f"could not update the session's summary: {e}")
+                # the store compacts first: the checkpoint's digest of the events is then
+                # the one the new snapshot records (a long history is not read again)
+                self._log.compact_for_close()
                 self._save_checkpoint()
         finally:
             self._closed = True

@@ -11,12 +11,14 @@ from typing import Any
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events.fold import Fold
 from gmdesk.core.session.events.records import detached_copy, revert_detached
+from gmdesk.core.session.events.seqstack import SeqStack
 from gmdesk.core.session.model.rolls import RecordLoader
 
 #: Version of the checkpoint form (:func:`fold_checkpoint`); bump it when it changes.
-#: 2: a character row ends with its system fields; 3: a condition keeps its until; 4: a pin;
-#: 5: an initiative group's label; 6: its counters
-CHECKPOINT_VERSION = 6
+#: 2: a character row ends with its system fields; 3: a condition keeps its until;
+#: 4: a pin; 5: an initiative group's label; 6: its counters; 7: the roll log's older
+#: entries as packed pages (``roll_pages``)
+CHECKPOINT_VERSION = 7
 
 
 @lru_cache(maxsize=1)
@@ -73,15 +75,6 @@ def _runs(seqs: list[int]) -> list[list[int]]:
     return out
 
 
-def _unruns(runs: list[Any]) -> list[int]:
-    out: list[int] = []
-    for a, b in runs:
-        if type(a) is not int or type(b) is not int or b < a:
-            raise ValueError(f"bad run {a!r}..{b!r}")
-        out.extend(range(a, b + 1))
-    return out
-
-
 def fold_checkpoint(fold: Fold, keep: int, skipped: list[str] | None = None, seq: int | None = None) -> dict[str, Any]:
     """What a fold must remember to be rebuilt without replaying its whole log.
 
@@ -107,7 +100,7 @@ def fold_checkpoint(fold: Fold, keep: int, skipped: list[str] | None = None, seq
         "seq": fold.last_seq if seq is None else seq,
         "last_seq": fold.last_seq,
         "state": checkpoint_json(state),
-        "done": _runs(done),
+        "done": done.runs() if isinstance(done, SeqStack) else _runs(list(done)),
         "reapply": k,
         "undone": list(fold.undone),
         "last_played": fold.state.info.last_played,
@@ -133,13 +126,14 @@ def fold_from_checkpoint(
         fold.state.info.name = str(header.get("name", ""))
         fold.state.info.created = str(header.get("created", ""))
     fold.source = source
-    done = _unruns(d["done"])
+    done = SeqStack.from_runs(d["done"])
     k = d["reapply"]
     undone = d["undone"]
     if type(k) is not int or not 0 <= k <= len(done) or not all(type(x) is int for x in undone):
         raise ValueError("bad undo stacks")
-    fold.done = done[: len(done) - k]
-    for seq in done[len(done) - k :]:
+    again = [done.pop() for _ in range(k)]
+    fold.done = done
+    for seq in reversed(again):
         fold._reapply(seq)
         fold.done.append(seq)
     fold.undone = list(undone)

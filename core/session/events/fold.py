@@ -3,7 +3,7 @@ and keeps the undo and redo stacks; :func:`replay` folds a whole log from scratc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +12,7 @@ from gmdesk.core.session.events.context import Ctx, EventError
 from gmdesk.core.session.events.migrations import migrate_doc, migrator
 from gmdesk.core.session.events.records import Op, revert
 from gmdesk.core.session.events.registry import EVENT_TYPES, HANDLERS, META_FIELDS
+from gmdesk.core.session.events.seqstack import SeqStack
 from gmdesk.core.session.model import State
 from gmdesk.core.session.storage.gcpause import no_gc
 
@@ -49,7 +50,7 @@ class Fold:
         self.times: dict[int, str] = {}
         self.summaries: dict[int, str] = {}
         self.inverses: dict[int, list[Op]] = {}
-        self.done: list[int] = []
+        self.done = SeqStack()
         self.undone: list[int] = []
         self.last_seq = 0
         self._last: tuple[Applied, tuple[int, str], list[int] | None] | None = None
@@ -168,7 +169,7 @@ class Fold:
             raise
         return Applied(seq, etype, summary if ctx.summary is None else ctx.summary, ctx.changes, ctx.extra, ctx.tx.ops)
 
-    def _target(self, doc: Mapping[str, Any], stack: list[int], what: str) -> int:
+    def _target(self, doc: Mapping[str, Any], stack: Sequence[int], what: str) -> int:
         if not stack:
             raise EventError(f"nothing to {what}", what)
         target = doc.get("target", stack[-1])

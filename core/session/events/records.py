@@ -8,6 +8,7 @@ from collections.abc import Callable, Hashable
 from typing import Literal, TypeAlias
 
 from gmdesk.core.session.model import Character, Clock, Encounter, Info, Note, RollEntry, State
+from gmdesk.core.session.model.rolllog import RollLog
 
 
 class _Missing(enum.Enum):
@@ -92,9 +93,12 @@ class Txn:
         self._once(("next_id",), lambda: ("next_id", self.state.next_id))
 
     def roll(self, index: int) -> RollEntry:
+        rolls = self.state.rolls
+        if isinstance(rolls, RollLog):
+            rolls.live(index)  # (an old, packed entry is taken out of its page to be changed)
         if self._rolls_base is None or index < self._rolls_base:  # entries added by this event need no copy
-            self._once(("roll", index), lambda: ("roll", index, self.state.rolls[index].snapshot()))
-        return self.state.rolls[index]
+            self._once(("roll", index), lambda: ("roll", index, rolls[index].snapshot()))
+        return rolls[index]
 
     def add_roll(self, entry: RollEntry) -> None:
         """Append a roll entry; one whose roller or target is hidden from the players is
@@ -154,7 +158,7 @@ def detached_copy(state: State) -> State:
         characters=dict(state.characters),
         encounter=state.encounter,
         clocks=dict(state.clocks),
-        rolls=list(state.rolls),
+        rolls=state.rolls.copy(),
         notes=list(state.notes),
         next_id=state.next_id,
     )

@@ -8,7 +8,7 @@ and stays so when the character is revealed, unless the reveal names it in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gmdesk.core.session.events.context import Ctx
@@ -198,7 +198,7 @@ def _entries(state: State, seq: int) -> list[RollEntry]:
     return [rolls[i] for i in _indexes_in(rolls, seq)]
 
 
-def _indexes_in(rolls: list[RollEntry], seq: int) -> list[int]:
+def _indexes_in(rolls: Sequence[RollEntry], seq: int) -> list[int]:
     from bisect import bisect_left
     from operator import attrgetter
 

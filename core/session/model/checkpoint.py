@@ -5,6 +5,7 @@ it (not copied) unless a Possibility re-read it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from gmdesk.core.session.model.characters import (
@@ -17,47 +18,9 @@ from gmdesk.core.session.model.characters import (
     parse_sheet_text,
     sheet_text,
 )
-from gmdesk.core.session.model.rolls import LazyRecord, RecordLoader, RollEntry
+from gmdesk.core.session.model.rolllog import RollLog
+from gmdesk.core.session.model.rolls import RecordLoader, RollEntry, roll_entry, roll_rows
 from gmdesk.core.session.model.state import Clock, Combatant, Encounter, Info, Note, State
-
-_ROLL_KINDS_BY_EVENT = {"roll": "roll", "heal": "heal", "initiative": "initiative.set"}
-
-
-def _roll_rows(rolls: list[RollEntry]) -> list[list[Any]]:
-    rows = []
-    prev_seq, prev_kind, j = None, None, 0
-    for e in rolls:
-        d = e.__dict__
-        seq, kind = d["seq"], d["kind"]
-        j = j + 1 if (seq, kind) == (prev_seq, prev_kind) else 0
-        prev_seq, prev_kind = seq, kind
-        rec = d["record"]
-        if kind in _ROLL_KINDS_BY_EVENT and not d["spends"] and not d["cancels"]:
-            ref: int | dict[str, Any] = j if kind == "initiative" else 0  # the record the event itself carries
-        elif type(rec) is LazyRecord and type(rec.ref) is dict:
-            ref = rec.ref
-        else:
-            ref = e.record.to_json()
-        rows.append(
-            [
-                seq,
-                kind,
-                d["actor"],
-                d["target"],
-                d["round"],
-                d["turn"],
-                d["changes"],
-                d["combat"],
-                d["spends"],
-                d["cancels"],
-                d["actor_name"],
-                d["target_name"],
-                ref,
-                d.get("clock", ""),
-                d.get("hidden", False),
-            ]
-        )
-    return rows
 
 
 def checkpoint_json(state: State) -> dict[str, Any]:
@@ -97,8 +60,15 @@ def checkpoint_json(state: State) -> dict[str, Any]:
         "clocks": [[k.name, k.segments, k.halves] for k in state.clocks.values()],
         "notes": [[n.seq, n.text, n.round, n.turn, n.time] for n in state.notes],
         "next_id": state.next_id,
-        "rolls": _roll_rows(state.rolls),
+        **_rolls_json(state.rolls),
     }
+
+
+def _rolls_json(rolls: Sequence[RollEntry]) -> dict[str, Any]:
+    if isinstance(rolls, RollLog):
+        # the packed pages as they are (never unpacked to be written), the newest as rows
+        return {"rolls": roll_rows(rolls[rolls.packed_count :]), "roll_pages": rolls.packed()}
+    return {"rolls": roll_rows(rolls)}
 
 
 _T = TypeVar("_T")
@@ -169,32 +139,9 @@ def state_from_checkpoint(d: dict[str, Any], load_record: RecordLoader) -> State
     st.clocks = {name: Clock(name, seg, halves) for name, seg, halves in d["clocks"]}
     st.notes = [_frozen(Note, seq=q, text=t, round=r, turn=tu, time=ti) for q, t, r, tu, ti in d["notes"]]
     st.next_id = int(d["next_id"])
-    rolls: list[RollEntry] = []
-    append = rolls.append
-    lazy = LazyRecord
-    entry = RollEntry
-    for row in d["rolls"]:
-        seq, kind, actor, target, rnd, turn, changes, combat, spends, cancels, an, tn, ref, clock = row[:14]
-        if type(ref) is not dict and (type(ref) is not int or kind not in _ROLL_KINDS_BY_EVENT):
-            raise ValueError(f"roll #{seq}: bad record reference {ref!r}")
-        append(
-            entry(
-                seq,
-                lazy(load_record, seq, kind, ref),  # type: ignore[arg-type]  # read as a RollRecord
-                actor,
-                target,
-                rnd,
-                turn,
-                changes,
-                kind,
-                combat,
-                spends,
-                cancels,
-                an,
-                tn,
-                clock,
-                bool(row[14]) if len(row) > 14 else False,
-            )
-        )
+    rolls = [roll_entry(row, load_record) for row in d["rolls"]]
+    if "roll_pages" in d:
+        st.rolls = RollLog.from_packed(d["roll_pages"], rolls, load_record)
+        return st.seat_all()
     st.rolls = rolls
     return st.seat_all()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
@@ -107,3 +107,71 @@ def _set_entry_record(self: RollEntry, value: RollRecord) -> None:
 # replace() are unchanged: they all go through the attribute). mypy sees the field's
 # type, RollRecord, which is what the property gives.
 RollEntry.record = property(_entry_record, _set_entry_record, doc="The roll's RollRecord.")  # type: ignore[assignment]
+
+
+#: the kinds of entry whose record the event itself carries (``kind`` -> its event type)
+_ROLL_KINDS_BY_EVENT = {"roll": "roll", "heal": "heal", "initiative": "initiative.set"}
+
+
+def roll_rows(rolls: Iterable[RollEntry], by_value: bool = False) -> list[list[Any]]:
+    """Roll entries as the checkpoint's rows: a record the event itself carries is
+    written as where it lies in the event (unless ``by_value``: always its JSON; an
+    entry written apart from the others of its event)."""
+    rows = []
+    prev_seq, prev_kind, j = None, None, 0
+    for e in rolls:
+        d = e.__dict__
+        seq, kind = d["seq"], d["kind"]
+        j = j + 1 if (seq, kind) == (prev_seq, prev_kind) else 0
+        prev_seq, prev_kind = seq, kind
+        rec = d["record"]
+        if kind in _ROLL_KINDS_BY_EVENT and not d["spends"] and not d["cancels"] and not by_value:
+            ref: int | dict[str, Any] = j if kind == "initiative" else 0  # the record the event itself carries
+        elif type(rec) is LazyRecord and type(rec.ref) is dict:
+            ref = rec.ref
+        else:
+            ref = e.record.to_json()
+        rows.append(
+            [
+                seq,
+                kind,
+                d["actor"],
+                d["target"],
+                d["round"],
+                d["turn"],
+                d["changes"],
+                d["combat"],
+                d["spends"],
+                d["cancels"],
+                d["actor_name"],
+                d["target_name"],
+                ref,
+                d.get("clock", ""),
+                d.get("hidden", False),
+            ]
+        )
+    return rows
+
+
+def roll_entry(row: list[Any], load_record: RecordLoader) -> RollEntry:
+    """The roll entry a row of :func:`roll_rows` describes (its record read when first used)."""
+    seq, kind, actor, target, rnd, turn, changes, combat, spends, cancels, an, tn, ref, clock = row[:14]
+    if type(ref) is not dict and (type(ref) is not int or kind not in _ROLL_KINDS_BY_EVENT):
+        raise ValueError(f"roll #{seq}: bad record reference {ref!r}")
+    return RollEntry(
+        seq,
+        LazyRecord(load_record, seq, kind, ref),  # type: ignore[arg-type]  # read as a RollRecord
+        actor,
+        target,
+        rnd,
+        turn,
+        changes,
+        kind,
+        combat,
+        spends,
+        cancels,
+        an,
+        tn,
+        clock,
+        bool(row[14]) if len(row) > 14 else False,
+    )

@@ -12,6 +12,7 @@ from typing import Any
 
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.session.model.characters import Character
+from gmdesk.core.session.model.rolllog import RollLog
 from gmdesk.core.session.model.rolls import RollEntry
 from gmdesk.core.systems import DEFAULT_SYSTEM
 
@@ -167,7 +168,7 @@ class State:
     characters: dict[str, Character] = field(default_factory=dict)
     encounter: Encounter = field(default_factory=Encounter)
     clocks: dict[str, Clock] = field(default_factory=dict)
-    rolls: list[RollEntry] = field(default_factory=list)
+    rolls: list[RollEntry] | RollLog = field(default_factory=list)
     notes: list[Note] = field(default_factory=list)
     next_id: int = 1
 

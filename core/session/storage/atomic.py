@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from gmdesk.core.session.lock import FILE_MODE
@@ -89,11 +89,12 @@ def new_file(tmp: Path) -> int:
 def publish(
     tmp: Path,
     final: Path,
-    data: bytes | Sequence[bytes],
+    data: bytes | Iterable[bytes],
     *,
     overwrite: bool,
     keep: Callable[[int], None] | None = None,
     hold: Callable[[int], None] | None = None,
+    head: Callable[[], bytes] | None = None,
 ) -> None:
     """Write ``data`` (bytes, or parts written one after the other) to ``tmp``, fsync,
     move it to ``final`` (atomically replacing it, or refusing if it exists when
@@ -104,6 +105,9 @@ def publish(
     ``hold``: ``flock`` the new file before it takes the name and hand a duplicate
     descriptor (which keeps that lock) to ``hold`` (the writer's lock on the session
     file, see :mod:`core.session.lock`).
+    ``head``: once every part is written, what to write over the file's first bytes
+    (as many as it gives: a stand-in written first, of the same length — the
+    checksums of a snapshot written piece by piece).
     Raises OSError (FileExistsError when refusing); ``tmp`` is removed on failure.
     """
     fd = new_file(tmp)
@@ -113,6 +117,8 @@ def publish(
             hold(os.dup(fd))
         for part in [data] if isinstance(data, bytes) else data:
             write_all(fd, part)
+        if head is not None:
+            _write_at_start(tmp, head())
         if keep is not None:
             keep(os.dup(fd))
         os.fsync(fd)
@@ -134,6 +140,17 @@ def publish(
         raise
     try:
         fsync_dir(final.parent)
+    finally:
+        os.close(fd)
+
+
+def _write_at_start(path: Path, data: bytes) -> None:
+    """Write ``data`` over the first bytes of ``path`` (the caller fsyncs the file)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        pos = 0
+        while pos < len(data):
+            pos += os.pwrite(fd, memoryview(data)[pos:], pos)
     finally:
         os.close(fd)
 

@@ -304,6 +304,13 @@ class EventLog:
                 raise ParamError("upto", f"must be a whole number from 0 to {len(table)} (got {upto!r})")
             return table.digest(upto)
 
+    def verify(self) -> None:
+        """Read and check every event the snapshot holds (each block's CRC-32 and the
+        SHA-256 its record keeps): a long session's open checks only what it reads,
+        so ``gmdesk check`` calls this. CorruptSaveError names the events that changed."""
+        with self._storage._mutex:
+            self._storage.events.verify()
+
     # ---- checkpoint (a cache of what the log folds to; see read_checkpoint)
 
     def read_checkpoint(self) -> tuple[dict[str, Any], bytes] | None:
@@ -373,6 +380,12 @@ class EventLog:
         """Rewrite the snapshot with everything and empty the journal (atomic; see the
         package docstring: :mod:`core.session.storage`). StoreWriteError if the disk refuses; nothing is lost then."""
         self._storage.compact()
+
+    def compact_for_close(self) -> None:
+        """Compact now as :meth:`close` would (writer, journal not empty; a failure is
+        only a warning): a cache of the whole log saved right before closing then
+        fits the snapshot, whose checksum of the events needs no reading of them."""
+        self._storage.compact_for_close()
 
     def close(self) -> None:
         """Compact (see ``open``), release the lock. Idempotent."""

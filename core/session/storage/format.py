@@ -11,14 +11,14 @@ import json
 import os
 import time
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session.lock import read_saved
 from gmdesk.core.session.storage import atomic
-from gmdesk.core.session.storage.checksums import block_crcs, changed_events, seal, unseal
+from gmdesk.core.session.storage.checksums import BLOCK_EVENTS, block_crcs, changed_events, seal, unseal
 from gmdesk.core.session.storage.codec import SEP, dumps, json_text, loads
 from gmdesk.core.session.storage.errors import (
     CorruptSaveError,
@@ -28,7 +28,7 @@ from gmdesk.core.session.storage.errors import (
 )
 from gmdesk.core.session.storage.gcpause import no_gc
 from gmdesk.core.session.storage.paths import sidecar_paths
-from gmdesk.core.session.storage.table import EventCounter, EventTable
+from gmdesk.core.session.storage.table import EventCounter, EventTable, RegionWriter, SnapshotFile
 
 __all__ = [
     "FORMAT_TAG",
@@ -51,6 +51,7 @@ __all__ = [
     "fast_snapshot",
     "snapshot_bytes",
     "snapshot_parts",
+    "snapshot_stream",
     "apply_record",
     "read_journal",
     "journal_record",
@@ -82,6 +83,13 @@ CHECKPOINT_TAG = "gmdesk-checkpoint"
 
 #: Reads of a snapshot and its journal a reader tries while the writer compacts.
 READ_RETRIES = 60
+#: A snapshot whose events take up to this many bytes is read whole and checked
+#: whole (its SHA-256) at every open. A longer one is opened from its first line and
+#: what follows its events: its events stay in the file, each block of
+#: ``BLOCK_EVENTS`` is checked against its CRC-32 when first read, and the whole
+#: (SHA-256 too) by every compaction and by ``gmdesk check`` — an open costs what
+#: the session's state costs, not its history, and damage is still never certified.
+EAGER_CHECK_BYTES = 4 << 20
 
 
 # --------------------------------------------------------------------------- migrations
@@ -418,6 +426,97 @@ def fast_snapshot(path: Path, data: bytes) -> State | None:
     return State(sysrec["schema"], header, lsn, tables, _extra(sysrec))
 
 
+def lazy_snapshot(path: Path, fd: int, size: int) -> State | None:
+    """The state of a long snapshot laid out as this gmdesk writes it, reading only its
+    first line and what follows its events (see :data:`EAGER_CHECK_BYTES`); its
+    events are read from ``fd`` when asked for (the table keeps ``fd`` open). None when
+    the snapshot is short, or anything differs from that layout: the caller then
+    reads the whole file (:func:`fast_snapshot`), which also says what is wrong."""
+    prefix = b'{"' + SYSTEM_KEY.encode() + b'":'
+    try:
+        first = os.pread(fd, 1 << 20, 0)
+    except OSError as e:
+        raise StoreReadError(f"{path}: cannot read ({e.strerror or e})") from None
+    nl = first.find(b"\n")
+    if not first.startswith(prefix) or nl < 0 or first[nl - 1 : nl] != b",":
+        return None
+    text = first[len(prefix) : nl - 1]
+    try:
+        sysrec = loads(text)
+    except ValueError:
+        return None
+    if type(sysrec) is not dict or sysrec.get("format") != FORMAT_TAG or sysrec.get("schema") != SCHEMA_VERSION:
+        return None
+    lsn, count, length, digest, crcs = (
+        sysrec.get("lsn"),
+        sysrec.get("count"),
+        sysrec.get("events_bytes"),
+        sysrec.get("events_sha256"),
+        sysrec.get("events_crc32"),
+    )
+    if type(length) is not int or length <= EAGER_CHECK_BYTES:
+        return None
+    check_record(path, sysrec, text)
+    header = sysrec.get("header")
+    if type(lsn) is not int or type(count) is not int or type(digest) is not str or type(crcs) is not str:
+        return None
+    if type(header) is not dict or len(crcs) != 8 * -(-count // BLOCK_EVENTS):
+        return None
+    start = nl + 1 + len(_EVENTS_OPEN)
+    end = start + length
+    if first[nl + 1 : start] != _EVENTS_OPEN or end >= size:
+        return None
+    try:
+        opening = os.pread(fd, 8, start)
+        rest = _pread_all(fd, end, size)
+    except OSError as e:
+        raise StoreReadError(f"{path}: cannot read ({e.strerror or e})") from None
+    if (count and not opening.startswith(b'\n"1":')) or not rest.startswith(b"}"):
+        return None  # bytes added or removed: the whole read says where
+    tcrc, hcrc = sysrec.get("tail_crc32"), sysrec.get("header_crc32")
+    if type(tcrc) is not int or zlib.crc32(rest) != tcrc:
+        return None  # (the whole read says what changed)
+    if type(hcrc) is not int or zlib.crc32(dumps(header).encode("utf-8")) != hcrc:
+        raise CorruptSaveError(
+            path, "line 1 (the session's header)", "changed since gmdesk saved it (its checksum does not match)"
+        )
+    others = _other_tables(path, rest[1:])
+    table = EventTable(SnapshotFile(os.dup(fd), path), start, end, count, path=path, sha=digest, crcs=crcs)
+    tables: dict[str, Any] = {EVENTS_TABLE: table}
+    for name, t in others.items():
+        check_table(path, name, t)
+        tables[name] = t
+    tables.setdefault(META_TABLE, {})
+    return State(sysrec["schema"], header, lsn, tables, _extra(sysrec))
+
+
+def _pread_all(fd: int, start: int, end: int) -> bytes:
+    out = []
+    while start < end:
+        got = os.pread(fd, end - start, start)
+        if not got:
+            break
+        out.append(got)
+        start += len(got)
+    return b"".join(out)
+
+
+def _other_tables(path: Path, rest: bytes) -> dict[str, Any]:
+    """The tables after the events (``rest``: what follows the events' closing brace)."""
+    try:
+        if rest.strip() == b"}":
+            others: Any = {}
+        elif rest.startswith(b","):
+            others = loads(b"{" + rest[1:])
+        else:
+            raise ValueError("not a JSON object")
+    except ValueError as e:
+        raise CorruptSaveError(path, "after the events", f"the view state is damaged ({e})") from None
+    if type(others) is not dict or EVENTS_TABLE in others or SYSTEM_KEY in others:
+        raise CorruptSaveError(path, "after the events", "the view state is damaged")
+    return others
+
+
 def snapshot_bytes(state: State, tables: Tables | None = None) -> tuple[bytes, int, int]:
     """The snapshot file's bytes for ``state`` and where its events lie in them
     (start, end): :func:`snapshot_parts` joined."""
@@ -447,7 +546,18 @@ def snapshot_parts(state: State, tables: Tables | None = None) -> tuple[bytes, b
     tables = state.tables if tables is None else tables
     events = tables[EVENTS_TABLE]
     region = events.region()
-    enc = json.JSONEncoder(ensure_ascii=False, separators=SEP, allow_nan=False, check_circular=False).encode
+    tail = _tail_bytes(tables)
+    head = _head_bytes(state, len(events), len(region), events.digest(), block_crcs(region, len(events)), tail)
+    return head, region, tail
+
+
+def _encoder() -> Callable[[Any], str]:
+    return json.JSONEncoder(ensure_ascii=False, separators=SEP, allow_nan=False, check_circular=False).encode
+
+
+def _tail_bytes(tables: Tables) -> bytes:
+    """What follows the events: the other tables, and the file's closing brace."""
+    enc = _encoder()
     parts = ["}"]
     for name, table in tables.items():
         if name == EVENTS_TABLE:
@@ -456,22 +566,68 @@ def snapshot_parts(state: State, tables: Tables | None = None) -> tuple[bytes, b
         parts.append(",".join(f'\n"{k}":{enc(doc)}' for k, doc in table.items()))
         parts.append("}")
     parts.append("}\n")
-    tail = "".join(parts).encode("utf-8")
+    return "".join(parts).encode("utf-8")
+
+
+def _head_bytes(state: State, count: int, length: int, sha: str, crcs: str, tail: bytes) -> bytes:
+    """The snapshot's first line (its record) and the opening of its events."""
+    enc = _encoder()
     sysrec = {
         **state.extra,
         "format": FORMAT_TAG,
         "schema": SCHEMA_VERSION,
         "lsn": state.lsn,
-        "count": len(events),
+        "count": count,
         "header": state.header,
         "header_crc32": zlib.crc32(enc(state.header).encode("utf-8")),
-        "events_bytes": len(region),
-        "events_sha256": events.digest(),
-        "events_crc32": block_crcs(region, len(events)),
+        "events_bytes": length,
+        "events_sha256": sha,
+        "events_crc32": crcs,
         "tail_crc32": zlib.crc32(tail),
     }
-    head = ('{"_gmdesk":' + seal(enc(sysrec)) + ",\n" + enc(EVENTS_TABLE) + ":{").encode("utf-8")
-    return head, region, tail
+    return ('{"_gmdesk":' + seal(enc(sysrec)) + ",\n" + enc(EVENTS_TABLE) + ":{").encode("utf-8")
+
+
+class SnapshotStream:
+    """A snapshot written piece by piece (see :func:`snapshot_stream`): ``parts()``
+    gives the bytes in order, the first part a stand-in for the head of the same
+    length; once they are all written, ``head()`` is the real head (its checksums
+    cover the events just laid out) to put over the stand-in. Nothing holds the
+    whole snapshot in memory."""
+
+    def __init__(self, state: State, tables: Tables):
+        self.state = state
+        self.events: EventTable = tables[EVENTS_TABLE]
+        self.tail = _tail_bytes(tables)
+        self.writer = RegionWriter()
+        count = len(self.events)
+        self.length = self.events.region_length()
+        blocks = -(-count // BLOCK_EVENTS)
+        self._stand_in = _head_bytes(state, count, self.length, "0" * 64, "0" * (8 * blocks), self.tail)
+
+    def parts(self) -> Iterator[bytes]:
+        yield self._stand_in
+        yield from self.events.stream(self.writer)
+        yield self.tail
+
+    @property
+    def start(self) -> int:
+        """Where the events start in the file."""
+        return len(self._stand_in)
+
+    def head(self) -> bytes:
+        length, sha, crcs = self.writer.finish()
+        head = _head_bytes(self.state, len(self.events), length, sha, crcs, self.tail)
+        if length != self.length or len(head) != len(self._stand_in):  # pragma: no cover - a bug
+            raise ValueError("the snapshot's events are not the length computed for them")
+        return head
+
+
+def snapshot_stream(state: State, tables: Tables | None = None) -> SnapshotStream:
+    """The snapshot for ``state`` (with ``tables`` instead of its own when given), to be
+    written piece by piece: the events already in a snapshot are copied from it
+    (each block checked on the way), the newer ones read where the journal has them."""
+    return SnapshotStream(state, state.tables if tables is None else tables)
 
 
 def _bad(path: Path, lineno: int, n: Any, problem: str) -> CorruptSaveError:
@@ -664,6 +820,32 @@ def check_saved(jpath: Path, journal: JournalInfo, lsn: int, saved: tuple[str, i
         )
 
 
+def _read_snapshot(path: Path) -> tuple[bytes, os.stat_result, State | None]:
+    """(bytes read, stat, state): a long snapshot laid out as this gmdesk writes it is
+    opened without reading its events (:func:`lazy_snapshot`; no bytes), any other is
+    read whole and, when laid out so, opened by :func:`fast_snapshot` (else the state
+    is None: the caller parses the bytes)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise SessionMissingError(f"{path}: no such session file") from None
+    except OSError as e:
+        raise StoreReadError(f"{path}: cannot read ({e.strerror or e})") from None
+    try:
+        st = os.fstat(fd)
+        state = lazy_snapshot(path, fd, st.st_size)
+        if state is not None:
+            return b"", st, state
+        try:
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                data = f.read()
+        except OSError as e:
+            raise StoreReadError(f"{path}: cannot read ({e.strerror or e})") from None
+        return data, st, fast_snapshot(path, data)
+    finally:
+        os.close(fd)
+
+
 def load(
     path: Path, *, readonly: bool, stats: dict[str, Any] | None = None, saved: tuple[str, int] | None = None
 ) -> tuple[State, JournalInfo, bytes, os.stat_result, list[str]]:
@@ -680,12 +862,8 @@ def load(
             stats["retries"] += 1
         if readonly:
             saved = read_saved(paths["lock"])
-        got = atomic.read_file(path)
-        if got is None:
-            raise SessionMissingError(f"{path}: no such session file")
-        data, snap_st = got
+        data, snap_st, state = _read_snapshot(path)
         warnings: list[str] = []
-        state = fast_snapshot(path, data)
         if state is None:
             schema, raw = parse_snapshot(path, data)
             if schema >= 2:
@@ -711,8 +889,12 @@ def load(
         try:
             journal = read_journal(paths["journal"], state, retry_ok=readonly)
         except _Inconsistent:
+            state.tables[EVENTS_TABLE].close()
             time.sleep(min(0.001 * (attempt + 1), 0.02))
             continue
+        except BaseException:
+            state.tables[EVENTS_TABLE].close()
+            raise
         check_saved(paths["journal"], journal, state.lsn, saved)
         if not journal.present:
             if state.lsn > 0:

@@ -46,13 +46,15 @@ from gmdesk.core.session.storage.format import (
     load,
     parse_snapshot,
     snapshot_bytes,
-    snapshot_parts,
+    snapshot_stream,
 )
-from gmdesk.core.session.storage.gcpause import no_gc
 from gmdesk.core.session.storage.paths import TMP_SUFFIX, backup_path, sidecar_paths
-from gmdesk.core.session.storage.table import EventTable
+from gmdesk.core.session.storage.table import EventTable, SnapshotFile
 
 __all__ = ["COMPACT_AT", "JournalEngine"]
+
+#: bytes after an event's text on its journal line: the record's end and its checksum
+_SEAL_LEN = len(',"c":"00000000"}')
 
 #: Default journal length (lines) at which a writer compacts on its own.
 COMPACT_AT = 5000
@@ -122,6 +124,7 @@ class JournalEngine:
         self._mutex = threading.RLock()
         self._lock: WriterLock | None = None
         self._fd: int | None = None  # journal, writer only (O_APPEND)
+        self._rfile: SnapshotFile | None = None  # the same journal, read-only: the writer's events are read from it
         self._jsize = 0  # bytes of the journal known good
         self._jident = ""  # the journal's identity, as the lock file names it
         self._jlines = 0  # records in the journal
@@ -234,6 +237,7 @@ class JournalEngine:
                 return
             fd = os.open(self.paths["journal"], os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
             self._fd = fd
+            self._open_reader()
             self._jident = journal_identity(os.fstat(fd))
             if journal.torn or journal.blank:
                 try:
@@ -324,8 +328,10 @@ class JournalEngine:
                             raise ValueError(f"event seq {doc_id} would leave a gap after seq {events_count}")
                         events_count = max(events_count, doc_id)
                     s = json_text(doc, "doc")
-                    lines.append(f'{{"n":{n},"op":"put","tb":{dumps(tb)},"id":{int(doc_id)},"doc":{s}}}')
-                    recs.append({"n": n, "op": "put", "tb": tb, "id": int(doc_id), "doc": s})
+                    prefix = f'{{"n":{n},"op":"put","tb":{dumps(tb)},"id":{int(doc_id)},"doc":'
+                    lines.append(f"{prefix}{s}}}")
+                    at = len(prefix.encode("utf-8"))
+                    recs.append({"n": n, "op": "put", "tb": tb, "id": int(doc_id), "doc": s, "at": at})
                 elif op[0] == "del":
                     _, tb, given = op
                     if tb == EVENTS_TABLE:
@@ -340,10 +346,19 @@ class JournalEngine:
                 else:
                     raise ValueError(f"unknown change {op[0]!r}")
             try:
-                data = ("\n".join(map(seal, lines)) + "\n").encode("utf-8")
+                encoded = [seal(line).encode("utf-8") for line in lines]
             except UnicodeEncodeError as e:
                 raise ParamError("doc", f"must be plain JSON text without lone surrogates ({e.reason})") from None
+            data = b"\n".join(encoded) + b"\n"
             start = self._jsize
+            # where each new event's text lies in the journal: read back from there
+            # when asked for, never kept in memory
+            pos = start
+            for rec, line in zip(recs, encoded, strict=True):
+                if rec["op"] == "put":
+                    text = len(line) - rec.pop("at") - _SEAL_LEN
+                    rec["at"] = (pos + len(line) - _SEAL_LEN - text, text)
+                pos += len(line) + 1
             undo = self._memory_undo(recs)
             try:
                 self._append_durably(data)
@@ -418,9 +433,9 @@ class JournalEngine:
             if rec["op"] == "put":
                 text = rec["doc"]
                 if rec["tb"] == EVENTS_TABLE and rec["id"] == len(events) + 1 and isinstance(events, EventTable):
-                    # a new event is kept as the text just written, parsed when asked
-                    # for: the writer does not hold every event it wrote as objects
-                    events.append_text(text.encode("utf-8"))
+                    # a new event is kept as where the journal holds it, read and
+                    # parsed when asked for: the writer does not hold what it wrote
+                    events.append_at(*rec["at"])
                     if self._maxid.get(EVENTS_TABLE) is not None:
                         self._maxid[EVENTS_TABLE] = rec["id"]
                     continue
@@ -505,6 +520,7 @@ class JournalEngine:
                     old, self._fd = self._fd, fd
                     if old is not None:
                         os.close(old)
+                    self._open_reader()
                     self._jident = journal_identity(os.fstat(fd))
                     if lock is not None:
                         lock.record_saved(self._jident, self._state.lsn)
@@ -513,6 +529,29 @@ class JournalEngine:
                     self._next_auto = self._compact_threshold()
                 else:
                     os.close(fd)
+
+    def _open_reader(self) -> None:
+        """Open the writer's journal for reading too (the events it appends are read
+        back from it when asked for; see :meth:`EventTable.append_at`). Kept open
+        after close: what was saved stays readable while the session object lives."""
+        if self._rfile is not None:
+            self._rfile.close()
+            self._rfile = None
+        fd = os.open(self.paths["journal"], os.O_RDONLY | os.O_CLOEXEC)
+        assert self._fd is not None
+        a, b = os.fstat(fd), os.fstat(self._fd)
+        if (a.st_dev, a.st_ino) != (b.st_dev, b.st_ino):  # pragma: no cover - we hold the lock
+            os.close(fd)
+            raise StoreReadError(f"{self.paths['journal']}: replaced by another program")
+        self._rfile = SnapshotFile(fd, self.paths["journal"])
+        events = self._state.tables[EVENTS_TABLE]
+        if isinstance(events, EventTable):
+            events.reads_journal(self._read_journal)
+
+    def _read_journal(self, offset: int, length: int) -> bytes:
+        if self._rfile is None:  # pragma: no cover - set before any event is appended
+            raise StoreReadError(f"{self.paths['journal']}: not open")
+        return self._rfile.read(offset, offset + length)
 
     def _check_own_files(self) -> None:
         """Before a compaction replaces the files: they must still be the ones this
@@ -553,18 +592,40 @@ class JournalEngine:
             self._check_own_files()
             lock = self._lock
             assert lock is not None  # (_check_own_files refuses a writer without its lock)
-            with no_gc():
-                parts = snapshot_parts(self._state, tables)
+            stream = snapshot_stream(self._state, tables)
             try:
-                atomic.publish(self.paths["snapshot_tmp"], self.path, parts, overwrite=True, hold=lock.add_session_file)
+                atomic.publish(
+                    self.paths["snapshot_tmp"],
+                    self.path,
+                    stream.parts(),
+                    overwrite=True,
+                    hold=lock.add_session_file,
+                    head=stream.head,
+                )
             except OSError as e:
                 raise atomic.write_error(self.path, e, "compact the session") from None
+            except CorruptSaveError as e:
+                # the events saved before are not what gmdesk wrote: never copied into
+                # a new snapshot under a new checksum (the journal keeps everything new)
+                raise StoreWriteError(
+                    f"{self.path}: could not compact the session: {e.record}: {e.problem}; everything "
+                    f"saved since is safe in its journal (`gmdesk check` the session)"
+                ) from None
             finally:
                 lock.prune_session_files()
+            try:
+                fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+            except OSError as e:
+                # (the old files stay in use: the new snapshot holds nothing they lack)
+                raise atomic.write_error(self.path, e, "read back the compacted session") from None
+            old = self._state.tables[EVENTS_TABLE]
             if tables is not None:
                 self._state.tables = tables
-            region = parts[1]
-            self._state.tables[EVENTS_TABLE].rebase(region, 0, len(region))
+            events = self._state.tables[EVENTS_TABLE]
+            events.rebase(SnapshotFile(fd, self.path), stream.start, stream.start + stream.length, stream.writer)
+            events.reads_journal(self._read_journal)
+            if old is not events:
+                old.close()
             try:
                 self._swap_journal()
             except OSError as e:
@@ -578,6 +639,9 @@ class JournalEngine:
         before = (self._state.lsn, len(self._state.tables.get(EVENTS_TABLE, {})))
         state, journal, _data, st, warnings = load(self.path, readonly=True, stats=self.stats)
         self.stats["loads"] += 1
+        old = self._state.tables.get(EVENTS_TABLE)
+        if isinstance(old, EventTable):
+            old.close()
         self._state = state
         self._maxid = {EVENTS_TABLE: len(state.tables[EVENTS_TABLE])}
         self._snap_ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
@@ -702,20 +766,29 @@ class JournalEngine:
             if self._closed:
                 return
             try:
-                if (
-                    not self.readonly
-                    and self.compact_on_close
-                    and self._jlines > 0
-                    and self._fd is not None
-                    and not self._broken
-                ):
-                    try:
-                        self.compact()
-                    except StoreWriteError as e:
-                        self.warnings.append(f"could not compact on close: {e}")
+                self.compact_for_close()
             finally:
                 self._closed = True
                 self._drop_fds()
+
+    def compact_for_close(self) -> None:
+        """What :meth:`close` does first (writer, ``compact_on_close``, a journal with
+        records): compact, a failure only reported in ``warnings``. Called before
+        close by whoever saves a cache of the whole log then (the session's
+        checkpoint: its digest of the events is then the one the snapshot records)."""
+        with self._mutex:
+            if (
+                not self._closed
+                and not self.readonly
+                and self.compact_on_close
+                and self._jlines > 0
+                and self._fd is not None
+                and not self._broken
+            ):
+                try:
+                    self.compact()
+                except StoreWriteError as e:
+                    self.warnings.append(f"could not compact on close: {e}")
 
     def abandon(self) -> None:
         """Drop every descriptor and the lock without writing anything, exactly as a

@@ -1,63 +1,195 @@
-"""The lazy event table: a session's events kept as the snapshot's bytes, each
-parsed when first asked for."""
+"""The lazy event table: a session's events left where the files hold them (the
+snapshot's events, the journal's records), each read and parsed when first asked for."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import ItemsView, Iterator, Mapping, ValuesView
+import os
+import weakref
+import zlib
+from array import array
+from collections.abc import Callable, ItemsView, Iterator, Mapping, ValuesView
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from gmdesk.core.errors import ParamError
+from gmdesk.core.session.storage.checksums import BLOCK_EVENTS
 from gmdesk.core.session.storage.codec import dumps, loads
-from gmdesk.core.session.storage.errors import CorruptSaveError
+from gmdesk.core.session.storage.errors import CorruptSaveError, StoreReadError
 from gmdesk.core.session.storage.gcpause import no_gc
 
 if TYPE_CHECKING:
     from hashlib import _Hash
 
-__all__ = ["EventTable", "EventCounter"]
+__all__ = ["EventTable", "EventCounter", "SnapshotFile", "RegionWriter"]
 
 #: events at the end of the region located without indexing the whole region
 TAIL_EVENTS = 1024
+#: bytes read at a time when the region is scanned or copied
+CHUNK = 1 << 20
+
+#: where an event appended by the writer lies in its journal: ``offset << 32 | length``
+_LEN_BITS = 32
+_LEN_MASK = (1 << _LEN_BITS) - 1
+
+
+class SnapshotFile:
+    """An open snapshot file, read by offset (the events stay on disk, not in memory).
+
+    Kept open for as long as the table uses it: a compaction that puts a new snapshot
+    under the name leaves this one readable (and unchanged) until it is closed."""
+
+    __slots__ = ("fd", "path", "_finalizer", "__weakref__")
+
+    def __init__(self, fd: int, path: Path):
+        self.fd = fd
+        self.path = path
+        self._finalizer = weakref.finalize(self, _close_fd, fd)
+
+    def read(self, start: int, end: int) -> bytes:
+        """The bytes ``[start, end)`` of the file (StoreReadError if they cannot be read,
+        CorruptSaveError if the file is shorter than that)."""
+        out: list[bytes] = []
+        pos = start
+        try:
+            while pos < end:
+                got = os.pread(self.fd, end - pos, pos)
+                if not got:
+                    raise CorruptSaveError(self.path, "the events", "the file was cut short (damaged)")
+                out.append(got)
+                pos += len(got)
+        except OSError as e:
+            raise StoreReadError(f"{self.path}: cannot read ({e.strerror or e})") from None
+        return out[0] if len(out) == 1 else b"".join(out)
+
+    def close(self) -> None:
+        self._finalizer()
+
+
+def _close_fd(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+class RegionWriter:
+    """Lays out events as a snapshot's region (``\\n"1":T1,\\n"2":T2,…``) piece by piece
+    while computing what its record says of them: length, SHA-256, the CRC-32 of each
+    block of ``BLOCK_EVENTS`` events, and where each event's line starts."""
+
+    def __init__(self) -> None:
+        self.sha = hashlib.sha256()
+        self.crcs: list[bytes] = []
+        self.crc = 0
+        self.count = 0
+        self.length = 0
+        self.nl = array("q")
+
+    def _add(self, data: bytes) -> None:
+        self.sha.update(data)
+        self.crc = zlib.crc32(data, self.crc)
+        self.length += len(data)
+
+    def event(self, seq: int, text: bytes) -> bytes:
+        """The piece of event ``seq`` (the next one), accounted for."""
+        if seq > 1:
+            self._add(b",")
+        if seq > 1 and seq % BLOCK_EVENTS == 1:
+            self.crcs.append(b"%08x" % self.crc)
+            self.crc = 0
+        self.nl.append(self.length)
+        line = b'\n"' + str(seq).encode() + b'":' + text
+        self._add(line)
+        self.count = seq
+        return line if seq == 1 else b"," + line
+
+    def block(self, data: bytes, first: int, last: int, nl: list[int]) -> None:
+        """Account for events ``first..last`` given as their region bytes, ``first``
+        opening a block (``data`` starts at the newline opening it; ``nl``: where each
+        of their lines starts, from the start of ``data``)."""
+        base = self.length
+        if first > 1:
+            self.crcs.append(b"%08x" % self.crc)
+            self.crc = 0
+        self._add(data)
+        self.nl.extend(base + x for x in nl)
+        self.count = last
+
+    def finish(self) -> tuple[int, str, str]:
+        """(length, SHA-256 hex, the blocks' CRC-32s) of the region laid out."""
+        crcs = self.crcs + ([b"%08x" % self.crc] if self.count else [])
+        return self.length, self.sha.hexdigest(), b"".join(crcs).decode()
 
 
 class EventTable(Mapping[str, dict[str, Any]]):
-    """The ``events`` table: ``str(seq) -> document`` for seq 1..n (dense), parsed on demand.
+    """The ``events`` table: ``str(seq) -> document`` for seq 1..n (dense), read on demand.
 
-    Events ``1..base`` are kept as the snapshot holds them: one run of bytes
+    Events ``1..base`` are kept where the snapshot holds them: one run of bytes
     ``\\n"1":T1,\\n"2":T2,…\\n"base":Tbase`` (the *region*; ``T`` is each event's JSON
-    text), parsed one document at a time when first asked for (or all at once, see
-    :meth:`all_docs`). Later events (journal, appends) are kept parsed, with their
-    text once known. Opening a long session therefore costs a read and a checksum,
-    not a parse of every event; a compaction joins bytes instead of re-encoding.
+    text), either in memory (a small snapshot, read whole and checked at open) or
+    in the snapshot file, read by offset (:class:`SnapshotFile`). Later events are
+    kept as the journal holds them (the writer's own: where its text lies in the
+    journal) or parsed (a reader's). Documents are parsed one at a time when first
+    asked for (or all at once, see :meth:`all_docs`). A writer's memory therefore does
+    not grow with the history it saves: a compaction copies the old region from the
+    old file, piece by piece.
 
-    The region's SHA-256 (:meth:`digest`) is what the snapshot records, so a loaded
-    region is known to be exactly what gmdesk wrote. Documents handed out are the
-    table's own (TinyDB copies them; :class:`EventLog` hands out copies).
+    The region's SHA-256 (:meth:`digest`) is what the snapshot records. A region
+    read from the file is checked when read, block by block against the CRC-32 the
+    record keeps for every ``BLOCK_EVENTS`` events, and whole (its SHA-256 too) by
+    every compaction that copies it and by :meth:`verify` (``gmdesk check``): damage is
+    reported, never copied into a new snapshot under a new checksum. Documents
+    handed out are the table's own (TinyDB copies them; :class:`EventLog` hands out
+    copies).
     """
 
-    __slots__ = ("_buf", "_start", "_end", "_base", "_nl", "_tail", "_docs", "_texts", "_base_hash", "_run", "path")
+    __slots__ = (
+        "_src",
+        "_start",
+        "_end",
+        "_base",
+        "_nl",
+        "_tail",
+        "_docs",
+        "_texts",
+        "_base_hash",
+        "_sha",
+        "_crcs",
+        "_checked",
+        "_run",
+        "_jread",
+        "path",
+    )
 
     def __init__(
         self,
-        buf: bytes = b"",
+        buf: bytes | SnapshotFile = b"",
         start: int = 0,
         end: int = 0,
         base: int = 0,
         base_hash: _Hash | None = None,
         path: Path | None = None,
+        *,
+        sha: str | None = None,
+        crcs: str | None = None,
     ):
-        self._buf = buf  # bytes holding the region at [start, end)
+        self._src = buf  # bytes, or the file, holding the region at [start, end)
         self._start = start
         self._end = end
         self._base = base  # events held in the region
-        self._nl: list[int] | None = None  # offset in buf of the "\n" opening each region event (lazy)
+        self._nl: array[int] | None = None  # where (from start) the "\n" opening each region event lies (lazy)
         self._tail: tuple[int, list[int]] | None = None  # the same for the last events only (lazy)
         self._docs: list[dict[str, Any] | None] = [None] * base  # parsed documents, index seq - 1
-        self._texts: list[str | bytes | None] = []  # texts of events base+1..n (None: not known yet)
+        self._texts: list[str | bytes | int | None] = []  # events base+1..n: text, journal place, None
         self._base_hash = base_hash  # sha256 of the region, when computed
+        self._sha = base_hash.hexdigest() if base_hash is not None else sha  # its hex (recorded or computed)
+        # a region read from the file is checked block by block when read: the CRC-32
+        # the record keeps of each block, and which blocks were checked
+        self._crcs = crcs if isinstance(buf, SnapshotFile) else None
+        self._checked = bytearray(-(-base // BLOCK_EVENTS)) if self._crcs is not None else None
         self._run: tuple[_Hash, int] | None = None  # (sha256 of events 1..k, k) for k >= base
+        self._jread: Callable[[int, int], bytes] | None = None  # reads the writer's journal
         self.path = path
 
     @classmethod
@@ -66,6 +198,16 @@ class EventTable(Mapping[str, dict[str, Any]]):
         table._docs = list(docs)
         table._texts = [None] * len(docs)
         return table
+
+    def close(self) -> None:
+        """Let go of the snapshot file (the table is not read again)."""
+        if isinstance(self._src, SnapshotFile):
+            self._src.close()
+
+    def reads_journal(self, read: Callable[[int, int], bytes] | None) -> None:
+        """How to read ``length`` bytes at ``offset`` of the writer's journal (see
+        :meth:`append_at`)."""
+        self._jread = read
 
     # ---- Mapping
 
@@ -104,6 +246,112 @@ class EventTable(Mapping[str, dict[str, Any]]):
     def __repr__(self) -> str:
         return f"<events table: {len(self._docs)} events, {self._base} in the snapshot region>"
 
+    # ---- reading the region
+
+    def _read(self, a: int, b: int) -> bytes:
+        """Bytes ``[a, b)`` of the region (offsets from its start)."""
+        src = self._src
+        if isinstance(src, SnapshotFile):
+            return src.read(self._start + a, self._start + b)
+        return src[self._start + a : self._start + b]
+
+    def _bad(self, what: str, problem: str) -> CorruptSaveError:
+        return CorruptSaveError(self.path or "session", what, problem)
+
+    def _block_range(self, k: int) -> tuple[int, int]:
+        """Where block ``k`` (events ``k*B+1..``) lies in the region."""
+        first = k * BLOCK_EVENTS + 1
+        last = min(self._base, first + BLOCK_EVENTS - 1)
+        a = 0 if k == 0 else self._line(first)
+        b = self._line(last + 1) if last < self._base else self._end - self._start
+        return a, b
+
+    def _check_block(self, k: int, data: bytes) -> None:
+        crcs = self._crcs
+        assert crcs is not None and self._checked is not None
+        first = k * BLOCK_EVENTS + 1
+        last = min(self._base, first + BLOCK_EVENTS - 1)
+        want = crcs[8 * k : 8 * k + 8].encode()
+        if len(crcs) != 8 * len(self._checked) or b"%08x" % zlib.crc32(data) != want:
+            span = f"events #{first}–#{last}" if first != last else f"event #{first}"
+            raise self._bad(span, "changed since gmdesk saved them (their checksum does not match)")
+        self._checked[k] = 1
+
+    def _checked_read(self, a: int, b: int, first: int, last: int) -> bytes:
+        """Bytes ``[a, b)`` holding events ``first..last``, every block they touch checked first."""
+        checked = self._checked
+        if checked is not None:
+            for k in range((first - 1) // BLOCK_EVENTS, (last - 1) // BLOCK_EVENTS + 1):
+                if not checked[k]:
+                    ka, kb = self._block_range(k)
+                    self._check_block(k, self._read(ka, kb))
+        return self._read(a, b)
+
+    def _line(self, seq: int) -> int:
+        """Where the newline opening region event ``seq`` lies (from the region's start).
+        The newest events (what an open reads: the undo it keeps, the last looked at)
+        are found from the end of the region, without going through all of it."""
+        if self._nl is None and self._base - seq < TAIL_EVENTS + BLOCK_EVENTS:
+            first, tail = self._tail_lines()
+            if seq >= first:
+                return tail[seq - first]
+        return self._lines()[seq - 1]
+
+    def _tail_lines(self) -> tuple[int, list[int]]:
+        """(first, offsets): the newlines opening events first..base — the last
+        ``TAIL_EVENTS`` of the region and more, back to the start of a block —, found
+        backwards from its end."""
+        tail = self._tail
+        if tail is None:
+            want = min(self._base, TAIL_EVENTS + BLOCK_EVENTS)
+            first = self._base - want + 1
+            first -= (first - 1) % BLOCK_EVENTS  # from the start of its block
+            want = self._base - first + 1
+            found: list[int] = []
+            p = self._end - self._start
+            while len(found) < want:
+                lo = max(0, p - CHUNK)
+                data = self._read(lo, p)
+                q = len(data)
+                while len(found) < want:
+                    q = data.rfind(b"\n", 0, q)
+                    if q < 0:
+                        break
+                    found.append(lo + q)
+                if lo == 0 or len(found) >= want:
+                    break
+                p = lo
+            if len(found) < want:
+                raise self._bad("table 'events'", "events are not one per line (changed since gmdesk saved them)")
+            found.reverse()
+            tail = self._tail = (first, found)
+        return tail
+
+    def _lines(self) -> array[int]:
+        nl = self._nl
+        if nl is None:
+            nl = array("q")
+            size = self._end - self._start
+            pos = 0
+            while pos < size:
+                data = self._read(pos, min(size, pos + CHUNK))
+                find = data.find
+                p = find(b"\n")
+                while p >= 0:
+                    nl.append(pos + p)
+                    p = find(b"\n", p + 1)
+                pos += len(data)
+            if len(nl) != self._base:
+                raise self._bad(f"events #1–#{self._base}", "changed since gmdesk saved them (bytes added or removed)")
+            self._nl = nl
+        return nl
+
+    def _span(self, seq: int) -> tuple[int, int]:
+        """Where event ``seq``'s text lies in the region (seq <= base)."""
+        start = self._line(seq) + len(str(seq)) + 4  # \n"<seq>":
+        end = self._line(seq + 1) - 1 if seq < self._base else self._end - self._start  # the comma before the next
+        return start, end
+
     # ---- documents
 
     def doc(self, seq: int) -> dict[str, Any]:
@@ -113,13 +361,13 @@ class EventTable(Mapping[str, dict[str, Any]]):
         if d is None and seq > self._base:
             return self._parse_text(seq)
         if d is None:
-            start, end = self._span(seq)
+            text = self.text(seq)
             try:
-                d = loads(self._buf[start:end])
+                d = loads(text)
             except ValueError as e:  # the region matched its checksum: only a bug gets here
-                raise CorruptSaveError(self.path or "session", f"events seq {seq}", f"not valid JSON ({e})") from None
+                raise self._bad(f"events seq {seq}", f"not valid JSON ({e})") from None
             if type(d) is not dict:
-                raise CorruptSaveError(self.path or "session", f"table 'events' document {seq}", "not a JSON object")
+                raise self._bad(f"table 'events' document {seq}", "not a JSON object")
             self._docs[seq - 1] = d
         return d
 
@@ -127,9 +375,9 @@ class EventTable(Mapping[str, dict[str, Any]]):
         try:
             d = loads(self.text(seq))
         except ValueError as e:  # written by this gmdesk a moment ago: only a bug gets here
-            raise CorruptSaveError(self.path or "session", f"events seq {seq}", f"not valid JSON ({e})") from None
+            raise self._bad(f"events seq {seq}", f"not valid JSON ({e})") from None
         if type(d) is not dict:
-            raise CorruptSaveError(self.path or "session", f"table 'events' document {seq}", "not a JSON object")
+            raise self._bad(f"table 'events' document {seq}", "not a JSON object")
         return d
 
     def append_text(self, text: bytes) -> None:
@@ -137,6 +385,12 @@ class EventTable(Mapping[str, dict[str, Any]]):
         asked for (and not kept parsed: see :meth:`doc`)."""
         self._docs.append(None)
         self._texts.append(text)
+
+    def append_at(self, offset: int, length: int) -> None:
+        """Append the next event as written at ``offset`` of the writer's journal
+        (``length`` bytes of JSON text): nothing of it is kept in memory."""
+        self._docs.append(None)
+        self._texts.append(offset << _LEN_BITS | length)
 
     def all_docs(self) -> list[dict[str, Any]]:
         """Every document, oldest first (the table's own objects). Parses whatever is
@@ -147,20 +401,20 @@ class EventTable(Mapping[str, dict[str, Any]]):
                 docs[seq - 1] = self._parse_text(seq)
         missing = docs.count(None)
         if missing > 64 and missing * 3 > self._base:  # most of them: one parse of the whole region
+            region = self._whole_region()
             try:
                 with no_gc():
-                    parsed = loads(b"{" + self._buf[self._start : self._end] + b"}", check_depth=False)
+                    parsed = loads(b"{" + region + b"}", check_depth=False)
             except ValueError as e:
-                raise CorruptSaveError(self.path or "session", "table 'events'", f"not valid JSON ({e})") from None
+                raise self._bad("table 'events'", f"not valid JSON ({e})") from None
+            del region
             if len(parsed) != self._base:
-                raise CorruptSaveError(self.path or "session", "table 'events'", "events are not numbered 1..n")
+                raise self._bad("table 'events'", "events are not numbered 1..n")
             for i in range(self._base):
                 if docs[i] is None:
                     d = parsed[str(i + 1)]
                     if type(d) is not dict:
-                        raise CorruptSaveError(
-                            self.path or "session", f"table 'events' document {i + 1}", "not a JSON object"
-                        )
+                        raise self._bad(f"table 'events' document {i + 1}", "not a JSON object")
                     docs[i] = d
         elif missing:
             for i in range(self._base):
@@ -168,62 +422,27 @@ class EventTable(Mapping[str, dict[str, Any]]):
                     self.doc(i + 1)
         return cast(list[dict[str, Any]], docs)  # (none is missing now)
 
-    def _tail_lines(self) -> tuple[int, list[int]]:
-        """(first, offsets): the offsets of the "\n" opening events first..base, the
-        last ``TAIL_EVENTS`` of the region, found backwards from its end."""
-        tail = self._tail
-        if tail is None:
-            found: list[int] = []
-            rfind, start = self._buf.rfind, self._start
-            p = self._end
-            while len(found) < min(TAIL_EVENTS, self._base):
-                p = rfind(b"\n", start, p)
-                if p < 0:  # pragma: no cover - checked when the region was loaded
-                    raise CorruptSaveError(self.path or "session", "table 'events'", "events are not one per line")
-                found.append(p)
-            found.reverse()
-            tail = self._tail = (self._base - len(found) + 1, found)
-        return tail
-
-    def _lines(self) -> list[int]:
-        nl = self._nl
-        if nl is None:
-            nl = []
-            find, end = self._buf.find, self._end
-            p = find(b"\n", self._start, end)
-            while p >= 0:
-                nl.append(p)
-                p = find(b"\n", p + 1, end)
-            if len(nl) != self._base:  # pragma: no cover - checked when the region was loaded
-                raise CorruptSaveError(self.path or "session", "table 'events'", "events are not one per line")
-            self._nl = nl
-        return nl
-
-    def _span(self, seq: int) -> tuple[int, int]:
-        """Where event ``seq``'s text lies in the buffer (seq <= base). The newest
-        events (what an open reads: the undo it keeps, the last looked at) are found
-        from the end of the region, without going through all of it."""
-        if self._nl is None and self._base - seq < TAIL_EVENTS:
-            first, tail = self._tail_lines()
-            if seq >= first:
-                p = tail[seq - first]
-                end = tail[seq - first + 1] - 1 if seq < self._base else self._end
-                return p + len(str(seq)) + 4, end
-        nl = self._lines()
-        start = nl[seq - 1] + len(str(seq)) + 4  # \n"<seq>":
-        end = nl[seq] - 1 if seq < self._base else self._end  # the comma before the next line
-        return start, end
+    def _whole_region(self) -> bytes:
+        """The whole region, every block checked."""
+        size = self._end - self._start
+        if self._checked is not None and not all(self._checked):
+            self.verify()
+        return self._read(0, size)
 
     def text(self, seq: int) -> bytes:
         """Event ``seq``'s JSON text as stored (UTF-8)."""
         if seq <= self._base:
             start, end = self._span(seq)
-            return self._buf[start:end]
+            return self._checked_read(start, end, seq, seq)
         k = seq - self._base - 1
         t = self._texts[k]
         if t is None:
             t = dumps(self._docs[seq - 1]).encode("utf-8")
             self._texts[k] = t
+        elif isinstance(t, int):
+            if self._jread is None:  # pragma: no cover - set by the writer that appends so
+                raise self._bad(f"events seq {seq}", "its place in the journal cannot be read")
+            return self._jread(t >> _LEN_BITS, t & _LEN_MASK)
         elif isinstance(t, str):
             t = t.encode("utf-8")
             self._texts[k] = t
@@ -264,14 +483,22 @@ class EventTable(Mapping[str, dict[str, Any]]):
 
     def _unbase(self, i: int) -> None:
         """Event ``i`` of the region is being replaced: the region keeps events < i only."""
-        texts: list[str | bytes | None] = [self.text(k) for k in range(i, self._base + 1)]
-        nl = self._lines()
-        self._end = nl[i - 1] - 1 if i > 1 else self._start
+        texts: list[str | bytes | int | None] = [self.text(k) for k in range(i, self._base + 1)]
+        end = self._line(i) - 1 if i > 1 else 0
+        nl = self._nl
+        self._end = self._start + end
         self._base = i - 1
-        self._nl = nl[: i - 1]
+        self._nl = nl[: i - 1] if nl is not None else None
         self._tail = None
+        if self._checked is not None:  # the last block changed: checked against its old CRC
+            for k in range(len(self._checked)):
+                if not self._checked[k]:
+                    self._checked_read(*self._block_range(k), k * BLOCK_EVENTS + 1, k * BLOCK_EVENTS + 1)
+            self._crcs = None
+            self._checked = None
         self._texts = texts + self._texts
         self._base_hash = None
+        self._sha = None
         self._run = None
 
     # ---- the region and its checksum
@@ -279,20 +506,61 @@ class EventTable(Mapping[str, dict[str, Any]]):
     def _piece(self, seq: int) -> bytes:
         return (b',\n"' if seq > 1 else b'\n"') + str(seq).encode() + b'":' + self.text(seq)
 
+    def _region_hash(self) -> _Hash:
+        """SHA-256 of the whole region (read and checked block by block when it is in the file)."""
+        if self._base_hash is None:
+            h = hashlib.sha256()
+            for chunk in self._region_chunks():
+                h.update(chunk)
+            self._base_hash = h
+            if self._sha is not None and h.hexdigest() != self._sha:
+                raise self._bad(
+                    f"events #1–#{self._base}", "changed since gmdesk saved them (their checksum does not match)"
+                )
+            self._sha = h.hexdigest()
+        return self._base_hash
+
+    def _region_chunks(self) -> Iterator[bytes]:
+        """The region's bytes, a block at a time, each block checked."""
+        src = self._src
+        if not isinstance(src, SnapshotFile):
+            yield memoryview(src)[self._start : self._end]  # type: ignore[misc]
+            return
+        blocks = -(-self._base // BLOCK_EVENTS)
+        for k in range(blocks):
+            a, b = self._block_range(k)
+            data = self._read(a, b)
+            if self._checked is not None and not self._checked[k]:
+                self._check_block(k, data)
+            yield data
+
+    def verify(self) -> None:
+        """Read and check the whole region (every block's CRC-32 and the SHA-256 the
+        snapshot records); CorruptSaveError names the events that changed."""
+        self._base_hash = None
+        self._region_hash()
+
     def digest(self, upto: int | None = None) -> str:
         """SHA-256 (hex) of events ``1..upto`` laid out as in the snapshot's region
-        (default: every event). Equal digests mean identical event texts."""
+        (default: every event). Equal digests mean identical event texts. The
+        snapshot's events are not read again for their own digest: the record
+        says it (they are checked when read, and by :meth:`verify`)."""
         n = len(self._docs) if upto is None else upto
         if not 0 <= n <= len(self._docs):
             raise ParamError("upto", f"must be from 0 to {len(self._docs)} (got {upto!r})")
         if n < self._base:
-            end = self._lines()[n] - 1 if n else self._start
-            return hashlib.sha256(memoryview(self._buf)[self._start : end]).hexdigest()
-        if self._base_hash is None:
-            self._base_hash = hashlib.sha256(memoryview(self._buf)[self._start : self._end])
+            end = self._line(n + 1) - 1 if n else 0
+            h = hashlib.sha256()
+            pos = 0
+            while pos < end:
+                h.update(self._read(pos, min(end, pos + CHUNK)))
+                pos += CHUNK
+            return h.hexdigest()
+        if n == self._base and self._sha is not None:
+            return self._sha
         run = self._run
         if run is None or run[1] > n:
-            run = (self._base_hash.copy(), self._base)
+            run = (self._region_hash().copy(), self._base)
         h, k = run
         for seq in range(k + 1, n + 1):
             h.update(self._piece(seq))
@@ -301,28 +569,77 @@ class EventTable(Mapping[str, dict[str, Any]]):
 
     def region(self) -> bytes:
         """Every event as the snapshot's ``events`` object holds them (between its braces)."""
-        head = self._buf[self._start : self._end]
+        head = self._whole_region()
         if len(self._docs) == self._base:
             return head
         return head + b"".join(self._piece(seq) for seq in range(self._base + 1, len(self._docs) + 1))
 
-    def rebase(self, buf: bytes, start: int, end: int) -> None:
-        """The snapshot now holds every event at ``buf[start:end]``: keep that instead."""
+    def region_length(self) -> int:
+        """The length of :meth:`region` (without reading the events)."""
+        total = self._end - self._start
+        for seq in range(self._base + 1, len(self._docs) + 1):
+            t = self._texts[seq - self._base - 1]
+            size = t & _LEN_MASK if isinstance(t, int) else len(self.text(seq))
+            total += (3 if seq > 1 else 2) + len(str(seq)) + 2 + size
+        return total
+
+    def stream(self, out: RegionWriter) -> Iterator[bytes]:
+        """Every event as the snapshot's region, a block or an event at a time, laid
+        out by ``out`` (which then says its length and checksums). The region already
+        in a snapshot is copied as it is, each block checked against its CRC-32 and
+        the whole against its SHA-256 (CorruptSaveError on any difference): what a
+        compaction writes is never damage under a new checksum."""
+        src = self._src
+        blocks = -(-self._base // BLOCK_EVENTS)
+        sha = hashlib.sha256() if self._sha is not None and self._base_hash is None else None
+        nl = self._lines() if self._base else array("q")
+        for k in range(blocks):
+            a, b = self._block_range(k)
+            data = self._read(a, b) if isinstance(src, SnapshotFile) else bytes(src[self._start + a : self._start + b])
+            if self._checked is not None and not self._checked[k]:
+                self._check_block(k, data)
+            if sha is not None:
+                sha.update(data)
+            first = k * BLOCK_EVENTS + 1
+            last = min(self._base, first + BLOCK_EVENTS - 1)
+            out.block(data, first, last, [x - a for x in nl[first - 1 : last]])
+            yield data
+        if sha is not None and sha.hexdigest() != self._sha:
+            raise self._bad(
+                f"events #1–#{self._base}", "changed since gmdesk saved them (their checksum does not match)"
+            )
+        for seq in range(self._base + 1, len(self._docs) + 1):
+            yield out.event(seq, self.text(seq))
+
+    def rebase(self, buf: bytes | SnapshotFile, start: int, end: int, written: RegionWriter | None = None) -> None:
+        """The snapshot now holds every event at ``[start, end)`` of ``buf`` (bytes, or
+        the new snapshot file): keep that instead. ``written``: what laid it out (its
+        index of lines and checksums are kept: nothing is read again)."""
         n = len(self._docs)
         h = None
         if self._run is not None and self._run[1] == n:
             h = self._run[0].copy()
-        nl = self._nl
-        if nl is not None and self._base == n and start == self._start and buf is self._buf:
-            nl = list(nl)
+        old = self._src
+        sha: str | None
+        if written is not None:
+            nl: array[int] | None = written.nl
+            sha = written.finish()[1]
+            h = None
         else:
-            nl = None
-        self._buf, self._start, self._end, self._base = buf, start, end, n
+            nl = self._nl if self._base == n and start == self._start and buf is self._src else None
+            sha = h.hexdigest() if h is not None else None
+        self._src, self._start, self._end, self._base = buf, start, end, n
         self._nl = nl
         self._tail = None
         self._texts = []
         self._base_hash = h
+        self._sha = sha
+        # what was just written was laid out from checked bytes: nothing to check again
+        self._crcs = None
+        self._checked = None
         self._run = None
+        if isinstance(old, SnapshotFile) and old is not buf:
+            old.close()
 
 
 class EventCounter(dict[str, Any]):
