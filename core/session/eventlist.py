@@ -123,7 +123,7 @@ class EventList(Sequence[Event]):
 
     def put(self, event: Event) -> None:
         """Hold ``event`` (one the log holds, ``event.seq`` ≤ its length) as made already."""
-        self._items[event.seq - 1] = event
+        self._made[event.seq - 1] = event
 
     def grow(self, count: int) -> None:
         """The log now holds ``count`` events: the new ones are made when first looked at."""
