@@ -363,3 +363,30 @@ def one_error_line(err: str, *words: str) -> None:
     assert "Traceback" not in err
     for w in words:
         assert w in err, err
+
+
+def gmdesk_run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``gmdesk ARGS…`` run in-process, as a finished process reads (exit code, stdout,
+    stderr), from ``cwd`` and without ``GMDESK_SAVES``: for the command line's own
+    tests, where starting a Python process for each command adds nothing but time."""
+    import contextlib
+    import io
+    import os
+
+    from gmdesk.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    was_dir, was_saves = os.getcwd(), os.environ.pop("GMDESK_SAVES", None)
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = main(list(args))
+            except SystemExit as e:
+                rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    finally:
+        os.chdir(was_dir)
+        if was_saves is not None:
+            os.environ["GMDESK_SAVES"] = was_saves
+    return subprocess.CompletedProcess(["gmdesk", *args], rc, out.getvalue(), err.getvalue())

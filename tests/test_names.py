@@ -7,13 +7,23 @@ Real ``gmdesk`` processes on real files."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import SMALL, TIMEOUT, dialog, files_of, main_screen, make_app, make_save, press, run, saved, settle
+from helpers import (
+    SMALL,
+    dialog,
+    files_of,
+    gmdesk_run,
+    main_screen,
+    make_app,
+    make_save,
+    press,
+    run,
+    saved,
+    settle,
+)
 from textual.widgets import Input
 
 from gmdesk.tui.screens.confirm import FormDialog
@@ -21,16 +31,8 @@ from gmdesk.tui.screens.confirm import FormDialog
 pytestmark = pytest.mark.usefixtures("quick_odds")
 
 
-def gmdesk(saves: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "GMDESK_SAVES"}
-    return subprocess.run(
-        [sys.executable, "-m", "gmdesk", "--saves", str(saves), *args],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        cwd=cwd,
-        env=env,
-    )
+def gmdesk(saves: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return gmdesk_run("--saves", str(saves), *args, cwd=cwd)
 
 
 def contents(saves: Path) -> dict[str, bytes]:

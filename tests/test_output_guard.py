@@ -14,16 +14,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import TIMEOUT, files_of
+from helpers import TIMEOUT, files_of, gmdesk_run
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def gmdesk(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "GMDESK_SAVES"}
-    return subprocess.run(
-        [sys.executable, "-m", "gmdesk", *args], capture_output=True, text=True, timeout=TIMEOUT, cwd=cwd, env=env
-    )
+def gmdesk(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return gmdesk_run(*args, cwd=cwd)
 
 
 @pytest.fixture
