@@ -406,18 +406,7 @@ def fast_snapshot(path: Path, data: bytes) -> State | None:
         raise CorruptSaveError(
             path, "after the events (view state)", "changed since gmdesk saved it (its checksum does not match)"
         )
-    rest = data[end + 1 :]
-    try:
-        if rest.strip() == b"}":
-            others: Any = {}
-        elif rest.startswith(b","):
-            others = loads(b"{" + rest[1:])
-        else:
-            raise ValueError("not a JSON object")
-    except ValueError as e:
-        raise CorruptSaveError(path, "after the events", f"the view state is damaged ({e})") from None
-    if type(others) is not dict or EVENTS_TABLE in others or SYSTEM_KEY in others:
-        raise CorruptSaveError(path, "after the events", "the view state is damaged")
+    others = _other_tables(path, data[end + 1 :])
     tables: dict[str, Any] = {EVENTS_TABLE: EventTable(data, start, end, count, h, path)}
     for name, table in others.items():
         check_table(path, name, table)
