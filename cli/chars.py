@@ -1,7 +1,7 @@
 """``gmdesk char``: a session's characters and their numbers from the command line.
 
-``gmdesk char SAVE add|set|show|list|remove|add-from|initiative|group|ungroup|hide|reveal|status|counter``
-(``counter``: :mod:`gmdesk.cli.counters`).
+``gmdesk char SAVE add|set|show|list|remove|add-from|initiative|group|ungroup|hide|reveal|visibility|status|counter``
+(``counter``: :mod:`gmdesk.cli.counters`; ``visibility``: :mod:`gmdesk.cli.seen`).
 
 ``FIELD=VALUE`` names a field of the session's system (``core.systems.spec``
 ``CharField``) by its name or its label, case, spaces, dashes and underscores
@@ -55,7 +55,7 @@ import json
 import sys
 from typing import Any
 
-from gmdesk.cli import counters
+from gmdesk.cli import counters, seen
 from gmdesk.cli.common import choice, guard, open_session, spec_or_none
 from gmdesk.cli.fields import field_key, read_assignments
 from gmdesk.core.errors import GmdeskError, ParamError
@@ -71,7 +71,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("save", metavar="SAVE", help="session name or path")
     verbs = p.add_subparsers(
         dest="verb",
-        metavar="add|set|show|list|remove|add-from|initiative|group|ungroup|hide|reveal|status|counter",
+        metavar="add|set|show|list|remove|add-from|initiative|group|ungroup|hide|reveal|visibility|status|counter",
         parser_class=type(p),
     )
     verbs.required = True
@@ -162,6 +162,7 @@ def register(subparsers: Any) -> None:
     v.add_argument("status", metavar="ok|unconscious|dead", help="the status the GM sets")
     v.set_defaults(func=guard(cmd_status))
 
+    seen.register(verbs)
     counters.register(verbs)
 
 
@@ -308,6 +309,7 @@ def _show_lines(session: Any, c: Any) -> list[str]:
         lines.append("Wounds: " + ", ".join(w.text for w in c.wounds))
     if c.counters:
         lines.append("Counters: " + ", ".join(x.shown() for x in c.counters))
+    lines.append(f"Players see: {seen.shown_level(c)}")
     return lines
 
 
@@ -322,6 +324,7 @@ def cmd_show(ns: Any) -> int:
 
 
 def cmd_list(ns: Any) -> int:
+    from gmdesk.core.session.model import VISIBILITY_WORDS, default_visibility
     from gmdesk.core.systems.spec import show_field
 
     with open_session(ns, readonly=True) as session:
@@ -344,6 +347,8 @@ def cmd_list(ns: Any) -> int:
                     if value is not None:
                         numbers.append(f"{f.label} {show_field(f, value)}")
             name = f"{c.name} (hidden)" if c.hidden else c.name
+            if c.seen != default_visibility(c.side):  # what the players see, when not its side's default
+                name += f" (players see {VISIBILITY_WORDS[c.seen]})"
             rows.append((name, c.side, c.kind, num(c.vitality_current), "; ".join(numbers)))
         widths = [max(len(r[i]) for r in rows) for i in range(4)]
         for r in rows:

@@ -318,6 +318,7 @@ def full_block(system: str) -> StatBlock:
         sheet=SHEET if system == "1d6x4" else None,
         notes="owes the Duke\n\ttabs, \\back\\slashes, ''' and \"\"\" quotes ☃\n",
         tags=("fen", "Witches & Wise Women", "ünïcode"),
+        visibility="name",
     ).check()
 
 

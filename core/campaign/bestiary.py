@@ -70,6 +70,8 @@ STARTER = "bestiary-starter.toml"
 SIDES = ("PC", "NPC")
 KINDS = ("organic", "inorganic")
 SOURCE_KINDS = ("advantage", "shift")
+#: what the players see of a copy (core.session.model.VISIBILITY_LEVELS)
+VISIBILITY_LEVELS = ("name", "wounds", "all")
 MAX_NAME = 200
 MAX_TEXT = 20_000
 MAX_VITALITY = 999
@@ -174,6 +176,7 @@ KEYS = (
     "sheet",
     "notes",
     "tags",
+    "visibility",
 )
 
 
@@ -196,6 +199,8 @@ class StatBlock:
     sheet: str | None = None
     notes: str = ""
     tags: tuple[str, ...] = ()
+    #: what the players see of its copies (name, wounds or all); None: their side's default
+    visibility: str | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -217,6 +222,7 @@ class StatBlock:
             "sheet": self.sheet,
             "notes": self.notes,
             "tags": list(self.tags),
+            **({"visibility": self.visibility} if self.visibility is not None else {}),
         }
 
     @classmethod
@@ -294,6 +300,9 @@ class StatBlock:
             sheet=None if sheet is None else _text(sheet, f"{where}: sheet", MAX_TEXT, multiline=True),
             notes=_text(d.get("notes", ""), f"{where}: notes", MAX_TEXT, empty=True, multiline=True),
             tags=tuple(kept_tags),
+            visibility=None
+            if d.get("visibility") is None
+            else _choice(d["visibility"], f"{where}: visibility", VISIBILITY_LEVELS),
         )
 
     def check(self) -> StatBlock:
@@ -346,6 +355,8 @@ class StatBlock:
             out["sheet"] = self.sheet
         if self.fields:
             out["fields"] = json.loads(json.dumps(dict(self.fields)))
+        if self.visibility is not None:
+            out["visibility"] = self.visibility
         return out
 
     def model(self, name: str | None = None) -> Character:
@@ -411,6 +422,7 @@ class StatBlock:
                 "sheet": sheet,
                 "notes": c.notes,
                 "tags": list(tags),
+                "visibility": c.visibility,
             }
         )
 

@@ -30,8 +30,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeAlias
 
 from gmdesk.core.dice import RollRecord
-from gmdesk.core.session.events import Event, num, status_word
-from gmdesk.core.session.model import Character, NameOf, Note, RollEntry, State
+from gmdesk.core.session.chronicle_cast import cast, char_facts, character_json, hurt, wound_text
+from gmdesk.core.session.events import Event, status_word
+from gmdesk.core.session.events.seen import seen_entry
+from gmdesk.core.session.model import NameOf, Note, RollEntry, State
 from gmdesk.core.text import reading, short_time, signed
 
 FORMATS = ("md", "html", "json")
@@ -203,45 +205,12 @@ def _namer(state: State, public: bool) -> NameOf:
     return name_of
 
 
-def _char_facts(c: Character, system: str, name_of: NameOf | None = None) -> list[str]:
-    from gmdesk.core.systems import character_sections
-
-    facts = [f"{c.side}", c.kind]
-    if c.reality_rated:
-        facts.append(f"Possibilities {c.possibilities}")
-    if "vitality" in character_sections(system) or c.vitality_default or c.vitality_current:
-        facts.append(f"Vitality {num(c.vitality_current)}/{num(c.vitality_default)}")
-    facts.append(status_word(c.status))
-    for cond in c.conditions:
-        lasts = cond.lasts(name_of, short=True)
-        facts.append(f"{cond.name}" + (f" ({lasts})" if lasts else ""))
-    return facts
-
-
-def _wound_text(c: Character, hidden: frozenset[int] = frozenset()) -> list[str]:
-    """Each wound with the roll that dealt it; ``hidden``: the seqs of the rolls the
-    reader does not see (the players' chronicle names no roll it leaves out)."""
-    return [
-        reading(w.text) + (f" (roll #{w.roll_seq})" if w.roll_seq is not None and w.roll_seq not in hidden else "")
-        for w in c.wounds
-    ]
-
-
 def hidden_seqs(state: State, public: bool) -> frozenset[int]:
     """The seqs of the rolls the reader does not see: for the players, those hidden
     from them (``State.public_roll``); none for the GM."""
     if not public:
         return frozenset()
     return frozenset(r.seq for r in state.rolls if not state.public_roll(r))
-
-
-def _hurt(state: State, public: bool = False) -> list[Character]:
-    return [c for c in _cast(state, public) if c.wounds or c.status != "ok"]
-
-
-def _cast(state: State, public: bool) -> list[Character]:
-    """The characters the chronicle tells of: the players' leaves out the hidden."""
-    return [c for c in state.characters.values() if not (public and c.hidden)]
 
 
 # --------------------------------------------------------------------------- the walk
@@ -287,17 +256,17 @@ def write_chronicle(
         [
             (
                 c.name,
-                c.status,
-                reading(", ".join(_char_facts(c, info.system, _namer(state, public)))),
-                _wound_text(c, hidden),
+                c.status if not public or c.seen != "name" else "unknown",
+                reading(", ".join(char_facts(c, info.system, _namer(state, public), public))),
+                wound_text(c, hidden, public),
             )
-            for c in _cast(state, public)
+            for c in cast(state, public)
         ]
     )
     writer.hurt(
         [
             (c.name, status_word(c.status), reading("; ".join(w.text for w in c.wounds)) or "no wounds on record")
-            for c in _hurt(state, public)
+            for c in hurt(state, public)
         ]
     )
     if state.clocks:
@@ -315,7 +284,7 @@ def write_chronicle(
             elif isinstance(obj, Event):
                 writer.event(stamp, *_event_text(obj))
             else:
-                r = obj
+                r = seen_entry(state, obj) if public else obj
                 record = r.record
                 writer.roll(
                     stamp,
@@ -557,7 +526,7 @@ def to_json(
                 }
             )
             continue
-        r = obj
+        r = seen_entry(state, obj) if public else obj
         record = public_json(r.record) if public else r.record.to_json()
         chronicle.append(
             {
@@ -577,22 +546,15 @@ def to_json(
                 "changes": list(r.changes),
             }
         )
-    characters = []
     hidden = hidden_seqs(state, public)
-    for c in _cast(state, public):
-        d = c.to_json()
-        if public:
-            d.pop("notes", None)
-            for key in ("wounds", "conditions"):  # no pointer to a roll the players do not see
-                d[key] = [{**x, "roll_seq": None} if x.get("roll_seq") in hidden else x for x in d.get(key, [])]
-        characters.append(d)
+    characters = [character_json(c, public, hidden) for c in cast(state, public)]
     return {
         "format": "gmdesk-chronicle",
         "session": info,
         "characters": characters,
         "hurt": [
             {"id": c.id, "name": c.name, "status": c.status, "wounds": [w.text for w in c.wounds]}
-            for c in _hurt(state, public)
+            for c in hurt(state, public)
         ],
         "clocks": [c.to_json() for c in state.clocks.values()],
         "encounter": _encounter_json(state, public),

@@ -631,6 +631,8 @@ def read_carried(path: str | os.PathLike[str], npcs: Sequence[str] = (), rest: b
             after = dict(hook(copy.deepcopy(d)))
             if d.get("counters") and "counters" not in after:  # a rest that knows nothing of counters keeps them
                 after["counters"] = copy.deepcopy(d["counters"])
+            if d.get("visibility") and "visibility" not in after:  # and what the players see of it
+                after["visibility"] = d["visibility"]
             after.pop("status", None)
             d.pop("status", None)
             # a rest ends a status the GM set by hand (an Unconscious wakes up; an

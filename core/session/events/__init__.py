@@ -100,6 +100,7 @@ from gmdesk.core.session.events import (  # noqa: F401
     grouping,
     groups,
     rolls,
+    seen,
     session_settings,
     sheet_rows,
     status,

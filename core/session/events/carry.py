@@ -26,6 +26,8 @@ from gmdesk.core.session.model import (
     COUNTER_RESETS,
     STATUSES,
     TURN_MOMENTS,
+    VISIBILITY_LEVELS,
+    VISIBILITY_WORDS,
     Character,
     Condition,
     Counter,
@@ -57,6 +59,7 @@ CARRIED = (
     "pin",
     "group",
     "counters",
+    "visibility",
 )
 
 
@@ -178,6 +181,9 @@ def _character(ctx: Ctx, d: Any) -> Character:
         pin=None if d.get("pin") is None else ctx.integer(d["pin"], "pin", -MAX_INITIATIVE, MAX_INITIATIVE),
         group=None if d.get("group") is None else ctx.text(d["group"], "group"),
         counters=_counters(ctx, d.get("counters")),
+        visibility=None
+        if d.get("visibility") is None
+        else ctx.choice(d["visibility"], "visibility", VISIBILITY_LEVELS),
     )
 
 
@@ -240,6 +246,8 @@ def standing(c: Character, system: str = "", name_of: NameOf | None = None) -> s
     if c.group is not None:
         parts.append(f"in the group {c.group}")
     parts.extend(x.shown() for x in c.counters)
+    if c.visibility is not None:
+        parts.append(f"the players see: {VISIBILITY_WORDS[c.visibility]}")
     return f"{c.name} ({c.side})" + (": " + "; ".join(parts) if parts else "")
 
 

@@ -11,7 +11,16 @@ from gmdesk.core.session.events.encounter import encounter_drop, end_waiting_on
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.sheets import sheet_changes, sheet_new, sheet_parse, sheet_set, sheet_vitality
 from gmdesk.core.session.events.text import num, signed
-from gmdesk.core.session.model import KINDS, SIDES, SOURCE_KINDS, TURN_MOMENTS, Character, Condition, Source
+from gmdesk.core.session.model import (
+    KINDS,
+    SIDES,
+    SOURCE_KINDS,
+    TURN_MOMENTS,
+    VISIBILITY_LEVELS,
+    Character,
+    Condition,
+    Source,
+)
 
 
 def _character_fields(ctx: Ctx, d: Mapping[str, Any]) -> dict[str, Any]:
@@ -60,6 +69,7 @@ def _character_add(ctx: Ctx, p: dict[str, Any]) -> str:
         "notes",
         "fields",
         "hidden",
+        "visibility",
     )
     for k in d:
         if k not in allowed:
@@ -104,6 +114,9 @@ def _character_add(ctx: Ctx, p: dict[str, Any]) -> str:
         notes=f.get("notes", ""),
         fields=fields,
         hidden=ctx.boolean(d["hidden"], "hidden") if "hidden" in d else False,
+        visibility=None
+        if d.get("visibility") is None
+        else ctx.choice(d["visibility"], "visibility", VISIBILITY_LEVELS),
     )
     ctx.tx.new_char(c)
     ctx.extra["id"] = cid

@@ -17,8 +17,9 @@ from gmdesk.core.session.model.rolls import RecordLoader
 #: Version of the checkpoint form (:func:`fold_checkpoint`); bump it when it changes.
 #: 2: a character row ends with its system fields; 3: a condition keeps its until;
 #: 4: a pin; 5: an initiative group's label; 6: its counters; 7: the roll log's older
-#: entries as packed pages (``roll_pages``)
-CHECKPOINT_VERSION = 7
+#: entries as packed pages (``roll_pages``); 8: a character row ends with what the
+#: players see of it (its visibility level, None for its side's default)
+CHECKPOINT_VERSION = 8
 
 
 @lru_cache(maxsize=1)

@@ -21,6 +21,7 @@ EVENT_TYPES = (
     "character.fields",
     "character.hide",
     "character.reveal",
+    "visibility.set",
     "character.status",
     "characters.add",
     "group.set",

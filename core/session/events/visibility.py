@@ -113,11 +113,15 @@ def public_event(state: State, event: Event, by_seq: Mapping[Any, Event] | None 
     import dataclasses
     import re
 
+    from gmdesk.core.session.events.seen import seen_roll_event, withheld_event
+
     if event.type == "character.hide":
         return None
-    if event.type.startswith("counter.") and _npc(state, event.data.get("id")):
-        return None  # an NPC's counters (legendary actions left) are the GM's
-    event = _without_npc_counters(state, event)
+    if withheld_event(state, event.type, event.data):
+        return None  # a level set; what the players may not see of a character (its counters…)
+    event = _seen_changes(state, event)
+    if event.type in ("roll", "heal"):
+        event = seen_roll_event(state, event)
     hidden = {cid: c.name for cid, c in state.characters.items() if c.hidden}
     if event.type in ("undo", "redo") and by_seq is not None:
         target = by_seq.get(event.data.get("target"))
@@ -156,20 +160,18 @@ def public_event(state: State, event: Event, by_seq: Mapping[Any, Event] | None 
     return dataclasses.replace(event, data=data, summary=summary)
 
 
-def _npc(state: State, cid: Any) -> bool:
-    c = state.characters.get(cid) if isinstance(cid, str) else None
-    return c is not None and c.side != "PC"
-
-
-def _without_npc_counters(state: State, event: Event) -> Event:
-    """``event`` without the lines of its changes that fill up an NPC's counter (a
-    turn's or a round's resets): the players see player characters' counters only."""
+def _seen_changes(state: State, event: Event) -> Event:
+    """``event`` without the lines of its changes the players may not read of a
+    character by its visibility level (:func:`.seen.public_changes`: a Vitality
+    line of one they see the name and wounds of, the resets of its counters…)."""
     import dataclasses
 
-    heads = tuple(f"{c.name}: {x.label} " for c in state.characters.values() if c.side != "PC" for x in c.counters)
-    if not heads or not any(ch.startswith(heads) for ch in event.changes):
+    from gmdesk.core.session.events.seen import public_changes
+
+    changes = event.changes
+    kept = public_changes(state, changes)
+    if kept == changes:
         return event
-    kept = [ch for ch in event.changes if not ch.startswith(heads)]
     return dataclasses.replace(event, data={**event.data, "effects": kept})
 
 

@@ -24,6 +24,8 @@ from gmdesk.core.session.model.characters import (
     STATUS_RANK,
     STATUSES,
     TURN_MOMENTS,
+    VISIBILITY_LEVELS,
+    VISIBILITY_WORDS,
     Character,
     Condition,
     Counter,
@@ -31,6 +33,7 @@ from gmdesk.core.session.model.characters import (
     SetStatus,
     Source,
     Wound,
+    default_visibility,
     worse_status,
 )
 from gmdesk.core.session.model.checkpoint import checkpoint_json, state_from_checkpoint
@@ -53,6 +56,9 @@ __all__ = [
     "Condition",
     "Counter",
     "COUNTER_RESETS",
+    "VISIBILITY_LEVELS",
+    "VISIBILITY_WORDS",
+    "default_visibility",
     "Wound",
     "Character",
     "Combatant",

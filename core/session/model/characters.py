@@ -185,6 +185,20 @@ class Counter:
         return f"{self.label} {self.left}/{self.maximum} ↻{self.reset}"
 
 
+#: what the players see of a character (the player views, the public chronicle): its
+#: name only; its name and how it stands (status, conditions, wounds); or all a player
+#: may see (Vitality, Possibilities, sources, counters too — never a GM secret)
+VISIBILITY_LEVELS = ("name", "wounds", "all")
+#: each level in a few words
+VISIBILITY_WORDS = {"name": "name only", "wounds": "name and wounds", "all": "all"}
+
+
+def default_visibility(side: str) -> str:
+    """What the players see of a character nobody chose a level for: all of a player
+    character, the name and wounds of any other."""
+    return "all" if side == "PC" else "wounds"
+
+
 #: statuses from best to worst
 STATUS_RANK = {"ok": 0, "unconscious": 1, "dead": 2}
 
@@ -253,6 +267,9 @@ class Character:
     #: the named counters it carries (:class:`Counter`), in the order they were added;
     #: replaced, never changed in place
     counters: list[Counter] = field(default_factory=list)
+    #: what the players see of it, one of :data:`VISIBILITY_LEVELS`; None: the default
+    #: for its side (:func:`default_visibility`). Hidden (:attr:`hidden`) stands above it
+    visibility: str | None = None
     #: Vitality at or below which the character is Unconscious: the threshold its
     #: session's system declares (``HARM.vitality.unconscious_at``), None when it
     #: declares none. Put on by the session (:meth:`State.seat`), never saved.
@@ -310,6 +327,13 @@ class Character:
         """Takes turns and rolls for actions: not Unconscious, not Dead (RULES "Who can act")."""
         return self.status == "ok"
 
+    @property
+    def seen(self) -> str:
+        """What the players see of it (one of :data:`VISIBILITY_LEVELS`): the level the
+        GM chose, else its side's default. A hidden character is not seen at all,
+        whatever its level (the caller asks :attr:`hidden` first)."""
+        return self.visibility or default_visibility(self.side)
+
     def counter(self, label: str) -> Counter | None:
         """The counter called ``label`` (case-insensitive), or None."""
         key = label.casefold()
@@ -365,6 +389,7 @@ class Character:
             **({"pin": self.pin} if self.pin is not None else {}),
             **({"group": self.group} if self.group is not None else {}),
             **({"counters": [x.to_json() for x in self.counters]} if self.counters else {}),
+            **({"visibility": self.visibility} if self.visibility is not None else {}),
         }
 
     @classmethod
@@ -391,6 +416,7 @@ class Character:
             pin=int(d["pin"]) if d.get("pin") is not None else None,
             group=str(d["group"]) if d.get("group") is not None else None,
             counters=[Counter.from_json(x) for x in d.get("counters") or ()],
+            visibility=str(d["visibility"]) if d.get("visibility") in VISIBILITY_LEVELS else None,
         )
 
 

@@ -50,6 +50,7 @@ def checkpoint_json(state: State) -> dict[str, Any]:
                 c.pin,
                 c.group,
                 [[x.label, x.maximum, x.left, x.reset] for x in c.counters],
+                c.visibility,
             ]
         )
     enc = state.encounter
@@ -132,6 +133,7 @@ def state_from_checkpoint(d: dict[str, Any], load_record: RecordLoader) -> State
             counters=[_frozen(Counter, label=la, maximum=m, left=le, reset=r) for la, m, le, r in row[20]]
             if len(row) > 20
             else [],
+            visibility=row[21] if len(row) > 21 else None,  # a row of version 7 or earlier: the default
         )
         st.characters[cid] = c
     order, rnd, turn = d["encounter"]
