@@ -295,3 +295,19 @@ def test_bad_cli_input_is_one_line_and_touches_nothing(store, capsys, saves, arg
     assert rc == 2 and out == ""
     one_error_line(err, *words)
     assert saved() == before
+
+
+def test_the_players_log_on_the_command_line_honours_the_level(store, capsys, saves):
+    s, ids = table(store)
+    with s:
+        see(s, ids["Bruno"], "name")
+        hit(s, ids["Kara"], ids["Bruno"])
+        hit(s, ids["Kara"], ids["Gospog"])
+    rc, out, err = gmdesk_cli(capsys, saves, "log", "Night 1", "--public")
+    assert rc == 0, err
+    at_bruno = next(line for line in out.splitlines() if "Kara rolls at Bruno" in line)
+    assert "Barely Successful" in at_bruno and "Backfoot" not in at_bruno
+    assert "Bruno takes Backfoot" not in out and "players see" not in out
+    assert "Gospog takes Backfoot" in out
+    rc, out, err = gmdesk_cli(capsys, saves, "log", "Night 1")  # the GM's log: all of it
+    assert "Bruno takes Backfoot" in out and "The players see only the name of Bruno" in out

@@ -171,6 +171,14 @@ class MainScreen(DeskScreen):
         Binding("f", "filter_log", "Filter log", show=False, id="main.filter_log"),
         Binding("H", "toggle_hidden", "Hide/Reveal", show=False, id="main.reveal"),
         Binding(
+            "v",
+            "cycle_visibility",
+            "Players see",
+            show=False,
+            tooltip="What the players see of the selected character: name only, name and wounds, or all",
+            id="main.visibility",
+        ),
+        Binding(
             "B",
             "add_from_bestiary",
             "Add from bestiary",
@@ -329,6 +337,9 @@ class MainScreen(DeskScreen):
     def action_toggle_hidden(self) -> None:
         self.roster.toggle_hidden()
 
+    def action_cycle_visibility(self) -> None:
+        self.roster.cycle_visibility()
+
     def action_reveal_rolls(self) -> None:
         self.roster.reveal_rolls()
 
@@ -434,6 +445,11 @@ class MainScreen(DeskScreen):
                 "Hide from the players / Reveal to the players",
                 "the selected character: the player view and the public chronicle leave it out while hidden (H)",
                 self.action_toggle_hidden,
+            ),
+            (
+                "What the players see: the next level",
+                "of the selected character: name only → name and wounds → all → name only (v)",
+                self.action_cycle_visibility,
             ),
             (
                 "Reveal earlier rolls",

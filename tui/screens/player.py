@@ -10,26 +10,30 @@ Player view
     nothing changes.
 
     What players see (the systems declare what is the GM's secret, such as a secret
-    target number; the rest is what a GM at the table expects a shared screen to show):
+    target number; the rest is what a GM at the table expects a shared screen to show;
+    the picture is built by :mod:`tui.screens.playerpicture`):
 
     * initiative: order, round, ``▶`` on whoever acts, ``UNC`` / ``DEAD`` markers,
       ``PIN`` on an entry pinned at its number (a lair's turn); an initiative group
       is one row, "Gospog ×3" (its members the players see), with how many are up
       when some are down; its members are listed with the characters, each with
       its own status, conditions and wounds, as for any character;
-    * player characters: Vitality (current/default), Possibilities, active advantage
-      and shift sources, counters ("Reactions 0/1 ↻round"), conditions with rounds
-      left, wounds;
-    * non-player characters: only what the table can see — status (``UNC``, ``DEAD``),
-      conditions and wounds; never their Vitality numbers, sources, notes or sheet;
+    * each character as much as its visibility level shows (the GM's choice,
+      ``gmdesk char SAVE visibility NAME name|wounds|all`` or ``v`` at the desk):
+      all of a player character by default — Vitality (current/default),
+      Possibilities, active advantage and shift sources, counters ("Reactions 0/1
+      ↻round"), conditions with rounds left, wounds; the name and wounds of a
+      non-player character by default — status (``UNC``, ``DEAD``), conditions and
+      wounds, never its numbers; or its name only. Never notes or a sheet;
     * the roll log: rolls only (not the GM's notes or other events), newest last,
-      who rolled at whom, dice, value, outcome, descriptors; every record goes through
-      ``public_record`` (its system's secret parameters taken out) and is rendered with
-      ``hide_secrets=True``, so a secret never reaches the screen.
+      who rolled at whom, dice, value, outcome, descriptors (not one that landed
+      on a character the players see by name only); every record goes through
+      ``public_record`` (its system's secret parameters taken out) and is rendered
+      with ``hide_secrets=True``, so a secret never reaches the screen.
 
     A character the GM hides from the players (``Character.hidden``) is in none of
-    this — not the order, the characters, the title's turn, nor the roll log — and
-    neither are its rolls (``State.public_roll``: rolls it made or was the target
+    this, whatever its level — not the order, the characters, the title's turn, nor
+    the roll log — and neither are its rolls (``State.public_roll``: rolls it made or was the target
     of, its initiative rolls) until the GM reveals it; a roll made while it was
     hidden stays out until the GM reveals that roll too.
 
@@ -44,7 +48,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,13 +61,13 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
-from gmdesk.core.text import reading
 from gmdesk.tui.runner import freeze_session_heap, thaw_session_heap
+from gmdesk.tui.screens.playerpicture import PlayerPicture, build_picture
 from gmdesk.tui.terminal import TerminalGuard
 from gmdesk.tui.widgets.rolllog import RollLog
 
 if TYPE_CHECKING:
-    from gmdesk.core.session import Character, RollEntry, Session, State
+    from gmdesk.core.session import Character, RollEntry, Session
 
 # ---------------------------------------------------------------------------
 # The player view
@@ -76,160 +80,6 @@ def _now_clock() -> str:
     import time
 
     return time.strftime("%H:%M:%S")
-
-
-@dataclass(frozen=True)
-class PlayerPicture:
-    """Everything the player view shows, built off the UI thread from a state.
-
-    ``rolls`` is a snapshot of the session's roll entries (the RollLog widget renders
-    them through ``hide_secrets``); ``characters`` the names it needs for them.
-    """
-
-    title: Text
-    initiative: Text
-    party: Text
-    rolls: tuple[RollEntry, ...] = ()
-    characters: Mapping[str, Character] = field(default_factory=dict)
-
-
-def _visible_characters(state: State) -> list[Character]:
-    """Player characters always; other characters only while they are in the initiative
-    order (an ambush the GM has prepared stays hidden until it is rolled in)."""
-    in_order = {c.char_id for c in state.encounter.order}
-    return [c for c in state.characters.values() if not c.hidden and (c.side == "PC" or c.id in in_order)]
-
-
-def public_status_words(character: Character) -> list[str]:
-    """Status and condition markers (UNC, DEAD, UP, STY, …) — words, never colour alone."""
-    from gmdesk.tui.widgets.common import markers
-
-    return markers(character)
-
-
-def _seen_name(state: State, cid: str) -> str | None:
-    """A character's name, if the players see it."""
-    c = state.characters.get(cid)
-    return None if c is None or c.hidden else c.name
-
-
-def _conditions_text(character: Character, name_of: Any = None) -> str:
-    parts = []
-    for cond in character.conditions:
-        lasts = cond.lasts(name_of, short=True)
-        parts.append(cond.name + (f" ({lasts})" if lasts else ""))
-    return ", ".join(parts)
-
-
-def _group_row(state: State, label: str) -> tuple[str, str]:
-    """A group's row for the players: "Gospog ×2" (the members in the order they
-    see) and, when some of them are down, how many are up ("1/2 up")."""
-    seated = {x.char_id for x in state.encounter.order}
-    seen = [c for c in state.group_members(label) if not c.hidden and c.id in seated]
-    up = sum(c.can_act for c in seen)
-    return f"{label} ×{len(seen)}", (f"{up}/{len(seen)} up" if up < len(seen) else "")
-
-
-def build_picture(state: State) -> PlayerPicture:
-    """The players' picture of ``state`` (pure; see the module docstring for what is public)."""
-    from gmdesk.tui.widgets.common import PIN_MARKER, TURN_MARKER, source_label
-
-    info = state.info
-    enc = state.encounter
-    current = enc.current
-    chars = state.characters
-
-    title = Text()
-    title.append("PLAYER VIEW  ", style="reverse")
-    title.append(info.name or "(unnamed session)", style="bold")
-    title.append(f"  {info.system}", style="dim")
-    if enc.round > 0:
-        title.append(f"  ·  Round {enc.round}")
-        if current is not None and current.char_id in chars and not chars[current.char_id].hidden:
-            acting_now = chars[current.char_id]
-            who = _group_row(state, acting_now.group)[0] if acting_now.group else acting_now.name
-            title.append(f"  ·  {TURN_MARKER} {who}", style="bold")
-    elif any(comb.char_id in chars and not chars[comb.char_id].hidden for comb in enc.order):
-        title.append("  ·  initiative set, not started")
-
-    init = Text()
-    shown = [(i, comb) for i, comb in enumerate(enc.order) if comb.char_id in chars and not chars[comb.char_id].hidden]
-    if not shown:
-        init.append("No encounter.", style="dim")
-    rows_done: set[str] = set()
-    n = 0
-    for i, comb in shown:
-        c = chars[comb.char_id]
-        if c.group is not None and c.group in rows_done:
-            continue  # a group is one row
-        if n:
-            init.append("\n")
-        n += 1
-        a, b = state.unit(i)
-        acting = current is not None and a <= enc.turn < b
-        init.append(f"{TURN_MARKER} " if acting else "  ", style="bold")
-        init.append(reading(f"{comb.initiative:>3} "))
-        if c.group is not None:
-            rows_done.add(c.group)
-            name, up = _group_row(state, c.group)
-            init.append(name, style="bold" if acting else "")
-            words = [up] if up else []
-            if c.pin is not None:
-                words = [PIN_MARKER, *words]
-            if words:
-                init.append("  " + " ".join(words), style="bold")
-            continue
-        init.append(c.name, style="bold" if acting else "")
-        words = public_status_words(c)
-        if c.pin is not None:  # the players see which turn keeps its place (a lair's)
-            words = [PIN_MARKER, *words]
-        if words:
-            init.append("  " + " ".join(words), style="bold")
-
-    clocks = getattr(state, "clocks", {}) or {}
-    if clocks:  # progress clocks: the table sees how close things are
-        init.append("\n\nClocks", style="bold")
-        for clock in clocks.values():
-            init.append(f"\n  {clock}")
-
-    from gmdesk.core.systems import character_sections
-
-    vitality = "vitality" in character_sections(info.system)  # the system tracks Vitality
-    party = Text()
-    visible = _visible_characters(state)
-    if not visible:
-        party.append("No characters yet.", style="dim")
-    for i, c in enumerate(visible):
-        if i:
-            party.append("\n")
-        party.append(c.name, style="bold")
-        party.append(f" ({c.side}, {c.group})" if c.group else f" ({c.side})", style="dim")
-        words = public_status_words(c)
-        status = [w for w in words if w in ("UNC", "DEAD")]
-        if status:
-            party.append("  " + " ".join(status), style="bold")
-        if c.side == "PC":
-            if vitality or c.vitality_default or c.vitality_current:
-                party.append(reading(f"  Vitality {c.vitality_current}/{c.vitality_default}"))
-            if c.reality_rated or c.possibilities:
-                party.append(f"  Possibilities {c.possibilities}")
-            sources = [s for s in (*c.advantage, *c.shifts) if s.active]
-            if sources:
-                party.append("\n    sources: " + ", ".join(source_label(s) for s in sources))
-            if c.counters:  # what a player character has left (reactions, luck…)
-                party.append("\n    counters: " + ", ".join(x.shown() for x in c.counters))
-        conds = _conditions_text(c, lambda cid: _seen_name(state, cid))
-        if conds:
-            party.append("\n    conditions: " + conds)
-        if c.wounds:
-            party.append("\n    wounds: " + "; ".join(w.text for w in c.wounds))
-    return PlayerPicture(
-        title=title,
-        initiative=init,
-        party=party,
-        rolls=tuple(e for e in state.rolls if state.public_roll(e)),
-        characters={cid: c for cid, c in chars.items() if not c.hidden},
-    )
 
 
 #: Below this many columns the player view takes its narrow (phone) layout.

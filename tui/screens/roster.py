@@ -210,6 +210,26 @@ class RosterActions:
 
         self.desk.submit(fn, done)
 
+    def cycle_visibility(self) -> None:
+        """What the players see of the selected character, one level further round
+        (name only → name and wounds → all → name only): one undoable event each."""
+        from gmdesk.core.session.events.seen import next_level
+
+        cid = self.desk.need_selected()
+        if cid is None:
+            return
+
+        def fn(s: Session) -> Any:
+            c = s.state.characters[cid]
+            return s.apply({"type": "visibility.set", "id": cid, "level": next_level(c.seen)}), c.hidden
+
+        def done(result: Any) -> None:
+            event, hidden = result
+            still = " (hidden from the players until revealed)" if hidden else ""
+            self.desk.say(f"{event.summary}{still} — {self.desk.undo_hint()}")
+
+        self.desk.submit(fn, done)
+
     def reveal_rolls(self) -> None:
         """Show the players the rolls the selected character made or took while hidden."""
         cid = self.desk.need_selected()

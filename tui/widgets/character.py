@@ -317,7 +317,10 @@ class CharacterPane(Vertical):
         summary = self.query_one("#character-summary", Static)
         lines = str(text).split("\n")
         fits = 0 < summary.size.width and all(cell_len(line) <= summary.size.width for line in lines)
-        summary.update(text, layout=not (fits and was is not None and str(was).count("\n") == len(lines) - 1))
+        layout = not (fits and was is not None and str(was).count("\n") == len(lines) - 1)
+        summary.update(text, layout=layout)
+        if layout:  # asked during a layout (a resize), the new height is only taken by the next one
+            self.call_after_refresh(summary.refresh, layout=True)
 
     def _layout_columns(self, longest_value: int) -> None:
         """Two columns that fit the pane (no sideways scrolling): the values get what

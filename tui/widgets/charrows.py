@@ -79,6 +79,11 @@ def summary_text(state: State, ch: Character, width: int) -> Text:
     if marks.plain:
         facts.append(" · ")
         facts.append_text(marks)
+    players = f"players: {ch.seen}"  # what the players see of it: name, wounds or all
+    room = max(0, width - 2)
+    placed = cell_len(facts.plain) + 3 + len(players) <= room
+    if placed:
+        facts.append(f" · {players}")
     if show.vitality:
         facts.append("\nVitality ")
         facts.append_text(gauge(ch.vitality_current, ch.vitality_default))
@@ -88,6 +93,10 @@ def summary_text(state: State, ch: Character, width: int) -> Text:
         fits = cell_len(last_line) + 2 + len(poss) <= max(0, width - 2)
         facts.append("  " if show.vitality and fits else "\n")
         facts.append(poss)
+    if not placed:  # after Possibilities when it fits there, else on a line of its own
+        last = facts.plain.rsplit("\n", 1)[-1]
+        beside = last.startswith("Possibilities") and cell_len(last) + 2 + len(players) <= room
+        facts.append(("  " if beside else "\n") + players)
     if ch.wounds:
         facts.append(f"\nLatest wound: {ch.wounds[-1].text}")
     return facts

@@ -214,10 +214,14 @@ def seen_entry(state: State, entry: RollEntry) -> RollEntry:
     """The roll ``entry`` as the players may read it: the descriptors that land on a
     roller or target they see by name only are left out of its record (the dice, the
     value and the outcome stay), and so are the changes they may not read
-    (:func:`public_changes`). ``entry`` itself when nothing is withheld."""
+    (:func:`public_changes`). ``entry`` itself when nothing is withheld (a roll
+    between characters the players see all of costs two look-ups)."""
+    chars = state.characters
+    if all(cid is None or cid not in chars or chars[cid].seen == "all" for cid in (entry.actor, entry.target)):
+        return entry
     quiet = _quiet(state, entry.actor, entry.target)
     changes = public_changes(state, entry.changes) if entry.changes else entry.changes
-    if not quiet and len(changes) == len(entry.changes):
+    if not quiet and changes == entry.changes:
         return entry
     out = entry.snapshot()
     out.changes = list(changes)
