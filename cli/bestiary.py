@@ -129,7 +129,7 @@ def _named_value(option: str, text: str) -> tuple[str, int]:
 
 
 def _block(data: dict[str, Any]) -> Any:
-    from gmdesk.core.campaign.bestiary import StatBlock
+    from gmdesk.core.campaign.statblock import StatBlock
 
     try:
         return StatBlock.from_json(data)
@@ -222,7 +222,7 @@ def cmd_add(ns: Any) -> int:
 
 
 def cmd_save(ns: Any) -> int:
-    from gmdesk.core.campaign.bestiary import StatBlock
+    from gmdesk.core.campaign.statblock import StatBlock
 
     with open_session(ns, readonly=True) as session:
         c = session.character(ns.character)
