@@ -11,10 +11,14 @@ import json
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.cli.common import guard, session_store
 from gmdesk.core.errors import ParamError
+
+if TYPE_CHECKING:
+    from gmdesk.core.dice import RollRecord
+    from gmdesk.core.session.events import Event
 
 
 def register(subparsers: Any) -> None:
@@ -32,7 +36,7 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=cmd_log)
 
 
-def event_json(event: Any) -> dict:
+def event_json(event: Event) -> dict[str, Any]:
     """One event as ``gmdesk log --json`` prints it: seq, type, time, summary, the
     payload; a roll event's record (what ``gmdesk roll --json`` prints) under ``roll``."""
     d = event.to_json()
@@ -41,7 +45,7 @@ def event_json(event: Any) -> dict:
     return d
 
 
-def event_text(event: Any, record: Any = None) -> list[str]:
+def event_text(event: Event, record: RollRecord | None = None) -> list[str]:
     """An event as ``gmdesk log`` prints it: a roll's line drawn from its record (both
     sides, one notation, whichever gmdesk saved it), then each change once.
     ``record``: the event's record as a RollRecord, when the caller holds it already
