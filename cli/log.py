@@ -19,6 +19,7 @@ from gmdesk.core.errors import ParamError
 if TYPE_CHECKING:
     from gmdesk.core.dice import RollRecord
     from gmdesk.core.session.events import Event
+    from gmdesk.core.session.session import Session
 
 
 def register(subparsers: Any) -> None:
@@ -65,7 +66,7 @@ def event_text(event: Event, record: RollRecord | None = None) -> list[str]:
     return lines
 
 
-def _print_events(events: Sequence[Any], as_json: bool) -> None:
+def _print_events(events: Sequence[Event], as_json: bool) -> None:
     out = sys.stdout
     for e in events:
         if as_json:
@@ -75,7 +76,7 @@ def _print_events(events: Sequence[Any], as_json: bool) -> None:
     out.flush()
 
 
-def _players(session: Any, events: Sequence[Any]) -> list[Any]:
+def _players(session: Session, events: Sequence[Event]) -> list[Event]:
     """What of ``events`` the players may read, as the player view shows the session
     now: no GM's note, nothing of a character hidden from them, no hidden roll, and
     each roll's GM secrets taken out of its JSON."""
@@ -93,7 +94,7 @@ def _players(session: Any, events: Sequence[Any]) -> list[Any]:
     return out
 
 
-def _without_secrets(event: Any) -> Any:
+def _without_secrets(event: Event) -> Event:
     """A roll event's record without its system's secret parameters (the players' log)."""
     import dataclasses
 
