@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -237,6 +237,14 @@ def _examples_dir() -> Path | None:
         return Path(str(resources.files("gmdesk.saves"))).resolve()
     except Exception:  # pragma: no cover - the package is always there when installed
         return None
+
+
+def _discard(path: Path) -> None:
+    """Remove every file of a session left half made (its creation failed)."""
+    from gmdesk.core.session.storage import session_files
+
+    for f in session_files(path):
+        f.unlink(missing_ok=True)
 
 
 class SessionStore:
@@ -465,7 +473,7 @@ class SessionStore:
         src_path = self.resolve(src)
         got = read_carried(src_path, npcs, rest)
         from gmdesk.core.session.session import Session, new_header
-        from gmdesk.core.session.storage import EventLog, session_files
+        from gmdesk.core.session.storage import EventLog
 
         header = new_header(name, got.system, got.settings)
         header["carried_from"] = {"name": got.source, "path": str(src_path), "rest": rest}
@@ -476,8 +484,7 @@ class SessionStore:
                 session = Session(log, readonly=False, path=dst)
             except BaseException:
                 log.close()
-                for f in session_files(dst):
-                    f.unlink(missing_ok=True)
+                _discard(dst)
                 raise
             try:
                 session.apply(
@@ -491,8 +498,7 @@ class SessionStore:
                 )
             except BaseException:
                 session.close()
-                for f in session_files(dst):
-                    f.unlink(missing_ok=True)
+                _discard(dst)
                 raise
             session.close()
         return Carried(dst, got.source, tuple(c["name"] for c in got.characters), rest, tuple(got.changes))
@@ -512,21 +518,30 @@ class SessionStore:
         when = now_iso()
         header.update(name=new_name, created=when)
         header.setdefault("last_played", when)
+        return self.create_filled(new_name, header, docs, meta)
+
+    def create_filled(
+        self, name: str, header: dict[str, Any], events: Sequence[dict[str, Any]], meta: Iterable[tuple[Any, Any]]
+    ) -> Path:
+        """A new session file for ``name`` (refused when a session has that name)
+        holding ``header``, the ``events`` (their documents, in order) and the ``meta``
+        entries (key, value; one whose key is not text is left out): a copy of a
+        session, or what a repair saved of one. A write that fails removes the file
+        again."""
+        from gmdesk.core.session.storage import EventLog
+
         with self._creating():
-            dst = self._new_path(new_name)
+            dst = self._new_path(name)
             out = EventLog.create(dst, header)
         try:
-            if docs:
-                out.append_many(docs)
+            if events:
+                out.append_many(events)
             for key, value in meta:
                 if isinstance(key, str) and key:
                     out.meta_set(key, value)
         except BaseException:
             out.close()
-            from gmdesk.core.session.storage import session_files
-
-            for f in session_files(dst):
-                f.unlink(missing_ok=True)
+            _discard(dst)
             raise
         out.close()
         return dst
