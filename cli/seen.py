@@ -12,11 +12,14 @@ whatever its level. Bad input is one line on stderr, exit 2, and nothing is save
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.cli.common import guard, open_session
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.results import saved
+
+if TYPE_CHECKING:
+    from gmdesk.core.session.model import Character
 
 
 def register(verbs: Any) -> None:
@@ -42,7 +45,7 @@ def _level(text: str) -> str:
     return level
 
 
-def shown_level(c: Any) -> str:
+def shown_level(c: Character) -> str:
     """What the players see of ``c`` in a few words: "name and wounds (the default for an
     NPC)", "name only", "nothing: hidden from the players (name only once revealed)"."""
     from gmdesk.core.session.model import VISIBILITY_WORDS
