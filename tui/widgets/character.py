@@ -1,7 +1,7 @@
 """The character pane: everything about the selected character, editable inline.
 
 A summary (side, kind, reality-rated, status markers — HIDDEN first for a character
-hidden from the players —, Vitality gauge, Possibilities)
+hidden from the players —, what the players see of it, Vitality gauge, Possibilities)
 sits above one list of rows: the editable fields, the numbers the character carries
 for the session's dice system (generated from the fields the system declares,
 :mod:`gmdesk.tui.widgets.charfields`), advantage and shift sources (with

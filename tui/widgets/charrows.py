@@ -1,5 +1,6 @@
 """What the character pane lists of a character: the summary above the list (side,
-kind, status markers, Vitality gauge, Possibilities, latest wound) and one row per
+kind, status markers, what the players see of it — "players: name", "players:
+wounds" or "players: all" —, Vitality gauge, Possibilities, latest wound) and one row per
 thing the character has — its fields, the numbers it carries for the session's dice
 system, sources, conditions, wounds, the descriptor sheet, the details.
 
