@@ -190,3 +190,25 @@ async def test_a_served_browser_shows_a_name_only_npc_by_its_name(tmp_path):
                 os.kill(pid, signal.SIGKILL)
     assert "Severe Wound" not in viewer.text
     assert "Renna (PC)" in viewer.text and "Wound" in viewer.text  # Renna's own wound: a PC's all
+
+
+def test_the_players_picture_reads_no_record_of_a_long_log_to_hide_an_effect(tmp_path, monkeypatch):
+    """Opened from its checkpoint, a session reads a roll's record on first use; the
+    players' picture leaves a name-only target's effect out when a line is drawn, not
+    by reading every record when the picture is built."""
+    from gmdesk.core.session.model import LazyRecord
+
+    monkeypatch.setattr(Session, "UNDO_KEPT", 2)
+    path, ids = fight(tmp_path, {"Bruno": "name"})
+    with Session.open(path) as s:
+        for _ in range(5):
+            s.roll("4d2", {}, actor=ids["Kara"], target=ids["Bruno"], combat=True, rng=random.Random(1))
+    with Session.open(path, readonly=True) as s:
+        assert s._ckpt_seq  # from the checkpoint
+        lazy = [e for e in s.state.rolls if type(e.__dict__["record"]) is LazyRecord]
+        assert len([e for e in lazy if e.target == ids["Bruno"]]) >= 3  # (the newest are read again at opening)
+        picture = build_picture(s.state)
+        assert all(type(e.__dict__["record"]) is LazyRecord for e in lazy)
+        at_bruno = [e for e in picture.rolls if e.target == ids["Bruno"]]
+        assert len(at_bruno) == 6 and all(not e.record.descriptors for e in at_bruno)
+        assert all(e.record.descriptors for e in s.state.rolls if e.target == ids["Bruno"])  # the GM's

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from gmdesk.core.session.events.seen import seen_entry, shows_all, shows_status
+from gmdesk.core.session.events.seen import seen_rolls, shows_all, shows_status
 from gmdesk.core.text import reading
 
 if TYPE_CHECKING:
@@ -199,6 +199,6 @@ def build_picture(state: State) -> PlayerPicture:
         title=_title(state),
         initiative=_initiative(state),
         party=_party(state),
-        rolls=tuple(seen_entry(state, e) for e in state.rolls if state.public_roll(e)),
+        rolls=seen_rolls(state, (e for e in state.rolls if state.public_roll(e))),
         characters={cid: c for cid, c in chars.items() if not c.hidden},
     )

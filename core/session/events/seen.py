@@ -23,12 +23,12 @@ is left out of their log and chronicle).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from gmdesk.core.session.events.context import Ctx
 from gmdesk.core.session.events.registry import handler
-from gmdesk.core.session.model import VISIBILITY_LEVELS, VISIBILITY_WORDS, Character, RollEntry, State
+from gmdesk.core.session.model import VISIBILITY_LEVELS, VISIBILITY_WORDS, Character, LazyRecord, RollEntry, State
 
 #: what the players see, as the log says it
 _SAYS = {"name": "only the name of", "wounds": "the name and wounds of", "all": "all of"}
@@ -201,33 +201,71 @@ def seen_roll_event(state: State, event: Any) -> Any:
         record = RollRecord.from_trusted_json(dict(saved))
     except (KeyError, TypeError, ValueError):
         return event
-    kept = tuple(d for d in record.descriptors if d.applies_to not in quiet)
-    if len(kept) == len(record.descriptors):
+    kept = _without(record, quiet)
+    if kept is record:
         return event
-    record = dataclasses.replace(record, descriptors=kept)
+    record = kept
     return dataclasses.replace(
         event, data={**event.data, "record": record.to_json()}, summary=roll_summary(event.summary or "", record)
     )
 
 
-def seen_entry(state: State, entry: RollEntry) -> RollEntry:
+def _without(record: Any, quiet: set[str]) -> Any:
+    """``record`` without the descriptors that land on the ``quiet`` roles (itself when
+    none does); a copy of the frozen record made without checking it again (it was)."""
+    kept = tuple(d for d in record.descriptors if d.applies_to not in quiet)
+    if len(kept) == len(record.descriptors):
+        return record
+    out = object.__new__(type(record))
+    out.__dict__.update(record.__dict__)
+    out.__dict__["descriptors"] = kept
+    return out
+
+
+def seen_rolls(state: State, entries: Iterable[RollEntry]) -> tuple[RollEntry, ...]:
+    """``entries`` as the player view shows them (:func:`seen_entry`, without the
+    changes: the view does not tell them): only those at or by a character the
+    players see by name only are copied, the others are themselves."""
+    quiet = {cid for cid, c in state.characters.items() if c.seen == "name"}
+    if not quiet:
+        return tuple(entries)
+    return tuple(seen_entry(state, e, changes=False) if e.actor in quiet or e.target in quiet else e for e in entries)
+
+
+def seen_entry(state: State, entry: RollEntry, changes: bool = True) -> RollEntry:
     """The roll ``entry`` as the players may read it: the descriptors that land on a
     roller or target they see by name only are left out of its record (the dice, the
-    value and the outcome stay), and so are the changes they may not read
-    (:func:`public_changes`). ``entry`` itself when nothing is withheld (a roll
-    between characters the players see all of costs two look-ups)."""
+    value and the outcome stay), and (with ``changes``: the chronicle tells them, the
+    player view does not) so are the changes they may not read
+    (:func:`public_changes`). ``entry`` itself when nothing is withheld: a roll
+    between characters the players see all of costs two look-ups, and the player
+    view's picture of a long log stays a matter of milliseconds."""
     chars = state.characters
-    if all(cid is None or cid not in chars or chars[cid].seen == "all" for cid in (entry.actor, entry.target)):
+    who = [chars.get(cid) for cid in (entry.actor, entry.target) if cid is not None]
+    if all(c is None or c.seen == "all" for c in who):
         return entry
     quiet = _quiet(state, entry.actor, entry.target)
-    changes = public_changes(state, entry.changes) if entry.changes else entry.changes
-    if not quiet and changes == entry.changes:
+    told = entry.changes
+    if changes and told:
+        told = public_changes(state, told)
+    if not quiet and told == entry.changes:
         return entry
     out = entry.snapshot()
-    out.changes = list(changes)
-    if quiet:
-        record = entry.record
-        kept = tuple(d for d in record.descriptors if d.applies_to not in quiet)
-        if len(kept) != len(record.descriptors):
-            out.record = dataclasses.replace(record, descriptors=kept)
+    out.changes = list(told)
+    if quiet:  # read when the line is drawn: a long log's records are not all read for one picture
+        out.__dict__["record"] = _QuietRecord(entry, quiet)
     return out
+
+
+class _QuietRecord(LazyRecord):
+    """The record of a roll the players read (:func:`seen_entry`): the roll's own record
+    without the descriptors that land on the ``quiet`` roles, read on first use."""
+
+    __slots__ = ("entry", "quiet")
+
+    def __init__(self, entry: RollEntry, quiet: set[str]) -> None:
+        self.entry = entry
+        self.quiet = quiet
+
+    def load(self) -> Any:
+        return _without(self.entry.record, self.quiet)
