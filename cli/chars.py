@@ -96,6 +96,9 @@ def register(subparsers: Any) -> None:
     v.add_argument(
         "--hidden", action="store_true", help="hidden from the players (player view, chronicle) until revealed"
     )
+    v.add_argument(
+        "--visibility", default=None, metavar="name|wounds|all", help="what the players see of it (default: by side)"
+    )
     v.set_defaults(func=guard(cmd_add))
 
     v = verbs.add_parser("set", help="change a character's fields (one event)")
@@ -196,6 +199,7 @@ def _print_event(event: Event) -> None:
 
 
 def cmd_add(ns: Any) -> int:
+    level = None if ns.visibility is None else seen.read_level(ns.visibility)
     with open_session(ns) as session:
         spec = spec_or_none(session.state.info.system)
         fields, own = read_assignments(spec, ns.assignments, adding=True)
@@ -220,6 +224,8 @@ def cmd_add(ns: Any) -> int:
             character["fields"] = set_fields
         if ns.hidden:
             character["hidden"] = True
+        if level is not None:
+            character["visibility"] = level
         event = _apply(session, {"type": "character.add", "character": character})
         cid = event.data["id"]
         c = session.state.characters[cid]

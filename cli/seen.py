@@ -36,7 +36,8 @@ def register(verbs: Any) -> None:
     v.set_defaults(func=guard(cmd_visibility))
 
 
-def _level(text: str) -> str:
+def read_level(text: str) -> str:
+    """A level as typed (any case), or ParamError naming ``visibility``."""
     from gmdesk.core.session.model import VISIBILITY_LEVELS
 
     level = text.strip().casefold()
@@ -61,7 +62,7 @@ def shown_level(c: Character) -> str:
 def cmd_visibility(ns: Any) -> int:
     from gmdesk.core.session.events import EventError
 
-    level = None if ns.level is None else _level(ns.level)
+    level = None if ns.level is None else read_level(ns.level)
     with open_session(ns, readonly=level is None) as session:
         c = session.character(ns.name)
         if level is None:

@@ -273,6 +273,19 @@ def test_the_cli_sets_prints_shows_and_lists_the_level(store, capsys, saves):
         assert levels(again)["Bruno"] == "wounds"
 
 
+def test_char_add_takes_a_level(store, capsys, saves):
+    s, _ = table(store)
+    s.close()
+    rc, out, err = gmdesk_cli(capsys, saves, "char", "Night 1", "add", "Shade", "--side", "NPC", "--visibility", "NAME")
+    assert rc == 0, err
+    assert "  Players see: name only\n" in out
+    rc, out, err = gmdesk_cli(capsys, saves, "char", "Night 1", "add", "Wisp", "--visibility", "some")
+    assert rc == 2 and out == ""
+    one_error_line(err, "visibility", "name, wounds or all")
+    with store.open("Night 1") as again:
+        assert levels(again)["Shade"] == "name" and "Wisp" not in levels(again)
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [
