@@ -324,3 +324,30 @@ def test_the_players_log_on_the_command_line_honours_the_level(store, capsys, sa
     assert "Gospog takes Backfoot" in out
     rc, out, err = gmdesk_cli(capsys, saves, "log", "Night 1")  # the GM's log: all of it
     assert "Bruno takes Backfoot" in out and "The players see only the name of Bruno" in out
+
+
+def test_all_never_shows_a_field_that_fills_in_a_gm_secret(store, monkeypatch):
+    """A system may let a character's field fill in a parameter it keeps secret (a
+    defense the GM keeps behind the screen): the players' chronicle leaves that field
+    out, even of a character they see all of."""
+    import dataclasses
+
+    from gmdesk.core import systems
+
+    spec = systems.get_spec("1d6x4")
+    secret_defense = dataclasses.replace(
+        spec,
+        character_fields=tuple(
+            dataclasses.replace(f, feeds="target") if f.name == "defense_test" else f for f in spec.character_fields
+        ),
+    )
+    s = Session.open(store.create("Witch", "1d6x4"))
+    with s:
+        fields = {"attack_test": "Precision", "defense_test": "Dodge"}
+        kara = s.apply({"type": "character.add", "character": {"name": "Kara", "fields": fields}}).data["id"]
+        assert s.state.characters[kara].seen == "all"
+        monkeypatch.setattr(systems, "get_spec", lambda system: secret_defense if system == "1d6x4" else spec)
+        data = json.loads(export(s.state, "json", s.events, header=s.header))
+        gm = json.loads(export(s.state, "json", s.events, public=False, header=s.header))
+    assert data["characters"][0]["fields"] == {"attack_test": "Precision"}
+    assert gm["characters"][0]["fields"] == fields

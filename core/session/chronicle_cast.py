@@ -65,15 +65,21 @@ _NAME_KEYS = ("id", "name", "side")
 _WOUNDS_KEYS = (*_NAME_KEYS, "kind", "status", "conditions", "wounds", "group", "pin")
 
 
-def character_json(c: Character, public: bool, hidden: frozenset[int] = frozenset()) -> dict[str, Any]:
+def character_json(
+    c: Character, public: bool, hidden: frozenset[int] = frozenset(), system: str = ""
+) -> dict[str, Any]:
     """``c`` as the JSON chronicle tells it (``Character.to_json``); the players'
     without the GM's notes, without a pointer to a roll they do not see (``hidden``),
-    and with only what its visibility level shows."""
+    without a field that fills in a parameter ``system`` declares secret (even at
+    ``all``), and with only what its visibility level shows."""
     d = c.to_json()
     if not public:
         return d
     d.pop("notes", None)
     d.pop("visibility", None)
+    secret = _secret_fields(system)
+    if secret and d.get("fields"):
+        d["fields"] = {k: v for k, v in d["fields"].items() if k not in secret}
     if c.seen != "all":
         keys = _NAME_KEYS if c.seen == "name" else _WOUNDS_KEYS
         d = {k: v for k, v in d.items() if k in keys}
@@ -81,3 +87,16 @@ def character_json(c: Character, public: bool, hidden: frozenset[int] = frozense
         if key in d:
             d[key] = [{**x, "roll_seq": None} if x.get("roll_seq") in hidden else x for x in d[key]]
     return d
+
+
+def _secret_fields(system: str) -> frozenset[str]:
+    """The character fields of ``system`` that fill in a parameter it keeps secret."""
+    from gmdesk.core.errors import GmdeskError
+    from gmdesk.core.systems import get_spec
+
+    try:
+        spec = get_spec(system)
+    except GmdeskError:
+        return frozenset()
+    secret = set(spec.secret_params)
+    return frozenset(f.name for f in spec.character_fields if f.feeds in secret)

@@ -547,7 +547,7 @@ def to_json(
             }
         )
     hidden = hidden_seqs(state, public)
-    characters = [character_json(c, public, hidden) for c in cast(state, public)]
+    characters = [character_json(c, public, hidden, state.info.system) for c in cast(state, public)]
     return {
         "format": "gmdesk-chronicle",
         "session": info,

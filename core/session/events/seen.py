@@ -72,11 +72,6 @@ def shows_all(c: Character) -> bool:
     return not c.hidden and c.seen == "all"
 
 
-def _heads(c: Character) -> tuple[str, ...]:
-    """How a change about ``c`` begins ("Bruno: …", "Bruno takes …", "Bruno is …")."""
-    return f"{c.name}:", f"{c.name} "
-
-
 #: the lines about a character the order and the groups make, which only say where it
 #: acts (its name and its place are the players' at every level)
 _PLACE = (": initiative", " joins the encounter", " joins the group", " acts on its own", " leaves the encounter")
@@ -84,7 +79,8 @@ _PLACE = (": initiative", " joins the encounter", " joins the group", " acts on 
 #: the statuses as the log words them ("Bruno: OK → Unconscious")
 _STATUS_WORDS = ("OK", "Unconscious", "Dead")
 
-#: what a line about a source or a sheet begins with: the GM's numbers
+#: how a line about the GM's numbers goes on after the name (Vitality, Possibilities,
+#: a source gained, lost or switched; ``character.edit``'s own lower-case keys)
 _NUMBERS = (": advantage ", ": shift ", ": vitality", ": possibilities", " gains ", " loses ")
 
 
