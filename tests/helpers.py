@@ -423,6 +423,17 @@ async def palette(pilot: Any, command: str) -> None:
     await settle(pilot)
 
 
+def roll_params(system: str, argv: list[str]) -> Any:
+    """The parameters ``gmdesk roll SYSTEM ARGV…`` rolls with, read by the command's own
+    parser (a ``ParamError`` names the option given badly)."""
+    from gmdesk.cli.rolls import system_parser
+    from gmdesk.core.systems import get_spec
+    from gmdesk.core.systems.options import params_from_options
+
+    spec = get_spec(system)
+    return params_from_options(spec, system_parser("roll", spec).parse_args(argv))
+
+
 def gmdesk_cli(capsys: Any, saves: Path, *args: str) -> tuple[int, str, str]:
     """``gmdesk --saves SAVES ARGS…`` run in-process: its exit code, stdout and stderr."""
     from gmdesk.cli.main import main
