@@ -22,7 +22,7 @@ Escape is given its moment before the next write (:meth:`PtyDesk.write`).
 The five gmdesks on terminals (one a system) run at once, mostly waiting for their
 screens; the slow runs go one after the other meanwhile, in the test's own process
 (ten gmdesks on terminals, five of them typed slowly with a pause after each key,
-took a third more CPU and no less time).
+took more CPU and longer).
 """
 
 from __future__ import annotations
