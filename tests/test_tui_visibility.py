@@ -212,3 +212,38 @@ def test_the_players_picture_reads_no_record_of_a_long_log_to_hide_an_effect(tmp
         at_bruno = [e for e in picture.rolls if e.target == ids["Bruno"]]
         assert len(at_bruno) == 6 and all(not e.record.descriptors for e in at_bruno)
         assert all(e.record.descriptors for e in s.state.rolls if e.target == ids["Bruno"])  # the GM's
+
+
+async def test_an_ssh_player_sees_name_only_foes_by_their_names(tmp_path, monkeypatch):
+    """``gmdesk serve --ssh-port`` (the real command; asyncssh's client on loopback):
+    the foes the players see by name only show no condition, wound or status."""
+    import os
+    import re
+    import signal
+
+    import pytest
+
+    pytest.importorskip("asyncssh", reason="asyncssh is not installed: pip install -e '.[test]'")
+    from helpers import wait_until
+    from test_serve import Served, alive
+    from test_serve_ssh import connect
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the host key: never the user's
+    fight(tmp_path, {"Bruno": "name", "Gospog": "name", "Shade 2": "name"})
+    served = Served(tmp_path / "saves", "Night", "--ssh-port", "0")
+    try:
+        found = wait_until(lambda: re.search(r"ssh -p (\d+) player@127\.0\.0\.1", served.output), timeout=30)
+        player = await connect(int(found.group(1)), password=served.token)
+        try:
+            await player.read_until(lambda t: "following" in t and "Shade 2 (NPC" in t and "Kara → Gospog" in t)
+        finally:
+            player.conn.close()
+    finally:
+        pids = served.viewers()
+        served.stop()
+        for pid in pids:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    assert "Bruno (NPC)" in player.text and "counters: Luck 3/3" in player.text  # Kara: all, a PC's default
+    for word in ("Stymied", "STY", "Stun", "UNC", "/2 up"):
+        assert word not in player.text, word
