@@ -114,6 +114,7 @@ class RollActions:
         """The terminal was resized: the dialog stays in the middle."""
         if self._dialog is not None and self._dialog.is_attached:
             self._dialog.place()
+            self.desk.refresh_bindings()  # the key bar: under the dialog, or hidden by it
 
     def close_dialog(self) -> None:
         """Close the roll dialog (it stays open while its roll is being made)."""
