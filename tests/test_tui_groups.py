@@ -85,7 +85,7 @@ async def test_attack_by_a_group_uses_the_member_who_acts_and_at_a_group_its_fir
     async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
         assert screen.acting() == ids["Gospog 2"]
-        assert "Gospog ×3 (Gospog 2)'s turn" in screen_text(app)  # the session bar: the group, who acts for it
+        assert "Gospog ×3's turn (Gospog 2)" in screen_text(app)  # the session bar: the group, who acts for it
         assert screen.default_target(ids["Kara"]) == ids["Gospog 2"]  # the first standing
         await press(pilot, "a")
         await until(pilot, lambda: screen.rolls.dialog_open)
