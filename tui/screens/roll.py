@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from textual import events, on
 from textual.app import ComposeResult
@@ -78,6 +78,19 @@ if TYPE_CHECKING:
 def _chosen(value: object) -> str | None:
     """The character a Roller / Target dropdown holds (None for "nobody")."""
     return value if isinstance(value, str) and value != NONE else None
+
+
+class RollOpening(TypedDict, total=False):
+    """What one open of the dialog is for (each left out: the default)."""
+
+    system: str | None  # the session's system
+    actor: str | None
+    target: str | None
+    combat: bool  # an attack (False: a plain roll)
+    preset: Mapping[str, Any] | None  # the values a move opens it with
+    title: str | None  # "Attack" / "Roll"
+    remembered: Mapping[str, Any] | None  # what the GM typed the last time
+    opposed: bool  # both sides filled from their fields, as in an attack
 
 
 @dataclass(frozen=True)
@@ -152,57 +165,30 @@ class RollDialog(OddsDialog[RollRequest]):
         self,
         state: State,
         *,
-        system: str | None = None,
-        actor: str | None = None,
-        target: str | None = None,
-        combat: bool = False,
-        preset: Mapping[str, Any] | None = None,
-        title: str | None = None,
-        remembered: Mapping[str, Any] | None = None,
-        opposed: bool = False,
         done: Callable[[RollRequest | None], object] | None = None,
+        **opening: Unpack[RollOpening],
     ) -> None:
         super().__init__(done)
         # the form's fields and their controls (kept from one open to the next when the
         # form is the same)
         self._fields: list[FormField] = []
         self._controls: dict[str, Widget] = {}
-        self._setup(
-            state,
-            system=system,
-            actor=actor,
-            target=target,
-            combat=combat,
-            preset=preset,
-            title=title,
-            remembered=remembered,
-            opposed=opposed,
-        )
+        self._setup(state, **opening)
 
-    def _setup(
-        self,
-        state: State,
-        *,
-        system: str | None = None,
-        actor: str | None = None,
-        target: str | None = None,
-        combat: bool = False,
-        preset: Mapping[str, Any] | None = None,
-        title: str | None = None,
-        remembered: Mapping[str, Any] | None = None,
-        opposed: bool = False,
-    ) -> None:
+    def _setup(self, state: State, **opening: Unpack[RollOpening]) -> None:
         """Everything one open of the dialog starts from (the session's state now)."""
-        self.opposed = opposed and not combat  # both sides filled from their fields, as in an attack
+        combat = opening.get("combat", False)
+        # both sides filled from their fields, as in an attack
+        self.opposed = opening.get("opposed", False) and not combat
         self.state = state
-        self.system = system or state.info.system
+        self.system = opening.get("system") or state.info.system
         self.spec = get_spec(self.system)
-        self.actor = actor
-        self.target = target
+        self.actor = opening.get("actor")
+        self.target = opening.get("target")
         self.combat = combat
-        self.preset = dict(preset or {})
-        self.remembered = dict(remembered or {})
-        self.dialog_title = title or ("Attack" if combat else "Roll")
+        self.preset = dict(opening.get("preset") or {})
+        self.remembered = dict(opening.get("remembered") or {})
+        self.dialog_title = opening.get("title") or ("Attack" if combat else "Roll")
         roller = self._character(self.actor)
         if roller is None or not roller.can_act:
             self.actor = None  # the Unconscious and the Dead roll for no action
@@ -306,12 +292,12 @@ class RollDialog(OddsDialog[RollRequest]):
 
     # -- opening and closing --------------------------------------------------------------
 
-    def prepare(self, state: State, **kwargs: Any) -> None:
+    def prepare(self, state: State, **opening: Unpack[RollOpening]) -> None:
         """Take this open's starting point (see :meth:`_setup`) at once: what the
         dialog says before it is on screen is already about this open."""
         self.opening(None)
         self.display = False
-        self._setup(state, **kwargs)
+        self._setup(state, **opening)
 
     async def reopen(self, done: Callable[[RollRequest | None], object] | None = None) -> None:
         """Open again for what :meth:`prepare` took: every value filled afresh from the

@@ -21,7 +21,7 @@ from typing import Any
 from gmdesk.core.render import headline
 from gmdesk.core.session import Event, Session
 from gmdesk.tui.screens.desk import DeskScreen
-from gmdesk.tui.screens.roll import RollDialog, RollRequest
+from gmdesk.tui.screens.roll import RollDialog, RollOpening, RollRequest
 from gmdesk.tui.widgets.common import attack_sentence, name_of
 
 
@@ -81,7 +81,7 @@ class RollActions:
 
         if self.dialog_open:
             return  # one roll at a time: the open dialog keeps the keys
-        kwargs: dict[str, Any] = dict(
+        kwargs = RollOpening(
             system=system,
             actor=actor,
             target=target,
