@@ -7,9 +7,10 @@ generated from the system's declared parameters (:mod:`tui.screens.rollforms`; t
 session's system preselected). It fills in what it can by itself, each value shown
 and the GM's to change (:mod:`tui.screens.rollfill`: the roller's and the target's
 character fields, what the session knows, the attack's defaults, what the GM typed in
-this roller's last roll); the active sources are each one a checkbox that can be
-switched off for this roll. A named stat may be typed instead of a number ("Fire
-Combat": the roller's, or for a value the target fills, the target's).
+this roller's last roll); the roller's and the target's sources are each a box in
+one list, switched off for this roll with Space (:mod:`tui.widgets.rollsources`). A
+named stat may be typed instead of a number ("Fire Combat": the roller's, or for a
+value the target fills, the target's).
 
 The dialog shows the exact odds of every outcome (:mod:`tui.screens.rollodds`).
 Enter rolls: the dialog returns a :class:`RollRequest` and the screen makes the roll.
@@ -121,8 +122,9 @@ def open_roll_dialog(screen: object) -> RollDialog | None:
 
 class RollDialog(OddsDialog[RollRequest]):
     """Roll (``combat=False``) or attack (``combat=True``) dialog. Enter rolls from
-    any field (:class:`tui.screens.dialog.DialogKeys`). ``preset``: parameter values a
-    move opens it with; ``remembered``: what the GM typed the last time.
+    any field (:class:`tui.screens.dialog.DialogKeys`). What an open is for (who
+    rolls at whom, a move's preset values, what the GM typed the last time) is a
+    :class:`RollOpening`.
 
     The dialog is an overlay on the desk, not a screen of its own: a terminal redraws
     only the part the dialog covers when it opens and the part it uncovered when it
