@@ -81,7 +81,7 @@ async def test_attack_by_a_group_uses_the_member_who_acts_and_at_a_group_its_fir
         s.next_turn()  # the group's turn: Gospog 1 cannot act, Gospog 2 acts for it
     async with desk(path, rng=random.Random(4)) as (app, pilot, screen):
         assert screen.acting() == ids["Gospog 2"]
-        assert "Gospog ×3 (Gospog 2)'s turn" in screen_text(app)  # the session bar: the group, who acts for it
+        assert "Gospog ×3's turn (Gospog 2)" in screen_text(app)  # the session bar: the group, who acts for it
         assert screen.default_target(ids["Kara"]) == ids["Gospog 2"]  # the first standing
         await press(pilot, "a")
         await until(pilot, lambda: screen.rolls.dialog_open)
