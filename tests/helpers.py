@@ -110,6 +110,14 @@ def saved(path: Path) -> Any:
         return s.state
 
 
+def timeless(session: Any) -> dict[str, Any]:
+    """The state of an open session as JSON, without when it was last played (every
+    event, an undo too, moves it, and a slow step can cross a second)."""
+    d: dict[str, Any] = session.state.to_json()
+    d["info"].pop("last_played")
+    return d
+
+
 def same_as_replay(session: Any) -> None:
     """The live state of an open session equals a replay of its log from scratch
     (but for when it was last played)."""
