@@ -96,7 +96,7 @@ class CompactingEngine(ReaderEngine):
                     if old is not None:
                         os.close(old)
                     self._open_reader()
-                    self._jident = journal_identity(os.fstat(fd))
+                    self._note_journal(fd)
                     if lock is not None:
                         lock.record_saved(self._jident, self._state.lsn)
                     self._jsize = len(data)
@@ -138,13 +138,13 @@ class CompactingEngine(ReaderEngine):
             problem = f"{self.path.name} was replaced or removed by another program"
         elif self._fd is not None:
             try:
-                st, cur = os.fstat(self._fd), os.stat(self.paths["journal"])
+                cur = os.stat(self.paths["journal"])
             except OSError:
                 problem = f"{self.paths['journal'].name} was removed by another program"
             else:
-                if (st.st_dev, st.st_ino) != (cur.st_dev, cur.st_ino):
+                if (cur.st_dev, cur.st_ino) != self._jinode:
                     problem = f"{self.paths['journal'].name} was replaced by another program"
-                elif st.st_size != self._jsize:
+                elif cur.st_size != self._jsize:  # (the size of the very file this writer appends to)
                     problem = f"{self.paths['journal'].name} was written by another program"
         if problem:
             self._broken = (
@@ -154,6 +154,13 @@ class CompactingEngine(ReaderEngine):
             )
             self._changed = True
             raise SessionChangedError(self._broken)
+
+    def _note_journal(self, fd: int) -> None:
+        """Remember which file the journal descriptor ``fd`` is, for the lock file and
+        for :meth:`_check_own_files` (an open descriptor's file never changes)."""
+        st = os.fstat(fd)
+        self._jinode = (st.st_dev, st.st_ino)
+        self._jident = journal_identity(st)
 
     def compact(self, tables: Tables | None = None) -> None:
         """Write the whole state as a new snapshot, then start an empty journal.

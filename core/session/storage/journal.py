@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from gmdesk.core.errors import ParamError
-from gmdesk.core.session.lock import WriterLock, journal_identity
+from gmdesk.core.session.lock import WriterLock
 from gmdesk.core.session.storage import atomic
-from gmdesk.core.session.storage.checksums import seal
-from gmdesk.core.session.storage.codec import dumps, json_text
+from gmdesk.core.session.storage.checksums import seal_bytes
+from gmdesk.core.session.storage.codec import dumps, json_text, read_back
 from gmdesk.core.session.storage.compaction import CompactingEngine
 from gmdesk.core.session.storage.errors import (
     CorruptSaveError,
@@ -52,6 +52,8 @@ __all__ = ["COMPACT_AT", "Change", "JournalEngine"]
 
 #: bytes after an event's text on its journal line: the record's end and its checksum
 _SEAL_LEN = len(',"c":"00000000"}')
+#: the JSON text of the tables' names every session has (the others are encoded when written)
+_TABLE_TEXT = {EVENTS_TABLE: dumps(EVENTS_TABLE), META_TABLE: dumps(META_TABLE)}
 #: Default journal length (lines) at which a writer compacts on its own.
 COMPACT_AT = 5000
 
@@ -197,7 +199,7 @@ class JournalEngine(CompactingEngine):
             fd = os.open(self.paths["journal"], os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
             self._fd = fd
             self._open_reader()
-            self._jident = journal_identity(os.fstat(fd))
+            self._note_journal(fd)
             if journal.torn or journal.blank:
                 try:
                     os.ftruncate(fd, journal.good_len)
@@ -278,7 +280,7 @@ class JournalEngine(CompactingEngine):
                             raise ValueError(f"event seq {doc_id} would leave a gap after seq {events_count}")
                         events_count = max(events_count, doc_id)
                     s = json_text(doc, "doc")
-                    prefix = f'{{"n":{n},"op":"put","tb":{dumps(tb)},"id":{int(doc_id)},"doc":'
+                    prefix = f'{{"n":{n},"op":"put","tb":{_TABLE_TEXT.get(tb) or dumps(tb)},"id":{int(doc_id)},"doc":'
                     lines.append(f"{prefix}{s}}}")
                     at = len(prefix.encode("utf-8"))
                     recs.append({"n": n, "op": "put", "tb": tb, "id": int(doc_id), "doc": s, "at": at})
@@ -292,11 +294,12 @@ class JournalEngine(CompactingEngine):
                 elif op[0] == "hdr":
                     s = json_text(op[1], "header")
                     lines.append(f'{{"n":{n},"op":"hdr","set":{s}}}')
-                    recs.append({"n": n, "op": "hdr", "set": s})
+                    recs.append({"n": n, "op": "hdr", "set": s, "given": op[1]})
                 else:
                     raise ValueError(f"unknown change {op[0]!r}")
             try:
-                encoded = [seal(line).encode("utf-8") for line in lines]
+                # each line encoded once: its checksum is of these bytes, and these are written
+                encoded = [seal_bytes(line.encode("utf-8")) for line in lines]
             except UnicodeEncodeError as e:
                 raise ParamError("doc", f"must be plain JSON text without lone surrogates ({e.reason})") from None
             data = b"\n".join(encoded) + b"\n"
@@ -394,7 +397,7 @@ class JournalEngine(CompactingEngine):
                 if top is not None and rec["id"] > top:
                     self._maxid[rec["tb"]] = rec["id"]
             elif rec["op"] == "hdr":
-                rec["set"] = json.loads(rec["set"])
+                rec["set"] = read_back(rec.pop("given"), rec["set"])
             else:
                 self._maxid.pop(rec["tb"], None)
             apply_record(state, rec, self.paths["journal"], 0)

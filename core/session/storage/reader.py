@@ -46,6 +46,7 @@ class ReaderEngine:
         self._rfile: SnapshotFile | None = None  # the same journal, read-only: the writer's events are read from it
         self._jsize = 0  # bytes of the journal known good
         self._jident = ""  # the journal's identity, as the lock file names it
+        self._jinode: tuple[int, int] | tuple[()] = ()  # (st_dev, st_ino) of the journal appended to
         self._jlines = 0  # records in the journal
         self._next_auto = compact_at  # journal length that triggers auto-compaction
         self._broken: str | None = None  # set when a failed write could not be cut back
