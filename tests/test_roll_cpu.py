@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import random
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -19,15 +20,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gmdesk.core.dice import thaw
+from gmdesk.core.dice import RollRecord, thaw
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session import Session, SessionStore
+from gmdesk.core.session.plain import plain_event
 from gmdesk.core.session.storage import EventLog, sidecar_paths
 from gmdesk.core.session.storage.checksums import seal, seal_bytes, unseal
 from gmdesk.core.session.storage.codec import dumps, read_back
 from gmdesk.core.systems import BUILTIN_IDS, get_spec
 from gmdesk.core.systems import base as systems_base
 from gmdesk.core.systems.base import dataclass_to_json
+from gmdesk.core.tables import DEFAULT_TABLES
 from gmdesk.core.text import now_iso
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,3 +166,56 @@ def test_parameters_nothing_is_filled_into_are_not_checked_again(tmp_path, monke
         # a value filled in (the target's kind) is checked with the rest
         filled = s.fill_params("4d2", params, target=ann)
         assert filled.target_kind == "inorganic" and len(checked) == 1
+
+
+def _records() -> list[RollRecord]:
+    """Records of every built-in system (plain, in combat, with the example sessions'
+    own parameters) and every record the shipped example sessions hold."""
+    out = []
+    for sid, data in [
+        *((sid, d) for sid in BUILTIN_IDS for d in ({}, {"combat": True}, {"combat": True, "vs_bonus": 1})),
+        *_recorded_params(),
+    ]:
+        spec = get_spec(sid)
+        try:
+            params = spec.params_from_json(data)
+        except ParamError:
+            continue
+        for seed in range(3):
+            out.append(spec.roll(params, random.Random(seed), DEFAULT_TABLES))
+    for path in EXAMPLES:
+        with Session.open(path, readonly=True) as s:
+            for e in s.events:
+                if isinstance(e.data.get("record"), Mapping):
+                    out.append(RollRecord.from_json(e.data["record"]))
+    return out
+
+
+def test_a_record_made_is_the_one_its_saved_json_reads_as():
+    """What lets the fold keep a roll's record as made rather than read its JSON again:
+    wherever the event's copy is the plain one, that JSON reads as the very record."""
+    kept = 0
+    for record in _records():
+        data, known = plain_event({"type": "roll", "record": record}, "roll")
+        assert data["record"] == json.loads(dumps(record.to_json()))
+        if known is not None:
+            assert known is record
+            assert RollRecord.from_trusted_json(json.loads(dumps(data["record"]))) == record
+            kept += 1
+    assert kept > 100
+
+
+def test_the_fold_keeps_a_roll_just_made_without_reading_its_record_again(tmp_path, monkeypatch):
+    path = SessionStore(tmp_path).create("Docks", "4d2")
+    with Session.open(path) as s:
+        s.roll("4d2", {}, rng=random.Random(3))
+        read: list[Any] = []
+        real = RollRecord.from_trusted_json.__func__  # type: ignore[attr-defined]
+        monkeypatch.setattr(RollRecord, "from_trusted_json", classmethod(lambda cls, d: read.append(d) or real(cls, d)))
+        event = s.roll("4d2", {}, rng=random.Random(4))
+        monkeypatch.undo()
+        assert read == []
+        live = s.state.to_json()
+        assert s.state.rolls[-1].record == RollRecord.from_json(event.data["record"])
+    with Session.open(path, readonly=True) as again:  # a replay folds the same state
+        assert again.state.to_json()["rolls"] == live["rolls"]

@@ -12,7 +12,7 @@ from typing import Any
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.session.events import Applied, EventError
 
-__all__ = ["as_saved", "jsonable"]
+__all__ = ["as_saved", "jsonable", "plain_event"]
 
 
 class _NotPlain(Exception):
@@ -67,12 +67,23 @@ def jsonable(doc: Mapping[str, Any], etype: Any) -> dict[str, Any]:
 
     Plain data (what gmdesk's own moves make) is copied as it is, by exact type
     (:func:`_plain_copy`); anything else goes through a JSON round trip."""
+    return plain_event(doc, etype)[0]
+
+
+def plain_event(doc: Mapping[str, Any], etype: Any) -> tuple[dict[str, Any], RollRecord | None]:
+    """:func:`jsonable`, and the roll record the event holds as ``record`` (a
+    :class:`RollRecord` given as itself) when its JSON in the copy is that plain
+    copy: reading that JSON gives back this very record (plain values freeze and
+    thaw as they are), so the fold takes it rather than reading it again. None
+    otherwise (no record given as itself, or the copy went through the round trip)."""
     if type(doc) is dict:
         try:
             plain_doc: dict[str, Any] = _plain_copy(doc)
-            return plain_doc
         except _NotPlain:
             pass
+        else:
+            record = doc.get("record")
+            return plain_doc, record if type(record) is RollRecord else None
 
     def conv(v: Any) -> Any:
         if isinstance(v, RollRecord):
@@ -87,7 +98,7 @@ def jsonable(doc: Mapping[str, Any], etype: Any) -> dict[str, Any]:
         plain: dict[str, Any] = json.loads(json.dumps(conv(doc), ensure_ascii=False, allow_nan=False))
     except (TypeError, ValueError) as e:
         raise EventError(f"the event is not plain data ({e})", etype if isinstance(etype, str) else None) from None
-    return plain
+    return plain, None
 
 
 def as_saved(applied: Applied) -> bool:
