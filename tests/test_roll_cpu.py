@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from test_roll_save_cost import RECORDS, _typed
 
 from gmdesk.core.dice import RollRecord, thaw
 from gmdesk.core.errors import ParamError
@@ -30,20 +31,10 @@ from gmdesk.core.session.storage.codec import dumps, read_back
 from gmdesk.core.systems import BUILTIN_IDS, get_spec
 from gmdesk.core.systems import base as systems_base
 from gmdesk.core.systems.base import dataclass_to_json
-from gmdesk.core.tables import DEFAULT_TABLES
 from gmdesk.core.text import now_iso
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((ROOT / "saves").glob("*.gmdesk"))
-
-
-def _typed(v: Any) -> Any:
-    """``v`` with the type of every value spelled out (``==`` takes 1 for True, 1.0 for 1)."""
-    if isinstance(v, dict):
-        return ("dict", [(k, _typed(x)) for k, x in v.items()])
-    if isinstance(v, list):
-        return ("list", [_typed(x) for x in v])
-    return (type(v).__name__, v)
 
 
 def test_a_commit_looks_at_each_of_the_sessions_files_once(tmp_path, monkeypatch):
@@ -168,34 +159,11 @@ def test_parameters_nothing_is_filled_into_are_not_checked_again(tmp_path, monke
         assert filled.target_kind == "inorganic" and len(checked) == 1
 
 
-def _records() -> list[RollRecord]:
-    """Records of every built-in system (plain, in combat, with the example sessions'
-    own parameters) and every record the shipped example sessions hold."""
-    out = []
-    for sid, data in [
-        *((sid, d) for sid in BUILTIN_IDS for d in ({}, {"combat": True}, {"combat": True, "vs_bonus": 1})),
-        *_recorded_params(),
-    ]:
-        spec = get_spec(sid)
-        try:
-            params = spec.params_from_json(data)
-        except ParamError:
-            continue
-        for seed in range(3):
-            out.append(spec.roll(params, random.Random(seed), DEFAULT_TABLES))
-    for path in EXAMPLES:
-        with Session.open(path, readonly=True) as s:
-            for e in s.events:
-                if isinstance(e.data.get("record"), Mapping):
-                    out.append(RollRecord.from_json(e.data["record"]))
-    return out
-
-
 def test_a_record_made_is_the_one_its_saved_json_reads_as():
     """What lets the fold keep a roll's record as made rather than read its JSON again:
     wherever the event's copy is the plain one, that JSON reads as the very record."""
     kept = 0
-    for record in _records():
+    for record in RECORDS:  # (every system's, plain and in combat, and the example sessions')
         data, known = plain_event({"type": "roll", "record": record}, "roll")
         assert data["record"] == json.loads(dumps(record.to_json()))
         if known is not None:
