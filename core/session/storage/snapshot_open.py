@@ -112,6 +112,27 @@ def state_from_snapshot(path: Path, raw: dict[str, Any], schema: int) -> State:
 _EVENTS_OPEN = b'"' + EVENTS_TABLE.encode() + b'":{'
 
 
+_PREFIX = b'{"' + SYSTEM_KEY.encode() + b'":'
+
+
+def _first_record(data: bytes) -> tuple[dict[str, Any], bytes, int] | None:
+    """The ``_gmdesk`` record on the first line of ``data``, laid out as this gmdesk
+    writes it: (the record, its text, where the line ends); else None."""
+    if not data.startswith(_PREFIX):
+        return None
+    nl = data.find(b"\n")
+    if nl < 0 or data[nl - 1 : nl] != b",":
+        return None
+    text = data[len(_PREFIX) : nl - 1]
+    try:
+        sysrec = loads(text)
+    except ValueError:
+        return None
+    if type(sysrec) is not dict or sysrec.get("format") != FORMAT_TAG:
+        return None
+    return sysrec, text, nl
+
+
 def fast_snapshot(path: Path, data: bytes) -> State | None:
     """The state of a snapshot laid out as this gmdesk writes it, without parsing its
     events: the ``_gmdesk`` record (first line) gives the events' byte length and
@@ -119,23 +140,10 @@ def fast_snapshot(path: Path, data: bytes) -> State | None:
 
     None when anything differs (an older or hand-edited file, a checksum that does
     not match): the caller then parses the whole file, which also says what is wrong."""
-    prefix = b'{"' + SYSTEM_KEY.encode() + b'":'
-    if not data.startswith(prefix):
+    got = _first_record(data)
+    if got is None or got[0].get("schema") not in (1, SCHEMA_VERSION):
         return None
-    nl = data.find(b"\n")
-    if nl < 0 or data[nl - 1 : nl] != b",":
-        return None
-    text = data[len(prefix) : nl - 1]
-    try:
-        sysrec = loads(text)
-    except ValueError:
-        return None
-    if (
-        type(sysrec) is not dict
-        or sysrec.get("format") != FORMAT_TAG
-        or sysrec.get("schema") not in (1, SCHEMA_VERSION)
-    ):
-        return None
+    sysrec, text, nl = got
     check_record(path, sysrec, text)
     lsn, count, length, digest = (
         sysrec.get("lsn"),
@@ -202,21 +210,14 @@ def lazy_snapshot(path: Path, fd: int, size: int) -> State | None:
     events are read from ``fd`` when asked for (the table keeps ``fd`` open). None when
     the snapshot is short, or anything differs from that layout: the caller then
     reads the whole file (:func:`fast_snapshot`), which also says what is wrong."""
-    prefix = b'{"' + SYSTEM_KEY.encode() + b'":'
     try:
         first = os.pread(fd, 1 << 20, 0)
     except OSError as e:
         raise StoreReadError(f"{path}: cannot read ({e.strerror or e})") from None
-    nl = first.find(b"\n")
-    if not first.startswith(prefix) or nl < 0 or first[nl - 1 : nl] != b",":
+    got = _first_record(first)
+    if got is None or got[0].get("schema") != SCHEMA_VERSION:
         return None
-    text = first[len(prefix) : nl - 1]
-    try:
-        sysrec = loads(text)
-    except ValueError:
-        return None
-    if type(sysrec) is not dict or sysrec.get("format") != FORMAT_TAG or sysrec.get("schema") != SCHEMA_VERSION:
-        return None
+    sysrec, text, nl = got
     lsn, count, length, digest, crcs = (
         sysrec.get("lsn"),
         sysrec.get("count"),
