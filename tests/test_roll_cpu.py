@@ -187,3 +187,14 @@ def test_the_fold_keeps_a_roll_just_made_without_reading_its_record_again(tmp_pa
         assert s.state.rolls[-1].record == RollRecord.from_json(event.data["record"])
     with Session.open(path, readonly=True) as again:  # a replay folds the same state
         assert again.state.to_json()["rolls"] == live["rolls"]
+
+
+def test_a_record_holding_values_json_changes_is_read_back_from_its_json():
+    """(a key that is not text: what its JSON reads as differs from the record, so
+    the fold reads the JSON as a replay would)"""
+    odd = {"t": (1, [2, (3,)]), "m": {7: "seven"}}
+    record = RollRecord("4d2", odd, (), 0, "x", {"e": [odd]})
+    data, known = plain_event({"type": "roll", "record": record}, "roll")
+    assert known is None
+    assert data["record"] == json.loads(json.dumps(record.to_json()))
+    assert RollRecord.from_trusted_json(data["record"]) != record
