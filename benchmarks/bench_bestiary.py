@@ -110,8 +110,8 @@ def search_section(directory: Path, n: int, repeats: int) -> bool:
 
 def add_from_section(directory: Path, events: int, repeats: int) -> bool:
     from benchmarks.bench_store import build_folding_session
-    from gmdesk.core.campaign.bestiary import StatBlock
     from gmdesk.core.campaign.copies import add_from_event
+    from gmdesk.core.campaign.statblock import StatBlock
     from gmdesk.core.session import Session
 
     path = directory / "big.gmdesk"

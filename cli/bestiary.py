@@ -12,13 +12,16 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.cli.common import MAX_SHEET_BYTES, choice, guard, open_session, session_store, spec_or_none
 from gmdesk.cli.fields import read_assignments
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.inputs import read_input
 from gmdesk.core.results import saved
+
+if TYPE_CHECKING:
+    from gmdesk.core.campaign.statblock import StatBlock
 
 #: the biggest TOML file ``bestiary import`` reads
 MAX_IMPORT_BYTES = 64 << 20
@@ -128,8 +131,8 @@ def _named_value(option: str, text: str) -> tuple[str, int]:
     return " ".join(name.split()), parse_int(option, value.strip().replace("\u2212", "-"))
 
 
-def _block(data: dict[str, Any]) -> Any:
-    from gmdesk.core.campaign.bestiary import StatBlock
+def _block(data: dict[str, Any]) -> StatBlock:
+    from gmdesk.core.campaign.statblock import StatBlock
 
     try:
         return StatBlock.from_json(data)
@@ -137,7 +140,7 @@ def _block(data: dict[str, Any]) -> Any:
         raise GmdeskError(str(e)) from None
 
 
-def _lines(b: Any) -> list[str]:
+def _lines(b: StatBlock) -> list[str]:
     from gmdesk.core.systems import get_spec
     from gmdesk.core.systems.spec import show_field
     from gmdesk.core.text import signed
@@ -222,7 +225,7 @@ def cmd_add(ns: Any) -> int:
 
 
 def cmd_save(ns: Any) -> int:
-    from gmdesk.core.campaign.bestiary import StatBlock
+    from gmdesk.core.campaign.statblock import StatBlock
 
     with open_session(ns, readonly=True) as session:
         c = session.character(ns.character)

@@ -53,7 +53,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.cli import counters
 from gmdesk.cli.common import choice, guard, open_session, spec_or_none
@@ -61,6 +61,11 @@ from gmdesk.cli.fields import field_key, read_assignments
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.results import saved
 from gmdesk.core.session.events.text import num
+
+if TYPE_CHECKING:
+    from gmdesk.core.dice import RandomSource
+    from gmdesk.core.session import Event, Session
+    from gmdesk.core.session.model import Character
 
 
 def register(subparsers: Any) -> None:
@@ -168,7 +173,7 @@ def register(subparsers: Any) -> None:
 # --------------------------------------------------------------------------- the verbs
 
 
-def _apply(session: Any, doc: dict[str, Any], rng: Any = None) -> Any:
+def _apply(session: Session, doc: dict[str, Any], rng: RandomSource | None = None) -> Event:
     """Apply one event; its refusal is said in the GM's words (no event type). With
     ``rng``: an event that seats combatants, whose ties the session settles (a
     roll-off rolls with ``rng``)."""
@@ -182,7 +187,7 @@ def _apply(session: Any, doc: dict[str, Any], rng: Any = None) -> Any:
     return event
 
 
-def _print_event(event: Any) -> None:
+def _print_event(event: Event) -> None:
     lines = [event.summary]
     lines += [f"  · {ch}" for ch in event.changes if ch != event.summary]
     sys.stdout.write("\n".join(lines) + "\n")
@@ -242,7 +247,7 @@ def cmd_set(ns: Any) -> int:
     return 0
 
 
-def _changes(spec: Any, c: Any, fields: dict[str, Any], own: dict[str, Any]) -> bool:
+def _changes(spec: Any, c: Character, fields: dict[str, Any], own: dict[str, Any]) -> bool:
     """Whether ``set`` would change the character: its system's fields after the
     changes (a ``stat`` read as the entry of its table it names, as the event reads it)
     or one of its own parts. A change that changes nothing is not logged."""
@@ -264,7 +269,7 @@ def _changes(spec: Any, c: Any, fields: dict[str, Any], own: dict[str, Any]) -> 
     return bool(after != c.fields)
 
 
-def _show_lines(session: Any, c: Any) -> list[str]:
+def _show_lines(session: Session, c: Character) -> list[str]:
     from gmdesk.core.systems import character_sections
     from gmdesk.core.systems.spec import show_field
 

@@ -6,10 +6,14 @@ read by its declaration into the values an event carries."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.cli.common import choice
 from gmdesk.core.errors import ParamError
+
+if TYPE_CHECKING:
+    from gmdesk.core.systems.declare import CharField
+    from gmdesk.core.systems.spec import SystemSpec
 
 #: the character's own parts ``char`` sets: words (normalised) → (event key, label)
 OWN = {
@@ -32,7 +36,7 @@ def field_key(text: str) -> str:
     return " ".join(text.replace("_", " ").replace("-", " ").split()).casefold()
 
 
-def field(spec: Any, name: str) -> Any:
+def field(spec: SystemSpec | None, name: str) -> CharField | None:
     """The declared field ``name`` names (its name or label), or None."""
     if spec is None:
         return None
@@ -40,7 +44,7 @@ def field(spec: Any, name: str) -> Any:
     return next((f for f in spec.character_fields if key in (field_key(f.name), field_key(f.label))), None)
 
 
-def field_names(spec: Any) -> str:
+def field_names(spec: SystemSpec | None) -> str:
     """The fields ``FIELD`` may name, for a message: the system's, then the character's own."""
     own = "side, kind, vitality, max vitality, possibilities, reality rated, name, notes"
     if spec is None or not spec.character_fields:
@@ -64,7 +68,7 @@ def _int(label: str, text: str) -> int:
 
 
 def read_assignments(
-    spec: Any, texts: list[str], current: dict[str, Any] | None = None, adding: bool = False
+    spec: SystemSpec | None, texts: list[str], current: dict[str, Any] | None = None, adding: bool = False
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """``FIELD=VALUE`` texts as (the system's field changes ``{name: value or None}``,
     the character's own part changes ``{event key: value}``). Values of the system's

@@ -11,10 +11,15 @@ import json
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.cli.common import guard, session_store
 from gmdesk.core.errors import ParamError
+
+if TYPE_CHECKING:
+    from gmdesk.core.dice import RollRecord
+    from gmdesk.core.session.events import Event
+    from gmdesk.core.session.session import Session
 
 
 def register(subparsers: Any) -> None:
@@ -32,7 +37,7 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=cmd_log)
 
 
-def event_json(event: Any) -> dict:
+def event_json(event: Event) -> dict[str, Any]:
     """One event as ``gmdesk log --json`` prints it: seq, type, time, summary, the
     payload; a roll event's record (what ``gmdesk roll --json`` prints) under ``roll``."""
     d = event.to_json()
@@ -41,7 +46,7 @@ def event_json(event: Any) -> dict:
     return d
 
 
-def event_text(event: Any, record: Any = None) -> list[str]:
+def event_text(event: Event, record: RollRecord | None = None) -> list[str]:
     """An event as ``gmdesk log`` prints it: a roll's line drawn from its record (both
     sides, one notation, whichever gmdesk saved it), then each change once.
     ``record``: the event's record as a RollRecord, when the caller holds it already
@@ -61,7 +66,7 @@ def event_text(event: Any, record: Any = None) -> list[str]:
     return lines
 
 
-def _print_events(events: Sequence[Any], as_json: bool) -> None:
+def _print_events(events: Sequence[Event], as_json: bool) -> None:
     out = sys.stdout
     for e in events:
         if as_json:
@@ -71,7 +76,7 @@ def _print_events(events: Sequence[Any], as_json: bool) -> None:
     out.flush()
 
 
-def _players(session: Any, events: Sequence[Any]) -> list[Any]:
+def _players(session: Session, events: Sequence[Event]) -> list[Event]:
     """What of ``events`` the players may read, as the player view shows the session
     now: no GM's note, nothing of a character hidden from them, no hidden roll, and
     each roll's GM secrets taken out of its JSON."""
@@ -89,7 +94,7 @@ def _players(session: Any, events: Sequence[Any]) -> list[Any]:
     return out
 
 
-def _without_secrets(event: Any) -> Any:
+def _without_secrets(event: Event) -> Event:
     """A roll event's record without its system's secret parameters (the players' log)."""
     import dataclasses
 

@@ -8,16 +8,32 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from collections.abc import Collection
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.cli.common import session_store
 from gmdesk.cli.log import event_text
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.results import saved
 
+if TYPE_CHECKING:
+    from gmdesk.core.dice import RandomSource
+    from gmdesk.core.session.events import Event
+    from gmdesk.core.session.model import Character
+    from gmdesk.core.session.params import SystemRef
+    from gmdesk.core.session.session import Session
+    from gmdesk.core.tables import TableSet
+
 
 def stream_rolls(
-    ns: Any, system_module: Any, params: Any, rng: Any, count: int, *, tables: Any = None, given: Any = None
+    ns: Any,
+    system_module: SystemRef,
+    params: Any,
+    rng: RandomSource,
+    count: int,
+    *,
+    tables: TableSet | None = None,
+    given: Collection[str] | None = None,
 ) -> None:
     """``gmdesk roll SYSTEM … --save SAVE [--as CHARACTER] [--at TARGET] [--count N]``:
     roll, append to the session and print, one roll at a time (the first line is out
@@ -76,7 +92,7 @@ def stream_rolls(
             out.flush()
 
 
-def _folded_record(session: Any, event: Any) -> RollRecord | None:
+def _folded_record(session: Session, event: Event) -> RollRecord | None:
     """The record of the roll ``event`` as the session folded it (equal to the one its
     JSON reads as, and already told in its summary: its line is drawn once), or None."""
     rolls = session.state.rolls
@@ -149,7 +165,7 @@ def session_options(ns: Any, system_module: Any, saves: Any = None) -> None:
         ns.roll_read = frozenset(filled)
 
 
-def session_params(ns: Any, system_module: Any, params: Any, given: Any = None) -> Any:
+def session_params(ns: Any, system_module: SystemRef, params: Any, given: Collection[str] | None = None) -> Any:
     """The roll parameters with what the session knows filled in, for ``gmdesk roll
     … --save SAVE --as A --at T`` (see :mod:`core.session.params`, the code path the
     roll dialog shares; ``given``: the options typed, which win). Reads the session
@@ -166,13 +182,13 @@ def session_params(ns: Any, system_module: Any, params: Any, given: Any = None) 
 
 
 def _filled(
-    session: Any,
-    system_module: Any,
+    session: Session,
+    system_module: SystemRef,
     params: Any,
-    actor: Any,
-    target: Any,
+    actor: Character | None,
+    target: Character | None,
     combat: bool,
-    given: Any,
+    given: Collection[str] | None,
     read: frozenset[str] = frozenset(),
 ) -> tuple[Any, dict[str, str]]:
     """What the session knows filled in (core.session.params) and where it came from,

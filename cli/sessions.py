@@ -14,13 +14,16 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gmdesk.cli.common import MAX_SHEET_BYTES, guard, session_store
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.inputs import read_input
 from gmdesk.core.results import saved
 from gmdesk.core.text import short_time
+
+if TYPE_CHECKING:
+    from gmdesk.core.sheet import Sheet
 
 
 def register(subparsers: Any, names: tuple[str, ...]) -> None:
@@ -243,10 +246,10 @@ def cmd_export(ns: Any) -> int:
     return 0
 
 
-def sheet_character_name(sheet: Any, fallback: str) -> str:
+def sheet_character_name(sheet: Sheet, fallback: str) -> str:
     """The character's name from a sheet's header: its first line up to a comma
     ("Mark, 25 year old Human" → "Mark"), else ``fallback``."""
-    header = (getattr(sheet, "header", "") or "").strip()
+    header = sheet.header.strip()
     first = header.splitlines()[0] if header else ""
     name = first.split(",")[0].strip().rstrip(":").strip()
     return name or fallback

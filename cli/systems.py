@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from gmdesk.cli.common import Parser
+
+if TYPE_CHECKING:
+    from gmdesk.core.systems.declare import Param
 
 
 def installed(asked: str | None = None) -> tuple[str, ...]:
@@ -61,7 +64,7 @@ def cmd_systems(argv: list[str]) -> int:
     return 0
 
 
-def param_note(p: Any) -> str:
+def param_note(p: Param) -> str:
     """What a parameter takes, in a few words: ``, 0..3, default 0``."""
     parts = ["|".join(p.choices) if p.type == "choice" else "flag" if p.type == "bool" else p.type]
     if p.lo is not None or p.hi is not None:

@@ -16,11 +16,11 @@ from gmdesk.core.campaign.bestiary import (
     BESTIARY_FILE,
     Bestiary,
     BestiaryBusyError,
-    StatBlock,
     from_toml,
     starter_blocks,
     to_toml,
 )
+from gmdesk.core.campaign.statblock import StatBlock
 from gmdesk.core.session import Session, SessionStore
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 from helpers import gmdesk_cli as run
 from helpers import one_error_line
 
-from gmdesk.core.campaign.bestiary import BESTIARY_FILE, Bestiary, StatBlock
+from gmdesk.core.campaign.bestiary import BESTIARY_FILE, Bestiary
+from gmdesk.core.campaign.statblock import StatBlock
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.core.session.events import replay
 from gmdesk.core.session.events.text import num

@@ -26,7 +26,8 @@ import pytest
 from helpers import gmdesk_cli as run
 from helpers import one_error_line
 
-from gmdesk.core.campaign.bestiary import BESTIARY_FILE, Bestiary, StatBlock
+from gmdesk.core.campaign.bestiary import BESTIARY_FILE, Bestiary
+from gmdesk.core.campaign.statblock import StatBlock
 from gmdesk.core.session import Session, SessionStore
 
 SYSTEMS = ("4d2", "fudge", "1d6x4", "torg-2d10", "4d6")

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from helpers import same_as_replay
 
-from gmdesk.core.campaign.bestiary import StatBlock
 from gmdesk.core.campaign.copies import add_from_event
+from gmdesk.core.campaign.statblock import StatBlock
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import EventError, Session, SessionStore
 from gmdesk.core.session.export import export

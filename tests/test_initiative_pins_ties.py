@@ -346,8 +346,8 @@ def test_a_roll_off_from_the_command_line_is_the_same_under_the_same_seed(capsys
 
 
 def test_copies_from_the_bestiary_settle_their_ties_too(store):
-    from gmdesk.core.campaign.bestiary import StatBlock
     from gmdesk.core.campaign.copies import add_from_event
+    from gmdesk.core.campaign.statblock import StatBlock
 
     s, ids = table(store, "Kara", initiative_ties="PCs first")
     with s:

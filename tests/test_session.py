@@ -788,6 +788,30 @@ def test_duplicate_delete_and_examples(store, tmp_path):
     assert [x.name for x in store.list()] == ["From the example", "Original"]
 
 
+def test_a_copy_or_a_repair_that_fails_half_way_leaves_no_file(store, monkeypatch):
+    from gmdesk.core.session.repair import repair
+
+    s = new_session(store, name="Original")
+    add(s, "Ann")
+    s.close()
+    before = sorted(p.name for p in store.dir.iterdir())
+
+    def disk_full(self, docs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(EventLog, "append_many", disk_full)
+    with pytest.raises(OSError, match="No space"):
+        store.duplicate("Original", "Copy")
+    with pytest.raises(OSError, match="No space"):
+        repair(s.path, store.dir)
+    assert sorted(p.name for p in store.dir.iterdir()) == before
+    assert [x.name for x in store.list()] == ["Original"]
+    monkeypatch.undo()
+    made, _ = repair(s.path, store.dir)
+    with Session.open(made, readonly=True) as r:
+        assert r.state.info.name == "Original (repaired)" and r.state.characters["c1"].name == "Ann"
+
+
 def test_default_saves_dir(monkeypatch, tmp_path):
     monkeypatch.setenv("GMDESK_SAVES", str(tmp_path / "mine"))
     assert default_saves_dir() == tmp_path / "mine"

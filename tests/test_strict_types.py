@@ -34,14 +34,14 @@ def strict_overrides() -> list[dict]:
 
 
 def strict_modules() -> list[str]:
-    """Every module (or ``package.*``) a strict block lists (core's block and tui's)."""
+    """Every module (or ``package.*``) a strict block lists (core's and cli's block, and tui's)."""
     return [m for o in strict_overrides() for m in o["module"]]
 
 
 def test_the_strict_modules_have_every_flag_of_strict_mode() -> None:
     config = mypy_config()
     overrides = strict_overrides()
-    assert len(overrides) == 2  # gmdesk.core's block and gmdesk.tui's
+    assert len(overrides) == 2  # gmdesk.core's and gmdesk.cli's block, and gmdesk.tui's
     flags = strict_flags()
     assert {"disallow_any_generics", "disallow_untyped_defs", "warn_return_any"} <= flags
     for override in overrides:
@@ -58,7 +58,7 @@ def test_the_strict_modules_have_every_flag_of_strict_mode() -> None:
 
 def test_every_module_listed_as_strict_exists() -> None:
     modules = strict_modules()
-    assert "gmdesk.core.*" in modules
+    assert "gmdesk.core.*" in modules and "gmdesk.cli.*" in modules
     assert "gmdesk.tui.screens.main" in modules and "gmdesk.tui.widgets.*" in modules
     for name in modules:
         assert importlib.util.find_spec(name.removesuffix(".*")) is not None, name
@@ -68,13 +68,25 @@ def _listed(name: str, patterns: list[str]) -> bool:
     return any(name == p or (p.endswith(".*") and name.startswith(p[:-1])) for p in patterns)
 
 
-def test_every_module_of_core_is_strict() -> None:
-    core = ROOT / "core"
+def modules_of(folder: str) -> set[str]:
+    """The dotted names of every module in a folder of gmdesk (its packages included)."""
     names = set()
-    for path in core.rglob("*.py"):
+    for path in (ROOT / folder).rglob("*.py"):
         parts = path.relative_to(ROOT).with_suffix("").parts
         names.add(".".join(("gmdesk", *parts)).removesuffix(".__init__"))
+    return names
+
+
+def test_every_module_of_core_is_strict() -> None:
+    names = modules_of("core")
     assert {"gmdesk.core", "gmdesk.core.session.session", "gmdesk.core.systems.fudge"} <= names
+    loose = sorted(n for n in names if not _listed(n, strict_modules()))
+    assert loose == []
+
+
+def test_every_module_of_the_command_line_is_strict() -> None:
+    names = modules_of("cli")
+    assert {"gmdesk.cli", "gmdesk.cli.main", "gmdesk.cli.chars"} <= names
     loose = sorted(n for n in names if not _listed(n, strict_modules()))
     assert loose == []
 
@@ -85,10 +97,7 @@ TUI_NOT_YET = {"gmdesk.tui.screens.roll", "gmdesk.tui.screens.rollforms"}
 
 
 def test_every_module_of_tui_but_the_roll_dialog_is_strict() -> None:
-    names = set()
-    for path in (ROOT / "tui").rglob("*.py"):
-        parts = path.relative_to(ROOT).with_suffix("").parts
-        names.add(".".join(("gmdesk", *parts)).removesuffix(".__init__"))
+    names = modules_of("tui")
     assert {"gmdesk.tui", "gmdesk.tui.app", "gmdesk.tui.screens.main"} <= names
     loose = sorted(n for n in names - TUI_NOT_YET if not _listed(n, strict_modules()))
     assert loose == []

@@ -26,7 +26,8 @@ from helpers import (
     until,
 )
 
-from gmdesk.core.campaign.bestiary import BESTIARY_FILE, Bestiary, StatBlock
+from gmdesk.core.campaign.bestiary import BESTIARY_FILE, Bestiary
+from gmdesk.core.campaign.statblock import StatBlock
 from gmdesk.core.systems import system_ids
 from gmdesk.tui.screens.bestiary import BestiaryDialog
 from gmdesk.tui.screens.help import HelpScreen

@@ -147,7 +147,8 @@ async def test_group_and_ungroup_are_in_the_palette(tmp_path):
 
 
 async def test_the_bestiary_adds_copies_as_one_group_at_80x24(tmp_path):
-    from gmdesk.core.campaign.bestiary import Bestiary, StatBlock
+    from gmdesk.core.campaign.bestiary import Bestiary
+    from gmdesk.core.campaign.statblock import StatBlock
     from gmdesk.tui.screens.bestiary import BestiaryDialog
 
     path, ids = make_save(tmp_path, "4d6", [{"name": "Kara"}], initiative={"Kara": 10})

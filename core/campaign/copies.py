@@ -55,33 +55,21 @@ def add_from_event(
     entries = []
     shared = None
     for name in names:
-        if group and shared is not None:
-            character = block.character(name)
-            if hidden:
-                character["hidden"] = True
-            entries.append(
-                {
-                    "character": character,
-                    "sources": [dict(x) for x in block.sources],
-                    "conditions": [dict(x) for x in block.conditions],
-                    "initiative": shared,
-                }
-            )
-            continue
-        record = session.initiative_record("", rng, character=block.model(name))
-        shared = record.value
         character = block.character(name)
         if hidden:
             character["hidden"] = True
-        entries.append(
-            {
-                "character": character,
-                "sources": [dict(x) for x in block.sources],
-                "conditions": [dict(x) for x in block.conditions],
-                "initiative": record.value,
-                "record": record.to_json(),
-            }
-        )
+        entry: dict[str, Any] = {
+            "character": character,
+            "sources": [dict(x) for x in block.sources],
+            "conditions": [dict(x) for x in block.conditions],
+        }
+        if group and shared is not None:
+            entry["initiative"] = shared
+        else:
+            record = session.initiative_record("", rng, character=block.model(name))
+            shared = record.value
+            entry.update(initiative=record.value, record=record.to_json())
+        entries.append(entry)
     doc: dict[str, Any] = {"type": "characters.add", "entries": entries, "source": block.name}
     if group and len(entries) > 1:
         doc["group"] = group_label(session.state, block.name)

@@ -34,7 +34,6 @@ from gmdesk.core.session.storage import (
     SCHEMA_VERSION,
     SYSTEM_KEY,
     EventLog,
-    session_files,
     sidecar_paths,
 )
 from gmdesk.core.session.storage.atomic import read_file
@@ -465,21 +464,7 @@ def repair(path: str | os.PathLike[str], saves_dir: str | os.PathLike[str] | Non
         }
         for seq, doc in enumerate(got.events, 1)
     ]
-    with store._creating():
-        dst = store._new_path(name)
-        out = EventLog.create(dst, header)
-        try:
-            if events:
-                out.append_many(events)
-            for key, value in got.meta:
-                if isinstance(key, str) and key:
-                    out.meta_set(key, value)
-        except BaseException:
-            out.close()
-            for f in session_files(dst):
-                f.unlink(missing_ok=True)
-            raise
-        out.close()
+    dst = store.create_filled(name, header, events, got.meta)
     from gmdesk.core.session.session import Session
 
     try:

@@ -1,4 +1,5 @@
-"""A directory of sessions: list, create, duplicate, delete, new from an example.
+"""A directory of sessions: list, create, duplicate, delete, new from an example, the
+next night (what it carries over is :mod:`core.session.nextnight`).
 
 A session named ``name`` lives in ``<saves>/<file stem>.gmdesk`` (plus the store's
 journal and lock files beside it, see :mod:`core.session.storage`). The file stem is
@@ -22,16 +23,16 @@ opened until that plug-in is installed.
 
 from __future__ import annotations
 
-import copy
 import os
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
+from gmdesk.core.session.nextnight import Carried, read_carried
 
 if TYPE_CHECKING:
     from gmdesk.core.session.session import Session
@@ -236,6 +237,14 @@ def _examples_dir() -> Path | None:
         return Path(str(resources.files("gmdesk.saves"))).resolve()
     except Exception:  # pragma: no cover - the package is always there when installed
         return None
+
+
+def _discard(path: Path) -> None:
+    """Remove every file of a session left half made (its creation failed)."""
+    from gmdesk.core.session.storage import session_files
+
+    for f in session_files(path):
+        f.unlink(missing_ok=True)
 
 
 class SessionStore:
@@ -464,7 +473,7 @@ class SessionStore:
         src_path = self.resolve(src)
         got = read_carried(src_path, npcs, rest)
         from gmdesk.core.session.session import Session, new_header
-        from gmdesk.core.session.storage import EventLog, session_files
+        from gmdesk.core.session.storage import EventLog
 
         header = new_header(name, got.system, got.settings)
         header["carried_from"] = {"name": got.source, "path": str(src_path), "rest": rest}
@@ -475,8 +484,7 @@ class SessionStore:
                 session = Session(log, readonly=False, path=dst)
             except BaseException:
                 log.close()
-                for f in session_files(dst):
-                    f.unlink(missing_ok=True)
+                _discard(dst)
                 raise
             try:
                 session.apply(
@@ -490,8 +498,7 @@ class SessionStore:
                 )
             except BaseException:
                 session.close()
-                for f in session_files(dst):
-                    f.unlink(missing_ok=True)
+                _discard(dst)
                 raise
             session.close()
         return Carried(dst, got.source, tuple(c["name"] for c in got.characters), rest, tuple(got.changes))
@@ -511,21 +518,30 @@ class SessionStore:
         when = now_iso()
         header.update(name=new_name, created=when)
         header.setdefault("last_played", when)
+        return self.create_filled(new_name, header, docs, meta)
+
+    def create_filled(
+        self, name: str, header: dict[str, Any], events: Sequence[dict[str, Any]], meta: Iterable[tuple[Any, Any]]
+    ) -> Path:
+        """A new session file for ``name`` (refused when a session has that name)
+        holding ``header``, the ``events`` (their documents, in order) and the ``meta``
+        entries (key, value; one whose key is not text is left out): a copy of a
+        session, or what a repair saved of one. A write that fails removes the file
+        again."""
+        from gmdesk.core.session.storage import EventLog
+
         with self._creating():
-            dst = self._new_path(new_name)
+            dst = self._new_path(name)
             out = EventLog.create(dst, header)
         try:
-            if docs:
-                out.append_many(docs)
+            if events:
+                out.append_many(events)
             for key, value in meta:
                 if isinstance(key, str) and key:
                     out.meta_set(key, value)
         except BaseException:
             out.close()
-            from gmdesk.core.session.storage import session_files
-
-            for f in session_files(dst):
-                f.unlink(missing_ok=True)
+            _discard(dst)
             raise
         out.close()
         return dst
@@ -551,154 +567,3 @@ class SessionStore:
             sidecar_paths(p)["lock"].unlink(missing_ok=True)
         finally:
             lock.release()
-
-
-# --------------------------------------------------------------------------- the next night
-
-
-@dataclass(frozen=True)
-class Carried:
-    """What :meth:`SessionStore.next_night` made: the new session's path, the name
-    of the session it came from, the names carried, whether they rested, and what
-    the rest changed (one line each)."""
-
-    path: Path
-    source: str
-    names: tuple[str, ...]
-    rest: bool
-    changes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class CarryPlan:
-    """What a session hands on to the next night (:func:`read_carried`)."""
-
-    source: str
-    system: str
-    settings: dict[str, Any]
-    characters: list[dict[str, Any]]
-    changes: list[str]
-
-
-def carry_candidates(path: str | os.PathLike[str]) -> tuple[list[str], list[str]]:
-    """The names of a session's player characters (carried to the next night) and
-    of its non-player characters (carried when named), in the session's order.
-    Reads only (no lock)."""
-    from gmdesk.core.session.session import Session
-
-    with Session.open(Path(path), readonly=True) as s:
-        chars = list(s.state.characters.values())
-    return [c.name for c in chars if c.side == "PC"], [c.name for c in chars if c.side != "PC"]
-
-
-def read_carried(path: str | os.PathLike[str], npcs: Sequence[str] = (), rest: bool = False) -> CarryPlan:
-    """The characters a session hands on (its PCs, and the NPCs named in ``npcs``:
-    GmdeskError naming the unknown one), each as ``Character.to_json`` writes it
-    without id and status, with no roll numbers (they belong to this session's
-    log); with ``rest``, after the system's ``rest`` hook (or
-    :func:`core.systems.rest.default_rest`). Opens the session read-only."""
-    from gmdesk.core.session.session import Session
-    from gmdesk.core.systems.rest import is_dead
-
-    with Session.open(Path(path), readonly=True) as s:
-        state = s.state
-        source = state.info.name
-        chars = list(state.characters.values())
-        wanted: set[str] = set()
-        for typed in npcs:
-            key = " ".join(str(typed).split()).casefold()
-            found = next((c for c in chars if c.name.casefold() == key or c.id == typed), None)
-            if found is None:
-                others = ", ".join(c.name for c in chars if c.side != "PC") or "none"
-                raise GmdeskError(f"no character {str(typed).strip()!r} in {source} to carry over (its NPCs: {others})")
-            wanted.add(found.id)
-        carried = [c.to_json() for c in chars if c.side == "PC" or c.id in wanted]
-        system = state.info.system
-        settings = copy.deepcopy(state.info.settings)
-    out: list[dict[str, Any]] = []
-    changes: list[str] = []
-    hook = _rest_hook(system) if rest else None
-    names = {d["id"]: d["name"] for d in carried}
-    for d in carried:
-        d.pop("id", None)
-        for x in [*d.get("conditions", ()), *d.get("wounds", ())]:
-            x["roll_seq"] = None
-        d["conditions"] = _carried_conditions(d, names, changes)
-        # The Dead stay dead, whatever a system's (or a plug-in's) rest says: the
-        # status is read before anything is dropped, and a dead character is
-        # carried exactly as it stood (RULES "Who can act").
-        if hook is not None and not is_dead(d):
-            after = dict(hook(copy.deepcopy(d)))
-            if d.get("counters") and "counters" not in after:  # a rest that knows nothing of counters keeps them
-                after["counters"] = copy.deepcopy(d["counters"])
-            after.pop("status", None)
-            d.pop("status", None)
-            # a rest ends a status the GM set by hand (an Unconscious wakes up; an
-            # OK that overruled a wound has nothing left to overrule): the rules
-            # stand again. A Dead one never gets here.
-            held = after.pop("status_set", None)
-            if isinstance(held, dict) and held.get("status") == "unconscious":
-                changes.append(f"{after.get('name') or d.get('name')}: Unconscious (set by the GM) → OK")
-            changes.extend(rest_changes(d, after))
-            d = after
-        d.pop("status", None)
-        out.append(d)
-    return CarryPlan(source, system, settings, out, changes)
-
-
-def _carried_conditions(d: dict[str, Any], names: Mapping[str, str], changes: list[str]) -> list[dict[str, Any]]:
-    """The conditions a character carries over: one that lasts until a character's
-    turn names that character (the next night gives new ids), and ends when that
-    character is not carried over (said in ``changes``)."""
-    out = []
-    for x in d.get("conditions") or ():
-        until = x.get("until")
-        if until is not None:
-            who = names.get(until["id"])
-            if who is None:
-                changes.append(f"{d['name']}: {x['name']} ends (it lasted until the turn of someone not carried over)")
-                continue
-            x = {**x, "until": {"name": who, "at": until["at"]}}
-        out.append(x)
-    return out
-
-
-def _rest_hook(system: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    from gmdesk.core.systems import get_spec
-    from gmdesk.core.systems.rest import default_rest
-
-    return get_spec(system).rest or default_rest
-
-
-def rest_changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    """What a rest changed on a character, one line each ("Kara: Vitality 3 → 10",
-    "Kara: Wound healed", "Kara is no longer Stymied")."""
-    from gmdesk.core.session.events import num, sheet_changes, sheet_parse
-
-    who = str(after.get("name") or before.get("name"))
-    out = []
-    for key, label in (("vitality_current", "Vitality"), ("possibilities", "Possibilities")):
-        if before.get(key) != after.get(key):
-            out.append(f"{who}: {label} {num(before.get(key) or 0)} → {num(after.get(key) or 0)}")
-    kept = [w.get("text") for w in after.get("wounds") or ()]
-    for w in before.get("wounds") or ():
-        if w.get("text") in kept:
-            kept.remove(w.get("text"))
-        else:
-            out.append(f"{who}: {w.get('text')} healed")
-    names = {str(x.get("name")).casefold() for x in after.get("conditions") or ()}
-    out += [
-        f"{who} is no longer {x.get('name')}"
-        for x in before.get("conditions") or ()
-        if str(x.get("name")).casefold() not in names
-    ]
-    for kind, what in (("advantage", "advantage"), ("shifts", "shift")):
-        names = {str(x.get("name")).casefold() for x in after.get(kind) or ()}
-        out += [
-            f"{who} loses {what} {x.get('name')}"
-            for x in before.get(kind) or ()
-            if str(x.get("name")).casefold() not in names
-        ]
-    if before.get("sheet") != after.get("sheet") and before.get("sheet") and after.get("sheet"):
-        out += sheet_changes(who, sheet_parse(before["sheet"]), sheet_parse(after["sheet"]))
-    return out

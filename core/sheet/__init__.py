@@ -48,8 +48,8 @@ How the text is read, where the rules leave it open:
 Modules: ``descriptors`` (the Core Descriptors, the shipped templates, what kind of
 descriptor a name is), ``row`` (one row), ``line`` (a row's line of text, read and
 written), ``text`` (a whole sheet's text read into its parts and written back from
-them), ``sheet`` (the Sheet: its tree of rows, look-ups and changes; read from text and
-written as text).
+them), ``tree`` (the rows as a tree: nesting, paths, look-ups, kinds), ``sheet`` (the
+Sheet: its rows' tree and its changes; read from text and written as text).
 """
 
 from gmdesk.core.sheet.descriptors import (

@@ -49,7 +49,8 @@ from textual.widgets import DataTable, Footer, Static
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import SessionStore, SessionSummary
 from gmdesk.core.session.lock import LockedError
-from gmdesk.core.session.saves import carry_candidates, plugin_note
+from gmdesk.core.session.nextnight import carry_candidates
+from gmdesk.core.session.saves import plugin_note
 from gmdesk.core.systems import system_ids
 from gmdesk.tui.runner import SessionRunner
 from gmdesk.tui.screens.newsession import (
