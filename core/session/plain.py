@@ -63,32 +63,29 @@ def _plain_copy(v: Any, depth: int = 0) -> Any:
     raise _NotPlain
 
 
-def _check_plain(v: Any, depth: int) -> None:
-    """:class:`_NotPlain` unless ``v`` (dicts and lists no one else holds) is already
-    what :func:`_plain_copy` would make of it."""
-    t = type(v)
-    if (t is dict or t is list) and depth >= _PLAIN_DEPTH:
+def _check_plain(v: dict[str, Any] | list[Any], depth: int) -> None:
+    """:class:`_NotPlain` unless ``v`` (a dict or list no one else holds, nor its
+    parts) is already what :func:`_plain_copy` would make of it."""
+    if depth >= _PLAIN_DEPTH:
         raise _NotPlain
-    if t is dict:
-        for k, x in v.items():
+    if type(v) is dict:
+        for k in v:
             if type(k) is not str:
                 raise _NotPlain
-            tx = type(x)
-            if not (tx is str or tx is bool or x is None):
-                _check_plain(x, depth + 1)
-    elif t is list:
-        for x in v:
-            tx = type(x)
-            if not (tx is str or tx is bool or x is None):
-                _check_plain(x, depth + 1)
-    elif t is int:
-        if v.bit_length() > _PLAIN_INT_BITS:
+        values: Any = v.values()
+    else:
+        values = v
+    for x in values:
+        tx = type(x)
+        if tx is str or tx is bool or x is None:
+            continue
+        if tx is int:
+            if x.bit_length() > _PLAIN_INT_BITS:
+                raise _NotPlain
+        elif tx is dict or tx is list:
+            _check_plain(x, depth + 1)
+        elif tx is not float or x - x != 0.0:  # (NaN or infinite)
             raise _NotPlain
-    elif t is float:
-        if v - v != 0.0:  # NaN or infinite
-            raise _NotPlain
-    elif not (t is str or t is bool or v is None):
-        raise _NotPlain
 
 
 def jsonable(doc: Mapping[str, Any], etype: Any) -> dict[str, Any]:
