@@ -6,6 +6,7 @@ share it). Plain-text forms never rely on colour: roles are spelled out or marke
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -272,11 +273,26 @@ def _told(record: RollRecord) -> list[Descriptor]:
     return [d for d in record.descriptors if d.text != record.outcome]
 
 
+def taken_off(record: RollRecord, d: Descriptor) -> str:
+    """What a wound takes off Vitality (``−4 Vitality``) where the record's system hurts
+    Vitality by the descriptor's amount and its text does not say so itself (a blow
+    named "Haymaker"; a text such as "Wound −6 Vitality" says it), else ""."""
+    if not d.wound or not isinstance(d.amount, int) or isinstance(d.amount, bool) or d.amount <= 0:
+        return ""
+    spec = _spec(record.system)
+    if spec is None or not spec.harm.vitality.hurt_by_amount:
+        return ""
+    if re.search(rf"(?<!\d){d.amount}(?!\d)", d.text):
+        return ""
+    return f"−{d.amount} Vitality"
+
+
 def descriptor_plain(record: RollRecord) -> str:
     parts = []
     for d in _told(record):
         who = "target" if d.applies_to == "target" else "roller"
-        parts.append(f"{d.text} ({who})" if d.wound else d.text)
+        text = " ".join(filter(None, (d.text, taken_off(record, d))))
+        parts.append(f"{text} ({who})" if d.wound else text)
     return "; ".join(parts)
 
 
@@ -401,6 +417,8 @@ def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
         who = "target" if d.applies_to == "target" else "roller"
         t = Text("→ ")
         t.append(d.text, style="bold" if d.wound else "")
+        if taken := taken_off(record, d):
+            t.append(f" {taken}", style="bold")
         extra = (
             f" ({who}"
             + (f", {d.column}" if d.column and d.column not in ("descriptor",) else "")

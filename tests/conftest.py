@@ -28,10 +28,18 @@ def saves(tmp_path, monkeypatch):
     return tmp_path / "saves"
 
 
-#: the test files that take minutes on one worker (the type-ahead harness drives ten
-#: gmdesk processes on pseudo-terminals, mostly waiting for their screens): run first,
-#: so the other worker(s) take the rest of the suite meanwhile instead of waiting for
-#: them at the end
+@pytest.fixture
+def store(saves):
+    """A ``SessionStore`` on the test's own saves directory."""
+    from gmdesk.core.session import SessionStore
+
+    return SessionStore(saves)
+
+
+#: the test files that take minutes on one worker (the type-ahead harness drives five
+#: gmdesk processes on pseudo-terminals, mostly waiting for their screens, and types the
+#: same keys slowly meanwhile): run first, so the other worker(s) take the rest of the
+#: suite meanwhile instead of waiting for them at the end
 LONG_FILES = ("test_typeahead_pty.py",)
 
 

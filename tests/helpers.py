@@ -4,6 +4,7 @@ draw, and driving the TUI through Textual's public testing API (``App.run_test``
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import random
@@ -12,7 +13,7 @@ import subprocess
 import sys
 import time
 import unicodedata
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -37,6 +38,15 @@ class DrawnDice:
 
     def randint(self, a, b):
         return self.data.draw(st.integers(a, b))
+
+
+def four_d6(*totals: int) -> list[int]:
+    """4d6 dice for these totals (each 4..24, as even as can be)."""
+    out = []
+    for t in totals:
+        base, extra = divmod(t, 4)
+        out += [base + (1 if i < extra else 0) for i in range(4)]
+    return out
 
 
 # ----------------------------------------------------------------------------- files
@@ -66,6 +76,30 @@ def make_save(
         if start:
             s.apply({"type": "turn.next"})
     return path, ids
+
+
+#: the player characters of :func:`open_session` (everyone else is an NPC)
+PLAYER_CHARACTERS = ("Kara", "Quinn")
+
+
+def open_session(
+    store: Any, *names: str, system: str = "4d6", title: str | None = None, each: dict | None = None, **settings: Any
+) -> tuple[Any, dict[str, str]]:
+    """A new session of ``system`` in ``store`` (a ``SessionStore``), open for writing,
+    named ``title`` (else "Table N", N the sessions there before it), with ``settings``
+    and these characters: Kara and Quinn PCs, the rest NPCs; ``NAME:BONUS`` gives one an
+    initiative bonus, ``each`` more of what every character has. The session and name → id."""
+    from gmdesk.core.session import Session
+
+    s = Session.open(store.create(title or f"Table {len(store.list())}", system, settings=settings or None))
+    ids: dict[str, str] = {}
+    for spec in names:
+        name, _, bonus = spec.partition(":")
+        character: dict[str, Any] = {"name": name, "side": "PC" if name in PLAYER_CHARACTERS else "NPC", **(each or {})}
+        if bonus:
+            character["fields"] = {"initiative_bonus": int(bonus)}
+        ids[name] = s.apply({"type": "character.add", "character": character}).data["id"]
+    return s, ids
 
 
 def saved(path: Path) -> Any:
@@ -267,6 +301,47 @@ async def main_screen(pilot: Any) -> Any:
     return pilot.app.screen
 
 
+@contextlib.asynccontextmanager
+async def desk(path: Path, rng: Any = None, size: tuple[int, int] = SMALL, **kw: Any) -> AsyncIterator[Any]:
+    """The GM's app on ``path`` (:func:`make_app`) running at ``size`` with its desk up:
+    ``async with desk(path) as (app, pilot, screen):``."""
+    app = make_app(path, rng, **kw)
+    async with run(app, size=size) as pilot:
+        yield app, pilot, await main_screen(pilot)
+
+
+async def select_entry(pilot: Any, char_id: str) -> None:
+    """The GM's cursor on ``char_id``'s row of the initiative order (the order focused),
+    that character selected."""
+    screen = pilot.app.screen
+    screen.initiative.table.focus()
+    screen.initiative.select(char_id)
+    screen.selected = char_id
+    await settle(pilot)
+
+
+async def saved_when(pilot: Any, path: Path, check: Callable[[Any], Any]) -> Any:
+    """Let the app run until the session saved at ``path`` passes ``check`` and the
+    screen has caught up; the saved session."""
+    found: list[Any] = []
+
+    def passes() -> bool:
+        state = saved(path)
+        if check(state):
+            found.append(state)
+            return True
+        return False
+
+    await until(pilot, passes)
+    await settle(pilot)
+    return found[-1]
+
+
+def dialog_error(dlg: Any) -> str:
+    """What a dialog's error line says (empty when all is well)."""
+    return str(dlg.query_one("#dialog-error").render())
+
+
 def open_overlay(app: Any, kind: type) -> Any:
     """The dialog of type ``kind`` open over the top screen (the roll dialog is an
     overlay on the desk, not a screen), else None."""
@@ -346,6 +421,17 @@ async def palette(pilot: Any, command: str) -> None:
     await press(pilot, "enter")
     await until(pilot, lambda: not isinstance(pilot.app.screen, CommandPalette))
     await settle(pilot)
+
+
+def roll_params(system: str, argv: list[str]) -> Any:
+    """The parameters ``gmdesk roll SYSTEM ARGV…`` rolls with, read by the command's own
+    parser (a ``ParamError`` names the option given badly)."""
+    from gmdesk.cli.rolls import system_parser
+    from gmdesk.core.systems import get_spec
+    from gmdesk.core.systems.options import params_from_options
+
+    spec = get_spec(system)
+    return params_from_options(spec, system_parser("roll", spec).parse_args(argv))
 
 
 def gmdesk_cli(capsys: Any, saves: Path, *args: str) -> tuple[int, str, str]:

@@ -1,5 +1,10 @@
 """The `gmdesk roll` / `gmdesk odds` contract: JSON shapes, bad input (exit 2, one
-line, no traceback), and seeded samples that agree with the exact odds."""
+line, no traceback), and seeded samples that agree with the exact odds.
+
+The commands run in-process (:func:`helpers.gmdesk_run`: exit code, stdout and stderr
+as a finished process gives them); the tests of what only a real process shows — the
+``gmdesk`` program's exit status and streams, and its output without colour — start
+one (:func:`gmdesk_process`)."""
 
 from __future__ import annotations
 
@@ -10,13 +15,20 @@ import sys
 from collections import Counter
 
 import pytest
+from helpers import gmdesk_run
 
 
 def gmdesk(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "gmdesk", *args], capture_output=True, text=True, timeout=120)
+    """``gmdesk ARGS…`` run in-process; with ``check``, it must succeed."""
+    proc = gmdesk_run(*args)
     if check and proc.returncode != 0:
         raise AssertionError(f"gmdesk {' '.join(args)} exited {proc.returncode}: {proc.stderr}")
     return proc
+
+
+def gmdesk_process(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """``gmdesk ARGS…`` as a program of its own (``python -m gmdesk``)."""
+    return subprocess.run([sys.executable, "-m", "gmdesk", *args], capture_output=True, text=True, timeout=120, env=env)
 
 
 # (system, options) pairs covering every system, with and without its main options
@@ -43,7 +55,8 @@ def test_seeded_rolls_match_exact_odds(system, opts):
     assert abs(sum(dist.values()) + odds["tail"] - 1) < 1e-9
     lines = gmdesk("roll", system, *opts, "--seed", "20261121", "--count", str(n), "--json").stdout.splitlines()
     assert len(lines) == n
-    seen = Counter(json.loads(line)["value"] for line in lines)
+    records = [json.loads(line) for line in lines]
+    seen = Counter(r["value"] for r in records)
     assert set(seen) <= set(dist) | {v for v in seen if dist.get(v, 0) == 0 and odds["tail"] > 0}
     # chi-square over bins with an expected count of at least 5 (the rest pooled)
     chi2, bins, pooled_e, pooled_o = 0.0, 0, 0.0, 0
@@ -62,9 +75,10 @@ def test_seeded_rolls_match_exact_odds(system, opts):
     df = max(bins - 1, 1)
     assert chi2 < df + 6 * math.sqrt(2 * df), f"chi2 {chi2:.1f} on {df} df"
     # the named outcomes agree too (within 4 standard errors)
+    named = Counter(r["outcome"] for r in records)
     for outcome in odds["outcomes"]:
         p = outcome["p"]
-        got = sum(1 for line in lines if json.loads(line)["outcome"] == outcome["label"]) / n
+        got = named[outcome["label"]] / n
         se = math.sqrt(max(p * (1 - p), 1e-9) / n)
         assert abs(got - p) < 4 * se + 1e-3, (outcome["label"], got, p)
 
@@ -126,12 +140,7 @@ def test_bad_input_is_one_line_and_exit_2(args, needle):
 
 
 def test_human_output_readable_without_colour():
-    proc = subprocess.run(
-        [sys.executable, "-m", "gmdesk", "roll", "4d6", "--adv", "+1", "--seed", "1"],
-        capture_output=True,
-        text=True,
-        env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin"},
-    )
+    proc = gmdesk_process("roll", "4d6", "--adv", "+1", "--seed", "1", env={"NO_COLOR": "1", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0
     assert "\x1b[" not in proc.stdout
     dice_line = next(line for line in proc.stdout.splitlines() if line.startswith("dice:"))
@@ -165,9 +174,7 @@ def _missing_argument_cases():
 
 @pytest.mark.parametrize("args", _missing_argument_cases(), ids=lambda a: " ".join(a))
 def test_missing_argument_is_one_line_and_exit_2(args, tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-m", "gmdesk", "--saves", str(tmp_path), *args], capture_output=True, text=True, timeout=60
-    )
+    proc = gmdesk_run("--saves", str(tmp_path), *args)
     assert proc.returncode == 2, proc
     assert proc.stdout == ""
     err = proc.stderr.strip()
@@ -202,5 +209,23 @@ def test_help_lists_every_command_in_argparse_format_without_developer_text(caps
     assert "char " in out and "--saves DIR" in out and "--version" in out
     for developer in ("``", "module", "Textual", "never import", "front_end", "FrontEnd"):
         assert developer not in out
-    new_out = subprocess.run([sys.executable, "-m", "gmdesk", "new", "--help"], capture_output=True, text=True).stdout
+    new_out = gmdesk_run("new", "--help").stdout
     assert new_out.startswith("usage: gmdesk new ") and "options:" in out and "options:" in new_out
+
+
+@pytest.mark.parametrize(
+    ("args", "rc", "out", "err"),
+    [
+        (("roll", "4d2", "--seed", "3", "--json"), 0, '{"system": "4d2"', ""),
+        (("roll", "5d6"), 2, "", "gmdesk: SYSTEM: unknown system"),
+        (("odds",), 2, "", "gmdesk odds: missing SYSTEM"),
+    ],
+)
+def test_the_program_exits_with_the_code_and_writes_to_the_stream_of_the_in_process_run(args, rc, out, err):
+    """The ``gmdesk`` program itself: its exit status, stdout and stderr are the ones
+    the in-process run gives (what the tests above check, they check of the program)."""
+    proc = gmdesk_process(*args)
+    inside = gmdesk_run(*args)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (inside.returncode, inside.stdout, inside.stderr)
+    assert proc.returncode == rc and proc.stdout.startswith(out) and proc.stderr.startswith(err), proc
+    assert proc.stdout.count("\n") <= 1 and proc.stderr.count("\n") <= 1 and "Traceback" not in proc.stderr

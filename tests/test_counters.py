@@ -8,26 +8,16 @@ next night full when they reset each night. Real store."""
 from __future__ import annotations
 
 import pytest
-from helpers import gmdesk_cli, same_as_replay
+from helpers import gmdesk_cli, open_session, same_as_replay
 
 from gmdesk.core.session import EventError, Session, SessionStore
 from gmdesk.core.session.events.visibility import public_event
 from gmdesk.core.session.export import export
 
 
-@pytest.fixture
-def store(saves) -> SessionStore:
-    return SessionStore(saves)
-
-
 def table(store: SessionStore, *names: str) -> tuple[Session, dict[str, str]]:
-    """A 4d6 session with these characters (Kara and Quinn PCs, the rest NPCs)."""
-    s = Session.open(store.create(f"Night {len(store.list()) + 1}", "4d6"))
-    ids = {}
-    for name in names:
-        side = "PC" if name in ("Kara", "Quinn") else "NPC"
-        ids[name] = s.apply({"type": "character.add", "character": {"name": name, "side": side}}).data["id"]
-    return s, ids
+    """A 4d6 session "Night N" with these characters (Kara and Quinn PCs, the rest NPCs)."""
+    return open_session(store, *names, title=f"Night {len(store.list()) + 1}")
 
 
 def left(s: Session, cid: str) -> dict[str, str]:
@@ -40,6 +30,23 @@ def add(s: Session, cid: str, label: str, maximum: int, reset: str) -> None:
 
 def spend(s: Session, cid: str, label: str, n: int = 1):
     return s.apply({"type": "counter.change", "id": cid, "label": label, "spend": n})
+
+
+def order(s: Session, values: dict[str, int]) -> None:
+    """The encounter's order: character id → initiative."""
+    s.apply({"type": "initiative.set", "entries": [{"id": cid, "value": v} for cid, v in values.items()]})
+
+
+def kara_and_gospog(store: SessionStore, legendary: int = 3) -> tuple[Session, str, str]:
+    """Kara (Reactions 1, reset each round) at 15 before Gospog (Legendary, reset at
+    the start of its turn) at 10, in the encounter, no turn yet: the session, Kara's id,
+    Gospog's id."""
+    s, ids = table(store, "Kara", "Gospog")
+    k, g = ids["Kara"], ids["Gospog"]
+    add(s, k, "Reactions", 1, "round")
+    add(s, g, "Legendary", legendary, "turn")
+    order(s, {k: 15, g: 10})
+    return s, k, g
 
 
 def test_spend_restore_remove_and_undo(store):
@@ -104,12 +111,8 @@ def test_bad_counters_are_refused(store, doc, words):
 
 
 def test_resets_each_round_and_at_the_start_of_its_own_turn_undone_with_the_step(store):
-    s, ids = table(store, "Kara", "Gospog")
-    k, g = ids["Kara"], ids["Gospog"]
+    s, k, g = kara_and_gospog(store)
     with s:
-        add(s, k, "Reactions", 1, "round")
-        add(s, g, "Legendary", 3, "turn")
-        s.apply({"type": "initiative.set", "entries": [{"id": k, "value": 15}, {"id": g, "value": 10}]})
         s.apply({"type": "turn.next"})  # round 1: Kara
         spend(s, k, "Reactions")
         spend(s, g, "Legendary", 2)
@@ -138,7 +141,7 @@ def test_a_turn_passed_over_does_not_start_and_fills_nothing(store):
     k, g = ids["Kara"], ids["Gospog"]
     with s:
         add(s, g, "Legendary", 1, "turn")
-        s.apply({"type": "initiative.set", "entries": [{"id": k, "value": 15}, {"id": g, "value": 10}]})
+        order(s, {k: 15, g: 10})
         s.apply({"type": "turn.next"})
         spend(s, g, "Legendary")
         s.apply({"type": "character.status", "id": g, "status": "unconscious"})
@@ -213,26 +216,30 @@ def test_a_checkpoint_row_of_an_earlier_version_reads_with_no_counters(store):
 
 
 def cli_table(capsys, saves) -> None:
-    from helpers import gmdesk_cli as run
+    """``gmdesk new "Night 1" --system 4d6`` with Kara added."""
+    assert gmdesk_cli(capsys, saves, "new", "Night 1", "--system", "4d6")[0] == 0
+    assert gmdesk_cli(capsys, saves, "char", "Night 1", "add", "Kara")[0] == 0
 
-    assert run(capsys, saves, "new", "Night 1", "--system", "4d6")[0] == 0
-    assert run(capsys, saves, "char", "Night 1", "add", "Kara")[0] == 0
+
+def kara_counter(capsys, saves, *args: str) -> tuple[int, str, str]:
+    """``gmdesk char "Night 1" counter Kara ARGS…``: its exit code, stdout and stderr."""
+    return gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", *args)
 
 
 def test_the_cli_adds_spends_restores_shows_and_removes(capsys, saves):
     cli_table(capsys, saves)
-    rc, out, err = gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", "Reactions", "1", "--reset", "round")
+    rc, out, err = kara_counter(capsys, saves, "Reactions", "1", "--reset", "round")
     assert (rc, out, err) == (0, "Kara gets a counter: Reactions 1/1 ↻round\n", "")
-    gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", "Luck", "3", "--reset", "NIGHT")
-    rc, out, _ = gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", "luck", "--spend", "2")
+    kara_counter(capsys, saves, "Luck", "3", "--reset", "NIGHT")
+    rc, out, _ = kara_counter(capsys, saves, "luck", "--spend", "2")
     assert (rc, out) == (0, "Kara spends 2 Luck (1/3 left)\n")
-    rc, out, _ = gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", "Luck", "--restore", "1")
+    rc, out, _ = kara_counter(capsys, saves, "Luck", "--restore", "1")
     assert (rc, out) == (0, "Kara restores 1 Luck (2/3 left)\n")
     rc, out, _ = gmdesk_cli(capsys, saves, "char", "Night 1", "show", "Kara")
     assert "  Counters: Reactions 1/1 ↻round, Luck 2/3 ↻night\n" in out
-    rc, out, _ = gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", "Luck")
+    rc, out, _ = kara_counter(capsys, saves, "Luck")
     assert (rc, out) == (0, "Kara: Luck 2/3 ↻night\n")
-    rc, out, _ = gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", "Reactions", "--remove")
+    rc, out, _ = kara_counter(capsys, saves, "Reactions", "--remove")
     assert (rc, out) == (0, "Kara's counter Reactions is removed\n")
     with SessionStore(saves).open("Night 1") as s:
         kara = s.character("Kara")
@@ -262,25 +269,21 @@ def test_bad_cli_input_is_one_line_and_touches_nothing(capsys, saves, args, word
     from helpers import files_of, one_error_line
 
     cli_table(capsys, saves)
-    gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", "Reactions", "1", "--reset", "round")
+    kara_counter(capsys, saves, "Reactions", "1", "--reset", "round")
 
     def saved() -> dict:  # the session's files (the writer's lock is taken and let go)
         return {k: v for k, v in files_of(saves).items() if not k.endswith(".lock")}
 
     before = saved()
-    rc, out, err = gmdesk_cli(capsys, saves, "char", "Night 1", "counter", "Kara", *args)
+    rc, out, err = kara_counter(capsys, saves, *args)
     assert rc == 2 and out == ""
     one_error_line(err, words)
     assert saved() == before
 
 
 def test_the_public_chronicle_leaves_out_an_npcs_counters(store):
-    s, ids = table(store, "Kara", "Gospog")
-    k, g = ids["Kara"], ids["Gospog"]
+    s, k, g = kara_and_gospog(store)
     with s:
-        add(s, k, "Reactions", 1, "round")
-        add(s, g, "Legendary", 3, "turn")
-        s.apply({"type": "initiative.set", "entries": [{"id": k, "value": 15}, {"id": g, "value": 10}]})
         s.apply({"type": "turn.next"})
         spend(s, k, "Reactions")
         spend(s, g, "Legendary", 2)
@@ -297,12 +300,8 @@ def test_the_public_chronicle_leaves_out_an_npcs_counters(store):
 def test_a_spend_and_a_reset_survive_a_kill(store):
     from helpers import killed_after
 
-    s, ids = table(store, "Kara", "Gospog")
-    k, g = ids["Kara"], ids["Gospog"]
-    with s:
-        add(s, k, "Reactions", 1, "round")
-        add(s, g, "Legendary", 2, "turn")
-        s.apply({"type": "initiative.set", "entries": [{"id": k, "value": 15}, {"id": g, "value": 10}]})
+    s, k, g = kara_and_gospog(store, legendary=2)
+    s.close()
     path = store.list()[0].path
     killed_after(
         path,

@@ -8,7 +8,7 @@ Real store, fixed dice (4d6: initiative 4d6 + bonus)."""
 from __future__ import annotations
 
 import pytest
-from helpers import same_as_replay
+from helpers import four_d6, open_session, same_as_replay
 
 from gmdesk.core.campaign.copies import add_from_event
 from gmdesk.core.campaign.statblock import StatBlock
@@ -17,31 +17,10 @@ from gmdesk.core.session import EventError, Session, SessionStore
 from gmdesk.core.session.export import export
 
 
-@pytest.fixture
-def store(tmp_path) -> SessionStore:
-    return SessionStore(tmp_path / "saves")
-
-
-def four(*totals: int) -> list[int]:
-    """4d6 dice for these totals (each 4..24, as even as can be)."""
-    out = []
-    for t in totals:
-        base, extra = divmod(t, 4)
-        out += [base + (1 if i < extra else 0) for i in range(4)]
-    return out
-
-
 def table(store: SessionStore, *names: str, **settings) -> tuple[Session, dict[str, str]]:
-    """A 4d6 session: Kara a PC; NAME:BONUS an NPC with that initiative bonus."""
-    s = Session.open(store.create(f"Table {len(store.list())}", "4d6", settings=settings or None))
-    ids = {}
-    for spec in names:
-        name, _, bonus = spec.partition(":")
-        c = {"name": name, "side": "PC" if name == "Kara" else "NPC", "vitality": 5}
-        if bonus:
-            c["fields"] = {"initiative_bonus": int(bonus)}
-        ids[name] = s.apply({"type": "character.add", "character": c}).data["id"]
-    return s, ids
+    """A 4d6 session: Kara a PC; NAME:BONUS an NPC with that initiative bonus; each
+    with Vitality 5."""
+    return open_session(store, *names, each={"vitality": 5}, **settings)
 
 
 def rows(s: Session) -> list[str]:
@@ -69,7 +48,7 @@ def test_a_group_rolls_once_with_its_lowest_modifier_and_the_log_says_whose(stor
     with s:
         s.apply({"type": "group.set", "label": "Gang", "ids": [ids["Brute"], ids["Runt"], ids["Boss"]]})
         # one roll for the group: Runt's (-1 is the lowest); 13 - 1 = 12; Kara rolls 9
-        ev = s.roll_initiative([ids["Kara"], ids["Brute"], ids["Runt"], ids["Boss"]], FixedDice(four(9, 13)))
+        ev = s.roll_initiative([ids["Kara"], ids["Brute"], ids["Runt"], ids["Boss"]], FixedDice(four_d6(9, 13)))
         rolls = [r for r in s.state.rolls if r.seq == ev.seq]
         assert [(r.actor_name, r.record.value) for r in rolls] == [("Kara", 9), ("Runt", 12)]
         assert "Gang ×3: initiative 12 (rolled with Runt's modifier, the group's lowest)" in ev.changes
@@ -170,7 +149,7 @@ def test_copies_added_as_one_group_and_a_member_joining_later(store):
     s, ids = table(store, "Kara")
     with s:
         block = StatBlock("Gospog", "4d6", vitality=6)
-        rng = FixedDice(four(11, 8))
+        rng = FixedDice(four_d6(11, 8))
         s.roll_initiative([ids["Kara"]], rng)  # 11
         ev = s.apply_placing(add_from_event(s, block, 3, rng, group=True), rng)  # one roll: 8
         assert ev.summary.endswith("as one group, Gospog ×3")
@@ -182,7 +161,7 @@ def test_copies_added_as_one_group_and_a_member_joining_later(store):
         # one leaves the fight and comes back: where its group stands, no roll
         s.apply({"type": "encounter.remove", "id": members[1].id})
         assert rows(s) == ["Kara 11", "Gospog ×2 8"]
-        s.join_encounter(members[1].id, FixedDice(four(20)))
+        s.join_encounter(members[1].id, FixedDice(four_d6(20)))
         assert rows(s) == ["Kara 11", "Gospog ×3 8"]
         with pytest.raises(EventError, match="joins at the group's initiative 8"):
             s.apply({"type": "encounter.remove", "id": members[1].id})
@@ -201,7 +180,7 @@ def test_a_group_pins_as_one_and_ties_as_one(store):
         assert "Gospog ×2: initiative no longer pinned" in ev.changes[0]
         # Kara (12 + 0) and Thug (7 + 5) join the group's 12: one roll-off, the group
         # rolling once with G2 (+0, its lowest): the group 10, Kara 15, Thug 7 + 5
-        ev = s.roll_initiative([ids["Kara"], ids["Thug"]], FixedDice(four(12, 7) + four(10, 15) + four(7)))
+        ev = s.roll_initiative([ids["Kara"], ids["Thug"]], FixedDice(four_d6(12, 7) + four_d6(10, 15) + four_d6(7)))
         (tie,) = ev.data["ties"]
         assert tie["order"] == [ids["Kara"], ids["Thug"], ids["G2"]]
         assert rows(s) == ["Kara 12", "Thug 12", "Gospog ×2 12"]
@@ -216,7 +195,7 @@ def test_a_round_rolled_again_rolls_once_for_the_group(store):
         s.roll_initiative([ids["Kara"], ids["G1"]], values={ids["Kara"]: 9, ids["G1"]: 5})
         s.next_turn()
         s.next_turn()
-        ev = s.next_turn(FixedDice(four(4, 19)))  # round 2: Kara 4, the group 19 + 1 (G2's bonus)
+        ev = s.next_turn(FixedDice(four_d6(4, 19)))  # round 2: Kara 4, the group 19 + 1 (G2's bonus)
         assert [e["id"] for e in ev.data["initiative"]] == [ids["Kara"], ids["G2"]]
         assert rows(s) == ["Pair ×2 20", "Kara 4"] and acting(s) == "G1"
         same_as_replay(s)
@@ -226,7 +205,7 @@ def test_the_group_goes_to_the_next_night_with_its_members_and_the_chronicle_has
     s, ids = table(store, "Kara", "G1", "G2")
     with s:
         s.apply({"type": "group.set", "label": "Pair", "ids": [ids["G1"], ids["G2"]]})
-        s.roll_initiative([ids["G1"]], FixedDice(four(10)))
+        s.roll_initiative([ids["G1"]], FixedDice(four_d6(10)))
         chronicle = export(s.state, "md", s.events, header=s.header)
         assert "Pair ×2: initiative 10" in chronicle
         name = s.state.info.name
@@ -234,7 +213,7 @@ def test_the_group_goes_to_the_next_night_with_its_members_and_the_chronicle_has
     with Session.open(got.path) as s2:
         assert [c.name for c in s2.state.group_members("Pair")] == ["G1", "G2"]
         assert any("in the group Pair" in line for line in s2.events[0].changes)
-        s2.roll_initiative([s2.character("G2").id], FixedDice(four(7)))
+        s2.roll_initiative([s2.character("G2").id], FixedDice(four_d6(7)))
         assert rows(s2) == ["Pair ×2 7"]
 
 

@@ -11,7 +11,7 @@ import random
 
 import pytest
 from coin_plugin import registered
-from helpers import gmdesk_cli, one_error_line, same_as_replay
+from helpers import four_d6, gmdesk_cli, one_error_line, open_session, same_as_replay
 from plugin_site import plugin_site
 
 from gmdesk.core.dice import FixedDice
@@ -20,32 +20,13 @@ from gmdesk.core.session.export import export
 from gmdesk.core.session.settings import SettingError, defaults_for, parse_assignment
 
 
-@pytest.fixture
-def store(tmp_path) -> SessionStore:
-    return SessionStore(tmp_path / "saves")
-
-
 def table(store: SessionStore, *names: str, system: str = "4d6", **settings) -> tuple[Session, dict[str, str]]:
     """A session of ``system`` with these characters (Kara and Quinn PCs, the rest NPCs)."""
-    s = Session.open(store.create(f"Table {len(store.list())}", system, settings=settings or None))
-    ids = {}
-    for name in names:
-        side = "PC" if name in ("Kara", "Quinn") else "NPC"
-        ids[name] = s.apply({"type": "character.add", "character": {"name": name, "side": side}}).data["id"]
-    return s, ids
+    return open_session(store, *names, system=system, **settings)
 
 
 def order(s: Session) -> list[tuple[str, int]]:
     return [(s.state.characters[x.char_id].name, x.initiative) for x in s.state.encounter.order]
-
-
-def four(*totals: int) -> list[int]:
-    """4d6 dice for these totals (each 4..24, as even as can be)."""
-    out = []
-    for t in totals:
-        base, extra = divmod(t, 4)
-        out += [base + (1 if i < extra else 0) for i in range(4)]
-    return out
 
 
 # ------------------------------------------------------------------ pinned turns
@@ -56,11 +37,11 @@ def test_a_pinned_entry_keeps_its_number_through_a_reroll_round_and_unpinning_re
     with s:
         ev = s.roll_initiative([ids["Lair"]], values={ids["Lair"]: 20}, pins={ids["Lair"]: True})
         assert ev.summary == "Initiative: Lair 20 (pinned)"
-        s.roll_initiative([ids["Kara"], ids["Gospog"]], FixedDice(four(14, 9)))
+        s.roll_initiative([ids["Kara"], ids["Gospog"]], FixedDice(four_d6(14, 9)))
         assert order(s) == [("Lair", 20), ("Kara", 14), ("Gospog", 9)]
         for _ in range(3):
             s.next_turn()
-        ev = s.next_turn(FixedDice(four(23, 22)))  # round 2: Kara and Gospog roll again, the lair does not
+        ev = s.next_turn(FixedDice(four_d6(23, 22)))  # round 2: Kara and Gospog roll again, the lair does not
         assert [e["id"] for e in ev.data["initiative"]] == [ids["Kara"], ids["Gospog"]]
         assert order(s) == [("Kara", 23), ("Gospog", 22), ("Lair", 20)]
         assert s.state.characters[ids["Lair"]].pin == 20
@@ -68,7 +49,7 @@ def test_a_pinned_entry_keeps_its_number_through_a_reroll_round_and_unpinning_re
         ev = s.roll_initiative([ids["Lair"]], pins={ids["Lair"]: False})
         assert "Lair: initiative no longer pinned (it keeps 20 until initiative is rolled again)" in ev.changes
         assert s.state.characters[ids["Lair"]].pin is None
-        s.new_round(FixedDice(four(4, 5, 6)))
+        s.new_round(FixedDice(four_d6(4, 5, 6)))
         assert order(s) == [("Lair", 6), ("Gospog", 5), ("Kara", 4)]
         same_as_replay(s)
 
@@ -76,11 +57,11 @@ def test_a_pinned_entry_keeps_its_number_through_a_reroll_round_and_unpinning_re
 def test_pinning_where_it_stands_undo_and_rolling_for_all(store):
     s, ids = table(store, "Kara", "Lair")
     with s:
-        s.roll_initiative([ids["Kara"], ids["Lair"]], FixedDice(four(10, 15)))
+        s.roll_initiative([ids["Kara"], ids["Lair"]], FixedDice(four_d6(10, 15)))
         ev = s.roll_initiative([ids["Lair"]], pins={ids["Lair"]: True})  # no number: where it stands
         assert ev.summary == "Initiative: Lair pinned at 15" and not s.state.rolls[-1].seq == ev.seq
         # initiative for all: the pinned entry is not rolled, the others are
-        ev = s.roll_initiative([ids["Kara"], ids["Lair"]], FixedDice(four(18)))
+        ev = s.roll_initiative([ids["Kara"], ids["Lair"]], FixedDice(four_d6(18)))
         assert [e["id"] for e in ev.data["entries"]] == [ids["Kara"]]
         assert order(s) == [("Kara", 18), ("Lair", 15)]
         # a typed number moves the pin
@@ -127,7 +108,7 @@ def test_a_pinned_character_joins_at_its_pin_and_the_pin_carries_to_the_next_nig
     with Session.open(got.path) as s2:
         lair = s2.character("Lair")
         assert lair.pin == 20
-        s2.roll_initiative([lair.id, s2.character("Kara").id], FixedDice(four(12)))
+        s2.roll_initiative([lair.id, s2.character("Kara").id], FixedDice(four_d6(12)))
         assert order(s2) == [("Lair", 20), ("Kara", 12)]
 
 
@@ -138,10 +119,10 @@ def test_a_pin_survives_reopening_from_the_checkpoint_and_so_do_the_rolls_of_a_r
     s, ids = table(store, "Kara", "Lair", reroll_initiative=True)
     with s:
         s.roll_initiative([ids["Lair"]], values={ids["Lair"]: 20}, pins={ids["Lair"]: True})
-        s.roll_initiative([ids["Kara"]], FixedDice(four(12)))
+        s.roll_initiative([ids["Kara"]], FixedDice(four_d6(12)))
         s.next_turn()
         s.next_turn()
-        s.next_turn(FixedDice(four(16)))
+        s.next_turn(FixedDice(four_d6(16)))
         path, before = s.path, [r.record.value for r in s.state.rolls]
     with Session.open(path, readonly=True) as again:
         assert again._ckpt_seq > 0  # from the checkpoint, not a replay
@@ -156,7 +137,7 @@ def test_ties_keep_the_earlier_entry_by_default(store):
     s, ids = table(store, "Gospog", "Kara")
     with s:
         assert s.state.info.settings["initiative_ties"] == "keep order"
-        ev = s.roll_initiative([ids["Gospog"], ids["Kara"]], FixedDice(four(12, 12)))
+        ev = s.roll_initiative([ids["Gospog"], ids["Kara"]], FixedDice(four_d6(12, 12)))
         assert "ties" not in ev.data
         assert order(s) == [("Gospog", 12), ("Kara", 12)]
 
@@ -166,7 +147,7 @@ def test_higher_modifier_first(store):
     with s:
         # Gospog 12 with +0, Kara 10 + 2 = 12: Kara's modifier is higher
         ev = s.roll_initiative(
-            [ids["Gospog"], ids["Kara"]], FixedDice(four(12, 10)), modifiers={ids["Gospog"]: 0, ids["Kara"]: 2}
+            [ids["Gospog"], ids["Kara"]], FixedDice(four_d6(12, 10)), modifiers={ids["Gospog"]: 0, ids["Kara"]: 2}
         )
         assert order(s) == [("Kara", 12), ("Gospog", 12)]
         assert "Tie at 12 (higher modifier): Kara, Gospog" in ev.changes
@@ -189,7 +170,7 @@ def test_a_roll_off_rolls_the_tied_again_until_apart_logged_in_the_log_and_the_c
         ev = s.roll_initiative(
             [ids["Gospog"], ids["Kara"], ids["Thug"]],
             # all three roll 12; the roll-off: 10, 10, 5; again for the two still tied: 7, 20
-            FixedDice(four(12, 12, 12) + four(10, 10, 5) + four(7, 20)),
+            FixedDice(four_d6(12, 12, 12) + four_d6(10, 10, 5) + four_d6(7, 20)),
         )
         assert order(s) == [("Kara", 12), ("Gospog", 12), ("Thug", 12), ("Quinn", 3)]
         (tie,) = ev.data["ties"]
@@ -217,11 +198,11 @@ def test_a_round_rolled_again_settles_its_ties_too_and_a_seed_gives_the_same_rol
     s, ids = table(store, "Gospog", "Kara", "Lair", initiative_ties="roll off", reroll_initiative=True)
     with s:
         s.roll_initiative([ids["Lair"]], values={ids["Lair"]: 12}, pins={ids["Lair"]: True})
-        s.roll_initiative([ids["Gospog"], ids["Kara"]], FixedDice(four(5, 6)))
+        s.roll_initiative([ids["Gospog"], ids["Kara"]], FixedDice(four_d6(5, 6)))
         for _ in range(3):
             s.next_turn()
         # round 2: both roll 12, tied with the pinned lair: all three roll off (Lair 9, Kara 4, Gospog 16)
-        ev = s.next_turn(FixedDice(four(12, 12, 9, 4, 16)))
+        ev = s.next_turn(FixedDice(four_d6(12, 12, 9, 4, 16)))
         assert [t["order"] for t in ev.data["ties"]] == [[ids["Gospog"], ids["Lair"], ids["Kara"]]]
         assert order(s) == [("Gospog", 12), ("Lair", 12), ("Kara", 12)]
         assert s.state.encounter.current.char_id == ids["Gospog"]  # the round starts with the first
@@ -303,7 +284,7 @@ def test_pin_and_unpin_from_the_command_line(capsys, tmp_path):
     with Session.open(path) as s:
         s.next_turn()
         s.next_turn()
-        s.next_turn(FixedDice(four(23)))  # round 2: Kara rolls again, the lair stays at 20
+        s.next_turn(FixedDice(four_d6(23)))  # round 2: Kara rolls again, the lair stays at 20
         assert order(s) == [("Kara", 23), ("Lair", 20)]
     # bad input: one line in the GM's words, exit 2, nothing saved
     before = path.read_bytes(), path.with_name(path.name + ".journal").read_bytes()
@@ -353,12 +334,12 @@ def test_copies_from_the_bestiary_settle_their_ties_too(store):
     with s:
         s.roll_initiative([ids["Kara"]], values={ids["Kara"]: 12})
         block = StatBlock("Gospog", "4d6", vitality=6)
-        rng = FixedDice(four(12, 12))
+        rng = FixedDice(four_d6(12, 12))
         ev = s.apply_placing(add_from_event(s, block, 2, rng), rng)
         assert order(s) == [("Kara", 12), ("Gospog 1", 12), ("Gospog 2", 12)]  # the PC was first already
         s.apply({"type": "session.settings", "changes": {"initiative_ties": "roll off"}})
         # two more copies at 12: all five roll off (Kara 5, Gospog 1 9, 2 20, 3 4, 4 7)
-        rng = FixedDice(four(12, 12, 5, 9, 20, 4, 7))
+        rng = FixedDice(four_d6(12, 12, 5, 9, 20, 4, 7))
         ev = s.apply_placing(add_from_event(s, block, 2, rng), rng)
         assert [name for name, _ in order(s)] == ["Gospog 2", "Gospog 1", "Gospog 4", "Kara", "Gospog 3"]
         assert ev.data["ties"][0]["rule"] == "roll off"
@@ -392,7 +373,7 @@ def test_who_cannot_act_rolls_nothing_in_a_roll_off_and_goes_after(store):
         s.roll_initiative([ids["Gospog"], ids["Thug"]], values={ids["Gospog"]: 9, ids["Thug"]: 9})
         s.apply({"type": "character.status", "id": ids["Gospog"], "status": "unconscious"})
         s.apply({"type": "session.settings", "changes": {"initiative_ties": "roll off"}})
-        ev = s.join_encounter(ids["Kara"], FixedDice(four(10, 20)), value=9)  # Thug 10, Kara 20
+        ev = s.join_encounter(ids["Kara"], FixedDice(four_d6(10, 20)), value=9)  # Thug 10, Kara 20
         (tie,) = ev.data["ties"]
         assert [[e["id"] for e in r] for r in tie["rolls"]] == [[ids["Thug"], ids["Kara"]]]
         assert order(s) == [("Kara", 9), ("Thug", 9), ("Gospog", 9)]

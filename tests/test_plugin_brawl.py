@@ -128,3 +128,53 @@ async def test_at_the_desk_attacks_hurt_knock_out_kill_and_move_a_clock(brawl: A
     assert state.clocks["Last orders"].halves == 4
     assert [e.record.outcome for e in state.rolls] == ["Hit", "Hit", "Strong hit"]
     assert {e.clock for e in state.rolls} == {"Last orders"}
+
+
+def test_the_command_lines_roll_says_what_a_blow_takes_off_vitality(brawl: Any, tmp_path: Path) -> None:
+    """A brawl blow's text is only its name ("Haymaker"): the roll's one line and its
+    breakdown say what it takes off the target's Vitality, as a 1d6x4 wound's text
+    does ("Wound −6 Vitality"); a text that says its amount already is left as it is."""
+    from helpers import gmdesk_run
+
+    path, _ = make_save(
+        tmp_path,
+        "brawl",
+        [{"name": "Ann", "vitality": 6}, {"name": "Bob", "side": "NPC", "vitality": 6}],
+        initiative={"Ann": 10, "Bob": 5},
+        start=True,
+    )
+    saves = str(path.parent)
+    # seed 3: 2 + 5 + 3 = 10 against 7, a Strong hit: a Haymaker of twice 2
+    done = gmdesk_run(
+        "--saves",
+        saves,
+        "roll",
+        "brawl",
+        "--combat",
+        "--skill",
+        "3",
+        "--seed",
+        "3",
+        "--save",
+        "Table",
+        "--as",
+        "Ann",
+        "--at",
+        "Bob",
+    )
+    assert done.returncode == 0, done.stderr
+    line = done.stdout.splitlines()[0]
+    assert line.endswith("Ann rolls at Bob: brawl [2 5] = 10 Strong hit → Haymaker −4 Vitality (target)"), line
+    assert "Bob: Vitality 6 → 2" in done.stdout
+    logged = gmdesk_run("--saves", saves, "log", "Table").stdout
+    assert "Strong hit → Haymaker −4 Vitality (target)" in logged
+    alone = gmdesk_run("roll", "brawl", "--combat", "--seed", "3").stdout  # 7 against 7: a Hit, a Punch of 2
+    assert "→ Punch −2 Vitality (target)" in alone, alone
+    assert "Vitality" not in gmdesk_run("roll", "brawl", "--seed", "3").stdout  # no attack, no blow
+
+    from gmdesk.core.dice import Descriptor, RollRecord
+    from gmdesk.core.render import record_line
+
+    said = Descriptor(text="Haymaker for 4", applies_to="target", amount=4)
+    record = RollRecord(system="brawl", params={}, dice=(), value=10, outcome="Strong hit", descriptors=(said,))
+    assert record_line(record).endswith("→ Haymaker for 4 (target)")

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 from fractions import Fraction
 
 import pytest
+from helpers import roll_params
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gmdesk.cli.rolls import system_parser
 from gmdesk.core.dice import Descriptor, FixedDice, RollRecord
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems import four_d_two as m
-from gmdesk.core.systems import get_spec, get_system
-from gmdesk.core.systems.options import params_from_options
+from gmdesk.core.systems import get_system
 from gmdesk.core.tables import TableSet, parse_table
 
 OUTCOME_NAMES = {
@@ -296,22 +294,13 @@ def test_bad_kind_is_refused():
         m.Params(combat=True, target_kind="ghost")
 
 
-def _parser() -> argparse.ArgumentParser:
-    """The real ``gmdesk roll`` parser of this system."""
-    return system_parser("roll", get_spec(m.ID))
-
-
-def _params(ns: argparse.Namespace):
-    return params_from_options(get_spec(m.ID), ns)
-
-
 def test_cli_options_become_params():
-    ns = _parser().parse_args(
-        ["--shift", "+2", "--fold", "Negative", "--combat", "--target-kind", "inorganic", "--skill-threshold", "8"]
+    argv = ["--shift", "+2", "--fold", "Negative", "--combat", "--target-kind", "inorganic", "--skill-threshold", "8"]
+    assert roll_params(m.ID, argv) == m.Params(
+        shift=2, fold="negative", combat=True, target_kind="inorganic", skill_threshold=8
     )
-    assert _params(ns) == m.Params(shift=2, fold="negative", combat=True, target_kind="inorganic", skill_threshold=8)
-    assert _params(_parser().parse_args(["--maneuver", "--shift=-3"])) == m.Params(shift=-3, maneuver=True)
-    assert _params(_parser().parse_args([])) == m.Params()
+    assert roll_params(m.ID, ["--maneuver", "--shift=-3"]) == m.Params(shift=-3, maneuver=True)
+    assert roll_params(m.ID, []) == m.Params()
 
 
 @pytest.mark.parametrize(
@@ -326,7 +315,7 @@ def test_cli_options_become_params():
 )
 def test_cli_bad_input_is_a_param_error(argv, option):
     with pytest.raises(ParamError) as e:
-        _params(_parser().parse_args(argv))
+        roll_params(m.ID, argv)
     assert e.value.option == option
 
 

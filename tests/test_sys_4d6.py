@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 from fractions import Fraction
 
 import pytest
+from helpers import roll_params
 from hypothesis import given
 from hypothesis import strategies as st
 
-from gmdesk.cli.rolls import system_parser
 from gmdesk.core.dice import FixedDice, RollRecord
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems import core_4d6 as m
-from gmdesk.core.systems import get_spec, get_system
-from gmdesk.core.systems.options import params_from_options
+from gmdesk.core.systems import get_system
 
 TIERS = ["Critical Success", "Full Success", "Partial Success", "Failure", "Critical Failure"]
 
@@ -439,39 +437,28 @@ def test_dc_accepts_ladder_names():
     assert m.Params(dc="very-difficult").dc == 20
 
 
-def _parser() -> argparse.ArgumentParser:
-    """The real ``gmdesk roll`` parser of this system."""
-    return system_parser("roll", get_spec(m.ID))
-
-
-def _params(ns: argparse.Namespace):
-    return params_from_options(get_spec(m.ID), ns)
-
-
 def test_cli_options_become_params():
-    ns = _parser().parse_args(
-        [
-            "--bonus",
-            "+3",
-            "--dc",
-            "18",
-            "--adv",
-            "+1,+2,-1",
-            "--position",
-            "high",
-            "--effect",
-            "great",
-            "--combat",
-            "--target-kind",
-            "inorganic",
-        ]
-    )
-    assert _params(ns) == m.Params(
+    argv = [
+        "--bonus",
+        "+3",
+        "--dc",
+        "18",
+        "--adv",
+        "+1,+2,-1",
+        "--position",
+        "high",
+        "--effect",
+        "great",
+        "--combat",
+        "--target-kind",
+        "inorganic",
+    ]
+    assert roll_params(m.ID, argv) == m.Params(
         bonus=3, dc=18, adv=(1, 2, -1), position="high", effect="great", combat=True, target_kind="inorganic"
     )
-    ns = _parser().parse_args(["--vs-bonus", "2", "--vs-adv=-1", "--adv=-2"])
-    assert _params(ns) == m.Params(vs_bonus=2, vs_adv=(-1,), adv=(-2,))
-    assert _params(_parser().parse_args([])) == m.Params()
+    argv = ["--vs-bonus", "2", "--vs-adv=-1", "--adv=-2"]
+    assert roll_params(m.ID, argv) == m.Params(vs_bonus=2, vs_adv=(-1,), adv=(-2,))
+    assert roll_params(m.ID, []) == m.Params()
 
 
 @pytest.mark.parametrize(
@@ -486,7 +473,7 @@ def test_cli_options_become_params():
 )
 def test_cli_bad_input_is_a_param_error(argv, option):
     with pytest.raises(ParamError) as e:
-        _params(_parser().parse_args(argv))
+        roll_params(m.ID, argv)
     assert e.value.option == option
 
 

@@ -5,7 +5,7 @@ the palette offers both for the selected character; a new round fills it again."
 
 from __future__ import annotations
 
-from helpers import main_screen, make_app, make_save, palette, press, run, saved, screen_text, settle, until
+from helpers import desk, make_save, palette, press, run, saved, screen_text, settle, until
 from test_tui_char_fields import to_row
 
 from gmdesk.core.session import Session
@@ -29,9 +29,7 @@ def counter_save(tmp_path):
 async def test_s_spends_and_shift_s_restores_the_counter_under_the_cursor(tmp_path):
     path, ids = counter_save(tmp_path)
     k = ids["Kara"]
-    app = make_app(path)
-    async with run(app, size=(80, 24)) as pilot:
-        screen = await main_screen(pilot)
+    async with desk(path) as (app, pilot, screen):
         pane = screen.character
         await press(pilot, "tab")  # initiative → the character pane
         assert pane.table.has_focus and pane.border_title == "Kara"
@@ -71,9 +69,7 @@ async def test_s_spends_and_shift_s_restores_the_counter_under_the_cursor(tmp_pa
 async def test_the_palette_spends_and_gives_back_the_selected_characters_counter(tmp_path):
     path, ids = counter_save(tmp_path)
     k = ids["Kara"]
-    app = make_app(path)
-    async with run(app, size=(80, 24)) as pilot:
-        await main_screen(pilot)
+    async with desk(path) as (_app, pilot, _screen):
         await palette(pilot, "Spend one Luck (Kara)")
         await until(pilot, lambda: counters_of(path, k)[1] == "Luck 2/3 ↻night")
         await palette(pilot, "Give back one Luck (Kara)")
@@ -105,9 +101,7 @@ async def test_the_palette_adds_a_counter_and_a_bad_maximum_is_said_with_its_lab
 
     path, ids = counter_save(tmp_path)
     k = ids["Kara"]
-    app = make_app(path)
-    async with run(app, size=(80, 24)) as pilot:
-        await main_screen(pilot)
+    async with desk(path) as (app, pilot, _screen):
         await palette(pilot, "Add a counter…")
         await dialog(pilot, FormDialog)
         await burst(pilot, "Second wind")

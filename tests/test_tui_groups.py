@@ -9,17 +9,17 @@ from __future__ import annotations
 import random
 
 from helpers import (
-    SMALL,
     burst,
+    desk,
     dialog,
-    main_screen,
-    make_app,
+    dialog_error,
     make_save,
     palette,
     press,
-    run,
     saved,
+    saved_when,
     screen_text,
+    select_entry,
     settle,
     until,
 )
@@ -51,9 +51,7 @@ def pane_lines(app) -> list[str]:
 
 async def test_the_group_is_one_row_that_opens_to_its_members(tmp_path):
     path, ids = grouped_save(tmp_path)
-    app = make_app(path)
-    async with run(app, size=SMALL) as pilot:
-        screen = await main_screen(pilot)
+    async with desk(path) as (app, pilot, screen):
         screen.initiative.table.focus()
         await settle(pilot)
         text = screen_text(app)
@@ -81,11 +79,9 @@ async def test_attack_by_a_group_uses_the_member_who_acts_and_at_a_group_its_fir
     with Session.open(path) as s:
         s.apply({"type": "character.status", "id": ids["Gospog 1"], "status": "unconscious"})
         s.next_turn()  # the group's turn: Gospog 1 cannot act, Gospog 2 acts for it
-    app = make_app(path, rng=random.Random(4))
-    async with run(app, size=SMALL) as pilot:
-        screen = await main_screen(pilot)
+    async with desk(path, rng=random.Random(4)) as (app, pilot, screen):
         assert screen.acting() == ids["Gospog 2"]
-        assert "Gospog ×3 (Gospog 2)'s turn" in screen_text(app)  # the session bar: the group, who acts for it
+        assert "Gospog ×3's turn (Gospog 2)" in screen_text(app)  # the session bar: the group, who acts for it
         assert screen.default_target(ids["Kara"]) == ids["Gospog 2"]  # the first standing
         await press(pilot, "a")
         await until(pilot, lambda: screen.rolls.dialog_open)
@@ -93,8 +89,8 @@ async def test_attack_by_a_group_uses_the_member_who_acts_and_at_a_group_its_fir
         text = screen_text(app)
         assert "Gospog 2" in text and "Kara" in text
         await press(pilot, "enter")
-        await until(pilot, lambda: any(r.kind == "roll" for r in saved(path).rolls))
-        (roll,) = [r for r in saved(path).rolls if r.kind == "roll"]
+        state = await saved_when(pilot, path, lambda s: any(r.kind == "roll" for r in s.rolls))
+        (roll,) = [r for r in state.rolls if r.kind == "roll"]
         assert (roll.actor, roll.target) == (ids["Gospog 2"], ids["Kara"])
 
 
@@ -106,44 +102,35 @@ async def test_g_groups_in_a_form_refuses_a_name_as_label_and_G_splits_undoably(
         initiative={"Orc": 12, "Kara": 10, "Wolf": 4},
         start=True,
     )
-    app = make_app(path)
-    async with run(app, size=SMALL) as pilot:
-        screen = await main_screen(pilot)
-        screen.initiative.table.focus()
-        screen.initiative.select(ids["Orc"])
-        screen.selected = ids["Orc"]
+    async with desk(path) as (app, pilot, _screen):
+        await select_entry(pilot, ids["Orc"])
         await press(pilot, "g")
         dlg = await dialog(pilot, FormDialog)
         await burst(pilot, "Kara")
         await press(pilot, "tab", "tab", "tab", "space")  # Orc is ticked; tick Wolf (Orc, Kara, Wolf)
         await press(pilot, "enter")
-        await settle(pilot)
-        error = str(dlg.query_one("#dialog-error").render())
+        error = dialog_error(dlg)
         assert error.startswith("✗ Label:") and "character's name" in error, error
         assert all(c.group is None for c in saved(path).characters.values())  # nothing saved
         await press(pilot, "shift+tab", "shift+tab", "shift+tab")
         await press(pilot, "ctrl+u")
         await burst(pilot, "Beasts")
         await press(pilot, "enter")
-        await until(pilot, lambda: saved(path).characters[ids["Wolf"]].group == "Beasts")
-        await settle(pilot)
+        state = await saved_when(pilot, path, lambda s: s.characters[ids["Wolf"]].group == "Beasts")
         assert "▸ Beasts ×2" in screen_text(app)
-        state = saved(path)
         assert [x.initiative for x in state.encounter.order] == [12, 12, 10]  # where Orc stood
         await press(pilot, "G")
-        await until(pilot, lambda: saved(path).characters[ids["Wolf"]].group is None)
+        await saved_when(pilot, path, lambda s: s.characters[ids["Wolf"]].group is None)
         await press(pilot, "u")
-        await until(pilot, lambda: saved(path).characters[ids["Wolf"]].group == "Beasts")
+        await saved_when(pilot, path, lambda s: s.characters[ids["Wolf"]].group == "Beasts")
 
 
 async def test_group_and_ungroup_are_in_the_palette(tmp_path):
     path, ids = grouped_save(tmp_path)
-    app = make_app(path)
-    async with run(app, size=SMALL) as pilot:
-        screen = await main_screen(pilot)
+    async with desk(path) as (_app, pilot, screen):
         screen.selected = ids["Gospog 2"]
         await palette(pilot, "Ungroup")
-        await until(pilot, lambda: saved(path).characters[ids["Gospog 2"]].group is None)
+        await saved_when(pilot, path, lambda s: s.characters[ids["Gospog 2"]].group is None)
 
 
 async def test_the_bestiary_adds_copies_as_one_group_at_80x24(tmp_path):
@@ -153,9 +140,7 @@ async def test_the_bestiary_adds_copies_as_one_group_at_80x24(tmp_path):
 
     path, ids = make_save(tmp_path, "4d6", [{"name": "Kara"}], initiative={"Kara": 10})
     Bestiary(path.parent).add_many([StatBlock("Gospog", "4d6", vitality=7)])
-    app = make_app(path, rng=random.Random(2))
-    async with run(app, size=SMALL) as pilot:
-        await main_screen(pilot)
+    async with desk(path, rng=random.Random(2)) as (app, pilot, _screen):
         await press(pilot, "B")
         dlg = await dialog(pilot, BestiaryDialog)
         await until(pilot, lambda: dlg.loaded is not None)
@@ -163,14 +148,12 @@ async def test_the_bestiary_adds_copies_as_one_group_at_80x24(tmp_path):
         await press(pilot, "tab", "tab", "space")  # the count stays 1; "One group" ticked
         await press(pilot, "tab", "tab", "space")
         await press(pilot, "enter")
-        await settle(pilot)
-        assert "Count: one group is two copies or more" in str(dlg.query_one("#dialog-error").render())
+        assert "Count: one group is two copies or more" in dialog_error(dlg)
         assert len(saved(path).characters) == 1  # nothing saved
         await press(pilot, "shift+tab", "shift+tab", "backspace")
         await burst(pilot, "3")
         await press(pilot, "enter")
-        await until(pilot, lambda: len(saved(path).characters) == 4)
-        await settle(pilot)
+        await saved_when(pilot, path, lambda s: len(s.characters) == 4)
         assert "▸ Gospog ×3" in screen_text(app)
     state = saved(path)
     assert {c.group for c in state.characters.values() if c.side == "NPC"} == {"Gospog"}
@@ -190,9 +173,7 @@ async def test_initiative_for_all_rolls_once_for_a_group_named_once_in_the_dialo
         s.apply(
             {"type": "character.fields", "id": ids["Gospog 2"], "set": {"initiative_bonus": -2}}
         )  # the group's lowest
-    app = make_app(path, rng=random.Random(8))
-    async with run(app, size=SMALL) as pilot:
-        await main_screen(pilot)
+    async with desk(path, rng=random.Random(8)) as (app, pilot, _screen):
         await press(pilot, "i")
         await dialog(pilot, FormDialog)
         await settle(pilot)
@@ -201,7 +182,7 @@ async def test_initiative_for_all_rolls_once_for_a_group_named_once_in_the_dialo
         assert "Gospog 1" not in text and "Gospog 3" not in text
         before = len(saved(path).rolls)
         await press(pilot, "enter")
-        await until(pilot, lambda: len(saved(path).rolls) > before)
+        await saved_when(pilot, path, lambda s: len(s.rolls) > before)
     state = saved(path)
     new = state.rolls[before:]
     assert sorted(r.actor_name for r in new) == ["Gospog 2", "Kara"]  # one roll for the group, with its lowest

@@ -1,15 +1,17 @@
 """Keys typed ahead act exactly as typed slowly — on a real pseudo-terminal (issue 18).
 
 gmdesk runs as the GM runs it: the ``gmdesk`` command on a pseudo-terminal of 80×24,
-its dice fixed by ``GMDESK_SEED``. Per system, two gmdesk processes start on the
-session picker of a copy of the same session (:func:`typeahead.harness_save`) and
-type every sequence of :data:`typeahead.SEQUENCES` in order: one writes each sequence
-in a single ``write()`` (as SSH delivers a burst), the other one key at a time, each
-after the screen has settled (no output for a moment, nothing being written to the
-save). Both save directories must hold the same sessions (the picker's dialogs make
-more: a copy, a next night, a new session, one from an example), each with the same
-events, event by event, but for when they were made; and the slow run must have
-logged what each sequence is for.
+its dice fixed by ``GMDESK_SEED``. Per system, a gmdesk process starts on the session
+picker of a copy of the session (:func:`typeahead.harness_save`) and every sequence
+of :data:`typeahead.SEQUENCES` is written to it in order, each in a single
+``write()`` (as SSH delivers a burst). Beside it, the same app on another copy, its
+dice seeded alike, is typed the same keys slowly: what the terminal sends for each
+key, as Textual reads it, one key at a time, each once the app has settled from the
+one before (no session call, worker, message or held key left: ``helpers.settle``,
+which asks the app instead of guessing from a quiet screen). Both save directories
+must hold the same sessions (the picker's dialogs make more: a copy, a next night, a
+new session, one from an example), each with the same events, event by event, but
+for when they were made; and the slow run must have logged what each sequence is for.
 
 The harness knows gmdesk has handled a burst when the command palette it opens
 afterwards shows a mark typed into it, unique to that moment (:meth:`PtyDesk.handled`):
@@ -17,9 +19,10 @@ a sequence may open the palette itself, and keys typed ahead wait in gmdesk (on 
 busy machine for seconds) while the palette they were typed behind is drawn. A lone
 Escape is given its moment before the next write (:meth:`PtyDesk.write`).
 
-All ten gmdesks run at once: they mostly wait for their screens to settle, so the
-harness takes about as long as one system's slow run (two to three minutes; on CI's
-two busy cores, beside the rest of the suite, up to five).
+The five gmdesks on terminals (one a system) run at once, mostly waiting for their
+screens; the slow runs go one after the other meanwhile, in the test's own process
+(ten gmdesks on terminals, five of them typed slowly with a pause after each key,
+took more CPU and longer).
 """
 
 from __future__ import annotations
@@ -51,6 +54,9 @@ from typeahead import (
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
+#: the desk's dice on the terminal (``GMDESK_SEED``), and in the slow runs
+SEED = "7"
+
 #: the screen has settled once nothing was drawn and nothing written for this long
 SETTLED = 0.3
 
@@ -76,7 +82,7 @@ class PtyDesk:
             "HOME": str(home),
             "TERM": "xterm-256color",
             "LANG": "C.UTF-8",
-            "GMDESK_SEED": "7",
+            "GMDESK_SEED": SEED,
             "GMDESK_KEYMAP": str(home / "keymap.toml"),
         }
         (home / "keymap.toml").write_text("", encoding="utf-8")
@@ -229,22 +235,15 @@ class PtyDesk:
         os.close(self._child_end)
 
 
-def drive(saves: Path, home: Path, system: str, burst: bool) -> None:
-    """Type every sequence of ``system`` into a gmdesk on ``saves``: each in one write
-    (``burst``) or key by key once the screen has settled."""
+def drive(saves: Path, home: Path, system: str) -> None:
+    """Type every sequence of ``system`` into a gmdesk on ``saves``, each in one write."""
     desk = PtyDesk(saves, home)
     try:
         desk.wait_for(b"Enter opens")  # the picker is up (the terminal in raw mode)
         desk.settle()
         for sequence in for_system(system):
-            keys = terminal_bytes(sequence.for_system(system))
             try:
-                if burst:
-                    desk.write(b"".join(keys))
-                else:
-                    for key in keys:
-                        desk.write(key)
-                        desk.settle()
+                desk.write(b"".join(terminal_bytes(sequence.for_system(system))))
                 desk.handled()  # a busy machine may pause drawing for seconds: no guessing
             except AssertionError as e:
                 raise AssertionError(f"{sequence.name}: {e}") from None
@@ -287,31 +286,76 @@ def differences(system: str, slow: Path, fast: Path) -> list[str]:
     return problems
 
 
-def test_every_sequence_typed_ahead_matches_typing_it_slowly(tmp_path: Path) -> None:
-    """Every system at once: its gmdesks mostly wait for the screen to settle, so ten
-    of them take about as long as two (CI runs this first, beside the rest)."""
+async def type_slowly(saves: Path, system: str) -> None:
+    """Type every sequence of ``system`` into the GM's app on ``saves`` (the session
+    picker first, the dice seeded as :data:`SEED` seeds the gmdesk on the terminal's):
+    key by key, each as Textual reads what the terminal sends for it, once the app has
+    settled from the one before."""
+    from helpers import SMALL, run, settle, until
+    from textual._xterm_parser import XTermParser
+
+    from gmdesk.core.dice import make_rng
+    from gmdesk.tui.app import GmdeskApp
+    from gmdesk.tui.screens.picker import PickerScreen
+
+    app = GmdeskApp(saves, None, rng=make_rng(int(SEED)))
+    try:
+        async with run(app, size=SMALL) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, PickerScreen))
+            await settle(pilot)
+            for sequence in for_system(system):
+                for key in terminal_bytes(sequence.for_system(system)):
+                    for event in read_keys(XTermParser(), key):
+                        app.post_message(event)
+                        await settle(pilot)
+    finally:
+        app.close_session()
+
+
+def read_keys(parser: Any, data: bytes) -> list[Any]:
+    """The key events Textual's terminal reader makes of ``data`` read alone (a lone
+    Escape once no byte followed it for its moment)."""
+    from textual import constants
+
+    events = list(parser.feed(data.decode()))
+    if not events:  # a lone Escape: the reader waits a moment (``ESCDELAY``) for more
+        time.sleep(constants.ESCAPE_DELAY + 0.05)
+        events = list(parser.tick())
+    assert len(events) == 1, (data, events)
+    return events
+
+
+async def test_every_sequence_typed_ahead_matches_typing_it_slowly(tmp_path: Path) -> None:
+    """Every system at once on the terminal (its gmdesks mostly wait for their
+    screens); meanwhile the slow runs, one after the other (CI runs this first, beside
+    the rest)."""
     runs: dict[tuple[str, bool], Path] = {}
     threads = []
     errors: list[str] = []
     for system in SYSTEMS:
         for burst in (False, True):
-            where = tmp_path / f"{system}-{'burst' if burst else 'slow'}"
-            path = harness_save(where, system)
-            home = where / "home"
-            home.mkdir()
-            runs[(system, burst)] = path
+            runs[(system, burst)] = harness_save(tmp_path / f"{system}-{'burst' if burst else 'slow'}", system)
+        home = tmp_path / f"{system}-home"
+        home.mkdir()
 
-            def run(path: Path = path, home: Path = home, system: str = system, burst: bool = burst) -> None:
-                try:
-                    drive(path.parent, home, system, burst)
-                except Exception as e:  # reported below, with the system
-                    errors.append(f"{system} {'burst' if burst else 'slow'}: {e!r}")
+        def typed_ahead(path: Path = runs[(system, True)], home: Path = home, system: str = system) -> None:
+            try:
+                drive(path.parent, home, system)
+            except Exception as e:  # reported below, with the system
+                errors.append(f"{system} burst: {e!r}")
 
-            threads.append(threading.Thread(target=run))
+        threads.append(threading.Thread(target=typed_ahead))
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
+    try:
+        for system in SYSTEMS:
+            try:
+                await type_slowly(runs[(system, False)].parent, system)
+            except Exception as e:  # reported below, with the system
+                errors.append(f"{system} slow: {e!r}")
+    finally:
+        for t in threads:
+            t.join()
     assert not errors, errors
     problems = [p for system in SYSTEMS for p in differences(system, runs[(system, False)], runs[(system, True)])]
     assert not problems, "\n".join(problems)

@@ -174,6 +174,8 @@ def textual_keys(keys: str) -> list[tuple[str, str | None]]:
     """(key, character) of each key as Textual names them, for ``events.Key``."""
     import unicodedata
 
+    from textual.keys import KEY_NAME_REPLACEMENTS
+
     chars = {"tab": "\t", "enter": "\r", "backspace": "\x7f", "escape": "\x1b"}
     out: list[tuple[str, str | None]] = []
     for t in tokens(keys):
@@ -184,7 +186,8 @@ def textual_keys(keys: str) -> list[tuple[str, str | None]]:
         elif t == " ":
             out.append(("space", " "))
         else:
-            out.append((unicodedata.name(t).lower().replace("-", "_").replace(" ", "_"), t))
+            name = unicodedata.name(t).lower().replace("-", "_").replace(" ", "_")
+            out.append((KEY_NAME_REPLACEMENTS.get(name, name), t))  # "-" is "minus", as Textual names it
     return out
 
 

@@ -34,7 +34,7 @@ from textual import events
 from textual.binding import Binding, BindingsMap, BindingType
 from textual.dom import DOMNode
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, OptionList, Select, SelectionList, Static, TextArea
+from textual.widgets import Button, Checkbox, Footer, OptionList, Select, SelectionList, Static, TextArea
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.tui.widgets.form import Choice
@@ -211,7 +211,30 @@ class DialogKeys:
             w.update("")
 
 
-class Dialog(DialogKeys, ModalScreen[ResultT], Generic[ResultT]):
+class DialogScreen(ModalScreen[ResultT], Generic[ResultT]):
+    """A dialog on a screen of its own, over the desk (or the session picker), with a
+    key bar of its own at the bottom: the dialog's keys, the keys in force, over the
+    bar of the screen beneath (whose keys wait while the dialog is up)."""
+
+    #: the bar shows on a screen taller than this: a dialog that takes every row of a
+    #: smaller screen (the help at 80×24) hides the bar beneath it and keeps its rows
+    KEY_BAR_ABOVE = 0
+
+    def on_mount(self) -> None:
+        self.mount(Footer())
+        self._key_bar()
+
+    def on_resize(self) -> None:
+        self._key_bar()
+
+    def _key_bar(self) -> None:
+        shown = self.size.height > self.KEY_BAR_ABOVE
+        for bar in self.query(Footer):
+            if bar.display != shown:
+                bar.display = shown
+
+
+class Dialog(DialogKeys, DialogScreen[ResultT], Generic[ResultT]):
     """Base of the desk's modal dialogs (see the module docstring). Subclasses implement
     :meth:`action_submit` (what Enter does) and may set :attr:`LABELS` / pass labels
     to :meth:`show_error` so that errors name their fields."""
@@ -259,6 +282,7 @@ __all__ = [
     "DIALOG_BINDINGS",
     "Dialog",
     "DialogHint",
+    "DialogScreen",
     "DialogKeys",
     "ui_message",
     "bound_keys",

@@ -14,8 +14,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from gmdesk.tui.screens.dialog import DialogScreen
 
 PALETTE_INTRO = "Everything is also in the command palette (ctrl+p): type a few letters of a move."
 
@@ -49,12 +50,16 @@ def pane_keys(sections: Iterable[str] | None = None) -> list[tuple[str, str]]:
 PANE_KEYS: Sequence[tuple[str, str]] = tuple(pane_keys())
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(DialogScreen[None]):
     """Keys: ``keys`` is a list of (key display, description) of the calling screen;
     ``intro`` the lines above them; ``panes`` the keys of the screen's panes (section
     titles have an empty description)."""
 
     BINDINGS = [Binding("escape,q,question_mark", "close", "Close", id="help.close")]
+
+    #: the help takes the screen's height up to 44 rows (gmdesk.tcss): below that, it
+    #: covers the key bar's row, and keeps it
+    KEY_BAR_ABOVE = 45
 
     def __init__(
         self,

@@ -100,14 +100,17 @@ UNDO_NAMED = (
 class DeskFooter(Footer):
     """The desk's key bar, redrawn only when the keys it shows change. (Textual's
     Footer rebuilds itself at every focus move; each rebuild is sent to the terminal,
-    over SSH too.) While the roll dialog is open over the desk the bar keeps the desk's
-    keys: the dialog names its own in its hint line."""
+    over SSH too.) While the roll dialog is open over the desk the bar shows the
+    dialog's keys (the keys in force: the desk's wait); where the dialog hides the bar
+    (a terminal no larger than the dialog, 80×24 among them) the bar is left as it
+    is, costing nothing to open and close the dialog."""
 
     _shown: object = None
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
         rolls = getattr(screen, "rolls", None)
-        if isinstance(rolls, RollActions) and rolls.dialog_open:
+        dialog = rolls.dialog if isinstance(rolls, RollActions) else None
+        if dialog is not None and dialog.covers(self):
             return
         shown = tuple(
             (key, active.binding.description, active.enabled, active.binding.show)

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 from textual.binding import Binding
+from textual.geometry import Region
 from textual.widget import Widget
 
 from gmdesk.tui.screens.dialog import DIALOG_BINDINGS, DialogKeys
@@ -68,14 +69,23 @@ class OverlayDialog(DialogKeys, Widget, Generic[ResultT]):
     def on_mount(self) -> None:
         self.trap_focus()  # Tab and shift+Tab stay in the dialog
 
+    def box(self) -> Region:
+        """Where the dialog is drawn on the screen: in the middle, as large as it may be."""
+        width, height = self.screen.size
+        w, h = min(self.MAX_SIZE[0], width), min(self.MAX_SIZE[1], height)
+        return Region(max(0, (width - w) // 2), max(0, (height - h) // 2), w, h)
+
+    def covers(self, widget: Widget) -> bool:
+        """Whether the dialog, shown, hides all of ``widget`` on the desk (on a terminal
+        no larger than the dialog, it fills the screen)."""
+        return self.box().contains_region(widget.region)
+
     def place(self) -> None:
         """In the middle of the screen. Docked on a layer of its own, the dialog never
         changes the size of the desk's screen (which would redraw all of it)."""
-        width, height = self.screen.size
-        w, h = min(self.MAX_SIZE[0], width), min(self.MAX_SIZE[1], height)
-        offset = (max(0, (width - w) // 2), max(0, (height - h) // 2))
-        if tuple(self.styles.offset.resolve(self.screen.size, self.screen.size)) != offset:
-            self.styles.offset = offset
+        offset = self.box().offset
+        if self.styles.offset.resolve(self.screen.size, self.screen.size) != offset:
+            self.styles.offset = (offset.x, offset.y)
 
     def opening(self, done: Callable[[ResultT | None], object] | None) -> None:
         """An open starts (hidden until :meth:`show`); ``done`` takes its result."""

@@ -10,10 +10,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from gmdesk.core.render import render_record
+from gmdesk.tui.screens.dialog import DialogScreen
 from gmdesk.tui.widgets.common import name_of
 from gmdesk.tui.widgets.rolllog import public_record
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from gmdesk.core.session import RollEntry, State
 
 
-class RollDetails(ModalScreen[None]):
+class RollDetails(DialogScreen[None]):
     """The full breakdown of one roll: who, when, every die, the system's numbers, the
     descriptors and every change it made. ``y`` copies the roll's line."""
 

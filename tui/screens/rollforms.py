@@ -174,6 +174,28 @@ def set_value(w: Widget, value: Any) -> None:
             w.value = value
 
 
+def check_as_session(spec: SystemSpec, params: Any, actor: Character | None, target: Character | None) -> None:
+    """Refuse here, in the form, what the session would refuse after Enter (the
+    same core checks ``Session.roll`` makes): an Unconscious or Dead roller, a Dead
+    target, Possibilities the roller does not have."""
+    from gmdesk.core.session import EventError
+    from gmdesk.core.session.events import roll_refusal
+    from gmdesk.core.session.session import params_refusal
+
+    refusal = roll_refusal(actor, target)
+    if refusal is not None:
+        raise EventError(
+            refusal,
+            "roll",
+            field="target"
+            if target is not None and target.status == "dead" and (actor is None or actor.can_act)
+            else "actor",
+        )
+    refused = params_refusal(spec.id, params, actor)
+    if refused is not None:
+        raise refused
+
+
 def said(value: Any) -> str:
     """A value as a note says it."""
     if isinstance(value, bool):
@@ -182,6 +204,7 @@ def said(value: Any) -> str:
 
 
 __all__ = [
+    "check_as_session",
     "said",
     "set_value",
     "shown_field",

@@ -21,7 +21,7 @@ from typing import Any
 from gmdesk.core.render import headline
 from gmdesk.core.session import Event, Session
 from gmdesk.tui.screens.desk import DeskScreen
-from gmdesk.tui.screens.roll import RollDialog, RollRequest
+from gmdesk.tui.screens.roll import RollDialog, RollOpening, RollRequest
 from gmdesk.tui.widgets.common import attack_sentence, name_of
 
 
@@ -81,7 +81,7 @@ class RollActions:
 
         if self.dialog_open:
             return  # one roll at a time: the open dialog keeps the keys
-        kwargs: dict[str, Any] = dict(
+        kwargs = RollOpening(
             system=system,
             actor=actor,
             target=target,
@@ -114,6 +114,7 @@ class RollActions:
         """The terminal was resized: the dialog stays in the middle."""
         if self._dialog is not None and self._dialog.is_attached:
             self._dialog.place()
+            self.desk.refresh_bindings()  # the key bar: under the dialog, or hidden by it
 
     def close_dialog(self) -> None:
         """Close the roll dialog (it stays open while its roll is being made)."""

@@ -63,7 +63,10 @@ class SessionActions:
 
         def done(event: Any) -> None:
             if event is not None:
-                desk.say("\n".join([event.summary, *event.changes]))
+                # each change in the GM's words ("Initiative ties: keep order → roll off"),
+                # once, and how to take it back
+                said = list(event.changes) or [event.summary]
+                desk.say("\n".join([*said[:-1], f"{said[-1]} — {desk.undo_hint()}"]))
 
         desk.when_idle(
             lambda: desk.app.push_screen(SettingsDialog(desk.state.info.settings, desk.state.info.system), done)

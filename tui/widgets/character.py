@@ -234,6 +234,7 @@ class CharacterPane(Vertical):
         self._character = ch
         if changed_char:
             self.close_editor()
+            self.show_message("")  # a refusal about the last character is not about this one
         table = self.table
         cursor = table.cursor_row
         self._rows = []
@@ -559,7 +560,10 @@ class CharacterPane(Vertical):
         )
 
     def show_message(self, message: str) -> None:
-        self.query_one("#character-message", Static).update(f"✗ {message}" if message else "")
+        text = f"✗ {message}" if message else ""
+        if self._shown.get("message", "") != text:
+            self._shown["message"] = text
+            self.query_one("#character-message", Static).update(text)
 
     def edit_result(self, error: str | None) -> None:
         """The screen's answer to :class:`Apply`: an error keeps the editor open."""

@@ -56,9 +56,15 @@ class ReadableCheckbox(Checkbox):
 
 class EnterCheckbox(ReadableCheckbox, inherit_bindings=False):
     """A checkbox toggled by Space only, so Enter always confirms the dialog. It shows
-    ``[x]`` / ``[ ]`` so that its state reads without colour."""
+    ``[x]`` / ``[ ]`` so that its state reads without colour. ↓ / ↑ move to the next /
+    previous field, as Tab and shift+Tab do: a column of boxes (who joins a group)
+    reads as a list, and the arrows go down it."""
 
-    BINDINGS = [Binding("space", "toggle_button", "Toggle", show=False, id="checkbox.toggle")]
+    BINDINGS = [
+        Binding("space", "toggle_button", "Toggle", show=False, id="checkbox.toggle"),
+        Binding("down", "app.focus_next", "Next field", show=False, id="checkbox.next"),
+        Binding("up", "app.focus_previous", "Previous field", show=False, id="checkbox.previous"),
+    ]
 
 
 class ReadableSelectionList(SelectionList[Any], inherit_bindings=False):

@@ -260,10 +260,12 @@ class InitiativePane(Vertical):
         ids: list[str] = []
         rows: list[list[Text]] = []
         in_order: set[str] = set()
+        turns = 0  # the turns in a round, as the order shows them: a group is one row, one turn
         for a, b in state.units():
             ch = state.characters.get(order[a].char_id)
             if ch is None:
                 continue
+            turns += 1
             init = reading(str(order[a].initiative))
             if ch.group is not None:
                 label = ch.group
@@ -311,8 +313,12 @@ class InitiativePane(Vertical):
         clocks_line = self.query_one("#clocks-line", Static)
         if clocks_line.display != bool(clocks):
             clocks_line.display = bool(clocks)
-        n = len(order)
-        title = f"Initiative ({n})" if n else "Initiative"
+        if not turns:
+            title = "Initiative"
+        elif turns == len(order):
+            title = f"Initiative ({turns})"
+        else:  # a group's members are more than its one row: the count says what it counts
+            title = f"Initiative ({turns} turn{'s' * (turns != 1)})"
         if self._lines.get("title") != title:  # setting it repaints the whole pane
             self._lines["title"] = title
             self.border_title = title
