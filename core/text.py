@@ -51,10 +51,22 @@ def reading(text: str) -> str:
 
 def now_iso() -> str:
     """This moment in local time with its UTC offset, to the second:
-    ``2026-11-21T22:10:05+01:00`` (how the saves record every time)."""
-    import datetime as _dt  # (imported when first needed: ``gmdesk roll`` tells no time)
+    ``2026-11-21T22:10:05+01:00`` (how the saves record every time). Made once a
+    second (and again when the time zone is changed): ``roll --count N --save``
+    stamps hundreds of events a second."""
+    import time as _time
 
-    return _dt.datetime.now().astimezone().isoformat(timespec="seconds")
+    global _NOW
+    key = (int(_time.time()), _time.timezone, _time.altzone, _time.tzname)
+    if _NOW[0] != key:
+        import datetime as _dt  # (imported when first needed: ``gmdesk roll`` tells no time)
+
+        _NOW = (key, _dt.datetime.fromtimestamp(key[0]).astimezone().isoformat(timespec="seconds"))
+    return _NOW[1]
+
+
+#: :func:`now_iso`'s latest: ((second, the time zone's offsets and names), its text)
+_NOW: tuple[tuple[object, ...], str] = ((), "")
 
 
 def short_time(value: object, *, never: str = "never", local: bool = True) -> str:

@@ -26,8 +26,7 @@ from gmdesk.core.session import Event, EventError, Session, SessionStore
 from gmdesk.core.session import session as session_mod
 from gmdesk.core.session.events import replay
 from gmdesk.core.session.model import LazyRecord
-from gmdesk.core.session.storage import CorruptSaveError, EventLog, sidecar_paths
-from gmdesk.core.session.storage import format as storage_format
+from gmdesk.core.session.storage import CorruptSaveError, EventLog, recovery, sidecar_paths
 from gmdesk.core.systems import get_system
 
 FOUR_D_TWO = get_system("4d2")
@@ -223,7 +222,7 @@ def test_a_snapshot_gmdesk_wrote_opens_without_parsing_its_events(tmp_path, monk
     with EventLog.create(path, {"name": "x"}) as log:
         log.append_many(docs)
         log.compact()
-    monkeypatch.setattr(storage_format, "parse_snapshot", lambda *a: pytest.fail("parsed the whole snapshot"))
+    monkeypatch.setattr(recovery, "parse_snapshot", lambda *a: pytest.fail("parsed the whole snapshot"))
     with EventLog.open(path, readonly=True) as log:
         assert log.count == 300
         assert log.event(7) == docs[6]

@@ -37,12 +37,13 @@ from gmdesk.core.session.storage import (
     SessionMissingError,
     StoreReadError,
     StoreWriteError,
+    migrations,
     peek,
+    recovery,
     session_files,
     sidecar_paths,
     tinydb_adapter,
 )
-from gmdesk.core.session.storage import format as storage_format
 
 REPO = Path(__file__).resolve().parent.parent
 HEADER = {"name": "Night at the docks", "system": "4d2", "created": "2026-11-21T22:10:00"}
@@ -292,10 +293,10 @@ def test_peek_gives_header_and_count_without_loading_events(path, settle, monkey
         log.meta_set("selected", "c1")
         assert peek(path) == (log.header, 8)  # while the writer holds it, too
         # (it really does not parse the events)
-        real = storage_format.state_from_snapshot
-        monkeypatch.setattr(storage_format, "state_from_snapshot", lambda *a: pytest.fail("full load"))
+        real = recovery.state_from_snapshot
+        monkeypatch.setattr(recovery, "state_from_snapshot", lambda *a: pytest.fail("full load"))
         assert peek(path)[1] == 8
-        monkeypatch.setattr(storage_format, "state_from_snapshot", real)
+        monkeypatch.setattr(recovery, "state_from_snapshot", real)
     with EventLog.open(path, readonly=True) as log:
         assert (
             peek(path)
@@ -683,7 +684,7 @@ def test_upgrade_never_overwrites_an_earlier_backup(path):
 
 
 def test_migration_table_covers_every_older_version():
-    assert set(storage_format.MIGRATIONS) == set(range(SCHEMA_VERSION))
+    assert set(migrations.MIGRATIONS) == set(range(SCHEMA_VERSION))
 
 
 # --------------------------------------------------------------------------- write failures

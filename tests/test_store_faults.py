@@ -267,14 +267,14 @@ class Interrupt(KeyboardInterrupt):
 def _points():
     """(object, attribute) of every storage step inside Session.apply."""
     import gmdesk.core.session.session as session_mod
-    from gmdesk.core.session.storage import atomic, eventlog, format, journal, table
+    from gmdesk.core.session.storage import atomic, eventlog, journal, recovery, table
 
     return [
         (atomic, "write_all"),
         (atomic.os, "fsync"),
-        (format, "apply_record"),
+        (recovery, "apply_record"),
         (journal, "apply_record"),
-        (format.json, "loads"),
+        (journal.json, "loads"),
         (journal.JournalEngine, "_append_durably"),
         (journal.JournalEngine, "commit"),
         (journal.JournalEngine, "_apply_in_memory"),

@@ -50,7 +50,7 @@ def test_compaction_io_stays_linear_in_the_history(tmp_path: Path, monkeypatch: 
     lines whatever the history would write ~N²/compact_at bytes in all (here ~100×
     the final snapshot); the journal grows with the snapshot instead, so the total
     stays a small multiple of it — and nothing appended is lost on the way."""
-    from gmdesk.core.session.storage import journal
+    from gmdesk.core.session.storage import compaction, journal
 
     written: list[int] = []
     real = journal.JournalEngine.compact
@@ -65,9 +65,9 @@ def test_compaction_io_stays_linear_in_the_history(tmp_path: Path, monkeypatch: 
         for i in range(2000):
             log.append({"type": "note", "text": f"line {i:05d} " + "x" * 40})
         final = path.stat().st_size
-        assert log.journal_lines <= 2000 // journal.COMPACT_GROWTH
+        assert log.journal_lines <= 2000 // compaction.COMPACT_GROWTH
     assert len(written) < 60
-    assert sum(written) <= (journal.COMPACT_GROWTH + 3) * final
+    assert sum(written) <= (compaction.COMPACT_GROWTH + 3) * final
     with EventLog.open(path, readonly=True) as log:
         assert log.count == 2000
         assert log.event(2000)["text"].startswith("line 01999")

@@ -25,8 +25,8 @@ from gmdesk.core.session.storage import (
     StoreWriteError,
     session_files,
     sidecar_paths,
+    snapshot_open,
 )
-from gmdesk.core.session.storage import format as fmt
 from gmdesk.core.session.storage.table import SnapshotFile
 
 REPO = Path(__file__).resolve().parent.parent
@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parent.parent
 @pytest.fixture
 def long_snapshots(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every snapshot counts as long (the threshold is megabytes; the tests stay small)."""
-    monkeypatch.setattr(fmt, "EAGER_CHECK_BYTES", 0)
+    monkeypatch.setattr(snapshot_open, "EAGER_CHECK_BYTES", 0)
 
 
 def _note(i: int) -> dict:
@@ -132,8 +132,8 @@ def test_the_writer_keeps_where_its_events_lie_not_their_texts(tmp_path, long_sn
 KILLED_MID_COMPACTION = """
 import sys, time
 from gmdesk.core.session.storage import EventLog
-from gmdesk.core.session.storage import format as fmt, table
-fmt.EAGER_CHECK_BYTES = 0
+from gmdesk.core.session.storage import snapshot_open as opening, table
+opening.EAGER_CHECK_BYTES = 0
 path, n = sys.argv[1], int(sys.argv[2])
 real = table.RegionWriter.block
 def slow(self, *a, **k):

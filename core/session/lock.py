@@ -139,6 +139,9 @@ class WriterLock:
         self._fd: int | None = None
         self._session_fds: list[int] = []  # flocks on the session file's inode(s)
         self._journal_fds: list[int] = []  # flocks on the journal's inode(s)
+        #: (st_dev, st_ino) of the descriptors above, as first asked (an open
+        #: descriptor's file never changes; forgotten when this lock closes it)
+        self._inodes: dict[int, tuple[int, int]] = {}
         #: what the previous writer's lock file said it saved (see :func:`read_saved`)
         self.saved_before: tuple[str, int] | None = None
         self._saved_at = 0  # where the saved position's line starts in the lock file
@@ -184,9 +187,7 @@ class WriterLock:
             if self.journal_path is not None:
                 self._journal_fds += self._lock_file(self.journal_path, fd)
         except BaseException:
-            for sfd in self._session_fds + self._journal_fds:
-                os.close(sfd)
-            self._session_fds, self._journal_fds = [], []
+            self._close_held()
             os.close(fd)
             raise
         try:
@@ -272,8 +273,29 @@ class WriterLock:
         """Hold the ``flock`` of ``fd`` (a new journal about to take the journal's name)."""
         self._journal_fds.append(fd)
 
-    @staticmethod
-    def _prune(fds: list[int], path: Path | None) -> list[int]:
+    def _inode(self, fd: int) -> tuple[int, int] | None:
+        """(st_dev, st_ino) of a descriptor this lock holds; None if it cannot be read."""
+        got = self._inodes.get(fd)
+        if got is None:
+            try:
+                st = os.fstat(fd)
+            except OSError:
+                return None
+            got = self._inodes[fd] = (st.st_dev, st.st_ino)
+        return got
+
+    def _close(self, fd: int) -> None:
+        self._inodes.pop(fd, None)
+        os.close(fd)
+
+    def _close_held(self) -> None:
+        """Close the descriptors holding the session file's and the journal's flocks."""
+        sfds, self._session_fds = self._session_fds + self._journal_fds, []
+        self._journal_fds = []
+        for sfd in sfds:
+            self._close(sfd)
+
+    def _prune(self, fds: list[int], path: Path | None) -> list[int]:
         if path is None:
             return fds
         try:
@@ -282,15 +304,10 @@ class WriterLock:
             return fds
         keep = []
         for fd in fds:
-            try:
-                st = os.fstat(fd)
-                current = (st.st_dev, st.st_ino) == (cur.st_dev, cur.st_ino)
-            except OSError:
-                current = False
-            if current:
+            if self._inode(fd) == (cur.st_dev, cur.st_ino):
                 keep.append(fd)
             else:
-                os.close(fd)
+                self._close(fd)
         return keep if keep else fds
 
     def prune_session_files(self) -> None:
@@ -299,20 +316,12 @@ class WriterLock:
         self._session_fds = self._prune(self._session_fds, self.session_path)
         self._journal_fds = self._prune(self._journal_fds, self.journal_path)
 
-    @staticmethod
-    def _holds(fds: list[int], path: Path) -> bool:
+    def _holds(self, fds: list[int], path: Path) -> bool:
         try:
             cur = os.stat(path)
         except OSError:
             return False
-        for fd in fds:
-            try:
-                st = os.fstat(fd)
-            except OSError:
-                continue
-            if (st.st_dev, st.st_ino) == (cur.st_dev, cur.st_ino):
-                return True
-        return False
+        return (cur.st_dev, cur.st_ino) in [self._inode(fd) for fd in fds]
 
     def holds_session_file(self) -> bool:
         """True while one of the locked inodes is the one at the session file's name."""
@@ -320,10 +329,7 @@ class WriterLock:
 
     def release(self) -> None:
         """Empty the lock file and drop the lock; safe to call twice."""
-        sfds, self._session_fds = self._session_fds + self._journal_fds, []
-        self._journal_fds = []
-        for sfd in sfds:
-            os.close(sfd)
+        self._close_held()
         fd, self._fd = self._fd, None
         if fd is None:
             return
@@ -339,10 +345,7 @@ class WriterLock:
 
     def abandon(self) -> None:
         """Drop the lock like a killed process would: no cleanup of the file."""
-        sfds, self._session_fds = self._session_fds + self._journal_fds, []
-        self._journal_fds = []
-        for sfd in sfds:
-            os.close(sfd)
+        self._close_held()
         fd, self._fd = self._fd, None
         if fd is not None:
             os.close(fd)

@@ -128,7 +128,7 @@ class SessionMoves:
 
         doc: dict[str, Any] = {
             "type": "roll",
-            "record": record.to_json(),
+            "record": record,  # (its JSON in the event; the fold keeps the record itself)
             "actor": actor,
             "target": target,
             "combat": bool(combat),

@@ -400,6 +400,21 @@ def fill_data(
     spec = _spec(system)
     if spec is None:
         raise ParamError("SYSTEM", f"unknown system {system!r}")
+    data, origins = _filled_data(settings, spec, data, actor, target, combat, given, items)
+    return spec.params_from_json(data), origins
+
+
+def _filled_data(
+    settings: Mapping[str, Any],
+    spec: SystemSpec,
+    data: Mapping[str, Any],
+    actor: Character | None,
+    target: Character | None,
+    combat: bool,
+    given: Collection[str] | None,
+    items: Iterable[str],
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """:func:`fill_data` up to the parameters' JSON (a new dict), not yet checked."""
     data = dict(data)
     combat = bool(combat or data.get("combat"))
     if combat:
@@ -423,7 +438,7 @@ def fill_data(
     from_fields = filled & {f.feeds for f in spec.character_fields if f.feeds}
     if spec.read_filled is not None and from_fields:
         data = dict(spec.read_filled(data, from_fields, actor, target, **spec.offered("read_filled", items=items)))
-    return spec.params_from_json(data), origins
+    return data, origins
 
 
 def fill_params_from(
@@ -449,7 +464,10 @@ def fill_params_from(
     if given is None:
         defaults = _param_defaults(spec)
         given = {k for k, v in data.items() if k in defaults and v != defaults[k]}
-    filled, origins = fill_data(settings, spec, data, actor, target, combat, given, items)
+    filled_data, origins = _filled_data(settings, spec, data, actor, target, combat, given, items)
+    if filled_data == data:
+        return params, origins  # nothing filled: the parameters as given, checked already
+    filled = spec.params_from_json(filled_data)
     return (params if filled == params else filled), origins
 
 

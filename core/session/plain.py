@@ -12,7 +12,7 @@ from typing import Any
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.session.events import Applied, EventError
 
-__all__ = ["as_saved", "jsonable"]
+__all__ = ["as_saved", "jsonable", "plain_event"]
 
 
 class _NotPlain(Exception):
@@ -57,8 +57,35 @@ def _plain_copy(v: Any, depth: int = 0) -> Any:
             raise _NotPlain
         return v
     if t is RollRecord:
-        return _plain_copy(v.to_json(), depth)
+        out = v.to_json()  # (a new object, of new dicts and lists: checked, not copied again)
+        _check_plain(out, depth)
+        return out
     raise _NotPlain
+
+
+def _check_plain(v: dict[str, Any] | list[Any], depth: int) -> None:
+    """:class:`_NotPlain` unless ``v`` (a dict or list no one else holds, nor its
+    parts) is already what :func:`_plain_copy` would make of it."""
+    if depth >= _PLAIN_DEPTH:
+        raise _NotPlain
+    if type(v) is dict:
+        for k in v:
+            if type(k) is not str:
+                raise _NotPlain
+        values: Any = v.values()
+    else:
+        values = v
+    for x in values:
+        tx = type(x)
+        if tx is str or tx is bool or x is None:
+            continue
+        if tx is int:
+            if x.bit_length() > _PLAIN_INT_BITS:
+                raise _NotPlain
+        elif tx is dict or tx is list:
+            _check_plain(x, depth + 1)
+        elif tx is not float or x - x != 0.0:  # (NaN or infinite)
+            raise _NotPlain
 
 
 def jsonable(doc: Mapping[str, Any], etype: Any) -> dict[str, Any]:
@@ -67,12 +94,23 @@ def jsonable(doc: Mapping[str, Any], etype: Any) -> dict[str, Any]:
 
     Plain data (what gmdesk's own moves make) is copied as it is, by exact type
     (:func:`_plain_copy`); anything else goes through a JSON round trip."""
+    return plain_event(doc, etype)[0]
+
+
+def plain_event(doc: Mapping[str, Any], etype: Any) -> tuple[dict[str, Any], RollRecord | None]:
+    """:func:`jsonable`, and the roll record the event holds as ``record`` (a
+    :class:`RollRecord` given as itself) when its JSON in the copy is that plain
+    copy: reading that JSON gives back this very record (plain values freeze and
+    thaw as they are), so the fold takes it rather than reading it again. None
+    otherwise (no record given as itself, or the copy went through the round trip)."""
     if type(doc) is dict:
         try:
             plain_doc: dict[str, Any] = _plain_copy(doc)
-            return plain_doc
         except _NotPlain:
             pass
+        else:
+            record = doc.get("record")
+            return plain_doc, record if type(record) is RollRecord else None
 
     def conv(v: Any) -> Any:
         if isinstance(v, RollRecord):
@@ -87,7 +125,7 @@ def jsonable(doc: Mapping[str, Any], etype: Any) -> dict[str, Any]:
         plain: dict[str, Any] = json.loads(json.dumps(conv(doc), ensure_ascii=False, allow_nan=False))
     except (TypeError, ValueError) as e:
         raise EventError(f"the event is not plain data ({e})", etype if isinstance(etype, str) else None) from None
-    return plain
+    return plain, None
 
 
 def as_saved(applied: Applied) -> bool:

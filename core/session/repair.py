@@ -38,14 +38,10 @@ from gmdesk.core.session.storage import (
 )
 from gmdesk.core.session.storage.atomic import read_file
 from gmdesk.core.session.storage.codec import dumps, loads
-from gmdesk.core.session.storage.format import (
-    State,
-    apply_record,
-    journal_record,
-    migrate,
-    parse_snapshot,
-    state_from_snapshot,
-)
+from gmdesk.core.session.storage.format import State
+from gmdesk.core.session.storage.migrations import migrate
+from gmdesk.core.session.storage.recovery import apply_record, journal_record
+from gmdesk.core.session.storage.snapshot_open import parse_snapshot, state_from_snapshot
 
 __all__ = ["CheckReport", "check", "repair", "Salvage", "salvage"]
 

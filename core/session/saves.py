@@ -158,7 +158,7 @@ def _quick_header(path: Path) -> dict[str, Any] | None:
     anything looks unusual (the caller then opens the file through the store, which
     says what is wrong)."""
     try:
-        from gmdesk.core.session.storage.format import peek
+        from gmdesk.core.session.storage.recovery import peek
 
         if path.stat().st_size < QUICK_BYTES:
             return None

@@ -48,7 +48,7 @@ from gmdesk.core.session.model import DEFAULT_SETTINGS, Character, State
 from gmdesk.core.session.model.rolllog import PAGE, RollLog
 from gmdesk.core.session.model.rolls import LazyRecord
 from gmdesk.core.session.moves import SessionMoves, params_refusal
-from gmdesk.core.session.plain import as_saved, jsonable
+from gmdesk.core.session.plain import as_saved, plain_event
 from gmdesk.core.session.storage import FORMAT_TAG, CorruptSaveError, EventLog, sidecar_paths
 from gmdesk.core.session.systemmoves import SystemMoveCalls
 from gmdesk.core.text import now_iso
@@ -433,10 +433,10 @@ class Session(SessionMoves, SystemMoveCalls):
         etype = doc.get("type")
         if self.readonly:
             raise EventError("this session is open read-only", etype if isinstance(etype, str) else None)
-        data = jsonable(doc, etype)
+        data, record = plain_event(doc, etype)
         time = now_iso()
         predicted = self._log_seq + 1
-        applied = self._fold.apply(predicted, data, time)
+        applied = self._fold.apply(predicted, data, time, record=record)
         stored = {k: v for k, v in data.items() if k not in ("time", "summary", "effects")}
         stored.update(applied.extra)
         stored.update({"type": etype, "time": time, "summary": applied.summary, "effects": list(applied.changes)})

@@ -51,6 +51,8 @@ class Ctx:
         self.extra: dict[str, Any] = {}
         #: the stored summary when replaying (handlers may skip formatting their own)
         self.summary: str | None = None
+        #: (the payload's record JSON, the RollRecord it reads as) when the caller had it
+        self.known_record: tuple[Any, RollRecord] | None = None
 
     def fail(self, reason: str) -> EventError:
         return EventError(reason, self.type)
@@ -128,6 +130,9 @@ class Ctx:
     def record(self, value: Any, what: str = "record") -> RollRecord:
         if isinstance(value, RollRecord):
             return value
+        known = self.known_record
+        if known is not None and value is known[0]:
+            return known[1]
         if not isinstance(value, Mapping):
             raise self.fail(f"{what}: must be a roll record object")
         try:

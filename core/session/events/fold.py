@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from gmdesk.core.dice import RollRecord
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events.context import Ctx, EventError
 from gmdesk.core.session.events.migrations import migrate_doc, migrator
@@ -109,10 +110,18 @@ class Fold:
         return bool(self.undone)
 
     def apply(
-        self, seq: int, doc: Mapping[str, Any], time: str = "", summary: str | None = None, strict: bool = True
+        self,
+        seq: int,
+        doc: Mapping[str, Any],
+        time: str = "",
+        summary: str | None = None,
+        strict: bool = True,
+        record: RollRecord | None = None,
     ) -> Applied:
         """Validate and apply one event. ``summary``: the stored summary of an event
-        being replayed (saves formatting it again). ``strict=False`` for an event read
+        being replayed (saves formatting it again). ``record``: the roll record whose
+        JSON the event holds as ``record``, when the caller has it (a roll just made:
+        saves reading it again, see :func:`core.session.plain.plain_event`). ``strict=False`` for an event read
         back from the log: the checks of what play allows (who can act, unique names)
         were those of the gmdesk that wrote it, so they are not made again; its records
         are read as their systems read them now (:mod:`.migrations`)."""
@@ -131,7 +140,7 @@ class Fold:
             applied = self._redo(seq, doc, summary)
             stacks = None
         else:
-            applied = self._run(seq, seq, etype, _payload(doc), time, summary, strict)
+            applied = self._run(seq, seq, etype, _payload(doc), time, summary, strict, record)
             self.docs[seq] = {"type": etype, **_payload(doc), **applied.extra}
             self.times[seq] = time
             self.summaries[seq] = applied.summary
@@ -154,9 +163,12 @@ class Fold:
         time: str,
         summary: str | None = None,
         strict: bool = True,
+        record: RollRecord | None = None,
     ) -> Applied:
         ctx = Ctx(self.state, etype, data_seq, time, strict)
         ctx.summary = summary
+        if record is not None:
+            ctx.known_record = (payload.get("record"), record)
         try:
             summary = HANDLERS[etype](ctx, payload)
         except GmdeskError as e:

@@ -65,9 +65,14 @@ Modules, one job each (lower ones never import higher ones):
 ``atomic``          whole writes, fsync, publishing a file under its final name
 ``paths``           the names of a session's files
 ``table``           the lazy event table (events parsed when first asked for)
-``format``          the bytes on disk: snapshot and journal parsing, the snapshot's
-                    layout, migrations, :func:`peek`
-``journal``         the journal engine: commit, compaction, readers following a writer
+``format``          the layout: versions, names, :class:`State`, the record's checks,
+                    the snapshot's bytes as written
+``snapshot_open``   reading a snapshot: parsed whole, checked whole, or opened lazily
+``migrations``      upgrading a snapshot of an older format
+``recovery``        loading snapshot + journal (damage found and named), :func:`peek`
+``reader``          the state in memory; a reader following a live writer
+``compaction``      a new snapshot and a fresh journal swapped in
+``journal``         the journal engine: opening, the writer's commit path
 ``tinydb_adapter``  the engine as a TinyDB ``Storage`` (the only module importing tinydb)
 ``eventlog``        :class:`EventLog`, what the rest of gmdesk uses
 """
@@ -89,14 +94,14 @@ from gmdesk.core.session.storage.format import (
     FORMAT_TAG,
     JOURNAL_VERSION,
     META_TABLE,
-    MIGRATIONS,
     SCHEMA_VERSION,
     SYSTEM_KEY,
-    peek,
 )
 from gmdesk.core.session.storage.gcpause import no_gc
 from gmdesk.core.session.storage.journal import COMPACT_AT
+from gmdesk.core.session.storage.migrations import MIGRATIONS
 from gmdesk.core.session.storage.paths import session_files, sidecar_paths
+from gmdesk.core.session.storage.recovery import peek
 from gmdesk.core.session.storage.tinydb_adapter import JournalStorage, JournalTable, SessionDB
 
 __all__ = [

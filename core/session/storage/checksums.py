@@ -7,7 +7,7 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
-__all__ = ["BLOCK_EVENTS", "block_crcs", "changed_events", "seal", "unseal"]
+__all__ = ["BLOCK_EVENTS", "block_crcs", "changed_events", "seal", "seal_bytes", "unseal"]
 
 #: Events per checksummed block of the snapshot (``events_crc32``): a changed byte
 #: is located to within this many events.
@@ -68,7 +68,12 @@ _SEAL_LEN = len(b',"c":"00000000"}')
 def seal(record: str) -> str:
     """A journal line: the record (a JSON object's text) with its checksum as the last
     key: ``{"n":5,…}`` → ``{"n":5,…,"c":"1a2b3c4d"}`` (CRC-32 of the record's UTF-8)."""
-    return f'{record[:-1]},"c":"{zlib.crc32(record.encode("utf-8")):08x}"}}'
+    return seal_bytes(record.encode("utf-8")).decode("utf-8")
+
+
+def seal_bytes(record: bytes) -> bytes:
+    """:func:`seal` of a record already encoded (UTF-8): the line as written."""
+    return record[:-1] + b',"c":"%08x"}' % zlib.crc32(record)
 
 
 def unseal(line: bytes) -> bytes | None:

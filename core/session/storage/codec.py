@@ -10,7 +10,7 @@ from typing import Any
 
 from gmdesk.core.errors import ParamError
 
-__all__ = ["SEP", "MAX_DEPTH", "dumps", "json_text", "loads", "too_deep"]
+__all__ = ["SEP", "MAX_DEPTH", "dumps", "json_text", "loads", "read_back", "too_deep"]
 
 #: separators of every JSON text the store writes (no spaces)
 SEP = (",", ":")
@@ -77,3 +77,17 @@ def json_text(value: Any, option: str) -> str:
     if not text or too_deep(text):
         raise ParamError(option, f"must not nest lists and objects more than {MAX_DEPTH} levels deep")
     return text
+
+
+#: the values a JSON text gives back as they were written (a float's text is its repr)
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
+def read_back(value: Any, text: str) -> Any:
+    """What ``json.loads(text)`` gives for ``text``, the store's JSON text of ``value``
+    (:func:`json_text`): a flat object of text keys and plain values (a header
+    change) is copied as it is — the same thing, without parsing —, anything else is
+    parsed."""
+    if type(value) is dict and all(type(k) is str and type(v) in _SCALARS for k, v in value.items()):
+        return dict(value)
+    return json.loads(text)

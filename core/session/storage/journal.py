@@ -1,31 +1,32 @@
-"""The journal engine: one session's state in memory, kept on disk as a snapshot
-plus an append-only journal.
+"""The journal engine: one session kept on disk as a snapshot plus an append-only
+journal, and its state in memory — opening it (create, open for writing taking the
+lock, upgrade an older format, read-only) and the writer's commit path.
 
 A writer appends each change as journal lines (one ``write`` and one ``fsync`` per
-change or batch; a write that fails is cut back off) and compacts now and then;
-a reader follows a live writer by reading only the journal bytes added since its
-last look. The file layout is :mod:`core.session.storage.format`'s; file writes go
-through :mod:`core.session.storage.atomic`. :class:`JournalEngine` knows nothing of
-TinyDB: :class:`core.session.storage.tinydb_adapter.JournalStorage` makes it a
-TinyDB ``Storage``."""
+change or batch; a write that fails is cut back off) and compacts now and then
+(:mod:`core.session.storage.compaction`); a reader follows a live writer
+(:mod:`core.session.storage.reader`). The file layout is
+:mod:`core.session.storage.format`'s; file writes go through
+:mod:`core.session.storage.atomic`. :class:`JournalEngine` knows nothing of TinyDB:
+:class:`core.session.storage.tinydb_adapter.JournalStorage` makes it a TinyDB
+``Storage``."""
 
 from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from gmdesk.core.errors import ParamError
-from gmdesk.core.session.lock import WriterLock, journal_identity
+from gmdesk.core.session.lock import WriterLock
 from gmdesk.core.session.storage import atomic
-from gmdesk.core.session.storage.checksums import seal
-from gmdesk.core.session.storage.codec import dumps, json_text
+from gmdesk.core.session.storage.checksums import seal_bytes
+from gmdesk.core.session.storage.codec import dumps, json_text, read_back
+from gmdesk.core.session.storage.compaction import CompactingEngine
 from gmdesk.core.session.storage.errors import (
     CorruptSaveError,
-    SessionChangedError,
     SessionExistsError,
     SessionMissingError,
     StoreError,
@@ -39,32 +40,22 @@ from gmdesk.core.session.storage.format import (
     SCHEMA_VERSION,
     SYSTEM_KEY,
     State,
-    Tables,
-    apply_record,
     check_header,
-    journal_record,
-    load,
-    parse_snapshot,
     snapshot_bytes,
-    snapshot_stream,
 )
-from gmdesk.core.session.storage.paths import TMP_SUFFIX, backup_path, sidecar_paths
-from gmdesk.core.session.storage.table import EventTable, SnapshotFile
+from gmdesk.core.session.storage.paths import TMP_SUFFIX, backup_path
+from gmdesk.core.session.storage.recovery import apply_record, load
+from gmdesk.core.session.storage.snapshot_open import parse_snapshot
+from gmdesk.core.session.storage.table import EventTable
 
-__all__ = ["COMPACT_AT", "JournalEngine"]
+__all__ = ["COMPACT_AT", "Change", "JournalEngine"]
 
 #: bytes after an event's text on its journal line: the record's end and its checksum
 _SEAL_LEN = len(',"c":"00000000"}')
-
+#: the JSON text of the tables' names every session has (the others are encoded when written)
+_TABLE_TEXT = {EVENTS_TABLE: dumps(EVENTS_TABLE), META_TABLE: dumps(META_TABLE)}
 #: Default journal length (lines) at which a writer compacts on its own.
 COMPACT_AT = 5000
-#: ... or, in a long session, at one line for every this many events (whichever is
-#: more): each compaction rewrites the whole snapshot, so compacting every
-#: ``COMPACT_AT`` lines would cost I/O quadratic in the history (a million rolls: 200
-#: rewrites of a snapshot growing to a gigabyte); letting the journal grow with the
-#: snapshot keeps the total linear (about ``COMPACT_GROWTH + 1`` times the final
-#: snapshot), while the journal an open reads after a crash stays an eighth of the log.
-COMPACT_GROWTH = 8
 
 
 #: One change :meth:`JournalEngine.commit` makes durable: put a document (table, id,
@@ -81,7 +72,7 @@ Change = (
 _Undo = tuple[int, dict[str, Any], int, list[tuple[str, bool, list[tuple[str, Any]]]], int]
 
 
-class JournalEngine:
+class JournalEngine(CompactingEngine):
     """A session kept as snapshot + append-only journal, and its state in memory.
 
     Changes go through :meth:`commit` (one journal write + fsync per call, O(size
@@ -103,41 +94,11 @@ class JournalEngine:
         compact_at: int = COMPACT_AT,
         compact_on_close: bool = True,
     ):
-        super().__init__()
         if mode not in ("create", "open", "readonly"):
             raise ParamError("mode", f"must be one of create, open, readonly (got {mode!r})")
         if type(compact_at) is not int or compact_at < 1:
             raise ParamError("compact_at", f"must be a whole number ≥ 1 (got {compact_at!r})")
-        self.path = Path(path)
-        self.paths = sidecar_paths(self.path)
-        self.readonly = mode == "readonly"
-        self.compact_at = compact_at
-        self.compact_on_close = compact_on_close
-        #: One line per thing a GM should know about this load (torn record dropped, upgrade…).
-        self.warnings: list[str] = []
-        #: Problems found while the session is open, for the GM to be told once each
-        #: (taken and cleared by :meth:`EventLog.take_notices`).
-        self.notices: list[str] = []
-        self._compact_failing = False
-        #: Readers: full loads done and reads retried because the writer was compacting.
-        self.stats = {"loads": 0, "retries": 0}
-        self._mutex = threading.RLock()
-        self._lock: WriterLock | None = None
-        self._fd: int | None = None  # journal, writer only (O_APPEND)
-        self._rfile: SnapshotFile | None = None  # the same journal, read-only: the writer's events are read from it
-        self._jsize = 0  # bytes of the journal known good
-        self._jident = ""  # the journal's identity, as the lock file names it
-        self._jlines = 0  # records in the journal
-        self._next_auto = compact_at  # journal length that triggers auto-compaction
-        self._broken: str | None = None  # set when a failed write could not be cut back
-        self._changed = False  # another program replaced or wrote the session's files
-        self._closed = False
-        self._maxid: dict[str, int] = {}
-        self._snap_ident: tuple[int, int, int, int] | tuple[()] = ()  # readers: which snapshot they loaded
-        self._j_ident: tuple[int, int] | tuple[()] = ()  # readers: which journal they follow
-        self._jpos = 0  # readers: journal bytes consumed
-        self._jversion = JOURNAL_VERSION  # readers: format of the journal they follow
-        self._state = State(SCHEMA_VERSION, {}, 0, {EVENTS_TABLE: EventTable(path=self.path), META_TABLE: {}})
+        super().__init__(path, readonly=mode == "readonly", compact_at=compact_at, compact_on_close=compact_on_close)
         if mode == "create":
             self._create(header)
         elif mode == "open":
@@ -238,7 +199,7 @@ class JournalEngine:
             fd = os.open(self.paths["journal"], os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
             self._fd = fd
             self._open_reader()
-            self._jident = journal_identity(os.fstat(fd))
+            self._note_journal(fd)
             if journal.torn or journal.blank:
                 try:
                     os.ftruncate(fd, journal.good_len)
@@ -286,15 +247,6 @@ class JournalEngine:
             atomic.unlink_quiet(tmp)
 
     # ---- writing
-
-    def _check_writable(self) -> None:
-        if self.readonly:
-            raise StoreWriteError(f"{self.path}: opened read-only; nothing was saved")
-        if self._closed:
-            raise StoreWriteError(f"{self.path}: the session is closed; nothing was saved")
-        if self._broken:
-            raise (SessionChangedError if self._changed else StoreWriteError)(self._broken)
-
     def next_id(self, table: str) -> int:
         """The id the next new document of ``table`` gets (events: count + 1)."""
         top = self._maxid.get(table)
@@ -328,7 +280,7 @@ class JournalEngine:
                             raise ValueError(f"event seq {doc_id} would leave a gap after seq {events_count}")
                         events_count = max(events_count, doc_id)
                     s = json_text(doc, "doc")
-                    prefix = f'{{"n":{n},"op":"put","tb":{dumps(tb)},"id":{int(doc_id)},"doc":'
+                    prefix = f'{{"n":{n},"op":"put","tb":{_TABLE_TEXT.get(tb) or dumps(tb)},"id":{int(doc_id)},"doc":'
                     lines.append(f"{prefix}{s}}}")
                     at = len(prefix.encode("utf-8"))
                     recs.append({"n": n, "op": "put", "tb": tb, "id": int(doc_id), "doc": s, "at": at})
@@ -342,11 +294,12 @@ class JournalEngine:
                 elif op[0] == "hdr":
                     s = json_text(op[1], "header")
                     lines.append(f'{{"n":{n},"op":"hdr","set":{s}}}')
-                    recs.append({"n": n, "op": "hdr", "set": s})
+                    recs.append({"n": n, "op": "hdr", "set": s, "given": op[1]})
                 else:
                     raise ValueError(f"unknown change {op[0]!r}")
             try:
-                encoded = [seal(line).encode("utf-8") for line in lines]
+                # each line encoded once: its checksum is of these bytes, and these are written
+                encoded = [seal_bytes(line.encode("utf-8")) for line in lines]
             except UnicodeEncodeError as e:
                 raise ParamError("doc", f"must be plain JSON text without lone surrogates ({e.reason})") from None
             data = b"\n".join(encoded) + b"\n"
@@ -444,7 +397,7 @@ class JournalEngine:
                 if top is not None and rec["id"] > top:
                     self._maxid[rec["tb"]] = rec["id"]
             elif rec["op"] == "hdr":
-                rec["set"] = json.loads(rec["set"])
+                rec["set"] = read_back(rec.pop("given"), rec["set"])
             else:
                 self._maxid.pop(rec["tb"], None)
             apply_record(state, rec, self.paths["journal"], 0)
@@ -468,283 +421,6 @@ class JournalEngine:
             self._cut_back(start)
             raise
         self._jsize = start + len(data)
-
-    def _auto_compact(self) -> None:
-        """Compact because the journal is long. An append has already been acknowledged,
-        so a failure here is only reported — once (``warnings`` and ``notices``), not at
-        every retry — and retried a while later; a later success says so."""
-        try:
-            self.compact()
-        except StoreWriteError as e:
-            if not self._compact_failing:
-                self._compact_failing = True
-                note = (
-                    f"could not compact the session (it stays safe in its journal, which keeps "
-                    f"growing; will retry): {e}"
-                )
-                self.warnings.append(note)
-                self.notices.append(note)
-            self._next_auto = self._jlines + self._compact_threshold()
-        else:
-            if self._compact_failing:
-                self._compact_failing = False
-                self.notices.append(f"{self.path.name}: compacting works again")
-
-    def _compact_threshold(self) -> int:
-        """Journal lines at which to compact next: ``compact_at``, or in a long session
-        an eighth of its events (see COMPACT_GROWTH)."""
-        return max(self.compact_at, len(self._state.tables.get(EVENTS_TABLE, ())) // COMPACT_GROWTH)
-
-    def _swap_journal(self) -> None:
-        """Put a fresh journal (base = current lsn) in place and append to it from now on."""
-        head = dumps({"gmdesk_journal": JOURNAL_VERSION, "base": self._state.lsn}) + "\n"
-        data = head.encode("utf-8")
-        got: list[int] = []
-        lock = self._lock
-        try:
-            atomic.publish(
-                self.paths["journal_tmp"],
-                self.paths["journal"],
-                data,
-                overwrite=True,
-                keep=got.append,
-                hold=lock.add_journal_file if lock is not None else None,
-            )
-        finally:
-            if lock is not None:
-                lock.prune_session_files()
-            # even when a later step failed (or was interrupted): once the new journal
-            # has the name, it is the one to append to
-            for fd in got:
-                if atomic.same_file(fd, self.paths["journal"]):
-                    old, self._fd = self._fd, fd
-                    if old is not None:
-                        os.close(old)
-                    self._open_reader()
-                    self._jident = journal_identity(os.fstat(fd))
-                    if lock is not None:
-                        lock.record_saved(self._jident, self._state.lsn)
-                    self._jsize = len(data)
-                    self._jlines = 0
-                    self._next_auto = self._compact_threshold()
-                else:
-                    os.close(fd)
-
-    def _open_reader(self) -> None:
-        """Open the writer's journal for reading too (the events it appends are read
-        back from it when asked for; see :meth:`EventTable.append_at`). Kept open
-        after close: what was saved stays readable while the session object lives."""
-        if self._rfile is not None:
-            self._rfile.close()
-            self._rfile = None
-        fd = os.open(self.paths["journal"], os.O_RDONLY | os.O_CLOEXEC)
-        assert self._fd is not None
-        a, b = os.fstat(fd), os.fstat(self._fd)
-        if (a.st_dev, a.st_ino) != (b.st_dev, b.st_ino):  # pragma: no cover - we hold the lock
-            os.close(fd)
-            raise StoreReadError(f"{self.paths['journal']}: replaced by another program")
-        self._rfile = SnapshotFile(fd, self.paths["journal"])
-        events = self._state.tables[EVENTS_TABLE]
-        if isinstance(events, EventTable):
-            events.reads_journal(self._read_journal)
-
-    def _read_journal(self, offset: int, length: int) -> bytes:
-        if self._rfile is None:  # pragma: no cover - set before any event is appended
-            raise StoreReadError(f"{self.paths['journal']}: not open")
-        return self._rfile.read(offset, offset + length)
-
-    def _check_own_files(self) -> None:
-        """Before a compaction replaces the files: they must still be the ones this
-        writer locked and wrote (no other program replaced the session file or
-        appended to the journal). Otherwise nothing is rewritten and the session
-        refuses further writes: a compaction never discards records it did not write."""
-        problem = None
-        if self._lock is None or not self._lock.holds_session_file():
-            problem = f"{self.path.name} was replaced or removed by another program"
-        elif self._fd is not None:
-            try:
-                st, cur = os.fstat(self._fd), os.stat(self.paths["journal"])
-            except OSError:
-                problem = f"{self.paths['journal'].name} was removed by another program"
-            else:
-                if (st.st_dev, st.st_ino) != (cur.st_dev, cur.st_ino):
-                    problem = f"{self.paths['journal'].name} was replaced by another program"
-                elif st.st_size != self._jsize:
-                    problem = f"{self.paths['journal'].name} was written by another program"
-        if problem:
-            self._broken = (
-                f"{self.path}: the session was changed on disk: {problem} while this gmdesk had it "
-                f"open; nothing more is saved here, everything saved before is kept (close it, "
-                f"then `gmdesk check` the session)"
-            )
-            self._changed = True
-            raise SessionChangedError(self._broken)
-
-    def compact(self, tables: Tables | None = None) -> None:
-        """Write the whole state as a new snapshot, then start an empty journal.
-
-        Order: snapshot temp → fsync → rename over the snapshot → fsync dir → journal
-        temp → fsync → rename over the journal → fsync dir. A crash anywhere loses
-        nothing acknowledged; a failure raises StoreWriteError and leaves the
-        previous files in use."""
-        with self._mutex:
-            self._check_writable()
-            self._check_own_files()
-            lock = self._lock
-            assert lock is not None  # (_check_own_files refuses a writer without its lock)
-            stream = snapshot_stream(self._state, tables)
-            try:
-                atomic.publish(
-                    self.paths["snapshot_tmp"],
-                    self.path,
-                    stream.parts(),
-                    overwrite=True,
-                    hold=lock.add_session_file,
-                    head=stream.head,
-                )
-            except OSError as e:
-                raise atomic.write_error(self.path, e, "compact the session") from None
-            except CorruptSaveError as e:
-                # the events saved before are not what gmdesk wrote: never copied into
-                # a new snapshot under a new checksum (the journal keeps everything new)
-                raise StoreWriteError(
-                    f"{self.path}: could not compact the session: {e.record}: {e.problem}; everything "
-                    f"saved since is safe in its journal (`gmdesk check` the session)"
-                ) from None
-            finally:
-                lock.prune_session_files()
-            try:
-                fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
-            except OSError as e:
-                # (the old files stay in use: the new snapshot holds nothing they lack)
-                raise atomic.write_error(self.path, e, "read back the compacted session") from None
-            old = self._state.tables[EVENTS_TABLE]
-            if tables is not None:
-                self._state.tables = tables
-            events = self._state.tables[EVENTS_TABLE]
-            events.rebase(SnapshotFile(fd, self.path), stream.start, stream.start + stream.length, stream.writer)
-            events.reads_journal(self._read_journal)
-            if old is not events:
-                old.close()
-            try:
-                self._swap_journal()
-            except OSError as e:
-                # the new snapshot holds everything; the old journal (all lines <= lsn)
-                # stays valid and in use
-                raise atomic.write_error(self.paths["journal"], e, "start a new journal") from None
-
-    # ---- readers
-
-    def _reload(self) -> bool:
-        before = (self._state.lsn, len(self._state.tables.get(EVENTS_TABLE, {})))
-        state, journal, _data, st, warnings = load(self.path, readonly=True, stats=self.stats)
-        self.stats["loads"] += 1
-        old = self._state.tables.get(EVENTS_TABLE)
-        if isinstance(old, EventTable):
-            old.close()
-        self._state = state
-        self._maxid = {EVENTS_TABLE: len(state.tables[EVENTS_TABLE])}
-        self._snap_ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-        self._j_ident = journal.ident
-        self._jversion = journal.version
-        self._jpos = journal.good_len
-        if state.schema < SCHEMA_VERSION:
-            warnings.append(
-                f"{self.path.name} is in format v{state.schema}; opening it for writing "
-                f"upgrades it to v{SCHEMA_VERSION} (keeping a backup)"
-            )
-        if not self.warnings:
-            self.warnings = warnings
-        return (state.lsn, len(state.tables[EVENTS_TABLE])) != before
-
-    def refresh(self) -> bool:
-        """Readers: pick up what the writer saved since the last look; True if anything
-        changed. Reads only the new journal bytes unless the writer compacted. A
-        writer's memory is always current: returns False."""
-        if not self.readonly:
-            return False
-        with self._mutex:
-            try:
-                st = os.stat(self.path)
-            except FileNotFoundError:
-                raise SessionMissingError(f"{self.path}: the session file is gone") from None
-            except OSError as e:
-                raise StoreReadError(f"{self.path}: cannot read ({e.strerror or e})") from None
-            if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != self._snap_ident:
-                return self._reload()
-            jpath = self.paths["journal"]
-            try:
-                fd = os.open(jpath, os.O_RDONLY | os.O_CLOEXEC)
-            except FileNotFoundError:
-                return self._reload() if self._j_ident else False
-            except OSError as e:
-                raise StoreReadError(f"{jpath}: cannot read ({e.strerror or e})") from None
-            try:
-                jst = os.fstat(fd)
-                if (jst.st_dev, jst.st_ino) != self._j_ident or jst.st_size < self._jpos:
-                    return self._reload()
-                if jst.st_size == self._jpos:
-                    return False
-                chunks = []
-                pos = self._jpos
-                while True:
-                    chunk = os.pread(fd, max(jst.st_size - pos, 1 << 16), pos)
-                    if not chunk:
-                        break
-                    chunks.append(chunk)
-                    pos += len(chunk)
-                data = b"".join(chunks)
-            except OSError as e:
-                raise StoreReadError(f"{jpath}: cannot read ({e.strerror or e})") from None
-            finally:
-                os.close(fd)
-            end = data.rfind(b"\n")
-            if end < 0:
-                return False  # only part of a record so far
-            state = self._state
-            try:
-                for line in data[:end].split(b"\n"):
-                    if not line.strip():
-                        continue  # a blank line at the end (the load says if it is elsewhere)
-                    rec = journal_record(line, self._jversion)
-                    if rec.get("n") != state.lsn + 1:
-                        return self._reload()
-                    apply_record(state, rec, jpath, 0)
-                    state.lsn = rec["n"]
-            except (ValueError, CorruptSaveError):
-                return self._reload()
-            self._maxid = {EVENTS_TABLE: len(state.tables[EVENTS_TABLE])}
-            self._jpos += end + 1
-            return True
-
-    # ---- state
-
-    @property
-    def events(self) -> EventTable:
-        """The events table (live: the object the tables hold under ``events``)."""
-        events = self._state.tables[EVENTS_TABLE]
-        assert isinstance(events, EventTable)  # a writer's or reader's state, never peek()'s counter
-        return events
-
-    @property
-    def header(self) -> dict[str, Any]:
-        """The stored header (live; EventLog hands out copies)."""
-        return self._state.header
-
-    @property
-    def schema(self) -> int:
-        """The format version of what was loaded (SCHEMA_VERSION once written)."""
-        return self._state.schema
-
-    @property
-    def lsn(self) -> int:
-        """Number of the last change applied (journal record number)."""
-        return self._state.lsn
-
-    @property
-    def journal_lines(self) -> int:
-        """Records in the writer's current journal (0 right after compaction)."""
-        return self._jlines
 
     # ---- closing
 
@@ -770,25 +446,6 @@ class JournalEngine:
             finally:
                 self._closed = True
                 self._drop_fds()
-
-    def compact_for_close(self) -> None:
-        """What :meth:`close` does first (writer, ``compact_on_close``, a journal with
-        records): compact, a failure only reported in ``warnings``. Called before
-        close by whoever saves a cache of the whole log then (the session's
-        checkpoint: its digest of the events is then the one the snapshot records)."""
-        with self._mutex:
-            if (
-                not self._closed
-                and not self.readonly
-                and self.compact_on_close
-                and self._jlines > 0
-                and self._fd is not None
-                and not self._broken
-            ):
-                try:
-                    self.compact()
-                except StoreWriteError as e:
-                    self.warnings.append(f"could not compact on close: {e}")
 
     def abandon(self) -> None:
         """Drop every descriptor and the lock without writing anything, exactly as a

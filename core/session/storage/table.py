@@ -644,7 +644,7 @@ class EventTable(Mapping[str, dict[str, Any]]):
 
 class EventCounter(dict[str, Any]):
     """Stands in for the events table when only the count matters (see
-    :func:`core.session.storage.format.peek`)."""
+    :func:`core.session.storage.recovery.peek`)."""
 
     def __init__(self, n: int):
         super().__init__()

@@ -1,0 +1,200 @@
+"""What each roll of ``gmdesk roll --count N --save`` no longer does twice, with the
+same result: a commit looks at each of the session's two files once (and still
+notices either replaced, see tests/test_store_hostile.py), a journal line is encoded
+once for its checksum and its bytes, a header change is read back without parsing
+it, the time is told once a second, and parameters nothing was filled into are not
+checked again."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import random
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from test_roll_save_cost import RECORDS, _typed
+
+from gmdesk.core.dice import RollRecord, thaw
+from gmdesk.core.errors import ParamError
+from gmdesk.core.session import Session, SessionStore
+from gmdesk.core.session.plain import plain_event
+from gmdesk.core.session.storage import EventLog, sidecar_paths
+from gmdesk.core.session.storage.checksums import seal, seal_bytes, unseal
+from gmdesk.core.session.storage.codec import dumps, read_back
+from gmdesk.core.systems import BUILTIN_IDS, get_spec
+from gmdesk.core.systems import base as systems_base
+from gmdesk.core.systems.base import dataclass_to_json
+from gmdesk.core.text import now_iso
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = sorted((ROOT / "saves").glob("*.gmdesk"))
+
+
+def test_a_commit_looks_at_each_of_the_sessions_files_once(tmp_path, monkeypatch):
+    with EventLog.create(tmp_path / "s.gmdesk", {"name": "Docks"}) as log:
+        log.append({"type": "note", "text": "warm-up"}, header={"rolls": 1})
+        calls: list[str] = []
+        real_stat, real_fstat = os.stat, os.fstat
+
+        def stat(path: Any, *a: Any, **k: Any) -> Any:
+            calls.append(f"stat {Path(path).name}")
+            return real_stat(path, *a, **k)
+
+        def fstat(fd: int) -> Any:
+            calls.append("fstat")
+            return real_fstat(fd)
+
+        monkeypatch.setattr(os, "stat", stat)
+        monkeypatch.setattr(os, "fstat", fstat)
+        log.append({"type": "note", "text": "one"}, header={"rolls": 2})
+        monkeypatch.undo()
+    assert sorted(calls) == ["stat s.gmdesk", "stat s.gmdesk.journal"]
+
+
+@pytest.mark.parametrize("victim", ["snapshot", "journal"])
+def test_a_file_replaced_after_many_commits_is_still_noticed(tmp_path, victim):
+    """(what the inodes remembered stand for: the files as they were locked and written)"""
+    path = tmp_path / "s.gmdesk"
+    log = EventLog.create(path, {"name": "Docks"})
+    for i in range(5):
+        log.append({"type": "note", "text": str(i)})
+    target = sidecar_paths(path)[victim]
+    copy = target.with_name(target.name + ".sync")
+    copy.write_bytes(target.read_bytes())
+    os.replace(copy, target)
+    with pytest.raises(Exception, match="changed on disk"):
+        log.append({"type": "note", "text": "lost?"})
+    log.close()
+    with EventLog.open(path, readonly=True) as again:
+        assert [d["text"] for _, d in again.events()] == ["0", "1", "2", "3", "4"]
+
+
+_SCALAR = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.text()
+)
+_VALUE = st.recursive(_SCALAR, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner))
+
+
+@given(st.dictionaries(st.text(), _VALUE, max_size=6))
+def test_a_header_change_reads_back_as_json_reads_it(changes):
+    text = dumps(changes)
+    got = read_back(changes, text)
+    assert _typed(got) == _typed(json.loads(text))
+    assert got is not changes  # a copy: the caller's dict stays the caller's
+
+
+@given(st.text())
+def test_a_journal_line_is_sealed_over_the_bytes_written(text):
+    record = dumps({"n": 1, "op": "hdr", "set": {"name": text}})
+    line = seal_bytes(record.encode("utf-8"))
+    assert line == seal(record).encode("utf-8")
+    assert unseal(line) == record.encode("utf-8")
+
+
+def test_the_time_told_is_this_second_in_the_zone_in_force(monkeypatch):
+    def now() -> str:
+        return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+
+    for zone in ("UTC", "Asia/Kolkata", "America/St_Johns"):
+        monkeypatch.setenv("TZ", zone)
+        time.tzset()
+        before, told, after = now(), now_iso(), now()
+        assert told in (before, after)
+    monkeypatch.undo()
+    time.tzset()
+
+
+def _recorded_params() -> list[tuple[str, dict[str, Any]]]:
+    """(system, parameters' JSON) of every roll the shipped example sessions hold."""
+    out = []
+    for path in EXAMPLES:
+        with Session.open(path, readonly=True) as s:
+            for e in s.events:
+                record = e.data.get("record")
+                if isinstance(record, Mapping) and record.get("system") in BUILTIN_IDS:
+                    out.append((str(record["system"]), dict(thaw(record["params"]))))
+    return out
+
+
+def test_parameters_read_back_from_their_json_are_the_same_parameters():
+    """What lets a roll whose session fills nothing keep its checked parameters."""
+    seen = 0
+    for sid, data in [*((sid, {}) for sid in BUILTIN_IDS), *_recorded_params()]:
+        spec = get_spec(sid)
+        try:
+            params = spec.params_from_json(data)
+        except ParamError:
+            continue
+        assert spec.params_from_json(dataclass_to_json(params)) == params, (sid, data)
+        seen += 1
+    assert seen > len(BUILTIN_IDS)
+
+
+def test_parameters_nothing_is_filled_into_are_not_checked_again(tmp_path, monkeypatch):
+    path = SessionStore(tmp_path).create("Docks", "4d2")
+    spec = get_spec("4d2")
+    with Session.open(path) as s:
+        s.apply({"type": "character.add", "character": {"name": "Ann", "kind": "inorganic"}})
+        ann = s.character("Ann")
+        params = spec.params_from_json({})
+        checked: list[Any] = []
+        real = systems_base.dataclass_from_json
+
+        def counting(cls: Any, data: Any) -> Any:
+            checked.append(dict(data))
+            return real(cls, data)
+
+        monkeypatch.setattr(systems_base, "dataclass_from_json", counting)
+        assert s.fill_params("4d2", params) is params
+        assert checked == []
+        # a value filled in (the target's kind) is checked with the rest
+        filled = s.fill_params("4d2", params, target=ann)
+        assert filled.target_kind == "inorganic" and len(checked) == 1
+
+
+def test_a_record_made_is_the_one_its_saved_json_reads_as():
+    """What lets the fold keep a roll's record as made rather than read its JSON again:
+    wherever the event's copy is the plain one, that JSON reads as the very record."""
+    kept = 0
+    for record in RECORDS:  # (every system's, plain and in combat, and the example sessions')
+        data, known = plain_event({"type": "roll", "record": record}, "roll")
+        assert data["record"] == json.loads(dumps(record.to_json()))
+        if known is not None:
+            assert known is record
+            assert RollRecord.from_trusted_json(json.loads(dumps(data["record"]))) == record
+            kept += 1
+    assert kept > 100
+
+
+def test_the_fold_keeps_a_roll_just_made_without_reading_its_record_again(tmp_path, monkeypatch):
+    path = SessionStore(tmp_path).create("Docks", "4d2")
+    with Session.open(path) as s:
+        s.roll("4d2", {}, rng=random.Random(3))
+        read: list[Any] = []
+        real = RollRecord.from_trusted_json.__func__  # type: ignore[attr-defined]
+        monkeypatch.setattr(RollRecord, "from_trusted_json", classmethod(lambda cls, d: read.append(d) or real(cls, d)))
+        event = s.roll("4d2", {}, rng=random.Random(4))
+        monkeypatch.undo()
+        assert read == []
+        live = s.state.to_json()
+        assert s.state.rolls[-1].record == RollRecord.from_json(event.data["record"])
+    with Session.open(path, readonly=True) as again:  # a replay folds the same state
+        assert again.state.to_json()["rolls"] == live["rolls"]
+
+
+def test_a_record_holding_values_json_changes_is_read_back_from_its_json():
+    """(a key that is not text: what its JSON reads as differs from the record, so
+    the fold reads the JSON as a replay would)"""
+    odd = {"t": (1, [2, (3,)]), "m": {7: "seven"}}
+    record = RollRecord("4d2", odd, (), 0, "x", {"e": [odd]})
+    data, known = plain_event({"type": "roll", "record": record}, "roll")
+    assert known is None
+    assert data["record"] == json.loads(json.dumps(record.to_json()))
+    assert RollRecord.from_trusted_json(data["record"]) != record
