@@ -269,14 +269,18 @@ class RollRecord:
 # --------------------------------------------------------------------------- fast JSON path
 
 
+#: the exact types of the JSON values that freeze and thaw as they are
+_SCALARS = frozenset({str, int, bool, float, type(None)})
+
+
 def _freeze_json(value: Any) -> Any:
     """:func:`freeze` for plain JSON values (same result), by exact type."""
     t = type(value)
-    if t is dict:
-        return MappingProxyType({k: _freeze_json(v) for k, v in value.items()})
+    if t is dict:  # (text, numbers, true/false and null inline: most values are)
+        return MappingProxyType({k: v if type(v) in _SCALARS else _freeze_json(v) for k, v in value.items()})
     if t is list or t is tuple:
-        return tuple([_freeze_json(v) for v in value])
-    if t is str or t is int or t is bool or t is float or value is None:
+        return tuple([v if type(v) in _SCALARS else _freeze_json(v) for v in value])
+    if t in _SCALARS:
         return value
     return freeze(value)
 
@@ -285,10 +289,10 @@ def _thaw_json(value: Any) -> Any:
     """:func:`thaw` (same result), by exact type for what a record holds."""
     t = type(value)
     if t is MappingProxyType or t is dict:
-        return {k: _thaw_json(v) for k, v in value.items()}
+        return {k: v if type(v) in _SCALARS else _thaw_json(v) for k, v in value.items()}
     if t is tuple:
-        return [_thaw_json(v) for v in value]
-    if t is str or t is int or t is bool or t is float or value is None:
+        return [v if type(v) in _SCALARS else _thaw_json(v) for v in value]
+    if t in _SCALARS:
         return value
     return thaw(value)
 
