@@ -184,6 +184,12 @@ class _PlainText:
         self._length += len(text)
         return self
 
+    def append_clean(self, text: str) -> _PlainText:
+        """Append ``text`` that holds no control code already (:func:`_clean`)."""
+        self._parts.append(text)
+        self._length += len(text)
+        return self
+
     def append_text(self, text: _PlainText) -> _PlainText:
         self._parts.append(text.plain)
         self._length += text._length
@@ -211,6 +217,9 @@ def _write_dice(record: RolledDice, text: _Sink, groups: list[tuple[str, int]] |
     ``groups``: the record's :func:`_tail_groups`, when known already."""
     if groups is None:
         groups = _tail_groups(record)
+    if type(text) is _PlainText:
+        text.append_clean(_dice_plain(record, groups, bool(text)))
+        return
     own = len(record.dice) - sum(n for _, n in groups)
     labels: list[str | None] = [None] * own
     for name, n in groups:
@@ -239,6 +248,58 @@ def _write_dice(record: RolledDice, text: _Sink, groups: list[tuple[str, int]] |
         if die.role == "dropped":
             face = f"({face})"
         text.append(face, style=ROLE_STYLE.get(die.role, ""))
+
+
+def _clean(text: str) -> str:
+    """``text`` without the control codes Rich takes out of what is appended to a Text."""
+    return text if text.isprintable() else text.translate(_CONTROL_CODES)
+
+
+def _dice_plain(record: RolledDice, groups: list[tuple[str, int]], started: bool) -> str:
+    """What :func:`_write_dice` appends to a :class:`_PlainText` (``started``: whether
+    that text holds anything already), each piece cleaned as the text cleans it: the
+    same appends as plain strings, the one roll line every roll draws."""
+    dice = record.dice
+    own = len(dice) - sum(n for _, n in groups)
+    labels: list[str | None] = [None] * own
+    for name, n in groups:
+        labels += [name] + [None] * (n - 1)
+    parts: list[str] = []
+    add = parts.append
+    last_group = None
+    printed = printed_faces(record)
+    for i, (die, label) in enumerate(zip(dice, labels, strict=False)):
+        role = die.role
+        if label is not None:
+            if started:
+                add(" | ")
+            add(_clean(f"{label} "))
+            started = True
+            last_group = label
+        group = last_group if last_group in ("vs", "damage") else ("" if role in UNLABELLED_ROLES else role)
+        if label is None:
+            if last_group is None or group != last_group:
+                if last_group is not None:
+                    add(" | " if (group or last_group) else " ")
+                    started = True
+                if group:
+                    add(_clean(f"{role} "))
+                    started = True
+                last_group = group
+            else:
+                add(" ")
+                started = True
+        if printed is not None:
+            face = printed[i]
+        else:
+            face = f"−{die.value}" if role in NEGATIVE_ROLES else str(die.value)
+        if role == "dropped":
+            face = f"({face})"
+        face = _clean(face)
+        if face:
+            started = True
+        add(face)
+    return "".join(parts)
 
 
 #: what the dice of a roll that rolled none read as (a Test that failed automatically)

@@ -21,7 +21,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_roll_save_cost import RECORDS, _typed
 
-from gmdesk.core.dice import RollRecord, thaw
+from gmdesk.core import dice as dice_module
+from gmdesk.core import render
+from gmdesk.core.dice import ROLES, Die, RollRecord, freeze, thaw
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.core.session.plain import plain_event
@@ -198,3 +200,45 @@ def test_a_record_holding_values_json_changes_is_read_back_from_its_json():
     assert known is None
     assert data["record"] == json.loads(json.dumps(record.to_json()))
     assert RollRecord.from_trusted_json(data["record"]) != record
+
+
+_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text()),
+    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner) | st.dictionaries(st.text(), inner, max_size=3),
+)
+
+
+@given(st.dictionaries(st.text(), _JSON, max_size=5))
+def test_a_records_values_freeze_and_thaw_as_the_general_freeze_and_thaw(value):
+    frozen = dice_module._freeze_json(value)
+    assert frozen == freeze(value) and _typed(thaw(frozen)) == _typed(thaw(freeze(value)))
+    assert _typed(dice_module._thaw_json(frozen)) == _typed(thaw(frozen))
+
+
+_FACE = st.one_of(st.integers(-3, 3), st.sampled_from(["", "\x07", "\x1b[1m+1", "\r−2", "+0", "x\x00y"]))
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 20), st.sampled_from(ROLES)), max_size=7),
+    st.one_of(st.none(), st.lists(_FACE, min_size=0, max_size=7)),
+    st.integers(0, 3),
+    st.integers(0, 3),
+    st.booleans(),
+)
+def test_the_dice_of_a_roll_line_read_as_the_rich_text_reads_them(dice, faces, n_vs, n_damage, auto_fail):
+    """(the plain line's dice are written as plain strings: the same as the Rich
+    Text's, whatever the roles, printed faces, groups and control codes)"""
+    dies = tuple(Die(v, role) for v, role in dice)
+    extra: dict[str, Any] = {}
+    if faces is not None:
+        extra["faces"] = faces
+    if n_vs:
+        extra["opponent"] = {"dice": [d.to_json() for d in dies[-n_vs - n_damage :][:n_vs]], "total": 1}
+    if n_damage:
+        extra["damage_dice"] = [d.to_json() for d in dies[len(dies) - n_damage :]]
+    if auto_fail:
+        extra["auto_fail"] = "no skill"
+    for system in ("4d2", "4d6", "torg-2d10"):
+        record = RollRecord(system, {}, dies, 0, "x", extra)
+        assert render.dice_plain(record) == (render.dice_text(record).plain if dies else render.no_dice(record))
+        assert render.log_dice_plain(record) == (render.log_dice_text(record).plain if dies else render.no_dice(record))
