@@ -305,6 +305,21 @@ _new = object.__new__
 _DIE_CACHE: dict[tuple[object, object, object], Die] = {}  # (value, role, sides)
 
 
+def shared_die(value: int, role: str, sides: int = 6) -> Die:
+    """``Die(value, role, sides)`` (equal to it, and as immutable): the one shared die of
+    that face, role and sides, made once (a roll makes several dice of the few there
+    are). ValueError for an unknown role, as the Die itself."""
+    if type(value) is int and type(sides) is int and type(role) is str:
+        key = (value, role, sides)
+        die = _DIE_CACHE.get(key)
+        if die is None:
+            die = Die(value, role, sides)
+            if len(_DIE_CACHE) < 4096:
+                _DIE_CACHE[key] = die
+        return die
+    return Die(value, role, sides)
+
+
 def _trusted_die(d: Any) -> Die | None:
     if type(d) is not dict:
         return None

@@ -242,3 +242,16 @@ def test_the_dice_of_a_roll_line_read_as_the_rich_text_reads_them(dice, faces, n
         record = RollRecord(system, {}, dies, 0, "x", extra)
         assert render.dice_plain(record) == (render.dice_text(record).plain if dies else render.no_dice(record))
         assert render.log_dice_plain(record) == (render.log_dice_text(record).plain if dies else render.no_dice(record))
+
+
+@given(st.one_of(st.integers(), st.booleans()), st.sampled_from(ROLES), st.one_of(st.integers(1, 100), st.booleans()))
+def test_a_shared_die_is_the_die_made_afresh(value, role, sides):
+    made = dice_module.shared_die(value, role, sides)
+    assert made == Die(value, role, sides)
+    assert _typed(made.to_json()) == _typed(Die(value, role, sides).to_json())
+    assert dice_module.shared_die(value, role, sides) == made
+
+
+def test_a_shared_die_refuses_an_unknown_role_as_the_die_does():
+    with pytest.raises(ValueError, match="unknown die role"):
+        dice_module.shared_die(3, "sideways")

@@ -42,7 +42,7 @@ from typing import Any
 
 from gmdesk.core import odds as odds_mod
 from gmdesk.core.curve import Curve, curve_of
-from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
+from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die, shared_die
 from gmdesk.core.errors import ParamError
 from gmdesk.core.odds import Odds
 from gmdesk.core.systems import builtin_moves as _moves
@@ -260,7 +260,7 @@ SETTINGS = (
 
 
 def _roll_pairs(rng: RandomSource) -> tuple[Die, ...]:
-    return tuple(Die(roll_die(rng, 6), role) for role in ("positive", "positive", "negative", "negative"))
+    return tuple(shared_die(roll_die(rng, 6), role) for role in ("positive", "positive", "negative", "negative"))
 
 
 def _number(dice: tuple[Die, ...]) -> int:

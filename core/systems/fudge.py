@@ -48,7 +48,7 @@ from functools import cache
 from typing import Any
 
 from gmdesk.core.curve import Curve, curve_of
-from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord
+from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, shared_die
 from gmdesk.core.errors import ParamError, TableError
 from gmdesk.core.odds import Dist, Odds, die, mix, outcomes_by, remap, repeat, shift, sub
 from gmdesk.core.systems import builtin_moves as _moves
@@ -159,13 +159,13 @@ Rolled = tuple[list[Die], int, dict[str, Any]]  # dice, r, extra fields of the m
 
 
 def _roll_2d3(rng: RandomSource) -> Rolled:
-    dice = [Die(rng.randint(1, 3), role, 3) for role in ("positive", "positive", "negative", "negative")]
+    dice = [shared_die(rng.randint(1, 3), role, 3) for role in ("positive", "positive", "negative", "negative")]
     r = sum(d.value if d.role == "positive" else -d.value for d in dice)
     return dice, r, {}
 
 
 def _roll_custom(rng: RandomSource) -> Rolled:
-    dice = [Die(rng.randint(1, 6), "die", 6) for _ in range(2)]
+    dice = [shared_die(rng.randint(1, 6), "die", 6) for _ in range(2)]
     faces = [_read("fudge-custom", d.value) for d in dice]
     return dice, sum(faces), {"faces": faces}
 
@@ -182,23 +182,24 @@ _D20_AGAIN = (1, 20)  # the faces that are rolled again: the die's lowest and hi
 
 def _roll_d20(rng: RandomSource, open_ended: bool) -> Rolled:
     face = rng.randint(1, 20)
-    dice = [Die(face, "die", 20)]
+    dice = [shared_die(face, "die", 20)]
     r = _read("fudge-d20", face)
     if face in _D20_AGAIN:
         again = rng.randint(1, 20)
-        dice.append(Die(again, "reroll", 20))
+        dice.append(shared_die(again, "reroll", 20))
         r = _d20_second(r, _read("fudge-d20", again), open_ended)
     return dice, r, {}
 
 
 def _roll_d30(rng: RandomSource) -> Rolled:
     face = rng.randint(1, 30)
-    return [Die(face, "die", 30)], _read("fudge-d30", face), {}
+    return [shared_die(face, "die", 30)], _read("fudge-d30", face), {}
 
 
 def _roll_d12(rng: RandomSource) -> Rolled:
     a, b = rng.randint(1, 12), rng.randint(1, 12)
-    return [Die(a, "positive", 12), Die(b, "negative", 12)], _read("fudge-d12", a - b), {"difference": a - b}
+    dice = [shared_die(a, "positive", 12), shared_die(b, "negative", 12)]
+    return dice, _read("fudge-d12", a - b), {"difference": a - b}
 
 
 def _d20_then(first: int, open_ended: bool) -> Callable[[int], int]:

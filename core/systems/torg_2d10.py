@@ -56,7 +56,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from gmdesk.core.curve import Curve, curve_of
-from gmdesk.core.dice import Die, RandomSource, RollRecord, thaw
+from gmdesk.core.dice import Die, RandomSource, RollRecord, shared_die, thaw
 from gmdesk.core.errors import ParamError
 from gmdesk.core.odds import Odds
 from gmdesk.core.systems import builtin_moves as _moves
@@ -247,7 +247,7 @@ def _chain(rng: RandomSource, role: str) -> list[Die]:
     dice = []
     while True:
         v = rng.randint(1, SIDES)
-        dice.append(Die(v, role, SIDES))
+        dice.append(shared_die(v, role, SIDES))
         if v != SIDES:
             return dice
 
@@ -309,7 +309,7 @@ def _build(
 
 def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -> RollRecord:
     """Roll the hot and cold dice, then maxing rerolls, Possibilities and Up, in that order."""
-    dice = [Die(rng.randint(1, SIDES), "hot", SIDES), Die(rng.randint(1, SIDES), "cold", SIDES)]
+    dice = [shared_die(rng.randint(1, SIDES), "hot", SIDES), shared_die(rng.randint(1, SIDES), "cold", SIDES)]
     base = bonus_of_pair(dice[0].value, dice[1].value)
     if base == -MAXED or (base == MAXED and params.positive_reroll):
         dice += _chain(rng, "reroll")

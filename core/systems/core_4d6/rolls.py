@@ -13,7 +13,7 @@ from typing import Any
 
 from gmdesk.core import odds as odds_mod
 from gmdesk.core.curve import Curve, curve_of
-from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
+from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die, shared_die
 from gmdesk.core.errors import TableError
 from gmdesk.core.odds import Odds
 from gmdesk.core.systems.base import (
@@ -44,7 +44,7 @@ def roll_dice(rng: RandomSource, level: int) -> tuple[Die, ...]:
     """4 + |level| d6 in the order rolled, each marked kept or dropped."""
     faces = [roll_die(rng, 6) for _ in range(KEEP + abs(level))]
     kept = kept_indices(faces, level)
-    return tuple(Die(v, "kept" if i in kept else "dropped") for i, v in enumerate(faces))
+    return tuple(shared_die(v, "kept" if i in kept else "dropped") for i, v in enumerate(faces))
 
 
 def _kept_sum(dice: Iterable[Die]) -> int:

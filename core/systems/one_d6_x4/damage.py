@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 from gmdesk.core import odds as odds_mod
-from gmdesk.core.dice import Die, RandomSource, roll_die
+from gmdesk.core.dice import Die, RandomSource, roll_die, shared_die
 from gmdesk.core.errors import ParamError
 
 _FORMULA = re.compile(r"(?:(\d*)d(\d+))?\s*(?:([+\-\u2212])\s*(\d+))?")
@@ -17,7 +17,7 @@ _FORMULA = re.compile(r"(?:(\d*)d(\d+))?\s*(?:([+\-\u2212])\s*(\d+))?")
 
 def die(rng: RandomSource, sides: int = 6) -> Die:
     """One die of a 1d6x4 roll (role ``die``): a Test's d6, a heal's, a damage die."""
-    return Die(roll_die(rng, sides), "die", sides)
+    return shared_die(roll_die(rng, sides), "die", sides)
 
 
 def parse_damage(formula: Any) -> tuple[int, int, int]:
