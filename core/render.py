@@ -134,10 +134,13 @@ def opponent_dice_plain(record: RollRecord) -> str:
 def _tail_groups(record: RolledDice) -> list[tuple[str, int]]:
     """Named groups at the end of the dice list: the opponent's dice (``vs``) and the
     damage dice of a two-way Test, when the record lists them there too."""
-    groups = []
+    groups: list[tuple[str, int]] = []
     opponent = record.extra.get("opponent")
+    damage = record.extra.get("damage_dice", ())
+    if not damage and not isinstance(opponent, Mapping):
+        return groups  # (neither side's dice listed after the roller's: most rolls)
     opp = list(opponent.get("dice", ())) if isinstance(opponent, Mapping) else []
-    dmg = list(record.extra.get("damage_dice", ()) or ())
+    dmg = list(damage or ())
     faces = [d.value for d in record.dice]
     n = len(faces)
     tail = [int(d.get("value", -1)) for d in opp] + [int(d.get("value", -1)) for d in dmg]
@@ -295,7 +298,8 @@ def _dice_plain(record: RolledDice, groups: list[tuple[str, int]], started: bool
             face = f"−{die.value}" if role in NEGATIVE_ROLES else str(die.value)
         if role == "dropped":
             face = f"({face})"
-        face = _clean(face)
+        if not face.isprintable():
+            face = face.translate(_CONTROL_CODES)
         if face:
             started = True
         add(face)
