@@ -65,13 +65,17 @@ def stream_rolls(
         read = frozenset(getattr(ns, "roll_read", None) or ())  # read from the sheets already
         out = sys.stdout
         rolled = 0
+        unnamed = _Unnamed(session, system_module, params, combat, given, read)
         for _ in range(count):
             # filled afresh for each roll: what a roll changed (a torg condition, a spent
             # use) counts for the next one, as it would in the dialog
             chars = session.state.characters
             who = chars.get(actor) if actor is not None else None
             at = chars.get(target) if target is not None else None
-            filled, origins = _filled(session, system_module, params, who, at, combat, given, read)
+            if who is None and at is None:
+                filled, origins = unnamed.filled()
+            else:
+                filled, origins = _filled(session, system_module, params, who, at, combat, given, read)
             event = session.roll(
                 system_module,
                 filled,
@@ -90,6 +94,36 @@ def stream_rolls(
             else:
                 out.write("\n".join(event_text(event, _folded_record(session, event))) + "\n")
             out.flush()
+
+
+class _Unnamed:
+    """:func:`_filled` for a roll that names no character (no ``--as``, no ``--at``):
+    then what is filled is read from the session's settings and the items its sheets
+    list only (the rest of the call is the same each roll), so it is filled again
+    only when either changed since the last roll."""
+
+    def __init__(
+        self,
+        session: Session,
+        system_module: SystemRef,
+        params: Any,
+        combat: bool,
+        given: Collection[str] | None,
+        read: frozenset[str],
+    ) -> None:
+        self._args = (session, system_module, params, combat, given, read)
+        self._key: tuple[str, frozenset[str]] | None = None
+        self._filled: tuple[Any, dict[str, str]] = (params, {})
+
+    def filled(self) -> tuple[Any, dict[str, str]]:
+        session, system_module, params, combat, given, read = self._args
+        # (the settings' text: equal texts are equal settings, however they were changed)
+        key = (repr(session.state.info.settings), session.sheet_items())
+        if key != self._key:
+            self._filled = _filled(session, system_module, params, None, None, combat, given, read)
+            self._key = key
+        filled, origins = self._filled
+        return filled, dict(origins)
 
 
 def _folded_record(session: Session, event: Event) -> RollRecord | None:

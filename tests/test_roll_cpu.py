@@ -255,3 +255,66 @@ def test_a_shared_die_is_the_die_made_afresh(value, role, sides):
 def test_a_shared_die_refuses_an_unknown_role_as_the_die_does():
     with pytest.raises(ValueError, match="unknown die role"):
         dice_module.shared_die(3, "sideways")
+
+
+def _a_changed_setting(sid: str) -> dict[str, Any] | None:
+    """A setting of ``sid`` a roll reads, changed from its default (None if none)."""
+    from gmdesk.core.session import settings as session_settings
+
+    for setting in session_settings.settings_of(sid):
+        default = session_settings.defaults_for(sid).get(setting.key)
+        for value in (True, False, 8, 10, 2, 1, 12):
+            if type(value) is type(default) and value != default:
+                try:
+                    return {setting.key: setting.parse(value)}
+                except Exception:  # noqa: BLE001 - not a value this setting takes
+                    continue
+    return None
+
+
+@pytest.mark.parametrize("sid", BUILTIN_IDS)
+def test_a_roll_naming_no_character_is_filled_as_afresh_after_each_change(sid, tmp_path):
+    """(``roll --count N --save`` without --as/--at fills each roll again only when
+    the session's settings or its sheets' items changed: what it fills is always
+    what filling afresh gives)"""
+    from gmdesk.cli.roll_save import _filled, _Unnamed
+
+    spec = get_spec(sid)
+    path = SessionStore(tmp_path).create("Docks", sid)
+    changed = _a_changed_setting(sid)
+    with Session.open(path) as s:
+        for data in ({}, {"combat": True}):
+            try:
+                params = spec.params_from_json(data)
+            except ParamError:
+                continue
+            combat = bool(data)
+            unnamed = _Unnamed(s, sid, params, combat, None, frozenset())
+            fresh = _filled(s, sid, params, None, None, combat, None)
+            assert unnamed.filled() == fresh and unnamed.filled() == fresh
+            s.roll(sid, params, rng=random.Random(1), combat=combat)
+            assert unnamed.filled() == _filled(s, sid, params, None, None, combat, None)
+        if changed is not None:
+            params = spec.params_from_json({})
+            unnamed = _Unnamed(s, sid, params, False, None, frozenset())
+            before = unnamed.filled()
+            s.apply({"type": "session.settings", "changes": changed})
+            after = _filled(s, sid, params, None, None, False, None)
+            assert unnamed.filled() == after
+            if after != before:
+                assert unnamed.filled() != before
+    assert changed is not None or sid != "4d2"
+
+
+def test_a_setting_changed_between_runs_reaches_every_roll_of_the_next(tmp_path, capsys):
+    from gmdesk.cli.main import main
+
+    saves = str(tmp_path)
+    assert main(["--saves", saves, "new", "--system", "4d2", "Docks"]) == 0
+    assert main(["--saves", saves, "roll", "4d2", "--count", "3", "--save", "Docks", "--json"]) == 0
+    with Session.open(SessionStore(tmp_path).resolve("Docks")) as s:
+        s.apply({"type": "session.settings", "changes": {"skill_threshold": 4}})
+    capsys.readouterr()
+    assert main(["--saves", saves, "roll", "4d2", "--count", "3", "--save", "Docks", "--json"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["params"]["skill_threshold"] for r in records] == [4, 4, 4]
