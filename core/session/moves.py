@@ -9,6 +9,7 @@ import random
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import gmdesk.core.systems as _systems
 from gmdesk.core.dice import RandomSource, RollRecord
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events import MAX_INITIATIVE, Event, EventError, roll_refusal
@@ -68,12 +69,9 @@ class SessionMoves:
         over what the session fills in; None: those that differ from the default).
         ``tables``: other tables than the session's (``gmdesk roll --table``).
         ``origins``: where the caller's own values came from (kept with the roll)."""
-        from gmdesk.core.session.params import fill_data, resolve_names
-        from gmdesk.core.systems import spec_of
-
         if self.readonly:
             raise EventError("this session is open read-only", "roll")
-        spec = spec_of(system)
+        spec = _systems.spec_of(system)
         st = self.state
         a = st.characters.get(actor) if actor is not None else None
         t = st.characters.get(target) if target is not None else None
@@ -87,6 +85,8 @@ class SessionMoves:
             data = dict(params)
             if combat:  # before validation: some combat-only options need it (a mutual melee)
                 data.setdefault("combat", True)
+            from gmdesk.core.session.params import fill_data, resolve_names
+
             if fill:  # filled before validation: an attack's Difficulty may come from the target
                 params, filled = fill_data(st.info.settings, spec, data, a, t, combat, given, self.sheet_items())
             else:
@@ -124,8 +124,6 @@ class SessionMoves:
         uses it spends on the roller's (or the defender's) sheet, by its system's
         ``roll_uses`` (a Test naming Abilities or Uses); ``clock``: the clock
         its progress goes to."""
-        from gmdesk.core.systems import get_spec
-
         doc: dict[str, Any] = {
             "type": "roll",
             "record": record,  # (its JSON in the event; the fold keeps the record itself)
@@ -136,7 +134,7 @@ class SessionMoves:
         if clock:
             doc["clock"] = clock
         try:
-            hook = get_spec(record.system).roll_uses
+            hook = _systems.get_spec(record.system).roll_uses
         except GmdeskError:
             hook = None
         if hook is not None:
@@ -511,10 +509,8 @@ def params_refusal(system: SystemSpec | str, params: object, actor: Character | 
     would): Possibilities spent at roll time (the parameter a system's
     ``HARM.spend`` names) need a reality-rated roller who has them. None when
     nothing is wrong."""
-    from gmdesk.core.systems import spec_of
-
     try:
-        spec = spec_of(system)
+        spec = _systems.spec_of(system)
     except GmdeskError:
         return None
     spend = spec.harm.spend

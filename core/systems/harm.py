@@ -19,7 +19,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
+import gmdesk.core.systems as _systems  # (its get_spec, read when asked: it imports this module)
 from gmdesk.core.dice import RollRecord
+from gmdesk.core.errors import ParamError
 from gmdesk.core.tables import TableSet
 
 #: the statuses a descriptor or a Vitality threshold may give (besides ``ok``)
@@ -224,11 +226,8 @@ def check_harm(harm: Harm, where: str, param_names: Sequence[str] = (), clocks: 
 def harm_of(system_id: str) -> Harm:
     """The declaration of what ``system_id``'s rolls do; :data:`NO_HARM` for a system
     that is not installed."""
-    from gmdesk.core.errors import ParamError
-    from gmdesk.core.systems import get_spec
-
     try:
-        return get_spec(system_id).harm
+        return _systems.get_spec(system_id).harm
     except ParamError:
         return NO_HARM
 

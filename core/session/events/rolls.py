@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any
 
+import gmdesk.core.systems as _systems
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.session.events.clocks import advance_clock, clock_named
 from gmdesk.core.session.events.context import MAX_TEXT, MAX_VITALITY, Ctx
@@ -181,9 +182,7 @@ def _roll(ctx: Ctx, p: dict[str, Any]) -> str:
     parent's; refused, with nothing changed, when one cannot be used)."""
     ctx.fields(p, ("record",), ("actor", "target", "combat", "actor_name", "target_name", "clock", "uses"))
     record = ctx.record(p["record"])
-    from gmdesk.core.systems import BUILTIN_IDS, system_ids
-
-    if record.system not in BUILTIN_IDS and record.system not in system_ids():
+    if record.system not in _systems.BUILTIN_IDS and record.system not in _systems.system_ids():
         raise ctx.fail(f"record: unknown system {record.system!r}")
     actor = ctx.opt_char(p.get("actor"), "actor")
     target = ctx.opt_char(p.get("target"), "target")
