@@ -318,3 +318,17 @@ def test_a_setting_changed_between_runs_reaches_every_roll_of_the_next(tmp_path,
     assert main(["--saves", saves, "roll", "4d2", "--count", "3", "--save", "Docks", "--json"]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["params"]["skill_threshold"] for r in records] == [4, 4, 4]
+
+
+@given(st.integers(0, 2**32))
+def test_4d2_rolls_its_pairs_and_reads_its_number_as_before(seed):
+    from gmdesk.core.dice import roll_die
+    from gmdesk.core.systems import four_d_two
+
+    roles = ("positive", "positive", "negative", "negative")
+    rng = random.Random(seed)
+    before = tuple(Die(roll_die(rng, 6), role) for role in roles)
+    dice = four_d_two._roll_pairs(random.Random(seed))
+    assert dice == before
+    number = sum(d.value for d in dice if d.role == "positive") - sum(d.value for d in dice if d.role == "negative")
+    assert four_d_two._number(dice) == number

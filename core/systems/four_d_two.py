@@ -260,11 +260,19 @@ SETTINGS = (
 
 
 def _roll_pairs(rng: RandomSource) -> tuple[Die, ...]:
-    return tuple(shared_die(roll_die(rng, 6), role) for role in ("positive", "positive", "negative", "negative"))
+    """The positive pair, then the negative pair (each die ``roll_die(rng, 6)``, in turn)."""
+    a, b, c, d = roll_die(rng, 6), roll_die(rng, 6), roll_die(rng, 6), roll_die(rng, 6)
+    return (shared_die(a, "positive"), shared_die(b, "positive"), shared_die(c, "negative"), shared_die(d, "negative"))
 
 
 def _number(dice: tuple[Die, ...]) -> int:
-    return sum(d.value for d in dice if d.role == "positive") - sum(d.value for d in dice if d.role == "negative")
+    number = 0
+    for d in dice:
+        if d.role == "positive":
+            number += d.value
+        elif d.role == "negative":
+            number -= d.value
+    return number
 
 
 def descriptors_for(value: int, params: Params, tables: TableSet = DEFAULT_TABLES) -> tuple[Descriptor, ...]:
