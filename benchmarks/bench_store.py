@@ -26,6 +26,7 @@ each printed through :mod:`benchmarks.report` beside its anchor measured in the 
 * cost per acknowledged roll of ``roll --count N --save``: fsyncs a roll and CPU ms
   a roll (the run's cost less a one-roll run's, over the extra rolls), beside a bare
   write+fsync loop of a 300-byte line; target one fsync and ≤ 0.3 ms CPU a roll.
+  ``--roll-cost-only N`` runs just these two rows, with N rolls (a few seconds).
 * ``Session.open`` from the checkpoint at 1k / 10k / 50k / 200k events (fresh
   process, read-only) beside ``json.load`` of the save; target: grows with the
   state, not the history (200k ≤ 2× 10k).
@@ -620,6 +621,13 @@ def main(argv: list[str] | None = None) -> int:
         "--rows-only", action="store_true", help="only the issue 22 rows (roll --save memory and cost, open growth)"
     )
     ap.add_argument(
+        "--roll-cost-only",
+        type=int,
+        metavar="N",
+        default=None,
+        help="only the fsyncs and CPU a roll of roll --count N --save (seconds; e.g. 500)",
+    )
+    ap.add_argument(
         "--roll-counts",
         default=None,
         help="N of the roll --count N --save memory rows, comma-separated "
@@ -636,6 +644,12 @@ def main(argv: list[str] | None = None) -> int:
         args = ap.parse_args(argv)
     samples = 100 if args.quick else args.samples
     Path(args.dir).mkdir(parents=True, exist_ok=True)
+    if args.roll_cost_only is not None:
+        with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench-cost-") as tmp:
+            print(f"gmdesk roll cost rows — files in {tmp} — python {sys.version.split()[0]}")
+            rows = roll_cost_rows(Path(tmp), max(2, args.roll_cost_only))
+            print_table("session store: cost a roll (issue 22)", rows)
+            return 0 if all(r.met for r in rows) else 1
     if not args.session_open_only:
         # the issue's rows first (short with --quick), then — in a full run — the older sections
         with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench-rows-") as tmp:
