@@ -263,6 +263,9 @@ def _dice_plain(record: RolledDice, groups: list[tuple[str, int]], started: bool
     that text holds anything already), each piece cleaned as the text cleans it: the
     same appends as plain strings, the one roll line every roll draws."""
     dice = record.dice
+    printed = printed_faces(record)
+    if not groups and printed is None:  # (most rolls: no group named, the faces as rolled)
+        return _ungrouped_plain(dice)
     own = len(dice) - sum(n for _, n in groups)
     labels: list[str | None] = [None] * own
     for name, n in groups:
@@ -270,7 +273,6 @@ def _dice_plain(record: RolledDice, groups: list[tuple[str, int]], started: bool
     parts: list[str] = []
     add = parts.append
     last_group = None
-    printed = printed_faces(record)
     for i, (die, label) in enumerate(zip(dice, labels, strict=False)):
         role = die.role
         if label is not None:
@@ -303,6 +305,29 @@ def _dice_plain(record: RolledDice, groups: list[tuple[str, int]], started: bool
         if face:
             started = True
         add(face)
+    return "".join(parts)
+
+
+def _ungrouped_plain(dice: Sequence[Die]) -> str:
+    """:func:`_dice_plain` of dice with no group named and no printed faces."""
+    parts: list[str] = []
+    add = parts.append
+    last_group = None
+    for die in dice:
+        role = die.role
+        group = last_group if last_group in ("vs", "damage") else ("" if role in UNLABELLED_ROLES else role)
+        if last_group is None or group != last_group:
+            if last_group is not None:
+                add(" | " if (group or last_group) else " ")
+            if group:
+                add(_clean(f"{role} "))
+            last_group = group
+        else:
+            add(" ")
+        face = f"−{die.value}" if role in NEGATIVE_ROLES else str(die.value)
+        if role == "dropped":
+            face = f"({face})"
+        add(face if face.isprintable() else face.translate(_CONTROL_CODES))
     return "".join(parts)
 
 
@@ -613,6 +638,14 @@ def log_dice_plain(record: RollRecord) -> str:
     same appends, into a :class:`_PlainText`: no Rich Text is built)."""
     if not record.dice:
         return no_dice(record)
+    extra = record.extra
+    if not extra.get("damage_dice") and not isinstance(extra.get("opponent"), Mapping):
+        # no other side's dice nor damage dice: the dice as dice_text writes them,
+        # unless the system names the roller's own (what _write_log_dice decides)
+        spec = _spec(record.system)
+        labels_of = spec.dice_labels if spec is not None else None
+        if labels_of is None or not (labels_of(record) or {}).get("own"):
+            return _dice_plain(record, [], False)
     text = _PlainText()
     _write_log_dice(record, text, _PlainText)
     return text.plain
@@ -646,8 +679,6 @@ def log_dice_text(record: RollRecord) -> Text:
 def _write_log_dice(record: RollRecord, text: _Sink, new: Callable[[], _Sink]) -> None:
     """:func:`log_dice_text`, written into ``text``; ``new`` makes the text of each run
     of dice (a Rich Text, or a :class:`_PlainText` for the plain line)."""
-    from gmdesk.core.dice import Die
-
     groups = _tail_groups(record)
     opp = record.extra.get("opponent")
     opp_dice = [Die.from_json(d) for d in opp.get("dice", ())] if isinstance(opp, Mapping) else []

@@ -224,10 +224,11 @@ _FACE = st.one_of(st.integers(-3, 3), st.sampled_from(["", "\x07", "\x1b[1m+1", 
     st.integers(0, 3),
     st.integers(0, 3),
     st.booleans(),
+    st.sampled_from([{}, {"combat": True}, {"combat": True, "mutual": True}]),
 )
-def test_the_dice_of_a_roll_line_read_as_the_rich_text_reads_them(dice, faces, n_vs, n_damage, auto_fail):
+def test_the_dice_of_a_roll_line_read_as_the_rich_text_reads_them(dice, faces, n_vs, n_damage, auto_fail, params):
     """(the plain line's dice are written as plain strings: the same as the Rich
-    Text's, whatever the roles, printed faces, groups and control codes)"""
+    Text's, whatever the roles, printed faces, groups, labels and control codes)"""
     dies = tuple(Die(v, role) for v, role in dice)
     extra: dict[str, Any] = {}
     if faces is not None:
@@ -238,8 +239,10 @@ def test_the_dice_of_a_roll_line_read_as_the_rich_text_reads_them(dice, faces, n
         extra["damage_dice"] = [d.to_json() for d in dies[len(dies) - n_damage :]]
     if auto_fail:
         extra["auto_fail"] = "no skill"
-    for system in ("4d2", "4d6", "torg-2d10"):
-        record = RollRecord(system, {}, dies, 0, "x", extra)
+    if not n_vs and auto_fail:  # (an other side without dice of its own)
+        extra["opponent"] = {"dice": [], "auto_fail": "no skill"}
+    for system in (*BUILTIN_IDS, "not-installed"):
+        record = RollRecord(system, params, dies, 0, "x", extra)
         assert render.dice_plain(record) == (render.dice_text(record).plain if dies else render.no_dice(record))
         assert render.log_dice_plain(record) == (render.log_dice_text(record).plain if dies else render.no_dice(record))
 
