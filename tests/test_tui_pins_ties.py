@@ -67,8 +67,8 @@ async def test_the_pin_key_pins_marks_saves_and_a_reroll_round_leaves_it(tmp_pat
         state = await saved_when(pilot, path, lambda s: s.encounter.round == 2)
         assert {state.characters[x.char_id].name: x.initiative for x in state.encounter.order}["Lair"] == 20
         assert [r.actor_name for r in state.rolls if r.round == 2] == ["Kara"]
-        # the pane follows the turn to Kara; back on the lair, = releases it; u brings the pin back
-        await until(pilot, lambda: screen.selected == ids["Kara"])
+        # the pane follows the turn; back on the lair, = releases it; u brings the pin back
+        await until(pilot, lambda: screen.selected == state.encounter.current.char_id)
         await select_entry(pilot, ids["Lair"])
         await press(pilot, "equals_sign")
         await saved_when(pilot, path, lambda s: s.characters[ids["Lair"]].pin is None)
