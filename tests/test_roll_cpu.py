@@ -335,3 +335,70 @@ def test_4d2_rolls_its_pairs_and_reads_its_number_as_before(seed):
     assert dice == before
     number = sum(d.value for d in dice if d.role == "positive") - sum(d.value for d in dice if d.role == "negative")
     assert four_d_two._number(dice) == number
+
+
+_ANY_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text()),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner)
+        | st.dictionaries(st.one_of(st.text(), st.integers(), st.booleans(), st.none()), inner, max_size=3)
+    ),
+)
+
+
+def _encoded(f: Any, value: Any) -> Any:
+    try:
+        return f(value)
+    except (TypeError, ValueError) as e:
+        return (type(e), str(e))
+
+
+@given(_ANY_JSON)
+def test_the_stores_json_text_is_the_encoders(value):
+    """(the store's dumps makes the C encoder json.JSONEncoder.encode would make)"""
+    expected = _encoded(lambda v: json.dumps(v, ensure_ascii=False, separators=(",", ":"), allow_nan=False), value)
+    assert _encoded(dumps, value) == expected
+
+
+def test_what_the_stores_json_refuses_it_refuses_as_the_encoder_does():
+    loop: list[Any] = []
+    loop.append(loop)
+    for bad in (loop, {"k": {1, 2}}, {(1, 2): 3}, [float("nan")], object()):
+        expected = _encoded(lambda v: json.dumps(v, ensure_ascii=False, separators=(",", ":"), allow_nan=False), bad)
+        assert isinstance(expected, tuple)
+        assert _encoded(dumps, bad) == expected
+    assert dumps("a\u2212b\n") == json.dumps("a\u2212b\n", ensure_ascii=False)
+
+
+@given(st.dictionaries(st.text(), _ANY_JSON, max_size=4))
+def test_an_events_data_checks_as_plain_as_before(doc):
+    """(text, true/false and null pass as they are; anything else as before)"""
+    from gmdesk.core.session import plain
+
+    def before(v: Any, depth: int) -> None:
+        if depth >= plain._PLAIN_DEPTH:
+            raise plain._NotPlain
+        values = v.values() if type(v) is dict else v
+        if type(v) is dict and any(type(k) is not str for k in v):
+            raise plain._NotPlain
+        for x in values:
+            tx = type(x)
+            if tx is str or tx is bool or x is None:
+                continue
+            if tx is int:
+                if x.bit_length() > plain._PLAIN_INT_BITS:
+                    raise plain._NotPlain
+            elif tx is dict or tx is list:
+                before(x, depth + 1)
+            elif tx is not float or x - x != 0.0:
+                raise plain._NotPlain
+
+    def verdict(check: Any) -> bool:
+        try:
+            check(doc, 0)
+        except plain._NotPlain:
+            return False
+        return True
+
+    assert verdict(plain._check_plain) == verdict(before)

@@ -63,6 +63,10 @@ def _plain_copy(v: Any, depth: int = 0) -> Any:
     raise _NotPlain
 
 
+#: the exact types :func:`_check_plain` passes as they are (text, true/false, null)
+_INLINE = frozenset((str, bool, type(None)))
+
+
 def _check_plain(v: dict[str, Any] | list[Any], depth: int) -> None:
     """:class:`_NotPlain` unless ``v`` (a dict or list no one else holds, nor its
     parts) is already what :func:`_plain_copy` would make of it."""
@@ -77,7 +81,7 @@ def _check_plain(v: dict[str, Any] | list[Any], depth: int) -> None:
         values = v
     for x in values:
         tx = type(x)
-        if tx is str or tx is bool or x is None:
+        if tx in _INLINE:
             continue
         if tx is int:
             if x.bit_length() > _PLAIN_INT_BITS:

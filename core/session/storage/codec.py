@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from json.encoder import encode_basestring
 from typing import Any
 
 from gmdesk.core.errors import ParamError
@@ -57,11 +58,16 @@ def loads(data: bytes | str, *, check_depth: bool = True) -> Any:
 #: the encoder of every JSON text the store writes (made once: ``json.dumps`` with
 #: options makes a new one at every call)
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=SEP, allow_nan=False)
+_C_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
 
 
 def dumps(obj: Any) -> str:
-    """``obj`` as compact JSON text (ValueError/TypeError for what JSON cannot hold)."""
-    return _ENCODER.encode(obj)
+    """``obj`` as compact JSON text (ValueError/TypeError for what JSON cannot hold):
+    ``_ENCODER.encode(obj)``, with its C encoder made directly when there is one."""
+    if _C_ENCODER is None or type(obj) is str:
+        return _ENCODER.encode(obj)
+    # (what JSONEncoder.iterencode makes for a one-shot encode without indent)
+    return "".join(_C_ENCODER({}, _ENCODER.default, encode_basestring, None, ":", ",", False, False, False)(obj, 0))
 
 
 def json_text(value: Any, option: str) -> str:
