@@ -7,7 +7,8 @@ directory has none, as ``gmdesk char SAVE add-from`` does), then filters them as
 GM types: every word typed is found in the name or in a tag (case-insensitive). Enter
 (in the search, the count or on the list) adds ``Count`` copies of the highlighted
 stat block, "Hidden from the players" if checked, "One group" (two copies or more)
-as one initiative group: one ``characters.add`` event (each initiative roll logged;
+as one initiative group, "Players see" what the players see of each copy (by side
+unless chosen): one ``characters.add`` event (each initiative roll logged;
 a group's one roll), so one undo takes them all back. A damaged bestiary
 shows its one-line error and nothing is written; an empty one (or none for the
 session's system) says so.
@@ -23,13 +24,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Checkbox, Input, Label, OptionList, Static
+from textual.widgets import Checkbox, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session
 from gmdesk.tui.screens.dialog import Dialog, DialogHint
 from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput
+from gmdesk.tui.widgets.form import VISIBILITY_FIELD, field_control
 
 #: the most rows the list holds at once (type more to narrow a large bestiary)
 SHOWN = 200
@@ -122,6 +124,9 @@ class BestiaryDialog(Dialog[Any]):
                 yield SteadyInput("1", restrict=r"[0-9]*", max_length=3, id="bestiary-count", classes="form-input")
                 yield EnterCheckbox("Hidden from the players", id="bestiary-hidden", classes="form-check")
                 yield EnterCheckbox("One group", id="bestiary-group", classes="form-check")
+            with Horizontal(classes="form-row"):
+                yield Label(VISIBILITY_FIELD.label, classes="form-label", id="bestiary-visibility-label")
+                yield field_control(VISIBILITY_FIELD, "bestiary-visibility", VISIBILITY_FIELD.value)
             yield Static("", id="dialog-error", classes="inline-error")
             yield DialogHint("add")
 
@@ -247,22 +252,34 @@ class BestiaryDialog(Dialog[Any]):
             return
         hidden = self.query_one("#bestiary-hidden", Checkbox).value
         group = self.query_one("#bestiary-group", Checkbox).value
+        seen = self.query_one("#bestiary-visibility", Select).value
+        visibility = seen if isinstance(seen, str) and seen else None  # "by side": None
         if group and count < 2:
             self.show_error("Count: one group is two copies or more")
             return
         self.clear_error()
-        self.commit(add_call(self.loaded.path, doc, count, hidden, self.rng, group))
+        self.commit(add_call(self.loaded.path, doc, count, hidden, self.rng, group, visibility))
 
 
-def add_call(path: Path, doc: Mapping[str, Any], count: int, hidden: bool, rng: Any, group: bool = False) -> Any:
+def add_call(
+    path: Path,
+    doc: Mapping[str, Any],
+    count: int,
+    hidden: bool,
+    rng: Any,
+    group: bool = False,
+    visibility: str | None = None,
+) -> Any:
     """The session call adding ``count`` copies of the stat block ``doc`` (read from the
-    bestiary at ``path``); it returns the applied event."""
+    bestiary at ``path``), each seen by the players as ``visibility`` says (None: by
+    its side); it returns the applied event."""
 
     def fn(session: Session) -> Any:
         from gmdesk.core.campaign.bestiary import block_from_doc
         from gmdesk.core.campaign.copies import add_from_event
 
         block = block_from_doc(path, doc)
-        return session.apply_placing(add_from_event(session, block, count, rng, hidden=hidden, group=group), rng)
+        event = add_from_event(session, block, count, rng, hidden=hidden, group=group, visibility=visibility)
+        return session.apply_placing(event, rng)
 
     return fn
