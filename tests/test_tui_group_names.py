@@ -50,3 +50,15 @@ async def test_a_long_status_elsewhere_does_not_squeeze_the_group_name(tmp_path)
         assert any("▸ Bandit ×2" in r for r in rows), rows
         kara = next(r for r in rows if "Kara" in r)
         assert "HID +2" in kara, kara  # the status: its first word, and how many more
+
+
+async def test_a_long_condition_name_gives_way_to_the_group_name(tmp_path):
+    path, ids = banded_save(tmp_path, "Bandits", marked=False)
+    with Session.open(path) as s:
+        s.apply({"type": "condition.add", "id": ids["Kara"], "name": "Hunted by the Mist", "rounds": None})
+    async with desk(path, size=SMALL) as (app, pilot, _screen):
+        await settle(pilot)
+        rows = pane(app)
+        assert any("▸ Bandits ×2" in r for r in rows), rows
+        kara = next(r for r in rows if "Kara" in r)
+        assert "+4" in kara, kara  # the condition's words counted, none of them cut

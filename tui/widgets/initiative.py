@@ -56,6 +56,9 @@ MAX_NAME = 24
 #: the name's width that comes before a wider status column: "▸ Bar Thug ×3", "Castle Guard 12"
 #: read whole, and a status cell that does not fit shows its first words and "+N"
 NAME_FIRST = 14
+#: the most the status column keeps for its first word and "+N" ("DEAD +2") when the
+#: name would take it (a longer first word, a condition's own name, reads as "+N")
+LEAST_STATUS = 7
 #: the status cell's word for a character hidden from the players
 HIDDEN_MARKER = "HID"
 
@@ -82,9 +85,12 @@ def _title_width(state: State, ch: Character) -> int:
 
 
 def _least_width(cell: Text) -> int:
-    """The fewest cells a status cell reads in: its first word, and "+N" for the rest."""
+    """The fewest cells a status cell reads in: its first word and "+N" for the rest
+    ("HID +2"), when that is a marker's few letters (:data:`LEAST_STATUS`); else "+N"."""
     words = cell.plain.split(" ")
-    return cell_len(words[0]) + (len(f" +{len(words) - 1}") if len(words) > 1 else 0)
+    more = len(f" +{len(words) - 1}") if len(words) > 1 else 0
+    least = cell_len(words[0]) + more
+    return least if least <= LEAST_STATUS else len(f"+{len(words)}")
 
 
 _NUMBERED = re.compile(r"^(.*\S)\s+(\d+)$")
@@ -196,7 +202,8 @@ class InitiativePane(Vertical):
         base = {key: w for key, _, w in columns}["status"]
         first = max(MIN_NAME, min(name_width, NAME_FIRST))  # the name's room before the status widens
         room = max(0, inner - fixed - 1 - first)  # what the status may take
-        least = min(status_least + 1, max(0, inner - fixed - 1 - MIN_NAME))  # never below the least name
+        # a marker and "+N" ("HID +2") before the name's last cells
+        least = min(status_least + 1, max(0, inner - fixed - 1 - MIN_NAME))
         status = max(base, least, min(status_width + 1, room))
         width = max(MIN_NAME, min(MAX_NAME, inner - fixed - status - 1))
         columns = tuple((key, label, status if key == "status" else w) for key, label, w in columns)
