@@ -119,7 +119,6 @@ async def test_the_palette_adds_a_counter_and_a_bad_maximum_is_said_with_its_lab
     assert counters_of(path, k)[2] == "Second wind 2/2 ↻round"
 
 
-
 async def test_a_character_without_counters_shows_how_to_add_one_and_enter_adds_it(tmp_path):
     """The pane of a character with no counter says that one can be added ("+ add
     counter", at 80×24); Enter on it opens the desk's "Add a counter…" (as the palette
