@@ -76,6 +76,27 @@ def test_set_changes_fields_and_own_parts_in_one_undoable_event(capsys, saves):
     assert character(path, "Trooper").fields["stats"] == {"Dodge": 9}
 
 
+def test_set_says_each_change_in_the_words_the_gm_set_it_by(capsys, saves):
+    make(saves)
+    run(capsys, saves, "char", "Storm", "add", "Kara")
+    rc, out, err = run(
+        capsys, saves, "char", "Storm", "set", "Kara", "vitality=12", "max vitality=14", "side=NPC",
+        "kind=inorganic", "possibilities=3", "name=Kara Vey",
+    )  # fmt: skip
+    assert rc == 0, err
+    for line in (
+        "Kara: Name “Kara” → “Kara Vey”",
+        "Kara: Side PC → NPC",
+        "Kara: Kind organic → inorganic",
+        "Kara: Max Vitality 0 → 14",
+        "Kara: Vitality 0 → 12",
+        "Kara: Reality-rated no → yes",
+        "Kara: Possibilities 0 → 3",
+    ):
+        assert line in out, out
+    assert "_" not in out and "'" not in out  # no event key, no Python quoting
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [

@@ -23,6 +23,7 @@ from helpers import (
     saved_when,
     screen_text,
     select_entry,
+    until,
 )
 from test_tui_player import SIZE, shown
 
@@ -55,7 +56,7 @@ async def test_the_pin_key_pins_marks_saves_and_a_reroll_round_leaves_it(tmp_pat
     )
     with Session.open(path) as s:
         s.apply({"type": "session.settings", "changes": {"reroll_initiative": True}})
-    async with desk(path, rng=random.Random(5)) as (app, pilot, _screen):
+    async with desk(path, rng=random.Random(5)) as (app, pilot, screen):
         await select_entry(pilot, ids["Lair"])
         await press(pilot, "equals_sign")  # pinned where it stands
         await saved_when(pilot, path, lambda s: s.characters[ids["Lair"]].pin == 20)
@@ -66,7 +67,9 @@ async def test_the_pin_key_pins_marks_saves_and_a_reroll_round_leaves_it(tmp_pat
         state = await saved_when(pilot, path, lambda s: s.encounter.round == 2)
         assert {state.characters[x.char_id].name: x.initiative for x in state.encounter.order}["Lair"] == 20
         assert [r.actor_name for r in state.rolls if r.round == 2] == ["Kara"]
-        # = again releases it; u brings the pin back
+        # the pane follows the turn; back on the lair, = releases it; u brings the pin back
+        await until(pilot, lambda: screen.selected == state.encounter.current.char_id)
+        await select_entry(pilot, ids["Lair"])
         await press(pilot, "equals_sign")
         await saved_when(pilot, path, lambda s: s.characters[ids["Lair"]].pin is None)
         assert "PIN" not in _row(screen_text(app), "Lair")

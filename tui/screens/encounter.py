@@ -47,16 +47,19 @@ class EncounterActions:
         self.desk = desk
 
     def next_turn(self) -> None:
-        """``n``: the next turn (durations tick as the turn ends)."""
-        self.desk.submit(lambda s: s.next_turn(), self._say_turn)
+        """``n``: the next turn (durations tick as the turn ends; a new round may roll
+        initiative again, with the desk's dice)."""
+        rng = self.desk.rng
+        self.desk.submit(lambda s: s.next_turn(rng), self._say_turn)
 
     def prev_turn(self) -> None:
         """``p``: back one turn."""
         self.desk.submit(lambda s: s.apply({"type": "turn.prev"}), self._say_turn)
 
     def new_round(self) -> None:
-        """``R``: the next round starts."""
-        self.desk.submit(lambda s: s.new_round(), self._say_turn)
+        """``R``: the next round starts (initiative rolled again, if so set, with the desk's dice)."""
+        rng = self.desk.rng
+        self.desk.submit(lambda s: s.new_round(rng), self._say_turn)
 
     def _say_turn(self, event: Event) -> None:
         """Say whose turn it is (and which durations ended); the pane follows the turn."""

@@ -125,18 +125,29 @@ def _character_add(ctx: Ctx, p: dict[str, Any]) -> str:
     return f"{c.name} joins ({c.side}, {c.kind}{', reality-rated' if reality else ''})"
 
 
-#: what ``character.edit`` changes (and ``character.fields`` besides the system's fields)
-EDITABLE = (
-    "name",
-    "side",
-    "kind",
-    "reality_rated",
-    "possibilities",
-    "vitality_default",
-    "vitality_current",
-    "notes",
-    "dead",
-)
+#: what ``character.edit`` changes (and ``character.fields`` besides the system's
+#: fields), and how a change line names each (the words the GM sets them by)
+EDIT_LABELS = {
+    "name": "Name",
+    "side": "Side",
+    "kind": "Kind",
+    "reality_rated": "Reality-rated",
+    "possibilities": "Possibilities",
+    "vitality_default": "Max Vitality",
+    "vitality_current": "Vitality",
+    "notes": "Notes",
+    "dead": "Dead",
+}
+EDITABLE = tuple(EDIT_LABELS)
+
+
+def _shown(v: Any) -> str:
+    """A value as a change line says it: a number with its sign, yes or no, a name quoted."""
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, int):
+        return num(v)
+    return v if v in ("PC", "NPC", "organic", "inorganic") else f"“{v}”"
 
 
 @handler("character.edit")
@@ -178,10 +189,8 @@ def _edit(ctx: Ctx, c: Character, d: Mapping[str, Any]) -> None:
         else:
             setattr(live, key, value)
 
-        def shown(v: Any) -> str:
-            return num(v) if isinstance(v, int) and not isinstance(v, bool) else repr(v)
-
-        ctx.changes.append(f"{name}: {key} {shown(old)} → {shown(value)}" if key != "notes" else f"{name}: notes")
+        label = EDIT_LABELS[key]
+        ctx.changes.append(f"{name}: {label} {_shown(old)} → {_shown(value)}" if key != "notes" else f"{name}: {label}")
     if not reality and live.possibilities:
         ctx.changes.append(f"{name}: Possibilities {live.possibilities} → 0 (not reality-rated)")
         live.possibilities = 0
