@@ -109,3 +109,36 @@ def test_the_cli_add_from_sets_what_the_players_see_of_each_copy_and_refuses_ano
     one_error_line(err)
     with Session.open(path, readonly=True) as s:
         assert len(s.state.characters) == 2  # nothing saved
+
+
+async def test_a_stat_block_with_its_own_level_says_so_and_a_choice_overrides_it(tmp_path: Path) -> None:
+    from gmdesk.core.campaign.bestiary import Bestiary
+    from gmdesk.core.campaign.statblock import StatBlock
+
+    path, _ = make_save(tmp_path, SYSTEM)
+    Bestiary(path.parent).add_many(
+        [StatBlock("Shade", SYSTEM, vitality=4, visibility="name"), StatBlock("Wisp", SYSTEM, vitality=2)]
+    )
+    app = make_app(path)
+    async with run(app, size=SMALL) as pilot:
+        await open_dialog(pilot)
+        assert "name only (stat block)" in screen_text(app)  # Shade, listed first
+        await burst(pilot, "wisp")
+        await settle(pilot)
+        assert "by side" in screen_text(app) and "(stat block)" not in screen_text(app)
+        await press(pilot, *["backspace"] * 4)
+        await burst(pilot, "shade")
+        await press(pilot, "enter")  # the stat block's own level
+        await until(pilot, lambda: not isinstance(app.screen, BestiaryDialog))
+        await press(pilot, "B")
+        dlg = await dialog(pilot, BestiaryDialog)
+        await until(pilot, lambda: dlg.loaded is not None)
+        await settle(pilot)
+        await burst(pilot, "shade")
+        await press(pilot, "tab", "tab", "tab", "tab", "tab")  # the list, count, hidden, one group, players see
+        await press(pilot, "right", "right", "right")  # → all
+        await press(pilot, "shift+tab", "enter")
+        await until(pilot, lambda: not isinstance(app.screen, BestiaryDialog))
+        await settle(pilot)
+    state = saved(path)
+    assert sorted((c.name, c.seen) for c in state.characters.values()) == [("Shade", "name"), ("Shade 2", "all")]

@@ -29,6 +29,7 @@ from textual.widgets.option_list import Option
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session
+from gmdesk.core.session.model import VISIBILITY_WORDS
 from gmdesk.tui.screens.dialog import Dialog, DialogHint
 from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput
 from gmdesk.tui.widgets.form import VISIBILITY_FIELD, field_control
@@ -105,6 +106,7 @@ class BestiaryDialog(Dialog[Any]):
         self.shown: list[dict[str, Any]] = []
         self.marked: int | None = None  # the row drawn with the mark
         self.labels = {"count": "Count", "--count": "Count"}
+        self.seen_default = VISIBILITY_FIELD.choices[0][1]  # how "Players see" names its default
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="bestiary-dialog") as box:
@@ -207,6 +209,24 @@ class BestiaryDialog(Dialog[Any]):
         if index is not None and 0 <= index < len(self.shown):
             options.replace_option_prompt_at_index(index, row_text(self.shown[index], picked=True))
             self.marked = index
+            self.default_seen(self.shown[index])
+
+    def default_seen(self, doc: Mapping[str, Any]) -> None:
+        """ "Players see", left at its default, names what the copies of ``doc`` get: by
+        side, or the stat block's own level ("name only (stat block)")."""
+        seen = self.query_one("#bestiary-visibility", Select)
+        if seen.value != VISIBILITY_FIELD.value:
+            return  # the GM's choice stands
+        own = doc.get("visibility")
+        first = f"{VISIBILITY_WORDS[own]} (stat block)" if own in VISIBILITY_WORDS else VISIBILITY_FIELD.choices[0][1]
+        if first != self.seen_default:
+            self.seen_default = first
+            levels = [(label, v) for v, label in VISIBILITY_FIELD.choices[1:]]
+            with seen.prevent(Select.Changed):
+                seen.set_options([(first, VISIBILITY_FIELD.value), *levels])
+                # the value is the same: step off it and back so that the control redraws it
+                seen.value = levels[0][1]
+                seen.value = VISIBILITY_FIELD.value
 
     def action_cursor(self, step: int) -> None:
         options = self.query_one("#bestiary-list", OptionList)
