@@ -126,6 +126,12 @@ def register(subparsers: Any) -> None:
     v.add_argument(
         "--group", action="store_true", help="the copies as one initiative group: one roll, one turn, one row"
     )
+    v.add_argument(
+        "--visibility",
+        default=None,
+        metavar="name|wounds|all",
+        help="what the players see of each copy (default: by side)",
+    )
     v.add_argument("--seed", default=None, help=argparse.SUPPRESS)
     v.set_defaults(func=guard(cmd_add_from))
 
@@ -475,6 +481,7 @@ def cmd_add_from(ns: Any) -> int:
     from gmdesk.core.systems.base import parse_int
 
     count = parse_int("--count", ns.count, 1, MAX_COPIES)
+    level = None if ns.visibility is None else seen.read_level(ns.visibility)
     seed = None if ns.seed is None else parse_int("--seed", ns.seed, -(2**63), 2**63)
     with open_session(ns) as session:
         b = bestiary(ns)
@@ -491,7 +498,7 @@ def cmd_add_from(ns: Any) -> int:
         rng = make_rng(seed)
         if ns.group and count < 2:
             raise GmdeskError("--group needs --count 2 or more: a group is two characters or more")
-        doc = add_from_event(session, block, count, rng, hidden=ns.hidden, group=ns.group)
+        doc = add_from_event(session, block, count, rng, hidden=ns.hidden, group=ns.group, visibility=level)
         event = _apply(session, doc, rng)
         st = session.state
         sys.stdout.write(f"{event.summary}\n")

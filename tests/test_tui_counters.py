@@ -117,3 +117,42 @@ async def test_the_palette_adds_a_counter_and_a_bad_maximum_is_said_with_its_lab
         await press(pilot, "enter")
         await until(pilot, lambda: len(counters_of(path, k)) == 3)
     assert counters_of(path, k)[2] == "Second wind 2/2 ↻round"
+
+
+async def test_a_character_without_counters_shows_how_to_add_one_and_enter_adds_it(tmp_path):
+    """The pane of a character with no counter says that one can be added ("+ add
+    counter", at 80×24); Enter on it opens the desk's "Add a counter…" (as the palette
+    does) and the counter is saved, in one event; the pane lists it and ``s`` on it
+    spends one use."""
+    from helpers import burst, dialog
+    from test_tui_char_fields import to_row
+
+    from gmdesk.tui.screens.confirm import FormDialog
+
+    path, ids = make_save(tmp_path, "4d2", [{"name": "Kara"}])
+    k = ids["Kara"]
+    async with desk(path) as (app, pilot, screen):
+        pane = screen.character
+        await press(pilot, "tab")  # initiative → the character pane
+        assert pane.table.has_focus and pane.border_title == "Kara"
+        assert "+ add counter" in screen_text(app)
+        assert "── Counters" not in screen_text(app)  # no section until it has one
+        await to_row(pilot, pane, "add", "counter")
+        await press(pilot, "enter")
+        await dialog(pilot, FormDialog)
+        assert "A counter for Kara" in screen_text(app)
+        await burst(pilot, "Legendary actions")
+        await press(pilot, "tab")
+        await burst(pilot, "3")
+        await press(pilot, "enter")
+        await until(pilot, lambda: counters_of(path, k) == ["Legendary actions 3/3 ↻round"])
+        await until(pilot, lambda: not isinstance(app.screen, FormDialog))
+        await settle(pilot)
+        text = screen_text(app)
+        assert "── Counters" in text and "3/3 ↻round" in text
+        assert pane.table.has_focus  # back on the list, where s spends
+        await to_row(pilot, pane, "counter", 0)
+        await press(pilot, "s")
+        await until(pilot, lambda: counters_of(path, k) == ["Legendary actions 2/3 ↻round"])
+    with Session.open(path, readonly=True) as s:
+        assert [e.type for e in s.events] == ["character.add", "counter.add", "counter.change"]

@@ -178,7 +178,7 @@ async def test_initiative_for_all_rolls_once_for_a_group_named_once_in_the_dialo
         await dialog(pilot, FormDialog)
         await settle(pilot)
         text = screen_text(app)
-        assert "Gospog ×3  mod" in text and "-2" in text  # one entry, the group's lowest modifier
+        assert "Gospog ×3  mod" in text and "−2" in text  # one entry, the group's lowest modifier (gmdesk's minus)
         assert "Gospog 1" not in text and "Gospog 3" not in text
         before = len(saved(path).rolls)
         await press(pilot, "enter")

@@ -39,7 +39,13 @@ def group_label(state: Any, name: str) -> str:
 
 
 def add_from_event(
-    session: Any, block: Any, count: int, rng: Any = None, hidden: bool = False, group: bool = False
+    session: Any,
+    block: Any,
+    count: int,
+    rng: Any = None,
+    hidden: bool = False,
+    group: bool = False,
+    visibility: str | None = None,
 ) -> dict[str, Any]:
     """The one ``characters.add`` event that adds ``count`` numbered copies of the stat
     block ``block`` to ``session`` and joins each to the encounter at an initiative
@@ -47,7 +53,9 @@ def add_from_event(
     hidden from the players (its initiative roll too) until the GM reveals it;
     ``group`` (two copies or more): the copies form one initiative group, labelled
     with the block's name (:func:`group_label`), at one initiative rolled once with
-    their lowest modifier (the copies of one block share it: the first's)."""
+    their lowest modifier (the copies of one block share it: the first's);
+    ``visibility``: what the players see of each copy (a level of
+    ``VISIBILITY_LEVELS``; None: its side's default)."""
     import random
 
     rng = rng if rng is not None else random.Random()
@@ -58,6 +66,8 @@ def add_from_event(
         character = block.character(name)
         if hidden:
             character["hidden"] = True
+        if visibility is not None:
+            character["visibility"] = visibility
         entry: dict[str, Any] = {
             "character": character,
             "sources": [dict(x) for x in block.sources],

@@ -7,7 +7,8 @@ directory has none, as ``gmdesk char SAVE add-from`` does), then filters them as
 GM types: every word typed is found in the name or in a tag (case-insensitive). Enter
 (in the search, the count or on the list) adds ``Count`` copies of the highlighted
 stat block, "Hidden from the players" if checked, "One group" (two copies or more)
-as one initiative group: one ``characters.add`` event (each initiative roll logged;
+as one initiative group, "Players see" what the players see of each copy (by side
+unless chosen): one ``characters.add`` event (each initiative roll logged;
 a group's one roll), so one undo takes them all back. A damaged bestiary
 shows its one-line error and nothing is written; an empty one (or none for the
 session's system) says so.
@@ -23,13 +24,15 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Checkbox, Input, Label, OptionList, Static
+from textual.widgets import Checkbox, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session
+from gmdesk.core.session.model import VISIBILITY_WORDS
 from gmdesk.tui.screens.dialog import Dialog, DialogHint
 from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput
+from gmdesk.tui.widgets.form import VISIBILITY_FIELD, field_control
 
 #: the most rows the list holds at once (type more to narrow a large bestiary)
 SHOWN = 200
@@ -103,6 +106,7 @@ class BestiaryDialog(Dialog[Any]):
         self.shown: list[dict[str, Any]] = []
         self.marked: int | None = None  # the row drawn with the mark
         self.labels = {"count": "Count", "--count": "Count"}
+        self.seen_default = VISIBILITY_FIELD.choices[0][1]  # how "Players see" names its default
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="bestiary-dialog") as box:
@@ -122,6 +126,9 @@ class BestiaryDialog(Dialog[Any]):
                 yield SteadyInput("1", restrict=r"[0-9]*", max_length=3, id="bestiary-count", classes="form-input")
                 yield EnterCheckbox("Hidden from the players", id="bestiary-hidden", classes="form-check")
                 yield EnterCheckbox("One group", id="bestiary-group", classes="form-check")
+            with Horizontal(classes="form-row"):
+                yield Label(VISIBILITY_FIELD.label, classes="form-label", id="bestiary-visibility-label")
+                yield field_control(VISIBILITY_FIELD, "bestiary-visibility", VISIBILITY_FIELD.value)
             yield Static("", id="dialog-error", classes="inline-error")
             yield DialogHint("add")
 
@@ -202,6 +209,24 @@ class BestiaryDialog(Dialog[Any]):
         if index is not None and 0 <= index < len(self.shown):
             options.replace_option_prompt_at_index(index, row_text(self.shown[index], picked=True))
             self.marked = index
+            self.default_seen(self.shown[index])
+
+    def default_seen(self, doc: Mapping[str, Any]) -> None:
+        """ "Players see", left at its default, names what the copies of ``doc`` get: by
+        side, or the stat block's own level ("name only (stat block)")."""
+        seen = self.query_one("#bestiary-visibility", Select)
+        if seen.value != VISIBILITY_FIELD.value:
+            return  # the GM's choice stands
+        own = doc.get("visibility")
+        first = f"{VISIBILITY_WORDS[own]} (stat block)" if own in VISIBILITY_WORDS else VISIBILITY_FIELD.choices[0][1]
+        if first != self.seen_default:
+            self.seen_default = first
+            levels = [(label, v) for v, label in VISIBILITY_FIELD.choices[1:]]
+            with seen.prevent(Select.Changed):
+                seen.set_options([(first, VISIBILITY_FIELD.value), *levels])
+                # the value is the same: step off it and back so that the control redraws it
+                seen.value = levels[0][1]
+                seen.value = VISIBILITY_FIELD.value
 
     def action_cursor(self, step: int) -> None:
         options = self.query_one("#bestiary-list", OptionList)
@@ -247,22 +272,34 @@ class BestiaryDialog(Dialog[Any]):
             return
         hidden = self.query_one("#bestiary-hidden", Checkbox).value
         group = self.query_one("#bestiary-group", Checkbox).value
+        seen = self.query_one("#bestiary-visibility", Select).value
+        visibility = seen if isinstance(seen, str) and seen else None  # "by side": None
         if group and count < 2:
             self.show_error("Count: one group is two copies or more")
             return
         self.clear_error()
-        self.commit(add_call(self.loaded.path, doc, count, hidden, self.rng, group))
+        self.commit(add_call(self.loaded.path, doc, count, hidden, self.rng, group, visibility))
 
 
-def add_call(path: Path, doc: Mapping[str, Any], count: int, hidden: bool, rng: Any, group: bool = False) -> Any:
+def add_call(
+    path: Path,
+    doc: Mapping[str, Any],
+    count: int,
+    hidden: bool,
+    rng: Any,
+    group: bool = False,
+    visibility: str | None = None,
+) -> Any:
     """The session call adding ``count`` copies of the stat block ``doc`` (read from the
-    bestiary at ``path``); it returns the applied event."""
+    bestiary at ``path``), each seen by the players as ``visibility`` says (None: by
+    its side); it returns the applied event."""
 
     def fn(session: Session) -> Any:
         from gmdesk.core.campaign.bestiary import block_from_doc
         from gmdesk.core.campaign.copies import add_from_event
 
         block = block_from_doc(path, doc)
-        return session.apply_placing(add_from_event(session, block, count, rng, hidden=hidden, group=group), rng)
+        event = add_from_event(session, block, count, rng, hidden=hidden, group=group, visibility=visibility)
+        return session.apply_placing(event, rng)
 
     return fn

@@ -20,6 +20,7 @@ from typing import Any
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Event, Session
+from gmdesk.core.session.events.text import num
 from gmdesk.core.systems import get_spec
 from gmdesk.core.systems.base import parse_int
 from gmdesk.tui.screens.confirm import ConfirmDialog, FormDialog, InputDialog
@@ -83,10 +84,10 @@ class EncounterActions:
 
             def joined(value: Any) -> None:
                 if value is not None:
-                    self.desk.say(f"{name} joins the encounter at initiative {value}")
+                    self.desk.say(f"{name} joins the encounter at initiative {num(value)}")
 
             pin = state.characters[cid].pin
-            empty = "empty rolls it" if pin is None else f"pinned: empty joins at {pin}"
+            empty = "empty rolls it" if pin is None else f"pinned: empty joins at {num(pin)}"
             self.desk.app.push_screen(
                 InputDialog(
                     f"Initiative for {name} ({self._initiative_hint()}; {empty})",
@@ -273,10 +274,10 @@ class EncounterActions:
             pin = state.characters[cid].pin
             pinned = " (pinned)" if pin is not None else ""
             fields.append(
-                FormField(f"m{i}", f"{names[i]}{pinned}{joins}  mod", "text", str(self.initiative_modifier(cid)))
+                FormField(f"m{i}", f"{names[i]}{pinned}{joins}  mod", "text", num(self.initiative_modifier(cid)))
             )
             # a pinned entry keeps its number (typing another moves the pin)
-            kept = "" if pin is None else str(pin)
+            kept = "" if pin is None else num(pin)
             fields.append(FormField(f"v{i}", "or value", "text", kept, placeholder="roll", same_row=True))
 
         def read(values: dict[str, Any]) -> InitiativePlan:
@@ -329,7 +330,7 @@ class EncounterActions:
         def done(ev: Any) -> None:
             state = self.desk.state
             order = ", ".join(
-                f"{row_name(state, state.encounter.order[a].char_id)} {state.encounter.order[a].initiative}"
+                f"{row_name(state, state.encounter.order[a].char_id)} {num(state.encounter.order[a].initiative)}"
                 for a, _ in state.units()
             )
             ties = [x for x in getattr(ev, "changes", ()) if x.startswith("Tie at ")]

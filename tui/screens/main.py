@@ -276,6 +276,10 @@ class MainScreen(DeskScreen):
             message.event, what, done=lambda _ev: pane.edit_result(None), error=lambda err: pane.edit_result(err)
         )
 
+    def on_character_pane_add_counter(self, message: CharacterPane.AddCounter) -> None:
+        message.stop()
+        add_counter(self)
+
     def on_roll_log_details(self, message: RollLog.Details) -> None:
         log = self.rolllog
         self.app.push_screen(RollDetails(message.entry, self.state, log.line_text(log.cursor)))

@@ -1,7 +1,7 @@
 """The characters on the GM's main screen: add one (name, side, kind, Vitality,
 Possibilities, the numbers the session's system reads — generated from its declared
 ``CHARACTER_FIELDS``, as the character pane's section is — joining the encounter,
-hidden from the players: one dialog, one event), add numbered copies of a bestiary
+hidden from the players, what the players see of it: one dialog, one event), add numbered copies of a bestiary
 stat block, remove one, hide one from the players or reveal it, import a descriptor
 sheet.
 
@@ -28,7 +28,7 @@ from gmdesk.core.systems.spec import CharField, parse_field, show_field
 from gmdesk.tui.screens.confirm import ConfirmDialog, FormDialog, InputDialog
 from gmdesk.tui.screens.desk import DeskScreen, SessionCall
 from gmdesk.tui.widgets.common import name_of
-from gmdesk.tui.widgets.form import FormField
+from gmdesk.tui.widgets.form import VISIBILITY_FIELD, FormField
 
 
 class RosterActions:
@@ -55,6 +55,7 @@ class RosterActions:
             *system_fields,
             FormField("join", "Join the encounter (rolls initiative)", "bool", bool(state.encounter.order)),
             FormField("hidden", "Hidden from the players", "bool", False),
+            VISIBILITY_FIELD,
         ]
 
         def validate(v: dict[str, Any]) -> None:
@@ -81,6 +82,8 @@ class RosterActions:
                 character["possibilities"] = int(v["possibilities"])
             if v["hidden"]:
                 character["hidden"] = True
+            if v["visibility"]:  # "by side" leaves it to the side's default
+                character["visibility"] = v["visibility"]
             # the system's fields in the same event (a stat names an entry typed here)
             fields = {f.name: v[field_key(f)] for f in declared if _given(v[field_key(f)])}
             if fields:

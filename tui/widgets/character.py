@@ -18,7 +18,9 @@ Space toggles a source, Delete removes a source, a condition, a wound (the GM's
 call, free), a counter or a named value, or clears a system field; ``b`` buys off the
 wound under the cursor with a Possibility (systems with Possibilities), ``s`` spends one
 use of the sheet row or the counter under the cursor (a character with a sheet or
-counters), ``S`` gives one use of the counter back. Every other key
+counters), ``S`` gives one use of the counter back; Enter on "+ add counter" (listed
+for every character, so a GM sees that counters exist) posts
+:class:`CharacterPane.AddCounter`, which opens the desk's "Add a counter…". Every other key
 is the desk's, on a ``+ add`` row too (``n`` is the next turn there, as everywhere):
 Enter (or ``e``) on a ``+ add`` row opens the editor for the new entry. After an
 add the cursor stays on the ``+ add`` row and the focus on the list, where the desk's
@@ -179,6 +181,9 @@ class CharacterPane(Vertical):
             super().__init__()
             self.event = event
             self.what = what
+
+    class AddCounter(Message):
+        """Enter on "+ add counter": the GM adds a counter to the character shown."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -438,6 +443,8 @@ class CharacterPane(Vertical):
                     {"type": "character.edit", "id": cid, "fields": {row.key: value}},
                     f"{ch.name}: {row.key.replace('_', '-')} {value}",
                 )
+            elif row.kind == "add" and row.key == "counter":
+                self.post_message(self.AddCounter())  # the desk's "Add a counter…" dialog
             elif row.kind in ("field", "sheet", "add"):
                 self.open_editor(row)
 

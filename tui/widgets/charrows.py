@@ -147,6 +147,9 @@ def pane_rows(state: State, ch: Character, spec: SystemSpec | None, name_of: Cal
         head("Counters")
         for i, x in enumerate(ch.counters):
             add(Row("counter", i), x.label, f"{x.left}/{x.maximum} ↻{x.reset}")
+    # Enter opens the desk's "Add a counter…" (reactions, legendary actions); a section
+    # of its own once the character has one
+    add(Row("add", "counter"), Text("+ add counter", style="dim italic"), "")
     if "wounds" in uses or ch.wounds:
         head(f"Wounds ({len(ch.wounds)})")
     for i, w in enumerate(ch.wounds):

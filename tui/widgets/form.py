@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Select
 from textual.widgets.option_list import Option
 
+from gmdesk.core.session.model import VISIBILITY_LEVELS, VISIBILITY_WORDS
 from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput, StepSelect
 
 
@@ -39,6 +40,18 @@ class FormField:
     choices: Sequence[tuple[Any, str]] = ()
     placeholder: str = ""
     same_row: bool = False  # placed beside the previous field (e.g. "modifier | or value")
+
+
+#: what the players see of a character being added (the new-character dialog, "Add
+#: from bestiary"): "by side" (the value ``""``: its side's default, as
+#: ``gmdesk char SAVE add`` without ``--visibility``) or one of the levels
+VISIBILITY_FIELD = FormField(
+    "visibility",
+    "Players see",
+    "choice",
+    "",
+    (("", "by side"), *((level, VISIBILITY_WORDS[level]) for level in VISIBILITY_LEVELS)),
+)
 
 
 def field_control(f: FormField, widget_id: str, value: Any, *, check_classes: str = "form-check") -> Widget:
@@ -223,4 +236,4 @@ class Choice(Widget, can_focus=True):
             self.focus()
 
 
-__all__ = ["Choice", "ChoiceList", "FormField", "field_control", "choice_control"]
+__all__ = ["VISIBILITY_FIELD", "Choice", "ChoiceList", "FormField", "field_control", "choice_control"]

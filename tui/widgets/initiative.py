@@ -6,15 +6,16 @@ session's progress clocks are listed at the bottom.
 The pane is dumb: ``set_state`` draws, moving the cursor posts
 :class:`InitiativePane.Selected`. What the GM reads is never ambiguous at 80×24: a
 long name is cut before its copy number ("Castle Gua… 2", so bestiary copies stay
-apart), and the status column widens to its longest cell (the name gives way, down
-to :data:`MIN_NAME`); a cell that still does not fit shows its first whole words and
-"+N" for the others, never a cut word. The current turn is marked "▶" (not by colour
-alone); characters outside the encounter show "·" instead of an initiative. A
-character hidden from the players shows :data:`HIDDEN_MARKER` first in its status
-cell (a word, not a colour), and the round line says "(hidden)" when it acts; an
-entry whose initiative is pinned (rolling again leaves it there) shows
-:data:`~gmdesk.tui.widgets.common.PIN_MARKER` ("PIN") next (outside the encounter
-too: it joins at its pin).
+apart); the name takes what its rows need first (up to :data:`NAME_FIRST`; at 80×24
+twelve cells, "▸ Bandit ×2" whole), then the status column widens to its longest
+cell as far as the rest allows (the name gives way, down to :data:`MIN_NAME`); a
+cell that still does not fit shows its first whole words and "+N" for the others,
+never a cut word. The current turn is marked "▶" (not by colour alone); characters
+outside the encounter show "·" instead of an initiative. A character hidden from the
+players shows :data:`HIDDEN_MARKER` first in its status cell (a word, not a colour),
+and the round line says "(hidden)" when it acts; an entry whose initiative is pinned
+(rolling again leaves it there) shows :data:`~gmdesk.tui.widgets.common.PIN_MARKER`
+("PIN") next (outside the encounter too: it joins at its pin).
 
 An initiative group is one row, "▸ Gospog ×3", with its members' health in one
 cell ("2/3 up": how many of them can act); Enter on it opens it ("▾"), its members
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 
 #: fixed column widths (the name takes what is left); a narrow pane uses the compact set
 COLUMNS = (
-    ("init", "  Init ", 7),
+    ("init", " Init ", 6),
     ("name", "Name", 0),
     ("side", "Side", 5),
     ("health", "Health", 7),
@@ -52,6 +53,12 @@ COLUMNS = (
 COMPACT = (("init", " Ini ", 5), ("name", "Name", 0), ("side", "Sd ", 4), ("health", "Hlth ", 6), ("status", "St", 5))
 MIN_NAME = 6
 MAX_NAME = 24
+#: the name's width that comes before a wider status column: "▸ Bar Thug ×3", "Castle Guard 12"
+#: read whole, and a status cell that does not fit shows its first words and "+N"
+NAME_FIRST = 14
+#: the most the status column keeps for its first word and "+N" ("DEAD +2") when the
+#: name would take it (a longer first word, a condition's own name, reads as "+N")
+LEAST_STATUS = 7
 #: the status cell's word for a character hidden from the players
 HIDDEN_MARKER = "HID"
 
@@ -67,6 +74,23 @@ def _status_cell(ch: Character) -> Text:
         return cell
     marker = Text(HIDDEN_MARKER, style="italic")
     return marker + Text(" ") + cell if cell else marker
+
+
+def _title_width(state: State, ch: Character) -> int:
+    """The cells ``ch``'s row title needs: its name (indented under its group's row),
+    or its group's row, "▸ Gospog ×3"."""
+    if ch.group is None:
+        return cell_len(ch.name)
+    return max(2 + cell_len(ch.name), 2 + cell_len(state.group_title(ch.group)))
+
+
+def _least_width(cell: Text) -> int:
+    """The fewest cells a status cell reads in: its first word and "+N" for the rest
+    ("HID +2"), when that is a marker's few letters (:data:`LEAST_STATUS`); else "+N"."""
+    words = cell.plain.split(" ")
+    more = len(f" +{len(words) - 1}") if len(words) > 1 else 0
+    least = cell_len(words[0]) + more
+    return least if least <= LEAST_STATUS else len(f"+{len(words)}")
 
 
 _NUMBERED = re.compile(r"^(.*\S)\s+(\d+)$")
@@ -165,16 +189,22 @@ class InitiativePane(Vertical):
         self.border_title = "Initiative"
         self.table.cell_padding = 0
 
-    def _layout_columns(self, status_width: int = 0) -> None:
-        """(Re)build the columns so that the status column fits ``status_width`` (its
-        longest cell) as far as the name can give way, and the name takes the rest."""
+    def _layout_columns(self, status_width: int = 0, name_width: int = MAX_NAME, status_least: int = 0) -> None:
+        """(Re)build the columns: the name first takes what its longest row title needs
+        (``name_width``, a group's "▸ Gospog ×3" counted whole) up to
+        :data:`NAME_FIRST`, leaving the status column at least ``status_least`` (a
+        cell's first word and "+N"); the status column then fits ``status_width`` (its
+        longest cell) as far as the rest allows, and the name takes what is left."""
         table = self.table
         inner = (table.size.width or max(0, self.size.width - 2) or 38) - 1  # scrollbar slack
         columns: tuple[tuple[str, str, int], ...] = COLUMNS if inner >= 36 else COMPACT
         fixed = sum(w for key, _, w in columns if key not in ("name", "status"))
         base = {key: w for key, _, w in columns}["status"]
-        room = max(0, inner - fixed - 1 - MIN_NAME)  # what the status may take, the name at its least
-        status = max(base, min(status_width + 1, room))
+        first = max(MIN_NAME, min(name_width, NAME_FIRST))  # the name's room before the status widens
+        room = max(0, inner - fixed - 1 - first)  # what the status may take
+        # a marker and "+N" ("HID +2") before the name's last cells
+        least = min(status_least + 1, max(0, inner - fixed - 1 - MIN_NAME))
+        status = max(base, least, min(status_width + 1, room))
         width = max(MIN_NAME, min(MAX_NAME, inner - fixed - status - 1))
         columns = tuple((key, label, status if key == "status" else w) for key, label, w in columns)
         if (width, columns) == (self._name_width, self._columns) and table.columns:
@@ -239,7 +269,12 @@ class InitiativePane(Vertical):
         rows, it does not rebuild the table (what a key costs over SSH)."""
         self._state = state
         columns = self._columns
-        self._layout_columns(max((_status_cell(ch).cell_len for ch in state.characters.values()), default=0))
+        cells = [_status_cell(ch) for ch in state.characters.values()]
+        self._layout_columns(
+            max((cell.cell_len for cell in cells), default=0),
+            max((_title_width(state, ch) for ch in state.characters.values()), default=0),
+            max((_least_width(cell) for cell in cells), default=0),
+        )
         enc = state.encounter
         system = state.info.system
         order = list(enc.order)
