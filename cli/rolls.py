@@ -114,7 +114,7 @@ def cmd_roll_or_odds(command: str, argv: list[str], saves: str | None) -> int:
         else:
             from rich.console import Console
 
-            from gmdesk.core.render import render_odds
+            from gmdesk.core.oddstable import render_odds
 
             Console().print(render_odds(odds))
         return 0

@@ -16,7 +16,7 @@ at most each value — and a Rich :class:`~rich.text.Text` chart of those rows
       16  16.67% ██████████████████████████████
 
 The far tails of an open-ended roll are folded into one row each ("≤ −20", "≥ +20")
-exactly as the odds table folds them (``core.render.distribution_rows``), so each
+exactly as the odds table folds them (``core.oddstable.distribution_rows``), so each
 row's chance is the table's. Nothing here knows a system.
 """
 

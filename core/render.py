@@ -9,18 +9,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, Protocol
 
-from rich.console import Group, RenderableType
+from rich.console import Group
 from rich.control import STRIP_CONTROL_CODES
-from rich.table import Table
 from rich.text import Text
 
 from gmdesk.core import systems
 from gmdesk.core.dice import Descriptor, Die, RollRecord
 from gmdesk.core.errors import GmdeskError
-from gmdesk.core.odds import Odds
 from gmdesk.core.systems.spec import SystemSpec
 from gmdesk.core.text import reading, signed
 
@@ -55,7 +52,7 @@ class RolledDice(Protocol):
     def extra(self) -> Mapping[str, Any]: ...
 
 
-def _spec(system_id: str) -> SystemSpec | None:
+def spec_of(system_id: str) -> SystemSpec | None:
     """The declaration of a record's system, or None for a system not installed (its
     records still show their value, outcome and dice)."""
     try:
@@ -67,7 +64,7 @@ def _spec(system_id: str) -> SystemSpec | None:
 def extra_labels(system_id: str) -> tuple[tuple[str, str], ...]:
     """The record fields the breakdown shows for ``system_id``, in order, with their
     labels (its ``EXTRA_LABELS``; none for a system not installed)."""
-    spec = _spec(system_id)
+    spec = spec_of(system_id)
     return spec.extra_labels if spec is not None else ()
 
 
@@ -92,7 +89,7 @@ def secret_note(record: RollRecord) -> str:
     return f" (vs {', '.join(secret)})" if secret else ""
 
 
-def _signed(n: object) -> str:
+def signed_value(n: object) -> str:
     """A headline or breakdown number: ``+3``, ``−2``, ``+0`` (the typographic minus
     every text a GM or a player reads uses; ``--json`` carries the number itself)."""
     return signed(n, zero="+0")
@@ -100,8 +97,8 @@ def _signed(n: object) -> str:
 
 def headline(record: RollRecord) -> str:
     """The record's value as a GM reads it: ``+3`` for a bonus, ``17`` for a total."""
-    spec = _spec(record.system)
-    return _signed(record.value) if spec is not None and spec.signed else reading(str(record.value))
+    spec = spec_of(record.system)
+    return signed_value(record.value) if spec is not None and spec.signed else reading(str(record.value))
 
 
 def printed_faces(record: RolledDice) -> list[str] | None:
@@ -369,7 +366,7 @@ def taken_off(record: RollRecord, d: Descriptor) -> str:
     named "Haymaker"; a text such as "Wound −6 Vitality" says it), else ""."""
     if not d.wound or not isinstance(d.amount, int) or isinstance(d.amount, bool) or d.amount <= 0:
         return ""
-    spec = _spec(record.system)
+    spec = spec_of(record.system)
     if spec is None or not spec.harm.vitality.hurt_by_amount:
         return ""
     if re.search(rf"(?<!\d){d.amount}(?!\d)", d.text):
@@ -453,7 +450,7 @@ def provenance(record: RollRecord, hide_secrets: bool = False) -> list[str]:
     origins = record.extra.get("from")
     if not isinstance(origins, Mapping) or not origins:
         return []
-    spec = _spec(record.system)
+    spec = spec_of(record.system)
     secrets = set(spec.secret_params if spec is not None and hide_secrets else ())
     order = [p.name for p in spec.params] if spec is not None else []
     names = [n for n in order if n in origins] + [n for n in origins if n not in order]
@@ -477,7 +474,7 @@ def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
     head.append("  ")
     head.append(record.outcome, style="bold underline")
     lines: list[Text] = [head, Text("dice: ") + (log_dice_text(record) if record.dice else Text(no_dice(record)))]
-    spec = _spec(record.system)
+    spec = spec_of(record.system)
     for key, label in spec.breakdown_params if spec is not None else ():
         if record.params.get(key):
             lines.append(Text(f"{label}: {record.params[key]}"))
@@ -491,7 +488,7 @@ def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
                 if value is True
                 else "no"
                 if value is False
-                else _signed(value)
+                else signed_value(value)
                 if spec is not None and key in spec.signed_extras
                 else str(value)
             )
@@ -520,85 +517,6 @@ def render_record(record: RollRecord, hide_secrets: bool = False) -> Group:
     return Group(*lines)
 
 
-def _bar(p: float, width: int = 30) -> str:
-    full = p * width
-    n = int(full)
-    frac = full - n
-    partial = " ▏▎▍▌▋▊▉"[int(frac * 8)] if n < width else ""
-    return ("█" * n + partial).rstrip()
-
-
-def _pct(p: float) -> str:
-    if p == 0:
-        return "0"
-    if p < 0.0001:
-        return f"{p * 100:.2e}%"
-    return f"{p * 100:.2f}%"
-
-
-def distribution_rows(odds: Odds) -> list[tuple[str, Fraction]]:
-    """The distribution as (label, p) rows a GM reads: one row per value, except
-    that the far tails of an open-ended roll (its system's ``ODDS_FOLD``) are
-    summed into rows such as "≤ −20" and "≥ +20"."""
-    spec = _spec(odds.system)
-    limits = spec.odds_fold if spec is not None else None
-    if limits is None:
-        fmt = _signed if spec is not None and spec.signed else str
-        return [(fmt(v), p) for v, p in odds.distribution]
-    lo, hi = limits
-    low = sum((p for v, p in odds.distribution if v <= lo), start=0 * odds.tail)
-    high = sum((p for v, p in odds.distribution if v >= hi), start=0 * odds.tail)
-    rows: list[tuple[str, Fraction]] = []
-    if low:
-        rows.append((f"≤ {signed(lo)}", low))
-    rows += [(signed(v), p) for v, p in odds.distribution if lo < v < hi]
-    if high:
-        rows.append((f"≥ {signed(hi)}", high))
-    return rows
-
-
-def tail_note(odds: Odds) -> str:
-    """What ``odds.tail`` is, in words (empty when there is none): the chance of
-    reroll chains longer than the exact count follows."""
-    if not odds.tail:
-        return ""
-    return f"Not counted: reroll chains longer than these odds follow, {float(odds.tail):.1e} of all rolls together."
-
-
-def render_odds(odds: Odds, width: int = 30) -> Group:
-    """Odds as tables with bars: the distribution, then the named outcomes."""
-    dist = Table(title=f"{odds.system} — distribution", show_edge=False, box=None, pad_edge=False)
-    dist.add_column("value", justify="right")
-    dist.add_column("p", justify="right")
-    dist.add_column("≥", justify="right")
-    dist.add_column("", no_wrap=True)
-    rows = distribution_rows(odds)
-    peak = max((float(p) for _, p in rows), default=1.0) or 1.0
-    at_least = 1.0 - float(odds.tail)
-    for label, p in rows:
-        pf = float(p)
-        dist.add_row(label, _pct(pf), _pct(max(at_least, 0.0)), _bar(pf / peak, width))
-        at_least -= pf
-    parts: list[RenderableType] = [dist]
-    if odds.outcomes:
-        out = Table(title="outcomes", show_edge=False, box=None, pad_edge=False)
-        out.add_column("outcome")
-        out.add_column("p", justify="right")
-        out.add_column("", no_wrap=True)
-        for label, p in odds.outcomes:
-            out.add_row(label, _pct(float(p)), _bar(float(p), width))
-        parts.append(Text(""))
-        parts.append(out)
-    if odds.tail:
-        parts.append(Text(tail_note(odds), style="dim"))
-    return Group(*parts)
-
-
-def odds_lines(odds: Odds) -> list[str]:
-    """Compact plain lines of the outcomes (for small previews)."""
-    return [f"{label}: {_pct(float(p))}" for label, p in odds.outcomes]
-
-
 # ------------------------------------------------------------------ the roll log line
 
 
@@ -611,7 +529,7 @@ def opponent_brief(record: RollRecord) -> str:
         return ""
     if opp.get("auto_fail") and not opp.get("dice"):  # why the other side failed
         return f"vs automatic failure: {opp['auto_fail']}"
-    spec = _spec(record.system)
+    spec = spec_of(record.system)
     brief = spec.opponent_brief if spec is not None else None
     if brief is not None:
         return str(brief(record) or "")
@@ -642,7 +560,7 @@ def log_dice_plain(record: RollRecord) -> str:
     if not extra.get("damage_dice") and not isinstance(extra.get("opponent"), Mapping):
         # no other side's dice nor damage dice: the dice as dice_text writes them,
         # unless the system names the roller's own (what _write_log_dice decides)
-        spec = _spec(record.system)
+        spec = spec_of(record.system)
         labels_of = spec.dice_labels if spec is not None else None
         if labels_of is None or not (labels_of(record) or {}).get("own"):
             return _dice_plain(record, [], False)
@@ -682,7 +600,7 @@ def _write_log_dice(record: RollRecord, text: _Sink, new: Callable[[], _Sink]) -
     groups = _tail_groups(record)
     opp = record.extra.get("opponent")
     opp_dice = [Die.from_json(d) for d in opp.get("dice", ())] if isinstance(opp, Mapping) else []
-    spec = _spec(record.system)
+    spec = spec_of(record.system)
     labels_of = spec.dice_labels if spec is not None else None
     labels: Mapping[str, str] = (labels_of(record) or {}) if labels_of is not None else {}
     if not groups and not opp_dice and not labels.get("own"):

@@ -96,7 +96,8 @@ def test_the_renderer_names_no_system():
 
 def test_each_system_declares_how_its_record_reads():
     from gmdesk.core.odds import Odds
-    from gmdesk.core.render import distribution_rows, log_dice_text, opponent_brief
+    from gmdesk.core.oddstable import distribution_rows
+    from gmdesk.core.render import log_dice_text, opponent_brief
     from gmdesk.core.systems import get_spec
 
     # signed headline or plain total, as declared

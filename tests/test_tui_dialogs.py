@@ -427,7 +427,7 @@ def test_torg_odds_fold_the_tails_and_explain_what_is_not_counted(capsys: pytest
     from fractions import Fraction
 
     from gmdesk.cli.main import main
-    from gmdesk.core.render import distribution_rows
+    from gmdesk.core.oddstable import distribution_rows
     from gmdesk.core.systems import torg_2d10
 
     odds = torg_2d10.odds(torg_2d10.Params())

@@ -1,7 +1,7 @@
 """The live odds preview of the roll dialog: every named outcome with its exact
 probability (as a percentage) and a bar (scaled to the likeliest line); without named
 outcomes, the distribution of the headline value, its far tails folded into one row
-each (``core.render.distribution_rows``). The uncounted chance of endless reroll
+each (``core.oddstable.distribution_rows``). The uncounted chance of endless reroll
 chains (a system's open-ended dice, under 1e-12) is left out: it would never show as a percentage.
 
 Its other view is the curve (:attr:`OddsPreview.view`, switched by the dialog's curve
@@ -22,7 +22,7 @@ from textual.widgets import Static
 
 from gmdesk.core.curve import Curve, curve_text, fit
 from gmdesk.core.odds import Odds
-from gmdesk.core.render import distribution_rows
+from gmdesk.core.oddstable import distribution_rows
 
 #: the preview's views: the named outcomes, or the curve of the headline value
 OUTCOMES, CURVE = "outcomes", "curve"
