@@ -13,7 +13,7 @@ import pytest
 from gmdesk.cli.main import main
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session, SessionStore
-from gmdesk.core.session.storage import EventLog, session_files
+from gmdesk.core.session.storage import JOURNAL_VERSION, EventLog, session_files
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -452,7 +452,7 @@ def test_the_shipped_examples_still_open_and_take_new_events(tmp_path):
             s.apply({"type": "note", "text": "upgraded"})
         with Session.open(path, readonly=True) as s:
             assert len(s.events) == n + 1 and s.events[-1].data["text"] == "upgraded"
-        assert b'"gmdesk_journal":2' in sidecar_paths(path)["journal"].read_bytes()
+        assert b'"gmdesk_journal":%d' % JOURNAL_VERSION in sidecar_paths(path)["journal"].read_bytes()
 
 
 # --------------------------------------------------------------------------- 3. check and repair

@@ -21,10 +21,14 @@ files that belong together (pass the first one around; the others follow it):
                              one change, numbered by ``n`` (the log sequence number,
                              counting every change: events, meta, header)::
 
-                                 {"n":17,"op":"put","tb":"events","id":12,"doc":{…}}
+                                 {"n":17,"op":"put","tb":"events","id":12,"set":{"rolls":9},"doc":{…}}
                                  {"n":18,"op":"put","tb":"meta","id":1,"doc":{"key":"sel","value":"c3"}}
                                  {"n":19,"op":"hdr","set":{"name":"Night at the docks"}}
                                  {"n":20,"op":"del","tb":"meta","ids":[1]}
+
+                             (a put's optional ``set``: header changes made with it, in
+                             the same record; journal format 3 — format 2 wrote them
+                             as an ``hdr`` record of their own, still read)
 
                              Lines are only ever appended (one ``write`` + ``fsync`` per
                              change or batch); a write that fails is cut back off.

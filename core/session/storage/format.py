@@ -52,7 +52,11 @@ SCHEMA_VERSION = 2
 #: Version of the journal line format (``gmdesk_journal`` in the journal's first line).
 #: v2: every record ends with its checksum ``"c"`` (CRC-32 of the record without it,
 #: see :func:`seal`); v1 journals (no checksums) are still read.
-JOURNAL_VERSION = 2
+#: v3: a ``put`` record may carry header changes made with it (``"set"``, before its
+#: ``"doc"``): an event and the header summary it changes are one record, not two
+#: (v2 wrote an ``hdr`` record after it; v1 and v2 journals are still read, and a
+#: writer folds them into the session file before it appends).
+JOURNAL_VERSION = 3
 #: Value of ``_gmdesk.format``: what tells a gmdesk session from any other JSON file.
 FORMAT_TAG = "gmdesk-session"
 #: Top-level key of the snapshot holding the store's own record (not a TinyDB table).

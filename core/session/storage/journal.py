@@ -271,7 +271,10 @@ class JournalEngine(CompactingEngine):
             recs: list[dict[str, Any]] = []
             n = self._state.lsn
             events_count = len(self._state.tables.get(EVENTS_TABLE, {}))
-            for op in ops:
+            i, count = 0, len(ops)
+            while i < count:
+                op = ops[i]
+                i += 1
                 n += 1
                 if op[0] == "put":
                     _, tb, doc_id, doc = op
@@ -280,10 +283,19 @@ class JournalEngine(CompactingEngine):
                             raise ValueError(f"event seq {doc_id} would leave a gap after seq {events_count}")
                         events_count = max(events_count, doc_id)
                     s = json_text(doc, "doc")
-                    prefix = f'{{"n":{n},"op":"put","tb":{_TABLE_TEXT.get(tb) or dumps(tb)},"id":{int(doc_id)},"doc":'
+                    rec: dict[str, Any] = {"n": n, "op": "put", "tb": tb, "id": int(doc_id), "doc": s}
+                    head = f'{{"n":{n},"op":"put","tb":{_TABLE_TEXT.get(tb) or dumps(tb)},"id":{int(doc_id)}'
+                    if i < count and ops[i][0] == "hdr":
+                        # header changes made with it go in its own record (format 3)
+                        changes = ops[i][1]
+                        i += 1
+                        hs = json_text(changes, "header")
+                        head = f'{head},"set":{hs}'
+                        rec["set"], rec["given"] = hs, changes
+                    prefix = f'{head},"doc":'
                     lines.append(f"{prefix}{s}}}")
-                    at = len(prefix.encode("utf-8"))
-                    recs.append({"n": n, "op": "put", "tb": tb, "id": int(doc_id), "doc": s, "at": at})
+                    rec["at"] = len(prefix.encode("utf-8"))
+                    recs.append(rec)
                 elif op[0] == "del":
                     _, tb, given = op
                     if tb == EVENTS_TABLE:
@@ -385,12 +397,16 @@ class JournalEngine(CompactingEngine):
             text = None
             if rec["op"] == "put":
                 text = rec["doc"]
+                if "given" in rec:
+                    rec["set"] = read_back(rec.pop("given"), rec["set"])
                 if rec["tb"] == EVENTS_TABLE and rec["id"] == len(events) + 1 and isinstance(events, EventTable):
                     # a new event is kept as where the journal holds it, read and
                     # parsed when asked for: the writer does not hold what it wrote
                     events.append_at(*rec["at"])
                     if self._maxid.get(EVENTS_TABLE) is not None:
                         self._maxid[EVENTS_TABLE] = rec["id"]
+                    if "set" in rec:
+                        state.header.update(rec["set"])
                     continue
                 rec["doc"] = json.loads(text)
                 top = self._maxid.get(rec["tb"])

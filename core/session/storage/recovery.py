@@ -75,10 +75,15 @@ def apply_record(state: State, rec: dict[str, Any], path: Path, lineno: int) -> 
             raise _bad(path, lineno, n, f"bad document id {doc_id!r}")
         if type(doc) is not dict:
             raise _bad(path, lineno, n, "document is not a JSON object")
+        changes = rec.get("set")  # (journal format 3: header changes made with it)
+        if changes is not None and type(changes) is not dict:
+            raise _bad(path, lineno, n, "header changes are not a JSON object")
         table = state.tables.setdefault(tb, {})
         if tb == EVENTS_TABLE and doc_id > len(table) + 1:
             raise _bad(path, lineno, n, f"event seq {doc_id} leaves a gap after seq {len(table)}")
         table[str(doc_id)] = doc
+        if changes:
+            state.header.update(changes)
     elif op == "del":
         tb, ids = rec.get("tb"), rec.get("ids")
         if type(tb) is not str or not tb or tb == SYSTEM_KEY:
@@ -206,6 +211,8 @@ def journal_record(line: bytes, version: int) -> dict[str, Any]:
         raise ValueError("its checksum does not match (the record was changed or damaged)")
     if type(rec) is not dict:
         raise ValueError("not a JSON object")
+    if version < 3 and "set" in rec and rec.get("op") == "put":
+        raise ValueError(f"header changes on a put record, which a format-{version} journal never holds")
     return rec
 
 
