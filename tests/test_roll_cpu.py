@@ -402,3 +402,25 @@ def test_an_events_data_checks_as_plain_as_before(doc):
         return True
 
     assert verdict(plain._check_plain) == verdict(before)
+
+
+@given(st.lists(st.integers(1, 400), unique=True, max_size=300), st.integers(0, 250), st.data())
+def test_a_checkpoint_reapplies_the_events_it_did_before(seqs, keep, data):
+    """(the newest undoable events whose inverses are known, counted from a slice of the
+    stack taken once, not by an index into it per event)"""
+    from gmdesk.core.session.events.checkpoint import fold_checkpoint
+    from gmdesk.core.session.events.fold import Fold
+    from gmdesk.core.session.events.seqstack import SeqStack
+    from gmdesk.core.session.model import State
+
+    seqs.sort()
+    fold = Fold(State())
+    fold.done = SeqStack()
+    for s in seqs:
+        fold.done.append(s)
+    known = data.draw(st.sets(st.sampled_from(seqs))) if seqs else set()
+    fold.inverses = {s: [] for s in known}
+    k = 0
+    while k < min(keep, len(fold.done)) and fold.done[-1 - k] in fold.inverses:
+        k += 1
+    assert fold_checkpoint(fold, keep)["reapply"] == k

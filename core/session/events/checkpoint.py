@@ -90,7 +90,12 @@ def fold_checkpoint(fold: Fold, keep: int, skipped: list[str] | None = None, seq
 
     done = fold.done
     k = 0
-    while k < min(keep, len(done)) and done[-1 - k] in fold.inverses:
+    # (the newest ``keep`` taken once, newest first: an index into the stack walks it)
+    newest = done[len(done) - min(keep, len(done)) :]
+    newest.reverse()
+    for undoable in newest:
+        if undoable not in fold.inverses:
+            break
         k += 1
     state = fold.state
     if k:
