@@ -424,3 +424,28 @@ def test_a_checkpoint_reapplies_the_events_it_did_before(seqs, keep, data):
     while k < min(keep, len(fold.done)) and fold.done[-1 - k] in fold.inverses:
         k += 1
     assert fold_checkpoint(fold, keep)["reapply"] == k
+
+
+_KEYS = st.sampled_from(["type", "time", "summary", "effects", "record", "actor", "id", "text", "x"])
+
+
+@given(st.dictionaries(_KEYS, _ANY_JSON, max_size=9))
+def test_an_events_payload_is_what_picking_its_fields_gave(doc):
+    """(a copy less the four meta fields, in the same order)"""
+    from gmdesk.core.session.events.fold import _payload
+    from gmdesk.core.session.events.registry import META_FIELDS
+
+    got = _payload(doc)
+    want = {k: v for k, v in doc.items() if k not in META_FIELDS}
+    assert got == want and list(got) == list(want) and got is not doc
+
+
+@given(st.dictionaries(_KEYS, _ANY_JSON, max_size=9), st.text(), st.text(), st.text(), st.integers(1, 10**6))
+def test_an_event_just_saved_is_the_one_its_document_reads_as(doc, etype, time, summary, seq):
+    from gmdesk.core.session.events import Event
+    from gmdesk.core.session.session import _saved_event
+
+    stored = {**doc, "type": etype, "time": time, "summary": summary}
+    got = _saved_event(seq, stored)
+    want = Event.from_doc(seq, stored)
+    assert got == want and list(got.data) == list(want.data)

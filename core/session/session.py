@@ -437,7 +437,9 @@ class Session(SessionMoves, SystemMoveCalls):
         time = now_iso()
         predicted = self._log_seq + 1
         applied = self._fold.apply(predicted, data, time, record=record)
-        stored = {k: v for k, v in data.items() if k not in ("time", "summary", "effects")}
+        stored = dict(data)
+        for k in _FILLED:  # (what the fold fills in, written after the rest)
+            stored.pop(k, None)
         stored.update(applied.extra)
         stored.update({"type": etype, "time": time, "summary": applied.summary, "effects": list(applied.changes)})
         before = self._log.count
@@ -460,7 +462,7 @@ class Session(SessionMoves, SystemMoveCalls):
         if seq == predicted and as_saved(applied):
             # what the log now holds, as reading it back would give it (the event is
             # plain JSON data): made from the document just written, not read again
-            event = Event.from_doc(seq, stored)
+            event = _saved_event(seq, stored)
             self._events.put(event)
         else:
             event = self.events[seq - 1]
@@ -664,6 +666,18 @@ class Session(SessionMoves, SystemMoveCalls):
         finally:
             self._closed = True
             self._log.close()
+
+
+#: the fields of a stored event the fold fills in (its time, summary and changes)
+_FILLED = ("time", "summary", "effects")
+
+
+def _saved_event(seq: int, stored: dict[str, Any]) -> Event:
+    """``Event.from_doc(seq, stored)`` for an event just saved: ``stored`` has its
+    type (text), time and summary (the rest of it, in its order, is the event's data)."""
+    data = dict(stored)
+    del data["type"], data["time"], data["summary"]
+    return Event(seq, stored["type"], data, stored["time"], stored["summary"])
 
 
 __all__ = ["FORMAT", "EventList", "Session", "header_problems", "new_header", "now_iso", "params_refusal"]

@@ -32,7 +32,11 @@ class Applied:
 
 
 def _payload(doc: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in doc.items() if k not in META_FIELDS}
+    """``doc`` without its :data:`META_FIELDS` (a new dict, its keys in their order)."""
+    payload = dict(doc)
+    for k in META_FIELDS:  # (a copy less four keys: cheaper than picking the others)
+        payload.pop(k, None)
+    return payload
 
 
 class Fold:
@@ -140,8 +144,10 @@ class Fold:
             applied = self._redo(seq, doc, summary)
             stacks = None
         else:
-            applied = self._run(seq, seq, etype, _payload(doc), time, summary, strict, record)
-            self.docs[seq] = {"type": etype, **_payload(doc), **applied.extra}
+            payload = _payload(doc)
+            applied = self._run(seq, seq, etype, payload, time, summary, strict, record)
+            # (the handler read the payload, never changed it: kept as it is, with what it added)
+            self.docs[seq] = {"type": etype, **payload, **applied.extra}
             self.times[seq] = time
             self.summaries[seq] = applied.summary
             self.inverses[seq] = applied.ops
