@@ -23,7 +23,7 @@ from test_roll_save_cost import RECORDS, _typed
 
 from gmdesk.core import dice as dice_module
 from gmdesk.core import render
-from gmdesk.core.dice import ROLES, Die, RollRecord, freeze, thaw
+from gmdesk.core.dice import ROLES, Die, RollRecord, freeze, shared_die, thaw
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.core.session.plain import plain_event
@@ -449,3 +449,53 @@ def test_an_event_just_saved_is_the_one_its_document_reads_as(doc, etype, time, 
     got = _saved_event(seq, stored)
     want = Event.from_doc(seq, stored)
     assert got == want and list(got.data) == list(want.data)
+
+
+class _Face(int):
+    """A whole number of a type of its own (not plain)."""
+
+
+_FACES = st.one_of(
+    st.integers(1, 20),
+    st.integers(-(2**5000), 2**5000),
+    st.builds(_Face, st.integers(1, 6)),
+    st.floats(allow_nan=True),
+    st.just(None),
+)
+
+
+@given(
+    st.lists(st.tuples(_FACES, st.sampled_from(sorted(ROLES)), st.one_of(st.integers(2, 20), _FACES), st.booleans())),
+    st.sampled_from([0, 1, 60, 61, 62, 63]),
+)
+def test_a_records_dice_check_as_plain_as_before(dice, depth):
+    """(dice found plain once are not walked again: the verdict and the copy are the
+    full walk's, for shared dice and dice of their own, plain or not)"""
+    from gmdesk.core.session import plain
+
+    made = []
+    for v, r, s, shared in dice:
+        if shared and type(v) is int and type(s) is int:
+            made.append(shared_die(v, r, s))
+        else:  # a die of its own, its fields as given (plain or not)
+            d = Die.__new__(Die)
+            for name, x in (("value", v), ("role", r), ("sides", s)):
+                object.__setattr__(d, name, x)
+            made.append(d)
+    record = RollRecord("4d2", {"skill": 9}, tuple(made), 1, "Barely Successful")
+
+    def before() -> Any:
+        if depth >= plain._PLAIN_DEPTH:
+            raise plain._NotPlain
+        out = record.to_json()
+        plain._check_plain(out, depth)
+        return out
+
+    def outcome(f: Any) -> Any:
+        try:
+            return f()
+        except plain._NotPlain:
+            return "not plain"
+
+    for _ in range(2):  # (the second time from what the first one learnt)
+        assert outcome(lambda: plain._plain_copy(record, depth)) == outcome(before)

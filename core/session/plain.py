@@ -9,7 +9,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from gmdesk.core.dice import RollRecord
+from gmdesk.core.dice import Die, RollRecord
 from gmdesk.core.session.events import Applied, EventError
 
 __all__ = ["as_saved", "jsonable", "plain_event"]
@@ -58,18 +58,51 @@ def _plain_copy(v: Any, depth: int = 0) -> Any:
         return v
     if t is RollRecord:
         out = v.to_json()  # (a new object, of new dicts and lists: checked, not copied again)
-        _check_plain(out, depth)
+        if depth + 2 < _PLAIN_DEPTH and _plain_dice(v.dice):
+            _check_plain(out, depth, out["dice"])  # (the dice's JSON known plain: not walked)
+        else:
+            _check_plain(out, depth)
         return out
     raise _NotPlain
+
+
+#: dice whose JSON was found plain (text and whole numbers of the width
+#: :func:`_plain_copy` copies), by identity: a roll's dice are mostly the few shared
+#: ones (:func:`core.dice.shared_die`), each checked once. Held here, so an id is
+#: never another die's; at most :data:`_DICE_KEPT` of them.
+_PLAIN_DICE: dict[int, Die] = {}
+_DICE_KEPT = 4096
+
+
+def _plain_dice(dice: tuple[Die, ...]) -> bool:
+    """True when every die's JSON (``Die.to_json``: its value, role and sides) is what
+    :func:`_check_plain` passes."""
+    known = _PLAIN_DICE
+    for d in dice:
+        if known.get(id(d)) is d:
+            continue
+        if (
+            type(d) is not Die
+            or type(d.value) is not int
+            or type(d.role) is not str
+            or type(d.sides) is not int
+            or d.value.bit_length() > _PLAIN_INT_BITS
+            or d.sides.bit_length() > _PLAIN_INT_BITS
+        ):
+            return False
+        if len(known) < _DICE_KEPT:
+            known[id(d)] = d
+    return True
 
 
 #: the exact types :func:`_check_plain` passes as they are (text, true/false, null)
 _INLINE = frozenset((str, bool, type(None)))
 
 
-def _check_plain(v: dict[str, Any] | list[Any], depth: int) -> None:
+def _check_plain(v: dict[str, Any] | list[Any], depth: int, known: object = None) -> None:
     """:class:`_NotPlain` unless ``v`` (a dict or list no one else holds, nor its
-    parts) is already what :func:`_plain_copy` would make of it."""
+    parts) is already what :func:`_plain_copy` would make of it. ``known``: a dict or
+    list among its values known to be so already (not walked)."""
     if depth >= _PLAIN_DEPTH:
         raise _NotPlain
     if type(v) is dict:
@@ -87,7 +120,8 @@ def _check_plain(v: dict[str, Any] | list[Any], depth: int) -> None:
             if x.bit_length() > _PLAIN_INT_BITS:
                 raise _NotPlain
         elif tx is dict or tx is list:
-            _check_plain(x, depth + 1)
+            if x is not known:
+                _check_plain(x, depth + 1)
         elif tx is not float or x - x != 0.0:  # (NaN or infinite)
             raise _NotPlain
 
