@@ -77,6 +77,21 @@ def thaw_session_heap() -> None:
     gc.unfreeze()
 
 
+#: the newest rolls whose records are read while a session opens: more than a roll log
+#: shows on any terminal a GM plays on
+SHOWN_ROLLS = 200
+
+
+def read_newest_rolls(session: Session) -> None:
+    """In the worker, as a session opens: the records of the newest rolls, which the
+    roll log draws first. A session opened from its checkpoint reads a roll's record
+    from the log on first use; read here, the event loop never waits on that disk read
+    when the desk first draws."""
+    rolls = session.state.rolls
+    for entry in rolls[max(0, len(rolls) - SHOWN_ROLLS) :]:
+        _ = entry.record
+
+
 @dataclass
 class Job:
     """One call waiting for (or running in) the runner's worker."""
@@ -188,6 +203,7 @@ class SessionRunner:
             except OSError as e:
                 return f"{path}: {e.strerror or e}"
             self.session = session  # in the worker: the final close sees it even if the app ends now
+            read_newest_rolls(session)
             freeze_session_heap()
             return session
 
