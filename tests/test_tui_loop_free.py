@@ -101,3 +101,45 @@ async def test_a_roll_and_its_undo_unpack_nothing_on_the_event_loop(long_save, u
         assert log.count == 300 and log.visible_lines()[-1].startswith("#301 Kara: 4d2")
         assert LOOP not in unpacked
         assert LOOP not in records_read
+
+
+async def test_switching_sessions_lets_the_closed_one_go_and_never_freezes_a_session(long_save, tmp_path):
+    """The app keeps its own heap out of the garbage collector's walks; a session's
+    state is never put there, so switching sessions all evening holds only the
+    session open (the closed one goes, without a walk of the whole heap)."""
+    import gc
+    import random
+    import weakref
+
+    from helpers import run, until
+
+    from gmdesk.tui.app import GmdeskApp
+    from gmdesk.tui.screens.main import MainScreen
+    from gmdesk.tui.screens.picker import PickerScreen
+
+    with Session.create(long_save.parent / "short.gmdesk", "Short night", "4d2") as s:
+        s.apply({"type": "character.add", "character": {"name": "Bruno", "vitality": 10}})
+    app = GmdeskApp(long_save.parent, rng=random.Random(7), examples_dir=tmp_path / "none")
+
+    async def open_named(pilot, name: str) -> Session:
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen.loaded)
+        picker = app.screen
+        while (chosen := picker.selected_summary()) is not None and chosen.name != name:
+            await pilot.press("down")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen) and app.screen.session.state.info.name == name)
+        await settle(pilot)
+        return app.screen.session
+
+    async with run(app) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen) and app.screen.loaded)
+        frozen = gc.get_freeze_count()
+        assert frozen > 0  # the app's own heap
+        closed = weakref.ref(await open_named(pilot, "Long night"))
+        assert gc.get_freeze_count() <= frozen  # (frozen objects may still go by their reference count)
+        app.action_back_to_picker()
+        await open_named(pilot, "Short night")
+        assert closed() is None  # the long session is gone: nothing of it is kept
+        assert gc.get_freeze_count() <= frozen  # (frozen objects may still go by their reference count)
+        await press(pilot, "q")
+    assert gc.get_freeze_count() == 0  # the app's heap is thawed as it ends
