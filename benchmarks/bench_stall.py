@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import random
 import sys
@@ -368,7 +369,11 @@ def run(events: int = 50_000, rolls: int = 5) -> tuple[dict[str, dict[str, float
         saves = Path(tmp)
         build_session(saves, "Bench long night", events)
         build_session(saves, "Bench short night", 0)
+        # each app starts on a clean heap: neither pays (in a collection on its loop)
+        # for the garbage of what ran before it in this process (the build, the other app)
+        gc.collect()
         ours = asyncio.run(_play(saves, "Bench long night", "Bench short night", rolls))
+        gc.collect()
         bare = asyncio.run(_play_bare(saves, rolls))
     return ours, bare
 
