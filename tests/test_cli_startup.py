@@ -3,8 +3,9 @@
 What a command loads is what its start-up costs (benchmarks/bench_cli.py measures the
 CPU); these tests pin the behaviour behind the figure: ``gmdesk roll 4d2 --json``
 reads no package metadata (the plug-ins' entry points), loads neither Rich nor
-Textual nor the sessions' store, and still rolls what it rolled before. A plug-in
-system named on the command line is still found (tests/test_plugin_*.py run them).
+Textual nor the sessions' store nor the exact odds (:data:`NOT_FOR_A_ROLL`), and still
+rolls what it rolled before. A plug-in system named on the command line is still
+found (tests/test_plugin_*.py run them).
 """
 
 from __future__ import annotations
@@ -36,6 +37,13 @@ NOT_FOR_A_ROLL = (
     "pathlib",
     "datetime",
     "shutil",  # (argparse asks it the terminal's width; gmdesk's parser asks the terminal)
+    # the exact odds and their curve (``gmdesk odds``), and the Fractions they count in
+    "gmdesk.core.odds",
+    "gmdesk.core.curve",
+    "fractions",
+    "decimal",
+    # the clocks' moves: a declaration gets them only when its rolls move clocks (4d2's do not)
+    "gmdesk.core.systems.clock_moves",
 )
 
 
