@@ -53,22 +53,23 @@ def commands() -> dict[str, list[str]]:
 
 #: what no gmdesk code can go below, measured in the same rounds (no target: the floor
 #: under a target): the standard library a roll's code stands on (argparse reads the
-#: command line, the declarations are typed dataclasses, the record is JSON, the dice
+#: command line, and gettext's ``locale`` with it: argparse looks its messages up as a
+#: parser is made; the declarations are typed dataclasses, the record is JSON, the dice
 #: are ``random``), imported alone — exactly the standard modules ``gmdesk roll 4d2
-#: --json`` loads, but for ``locale``, which argparse's messages bring; Rich's own
-#: modules that draw a roll; and both, the floor under the Rich row
+#: --json`` loads; Rich's own modules that draw a roll; and both, the floor under the
+#: Rich row
+STDLIB = "import argparse, dataclasses, json, locale, random, typing"
 FLOORS = {
-    "floor: the standard library a roll stands on": "import argparse, dataclasses, json, random, typing",
+    "floor: the standard library a roll stands on": STDLIB,
     "floor: Rich's console and text": "import rich.console, rich.text",
-    "floor: both": "import argparse, dataclasses, json, random, typing, rich.console, rich.text",
+    "floor: both": f"{STDLIB}, rich.console, rich.text",
 }
 
 #: a part of the roll's own start-up, shown beside the floors (no target): the dice
 #: system's declaration (the typed dataclasses of core.systems, the 4d2 module), imported
 #: over the floor; the rest of ``gmdesk roll 4d2 --json`` is the command line and the roll
 PARTS = {
-    "part: the 4d2 declaration over the floor": "import argparse, dataclasses, json, random, typing, "
-    "gmdesk.core.systems.four_d_two",
+    "part: the 4d2 declaration over the floor": f"{STDLIB}, gmdesk.core.systems.four_d_two",
 }
 
 
