@@ -43,14 +43,11 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Mapping
-from fractions import Fraction
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gmdesk.core.curve import Curve, curve_of
 from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, shared_die
 from gmdesk.core.errors import ParamError, TableError
-from gmdesk.core.odds import Dist, Odds, die, mix, outcomes_by, remap, repeat, shift, sub
 from gmdesk.core.systems import builtin_moves as _moves
 from gmdesk.core.systems.base import (
     CombatFields,
@@ -65,6 +62,12 @@ from gmdesk.core.systems.rest import default_rest
 from gmdesk.core.systems.spec import CharField, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, BandTable, TableSet, load_builtin
 from gmdesk.core.text import MINUS, signed
+
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+    from gmdesk.core.curve import Curve
+    from gmdesk.core.odds import Dist, Odds
 
 ID = "fudge"
 NAME = "FUDGE alternate dice"
@@ -208,6 +211,10 @@ def _d20_then(first: int, open_ended: bool) -> Callable[[int], int]:
 
 
 def _dist_d20(open_ended: bool) -> Dist:
+    from fractions import Fraction
+
+    from gmdesk.core.odds import die, mix, remap
+
     parts = []
     for face in range(1, 21):
         first = _read("fudge-d20", face)
@@ -218,21 +225,32 @@ def _dist_d20(open_ended: bool) -> Dist:
     return mix(parts)
 
 
-#: method -> (roll, exact distribution of r)
-_METHODS: dict[str, tuple[Callable[[RandomSource], Rolled], Callable[[], Dist]]] = {
-    "2d3": (_roll_2d3, lambda: sub(repeat(die(3), 2), repeat(die(3), 2))),
-    "custom": (_roll_custom, lambda: repeat(remap(die(6), lambda f: _read("fudge-custom", f)), 2)),
-    "d20": (lambda rng: _roll_d20(rng, False), lambda: _dist_d20(False)),
-    "d20-open": (lambda rng: _roll_d20(rng, True), lambda: _dist_d20(True)),
-    "d30": (_roll_d30, lambda: remap(die(30), lambda f: _read("fudge-d30", f))),
-    "d12": (_roll_d12, lambda: remap(sub(die(12), die(12)), lambda x: _read("fudge-d12", x))),
+#: method -> its roll
+_METHODS: dict[str, Callable[[RandomSource], Rolled]] = {
+    "2d3": _roll_2d3,
+    "custom": _roll_custom,
+    "d20": lambda rng: _roll_d20(rng, False),
+    "d20-open": lambda rng: _roll_d20(rng, True),
+    "d30": _roll_d30,
+    "d12": _roll_d12,
 }
 assert tuple(_METHODS) == METHODS
 
 
 @cache
 def _dist(method: str) -> tuple[tuple[int, Fraction], ...]:
-    return tuple(sorted(_METHODS[method][1]().items()))
+    """r's exact distribution, ascending (the odds are imported here: a roll needs none)."""
+    from gmdesk.core.odds import die, remap, repeat, sub
+
+    exact: dict[str, Callable[[], Dist]] = {
+        "2d3": lambda: sub(repeat(die(3), 2), repeat(die(3), 2)),
+        "custom": lambda: repeat(remap(die(6), lambda f: _read("fudge-custom", f)), 2),
+        "d20": lambda: _dist_d20(False),
+        "d20-open": lambda: _dist_d20(True),
+        "d30": lambda: remap(die(30), lambda f: _read("fudge-d30", f)),
+        "d12": lambda: remap(sub(die(12), die(12)), lambda x: _read("fudge-d12", x)),
+    }
+    return tuple(sorted(exact[method]().items()))
 
 
 def distribution(method: str) -> dict[int, Fraction]:
@@ -477,7 +495,7 @@ def _opposed_label(degree: int) -> str:
 
 def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -> RollRecord:
     """Roll the method; in an opposed or combat roll the opponent then rolls the same method."""
-    roll_method = _METHODS[params.method][0]
+    roll_method = _METHODS[params.method]
     dice, r, extra = roll_method(rng)
     extra = {"result": r, **extra}
     trait = params.trait if params.trait is not None or not params.opposed else FAIR
@@ -535,6 +553,10 @@ def initiative(rng: RandomSource, modifier: int = 0, method: str = DEFAULT_METHO
 
 def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
     """Exact distribution of r; outcomes as the module docstring says."""
+    from fractions import Fraction
+
+    from gmdesk.core.odds import Odds, outcomes_by, shift, sub
+
     dist = dict(_dist(params.method))
     outcomes: list[tuple[str, Fraction]] = []
     if not params.opposed:
@@ -577,6 +599,8 @@ def curve(params: Params, tables: TableSet = DEFAULT_TABLES) -> Curve:
     """The curve of the result r. A success is marked only where r alone decides it:
     an opposed roll (or an attack) against an opponent who cannot act, who counts its
     method's lowest result, is won (hit) from r = 1 + lowest + vs trait − trait."""
+    from gmdesk.core.curve import curve_of
+
     success = None
     if params.opposed and params.defenseless:
         trait = params.trait if params.trait is not None else FAIR
