@@ -10,8 +10,10 @@ the median over the rounds. The Rich run draws as in an 80-column truecolor term
 
 Targets (issue 22): ``gmdesk roll 4d2 --json`` ≤ 2.5× ``python -c pass``; with
 Rich output ≤ 5×. ``python -m gmdesk`` is measured too (the same command, the other
-way in). Then, in process, building a system's generated options and reading a
-command line back (≤ 20 ms each).
+way in). Beside them, without a target, the floors no gmdesk code can go below
+(:data:`FLOORS`: the standard library and Rich modules a roll stands on, imported
+alone) and the 4d2 declaration's part (:data:`PARTS`). Then, in process, building a
+system's generated options and reading a command line back (≤ 20 ms each).
 
     python -m benchmarks.bench_cli [--rounds N] [--quick]
 """
@@ -56,11 +58,13 @@ def commands() -> dict[str, list[str]]:
 #: command line, and gettext's ``locale`` with it: argparse looks its messages up as a
 #: parser is made; the declarations are typed dataclasses, the record is JSON, the dice
 #: are ``random``), imported alone — exactly the standard modules ``gmdesk roll 4d2
-#: --json`` loads; Rich's own modules that draw a roll; and both, the floor under the
-#: Rich row
+#: --json`` loads; of it, what any roll printed as JSON needs, typed declarations or not
+#: (the command line, the shipped tables and the record as JSON, the dice); Rich's own
+#: modules that draw a roll; and both, the floor under the Rich row
 STDLIB = "import argparse, dataclasses, json, locale, random, typing"
 FLOORS = {
     "floor: the standard library a roll stands on": STDLIB,
+    "floor: of it, without dataclasses and typing": "import argparse, json, locale, random",
     "floor: Rich's console and text": "import rich.console, rich.text",
     "floor: both": f"{STDLIB}, rich.console, rich.text",
 }
