@@ -9,13 +9,13 @@ shift sources), an encounter in progress (round 2), a short roll log with combat
 descriptors applied. Every attack takes its numbers from the attacker's and the
 target's stat blocks, as the desk's attack dialog does. The examples play by the rules they
 show, as the session enforces them for a GM: only those who can act take turns and
-attack (the Unconscious and the Dead are passed over), nobody attacks the Dead, each
-attacker goes for its last target while that one is not Dead, else its next standing
-foe (as the attack dialog does); the fudge example plays its session's method
-(``fudge_method`` d20-open, initiative included); 4d6 progress clocks move by each
-roll's own progress (the record's ``clock`` field, never a number worked out here)
-and the danger clock is ticked only on a Partial Success or a Failure (a Critical
-Failure counts as a Failure). gmdesk opens them only as
+attack (the Unconscious and the Dead are passed over), each attacker goes for the
+target the attack dialog offers first — its last target while that one can still act,
+else its next foe who can (never the Unconscious nor the Dead); the fudge example
+plays its session's method (``fudge_method`` d20-open, initiative included); 4d6
+progress clocks move by each roll's own progress (the record's ``clock`` field, never
+a number worked out here) and the danger clock is ticked only on a Partial Success or
+a Failure (a Critical Failure counts as a Failure). gmdesk opens them only as
 templates ("new from example" copies them); re-running this script rebuilds them
 byte for byte except for timestamps.
 """
@@ -106,7 +106,7 @@ def _start(s: Session, ids: list[str], rng: random.Random) -> None:
 def _fight(s: Session, rng: random.Random, attacks: dict[str, dict], turns: int) -> None:
     """Play ``turns`` turns in initiative order: each combatant who can act attacks the
     target the attack dialog offers first (``State.default_target``: its last target
-    unless Dead, else its next standing foe) with its own parameters."""
+    while it can act, else its next foe who can) with its own parameters."""
     for _ in range(turns):
         cur = s.state.encounter.current
         if cur is None:
@@ -210,8 +210,9 @@ def build_1d6x4(s: Session, rng: random.Random) -> None:
         fields=knife,
     )
     _start(s, [mark, witch, gob, gob2], rng)
-    # the Tests and their Current Values come from the fields and the sheets
-    _fight(s, rng, {"Mark": {}, "Agatha": {}, "Bog Goblin": {}, "Goblin Scout": {}}, 5)
+    # the Tests and their Current Values come from the fields and the sheets; four
+    # turns leave the Bog Goblin down, the Scout wounded and Agatha to act in round 2
+    _fight(s, rng, {"Mark": {}, "Agatha": {}, "Bog Goblin": {}, "Goblin Scout": {}}, 4)
 
 
 def build_torg(s: Session, rng: random.Random) -> None:
