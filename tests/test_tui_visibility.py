@@ -141,7 +141,7 @@ async def test_the_player_view_shows_each_character_as_its_level_allows(tmp_path
     assert order[2].rstrip() == "    7 Gospog  STY"
     assert any("Kara → Gospog: 4d2" in line and "→ Stun" in line for line in log)
     # Kara, all (a PC's default): Vitality and counters
-    assert party.startswith("Kara (PC)  Vitality 9/9\n    counters: Luck 3/3 ↻night\n")
+    assert party.startswith("Kara (PC)  Vitality 9/9\n    counters: Luck 3/3 a night\n")
     assert "Kara (PC)  Vitality 9/9" in text and "counters: Luck 3/3" in text
     # the group: Shade 2 (down) is seen by name only: not counted, nor its status shown
     assert order[3].rstrip() == "    4 Shades ×2"

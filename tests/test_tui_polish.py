@@ -1,0 +1,26 @@
+"""What surprised a new GM at 80×24 (Pilot): marks that read the same in a terminal and
+in the browser's font, without colour."""
+
+from __future__ import annotations
+
+from helpers import desk, make_save, press, screen_text
+from test_tui_char_fields import to_row
+
+from gmdesk.core.session import Session
+
+
+async def test_a_counter_says_when_it_fills_up_in_words(tmp_path):
+    """The refill mark "↻" read as "ʋ" in the browser's font (``gmdesk serve``): the
+    pane says "a round", "a night" — the same in every font, without colour, and
+    whole in the pane's value column at 80×24."""
+    path, ids = make_save(tmp_path, "4d6", [{"name": "Kara"}])
+    with Session.open(path) as s:
+        s.apply({"type": "counter.add", "id": ids["Kara"], "label": "Reactions", "max": 1, "reset": "round"})
+        s.apply({"type": "counter.add", "id": ids["Kara"], "label": "Luck", "max": 3, "reset": "night"})
+    async with desk(path) as (app, pilot, screen):
+        await press(pilot, "tab")  # initiative → the character pane
+        await to_row(pilot, screen.character, "counter", 1)
+        rows = screen_text(app).splitlines()
+        assert any("Reactions" in r and "1/1 a round" in r for r in rows), rows
+        assert any("Luck" in r and "3/3 a night" in r for r in rows), rows
+        assert not any("↻" in r for r in rows)
