@@ -24,3 +24,38 @@ async def test_a_counter_says_when_it_fills_up_in_words(tmp_path):
         assert any("Reactions" in r and "1/1 a round" in r for r in rows), rows
         assert any("Luck" in r and "3/3 a night" in r for r in rows), rows
         assert not any("↻" in r for r in rows)
+
+
+async def test_after_adding_a_counter_the_cursor_waits_on_add_counter_as_after_a_condition(tmp_path):
+    """ "+ add condition" leaves the cursor on its row once the condition is added, so
+    that a second Enter adds another; "+ add counter" does the same: two counters in a
+    row are Enter, name, Enter, twice, keys only."""
+    from helpers import burst, dialog, saved, settle, until
+
+    from gmdesk.tui.screens.confirm import FormDialog
+
+    path, ids = make_save(tmp_path, "4d2", [{"name": "Kara"}])
+    k = ids["Kara"]
+    async with desk(path) as (app, pilot, screen):
+        pane = screen.character
+        await press(pilot, "tab")  # initiative → the character pane
+        await to_row(pilot, pane, "add", "condition")
+        for name in ("Stunned", "Prone"):
+            await press(pilot, "enter")
+            await burst(pilot, name)
+            await press(pilot, "enter")
+            await until(pilot, lambda name=name: name in [c.name for c in saved(path).characters[k].conditions])
+            await settle(pilot)
+            assert (pane.current_row().kind, pane.current_row().key) == ("add", "condition")
+        await to_row(pilot, pane, "add", "counter")
+        for n, name in enumerate(("Reactions", "Luck"), 1):
+            await press(pilot, "enter")
+            await dialog(pilot, FormDialog)
+            await burst(pilot, name)
+            await press(pilot, "enter")
+            await until(pilot, lambda n=n: len(saved(path).characters[k].counters) == n)
+            await until(pilot, lambda: not isinstance(app.screen, FormDialog))
+            await settle(pilot)
+            assert pane.table.has_focus
+            assert (pane.current_row().kind, pane.current_row().key) == ("add", "counter")
+        assert [x.label for x in saved(path).characters[k].counters] == ["Reactions", "Luck"]

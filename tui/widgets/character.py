@@ -194,6 +194,8 @@ class CharacterPane(Vertical):
         self._state: State | None = None
         self._widths = (0, 0)
         self._cursor_to: Row | None = None  # where the cursor goes at the next redraw
+        #: "+ add counter" was pressed: whose counters, and how many it had then
+        self._counter_asked: tuple[str, int] | None = None
         self._after_remove = False  # the next redraw follows a removal
         self._posted = ""  # the type of the event posted last
         #: the status last set from the Status row and not yet shown (character id →
@@ -240,6 +242,11 @@ class CharacterPane(Vertical):
         if changed_char:
             self.close_editor()
             self.show_message("")  # a refusal about the last character is not about this one
+            self._counter_asked = None
+        asked = self._counter_asked
+        if ch is not None and asked is not None and asked[0] == ch.id and len(ch.counters) > asked[1]:
+            self._counter_asked = None  # the counter asked for is in: back on "+ add counter"
+            self._cursor_to = Row("add", "counter")
         table = self.table
         cursor = table.cursor_row
         self._rows = []
@@ -444,7 +451,11 @@ class CharacterPane(Vertical):
                     f"{ch.name}: {row.key.replace('_', '-')} {value}",
                 )
             elif row.kind == "add" and row.key == "counter":
-                self.post_message(self.AddCounter())  # the desk's "Add a counter…" dialog
+                # the desk's "Add a counter…" dialog; once the counter is added the
+                # cursor is back on "+ add counter", as on "+ add condition": Enter
+                # again adds another (cancelled, the cursor stays where it is)
+                self._counter_asked = (cid, len(ch.counters))
+                self.post_message(self.AddCounter())
             elif row.kind in ("field", "sheet", "add"):
                 self.open_editor(row)
 
