@@ -5,9 +5,15 @@ session's progress clocks are listed at the bottom.
 
 The pane is dumb: ``set_state`` draws, moving the cursor posts
 :class:`InitiativePane.Selected`. What the GM reads is never ambiguous at 80×24: a
-long name is cut before its copy number ("Castle Gua… 2", so bestiary copies stay
-apart); the name takes what its rows need first (up to :data:`NAME_FIRST`; at 80×24
-twelve cells, "▸ Bandit ×2" whole), then the status column widens to its longest
+name longer than its column goes on to a second line of its row, at a space
+(:func:`wrap_name`: "▸ Goblin" / "archers ×3", "Castle" / "Guard 12"), so that
+groups or copies whose names start alike read apart at a glance, without moving the
+cursor (a cut name, whole only under the cursor, would have the GM walk the list to
+tell "▸ Goblin… ×3" from "▸ Goblin… ×2"); a copy's number and a group's count stay
+with the word before them, and a name longer than two lines is cut there before its
+number ("Castle Gua… 2"). The name takes what its rows need first (up to
+:data:`NAME_FIRST`; at 80×24 twelve cells, "▸ Bandit ×2" whole), then the status
+column widens to its longest
 cell as far as the rest allows (the name gives way, down to :data:`MIN_NAME`); a
 cell that still does not fit shows its first whole words and "+N" for the others,
 never a cut word. The current turn is marked "▶" (not by colour alone); characters
@@ -118,6 +124,46 @@ def fit_group(title: str, width: int) -> str:
     return _cut(label, max(1, width - cell_len(tail))).rstrip() + tail
 
 
+#: the most lines a name takes in its row (the rest is cut, before its number)
+NAME_LINES = 2
+_TAIL = re.compile(r"^(×\d+|\d+)$")
+
+
+def wrap_name(name: str, width: int, *, group: bool = False, first: int | None = None) -> list[str]:
+    """``name`` in lines of ``width`` cells (the first line ``first``, after a group's
+    "▸ "), at most :data:`NAME_LINES`: whole words where they fit, a copy's number or
+    a group's count ("×3") kept with the word before it, a word longer than the line
+    broken; what still does not fit is cut on the last line (:func:`fit_group` /
+    :func:`fit_name`, never its number)."""
+    room = width if first is None else first
+    if cell_len(name) <= room or room < 1:
+        return [name]
+    words: list[str] = []
+    for word in name.split(" "):
+        if words and _TAIL.match(word):
+            words[-1] += " " + word
+        else:
+            words.append(word)
+    lines: list[str] = []
+    line = ""
+    while words and len(lines) < NAME_LINES - 1:
+        word = words[0]
+        joined = f"{line} {word}" if line else word
+        if cell_len(joined) <= room:
+            line = joined
+            words.pop(0)
+            continue
+        if not line:  # a word longer than the line: broken where the line ends
+            line = _cut(word, room)
+            words[0] = word[len(line) :]
+        lines.append(line)
+        line, room = "", width
+    rest = " ".join([line, *words] if line else words)
+    if rest:
+        lines.append(fit_group(rest, width) if group and " ×" in rest else fit_name(rest, width))
+    return lines
+
+
 def _cut(text: str, width: int) -> str:
     out = ""
     for ch in text:
@@ -140,6 +186,11 @@ def fit_words(cell: Text, width: int) -> Text:
         if fitted.cell_len <= width or keep == 0:
             return fitted
     return cell  # pragma: no cover - the loop always returns
+
+
+def _height(cells: list[Text]) -> int:
+    """A row's lines: its name's (the other cells are one line)."""
+    return max(len(cell.plain.split("\n")) for cell in cells)
 
 
 #: a group's row key in :attr:`InitiativePane.row_ids` (the label follows)
@@ -325,7 +376,9 @@ class InitiativePane(Vertical):
         table = self.table
         self._quiet = True
         try:
-            if ids == self._ids and columns == self._columns and len(rows) == table.row_count and table.columns:
+            heights = [_height(cells) for cells in rows]
+            same = len(rows) == table.row_count and [_height(cells) for cells in self._drawn] == heights
+            if ids == self._ids and columns == self._columns and same and table.columns:
                 keys = [key for key, _, _ in self._columns]
                 for i, (old, new) in enumerate(zip(self._drawn, rows, strict=True)):
                     for key, was, cell in zip(keys, old, new, strict=True):
@@ -333,8 +386,8 @@ class InitiativePane(Vertical):
                             table.update_cell(str(i), key, cell)
             else:
                 table.clear()
-                for i, cells in enumerate(rows):
-                    table.add_row(*cells, key=str(i))
+                for i, (cells, height) in enumerate(zip(rows, heights, strict=True)):
+                    table.add_row(*cells, key=str(i), height=height)
             self._drawn = rows
             self._ids = ids
             row = self._row_of(selected) or self._row_of(self._selected)
@@ -368,7 +421,9 @@ class InitiativePane(Vertical):
         """A group's row: "▸ Gospog ×3" (▾ when open), its side, "2/3 up", PIN / HID."""
         style = "bold reverse" if turn else "bold"
         mark = "▾" if label in self._open else "▸"
-        name = f"{mark} {fit_group(state.group_title(label), self._name_width - 2)}"
+        # the second line takes the whole column (the count stays whole there)
+        lines = wrap_name(state.group_title(label), self._name_width, group=True, first=self._name_width - 2)
+        name = "\n".join([f"{mark} {lines[0]}", *lines[1:]])
         sides = {m.side for m in members}
         init_cell = Text(TURN_MARKER if turn else " ", style="bold")
         init_cell.append(f"{init:>{self._columns[0][2] - 2}} ", style=style)
@@ -390,7 +445,8 @@ class InitiativePane(Vertical):
         style = "bold reverse" if is_turn else "dim" if dim else ""
         if ch.status == "dead":
             style += " strike"
-        name = "  " + fit_name(ch.name, self._name_width - 2) if member else fit_name(ch.name, self._name_width)
+        indent = "  " if member else ""
+        name = "\n".join(indent + line for line in wrap_name(ch.name, self._name_width - len(indent)))
         init_cell = Text(TURN_MARKER if is_turn else " ", style="bold")
         init_cell.append(f"{init:>{self._columns[0][2] - 2}} ", style=style)
         return [
