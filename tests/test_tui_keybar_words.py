@@ -99,3 +99,49 @@ async def test_a_keymap_moves_the_key_and_keeps_the_word(tmp_path: Path) -> None
         await until(pilot, lambda: "Group" in key_bar(app))
         bar = key_bar(app)
         assert "^o Group" in bar and "⏎" not in bar, bar
+
+
+async def test_a_list_of_choices_says_enter_picks(tmp_path: Path) -> None:
+    """The log filter: Enter picks the highlighted choice (the hint: "Enter choose")."""
+    from gmdesk.tui.screens.confirm import ChoiceDialog
+
+    app = make_app(night(tmp_path))
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        await press(pilot, "f")
+        await dialog(pilot, ChoiceDialog)
+        await until(pilot, lambda: "Enter choose" in screen_text(app) and "Choose" in key_bar(app))
+        bar = key_bar(app)
+        assert "⏎ Choose" in bar and "^s" not in bar, bar
+        await press(pilot, "down", "enter")  # Kara's rolls: picked with Enter
+        await until(pilot, lambda: not isinstance(app.screen, ChoiceDialog))
+
+
+async def test_under_the_pickers_dialogs_the_bar_names_their_keys_not_the_pickers(tmp_path: Path) -> None:
+    """Under the picker's new-session and example dialogs the bar said "⏎ Open  n New
+    e Example…", keys that wait while the dialog is up (n types into its name)."""
+    from test_tui_picker import loaded_picker
+
+    from gmdesk.core.session import SessionStore
+    from gmdesk.tui.app import GmdeskApp
+    from gmdesk.tui.screens.newsession import ExampleDialog, NewSessionDialog
+
+    store = SessionStore(tmp_path / "saves")
+    store.create("Tuesday", "4d2")
+    examples = SessionStore(tmp_path / "examples")
+    examples.create("Example night", "4d2")
+    app = GmdeskApp(tmp_path / "saves", examples_dir=tmp_path / "examples")
+    async with run(app, size=SMALL) as pilot:
+        await loaded_picker(pilot)
+        assert "n New" in key_bar(app)
+        for key, kind, word in (("n", NewSessionDialog, "⏎ Create"), ("e", ExampleDialog, "⏎ Create")):
+            await pilot.press(key)
+            await until(pilot, lambda kind=kind: isinstance(app.screen, kind))
+            await until(pilot, lambda word=word: word in key_bar(app))
+            bar = key_bar(app)
+            assert "esc Cancel" in bar and "n New" not in bar and "Open" not in bar, bar
+            await pilot.press("escape")
+            await until(pilot, lambda: "n New" in key_bar(app))
+        await pilot.press("c")  # duplicate: Enter copies
+        await until(pilot, lambda: isinstance(app.screen, NewSessionDialog))
+        await until(pilot, lambda: "⏎ Copy" in key_bar(app))

@@ -70,6 +70,21 @@ def keys_text(node: DOMNode, action: str, exclude: Iterable[str] = (), *, shown_
     return "/".join(key_name(node.app, k) for k in keys[:2])
 
 
+def rename_bindings(node: DOMNode, rename: Callable[[Binding], Binding]) -> None:
+    """``node``'s own bindings as ``rename`` makes them (a description, whether the key
+    bar shows it), the key bar told; the class's bindings, shared by every instance,
+    stay as they are. Keys and ids are left alone: the GM's keymap still moves them."""
+    bindings: BindingsMap = node._bindings
+    changed = False
+    for key, found in list(bindings.key_to_bindings.items()):
+        renamed = [rename(b) for b in found]
+        if renamed != found:
+            bindings.key_to_bindings[key] = renamed  # a new list: the class's is shared
+            changed = True
+    if changed and node.is_attached:
+        node.refresh_bindings()
+
+
 # ----------------------------------------------------------------------------------- hint
 
 
@@ -196,8 +211,14 @@ class DialogKeys:
 
     def owns_enter(self, focused: Any) -> bool:
         """Whether ``focused`` keeps Enter to itself: a dropdown opens, a button
-        presses, a list picks, a text area starts a line (``ctrl+s`` submits)."""
-        return isinstance(focused, self.ENTER_OWNERS) and not isinstance(focused, SelectionList)
+        presses, a text area starts a line (``ctrl+s`` submits). A list of choices of
+        its own (the log filter's, the bestiary's) does not: Enter picks the
+        highlighted one, which is what the dialog's Enter does."""
+        if isinstance(focused, SelectionList):
+            return False
+        if isinstance(focused, OptionList) and not isinstance(focused.parent, (Select, Choice)):
+            return False
+        return isinstance(focused, self.ENTER_OWNERS)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "submit" and self.owns_enter(self.focused):
@@ -239,16 +260,7 @@ class DialogKeys:
                 return dataclasses.replace(b, description=word, show=anywhere)
             return dataclasses.replace(b, description=word) if b.action in SUBMIT_ACTIONS else b
 
-        bindings: BindingsMap = self._bindings  # type: ignore[attr-defined]
-        changed = False
-        for key, found in list(bindings.key_to_bindings.items()):
-            renamed = [named(b) for b in found]
-            if renamed != found:
-                # a new list: the class's bindings (shared by every instance) stay as they are
-                bindings.key_to_bindings[key] = renamed
-                changed = True
-        if changed and self.is_attached:  # type: ignore[attr-defined]
-            self.refresh_bindings()  # type: ignore[attr-defined]
+        rename_bindings(self, named)  # type: ignore[arg-type]
 
     def action_submit(self) -> None:  # pragma: no cover - every dialog says what Enter does
         raise NotImplementedError
@@ -351,6 +363,7 @@ class Dialog(DialogKeys, DialogScreen[ResultT], Generic[ResultT]):
 __all__ = [
     "DIALOG_BINDINGS",
     "SUBMIT_ACTIONS",
+    "rename_bindings",
     "enter_word",
     "Dialog",
     "DialogHint",

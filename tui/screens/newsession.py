@@ -5,19 +5,20 @@ name as it is typed."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import SessionSummary
 from gmdesk.core.systems import system_ids
+from gmdesk.tui.screens.dialog import DialogScreen, rename_bindings
 from gmdesk.tui.widgets.controls import EnterCheckbox, ReadableSelectionList
 
 
@@ -58,7 +59,7 @@ def system_label(system_id: str) -> str:
     return f"{system_id} — {name}" if name and name != system_id else system_id
 
 
-class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
+class NewSessionDialog(DialogScreen[tuple[str, str] | None]):
     """Name + system for a new session; the name is checked as it is typed.
 
     Enter in the name creates the session with the highlighted system; Tab moves to
@@ -79,7 +80,12 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
     NewSessionDialog .picker-hint { color: $text-muted; }
     """
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel")]
+    # the key bar under it names its own keys (the picker's wait); the name and the
+    # list of systems take Enter themselves, the binding names what it does
+    BINDINGS = [
+        Binding("enter", "create", "Create", priority=True, id="picker.dialog.create"),
+        Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel"),
+    ]
 
     def __init__(
         self,
@@ -109,6 +115,8 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
             yield Static(hint, classes="picker-hint")
 
     def on_mount(self) -> None:
+        if not self.ask_system:  # the key bar says what Enter does, as the hint does
+            rename_bindings(self, lambda b: replace(b, description="Copy") if b.action == "create" else b)
         if self.ask_system:
             self.query_one("#new-system", OptionList).highlighted = self.systems.index(self.system)
         self.query_one("#new-name", Input).focus()
@@ -158,7 +166,7 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
         self.dismiss(None)
 
 
-class ExampleDialog(ModalScreen[tuple[Path, str] | None]):
+class ExampleDialog(DialogScreen[tuple[Path, str] | None]):
     """Pick an example session and name the copy. Returns ``(example path, name)``."""
 
     DEFAULT_CSS = """
@@ -175,7 +183,10 @@ class ExampleDialog(ModalScreen[tuple[Path, str] | None]):
     ExampleDialog .picker-hint { color: $text-muted; }
     """
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel")]
+    BINDINGS = [
+        Binding("enter", "create", "Create", priority=True, id="picker.dialog.create"),
+        Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel"),
+    ]
 
     def __init__(self, examples: Sequence[SessionSummary], taken: Iterable[str]) -> None:
         super().__init__()
@@ -275,7 +286,7 @@ def next_night_name(name: str, taken: Iterable[str]) -> str:
     return f"{base}{n}"
 
 
-class NextNightDialog(ModalScreen[tuple[str, bool, list[str]] | None]):
+class NextNightDialog(DialogScreen[tuple[str, bool, list[str]] | None]):
     """The next night of a session: the new session's name, whether the party rests
     first (the system's recovery), and the non-player characters to take along.
     Returns ``(name, rest, npcs)``, or None on Escape.
@@ -304,7 +315,7 @@ class NextNightDialog(ModalScreen[tuple[str, bool, list[str]] | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel"),
         # the boxes take Space only: Enter reaches the dialog from them
-        Binding("enter", "create", "Start", show=False, id="picker.dialog.start"),
+        Binding("enter", "create", "Start", priority=True, id="picker.dialog.start"),
     ]
 
     def __init__(self, source: str, pcs: Sequence[str], npcs: Sequence[str], taken: Iterable[str]) -> None:
