@@ -59,3 +59,36 @@ async def test_after_adding_a_counter_the_cursor_waits_on_add_counter_as_after_a
             assert pane.table.has_focus
             assert (pane.current_row().kind, pane.current_row().key) == ("add", "counter")
         assert [x.label for x in saved(path).characters[k].counters] == ["Reactions", "Luck"]
+
+
+async def test_the_key_bar_names_the_keys_the_row_under_the_cursor_takes(tmp_path):
+    """With the character pane focused, the bar named every key of the pane on every
+    row ("e Edit  space Toggle  del Remove  s Use  S Restore") and cut the desk's after
+    it ("a Attac"): it names those the row takes — Remove on a condition, Use and
+    Restore on a counter, Toggle on a source — and the desk's keys read whole."""
+    from helpers import settle
+
+    path, ids = make_save(tmp_path, "4d2", [{"name": "Kara"}])
+    with Session.open(path) as s:
+        s.apply({"type": "condition.add", "id": ids["Kara"], "name": "Stunned", "rounds": 2})
+        s.apply({"type": "counter.add", "id": ids["Kara"], "label": "Luck", "max": 3, "reset": "night"})
+        s.apply({"type": "source.add", "id": ids["Kara"], "kind": "shift", "name": "Aim", "value": 1, "rounds": None})
+    async with desk(path) as (app, pilot, screen):
+        pane = screen.character
+        await press(pilot, "tab")  # initiative → the character pane
+
+        async def bar_on(kind, key) -> str:
+            await to_row(pilot, pane, kind, key)
+            await settle(pilot)
+            return screen_text(app).splitlines()[-1]
+
+        bar = await bar_on("condition", 0)
+        assert "del Remove" in bar and "Toggle" not in bar and "Use" not in bar, bar
+        assert "a Attack" in bar and "n Next" in bar, bar
+        bar = await bar_on("counter", 0)
+        assert "s Use" in bar and "S Restore" in bar and "del Remove" in bar and "Edit" not in bar, bar
+        assert "a Attack" in bar, bar
+        bar = await bar_on("shift", 0)
+        assert "space Toggle" in bar and "Use" not in bar, bar
+        bar = await bar_on("add", "condition")
+        assert "e Edit" in bar and "Remove" not in bar and "Toggle" not in bar, bar

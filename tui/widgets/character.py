@@ -33,7 +33,7 @@ answers with :meth:`edit_result`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -102,13 +102,28 @@ class CharacterTable(DataTable[Any]):
         Binding("S", "restore", "Restore", tooltip="Give back one use of the counter", id="character.restore"),
     ]
 
+    #: the rows each of the pane's keys acts on: the key bar names a key where the row
+    #: under the cursor takes it, so that the desk's keys after them fit 80 columns
+    KEY_ROWS: ClassVar[dict[str, frozenset[str]]] = {
+        "edit": frozenset({"field", "sheet", "add", "advantage", "shift", charfields.FIELD, charfields.ENTRY}),
+        "toggle_row": frozenset({"advantage", "shift"}),
+        "remove": frozenset({"advantage", "shift", "condition", "wound", "counter", *SYSTEM_ROWS}),
+        "use": frozenset({"counter", "sheet"}),
+        "restore": frozenset({"counter"}),
+        "buyoff": frozenset({"wound"}),
+    }
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide the keys the session's system has no use for (buy off: a system with
+        """Hide the keys the row under the cursor has no use for (:attr:`KEY_ROWS`),
+        and those the session's system has none for (buy off: a system with
         Possibilities; spend a use: a character with a sheet)."""
         try:
             pane = self.parent_pane
         except Exception:
             return True
+        row = pane.current_row()
+        if action in self.KEY_ROWS and (row is None or row.kind not in self.KEY_ROWS[action]):
+            return False
         if action == "buyoff":
             return pane.uses("possibilities")
         if action == "use":
@@ -370,6 +385,11 @@ class CharacterPane(Vertical):
     def current_row(self) -> Row | None:
         r = self.table.cursor_row
         return self._rows[r] if 0 <= r < len(self._rows) else None
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The key bar follows the row under the cursor (:attr:`CharacterTable.KEY_ROWS`)."""
+        if self.table.has_focus:
+            self.table.refresh_bindings()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """A click on the row under the cursor (Enter acts at once, :class:`CharacterTable`)."""
