@@ -92,3 +92,22 @@ async def test_the_key_bar_names_the_keys_the_row_under_the_cursor_takes(tmp_pat
         assert "space Toggle" in bar and "Use" not in bar, bar
         bar = await bar_on("add", "condition")
         assert "e Edit" in bar and "Remove" not in bar and "Toggle" not in bar, bar
+
+
+async def test_the_new_character_dialog_asks_for_possibilities_only_where_the_system_keeps_them(tmp_path):
+    """A 4d2 GM was asked for Possibilities and Reality-rated (torg's), which the
+    character pane then never shows; torg's dialog keeps them."""
+    from helpers import dialog, settle
+
+    from gmdesk.tui.screens.confirm import FormDialog
+
+    for system in ("4d2", "torg-2d10"):
+        path, _ = make_save(tmp_path / system, system, [{"name": "Kara"}])
+        async with desk(path) as (app, pilot, _screen):
+            await press(pilot, "c")
+            await dialog(pilot, FormDialog)
+            await settle(pilot)
+            text = screen_text(app)
+            assert "New character" in text
+            torg = system == "torg-2d10"
+            assert ("Possibilities" in text) == torg and ("Reality-rated" in text) == torg, text
