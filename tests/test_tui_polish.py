@@ -111,3 +111,27 @@ async def test_the_new_character_dialog_asks_for_possibilities_only_where_the_sy
             assert "New character" in text
             torg = system == "torg-2d10"
             assert ("Possibilities" in text) == torg and ("Reality-rated" in text) == torg, text
+
+
+async def test_a_bad_initiative_typed_to_join_is_named_by_the_fields_label(tmp_path):
+    """``+`` on a character outside the encounter asks for its initiative; "x1" was
+    refused as "initiative: must be …", the check's own name: the dialog names its
+    field as it labels it, "Initiative: …", and nothing is saved."""
+    from helpers import burst, dialog, saved, select_entry, settle
+
+    from gmdesk.tui.screens.confirm import InputDialog
+
+    path, ids = make_save(
+        tmp_path, "4d6", [{"name": "Kara"}, {"name": "Orc", "side": "NPC"}], initiative={"Kara": 12}, start=True
+    )
+    async with desk(path) as (app, pilot, _screen):
+        await select_entry(pilot, ids["Orc"])
+        await press(pilot, "plus")
+        await dialog(pilot, InputDialog)
+        await burst(pilot, "x1")
+        await press(pilot, "enter")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "✗ Initiative: must be a whole number" in text, text
+        assert isinstance(app.screen, InputDialog)
+        assert saved(path).encounter.index_of(ids["Orc"]) is None
