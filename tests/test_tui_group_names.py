@@ -61,7 +61,7 @@ async def test_a_long_condition_name_gives_way_to_the_group_name(tmp_path):
         rows = pane(app)
         assert any("▸ Bandits ×2" in r for r in rows), rows
         kara = next(r for r in rows if "Kara" in r)
-        assert "+4" in kara, kara  # the condition's words counted, none of them cut
+        assert "+1" in kara, kara  # the condition counted once (not its four words), none cut
 
 
 async def test_long_group_and_character_names_read_whole_on_two_lines(tmp_path):

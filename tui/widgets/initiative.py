@@ -43,7 +43,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from gmdesk.core.text import reading
-from gmdesk.tui.widgets.common import PIN_MARKER, TURN_MARKER, health_summary, markers_text
+from gmdesk.tui.widgets.common import PIN_MARKER, STATUS_STYLE, TURN_MARKER, health_summary, markers
 
 if TYPE_CHECKING:
     from gmdesk.core.session import Character, State
@@ -69,17 +69,18 @@ LEAST_STATUS = 7
 HIDDEN_MARKER = "HID"
 
 
-def _status_cell(ch: Character) -> Text:
+def _status_marks(ch: Character) -> list[Text]:
     """HID (hidden from the players), PIN (a pinned initiative), then the status and
-    condition markers: words, never colour alone."""
-    cell = markers_text(ch)
+    condition markers: words, never colour alone; each one mark (a condition of
+    several words, "Hunted by the Mist", is one)."""
+    marks = [Text(HIDDEN_MARKER, style="italic")] if ch.hidden else []
     if ch.pin is not None:
-        pin = Text(PIN_MARKER, style="bold")
-        cell = pin + Text(" ") + cell if cell else pin
-    if not ch.hidden:
-        return cell
-    marker = Text(HIDDEN_MARKER, style="italic")
-    return marker + Text(" ") + cell if cell else marker
+        marks.append(Text(PIN_MARKER, style="bold"))
+    return marks + [Text(m, style=STATUS_STYLE.get(m, "bold")) for m in markers(ch)]
+
+
+def _joined(marks: list[Text]) -> Text:
+    return Text(" ").join(marks)
 
 
 def _title_width(state: State, ch: Character) -> int:
@@ -90,13 +91,14 @@ def _title_width(state: State, ch: Character) -> int:
     return max(2 + cell_len(ch.name), 2 + cell_len(state.group_title(ch.group)))
 
 
-def _least_width(cell: Text) -> int:
-    """The fewest cells a status cell reads in: its first word and "+N" for the rest
+def _least_width(marks: list[Text]) -> int:
+    """The fewest cells a status cell reads in: its first mark and "+N" for the rest
     ("HID +2"), when that is a marker's few letters (:data:`LEAST_STATUS`); else "+N"."""
-    words = cell.plain.split(" ")
-    more = len(f" +{len(words) - 1}") if len(words) > 1 else 0
-    least = cell_len(words[0]) + more
-    return least if least <= LEAST_STATUS else len(f"+{len(words)}")
+    if not marks:
+        return 0
+    more = len(f" +{len(marks) - 1}") if len(marks) > 1 else 0
+    least = marks[0].cell_len + more
+    return least if least <= LEAST_STATUS else len(f"+{len(marks)}")
 
 
 _NUMBERED = re.compile(r"^(.*\S)\s+(\d+)$")
@@ -173,15 +175,16 @@ def _cut(text: str, width: int) -> str:
     return out
 
 
-def fit_words(cell: Text, width: int) -> Text:
-    """A status cell (words apart by spaces) in ``width`` cells: whole words only, the
-    ones left out counted as "+N"."""
+def fit_words(marks: list[Text], width: int) -> Text:
+    """A status cell (its marks apart by spaces) in ``width`` cells: whole marks only,
+    the ones left out counted as "+N" (a mark of several words counts once)."""
+    cell = _joined(marks)
     if cell.cell_len <= width:
         return cell
-    words = cell.split(" ")
+    words = marks
     for keep in range(len(words) - 1, -1, -1):
         more = Text(f"+{len(words) - keep}", style="bold")
-        shown = Text(" ").join(words[:keep])
+        shown = _joined(words[:keep])
         fitted = shown + Text(" ") + more if keep else more
         if fitted.cell_len <= width or keep == 0:
             return fitted
@@ -320,9 +323,9 @@ class InitiativePane(Vertical):
         rows, it does not rebuild the table (what a key costs over SSH)."""
         self._state = state
         columns = self._columns
-        cells = [_status_cell(ch) for ch in state.characters.values()]
+        cells = [_status_marks(ch) for ch in state.characters.values()]
         self._layout_columns(
-            max((cell.cell_len for cell in cells), default=0),
+            max((_joined(cell).cell_len for cell in cells), default=0),
             max((_title_width(state, ch) for ch in state.characters.values()), default=0),
             max((_least_width(cell) for cell in cells), default=0),
         )
@@ -386,8 +389,8 @@ class InitiativePane(Vertical):
                             table.update_cell(str(i), key, cell)
             else:
                 table.clear()
-                for i, (cells, height) in enumerate(zip(rows, heights, strict=True)):
-                    table.add_row(*cells, key=str(i), height=height)
+                for i, (row_cells, height) in enumerate(zip(rows, heights, strict=True)):
+                    table.add_row(*row_cells, key=str(i), height=height)
             self._drawn = rows
             self._ids = ids
             row = self._row_of(selected) or self._row_of(self._selected)
@@ -427,10 +430,9 @@ class InitiativePane(Vertical):
         sides = {m.side for m in members}
         init_cell = Text(TURN_MARKER if turn else " ", style="bold")
         init_cell.append(f"{init:>{self._columns[0][2] - 2}} ", style=style)
-        status = Text(" ").join(
-            [Text(PIN_MARKER, style="bold")] * any(m.pin is not None for m in members)
-            + [Text(HIDDEN_MARKER, style="italic")] * all(m.hidden for m in members)
-        )
+        status = [Text(PIN_MARKER, style="bold")] * any(m.pin is not None for m in members) + [
+            Text(HIDDEN_MARKER, style="italic")
+        ] * all(m.hidden for m in members)
         return [
             init_cell,
             Text(name, style=style),
@@ -454,7 +456,7 @@ class InitiativePane(Vertical):
             Text(name, style=style),
             Text(ch.side, style=style),
             Text(health_summary(ch, system), style=style),
-            fit_words(_status_cell(ch), self._columns[-1][2] - 1),
+            fit_words(_status_marks(ch), self._columns[-1][2] - 1),
         ]
 
     def select(self, char_id: str | None) -> None:
