@@ -13,10 +13,10 @@ tell "▸ Goblin… ×3" from "▸ Goblin… ×2"); a copy's number and a group'
 with the word before them, and a name longer than two lines is cut there before its
 number ("Castle Gua… 2"). The name takes what its rows need first (up to
 :data:`NAME_FIRST`; at 80×24 twelve cells, "▸ Bandit ×2" whole), then the status
-column widens to its longest
-cell as far as the rest allows (the name gives way, down to :data:`MIN_NAME`); a
-cell that still does not fit shows its first whole words and "+N" for the others,
-never a cut word. The current turn is marked "▶" (not by colour alone); characters
+column widens to its longest cell as far as the rest allows (the name gives way,
+down to :data:`MIN_NAME`); a cell that still does not fit shows its first whole
+marks and "+N" for the others (a condition of several words is one mark), never a
+cut word. The current turn is marked "▶" (not by colour alone); characters
 outside the encounter show "·" instead of an initiative. A character hidden from the
 players shows :data:`HIDDEN_MARKER` first in its status cell (a word, not a colour),
 and the round line says "(hidden)" when it acts; an entry whose initiative is pinned
