@@ -101,8 +101,9 @@ async def test_a_keymap_moves_the_key_and_keeps_the_word(tmp_path: Path) -> None
         assert "^o Group" in bar and "⏎" not in bar, bar
 
 
-async def test_a_list_of_choices_says_enter_picks(tmp_path: Path) -> None:
-    """The log filter: Enter picks the highlighted choice (the hint: "Enter choose")."""
+async def test_a_list_of_choices_keeps_its_enter_and_the_bar_names_ctrl_s(tmp_path: Path) -> None:
+    """The log filter: Enter picks in the list (after the arrows typed before it, in
+    order), so the bar names the key that chooses from there, "^s Choose"."""
     from gmdesk.tui.screens.confirm import ChoiceDialog
 
     app = make_app(night(tmp_path))
@@ -112,14 +113,15 @@ async def test_a_list_of_choices_says_enter_picks(tmp_path: Path) -> None:
         await dialog(pilot, ChoiceDialog)
         await until(pilot, lambda: "Enter choose" in screen_text(app) and "Choose" in key_bar(app))
         bar = key_bar(app)
-        assert "⏎ Choose" in bar and "^s" not in bar, bar
+        assert "^s Choose" in bar and "Accept" not in bar, bar
         await press(pilot, "down", "enter")  # Kara's rolls: picked with Enter
         await until(pilot, lambda: not isinstance(app.screen, ChoiceDialog))
 
 
 async def test_under_the_pickers_dialogs_the_bar_names_their_keys_not_the_pickers(tmp_path: Path) -> None:
     """Under the picker's new-session and example dialogs the bar said "⏎ Open  n New
-    e Example…", keys that wait while the dialog is up (n types into its name)."""
+    e Example…", keys that wait while the dialog is up (n types into its name): it
+    names the dialog's own, "esc Cancel"."""
     from test_tui_picker import loaded_picker
 
     from gmdesk.core.session import SessionStore
@@ -134,14 +136,34 @@ async def test_under_the_pickers_dialogs_the_bar_names_their_keys_not_the_picker
     async with run(app, size=SMALL) as pilot:
         await loaded_picker(pilot)
         assert "n New" in key_bar(app)
-        for key, kind, word in (("n", NewSessionDialog, "⏎ Create"), ("e", ExampleDialog, "⏎ Create")):
+        for key, kind in (("n", NewSessionDialog), ("e", ExampleDialog)):
             await pilot.press(key)
             await until(pilot, lambda kind=kind: isinstance(app.screen, kind))
-            await until(pilot, lambda word=word: word in key_bar(app))
+            await until(pilot, lambda: "esc Cancel" in key_bar(app))
             bar = key_bar(app)
-            assert "esc Cancel" in bar and "n New" not in bar and "Open" not in bar, bar
+            assert "n New" not in bar and "Open" not in bar and "e Example" not in bar, bar
             await pilot.press("escape")
             await until(pilot, lambda: "n New" in key_bar(app))
-        await pilot.press("c")  # duplicate: Enter copies
+
+
+async def test_a_new_sessions_name_typed_ahead_with_enter_is_created_whole(tmp_path: Path) -> None:
+    """The name and Enter in one read (as SSH delivers them): Enter acts after every
+    letter typed before it, the session is named "Sunday" (not created from part of
+    it, nor left waiting for a second Enter)."""
+    from test_tui_picker import loaded_picker
+    from textual import events
+
+    from gmdesk.tui.app import GmdeskApp
+    from gmdesk.tui.screens.main import MainScreen
+    from gmdesk.tui.screens.newsession import NewSessionDialog
+
+    app = GmdeskApp(tmp_path / "saves", examples_dir=tmp_path / "none")
+    async with run(app, size=SMALL) as pilot:
+        await loaded_picker(pilot)
+        await pilot.press("n")
         await until(pilot, lambda: isinstance(app.screen, NewSessionDialog))
-        await until(pilot, lambda: "⏎ Copy" in key_bar(app))
+        for char in "Sunday":
+            app.post_message(events.Key(char, char))
+        app.post_message(events.Key("enter", "\r"))
+        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await until(pilot, lambda: "Sunday · " in screen_text(app))

@@ -211,14 +211,10 @@ class DialogKeys:
 
     def owns_enter(self, focused: Any) -> bool:
         """Whether ``focused`` keeps Enter to itself: a dropdown opens, a button
-        presses, a text area starts a line (``ctrl+s`` submits). A list of choices of
-        its own (the log filter's, the bestiary's) does not: Enter picks the
-        highlighted one, which is what the dialog's Enter does."""
-        if isinstance(focused, SelectionList):
-            return False
-        if isinstance(focused, OptionList) and not isinstance(focused.parent, (Select, Choice)):
-            return False
-        return isinstance(focused, self.ENTER_OWNERS)
+        presses, a list picks, a text area starts a line (``ctrl+s`` submits). Its
+        Enter stays its own so that it acts after the keys typed before it (an arrow
+        in the list), in order."""
+        return isinstance(focused, self.ENTER_OWNERS) and not isinstance(focused, SelectionList)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "submit" and self.owns_enter(self.focused):

@@ -5,7 +5,6 @@ name as it is typed."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from textual import on
@@ -18,7 +17,7 @@ from textual.widgets.option_list import Option
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import SessionSummary
 from gmdesk.core.systems import system_ids
-from gmdesk.tui.screens.dialog import DialogScreen, rename_bindings
+from gmdesk.tui.screens.dialog import DialogScreen
 from gmdesk.tui.widgets.controls import EnterCheckbox, ReadableSelectionList
 
 
@@ -80,12 +79,9 @@ class NewSessionDialog(DialogScreen[tuple[str, str] | None]):
     NewSessionDialog .picker-hint { color: $text-muted; }
     """
 
-    # the key bar under it names its own keys (the picker's wait); the name and the
-    # list of systems take Enter themselves, the binding names what it does
-    BINDINGS = [
-        Binding("enter", "create", "Create", priority=True, id="picker.dialog.create"),
-        Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel"),
-    ]
+    # a dialog screen: the key bar under it names its own keys, not the picker's,
+    # which wait while it is up (the name and the list take Enter themselves)
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel")]
 
     def __init__(
         self,
@@ -115,8 +111,6 @@ class NewSessionDialog(DialogScreen[tuple[str, str] | None]):
             yield Static(hint, classes="picker-hint")
 
     def on_mount(self) -> None:
-        if not self.ask_system:  # the key bar says what Enter does, as the hint does
-            rename_bindings(self, lambda b: replace(b, description="Copy") if b.action == "create" else b)
         if self.ask_system:
             self.query_one("#new-system", OptionList).highlighted = self.systems.index(self.system)
         self.query_one("#new-name", Input).focus()
@@ -183,10 +177,7 @@ class ExampleDialog(DialogScreen[tuple[Path, str] | None]):
     ExampleDialog .picker-hint { color: $text-muted; }
     """
 
-    BINDINGS = [
-        Binding("enter", "create", "Create", priority=True, id="picker.dialog.create"),
-        Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel"),
-    ]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel")]
 
     def __init__(self, examples: Sequence[SessionSummary], taken: Iterable[str]) -> None:
         super().__init__()
@@ -315,7 +306,7 @@ class NextNightDialog(DialogScreen[tuple[str, bool, list[str]] | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel"),
         # the boxes take Space only: Enter reaches the dialog from them
-        Binding("enter", "create", "Start", priority=True, id="picker.dialog.start"),
+        Binding("enter", "create", "Start", show=False, id="picker.dialog.start"),
     ]
 
     def __init__(self, source: str, pcs: Sequence[str], npcs: Sequence[str], taken: Iterable[str]) -> None:
