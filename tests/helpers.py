@@ -282,10 +282,16 @@ async def press(pilot: Any, *keys: str) -> None:
 
 
 def _key_of(char: str) -> str:
-    """The key name Textual gives a typed character (``+`` → ``plus``)."""
+    """The key name Textual's terminal driver gives a typed character (``+`` →
+    ``plus``, ``-`` → ``minus``, ``=`` → ``equals_sign``): what the app's bindings match."""
+    from textual.keys import KEY_NAME_REPLACEMENTS
+
     if char.isalnum():
         return char
-    return {" ": "space"}.get(char) or unicodedata.name(char).lower().replace("-", "_").replace(" ", "_")
+    if char == " ":
+        return "space"
+    name = unicodedata.name(char).lower().replace("-", "_").replace(" ", "_")
+    return KEY_NAME_REPLACEMENTS.get(name, name)
 
 
 async def burst(pilot: Any, text: str) -> None:
@@ -319,12 +325,24 @@ async def desk(path: Path, rng: Any = None, size: tuple[int, int] = SMALL, **kw:
 
 
 async def select_entry(pilot: Any, char_id: str) -> None:
-    """The GM's cursor on ``char_id``'s row of the initiative order (the order focused),
-    that character selected."""
+    """Select ``char_id`` as the GM does: the initiative order focused, its cursor moved
+    to the character's row (a closed group opened to its members first), and wait until
+    the desk has followed it — the selection and the character pane on ``char_id``.
+
+    The cursor moves through the table (``DataTable.move_cursor``), as the arrow keys
+    move it: the row's highlight is what the desk follows. (Setting the screen's
+    ``selected`` and the pane's quiet ``select`` would leave the character pane on the
+    character it showed before.)"""
     screen = pilot.app.screen
-    screen.initiative.table.focus()
-    screen.initiative.select(char_id)
-    screen.selected = char_id
+    pane = screen.initiative
+    pane.table.focus()
+    if char_id not in pane.row_ids:  # a member of a closed group: its row is the group's
+        label = screen.state.characters[char_id].group
+        if label is not None and not pane.is_open(label):
+            pane.toggle_group(label)
+    await until(pilot, lambda: char_id in pane.row_ids)
+    pane.table.move_cursor(row=pane.row_ids.index(char_id), animate=False)
+    await until(pilot, lambda: screen.selected == char_id and screen.character.char_id == char_id)
     await settle(pilot)
 
 

@@ -229,21 +229,21 @@ def kara_counter(capsys, saves, *args: str) -> tuple[int, str, str]:
 def test_the_cli_adds_spends_restores_shows_and_removes(capsys, saves):
     cli_table(capsys, saves)
     rc, out, err = kara_counter(capsys, saves, "Reactions", "1", "--reset", "round")
-    assert (rc, out, err) == (0, "Kara gets a counter: Reactions 1/1 ↻round\n", "")
+    assert (rc, out, err) == (0, "Kara gets a counter: Reactions 1/1 a round\n", "")
     kara_counter(capsys, saves, "Luck", "3", "--reset", "NIGHT")
     rc, out, _ = kara_counter(capsys, saves, "luck", "--spend", "2")
     assert (rc, out) == (0, "Kara spends 2 Luck (1/3 left)\n")
     rc, out, _ = kara_counter(capsys, saves, "Luck", "--restore", "1")
     assert (rc, out) == (0, "Kara restores 1 Luck (2/3 left)\n")
     rc, out, _ = gmdesk_cli(capsys, saves, "char", "Night 1", "show", "Kara")
-    assert "  Counters: Reactions 1/1 ↻round, Luck 2/3 ↻night\n" in out
+    assert "  Counters: Reactions 1/1 a round, Luck 2/3 a night\n" in out
     rc, out, _ = kara_counter(capsys, saves, "Luck")
-    assert (rc, out) == (0, "Kara: Luck 2/3 ↻night\n")
+    assert (rc, out) == (0, "Kara: Luck 2/3 a night\n")
     rc, out, _ = kara_counter(capsys, saves, "Reactions", "--remove")
     assert (rc, out) == (0, "Kara's counter Reactions is removed\n")
     with SessionStore(saves).open("Night 1") as s:
         kara = s.character("Kara")
-        assert [x.shown() for x in kara.counters] == ["Luck 2/3 ↻night"]
+        assert [x.shown() for x in kara.counters] == ["Luck 2/3 a night"]
         assert [e.type for e in s.events][-4:] == ["counter.add", "counter.change", "counter.change", "counter.remove"]
 
 

@@ -5,7 +5,7 @@ first word and "+N"); the count and the marks are never cut."""
 
 from __future__ import annotations
 
-from helpers import SMALL, desk, make_save, screen_text, settle
+from helpers import SMALL, desk, make_save, screen_text, select_entry, settle
 
 from gmdesk.core.session import Session
 
@@ -61,4 +61,44 @@ async def test_a_long_condition_name_gives_way_to_the_group_name(tmp_path):
         rows = pane(app)
         assert any("▸ Bandits ×2" in r for r in rows), rows
         kara = next(r for r in rows if "Kara" in r)
-        assert "+4" in kara, kara  # the condition's words counted, none of them cut
+        assert "+1" in kara, kara  # the condition counted once (not its four words), none cut
+
+
+async def test_long_group_and_character_names_read_whole_on_two_lines(tmp_path):
+    """Two groups whose names start alike, "Goblin archers ×3" and "Goblin spearmen
+    ×2", and a character longer than the column: each reads whole on its row's two
+    lines (the count with its word), never "▸ Goblin… ×3" beside "▸ Goblin… ×2"; an
+    opened group's members too."""
+    names = [f"Goblin archers {i}" for i in (1, 2, 3)] + [f"Goblin spearmen {i}" for i in (1, 2)]
+    path, ids = make_save(
+        tmp_path, "4d6", [{"name": "Kestrel Windrider"}] + [{"name": n, "side": "NPC", "vitality": 5} for n in names]
+    )
+    with Session.open(path) as s:
+        s.apply({"type": "group.set", "label": "Goblin archers", "ids": [ids[n] for n in names[:3]]})
+        s.apply({"type": "group.set", "label": "Goblin spearmen", "ids": [ids[n] for n in names[3:]]})
+        s.roll_initiative(
+            [ids["Kestrel Windrider"], ids[names[0]], ids[names[3]]],
+            values={ids["Kestrel Windrider"]: 12, ids[names[0]]: 9, ids[names[3]]: 7},
+        )
+    async with desk(path, size=SMALL) as (app, pilot, screen):
+        await settle(pilot)
+        rows = pane(app)
+        text = "\n".join(rows)
+        assert "…" not in text, text
+
+        def name_at(i: int) -> str:  # the name column of row i and the line under it
+            return " ".join((rows[i][6:19] + " " + rows[i + 1][6:19]).split())
+
+        at = {name_at(i): i for i, r in enumerate(rows) if "NPC" in r or " PC " in r}
+        assert "▸ Goblin archers ×3" in at and "▸ Goblin spearmen ×2" in at, at
+        assert "Kestrel Windrider" in at, at
+        assert "3/3 up" in rows[at["▸ Goblin archers ×3"]]
+        # opened, the group lists its members, each whole
+        await select_entry(pilot, ids[names[0]])
+        rows = pane(app)
+        members = {name_at(i) for i, r in enumerate(rows) if "NPC" in r}
+        assert {"Goblin archers 1", "Goblin archers 2"} <= members, "\n".join(rows)
+        assert "Status" in rows[3]  # the header whole beside the list's scrollbar
+        await select_entry(pilot, ids[names[2]])  # the list scrolls to the last member
+        rows = pane(app)
+        assert "Goblin archers 3" in {name_at(i) for i, r in enumerate(rows) if "NPC" in r}, "\n".join(rows)

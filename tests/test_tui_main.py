@@ -571,7 +571,7 @@ async def test_encounter_order_edits(tmp_path: Path) -> None:
         await dialog(pilot, InputDialog)
         await press(pilot, "x", "enter")  # not a number: said inline, nothing changes
         await pilot.pause()
-        assert "initiative: must be a whole number" in screen_text(app)
+        assert "Initiative: must be a whole number" in screen_text(app)  # the field, by its label
         await press(pilot, "backspace", "7", "enter")
         await settle(pilot)
         assert order() == ["Kara 12", "Bruno 8", "Cid 7"]

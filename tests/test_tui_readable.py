@@ -48,12 +48,24 @@ async def test_copies_keep_their_number_and_statuses_are_never_cut(tmp_path: Pat
         rows = "\n".join(initiative_rows(app))
         assert "Dodging" in rows  # not "Dodgin"
         assert "HID UNC" in rows  # not "HID UN"
-        guards = [line for line in rows.splitlines() if "NPC" in line]
+        lines = rows.splitlines()
+        guards = [i for i, line in enumerate(lines) if "NPC" in line]
         assert len(guards) == 3
-        assert (
-            any("… 1 " in g for g in guards) and any("… 2 " in g for g in guards) and any("… 12 " in g for g in guards)
-        )
-        assert len({g.split("NPC")[0] for g in guards}) == 3  # three names the GM tells apart
+        # each name whole on its row's two lines, the copy's number with its word
+        names = [" ".join((lines[i][6:18] + " " + lines[i + 1][6:18]).split()) for i in guards]
+        assert names == ["Castle Guard 1", "Castle Guard 2", "Castle Guard 12"], names
+
+
+def test_a_long_name_takes_a_second_line_and_keeps_its_number_with_its_word() -> None:
+    from gmdesk.tui.widgets.initiative import wrap_name
+
+    assert wrap_name("Castle Guard 2", 14) == ["Castle Guard 2"]
+    assert wrap_name("Castle Guard 12", 12) == ["Castle", "Guard 12"]
+    assert wrap_name("Goblin archers ×3", 10, group=True) == ["Goblin", "archers ×3"]
+    # past two lines, the second is cut before the number or the count
+    assert wrap_name("The Very Long Name Of A Thing 3", 12) == ["The Very", "Long Name… 3"]
+    assert wrap_name("Bandits of the Crooked Mile ×12", 10, group=True) == ["Bandits of", "the C… ×12"]
+    assert wrap_name("Supercalifragilistic", 12) == ["Supercalifra", "gilistic"]
 
 
 def test_a_name_is_cut_before_its_number() -> None:

@@ -8,7 +8,21 @@ from __future__ import annotations
 
 import random
 
-from helpers import SMALL, burst, main_screen, make_app, notes, palette, press, run, saved, screen_text, settle, until
+from helpers import (
+    SMALL,
+    burst,
+    main_screen,
+    make_app,
+    notes,
+    palette,
+    press,
+    run,
+    saved,
+    screen_text,
+    select_entry,
+    settle,
+    until,
+)
 from test_tui_player import CLOCK, shown
 
 from gmdesk.core.session import Session, SessionStore
@@ -57,9 +71,7 @@ async def test_the_pane_says_the_level_and_v_moves_it_on_undoably(tmp_path):
     app = make_app(path)
     async with run(app, size=SMALL) as pilot:
         screen = await main_screen(pilot)
-        screen.selected = ids["Bruno"]
-        screen.refresh_view()
-        await settle(pilot)
+        await select_entry(pilot, ids["Bruno"])
         pane = screen.query_one(CharacterPane)
         assert "players: wounds" in screen_text(app)
         await press(pilot, "v")
@@ -72,8 +84,7 @@ async def test_the_pane_says_the_level_and_v_moves_it_on_undoably(tmp_path):
         await until(pilot, lambda: levels(path)["Bruno"] == "all")
         await until(pilot, lambda: "players: all" in screen_text(app))
         assert pane.region.width <= 40  # the pane's half of 80 columns holds the line
-        screen.selected = ids["Kara"]
-        screen.refresh_view()
+        await select_entry(pilot, ids["Kara"])
         await palette(pilot, "What the players see")
         await until(pilot, lambda: levels(path)["Kara"] == "name")
         await until(pilot, lambda: "players: name" in screen_text(app))
@@ -83,10 +94,8 @@ async def test_v_typed_ahead_acts_as_if_typed_slowly(tmp_path):
     path, ids = fight(tmp_path)
     app = make_app(path)
     async with run(app, size=SMALL) as pilot:
-        screen = await main_screen(pilot)
-        screen.selected = ids["Gospog"]
-        screen.refresh_view()
-        await settle(pilot)
+        await main_screen(pilot)
+        await select_entry(pilot, ids["Gospog"])
         await burst(pilot, "vv")  # wounds → all → name, in one read
         await until(pilot, lambda: levels(path)["Gospog"] == "name")
         await settle(pilot)
@@ -132,7 +141,7 @@ async def test_the_player_view_shows_each_character_as_its_level_allows(tmp_path
     assert order[2].rstrip() == "    7 Gospog  STY"
     assert any("Kara → Gospog: 4d2" in line and "→ Stun" in line for line in log)
     # Kara, all (a PC's default): Vitality and counters
-    assert party.startswith("Kara (PC)  Vitality 9/9\n    counters: Luck 3/3 ↻night\n")
+    assert party.startswith("Kara (PC)  Vitality 9/9\n    counters: Luck 3/3 a night\n")
     assert "Kara (PC)  Vitality 9/9" in text and "counters: Luck 3/3" in text
     # the group: Shade 2 (down) is seen by name only: not counted, nor its status shown
     assert order[3].rstrip() == "    4 Shades ×2"

@@ -22,7 +22,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from gmdesk.core.errors import GmdeskError
+from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.tui.screens.dialog import Dialog, DialogHint, keys_text
 from gmdesk.tui.widgets.controls import SteadyInput
 from gmdesk.tui.widgets.form import FormField, field_control
@@ -126,7 +126,11 @@ class InputDialog(Dialog[Any]):
             try:
                 self.validate(text)
             except (GmdeskError, ValueError) as e:
-                self.show_error(e)
+                labels = dict(self.labels)
+                if isinstance(e, ParamError) and "text" in labels:
+                    # the dialog's one field, by its label, whatever the check calls the value
+                    labels[e.option] = labels["text"]
+                self.show_error(e, labels)
                 return
         if self.commit_fn is not None:
             self.commit(self.commit_fn(text))

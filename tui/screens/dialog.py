@@ -18,7 +18,9 @@ else), and ``ctrl+j`` too (terminals that send it for Enter).
 
 :class:`DialogHint` is the dialog's hint line. It is built from the bindings in force
 (after the GM's keymap) and follows the focus: "Space toggle" on a checkbox,
-"Enter open list · ←→ change" on a dropdown.
+"Enter open list · ←→ change" on a dropdown. Its verb is also the key bar's word for
+Enter: the bar under the roll dialog says "⏎ Roll" as the hint says "Enter roll"
+(:meth:`DialogKeys.say_enter`).
 
 A refusal reads as :func:`tui.wording.ui_message` words it (the field's label, never a
 CLI flag or an event type). :meth:`Dialog.commit` runs a session call from the dialog
@@ -27,6 +29,7 @@ and closes it only once the session accepted it; a refusal shows inline.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -67,6 +70,21 @@ def keys_text(node: DOMNode, action: str, exclude: Iterable[str] = (), *, shown_
     return "/".join(key_name(node.app, k) for k in keys[:2])
 
 
+def rename_bindings(node: DOMNode, rename: Callable[[Binding], Binding]) -> None:
+    """``node``'s own bindings as ``rename`` makes them (a description, whether the key
+    bar shows it), the key bar told; the class's bindings, shared by every instance,
+    stay as they are. Keys and ids are left alone: the GM's keymap still moves them."""
+    bindings: BindingsMap = node._bindings
+    changed = False
+    for key, found in list(bindings.key_to_bindings.items()):
+        renamed = [rename(b) for b in found]
+        if renamed != found:
+            bindings.key_to_bindings[key] = renamed  # a new list: the class's is shared
+            changed = True
+    if changed and node.is_attached:
+        node.refresh_bindings()
+
+
 # ----------------------------------------------------------------------------------- hint
 
 
@@ -77,10 +95,27 @@ class DialogHint(Static):
     def __init__(self, verb: str = "accept", *, extra: str = "", **kwargs: Any) -> None:
         classes = kwargs.pop("classes", "")
         super().__init__("", classes=f"dialog-hint {classes}".strip(), **kwargs)
-        self.verb = verb
+        self._verb = verb
         self.extra = extra
 
+    @property
+    def verb(self) -> str:
+        """What Enter does ("roll", "add"): the hint's words, and the key bar's."""
+        return self._verb
+
+    @verb.setter
+    def verb(self, verb: str) -> None:
+        self._verb = verb
+        if self.is_attached:
+            self._name_enter()
+
+    def _name_enter(self) -> None:
+        dialog = self.dialog()
+        if isinstance(dialog, DialogKeys):
+            dialog.say_enter(self._verb)
+
     def on_mount(self) -> None:
+        self._name_enter()
         self.call_after_refresh(self.refresh_hint)
 
     def dialog(self) -> Any:
@@ -137,6 +172,17 @@ class DialogHint(Static):
 # --------------------------------------------------------------------------------- dialog
 
 
+#: the actions of the keys that do what Enter does (the key bar names them with its verb)
+SUBMIT_ACTIONS = frozenset({"submit", "submit_anywhere"})
+
+
+def enter_word(verb: str) -> str:
+    """The key bar's word for what Enter does: the hint's verb without its note, with
+    a capital ("roll (typed values are kept)" → "Roll", "add to the log" → "Add to the log")."""
+    word = verb.split(" (")[0].strip()
+    return word[:1].upper() + word[1:] if word else "Accept"
+
+
 #: the keys every dialog shares (ids for the GM's keymap)
 DIALOG_BINDINGS: list[BindingType] = [
     Binding("enter", "submit", "Accept", priority=True, id="dialog.submit"),
@@ -160,12 +206,20 @@ class DialogKeys:
     labels: dict[str, str]
     focused: Any  # the focused widget (a Screen's own; an overlay's: its screen's)
 
+    #: the key bar's word for what Enter does (:meth:`say_enter`)
+    _enter_word: str | None = None
+
+    def owns_enter(self, focused: Any) -> bool:
+        """Whether ``focused`` keeps Enter to itself: a dropdown opens, a button
+        presses, a list picks, a text area starts a line (``ctrl+s`` submits). Its
+        Enter stays its own so that it acts after the keys typed before it (an arrow
+        in the list), in order."""
+        return isinstance(focused, self.ENTER_OWNERS) and not isinstance(focused, SelectionList)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "submit":
-            focused = self.focused
-            if isinstance(focused, self.ENTER_OWNERS) and not isinstance(focused, SelectionList):
-                # the field's own Enter (ctrl+s still submits: :meth:`action_submit_anywhere`)
-                return False
+        if action == "submit" and self.owns_enter(self.focused):
+            # the field's own Enter (ctrl+s still submits: :meth:`action_submit_anywhere`)
+            return False
         return True
 
     def action_submit_anywhere(self) -> None:
@@ -179,6 +233,30 @@ class DialogKeys:
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         for hint in self.query(DialogHint):  # type: ignore[attr-defined]
             hint.refresh_hint()
+        self._name_submit_keys()
+
+    def say_enter(self, verb: str) -> None:
+        """The key bar names what Enter does in this dialog ("⏎ Roll", "⏎ Add"), as its
+        hint line does ("Enter roll"); see :meth:`_name_submit_keys`."""
+        self._enter_word = enter_word(verb)
+        self._name_submit_keys()
+
+    def _name_submit_keys(self) -> None:
+        """This dialog's own Enter (and ``ctrl+j``) bindings take the word of
+        :meth:`say_enter` as their description; where the focused field keeps Enter
+        (a dropdown, a button) the bar shows ``ctrl+s`` with it instead ("^s Roll"), as
+        the hint line does. Their keys and ids stay: the GM's keymap still moves them."""
+        word = self._enter_word
+        if word is None:
+            return
+        anywhere = self.owns_enter(self.focused)
+
+        def named(b: Binding) -> Binding:
+            if b.action == "submit_anywhere":
+                return dataclasses.replace(b, description=word, show=anywhere)
+            return dataclasses.replace(b, description=word) if b.action in SUBMIT_ACTIONS else b
+
+        rename_bindings(self, named)  # type: ignore[arg-type]
 
     def action_submit(self) -> None:  # pragma: no cover - every dialog says what Enter does
         raise NotImplementedError
@@ -280,6 +358,9 @@ class Dialog(DialogKeys, DialogScreen[ResultT], Generic[ResultT]):
 
 __all__ = [
     "DIALOG_BINDINGS",
+    "SUBMIT_ACTIONS",
+    "rename_bindings",
+    "enter_word",
     "Dialog",
     "DialogHint",
     "DialogScreen",

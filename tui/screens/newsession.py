@@ -11,13 +11,13 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import SessionSummary
 from gmdesk.core.systems import system_ids
+from gmdesk.tui.screens.dialog import DialogScreen
 from gmdesk.tui.widgets.controls import EnterCheckbox, ReadableSelectionList
 
 
@@ -58,7 +58,7 @@ def system_label(system_id: str) -> str:
     return f"{system_id} — {name}" if name and name != system_id else system_id
 
 
-class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
+class NewSessionDialog(DialogScreen[tuple[str, str] | None]):
     """Name + system for a new session; the name is checked as it is typed.
 
     Enter in the name creates the session with the highlighted system; Tab moves to
@@ -79,6 +79,8 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
     NewSessionDialog .picker-hint { color: $text-muted; }
     """
 
+    # a dialog screen: the key bar under it names its own keys, not the picker's,
+    # which wait while it is up (the name and the list take Enter themselves)
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel")]
 
     def __init__(
@@ -158,7 +160,7 @@ class NewSessionDialog(ModalScreen[tuple[str, str] | None]):
         self.dismiss(None)
 
 
-class ExampleDialog(ModalScreen[tuple[Path, str] | None]):
+class ExampleDialog(DialogScreen[tuple[Path, str] | None]):
     """Pick an example session and name the copy. Returns ``(example path, name)``."""
 
     DEFAULT_CSS = """
@@ -275,7 +277,7 @@ def next_night_name(name: str, taken: Iterable[str]) -> str:
     return f"{base}{n}"
 
 
-class NextNightDialog(ModalScreen[tuple[str, bool, list[str]] | None]):
+class NextNightDialog(DialogScreen[tuple[str, bool, list[str]] | None]):
     """The next night of a session: the new session's name, whether the party rests
     first (the system's recovery), and the non-player characters to take along.
     Returns ``(name, rest, npcs)``, or None on Escape.

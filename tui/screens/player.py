@@ -22,7 +22,7 @@ Player view
       ``gmdesk char SAVE visibility NAME name|wounds|all`` or ``v`` at the desk):
       all of a player character by default — Vitality (current/default),
       Possibilities, active advantage and shift sources, counters ("Reactions 0/1
-      ↻round"), conditions with rounds left, wounds; the name and wounds of a
+      a round"), conditions with rounds left, wounds; the name and wounds of a
       non-player character by default — status (``UNC``, ``DEAD``), conditions and
       wounds, never its numbers; or its name only. Never notes or a sheet;
     * the roll log: rolls only (not the GM's notes or other events), newest last,

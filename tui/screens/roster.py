@@ -50,8 +50,15 @@ class RosterActions:
             FormField("side", "Side", "choice", "PC", (("PC", "PC (player)"), ("NPC", "NPC"))),
             FormField("kind", "Kind", "choice", "organic", (("organic", "organic"), ("inorganic", "inorganic"))),
             FormField("vitality", "Vitality", "text", "", placeholder="default Vitality"),
-            FormField("possibilities", "Possibilities", "text", "", placeholder="e.g. 3" if possibilities else ""),
-            FormField("reality_rated", "Reality-rated", "bool", possibilities),
+            # Possibilities and reality-rated only where the system keeps them (as the pane)
+            *(
+                [
+                    FormField("possibilities", "Possibilities", "text", "", placeholder="e.g. 3"),
+                    FormField("reality_rated", "Reality-rated", "bool", True),
+                ]
+                if possibilities
+                else []
+            ),
             *system_fields,
             FormField("join", "Join the encounter (rolls initiative)", "bool", bool(state.encounter.order)),
             FormField("hidden", "Hidden from the players", "bool", False),
@@ -65,7 +72,7 @@ class RosterActions:
             if shaped is not None:
                 raise ParamError("name", shaped)
             _check_optional_int(v["vitality"], "vitality")
-            _check_optional_int(v["possibilities"], "possibilities", 0)
+            _check_optional_int(v.get("possibilities", ""), "possibilities", 0)
             for f in declared:
                 parse_field(f, v[field_key(f)])  # ParamError naming the field's label
 
@@ -74,11 +81,11 @@ class RosterActions:
                 "name": v["name"].strip(),
                 "side": v["side"],
                 "kind": v["kind"],
-                "reality_rated": bool(v["reality_rated"]),
+                "reality_rated": bool(v.get("reality_rated", False)),
             }
             if v["vitality"].strip():
                 character["vitality"] = int(v["vitality"])
-            if v["possibilities"].strip():
+            if v.get("possibilities", "").strip():
                 character["possibilities"] = int(v["possibilities"])
             if v["hidden"]:
                 character["hidden"] = True

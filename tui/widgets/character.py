@@ -33,7 +33,7 @@ answers with :meth:`edit_result`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -102,13 +102,28 @@ class CharacterTable(DataTable[Any]):
         Binding("S", "restore", "Restore", tooltip="Give back one use of the counter", id="character.restore"),
     ]
 
+    #: the rows each of the pane's keys acts on: the key bar names a key where the row
+    #: under the cursor takes it, so that the desk's keys after them fit 80 columns
+    KEY_ROWS: ClassVar[dict[str, frozenset[str]]] = {
+        "edit": frozenset({"field", "sheet", "add", "advantage", "shift", charfields.FIELD, charfields.ENTRY}),
+        "toggle_row": frozenset({"advantage", "shift"}),
+        "remove": frozenset({"advantage", "shift", "condition", "wound", "counter", *SYSTEM_ROWS}),
+        "use": frozenset({"counter", "sheet"}),
+        "restore": frozenset({"counter"}),
+        "buyoff": frozenset({"wound"}),
+    }
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide the keys the session's system has no use for (buy off: a system with
+        """Hide the keys the row under the cursor has no use for (:attr:`KEY_ROWS`),
+        and those the session's system has none for (buy off: a system with
         Possibilities; spend a use: a character with a sheet)."""
         try:
             pane = self.parent_pane
         except Exception:
             return True
+        row = pane.current_row()
+        if action in self.KEY_ROWS and (row is None or row.kind not in self.KEY_ROWS[action]):
+            return False
         if action == "buyoff":
             return pane.uses("possibilities")
         if action == "use":
@@ -194,6 +209,8 @@ class CharacterPane(Vertical):
         self._state: State | None = None
         self._widths = (0, 0)
         self._cursor_to: Row | None = None  # where the cursor goes at the next redraw
+        #: "+ add counter" was pressed: whose counters, and how many it had then
+        self._counter_asked: tuple[str, int] | None = None
         self._after_remove = False  # the next redraw follows a removal
         self._posted = ""  # the type of the event posted last
         #: the status last set from the Status row and not yet shown (character id →
@@ -240,6 +257,11 @@ class CharacterPane(Vertical):
         if changed_char:
             self.close_editor()
             self.show_message("")  # a refusal about the last character is not about this one
+            self._counter_asked = None
+        asked = self._counter_asked
+        if ch is not None and asked is not None and asked[0] == ch.id and len(ch.counters) > asked[1]:
+            self._counter_asked = None  # the counter asked for is in: back on "+ add counter"
+            self._cursor_to = Row("add", "counter")
         table = self.table
         cursor = table.cursor_row
         self._rows = []
@@ -364,6 +386,11 @@ class CharacterPane(Vertical):
         r = self.table.cursor_row
         return self._rows[r] if 0 <= r < len(self._rows) else None
 
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The key bar follows the row under the cursor (:attr:`CharacterTable.KEY_ROWS`)."""
+        if self.table.has_focus:
+            self.table.refresh_bindings()
+
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """A click on the row under the cursor (Enter acts at once, :class:`CharacterTable`)."""
         event.stop()
@@ -444,7 +471,11 @@ class CharacterPane(Vertical):
                     f"{ch.name}: {row.key.replace('_', '-')} {value}",
                 )
             elif row.kind == "add" and row.key == "counter":
-                self.post_message(self.AddCounter())  # the desk's "Add a counter…" dialog
+                # the desk's "Add a counter…" dialog; once the counter is added the
+                # cursor is back on "+ add counter", as on "+ add condition": Enter
+                # again adds another (cancelled, the cursor stays where it is)
+                self._counter_asked = (cid, len(ch.counters))
+                self.post_message(self.AddCounter())
             elif row.kind in ("field", "sheet", "add"):
                 self.open_editor(row)
 

@@ -143,10 +143,10 @@ def pane_rows(state: State, ch: Character, spec: SystemSpec | None, name_of: Cal
         else:  # "Dodging: until Kara's turn", under its name when it is too long
             add(Row("condition", i), f"{cond.name}: {cond.lasts(name_of, short=True)}")
     add(Row("add", "condition"), Text("+ add condition", style="dim italic"), "")
-    if ch.counters:  # "Reactions  1/1 ↻round": s spends one, S gives one back
+    if ch.counters:  # "Reactions  1/1 a round": s spends one, S gives one back
         head("Counters")
         for i, x in enumerate(ch.counters):
-            add(Row("counter", i), x.label, f"{x.left}/{x.maximum} ↻{x.reset}")
+            add(Row("counter", i), x.label, f"{x.left}/{x.maximum} {x.refills}")
     # Enter opens the desk's "Add a counter…" (reactions, legendary actions); a section
     # of its own once the character has one
     add(Row("add", "counter"), Text("+ add counter", style="dim italic"), "")

@@ -5,12 +5,18 @@ session's progress clocks are listed at the bottom.
 
 The pane is dumb: ``set_state`` draws, moving the cursor posts
 :class:`InitiativePane.Selected`. What the GM reads is never ambiguous at 80×24: a
-long name is cut before its copy number ("Castle Gua… 2", so bestiary copies stay
-apart); the name takes what its rows need first (up to :data:`NAME_FIRST`; at 80×24
-twelve cells, "▸ Bandit ×2" whole), then the status column widens to its longest
-cell as far as the rest allows (the name gives way, down to :data:`MIN_NAME`); a
-cell that still does not fit shows its first whole words and "+N" for the others,
-never a cut word. The current turn is marked "▶" (not by colour alone); characters
+name longer than its column goes on to a second line of its row, at a space
+(:func:`wrap_name`: "▸ Goblin" / "archers ×3", "Castle" / "Guard 12"), so that
+groups or copies whose names start alike read apart at a glance, without moving the
+cursor (a cut name, whole only under the cursor, would have the GM walk the list to
+tell "▸ Goblin… ×3" from "▸ Goblin… ×2"); a copy's number and a group's count stay
+with the word before them, and a name longer than two lines is cut there before its
+number ("Castle Gua… 2"). The name takes what its rows need first (up to
+:data:`NAME_FIRST`; at 80×24 twelve cells, "▸ Bandit ×2" whole), then the status
+column widens to its longest cell as far as the rest allows (the name gives way,
+down to :data:`MIN_NAME`); a cell that still does not fit shows its first whole
+marks and "+N" for the others (a condition of several words is one mark), never a
+cut word. The current turn is marked "▶" (not by colour alone); characters
 outside the encounter show "·" instead of an initiative. A character hidden from the
 players shows :data:`HIDDEN_MARKER` first in its status cell (a word, not a colour),
 and the round line says "(hidden)" when it acts; an entry whose initiative is pinned
@@ -37,7 +43,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from gmdesk.core.text import reading
-from gmdesk.tui.widgets.common import PIN_MARKER, TURN_MARKER, health_summary, markers_text
+from gmdesk.tui.widgets.common import PIN_MARKER, STATUS_STYLE, TURN_MARKER, health_summary, markers
 
 if TYPE_CHECKING:
     from gmdesk.core.session import Character, State
@@ -63,17 +69,18 @@ LEAST_STATUS = 7
 HIDDEN_MARKER = "HID"
 
 
-def _status_cell(ch: Character) -> Text:
+def _status_marks(ch: Character) -> list[Text]:
     """HID (hidden from the players), PIN (a pinned initiative), then the status and
-    condition markers: words, never colour alone."""
-    cell = markers_text(ch)
+    condition markers: words, never colour alone; each one mark (a condition of
+    several words, "Hunted by the Mist", is one)."""
+    marks = [Text(HIDDEN_MARKER, style="italic")] if ch.hidden else []
     if ch.pin is not None:
-        pin = Text(PIN_MARKER, style="bold")
-        cell = pin + Text(" ") + cell if cell else pin
-    if not ch.hidden:
-        return cell
-    marker = Text(HIDDEN_MARKER, style="italic")
-    return marker + Text(" ") + cell if cell else marker
+        marks.append(Text(PIN_MARKER, style="bold"))
+    return marks + [Text(m, style=STATUS_STYLE.get(m, "bold")) for m in markers(ch)]
+
+
+def _joined(marks: list[Text]) -> Text:
+    return Text(" ").join(marks)
 
 
 def _title_width(state: State, ch: Character) -> int:
@@ -84,13 +91,14 @@ def _title_width(state: State, ch: Character) -> int:
     return max(2 + cell_len(ch.name), 2 + cell_len(state.group_title(ch.group)))
 
 
-def _least_width(cell: Text) -> int:
-    """The fewest cells a status cell reads in: its first word and "+N" for the rest
+def _least_width(marks: list[Text]) -> int:
+    """The fewest cells a status cell reads in: its first mark and "+N" for the rest
     ("HID +2"), when that is a marker's few letters (:data:`LEAST_STATUS`); else "+N"."""
-    words = cell.plain.split(" ")
-    more = len(f" +{len(words) - 1}") if len(words) > 1 else 0
-    least = cell_len(words[0]) + more
-    return least if least <= LEAST_STATUS else len(f"+{len(words)}")
+    if not marks:
+        return 0
+    more = len(f" +{len(marks) - 1}") if len(marks) > 1 else 0
+    least = marks[0].cell_len + more
+    return least if least <= LEAST_STATUS else len(f"+{len(marks)}")
 
 
 _NUMBERED = re.compile(r"^(.*\S)\s+(\d+)$")
@@ -118,6 +126,46 @@ def fit_group(title: str, width: int) -> str:
     return _cut(label, max(1, width - cell_len(tail))).rstrip() + tail
 
 
+#: the most lines a name takes in its row (the rest is cut, before its number)
+NAME_LINES = 2
+_TAIL = re.compile(r"^(×\d+|\d+)$")
+
+
+def wrap_name(name: str, width: int, *, group: bool = False, first: int | None = None) -> list[str]:
+    """``name`` in lines of ``width`` cells (the first line ``first``, after a group's
+    "▸ "), at most :data:`NAME_LINES`: whole words where they fit, a copy's number or
+    a group's count ("×3") kept with the word before it, a word longer than the line
+    broken; what still does not fit is cut on the last line (:func:`fit_group` /
+    :func:`fit_name`, never its number)."""
+    room = width if first is None else first
+    if cell_len(name) <= room or room < 1:
+        return [name]
+    words: list[str] = []
+    for word in name.split(" "):
+        if words and _TAIL.match(word):
+            words[-1] += " " + word
+        else:
+            words.append(word)
+    lines: list[str] = []
+    line = ""
+    while words and len(lines) < NAME_LINES - 1:
+        word = words[0]
+        joined = f"{line} {word}" if line else word
+        if cell_len(joined) <= room:
+            line = joined
+            words.pop(0)
+            continue
+        if not line:  # a word longer than the line: broken where the line ends
+            line = _cut(word, room)
+            words[0] = word[len(line) :]
+        lines.append(line)
+        line, room = "", width
+    rest = " ".join([line, *words] if line else words)
+    if rest:
+        lines.append(fit_group(rest, width) if group and " ×" in rest else fit_name(rest, width))
+    return lines
+
+
 def _cut(text: str, width: int) -> str:
     out = ""
     for ch in text:
@@ -127,19 +175,25 @@ def _cut(text: str, width: int) -> str:
     return out
 
 
-def fit_words(cell: Text, width: int) -> Text:
-    """A status cell (words apart by spaces) in ``width`` cells: whole words only, the
-    ones left out counted as "+N"."""
+def fit_words(marks: list[Text], width: int) -> Text:
+    """A status cell (its marks apart by spaces) in ``width`` cells: whole marks only,
+    the ones left out counted as "+N" (a mark of several words counts once)."""
+    cell = _joined(marks)
     if cell.cell_len <= width:
         return cell
-    words = cell.split(" ")
+    words = marks
     for keep in range(len(words) - 1, -1, -1):
         more = Text(f"+{len(words) - keep}", style="bold")
-        shown = Text(" ").join(words[:keep])
+        shown = _joined(words[:keep])
         fitted = shown + Text(" ") + more if keep else more
         if fitted.cell_len <= width or keep == 0:
             return fitted
     return cell  # pragma: no cover - the loop always returns
+
+
+def _height(cells: list[Text]) -> int:
+    """A row's lines: its name's (the other cells are one line)."""
+    return max(len(cell.plain.split("\n")) for cell in cells)
 
 
 #: a group's row key in :attr:`InitiativePane.row_ids` (the label follows)
@@ -269,9 +323,9 @@ class InitiativePane(Vertical):
         rows, it does not rebuild the table (what a key costs over SSH)."""
         self._state = state
         columns = self._columns
-        cells = [_status_cell(ch) for ch in state.characters.values()]
+        cells = [_status_marks(ch) for ch in state.characters.values()]
         self._layout_columns(
-            max((cell.cell_len for cell in cells), default=0),
+            max((_joined(cell).cell_len for cell in cells), default=0),
             max((_title_width(state, ch) for ch in state.characters.values()), default=0),
             max((_least_width(cell) for cell in cells), default=0),
         )
@@ -325,7 +379,9 @@ class InitiativePane(Vertical):
         table = self.table
         self._quiet = True
         try:
-            if ids == self._ids and columns == self._columns and len(rows) == table.row_count and table.columns:
+            heights = [_height(cells) for cells in rows]
+            same = len(rows) == table.row_count and [_height(cells) for cells in self._drawn] == heights
+            if ids == self._ids and columns == self._columns and same and table.columns:
                 keys = [key for key, _, _ in self._columns]
                 for i, (old, new) in enumerate(zip(self._drawn, rows, strict=True)):
                     for key, was, cell in zip(keys, old, new, strict=True):
@@ -333,8 +389,8 @@ class InitiativePane(Vertical):
                             table.update_cell(str(i), key, cell)
             else:
                 table.clear()
-                for i, cells in enumerate(rows):
-                    table.add_row(*cells, key=str(i))
+                for i, (row_cells, height) in enumerate(zip(rows, heights, strict=True)):
+                    table.add_row(*row_cells, key=str(i), height=height)
             self._drawn = rows
             self._ids = ids
             row = self._row_of(selected) or self._row_of(self._selected)
@@ -368,14 +424,15 @@ class InitiativePane(Vertical):
         """A group's row: "▸ Gospog ×3" (▾ when open), its side, "2/3 up", PIN / HID."""
         style = "bold reverse" if turn else "bold"
         mark = "▾" if label in self._open else "▸"
-        name = f"{mark} {fit_group(state.group_title(label), self._name_width - 2)}"
+        # the second line takes the whole column (the count stays whole there)
+        lines = wrap_name(state.group_title(label), self._name_width, group=True, first=self._name_width - 2)
+        name = "\n".join([f"{mark} {lines[0]}", *lines[1:]])
         sides = {m.side for m in members}
         init_cell = Text(TURN_MARKER if turn else " ", style="bold")
         init_cell.append(f"{init:>{self._columns[0][2] - 2}} ", style=style)
-        status = Text(" ").join(
-            [Text(PIN_MARKER, style="bold")] * any(m.pin is not None for m in members)
-            + [Text(HIDDEN_MARKER, style="italic")] * all(m.hidden for m in members)
-        )
+        status = [Text(PIN_MARKER, style="bold")] * any(m.pin is not None for m in members) + [
+            Text(HIDDEN_MARKER, style="italic")
+        ] * all(m.hidden for m in members)
         return [
             init_cell,
             Text(name, style=style),
@@ -390,7 +447,8 @@ class InitiativePane(Vertical):
         style = "bold reverse" if is_turn else "dim" if dim else ""
         if ch.status == "dead":
             style += " strike"
-        name = "  " + fit_name(ch.name, self._name_width - 2) if member else fit_name(ch.name, self._name_width)
+        indent = "  " if member else ""
+        name = "\n".join(indent + line for line in wrap_name(ch.name, self._name_width - len(indent)))
         init_cell = Text(TURN_MARKER if is_turn else " ", style="bold")
         init_cell.append(f"{init:>{self._columns[0][2] - 2}} ", style=style)
         return [
@@ -398,7 +456,7 @@ class InitiativePane(Vertical):
             Text(name, style=style),
             Text(ch.side, style=style),
             Text(health_summary(ch, system), style=style),
-            fit_words(_status_cell(ch), self._columns[-1][2] - 1),
+            fit_words(_status_marks(ch), self._columns[-1][2] - 1),
         ]
 
     def select(self, char_id: str | None) -> None:

@@ -180,9 +180,15 @@ class Counter:
     def full(self) -> Counter:
         return self if self.left == self.maximum else Counter(self.label, self.maximum, self.maximum, self.reset)
 
+    @property
+    def refills(self) -> str:
+        """When it fills up again, in words ("a round"): the same in any terminal or
+        browser font, and without colour."""
+        return f"a {self.reset}"
+
     def shown(self) -> str:
-        """ "Reactions 1/1 ↻round": what is left of the maximum, and when it fills up."""
-        return f"{self.label} {self.left}/{self.maximum} ↻{self.reset}"
+        """ "Reactions 1/1 a round": what is left of the maximum, and when it fills up."""
+        return f"{self.label} {self.left}/{self.maximum} {self.refills}"
 
 
 #: what the players see of a character (the player views, the public chronicle): its

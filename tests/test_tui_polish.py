@@ -1,0 +1,137 @@
+"""What surprised a new GM at 80×24 (Pilot): marks that read the same in a terminal and
+in the browser's font, without colour."""
+
+from __future__ import annotations
+
+from helpers import desk, make_save, press, screen_text
+from test_tui_char_fields import to_row
+
+from gmdesk.core.session import Session
+
+
+async def test_a_counter_says_when_it_fills_up_in_words(tmp_path):
+    """The refill mark "↻" read as "ʋ" in the browser's font (``gmdesk serve``): the
+    pane says "a round", "a night" — the same in every font, without colour, and
+    whole in the pane's value column at 80×24."""
+    path, ids = make_save(tmp_path, "4d6", [{"name": "Kara"}])
+    with Session.open(path) as s:
+        s.apply({"type": "counter.add", "id": ids["Kara"], "label": "Reactions", "max": 1, "reset": "round"})
+        s.apply({"type": "counter.add", "id": ids["Kara"], "label": "Luck", "max": 3, "reset": "night"})
+    async with desk(path) as (app, pilot, screen):
+        await press(pilot, "tab")  # initiative → the character pane
+        await to_row(pilot, screen.character, "counter", 1)
+        rows = screen_text(app).splitlines()
+        assert any("Reactions" in r and "1/1 a round" in r for r in rows), rows
+        assert any("Luck" in r and "3/3 a night" in r for r in rows), rows
+        assert not any("↻" in r for r in rows)
+
+
+async def test_after_adding_a_counter_the_cursor_waits_on_add_counter_as_after_a_condition(tmp_path):
+    """ "+ add condition" leaves the cursor on its row once the condition is added, so
+    that a second Enter adds another; "+ add counter" does the same: two counters in a
+    row are Enter, name, Enter, twice, keys only."""
+    from helpers import burst, dialog, saved, settle, until
+
+    from gmdesk.tui.screens.confirm import FormDialog
+
+    path, ids = make_save(tmp_path, "4d2", [{"name": "Kara"}])
+    k = ids["Kara"]
+    async with desk(path) as (app, pilot, screen):
+        pane = screen.character
+        await press(pilot, "tab")  # initiative → the character pane
+        await to_row(pilot, pane, "add", "condition")
+        for name in ("Stunned", "Prone"):
+            await press(pilot, "enter")
+            await burst(pilot, name)
+            await press(pilot, "enter")
+            await until(pilot, lambda name=name: name in [c.name for c in saved(path).characters[k].conditions])
+            await settle(pilot)
+            assert (pane.current_row().kind, pane.current_row().key) == ("add", "condition")
+        await to_row(pilot, pane, "add", "counter")
+        for n, name in enumerate(("Reactions", "Luck"), 1):
+            await press(pilot, "enter")
+            await dialog(pilot, FormDialog)
+            await burst(pilot, name)
+            await press(pilot, "enter")
+            await until(pilot, lambda n=n: len(saved(path).characters[k].counters) == n)
+            await until(pilot, lambda: not isinstance(app.screen, FormDialog))
+            await settle(pilot)
+            assert pane.table.has_focus
+            assert (pane.current_row().kind, pane.current_row().key) == ("add", "counter")
+        assert [x.label for x in saved(path).characters[k].counters] == ["Reactions", "Luck"]
+
+
+async def test_the_key_bar_names_the_keys_the_row_under_the_cursor_takes(tmp_path):
+    """With the character pane focused, the bar named every key of the pane on every
+    row ("e Edit  space Toggle  del Remove  s Use  S Restore") and cut the desk's after
+    it ("a Attac"): it names those the row takes — Remove on a condition, Use and
+    Restore on a counter, Toggle on a source — and the desk's keys read whole."""
+    from helpers import settle
+
+    path, ids = make_save(tmp_path, "4d2", [{"name": "Kara"}])
+    with Session.open(path) as s:
+        s.apply({"type": "condition.add", "id": ids["Kara"], "name": "Stunned", "rounds": 2})
+        s.apply({"type": "counter.add", "id": ids["Kara"], "label": "Luck", "max": 3, "reset": "night"})
+        s.apply({"type": "source.add", "id": ids["Kara"], "kind": "shift", "name": "Aim", "value": 1, "rounds": None})
+    async with desk(path) as (app, pilot, screen):
+        pane = screen.character
+        await press(pilot, "tab")  # initiative → the character pane
+
+        async def bar_on(kind, key) -> str:
+            await to_row(pilot, pane, kind, key)
+            await settle(pilot)
+            return screen_text(app).splitlines()[-1]
+
+        bar = await bar_on("condition", 0)
+        assert "del Remove" in bar and "Toggle" not in bar and "Use" not in bar, bar
+        assert "a Attack" in bar and "n Next" in bar, bar
+        bar = await bar_on("counter", 0)
+        assert "s Use" in bar and "S Restore" in bar and "del Remove" in bar and "Edit" not in bar, bar
+        assert "a Attack" in bar, bar
+        bar = await bar_on("shift", 0)
+        assert "space Toggle" in bar and "Use" not in bar, bar
+        bar = await bar_on("add", "condition")
+        assert "e Edit" in bar and "Remove" not in bar and "Toggle" not in bar, bar
+
+
+async def test_the_new_character_dialog_asks_for_possibilities_only_where_the_system_keeps_them(tmp_path):
+    """A 4d2 GM was asked for Possibilities and Reality-rated (torg's), which the
+    character pane then never shows; torg's dialog keeps them."""
+    from helpers import dialog, settle
+
+    from gmdesk.tui.screens.confirm import FormDialog
+
+    for system in ("4d2", "torg-2d10"):
+        path, _ = make_save(tmp_path / system, system, [{"name": "Kara"}])
+        async with desk(path) as (app, pilot, _screen):
+            await press(pilot, "c")
+            await dialog(pilot, FormDialog)
+            await settle(pilot)
+            text = screen_text(app)
+            assert "New character" in text
+            torg = system == "torg-2d10"
+            assert ("Possibilities" in text) == torg and ("Reality-rated" in text) == torg, text
+
+
+async def test_a_bad_initiative_typed_to_join_is_named_by_the_fields_label(tmp_path):
+    """``+`` on a character outside the encounter asks for its initiative; "x1" was
+    refused as "initiative: must be …", the check's own name: the dialog names its
+    field as it labels it, "Initiative: …", and nothing is saved."""
+    from helpers import burst, dialog, saved, select_entry, settle
+
+    from gmdesk.tui.screens.confirm import InputDialog
+
+    path, ids = make_save(
+        tmp_path, "4d6", [{"name": "Kara"}, {"name": "Orc", "side": "NPC"}], initiative={"Kara": 12}, start=True
+    )
+    async with desk(path) as (app, pilot, _screen):
+        await select_entry(pilot, ids["Orc"])
+        await press(pilot, "plus")
+        await dialog(pilot, InputDialog)
+        await burst(pilot, "x1")
+        await press(pilot, "enter")
+        await settle(pilot)
+        text = screen_text(app)
+        assert "✗ Initiative: must be a whole number" in text, text
+        assert isinstance(app.screen, InputDialog)
+        assert saved(path).encounter.index_of(ids["Orc"]) is None
