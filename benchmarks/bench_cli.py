@@ -10,8 +10,10 @@ the median over the rounds. The Rich run draws as in an 80-column truecolor term
 
 Targets (issue 22): ``gmdesk roll 4d2 --json`` ≤ 2.5× ``python -c pass``; with
 Rich output ≤ 5×. ``python -m gmdesk`` is measured too (the same command, the other
-way in). Then, in process, building a system's generated options and reading a
-command line back (≤ 20 ms each).
+way in). Beside them, without a target, the floors no gmdesk code can go below
+(:data:`FLOORS`: the standard library and Rich modules a roll stands on, imported
+alone) and the 4d2 declaration's part (:data:`PARTS`). Then, in process, building a
+system's generated options and reading a command line back (≤ 20 ms each).
 
     python -m benchmarks.bench_cli [--rounds N] [--quick]
 """
@@ -47,17 +49,31 @@ def commands() -> dict[str, list[str]]:
         "gmdesk roll 4d2 --json": [*script, *ROLL, "--json"],
         "gmdesk roll 4d2 (Rich)": [*script, *ROLL],
         "python -m gmdesk roll 4d2 --json": [sys.executable, "-m", "gmdesk", *ROLL, "--json"],
-        **{name: [sys.executable, "-c", code] for name, code in FLOORS.items()},
+        **{name: [sys.executable, "-c", code] for name, code in (FLOORS | PARTS).items()},
     }
 
 
 #: what no gmdesk code can go below, measured in the same rounds (no target: the floor
 #: under a target): the standard library a roll's code stands on (argparse reads the
-#: command line, the declarations are typed dataclasses, odds are Fractions), imported
-#: alone; and Rich's own modules that draw a roll
+#: command line, and gettext's ``locale`` with it: argparse looks its messages up as a
+#: parser is made; the declarations are typed dataclasses, the record is JSON, the dice
+#: are ``random``), imported alone — exactly the standard modules ``gmdesk roll 4d2
+#: --json`` loads; of it, what any roll printed as JSON needs, typed declarations or not
+#: (the command line, the shipped tables and the record as JSON, the dice); Rich's own
+#: modules that draw a roll; and both, the floor under the Rich row
+STDLIB = "import argparse, dataclasses, json, locale, random, typing"
 FLOORS = {
-    "floor: the standard library a roll stands on": "import argparse, dataclasses, fractions, json, random, typing",
-    "floor: Rich's console, table and text": "import rich.console, rich.table, rich.text",
+    "floor: the standard library a roll stands on": STDLIB,
+    "floor: of it, without dataclasses and typing": "import argparse, json, locale, random",
+    "floor: Rich's console and text": "import rich.console, rich.text",
+    "floor: both": f"{STDLIB}, rich.console, rich.text",
+}
+
+#: a part of the roll's own start-up, shown beside the floors (no target): the dice
+#: system's declaration (the typed dataclasses of core.systems, the 4d2 module), imported
+#: over the floor; the rest of ``gmdesk roll 4d2 --json`` is the command line and the roll
+PARTS = {
+    "part: the 4d2 declaration over the floor": f"{STDLIB}, gmdesk.core.systems.four_d_two",
 }
 
 
@@ -142,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     cpu = run(rounds)
     rows_ = print_table(f"gmdesk roll start-up, process CPU, median of {rounds} rounds", rows(cpu))
     anchor = statistics.median(cpu[ANCHOR])
-    for name, code in FLOORS.items():
+    for name, code in (FLOORS | PARTS).items():
         med = statistics.median(cpu[name])
         print(f"  {name} ({code}): {med:.1f} ms, {med / anchor:.2f}× {ANCHOR}")
     print()

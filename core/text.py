@@ -9,6 +9,7 @@ minus sign) instead of keeping its own copy.
 from __future__ import annotations
 
 import re as _re
+from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -36,9 +37,12 @@ def signed(n: object, *, zero: str = "0", minus: str = MINUS) -> str:
     return zero
 
 
-#: a hyphen written as a minus sign: before a digit, not inside a word or a number
-#: (``d6-2``, ``2026-11-21`` and ``--shift`` keep theirs)
-_HYPHEN_MINUS = _re.compile(r"(?<![\w\-\u2212.])-(?=\d)")
+@cache
+def _hyphen_minus() -> _re.Pattern[str]:
+    """A hyphen written as a minus sign: before a digit, not inside a word or a number
+    (``d6-2``, ``2026-11-21`` and ``--shift`` keep theirs). Compiled when first
+    needed: ``gmdesk roll --json`` reads no line."""
+    return _re.compile(r"(?<![\w\-\u2212.])-(?=\d)")
 
 
 def reading(text: str) -> str:
@@ -46,7 +50,7 @@ def reading(text: str) -> str:
     ``Vitality −3 → −1``. For lines a GM or a player reads (logs, chronicles, the
     desk), among them lines saved by earlier gmdesks; never for what is parsed back
     (a sheet keeps its own notation, ``--json`` its numbers)."""
-    return _HYPHEN_MINUS.sub(MINUS, text) if "-" in text else text
+    return _hyphen_minus().sub(MINUS, text) if "-" in text else text
 
 
 def now_iso() -> str:

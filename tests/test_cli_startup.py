@@ -3,8 +3,9 @@
 What a command loads is what its start-up costs (benchmarks/bench_cli.py measures the
 CPU); these tests pin the behaviour behind the figure: ``gmdesk roll 4d2 --json``
 reads no package metadata (the plug-ins' entry points), loads neither Rich nor
-Textual nor the sessions' store, and still rolls what it rolled before. A plug-in
-system named on the command line is still found (tests/test_plugin_*.py run them).
+Textual nor the sessions' store nor the exact odds (:data:`NOT_FOR_A_ROLL`), and still
+rolls what it rolled before. A plug-in system named on the command line is still
+found (tests/test_plugin_*.py run them).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+
+import pytest
 
 #: run one command as the ``gmdesk`` entry point does, then list what it loaded
 #: (on stderr: stdout is the command's own)
@@ -22,6 +25,10 @@ PROBE = (
     "print('\\n'.join(sorted(sys.modules)), file=sys.stderr)\n"
     "sys.exit(code)\n"
 )
+
+#: the exact odds and their curve (``gmdesk odds``), and the Fractions they count in:
+#: no system's roll uses them
+EXACT_ODDS = ("gmdesk.core.odds", "gmdesk.core.curve", "fractions", "decimal")
 
 #: what a roll printed on the command line has no use for
 NOT_FOR_A_ROLL = (
@@ -36,6 +43,9 @@ NOT_FOR_A_ROLL = (
     "pathlib",
     "datetime",
     "shutil",  # (argparse asks it the terminal's width; gmdesk's parser asks the terminal)
+    *EXACT_ODDS,
+    # the clocks' moves: a declaration gets them only when its rolls move clocks (4d2's do not)
+    "gmdesk.core.systems.clock_moves",
 )
 
 
@@ -70,11 +80,20 @@ def test_roll_with_rich_output_loads_rich_but_no_metadata_nor_textual() -> None:
     assert [name for name in wanted_out if loaded(mods, name)] == []
 
 
+@pytest.mark.parametrize("system", ["fudge", "1d6x4", "torg-2d10", "4d6"])
+def test_no_built_in_system_loads_the_exact_odds_to_roll(system: str) -> None:
+    done, mods = run("roll", system, "--seed", "7", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["system"] == system
+    assert [name for name in EXACT_ODDS if loaded(mods, name)] == []
+
+
 def test_odds_json_of_a_built_in_reads_no_metadata() -> None:
     done, mods = run("odds", "4d6", "--bonus", "2", "--vs-bonus", "1", "--json")
     assert done.returncode == 0, done.stderr[-2000:]
     assert {o["label"] for o in json.loads(done.stdout)["outcomes"]}
     assert not loaded(mods, "importlib.metadata") and not loaded(mods, "rich")
+    assert loaded(mods, "gmdesk.core.odds") and loaded(mods, "fractions")  # (what a roll leaves out, odds use)
 
 
 def test_an_unknown_system_still_looks_for_plug_ins() -> None:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from gmdesk.cli.rolls import parse_system_args
 from gmdesk.core.dice import FixedDice, RollRecord
 from gmdesk.core.errors import ParamError
-from gmdesk.core.systems import fudge, get_system
+from gmdesk.core.systems import fudge, fudge_dice, get_system
 from gmdesk.core.tables import TableSet, parse_table
 
 P = fudge.Params
@@ -69,14 +69,14 @@ def test_exact_distribution_matches_the_seed_column(method):
     assert {v for v, _ in dist} == set(SEED_COLUMNS[method])
     for value, p in dist:
         assert abs(p * 100 - Fraction(str(SEED_COLUMNS[method][value]))) <= Fraction(1, 10), (method, value)
-    assert fudge.result_range(method) == RANGES[method]
+    assert fudge_dice.result_range(method) == RANGES[method]
 
 
 def test_some_exact_values():
-    assert fudge.distribution("2d3")[0] == Fraction(19, 81)
-    assert fudge.distribution("d20")[-4] == Fraction(7, 400)
-    assert fudge.distribution("d20-open")[6] == Fraction(1, 400)
-    assert fudge.distribution("d12")[4] == Fraction(3, 144)
+    assert fudge_dice.distribution("2d3")[0] == Fraction(19, 81)
+    assert fudge_dice.distribution("d20")[-4] == Fraction(7, 400)
+    assert fudge_dice.distribution("d20-open")[6] == Fraction(1, 400)
+    assert fudge_dice.distribution("d12")[4] == Fraction(3, 144)
 
 
 # --------------------------------------------------------------------------- the methods
@@ -230,9 +230,9 @@ def test_unknown_method_lists_the_methods():
     ],
 )
 def test_ladder_names(level, name):
-    assert fudge.ladder_name(level) == name
-    assert fudge.parse_level("--trait", name) == level
-    assert fudge.parse_level("--trait", name.upper()) == level
+    assert fudge_dice.ladder_name(level) == name
+    assert fudge_dice.parse_level("--trait", name) == level
+    assert fudge_dice.parse_level("--trait", name.upper()) == level
 
 
 @pytest.mark.parametrize(
@@ -251,19 +251,19 @@ def test_ladder_names(level, name):
     ],
 )
 def test_parse_level_accepts_names_and_numbers(text, level):
-    assert fudge.parse_level("--trait", text) == level
+    assert fudge_dice.parse_level("--trait", text) == level
 
 
 @pytest.mark.parametrize("text", ["awesome", "", "2.5", "Great!", "+", None])
 def test_parse_level_rejects_the_rest(text):
     with pytest.raises(ParamError) as err:
-        fudge.parse_level("--vs-trait", text)
+        fudge_dice.parse_level("--vs-trait", text)
     assert err.value.option == "--vs-trait" and "Terrible" in str(err.value) and "Superb" in str(err.value)
 
 
 def test_ladder_round_trip():
     for level in range(-10, 11):
-        assert fudge.parse_level("--trait", fudge.ladder_name(level)) == level
+        assert fudge_dice.parse_level("--trait", fudge_dice.ladder_name(level)) == level
 
 
 def test_trait_gives_the_level_name():
@@ -398,7 +398,7 @@ def test_odds_of_combat_hit_and_wounds():
     assert o.outcome("Hit") + o.outcome("Miss") == 1
     assert sum(o.outcome(label) for label in labels[2:]) == o.outcome("Hit")
     # degree ≥ 1 with damage = degree + 1: Scratch needs degree exactly 1
-    d = fudge.distribution("d30")
+    d = fudge_dice.distribution("d30")
     degree_one = sum(p * q for x, p in d.items() for y, q in d.items() if x - y + 1 == 1)
     assert o.outcome("Scratch") == degree_one
     assert o.outcome("No wound") == 0
@@ -446,7 +446,7 @@ def test_result_within_the_method_range(data, method):
     rec = fudge.roll(P(method=method), DrawnDice(data))
     lo, hi = RANGES[method]
     assert lo <= rec.value <= hi
-    assert fudge.distribution(method).get(rec.value, 0) > 0
+    assert fudge_dice.distribution(method).get(rec.value, 0) > 0
 
 
 @given(

@@ -36,7 +36,7 @@ from textual.screen import Screen
 from gmdesk.core.dice import RandomSource, make_rng
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session, SessionStore
-from gmdesk.tui.runner import SessionRunner
+from gmdesk.tui.runner import SessionRunner, freeze_app_heap, thaw_app_heap
 from gmdesk.tui.screens.help import HelpScreen
 from gmdesk.tui.screens.main import MainScreen, desk_classes
 from gmdesk.tui.screens.opening import OpeningScreen
@@ -159,6 +159,7 @@ class GmdeskApp(TypeAhead, TerminalGuard, App[None]):
         return self._store
 
     def on_mount(self) -> None:
+        freeze_app_heap()  # (tui/runner.py: the heap and the garbage collector)
         self._apply_keymap()
         if self.open_path is not None:
             self.open_session(self.open_path, first=True)
@@ -266,6 +267,7 @@ class GmdeskApp(TypeAhead, TerminalGuard, App[None]):
 
     def on_unmount(self) -> None:
         self.close_session()
+        thaw_app_heap()
 
     async def action_quit(self) -> None:
         """Quit at once — after the session calls already under way (a few ms) are written."""

@@ -23,7 +23,8 @@ from __future__ import annotations
 import gc
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,41 +41,85 @@ from gmdesk.tui.wording import ui_message
 CLOSED = "the session was closed"
 
 
-# The heap of an open session and the cyclic garbage collector. A long session's
-# state is hundreds of thousands of objects that live as long as the session, and a
-# full collection over them holds the event loop (and every thread: the GC runs under
-# the GIL) for a fifth of a second or more, whichever thread's allocation set it
-# off, at a moment no one chooses (a dialog opening, a roll). So once a session is
-# open and its state folded, everything alive is frozen (``gc.freeze``): no
-# collection looks at it again, and what the desk makes afterwards is collected as
-# usual. The next open first collects, the heap still frozen: that walks only what
-# was made since (the closed desk's widgets, whose reference cycles held the old
-# state), and the old state goes by its reference count without being walked. Then
-# it thaws and collects what is left (the app's own objects), and freezes again
-# once the new session is folded. Thawing at close instead and leaving the old
-# state to a later collection would let that freeze keep it for good (one more
-# session a switch); collecting at close would walk it (a quarter of a second on
-# 50,000 events). When the app ends the heap is only thawed. Both the desk
-# (:class:`SessionRunner`) and the player view follow this.
+# The heap and the cyclic garbage collector. Every collection runs under the GIL:
+# whichever thread sets it off, it holds the event loop for as long as it walks the
+# objects it looks at. Most of what the desk keeps alive never becomes garbage: the
+# modules, classes and Textual objects the app has made by the time it is up (some
+# 60,000 objects). So the app freezes its heap once it starts (:func:`freeze_app_heap`,
+# ``gc.freeze``): no collection walks it again. A session's state stays collectable:
+# since a long session keeps its older rolls packed (``model.rolllog``) it is a few
+# thousand objects whatever the length of the history, and leaving it out of the
+# frozen heap means no switch between sessions ever has to thaw and walk the whole
+# heap to let the closed one go (a tenth of a second and more, on the loop). Opening
+# a session (in the runner's worker):
+#
+# * first collects what is collectable (:func:`settle_heap`): the closed desk's
+#   widgets, whose reference cycles held the old state, and that state — a walk of
+#   the unfrozen heap only, while the GM waits for the new session;
+# * reads and folds the save with the collector off (:func:`folding`), as the store
+#   does for a long log, then moves what it made to the oldest generation in one
+#   walk, so that the young collections that follow (on the event loop, as the desk
+#   draws) do not each walk the new state again.
+#
+# When the app ends its heap is thawed (:func:`thaw_app_heap`). The player view,
+# which follows one save for its whole life, freezes its session's heap with it
+# (:func:`freeze_session_heap`).
+
+
+def freeze_app_heap() -> None:
+    """The app is up: what it has made so far is left out of every collection."""
+    gc.freeze()
+
+
+def thaw_app_heap() -> None:
+    """The app ends: its heap is collectable again (another app may run in the process)."""
+    gc.unfreeze()
 
 
 def settle_heap() -> None:
-    """Before a session opens: the closed one's garbage collected, the heap thawed."""
-    if not gc.get_freeze_count():
-        return  # nothing frozen (the first open): the collector sees everything already
+    """Before a session opens: the closed desk's and session's garbage, collected."""
     gc.collect()
-    gc.unfreeze()
-    gc.collect()
+
+
+@contextmanager
+def folding() -> Iterator[None]:
+    """Open a session with the collector off, then age what it made in one walk (the
+    store's own pause, ``storage.gcpause.no_gc``, leaves the collector to this one:
+    its way of ageing the new state would thaw the frozen heap)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.collect(1)
+            gc.enable()
 
 
 def freeze_session_heap() -> None:
-    """A session is open and folded: its objects are left out of every collection."""
+    """A session is open and folded: its objects are left out of every collection
+    (the player view, which never opens another)."""
     gc.freeze()
 
 
 def thaw_session_heap() -> None:
-    """The app ends: what the session held is collectable again."""
+    """The player view ends: what the session held is collectable again."""
     gc.unfreeze()
+
+
+#: the newest rolls whose records are read while a session opens: more than a roll log
+#: shows on any terminal a GM plays on
+SHOWN_ROLLS = 200
+
+
+def read_newest_rolls(session: Session) -> None:
+    """In the worker, as a session opens: the records of the newest rolls, which the
+    roll log draws first. A session opened from its checkpoint reads a roll's record
+    from the log on first use; read here, the event loop never waits on that disk read
+    when the desk first draws."""
+    rolls = session.state.rolls
+    for entry in rolls[max(0, len(rolls) - SHOWN_ROLLS) :]:
+        _ = entry.record
 
 
 @dataclass
@@ -182,13 +227,14 @@ class SessionRunner:
         def work() -> Session | str:
             settle_heap()
             try:
-                session = Session.open(path, readonly=readonly)
+                with folding():
+                    session = Session.open(path, readonly=readonly)
             except GmdeskError as e:
                 return str(e)
             except OSError as e:
                 return f"{path}: {e.strerror or e}"
             self.session = session  # in the worker: the final close sees it even if the app ends now
-            freeze_session_heap()
+            read_newest_rolls(session)
             return session
 
         def opened(result: Session | str) -> None:
@@ -233,8 +279,6 @@ class SessionRunner:
                     session.close()
                 except GmdeskError as e:  # pragma: no cover - closing is best effort
                     self.app.log.error(f"closing the session: {e}")
-            if left:
-                thaw_session_heap()
 
     # -- the worker -----------------------------------------------------------------------------
 

@@ -36,15 +36,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gmdesk.core import odds as odds_mod
-from gmdesk.core.curve import Curve, curve_of
 from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die, shared_die
 from gmdesk.core.errors import ParamError
-from gmdesk.core.odds import Odds
 from gmdesk.core.systems import builtin_moves as _moves
 from gmdesk.core.systems.base import (
     CombatFields,
@@ -60,6 +56,12 @@ from gmdesk.core.systems.rest import default_rest
 from gmdesk.core.systems.spec import CharField, Move, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 from gmdesk.core.text import signed
+
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+    from gmdesk.core.curve import Curve
+    from gmdesk.core.odds import Odds
 
 ID = "4d2"
 NAME = "Four D Two"
@@ -337,17 +339,25 @@ def initiative(rng: RandomSource, modifier: int = 0) -> RollRecord:
 
 
 # --------------------------------------------------------------------------- odds
+# (gmdesk.core.odds, gmdesk.core.curve and fractions are imported by the functions
+# that use them: a roll has no use for them, and ``gmdesk roll 4d2`` starts faster)
 
 
 @lru_cache(maxsize=1)
 def number_distribution() -> dict[int, Fraction]:
     """Exact distribution of the raw Number, 2d6 − 2d6 (P(0) = 146/1296)."""
+    from gmdesk.core import odds as odds_mod
+
     two_d6 = odds_mod.repeat(odds_mod.die(6), 2)
     return odds_mod.sub(two_d6, two_d6)
 
 
 def skill_chance_probability(params: Params) -> Fraction:
     """Exact chance that a roll with these params gives a skill chance."""
+    from fractions import Fraction
+
+    from gmdesk.core import odds as odds_mod
+
     if params.fold is not None:
         return Fraction(0)
     return odds_mod.prob(number_distribution(), lambda n: n >= params.skill_threshold)
@@ -358,10 +368,14 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
 
     ``outcomes`` lists every Outcome name from +10 down to −10 with its chance.
     """
+    from fractions import Fraction
+
+    from gmdesk.core import odds as odds_mod
+
     dist = odds_mod.remap(number_distribution(), lambda n: outcome_value(n, params.shift, params.fold))
     order = range(VALUE_MAX, VALUE_MIN - 1, -1)
     outcomes = [(outcome_label(v, tables), dist.get(v, Fraction(0))) for v in order]
-    return Odds.from_dist(ID, params_to_json(params), dist, outcomes)
+    return odds_mod.Odds.from_dist(ID, params_to_json(params), dist, outcomes)
 
 
 #: the headline value a curve draws: the Number (the Outcome, once a shift or a fold moves it)
@@ -372,6 +386,9 @@ def curve(params: Params, tables: TableSet = DEFAULT_TABLES) -> Curve:
     """The curve of the roll's value: the Number, 2d6 − 2d6 (the seed's "Nerdy Curvey
     Graph"); with a shift or a fold, the Outcome it gives. A 4d2 roll names its
     Outcomes, and no parameter sets a number to reach: no success is marked."""
+    from gmdesk.core import odds as odds_mod
+    from gmdesk.core.curve import curve_of
+
     dist = odds_mod.remap(number_distribution(), lambda n: outcome_value(n, params.shift, params.fold))
     moved = [f"{params.fold} fold"] if params.fold else []
     if params.shift:

@@ -12,7 +12,8 @@ Methods (``--method``), each giving r:
 ``d12``       d12 − d12 (``positive`` − ``negative``) read on a table, −4..+4
 
 The lookup tables (d20, d30, d12, the custom faces) and the ladder are data:
-``core/data/fudge-*.json``. The ladder runs Terrible −3 … Superb +3; beyond the ends
+``core/data/fudge-*.json``; the ladder and the methods' dice are
+:mod:`core.systems.fudge_dice`. The ladder runs Terrible −3 … Superb +3; beyond the ends
 a level reads "Superb +1", "Terrible −1"…
 
 Opposed rolls (``vs_trait``): the opponent rolls the same method; relative degree =
@@ -41,16 +42,11 @@ Decisions where the rules are silent (what a GM at the table would expect):
 from __future__ import annotations
 
 import dataclasses
-import re
-from collections.abc import Callable, Mapping
-from fractions import Fraction
-from functools import cache
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from gmdesk.core.curve import Curve, curve_of
-from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, shared_die
-from gmdesk.core.errors import ParamError, TableError
-from gmdesk.core.odds import Dist, Odds, die, mix, outcomes_by, remap, repeat, shift, sub
+from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord
+from gmdesk.core.errors import ParamError
 from gmdesk.core.systems import builtin_moves as _moves
 from gmdesk.core.systems.base import (
     CombatFields,
@@ -58,13 +54,27 @@ from gmdesk.core.systems.base import (
     dataclass_to_json,
     parse_choice,
     parse_int,
-    shown,
+)
+from gmdesk.core.systems.fudge_dice import (
+    DEFAULT_METHOD,
+    METHODS,
+    ladder_name,
+    method_roll,
+    parse_level,
+    result_range,
+    sorted_distribution,
 )
 from gmdesk.core.systems.harm import DESK_VITALITY, WOUND_STATUS, Harm
 from gmdesk.core.systems.rest import default_rest
 from gmdesk.core.systems.spec import CharField, Param, Setting
-from gmdesk.core.tables import DEFAULT_TABLES, BandTable, TableSet, load_builtin
-from gmdesk.core.text import MINUS, signed
+from gmdesk.core.tables import DEFAULT_TABLES, TableSet
+from gmdesk.core.text import signed
+
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+    from gmdesk.core.curve import Curve
+    from gmdesk.core.odds import Odds
 
 ID = "fudge"
 NAME = "FUDGE alternate dice"
@@ -75,177 +85,8 @@ CHARACTER_SECTIONS = frozenset({"conditions", "wounds"})
 #: whoever carries them (the wound-status table)
 HARM = Harm(status_table=WOUND_STATUS, vitality=DESK_VITALITY)
 
-METHODS = ("2d3", "custom", "d20", "d20-open", "d30", "d12")
-DEFAULT_METHOD = "2d3"
 #: The level an opposed or combat roll assumes for a trait nobody gave: Fair.
 FAIR = 0
-
-_MINUS = MINUS
-
-
-def _sign(n: int) -> int:
-    return (n > 0) - (n < 0)
-
-
-# --------------------------------------------------------------------------- ladder
-
-
-def _ladder() -> BandTable:
-    t = load_builtin("fudge-ladder")
-    if not isinstance(t, BandTable):  # pragma: no cover - shipped data
-        raise TableError("fudge-ladder must be a band table")
-    return t
-
-
-@cache
-def _ladder_levels() -> tuple[tuple[int, str], ...]:
-    """(level, name) for every named rung, lowest first."""
-    return tuple(sorted((lo, str(name)) for lo, hi, name in _ladder().bands if lo is not None and lo == hi))
-
-
-def ladder_name(level: int) -> str:
-    """The ladder's name for a level: "Fair", "Great"; beyond the ends "Superb +1", "Terrible −2"."""
-    rungs = _ladder_levels()
-    (bottom, bottom_name), (top, top_name) = rungs[0], rungs[-1]
-    if level > top:
-        return f"{top_name} +{level - top}"
-    if level < bottom:
-        return f"{bottom_name} {_MINUS}{bottom - level}"
-    return str(_ladder().lookup(level))
-
-
-_NUMBER = re.compile(r"^[+\-\u2212]?\s*\d+$")
-_NAMED = re.compile(r"^([A-Za-z]+)\s*(?:([+\-\u2212])\s*(\d+))?$")
-
-
-def parse_level(option: str, text: Any) -> int:
-    """A ladder level from a name ("great", "Superb +1", "Terrible −1") or a number ("+2")."""
-    if isinstance(text, int) and not isinstance(text, bool):
-        return text
-    s = str(text).strip() if isinstance(text, str) else ""
-    if _NUMBER.match(s):
-        return int(s.replace(_MINUS, "-").replace(" ", ""))
-    m = _NAMED.match(s)
-    if m:
-        names = {name.lower(): level for level, name in _ladder_levels()}
-        level = names.get(m.group(1).lower())
-        if level is not None:
-            if m.group(3) is not None:
-                offset = int(m.group(3))
-                level += -offset if m.group(2) in ("-", _MINUS) else offset
-            return level
-    ladder = ", ".join(name for _, name in _ladder_levels())
-    raise ParamError(
-        option,
-        f"must be a ladder level ({ladder}; beyond the ends e.g. 'Superb +1') or a whole number (got {shown(text)})",
-    )
-
-
-# --------------------------------------------------------------------------- methods
-
-
-def _table(name: str) -> BandTable:
-    t = load_builtin(name)
-    if not isinstance(t, BandTable):  # pragma: no cover - shipped data
-        raise TableError(f"{name} must be a band table")
-    return t
-
-
-def _read(name: str, x: int) -> int:
-    return int(_table(name).lookup(x))
-
-
-Rolled = tuple[list[Die], int, dict[str, Any]]  # dice, r, extra fields of the method
-
-
-def _roll_2d3(rng: RandomSource) -> Rolled:
-    dice = [shared_die(rng.randint(1, 3), role, 3) for role in ("positive", "positive", "negative", "negative")]
-    r = sum(d.value if d.role == "positive" else -d.value for d in dice)
-    return dice, r, {}
-
-
-def _roll_custom(rng: RandomSource) -> Rolled:
-    dice = [shared_die(rng.randint(1, 6), "die", 6) for _ in range(2)]
-    faces = [_read("fudge-custom", d.value) for d in dice]
-    return dice, sum(faces), {"faces": faces}
-
-
-def _d20_second(first: int, second: int, open_ended: bool) -> int:
-    """After a 1 or a 20: a second result of the same sign adds (open) or pushes one step."""
-    if _sign(second) != _sign(first):
-        return first
-    return first + second if open_ended else first + _sign(first)
-
-
-_D20_AGAIN = (1, 20)  # the faces that are rolled again: the die's lowest and highest
-
-
-def _roll_d20(rng: RandomSource, open_ended: bool) -> Rolled:
-    face = rng.randint(1, 20)
-    dice = [shared_die(face, "die", 20)]
-    r = _read("fudge-d20", face)
-    if face in _D20_AGAIN:
-        again = rng.randint(1, 20)
-        dice.append(shared_die(again, "reroll", 20))
-        r = _d20_second(r, _read("fudge-d20", again), open_ended)
-    return dice, r, {}
-
-
-def _roll_d30(rng: RandomSource) -> Rolled:
-    face = rng.randint(1, 30)
-    return [shared_die(face, "die", 30)], _read("fudge-d30", face), {}
-
-
-def _roll_d12(rng: RandomSource) -> Rolled:
-    a, b = rng.randint(1, 12), rng.randint(1, 12)
-    dice = [shared_die(a, "positive", 12), shared_die(b, "negative", 12)]
-    return dice, _read("fudge-d12", a - b), {"difference": a - b}
-
-
-def _d20_then(first: int, open_ended: bool) -> Callable[[int], int]:
-    """The result once the second d20 shows ``s``, after a first result ``first``."""
-    return lambda s: _d20_second(first, _read("fudge-d20", s), open_ended)
-
-
-def _dist_d20(open_ended: bool) -> Dist:
-    parts = []
-    for face in range(1, 21):
-        first = _read("fudge-d20", face)
-        if face in _D20_AGAIN:
-            parts.append((Fraction(1, 20), remap(die(20), _d20_then(first, open_ended))))
-        else:
-            parts.append((Fraction(1, 20), {first: Fraction(1)}))
-    return mix(parts)
-
-
-#: method -> (roll, exact distribution of r)
-_METHODS: dict[str, tuple[Callable[[RandomSource], Rolled], Callable[[], Dist]]] = {
-    "2d3": (_roll_2d3, lambda: sub(repeat(die(3), 2), repeat(die(3), 2))),
-    "custom": (_roll_custom, lambda: repeat(remap(die(6), lambda f: _read("fudge-custom", f)), 2)),
-    "d20": (lambda rng: _roll_d20(rng, False), lambda: _dist_d20(False)),
-    "d20-open": (lambda rng: _roll_d20(rng, True), lambda: _dist_d20(True)),
-    "d30": (_roll_d30, lambda: remap(die(30), lambda f: _read("fudge-d30", f))),
-    "d12": (_roll_d12, lambda: remap(sub(die(12), die(12)), lambda x: _read("fudge-d12", x))),
-}
-assert tuple(_METHODS) == METHODS
-
-
-@cache
-def _dist(method: str) -> tuple[tuple[int, Fraction], ...]:
-    return tuple(sorted(_METHODS[method][1]().items()))
-
-
-def distribution(method: str) -> dict[int, Fraction]:
-    """Exact distribution of r for a method."""
-    parse_choice("--method", method, METHODS)
-    return dict(_dist(method))
-
-
-def result_range(method: str) -> tuple[int, int]:
-    """The lowest and highest r a method can give."""
-    d = _dist(parse_choice("--method", method, METHODS))
-    return d[0][0], d[-1][0]
-
 
 # --------------------------------------------------------------------------- params
 
@@ -477,7 +318,7 @@ def _opposed_label(degree: int) -> str:
 
 def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -> RollRecord:
     """Roll the method; in an opposed or combat roll the opponent then rolls the same method."""
-    roll_method = _METHODS[params.method][0]
+    roll_method = method_roll(params.method)
     dice, r, extra = roll_method(rng)
     extra = {"result": r, **extra}
     trait = params.trait if params.trait is not None or not params.opposed else FAIR
@@ -535,7 +376,11 @@ def initiative(rng: RandomSource, modifier: int = 0, method: str = DEFAULT_METHO
 
 def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
     """Exact distribution of r; outcomes as the module docstring says."""
-    dist = dict(_dist(params.method))
+    from fractions import Fraction
+
+    from gmdesk.core.odds import Odds, outcomes_by, shift, sub
+
+    dist = dict(sorted_distribution(params.method))
     outcomes: list[tuple[str, Fraction]] = []
     if not params.opposed:
         own = params.trait
@@ -577,13 +422,17 @@ def curve(params: Params, tables: TableSet = DEFAULT_TABLES) -> Curve:
     """The curve of the result r. A success is marked only where r alone decides it:
     an opposed roll (or an attack) against an opponent who cannot act, who counts its
     method's lowest result, is won (hit) from r = 1 + lowest + vs trait − trait."""
+    from gmdesk.core.curve import curve_of
+
     success = None
     if params.opposed and params.defenseless:
         trait = params.trait if params.trait is not None else FAIR
         vs = params.vs_trait if params.vs_trait is not None else FAIR
         success = 1 + result_range(params.method)[0] + vs - trait
     label = "Hit" if params.combat else "Wins"
-    return curve_of(VALUE_LABEL, dict(_dist(params.method)), signed=True, success=success, success_label=label)
+    return curve_of(
+        VALUE_LABEL, dict(sorted_distribution(params.method)), signed=True, success=success, success_label=label
+    )
 
 
 # ---- character fields

@@ -24,11 +24,9 @@ import dataclasses
 import functools
 import inspect
 from collections.abc import Callable, Mapping
-from fractions import Fraction
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from gmdesk.core.systems.clock_moves import clock_moves
 from gmdesk.core.systems.declare import (
     COMMON_PARAMS,
     FIELD_TYPES,
@@ -51,6 +49,8 @@ from gmdesk.core.systems.setting import INITIATIVE_TIES, Setting, SettingError
 from gmdesk.core.systems.values import check_value, find_stat, params_class, parse_field, parse_stats, show_field
 
 if TYPE_CHECKING:
+    from fractions import Fraction
+
     from gmdesk.core.curve import Curve
     from gmdesk.core.dice import RollRecord
     from gmdesk.core.odds import Odds
@@ -294,6 +294,8 @@ class SystemSpec:
         )
         values["harm"], values["clocks"] = harm, harm.clocks is not None
         if harm.clocks is not None:  # a system whose rolls move clocks adds and ticks them
+            from gmdesk.core.systems.clock_moves import clock_moves
+
             own = values.get("moves", ())
             values["moves"] = own + tuple(m for m in clock_moves() if m.id not in {x.id for x in own})
         values["settings"] = tuple(
@@ -357,6 +359,8 @@ class SystemSpec:
         """The exact distribution of the roll's value (the curve an odds chart draws),
         ascending by value: the system's ``result_distribution``, else its odds' (whose
         far tail, if any, is left out: the values then sum to 1 − ``Odds.tail``)."""
+        from fractions import Fraction
+
         from gmdesk.core.tables import DEFAULT_TABLES
 
         tables = DEFAULT_TABLES if tables is None else tables
@@ -371,6 +375,8 @@ class SystemSpec:
         dialog's curve): the system's own ``curve``, else one drawn from its
         :meth:`distribution` (``odds``, when given, are those of ``params``), named
         ``VALUE_LABEL``, its tails folded at ``ODDS_FOLD``, without a success mark."""
+        from fractions import Fraction
+
         from gmdesk.core.curve import Curve
         from gmdesk.core.tables import DEFAULT_TABLES
 

@@ -51,14 +51,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from fractions import Fraction
 from functools import cache, lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gmdesk.core.curve import Curve, curve_of
 from gmdesk.core.dice import Die, RandomSource, RollRecord, shared_die, thaw
 from gmdesk.core.errors import ParamError
-from gmdesk.core.odds import Odds
 from gmdesk.core.systems import builtin_moves as _moves
 from gmdesk.core.systems.base import (
     CombatFields,
@@ -74,6 +71,12 @@ from gmdesk.core.systems.spec import CharField, Move, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 from gmdesk.core.text import MINUS, signed
 
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+    from gmdesk.core.curve import Curve
+    from gmdesk.core.odds import Odds
+
 ID = "torg-2d10"
 NAME = "2D10 Dice for TORG"
 #: what a character of this system uses: Possibilities (reality-rated), conditions (Up, Stymied, Disconnected), wounds
@@ -87,8 +90,9 @@ MAX_POSSIBILITIES = 10
 SIDES = 10
 #: The largest Bonus Number the hot/cold pair can show; rolling it (or its negative) maxes a die.
 MAXED = SIDES - 1
-#: Odds cut the progressive chains once less than this much probability is left out.
-TAIL_LIMIT = Fraction(1, 10**12)
+#: Odds cut the progressive chains once less than 1 / 10 ** TAIL_DIGITS of the
+#: probability is left out.
+TAIL_DIGITS = 12
 
 _MINUS = MINUS
 
@@ -397,6 +401,8 @@ def initiative(
 
 
 # --------------------------------------------------------------------------- odds
+# (gmdesk.core.odds, gmdesk.core.curve and fractions are imported by the functions
+# that use them: a roll has no use for them, and ``gmdesk roll torg-2d10`` starts faster)
 #
 # Distributions are handled as integer numerators over a power of ten: probabilities
 # of the pair are n/100 and a progressive chain's faces are 10**-(k+1), so everything
@@ -460,13 +466,15 @@ def _pair_with_maxing(levels: int, positive_reroll: bool) -> tuple[int, tuple[in
 
 
 def _levels_for(n_chains: int, positive_reroll: bool) -> int:
-    """The fewest rolls per chain that leave less than TAIL_LIMIT unaccounted for."""
+    """The fewest rolls per chain that leave less than 1 / 10 ** TAIL_DIGITS unaccounted for."""
+    from fractions import Fraction
+
     levels = 1
     while True:
         cut = Fraction(1, 10**levels)
         maxing = Fraction(2 if positive_reroll else 1, 100) * cut
         tail = 1 - (1 - cut) ** n_chains * (1 - maxing)
-        if tail < TAIL_LIMIT:
+        if tail < Fraction(1, 10**TAIL_DIGITS):
             return levels
         levels += 1
 
@@ -482,6 +490,8 @@ def _bonus_numerators(n_chains: int, positive_reroll: bool) -> tuple[int, tuple[
 
 @lru_cache(maxsize=256)
 def _bonus_dist(n_chains: int, positive_reroll: bool) -> tuple[dict[int, Fraction], Fraction]:
+    from fractions import Fraction
+
     lo, nums, e = _bonus_numerators(n_chains, positive_reroll)
     den = 10**e
     dist = {lo + i: Fraction(c, den) for i, c in enumerate(nums) if c}
@@ -491,12 +501,18 @@ def _bonus_dist(n_chains: int, positive_reroll: bool) -> tuple[dict[int, Fractio
 
 def base_distribution() -> dict[int, Fraction]:
     """The hot/cold pair alone, before any reroll: P(b) = (10 − |b|) / 100."""
+    from fractions import Fraction
+
     return {b: Fraction(SIDES - abs(b), SIDES * SIDES) for b in range(-MAXED, MAXED + 1)}
 
 
 def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
     """Exact distribution of the final Bonus Number (see the module docstring for the
     truncation and the shape of ``outcomes``)."""
+    from fractions import Fraction
+
+    from gmdesk.core.odds import Odds
+
     n_chains = params.possibilities + (1 if params.up else 0)
     lo, nums, e = _bonus_numerators(n_chains, params.positive_reroll)
     dist, tail = _bonus_dist(n_chains, params.positive_reroll)
@@ -535,6 +551,8 @@ def curve(params: Params, tables: TableSet = DEFAULT_TABLES) -> Curve:
     """The curve of the final Bonus Number, or with a skill of the action total
     (skill + Bonus Number), its far tails folded as the odds table folds them (moved
     by the skill); with a difficulty, the value that succeeds is marked."""
+    from gmdesk.core.curve import curve_of
+
     dist, tail = _bonus_dist(params.possibilities + (1 if params.up else 0), params.positive_reroll)
     skill = params.skill or 0
     lo, hi = ODDS_FOLD

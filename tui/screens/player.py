@@ -356,7 +356,7 @@ class PlayerApp(TerminalGuard, App[None]):
                     return None, None
                 if self._session is None:
                     self._session = Session.open(self.path, readonly=True)
-                    freeze_session_heap()  # as the desk does (tui.runner)
+                    freeze_session_heap()  # the player view never opens another session
                     changed = True
                 else:
                     changed = bool(self._session.refresh())

@@ -181,7 +181,11 @@ class RollLog(ScrollView, can_focus=True):
         if n >= self._known and (self._known == 0 or rolls[self._known - 1] is self._last):
             start = self._known
             self._rolls = rolls
-            self._view.extend(i for i in range(start, n) if self._passes(rolls[i]))
+            if self.filter_actor is None and self.filter_system is None:
+                # every entry shows: nothing of a long log's packed history is unpacked
+                self._view.extend(range(start, n))
+            else:
+                self._view.extend(i for i in range(start, n) if self._passes(rolls[i]))
             changed = changed or n > start
         else:
             self._rolls = rolls
@@ -319,6 +323,16 @@ class RollLog(ScrollView, can_focus=True):
         strip = Strip(segments, width)
         self._line_cache[key] = (entry, entry.record, strip, line)
         return strip
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        # Textual sizes the log in its layout, just before drawing it: a log that
+        # follows the newest roll is scrolled to it there, so that its first frame
+        # draws the newest lines, never the oldest (which, in a long session, are
+        # packed: drawing them would unpack them and read their records from the save)
+        resized = super()._size_updated(size, virtual_size, container_size, layout)
+        if self._view and self.cursor >= len(self._view) - 1 and self.scroll_offset.y < self.max_scroll_y:
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+        return resized
 
     def watch_cursor(self, old: int, new: int) -> None:
         self.refresh()

@@ -366,8 +366,14 @@ class State:
 
     def roll_index(self, seq: int, kind: str = "roll") -> int | None:
         """Index in ``rolls`` of the entry of that kind made by event ``seq`` (binary search:
-        entries are in seq order)."""
-        lo = bisect_left(self.rolls, seq, key=attrgetter("seq"))
+        entries are in seq order). A long log's older entries are packed
+        (``model.rolllog``): an event newer than them is looked for among the newest
+        entries only, so the roll just made is found without unpacking a page."""
+        rolls = self.rolls
+        lo = getattr(rolls, "packed_count", 0)
+        if not (lo < len(rolls) and rolls[lo].seq < seq):
+            lo = 0
+        lo = bisect_left(rolls, seq, lo=lo, key=attrgetter("seq"))
         while lo < len(self.rolls) and self.rolls[lo].seq == seq:
             if self.rolls[lo].kind == kind:
                 return lo

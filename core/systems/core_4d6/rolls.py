@@ -7,15 +7,11 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from fractions import Fraction
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gmdesk.core import odds as odds_mod
-from gmdesk.core.curve import Curve, curve_of
 from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die, shared_die
 from gmdesk.core.errors import TableError
-from gmdesk.core.odds import Odds
 from gmdesk.core.systems.base import (
     combat_descriptor,
     parse_int,
@@ -38,6 +34,12 @@ from gmdesk.core.systems.core_4d6.tables import (
     TIERS,
 )
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
+
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+    from gmdesk.core.curve import Curve
+    from gmdesk.core.odds import Odds
 
 
 def roll_dice(rng: RandomSource, level: int) -> tuple[Die, ...]:
@@ -164,6 +166,8 @@ def initiative(rng: RandomSource, modifier: int = 0) -> RollRecord:
 
 
 # --------------------------------------------------------------------------- odds
+# (gmdesk.core.odds, gmdesk.core.curve and fractions are imported by the functions
+# that use them: a roll has no use for them, and ``gmdesk roll 4d6`` starts faster)
 
 
 @cache
@@ -190,11 +194,15 @@ def kept_counts(level: int) -> tuple[tuple[tuple[int, int], ...], int]:
 def kept_distribution(level: int) -> dict[int, Fraction]:
     """Exact distribution of the 4 kept dice at an advantage level (−2..+2)
     (:func:`kept_counts` over ``6 ** n``)."""
+    from fractions import Fraction
+
     counts, total = kept_counts(level)
     return {k: Fraction(c, total) for k, c in counts}
 
 
 def total_distribution(bonus: int, level: int) -> dict[int, Fraction]:
+    from gmdesk.core import odds as odds_mod
+
     return odds_mod.shift(kept_distribution(level), bonus)
 
 
@@ -238,6 +246,10 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
     all-1s rule included), or the contest outcomes with ``vs_bonus`` (all-1s included:
     a kept sum of 4 is exactly the all-1s roll), counted in whole numbers
     (:func:`contest_counts`) and made fractions once."""
+    from fractions import Fraction
+
+    from gmdesk.core import odds as odds_mod
+
     kept = kept_distribution(params.advantage)
     dist = odds_mod.shift(kept, params.bonus)
     dc = params.effective_dc
@@ -255,7 +267,7 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
     else:
         assert dc is not None
         outcomes = odds_mod.outcomes_by(kept, lambda k: tier_for(k + params.bonus - dc, all_ones=(k == KEEP)), TIERS)
-    return Odds.from_dist(ID, params_to_json(params), dist, outcomes)
+    return odds_mod.Odds.from_dist(ID, params_to_json(params), dist, outcomes)
 
 
 #: the headline value a curve draws
@@ -267,6 +279,8 @@ def curve(params: Params, tables: TableSet = DEFAULT_TABLES) -> Curve:
     meets it (a Full Success or better) is marked; four 1s kept are a Critical Failure
     whatever the total, which the note says where a total that low could meet it. A
     contest compares both totals: no total succeeds by itself."""
+    from gmdesk.core.curve import curve_of
+
     dist = total_distribution(params.bonus, params.advantage)
     dc = params.effective_dc
     if dc is None:

@@ -5,12 +5,13 @@ rolled and their exact distribution."""
 from __future__ import annotations
 
 import re
-from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gmdesk.core import odds as odds_mod
 from gmdesk.core.dice import Die, RandomSource, roll_die, shared_die
 from gmdesk.core.errors import ParamError
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 _FORMULA = re.compile(r"(?:(\d*)d(\d+))?\s*(?:([+\-\u2212])\s*(\d+))?")
 
@@ -49,7 +50,12 @@ def format_damage(count: int, sides: int, mod: int) -> str:
 
 
 def damage_distribution(formula: str) -> dict[int, Fraction]:
-    """Exact distribution of a Vitality Adjustment (below 0 counts as 0)."""
+    """Exact distribution of a Vitality Adjustment (below 0 counts as 0). (The odds
+    and fractions are imported here: a roll has no use for them.)"""
+    from fractions import Fraction
+
+    from gmdesk.core import odds as odds_mod
+
     count, sides, mod = parse_damage(formula)
     d = odds_mod.shift(odds_mod.repeat(odds_mod.die(sides), count), mod) if count else {mod: Fraction(1)}
     return odds_mod.remap(d, lambda x: max(0, x))

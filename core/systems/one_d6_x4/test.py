@@ -4,18 +4,20 @@ attack, an initiative (a Reflex Test) — with every die in order, and its exact
 from __future__ import annotations
 
 from collections.abc import Iterable
-from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gmdesk.core import odds as odds_mod
-from gmdesk.core.curve import Curve, curve_of
 from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord
-from gmdesk.core.odds import Odds
 from gmdesk.core.systems.base import parse_int
 from gmdesk.core.systems.one_d6_x4.combat import attack_result
 from gmdesk.core.systems.one_d6_x4.damage import die
 from gmdesk.core.systems.one_d6_x4.params import ATTACKER, BONUS_RANGE, DEFENDER, ID, Params, params_to_json
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
+
+if TYPE_CHECKING:
+    from fractions import Fraction
+
+    from gmdesk.core.curve import Curve
+    from gmdesk.core.odds import Dist, Odds
 
 #: the d6 is multiplied by this
 MULTIPLIER = 4
@@ -121,7 +123,13 @@ def initiative(rng: RandomSource, modifier: int = 0, auto_fail: str | None = Non
     return roll(Params(bonus=bonus, test="Reflex", auto_fail=auto_fail), rng)
 
 
-def _test_dist(bonus: int) -> odds_mod.Dist:
+# (gmdesk.core.odds, gmdesk.core.curve and fractions are imported by the functions
+# that use them: a roll has no use for them, and ``gmdesk roll 1d6x4`` starts faster)
+
+
+def _test_dist(bonus: int) -> Dist:
+    from gmdesk.core import odds as odds_mod
+
     return odds_mod.shift(odds_mod.remap(odds_mod.die(6), lambda x: MULTIPLIER * x), bonus)
 
 
@@ -129,10 +137,14 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
     """Exact odds of the total (bonus + 4, + 8, … + 24, each 1/6) and of the outcomes:
     Success / Failure against a target; Attacker / Defender prevails in a two-way Test
     (and "Tie: nobody hurt" in a mutual melee)."""
+    from fractions import Fraction
+
+    from gmdesk.core import odds as odds_mod
+
     pj = params_to_json(params)
     if params.auto_fail:
         label = AUTO_FAIL_PREFIX + params.auto_fail
-        return Odds.from_dist(ID, pj, {0: Fraction(1)}, [(label, Fraction(1))])
+        return odds_mod.Odds.from_dist(ID, pj, {0: Fraction(1)}, [(label, Fraction(1))])
     dist = _test_dist(params.bonus)
     outcomes: list[tuple[str, Fraction]] = []
     if params.two_way:
@@ -158,7 +170,7 @@ def odds(params: Params, tables: TableSet = DEFAULT_TABLES) -> Odds:
         outcomes = odds_mod.outcomes_by(
             dist, lambda x: OUTCOME_SUCCESS if x >= t else OUTCOME_FAILURE, (OUTCOME_SUCCESS, OUTCOME_FAILURE)
         )
-    return Odds.from_dist(ID, pj, dist, outcomes)
+    return odds_mod.Odds.from_dist(ID, pj, dist, outcomes)
 
 
 #: the headline value a curve draws
@@ -171,6 +183,8 @@ def curve(params: Params, tables: TableSet = DEFAULT_TABLES) -> Curve:
     a defender who rolls no die (takes 14, cannot act) the total that beats the
     defender's (a tie keeps the status quo). A side failing automatically rolls no
     die: then there is no total to draw, or no total that matters."""
+    from gmdesk.core.curve import curve_of
+
     if params.auto_fail:
         return curve_of(VALUE_LABEL, {}, note=f"{AUTO_FAIL_PREFIX}{params.auto_fail}: no die is rolled.")
     dist = _test_dist(params.bonus)
