@@ -36,12 +36,30 @@ def store(saves):
     return SessionStore(saves)
 
 
-#: the test files that take minutes on one worker (the type-ahead harness drives five
-#: gmdesk processes on pseudo-terminals, mostly waiting for their screens, and types the
-#: same keys slowly meanwhile): run first, so the other worker(s) take the rest of the
-#: suite meanwhile instead of waiting for them at the end
-LONG_FILES = ("test_typeahead_pty.py",)
+#: the test files that cost the most CPU, costliest first (measured one at a time): CI
+#: (``-n auto --dist loadfile --no-loadscope-reorder``) hands files to its workers in
+#: this order, then the rest in their own, so that no long file starts last while the
+#: other worker has nothing left to do. The type-ahead harness comes first: it drives
+#: five gmdesk processes on pseudo-terminals, mostly waiting for their screens, while
+#: it types the same keys slowly, and the other worker takes the next files meanwhile.
+LONG_FILES = (
+    "test_typeahead_pty.py",
+    "test_tui_typeahead.py",
+    "test_tui_main.py",
+    "test_serve.py",
+    "test_serve_browser.py",
+    "test_tui_combat.py",
+    "test_cli_truth.py",
+    "test_tui_attack_fields.py",
+    "test_cli.py",
+    "test_tui_dialogs.py",
+    "test_tui_picker.py",
+    "test_tui_robust.py",
+    "test_tui_desk.py",
+    "test_crash.py",
+)
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: item.path.name not in LONG_FILES)
+    rank = {name: i for i, name in enumerate(LONG_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONG_FILES)))

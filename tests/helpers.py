@@ -4,6 +4,7 @@ draw, and driving the TUI through Textual's public testing API (``App.run_test``
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import html
 import json
@@ -265,7 +266,7 @@ async def settle(pilot: Any, rounds: int = 2) -> None:
         typed = getattr(app, "typing_ahead", False)  # keys held until the desk settles (tui/typeahead.py)
         if busy or running or queued or typed:
             quiet = 0
-            await pilot.pause(0.005)
+            await asyncio.sleep(0.005)  # the app works on: wait (the quiet rounds look again, all the way)
             continue
         quiet += 1
         if quiet >= rounds:

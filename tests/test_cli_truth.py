@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import TIMEOUT
+from helpers import TIMEOUT, gmdesk_run
 
 from gmdesk.cli.main import main
 
@@ -29,6 +29,12 @@ def gmdesk(saves: Path, *args: str, stdout: object = subprocess.PIPE) -> subproc
         timeout=TIMEOUT,
         env=env,
     )
+
+
+def read_back(saves: Path, *args: str) -> subprocess.CompletedProcess:
+    """``gmdesk --saves SAVES ARGS…`` run in-process: what a verb saved, read back (the
+    process that saved it is the one under test; reading needs no process of its own)."""
+    return gmdesk_run("--saves", str(saves), *args)
 
 
 def one_line(proc: subprocess.CompletedProcess, words: str) -> None:
@@ -116,7 +122,7 @@ def test_an_unexpected_failure_is_one_line_never_a_traceback(
 def desk(tmp_path: Path) -> Path:
     saves = tmp_path / "saves"
     for argv in (["new", "Docks"], ["char", "Docks", "add", "Kara"], ["bestiary", "list"]):
-        assert gmdesk(saves, *argv).returncode == 0
+        assert read_back(saves, *argv).returncode == 0
     return saves
 
 
@@ -132,7 +138,7 @@ def test_a_durable_change_exits_0_when_its_report_cannot_be_printed(desk: Path, 
     sheet = tmp_path / "sheet.txt"
     sheet.write_text("Mark, a stranger\nDescriptor     Default     Current\nVitality        +5\n")
     toml = tmp_path / "foes.toml"
-    assert gmdesk(desk, "bestiary", "export", str(toml)).returncode == 0
+    assert read_back(desk, "bestiary", "export", str(toml)).returncode == 0
     toml.write_text(toml.read_text().replace("Bar Thug", "Dock Thug"))
     chronicle = tmp_path / "chronicle.md"
     verbs = [
@@ -151,14 +157,14 @@ def test_a_durable_change_exits_0_when_its_report_cannot_be_printed(desk: Path, 
         (["new", "Docks 2", "--from", "Docks"], ["list"], "Docks 2"),
         (["repair", "Broken"], ["list"], "Broken (repaired)"),
     ]
-    assert gmdesk(desk, "new", "Broken").returncode == 0
+    assert read_back(desk, "new", "Broken").returncode == 0
     (desk / "Broken.gmdesk.ckpt").unlink(missing_ok=True)
     raw = (desk / "Broken.gmdesk").read_bytes()
     (desk / "Broken.gmdesk").write_bytes(raw.replace(b'"rolls":0', b'"rolls":7', 1))
     for argv, look, seen in verbs:
         with FULL.open("w") as full:
             _saved_but_not_printed(gmdesk(desk, *argv, stdout=full))
-        assert seen in gmdesk(desk, *look).stdout, argv
+        assert seen in read_back(desk, *look).stdout, argv
     assert chronicle.read_text().startswith("# Docks")
     # a retry says what is true: the character is there already
     again = gmdesk(desk, "char", "Docks", "add", "Bruno")

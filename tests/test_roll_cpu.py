@@ -81,7 +81,9 @@ def test_a_file_replaced_after_many_commits_is_still_noticed(tmp_path, victim):
 _SCALAR = st.one_of(
     st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.text()
 )
-_VALUE = st.recursive(_SCALAR, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner))
+_VALUE = st.recursive(
+    _SCALAR, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner), max_leaves=20
+)
 
 
 @given(st.dictionaries(st.text(), _VALUE, max_size=6))

@@ -13,11 +13,14 @@ must hold the same sessions (the picker's dialogs make more: a copy, a next nigh
 new session, one from an example), each with the same events, event by event, but
 for when they were made; and the slow run must have logged what each sequence is for.
 
-The harness knows gmdesk has handled a burst when the command palette it opens
-afterwards shows a mark typed into it, unique to that moment (:meth:`PtyDesk.handled`):
-a sequence may open the palette itself, and keys typed ahead wait in gmdesk (on a
-busy machine for seconds) while the palette they were typed behind is drawn. A lone
-Escape is given its moment before the next write (:meth:`PtyDesk.write`).
+The harness knows gmdesk has handled a burst when a probe key written after it
+reaches the app's key routing (:meth:`PtyDesk.handled`): gmdesk holds every key typed
+ahead until the desk has settled from the one before, so the probe goes on only once
+every key of the burst is done. The gmdesk on the terminal is the ``gmdesk`` command
+with one thing added (:data:`PROBED`): the probe key, when routed, is counted in a
+file instead of going to a widget. (The command palette with a mark typed into it did
+the same by drawing, at a third of a second of CPU a burst — as much as most bursts.)
+A lone Escape is given its moment before the next write (:meth:`PtyDesk.write`).
 
 The five gmdesks on terminals (one a system) run at once, mostly waiting for their
 screens; the slow runs go one after the other meanwhile, in the test's own process
@@ -70,13 +73,37 @@ SETTLE_TIMEOUT = 120.0
 #: ``ESCDELAY`` is 0.1 s, its input thread looks every 0.1 s; a busy machine is slower)
 ESCAPE_GAP = 0.5
 
+#: the probe key: F24 as rxvt sends it (no key of gmdesk's, nor of a GM's keyboard)
+PROBE = b"\x1b[24$"
+
+#: ``gmdesk`` as the GM runs it (its ``__main__``), but for the probe key: when gmdesk
+#: routes it — the moment the key would reach the focused widget — a byte is added to
+#: the file ``$TYPEAHEAD_PROBES`` and the key goes no further (every other event goes
+#: on as ever; keys typed ahead are held before this point, in the app's ``TypeAhead``)
+PROBED = """
+import os, sys
+from textual import events
+from textual.app import App
+routed = App.on_event
+probes = os.open(os.environ["TYPEAHEAD_PROBES"], os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+async def on_event(self, event):
+    if isinstance(event, events.Key) and event.key == "f24":
+        os.write(probes, b".")
+        return
+    await routed(self, event)
+App.on_event = on_event
+from gmdesk.__main__ import main
+sys.exit(main())
+"""
+
 
 class PtyDesk:
-    """``gmdesk --saves SAVES`` on a pseudo-terminal of 80×24 (``command``: another
-    program in its place, its arguments; ``--saves SAVES`` follows them)."""
+    """``gmdesk --saves SAVES`` on a pseudo-terminal of 80×24 (:data:`PROBED`; ``command``:
+    another program in its place, its arguments; ``--saves SAVES`` follows them)."""
 
     def __init__(self, saves: Path, home: Path, command: list[str] | None = None) -> None:
         self.saves = saves
+        self.probes = home / "probes"  # a byte for each probe key routed (:meth:`handled`)
         env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(home),
@@ -84,9 +111,11 @@ class PtyDesk:
             "LANG": "C.UTF-8",
             "GMDESK_SEED": SEED,
             "GMDESK_KEYMAP": str(home / "keymap.toml"),
+            "TYPEAHEAD_PROBES": str(self.probes),
         }
         (home / "keymap.toml").write_text("", encoding="utf-8")
-        argv = [sys.executable, *(command or ["-m", "gmdesk"]), "--saves", str(saves)]
+        self.probes.write_bytes(b"")
+        argv = [sys.executable, *(command or ["-c", PROBED]), "--saves", str(saves)]
         # the terminal's two ends; the harness keeps the child's end open too, to see
         # what the child has not read yet (:meth:`unread`)
         fd, child_end = os.openpty()
@@ -172,21 +201,18 @@ class PtyDesk:
             time.sleep(0.02)
 
     def handled(self) -> None:
-        """Wait until gmdesk has handled every key written so far. The command palette
-        (ctrl+p, which opens over any screen) and a mark typed into it, unique to this
-        call, show only once the keys before them are done (gmdesk holds keys typed
-        ahead until the desk has settled from the one before): the palette alone would
-        not do, a sequence may open it itself (``<ctrl+p>another<enter>…``) and it
-        shows while the keys behind it still wait. Escape closes it again. Nothing is
-        saved."""
+        """Wait until gmdesk has handled every key written so far: a probe key written
+        after them is routed (counted in :attr:`probes`) only once the keys before it
+        are done (gmdesk holds keys typed ahead until the desk has settled from the one
+        before, its session calls written). Each call writes one probe and waits for
+        its count: one routed earlier cannot be taken for it. Nothing is saved."""
         self._marks += 1
-        mark = f"zq{self._marks}j".encode()
-        start = len(self.output)
-        self.write(TERMINAL_BYTES["ctrl+p"] + mark)
-        self.wait_for(mark, start)
-        self.settle()
-        self.write(TERMINAL_BYTES["escape"])
-        self.settle()
+        self.write(PROBE)
+        deadline = time.monotonic() + SETTLE_TIMEOUT
+        while self.probes.stat().st_size < self._marks:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the keys were never all handled; the last output: {self.tail()!r}")
+            time.sleep(0.01)
 
     def unread(self) -> int:
         """How many of the bytes written the child has not read yet."""
@@ -361,30 +387,35 @@ async def test_every_sequence_typed_ahead_matches_typing_it_slowly(tmp_path: Pat
     assert not problems, "\n".join(problems)
 
 
-#: a program that takes half a second for each key (a busy machine), reading them one
-#: by one in raw mode and drawing each: ctrl+p as gmdesk's palette draws, then
-#: "Search for commands…" (every key of a burst after it still waits); it logs
-#: every key it has handled
+#: a program that takes a third of a second for each byte (a busy machine), reading
+#: them one by one in raw mode and drawing each; it logs every byte it has handled,
+#: and counts the probe key as gmdesk does (:data:`PROBED`) once it has handled it
 SLOW_KEYS = """
 import os, sys, time, tty
 tty.setraw(0)
 os.write(1, b"raw")
+probe = b"\\x1b[24$"
+seen = b""
 with open(os.path.join(sys.argv[-1], "handled"), "ab", buffering=0) as log:
     while True:
         key = os.read(0, 1)
-        time.sleep(0.5)
-        os.write(1, b"Search for commands\\xe2\\x80\\xa6" if key == b"\\x10" else key)
+        time.sleep(0.3)
+        os.write(1, key)
         log.write(key)
+        seen = (seen + key)[-len(probe):]
+        if seen == probe:
+            with open(os.environ["TYPEAHEAD_PROBES"], "ab") as probes:
+                probes.write(b".")
 """
 
 
 def test_handled_returns_once_every_key_before_it_is_handled(tmp_path: Path) -> None:
     """A burst that opens the palette itself (back to the sessions, then a new
-    session from an example) to a program that handles a key every half second: when
-    :meth:`PtyDesk.handled` returns, every key of the burst was handled. (The
-    palette's "Search for commands…", drawn by the burst's own ctrl+p, was once taken
-    for the harness's: on a busy machine the harness went on, and ended gmdesk, with
-    keys of the burst still waiting — a session from an example was never made.)"""
+    session from an example) to a program that handles a key every third of a
+    second: when :meth:`PtyDesk.handled` returns, every key of the burst was handled.
+    (The palette's "Search for commands…", drawn by the burst's own ctrl+p, was once
+    taken for the harness's own probe: on a busy machine the harness went on, and
+    ended gmdesk, with keys of the burst still waiting.)"""
     home = tmp_path / "home"
     home.mkdir()
     desk = PtyDesk(tmp_path, home, command=["-c", SLOW_KEYS])
@@ -394,9 +425,13 @@ def test_handled_returns_once_every_key_before_it_is_handled(tmp_path: Path) -> 
         desk.write(burst)
         desk.handled()
         handled = (tmp_path / "handled").read_bytes()
+        desk.write(b"x")
+        desk.handled()
+        again = (tmp_path / "handled").read_bytes()
     finally:
         desk.end()
-    assert handled.startswith(burst), handled
+    assert handled == burst + PROBE, handled
+    assert again == burst + PROBE + b"x" + PROBE, again
 
 
 #: reads its terminal raw (it says so), late (a busy machine), and logs each read
