@@ -9,8 +9,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import SMALL, dialog, main_screen, make_app, make_save, notes, odds_ready, press, run, saved, settle
-from textual.widgets import Input
+from helpers import (
+    SMALL,
+    dialog,
+    main_screen,
+    make_app,
+    make_save,
+    notes,
+    odds_ready,
+    press,
+    run,
+    saved,
+    screen_text,
+    settle,
+)
+from textual.widgets import Input, Label
 
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session
@@ -200,9 +213,14 @@ async def test_the_4d6_contest_fills_both_sides_and_vs_bonus_takes_a_skill_name(
         dlg = await dialog(pilot, RollDialog)
         assert dlg.query_one("#p-bonus", Input).value == "2"
         assert dlg.query_one("#p-vs_bonus", Input).value == "1"
-        assert dlg.query_one("#p-dc", Input).value == ""  # a contest has no DC
+        # a contest compares totals: it does not ask for a DC (a plain roll does)
+        assert not dlg.query("#p-dc")
+        assert not [w for w in dlg.query(Label) if str(w.render()).strip() == "DC"]
         await odds_ready(pilot, dlg)
         assert "Bruno's Perception" in info(dlg)
+        # Kara's least (2 + 3) beats Bruno's all 1s (1 + 3): the win on his Critical
+        # Failure alone cannot happen, and the odds pane does not list it at 0%
+        assert "Narrow victory" in screen_text(app) and "Narrow victory — op" not in screen_text(app)
         # the GM names another skill for each side: both read from the characters
         dlg.query_one("#p-bonus", Input).value = "Stealth"
         dlg.query_one("#p-vs_bonus", Input).value = "Athletics"

@@ -77,12 +77,13 @@ async def test_a_condition_typed_ahead_in_the_pane_is_the_whole_text(tmp_path: P
 
 
 async def test_a_contest_field_typed_over_with_backspaces_and_a_digit(tmp_path: Path) -> None:
-    """o, Bonus 5, Tab to Vs bonus, D, Backspace, Backspace, 2, Enter in one burst:
-    the contest is rolled with Bonus 5 and Vs bonus 2 (the field kept "D")."""
+    """o, Bonus 5, Tab past Advantage to Vs bonus (a contest asks no DC), D,
+    Backspace, Backspace, 2, Enter in one burst: the contest is rolled with Bonus 5
+    and Vs bonus 2 (the field kept "D")."""
     path, app = desk(tmp_path)
     async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
-        await typed_ahead(pilot, "o5<tab><tab><tab>D<backspace><backspace>2<enter>")
+        await typed_ahead(pilot, "o5<tab><tab>D<backspace><backspace>2<enter>")
     (entry,) = saved(path).rolls
     assert (entry.record.params["bonus"], entry.record.params["vs_bonus"]) == (5, 2)
 

@@ -73,7 +73,7 @@ SEQUENCES: list[Sequence] = [
     Sequence("opposed roll", "o<enter>", ("o",), saves="roll"),
     Sequence(
         "contest: a field typed over, Backspaces, a digit",
-        "o5<tab><tab><tab>D<backspace><backspace>2<enter>",
+        "o5<tab><tab>D<backspace><backspace>2<enter>",
         ("o",),
         ("4d6",),
         "roll",

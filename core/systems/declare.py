@@ -38,8 +38,9 @@ SECTIONS = ("vitality", "possibilities", "advantage", "shift", "conditions", "wo
 #: (the ``o`` move: a contest, a two-way Test)
 ROLL_KINDS = ("roll", "attack", "opposed")
 
-#: which roll dialog offers a :class:`Param`: both, only an attack, only a plain roll
-OFFERED = ("any", "attack", "roll")
+#: which roll dialog offers a :class:`Param`: every one, only an attack, only a plain
+#: roll, or every one but an opposed roll (a contest: what it compares replaces it)
+OFFERED = ("any", "attack", "roll", "unopposed")
 
 #: the kinds of :class:`Move`
 MOVE_KINDS = ("preset", "condition", "action")
@@ -71,7 +72,9 @@ class Param:
     now or is decided roll by roll (a fold, conditions, sources, Possibilities spent,
     an opposed roll) starts afresh. ``offered``: which dialog offers it (:data:`OFFERED`):
     ``"any"``, only an ``"attack"`` (a parameter that counts only there, or is
-    refused elsewhere) or only a plain ``"roll"`` (one an attack refuses).
+    refused elsewhere), only a plain ``"roll"`` (one an attack refuses), or every
+    dialog but an opposed roll's, ``"unopposed"`` (a difficulty that a contest's
+    comparison of totals replaces, such as 4d6's DC).
     ``replaces``: the parameters a value typed here stands in for — what the session
     would fill into them from the characters is left out (1d6x4's target number
     replaces the defender's Defense Test; a typed value always wins)."""
@@ -111,8 +114,11 @@ class Param:
     def cli_option(self) -> str:
         return self.option or "--" + self.name.replace("_", "-")
 
-    def in_dialog(self, combat: bool) -> bool:
-        """Whether the roll dialog asks it: an attack (``combat``) or a plain roll."""
+    def in_dialog(self, combat: bool, opposed: bool = False) -> bool:
+        """Whether the roll dialog asks it: an attack (``combat``), an opposed roll
+        (``opposed``: a roll at another character, both sides filled) or a plain roll."""
+        if self.offered == "unopposed":
+            return self.form and not opposed
         return self.form and self.offered in ("any", "attack" if combat else "roll")
 
     def to_json(self) -> dict[str, Any]:

@@ -396,8 +396,9 @@ class RollDialog(OddsDialog[RollRequest]):
 
     def _form(self) -> list[FormField]:
         # only what can be used: an attack does not offer what it refuses (a table that
-        # is not the combat table), a plain roll what counts only in an attack
-        fields = [f for p, f in form_fields(self.spec) if p.in_dialog(self.combat)]
+        # is not the combat table), a plain roll what counts only in an attack, an
+        # opposed roll a difficulty its comparison replaces
+        fields = [f for p, f in form_fields(self.spec) if p.in_dialog(self.combat, self.opposed)]
         if self.spec.clocks:
             fields.append(clock_field(self.state.clocks))
         return fields

@@ -52,8 +52,8 @@ def odds_text(odds: Odds, width: int = BAR_WIDTH, line_width: int | None = None)
     ``line_width`` the labels and bars shrink so that no line wraps."""
     text = Text()
     rows: list[tuple[str, float]]
-    if odds.outcomes:
-        rows = [(label, float(p)) for label, p in odds.outcomes]
+    if odds.outcomes:  # those these numbers cannot give are left out (a 0% row reads as noise)
+        rows = [(label, float(p)) for label, p in odds.outcomes if p]
     else:  # the curve, far tails folded ("≤ −20" / "≥ +20")
         rows = [(label, float(p)) for label, p in distribution_rows(odds)]
     label_w = min(20, max((len(label) for label, _ in rows), default=1))

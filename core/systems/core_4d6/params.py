@@ -116,6 +116,7 @@ PARAMS = (
         optional=True,
         placeholder="empty: 16 Standard; 18, difficult …",
         metavar="N",
+        offered="unopposed",
     ),
     Param(
         "adv",
