@@ -114,7 +114,7 @@ PARAMS = (
         "DC: a number or a ladder name (12 Simple, 14 Routine, 16 Standard, "
         "18 Difficult, 20 Very Difficult, 22 Exceptional); default 16, none in a contest",
         optional=True,
-        placeholder="empty: 16 Standard; 18, difficult …",
+        placeholder="empty: 16 Standard",
         metavar="N",
         offered="unopposed",
     ),
