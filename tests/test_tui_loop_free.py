@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers import desk, press, settle
+from helpers import desk, notes, press, settle
 
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session
@@ -96,7 +96,7 @@ async def test_a_roll_and_its_undo_unpack_nothing_on_the_event_loop(long_save, u
         await settle(pilot)
         log = screen.query_one(RollLog)
         assert log.count == 301 and log.visible_lines()[-1].startswith("#302 Kara: 4d2")
-        assert any("Kara" in str(n.message) for n in app._notifications)  # what it did is said
+        assert any("Kara" in note for note in notes(app))  # what it did is said
         await press(pilot, "u")
         assert log.count == 300 and log.visible_lines()[-1].startswith("#301 Kara: 4d2")
         assert LOOP not in unpacked

@@ -5,10 +5,11 @@ its dice fixed by ``GMDESK_SEED``. Per system, a gmdesk process starts on the se
 picker of a copy of the session (:func:`typeahead.harness_save`) and every sequence
 of :data:`typeahead.SEQUENCES` is written to it in order, each in a single
 ``write()`` (as SSH delivers a burst). Beside it, the same app on another copy, its
-dice seeded alike, is typed the same keys slowly: what the terminal sends for each
-key, as Textual reads it, one key at a time, each once the app has settled from the
-one before (no session call, worker, message or held key left: ``helpers.settle``,
-which asks the app instead of guessing from a quiet screen). Both save directories
+dice seeded alike, is typed the same keys slowly through Pilot's ``press`` (which
+sends each key through the app's driver, as its terminal reader does), one key at a
+time, each once the app has settled from the one before (no session call, worker,
+message or held key left: ``helpers.settle``, which asks the app instead of guessing
+from a quiet screen). Both save directories
 must hold the same sessions (the picker's dialogs make more: a copy, a next night, a
 new session, one from an example), each with the same events, event by event, but
 for when they were made; and the slow run must have logged what each sequence is for.
@@ -53,6 +54,7 @@ from typeahead import (
     readme_keys,
     sessions_of,
     terminal_bytes,
+    tokens,
 )
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -315,10 +317,8 @@ def differences(system: str, slow: Path, fast: Path) -> list[str]:
 async def type_slowly(saves: Path, system: str) -> None:
     """Type every sequence of ``system`` into the GM's app on ``saves`` (the session
     picker first, the dice seeded as :data:`SEED` seeds the gmdesk on the terminal's):
-    key by key, each as Textual reads what the terminal sends for it, once the app has
-    settled from the one before."""
+    key by key through Pilot, each once the app has settled from the one before."""
     from helpers import SMALL, run, settle, until
-    from textual._xterm_parser import XTermParser
 
     from gmdesk.core.dice import make_rng
     from gmdesk.tui.app import GmdeskApp
@@ -330,25 +330,11 @@ async def type_slowly(saves: Path, system: str) -> None:
             await until(pilot, lambda: isinstance(app.screen, PickerScreen))
             await settle(pilot)
             for sequence in for_system(system):
-                for key in terminal_bytes(sequence.for_system(system)):
-                    for event in read_keys(XTermParser(), key):
-                        app.post_message(event)
-                        await settle(pilot)
+                for key in tokens(sequence.for_system(system)):
+                    await pilot.press(key)
+                    await settle(pilot)
     finally:
         app.close_session()
-
-
-def read_keys(parser: Any, data: bytes) -> list[Any]:
-    """The key events Textual's terminal reader makes of ``data`` read alone (a lone
-    Escape once no byte followed it for its moment)."""
-    from textual import constants
-
-    events = list(parser.feed(data.decode()))
-    if not events:  # a lone Escape: the reader waits a moment (``ESCDELAY``) for more
-        time.sleep(constants.ESCAPE_DELAY + 0.05)
-        events = list(parser.tick())
-    assert len(events) == 1, (data, events)
-    return events
 
 
 async def test_every_sequence_typed_ahead_matches_typing_it_slowly(tmp_path: Path) -> None:
