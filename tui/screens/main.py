@@ -64,7 +64,6 @@ from textual.containers import Horizontal
 from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer
 
 from gmdesk.core.dice import RandomSource
 from gmdesk.core.errors import GmdeskError
@@ -82,6 +81,7 @@ from gmdesk.tui.screens.roster import RosterActions
 from gmdesk.tui.screens.sessionmoves import SessionActions, settings_help
 from gmdesk.tui.widgets.character import CharacterPane, counter_event
 from gmdesk.tui.widgets.initiative import InitiativePane
+from gmdesk.tui.widgets.keybar import KeyBar
 from gmdesk.tui.widgets.rolllog import RollLog
 from gmdesk.tui.widgets.sessionbar import SessionBar
 
@@ -97,8 +97,9 @@ UNDO_NAMED = (
 )
 
 
-class DeskFooter(Footer):
-    """The desk's key bar, redrawn only when the keys it shows change. (Textual's
+class DeskFooter(KeyBar):
+    """The desk's key bar (the keys that read whole at its width, :class:`KeyBar`),
+    redrawn only when the keys it shows change. (Textual's
     Footer rebuilds itself at every focus move; each rebuild is sent to the terminal,
     over SSH too.) While the roll dialog is open over the desk the bar shows the
     dialog's keys (the keys in force: the desk's wait); where the dialog hides the bar
@@ -112,9 +113,12 @@ class DeskFooter(Footer):
         dialog = rolls.dialog if isinstance(rolls, RollActions) else None
         if dialog is not None and dialog.covers(self):
             return
-        shown = tuple(
-            (key, active.binding.description, active.enabled, active.binding.show)
-            for key, active in screen.active_bindings.items()
+        shown = (
+            self.size.width,
+            *(
+                (key, active.binding.description, active.enabled, active.binding.show)
+                for key, active in screen.active_bindings.items()
+            ),
         )
         if shown == self._shown and self.children:
             return
