@@ -135,3 +135,43 @@ async def test_a_bad_initiative_typed_to_join_is_named_by_the_fields_label(tmp_p
         assert "✗ Initiative: must be a whole number" in text, text
         assert isinstance(app.screen, InputDialog)
         assert saved(path).encounter.index_of(ids["Orc"]) is None
+
+
+async def test_initiative_for_all_reads_each_label_on_one_line_at_80x24(tmp_path):
+    """The initiative dialog's labels wrapped in their 20 columns ("Goblin archer 1 +"
+    over "mod"): each reads on one line, the names in a column as wide as the longest,
+    a long name cut before its number (two copies told apart), and what is typed on
+    a row goes to that row's character."""
+    from helpers import burst, dialog, saved, settle, until
+
+    from gmdesk.tui.screens.confirm import FormDialog
+
+    long = "The Unspeakable Horror of the Deep Fen 12"
+    path, ids = make_save(
+        tmp_path,
+        "4d2",
+        [{"name": "Kara"}, *({"name": n, "side": "NPC"} for n in ("Goblin archer 1", "Goblin archer 2", long))],
+        initiative={"Kara": 12},
+        start=True,
+    )
+    async with desk(path) as (app, pilot, _screen):
+        await press(pilot, "i")
+        await dialog(pilot, FormDialog)
+        await settle(pilot)
+        rows = screen_text(app).splitlines()
+
+        def row_of(label: str) -> str:
+            found = [r for r in rows if label in r and "or value" in r]  # the row of its fields
+            assert len(found) == 1, (label, rows)
+            return found[0]
+
+        for label in ("Kara", "Goblin archer 1 +", "Goblin archer 2 +", "The Unspeakable Horror o… 12 +"):
+            assert f"{label} " in row_of(label) and "mod" in row_of(label), rows
+        assert len({row_of(n).index("mod") for n in ("Kara", "Goblin archer 1 +")}) == 1  # one column
+        await press(pilot, "tab", "tab", "tab", "tab", "tab")  # → Goblin archer 2's value
+        await burst(pilot, "7")
+        await press(pilot, "enter")
+        await until(pilot, lambda: not isinstance(app.screen, FormDialog))
+        await settle(pilot)
+        order = saved(path).encounter
+        assert order.order[order.index_of(ids["Goblin archer 2"])].initiative == 7
