@@ -175,3 +175,30 @@ async def test_initiative_for_all_reads_each_label_on_one_line_at_80x24(tmp_path
         await settle(pilot)
         order = saved(path).encounter
         assert order.order[order.index_of(ids["Goblin archer 2"])].initiative == 7
+
+
+async def test_the_new_session_dialog_names_the_system_enter_creates_with_in_words(tmp_path):
+    """Enter in the name creates the session with the list's highlighted system, which
+    only colour showed while the name had the focus (NO_COLOR: nothing): a GM typed a
+    name, Enter, and had a 4d6 session. The line over the list names it, and follows
+    the list."""
+    from helpers import run, until
+    from test_tui_picker import loaded_picker
+
+    from gmdesk.core.session import SessionStore
+    from gmdesk.tui.app import GmdeskApp
+    from gmdesk.tui.screens.main import MainScreen
+    from gmdesk.tui.screens.newsession import NewSessionDialog
+
+    SessionStore(tmp_path / "saves").create("Tuesday", "4d6")
+    app = GmdeskApp(tmp_path / "saves", examples_dir=tmp_path / "none")
+    async with run(app) as pilot:
+        await loaded_picker(pilot)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, NewSessionDialog))
+        await until(pilot, lambda: "System: 4d6 — " in screen_text(app))
+        await pilot.press("tab", "up")
+        await until(pilot, lambda: "System: torg-2d10 — " in screen_text(app))
+        await pilot.press("shift+tab", *"Sunday", "enter")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        await until(pilot, lambda: "Sunday · torg-2d10" in screen_text(app))
