@@ -202,3 +202,32 @@ async def test_the_new_session_dialog_names_the_system_enter_creates_with_in_wor
         await pilot.press("shift+tab", *"Sunday", "enter")
         await until(pilot, lambda: isinstance(app.screen, MainScreen))
         await until(pilot, lambda: "Sunday · torg-2d10" in screen_text(app))
+
+
+async def test_the_palette_lists_the_gms_moves_first_and_each_once(tmp_path):
+    """Ctrl+P opened on Textual's own commands (Keys, Maximize, Quit, Screenshot,
+    Theme) before the desk's, and named "Quit" and the keys twice (Textual's "Quit the
+    application as soon as possible" and gmdesk's); "Add character…" promised
+    Possibilities in a 4d2 session, whose dialog does not ask for them. The desk's
+    moves come first, in their order; Theme is still there, after them."""
+    from helpers import dialog, until
+    from textual.command import CommandPalette
+    from textual.widgets import Input
+
+    path, _ = make_save(tmp_path, "4d2", [{"name": "Kara"}])
+    async with desk(path) as (app, pilot, _screen):
+        await press(pilot, "ctrl+p")
+        found = await dialog(pilot, CommandPalette)
+        options = found.query_one("CommandList")
+        await until(pilot, lambda: options.option_count > 20)
+        await pilot.pause(0.3)  # (every provider has answered)
+        titles = [str(options.get_option_at_index(i).prompt).splitlines()[0] for i in range(options.option_count)]
+        assert titles[:3] == ["Roll…", "Attack…", "Next turn"], titles
+        assert titles.count("Quit") == 1 and "Keys" not in titles and "Keys (help)" in titles, titles
+        assert titles.index("Theme") > titles.index("Open another session…"), titles
+        lines = screen_text(app).splitlines()
+        below = lines[next(i for i, line in enumerate(lines) if "Search for commands" in line) + 1 :]
+        assert next(line for line in below if line.strip()).strip() == "Roll…", lines  # the list's first line
+        found.query_one(Input).value = "Add character"
+        await until(pilot, lambda: "Add character…" in screen_text(app))
+        assert "Possibilities" not in screen_text(app)

@@ -421,7 +421,7 @@ class MainScreen(DeskScreen):
             ("New round", "start the next round (R)", self.action_new_round),
             ("Roll initiative for all…", "the session's system, or typed numbers (i)", self.action_initiative),
             ("Roll initiative for all now", "default modifiers, no questions", self.encounter.initiative_for_all_now),
-            ("Add character…", "name, side, kind, Vitality, Possibilities (c)", self.action_new_character),
+            ("Add character…", "name, side, kind, Vitality and the system's fields (c)", self.action_new_character),
             (
                 "Add from bestiary…",
                 "numbered copies of a stat block join the encounter (B)",
