@@ -231,3 +231,31 @@ async def test_the_palette_lists_the_gms_moves_first_and_each_once(tmp_path):
         found.query_one(Input).value = "Add character"
         await until(pilot, lambda: "Add character…" in screen_text(app))
         assert "Possibilities" not in screen_text(app)
+
+
+async def test_an_empty_fields_example_says_e_g_and_is_not_taken_for_a_value(tmp_path):
+    """The new-character dialog showed "Skills  Pistol=2, DEX=1" and the counter
+    dialog "Counter  Reactions": examples, dimmed — which reads as a value typed
+    without colour (Enter on the counter: "Counter: must not be empty"). They say
+    "e.g." as the character pane's hints do."""
+    from helpers import dialog, settle
+
+    from gmdesk.tui.screens.confirm import FormDialog
+
+    path, _ = make_save(tmp_path, "4d2", [{"name": "Kara"}])
+    async with desk(path) as (app, pilot, _screen):
+        await press(pilot, "c")
+        await dialog(pilot, FormDialog)
+        await settle(pilot)
+        rows = screen_text(app).splitlines()
+        assert any("Skills" in r and "e.g. Pistol=2, DEX=1" in r for r in rows), rows
+        await press(pilot, "escape")
+        await press(pilot, "tab")  # initiative → the character pane
+        from test_tui_char_fields import to_row
+
+        await to_row(pilot, _screen.character, "add", "counter")
+        await press(pilot, "enter")
+        await dialog(pilot, FormDialog)
+        await settle(pilot)
+        rows = screen_text(app).splitlines()
+        assert any("Counter" in r and "e.g. Reactions" in r for r in rows), rows

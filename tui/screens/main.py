@@ -537,7 +537,7 @@ def add_counter(desk: MainScreen) -> None:
         FormDialog(
             f"A counter for {ch.name}",
             [
-                FormField("label", "Counter", "text", placeholder="Reactions"),
+                FormField("label", "Counter", "text", placeholder="e.g. Reactions"),
                 FormField("max", "Maximum", "text", "1"),
                 FormField("reset", "Full again", "choice", "round", resets),
             ],
