@@ -259,3 +259,31 @@ async def test_an_empty_fields_example_says_e_g_and_is_not_taken_for_a_value(tmp
         await settle(pilot)
         rows = screen_text(app).splitlines()
         assert any("Counter" in r and "e.g. Reactions" in r for r in rows), rows
+
+
+async def test_without_colour_a_status_mark_and_a_refusal_read_as_plainly_as_the_text_by_them(tmp_path, monkeypatch):
+    """NO_COLOR: Textual's grey filter drew "STY" (bold magenta) in dark grey on the
+    row's near-black (#3b3b3b on #262626) and a refusal ("✗ Name: must not be empty",
+    the error colour) fainter than the labels around it. Without colour every text is
+    the terminal's own colour; a mark or a refusal stands out by its weight (bold)."""
+    from helpers import dialog, settle
+    from test_tui_dialogs import _style_of
+
+    from gmdesk.tui.screens.confirm import FormDialog
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    path, ids = make_save(
+        tmp_path, "torg-2d10", [{"name": "Kara"}, {"name": "Edeinos", "side": "NPC"}], initiative={"Kara": 9}
+    )
+    with Session.open(path) as s:
+        s.apply({"type": "condition.add", "id": ids["Kara"], "name": "Stymied", "rounds": 1})
+    async with desk(path) as (app, pilot, _screen):
+        assert app.no_color
+        mark, name = _style_of(app, "STY"), _style_of(app, "Kara")
+        assert mark.bold and mark.color == name.color and mark.bgcolor == name.bgcolor, (mark, name)
+        await press(pilot, "c")
+        await dialog(pilot, FormDialog)
+        await press(pilot, "enter")  # no name
+        await settle(pilot)
+        refusal, label = _style_of(app, "✗ Name"), _style_of(app, "Side")
+        assert refusal.bold and refusal.color == label.color, (refusal, label)

@@ -23,6 +23,7 @@ typed slowly: each goes on once the desk has settled from the one before
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -134,7 +135,10 @@ class GmdeskApp(TypeAhead, TerminalGuard, App[None]):
         examples_dir: str | Path | None = None,
         keymap_file: str | Path | None = None,
     ) -> None:
-        super().__init__()
+        # NO_COLOR: the terminal's own colours, text set apart by bold and reverse video
+        # only (Textual strips the colours of an app in ANSI colour; with its grey filter
+        # a mark drawn in magenta or the error colour read dark grey on near-black)
+        super().__init__(ansi_color=True if "NO_COLOR" in os.environ else None)
         self.keymap_file = Path(keymap_file) if keymap_file is not None else None
         self.saves_dir = Path(saves_dir)
         self.open_path = Path(open_path) if open_path is not None else None
