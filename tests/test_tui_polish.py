@@ -287,3 +287,31 @@ async def test_without_colour_a_status_mark_and_a_refusal_read_as_plainly_as_the
         await settle(pilot)
         refusal, label = _style_of(app, "✗ Name"), _style_of(app, "Side")
         assert refusal.bold and refusal.color == label.color, (refusal, label)
+
+
+async def test_without_colour_the_palettes_highlighted_command_is_marked(tmp_path, monkeypatch):
+    """NO_COLOR: the palette's highlighted line was shown by its background alone (its
+    reverse video is drawn as swapped colours, which the terminal's own colours drop):
+    Enter ran a command the GM could not see. It is underlined, and follows the arrows."""
+    from helpers import dialog, until
+    from test_tui_dialogs import _style_of
+    from textual.command import CommandPalette
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    path, _ = make_save(tmp_path, "4d2", [{"name": "Kara"}])
+    async with desk(path) as (app, pilot, _screen):
+        await press(pilot, "ctrl+p")
+        found = await dialog(pilot, CommandPalette)
+        options = found.query_one("CommandList")
+        await until(pilot, lambda: options.option_count > 20 and options.highlighted == 0)
+        await pilot.pause(0.3)
+
+        def marked(text: str) -> bool:
+            style = _style_of(app, text)
+            return bool(style.underline or style.reverse)
+
+        assert marked("Roll…") and not marked("Attack…")
+        await pilot.press("down")
+        await until(pilot, lambda: options.highlighted == 1)
+        await pilot.pause(0.1)
+        assert marked("Attack…") and not marked("Roll…")
