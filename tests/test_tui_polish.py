@@ -315,3 +315,14 @@ async def test_without_colour_the_palettes_highlighted_command_is_marked(tmp_pat
         await until(pilot, lambda: options.highlighted == 1)
         await pilot.pause(0.1)
         assert marked("Attack…") and not marked("Roll…")
+        await press(pilot, "escape")
+        await press(pilot, "c")  # a dropdown's list in a dialog (its reverse video was lost too)
+        from gmdesk.tui.screens.confirm import FormDialog
+
+        await dialog(pilot, FormDialog)
+        await press(pilot, "tab", "enter")  # Side: its list open
+        await until(pilot, lambda: "NPC" in screen_text(app))
+        assert not marked("NPC")
+        await press(pilot, "down")
+        await pilot.pause(0.1)
+        assert marked("NPC")
