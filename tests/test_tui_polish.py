@@ -326,3 +326,20 @@ async def test_without_colour_the_palettes_highlighted_command_is_marked(tmp_pat
         await press(pilot, "down")
         await pilot.pause(0.1)
         assert marked("NPC")
+
+
+async def test_the_settings_labels_read_on_one_line_beside_their_fields(tmp_path):
+    """ "Skill chance threshold" wrapped in the forms' 20 columns ("Skill chance" over
+    "threshold") at 80×24: the labels' column is as wide as the longest."""
+    from helpers import dialog, palette, settle
+
+    from gmdesk.tui.screens.settings import SettingsDialog
+
+    path, _ = make_save(tmp_path, "4d2", [{"name": "Kara"}])
+    async with desk(path) as (app, pilot, _screen):
+        await palette(pilot, "Session settings")
+        await dialog(pilot, SettingsDialog)
+        await settle(pilot)
+        rows = screen_text(app).splitlines()
+        assert any("Skill chance threshold" in r and " 9 " in r for r in rows), rows
+        assert any("Initiative ties" in r and "keep order" in r for r in rows), rows
