@@ -343,3 +343,23 @@ async def test_the_settings_labels_read_on_one_line_beside_their_fields(tmp_path
         rows = screen_text(app).splitlines()
         assert any("Skill chance threshold" in r and " 9 " in r for r in rows), rows
         assert any("Initiative ties" in r and "keep order" in r for r in rows), rows
+
+
+async def test_a_forms_long_label_reads_on_one_line_beside_its_field(tmp_path):
+    """1d6x4's new-character dialog wrapped "Initiative descriptors" in the forms' 20
+    columns ("Initiative" over "descriptors", its field beside the first half): a form
+    whose labels are longer makes its labels' column as wide as the longest."""
+    from helpers import dialog, settle
+
+    from gmdesk.tui.screens.confirm import FormDialog
+
+    path, _ = make_save(tmp_path, "1d6x4", [{"name": "Kara"}])
+    async with desk(path) as (app, pilot, _screen):
+        await press(pilot, "c")
+        await dialog(pilot, FormDialog)
+        await settle(pilot)
+        rows = screen_text(app).splitlines()
+        assert any("Initiative descriptors" in r and "e.g. Reflex" in r for r in rows), rows
+        side = next(r for r in rows if "Side" in r and "PC (player)" in r)
+        initiative = next(r for r in rows if "Initiative descriptors" in r)
+        assert side.index("PC (player)") == initiative.index("e.g. Reflex")  # one column of fields

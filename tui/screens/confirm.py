@@ -181,6 +181,10 @@ class ChoiceDialog(Dialog[Any]):
             self.dismiss(self.choices[index][0])
 
 
+#: the most columns a form's labels take (a longer label wraps, its field keeps room)
+LABEL_MOST = 30
+
+
 class FormDialog(Dialog[Any]):
     """A few labelled fields. On Enter (from any field), ``validate(values)`` may raise
     ``GmdeskError`` (or ValueError): the message shows inline with the field's label,
@@ -231,9 +235,20 @@ class FormDialog(Dialog[Any]):
             yield Static("", id="dialog-error", classes="inline-error")
             yield DialogHint(self.verb, extra=self.hint)
 
+    def label_width(self) -> int | None:
+        """The labels' column when a label is longer than the forms' 20 columns: as
+        wide as the longest (at most :data:`LABEL_MOST`), each on one line at 80×24
+        ("Initiative descriptors" wrapped); None keeps the stylesheet's."""
+        longest = max((len(f.label.strip()) + 2 for f in self.fields if f.kind != "bool" and not f.same_row), default=0)
+        return min(longest, LABEL_MOST) if longest > 20 else None
+
     def _field(self, f: FormField) -> ComposeResult:
         if f.kind != "bool":
-            yield Label(f.label, classes="form-label" if not f.same_row else "form-label-inline")
+            label = Label(f.label, classes="form-label" if not f.same_row else "form-label-inline")
+            width = None if f.same_row else self.label_width()
+            if width is not None:
+                label.styles.width = width
+            yield label
         yield field_control(f, f"form-{f.key}", f.value)
 
     def on_mount(self) -> None:

@@ -69,6 +69,9 @@ class InitiativeDialog(FormDialog):
         super().__init__(*args, **kwargs)
         self.labels = {key: " ".join(label.split()) for key, label in self.labels.items()}
 
+    def label_width(self) -> int | None:
+        return None  # the labels are padded to one width (the stylesheet: as wide as they are)
+
 
 class EncounterActions:
     """The turn and encounter moves of the main screen (see the module docstring)."""
