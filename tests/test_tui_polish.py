@@ -363,3 +363,20 @@ async def test_a_forms_long_label_reads_on_one_line_beside_its_field(tmp_path):
         side = next(r for r in rows if "Side" in r and "PC (player)" in r)
         initiative = next(r for r in rows if "Initiative descriptors" in r)
         assert side.index("PC (player)") == initiative.index("e.g. Reflex")  # one column of fields
+
+
+async def test_the_odds_pane_names_every_outcome_whole_at_80x24(tmp_path, quick_odds):
+    """4d2's odds read "Extraordinary Succe…" in the roll dialog's pane: the labels
+    take what they need (the bars, drawn to the likeliest outcome, give up a cell)."""
+    from helpers import dialog, settle, until
+
+    from gmdesk.tui.screens.roll import RollDialog
+
+    path, _ = make_save(tmp_path, "4d2", [{"name": "Kara"}])
+    async with desk(path) as (app, pilot, _screen):
+        await press(pilot, "r")
+        await dialog(pilot, RollDialog)
+        await until(pilot, lambda: "Detent" in screen_text(app))
+        await settle(pilot)
+        text = screen_text(app)
+        assert "Extraordinary Success " in text and "Succe…" not in text, text
