@@ -380,3 +380,28 @@ async def test_the_odds_pane_names_every_outcome_whole_at_80x24(tmp_path, quick_
         await settle(pilot)
         text = screen_text(app)
         assert "Extraordinary Success " in text and "Succe…" not in text, text
+
+
+async def test_tab_out_of_the_character_editor_closes_it_unapplied(tmp_path):
+    """Enter on the Name row, "Luck", then Tab (a GM thinking of a form): the focus
+    went to the roll log and the editor stayed open in the pane, "Luck" in it, not
+    applied — read as a renamed character. Leaving the editor closes it, as Esc does;
+    nothing is changed."""
+    from helpers import burst, saved, settle
+    from test_tui_char_fields import to_row
+
+    path, ids = make_save(tmp_path, "4d2", [{"name": "Kara"}])
+    async with desk(path) as (app, pilot, screen):
+        pane = screen.character
+        await press(pilot, "tab")  # initiative → the character pane
+        await to_row(pilot, pane, "field", "name")
+        await press(pilot, "enter")
+        assert pane.editing
+        await burst(pilot, "Luck")
+        await press(pilot, "tab")
+        await settle(pilot)
+        assert not pane.editing and not pane.query_one("#character-editor").display
+        assert "Luck" not in screen_text(app) and "Enter apply" not in screen_text(app)
+        assert saved(path).characters[ids["Kara"]].name == "Kara"
+        await press(pilot, "shift+tab", "enter")  # back on the pane: Enter edits the row again
+        assert pane.editing
