@@ -9,6 +9,9 @@
   (the Footer's source), never through a node's own bindings.
 * The roll log follows the newest roll with Textual's public ``anchor()``, and stays
   where the GM reads back.
+* A dropdown steps through the values it was given (``Select`` keeps its options
+  private; gmdesk's keeps its own copy from the public constructor and
+  ``set_options``).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from gmdesk.tui.app import binding_classes
 from gmdesk.tui.bindings import character_key, class_bindings, key_names, keymap_of, node_bindings
 from gmdesk.tui.screens.dialog import DialogKeys
 from gmdesk.tui.screens.roll import RollDialog
-from gmdesk.tui.widgets.controls import EnterCheckbox, ReadableSelectionList
+from gmdesk.tui.widgets.controls import EnterCheckbox, ReadableSelectionList, StepSelect
 from gmdesk.tui.widgets.rolllog import RollLog
 
 
@@ -160,3 +163,25 @@ async def test_the_log_follows_the_newest_roll_and_stays_where_the_gm_reads_back
         await press(pilot, "r", "enter")
         await settle(pilot)
         assert log.visible_lines()[-1].startswith("#43 ")
+
+
+async def test_a_dropdown_steps_through_the_values_it_holds_now() -> None:
+    """←/→ step a dropdown through its values in place, those of its latest
+    ``set_options`` (Select keeps its options private: the dropdown keeps its own)."""
+
+    class Form(App[None]):
+        def compose(self) -> ComposeResult:
+            yield StepSelect([("Kara", "k"), ("Bruno", "b")], value="k", allow_blank=False)
+
+    app = Form()
+    async with run(app) as pilot:
+        select = app.query_one(StepSelect)
+        select.focus()
+        await press(pilot, "right")
+        assert select.value == "b"
+        select.set_options([("Zed", "z"), ("Ash", "a"), ("Mira", "m")])
+        select.value = "z"
+        await press(pilot, "right", "right", "right")
+        assert select.value == "m"  # the last one stays
+        await press(pilot, "left")
+        assert select.value == "a"

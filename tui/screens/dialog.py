@@ -295,12 +295,12 @@ class DialogScreen(DialogKeyBar, ModalScreen[ResultT], Generic[ResultT]):
 
     def on_mount(self) -> None:
         self.mount(Footer())
-        self._key_bar()
+        self._show_key_bar()
 
     def on_resize(self) -> None:
-        self._key_bar()
+        self._show_key_bar()
 
-    def _key_bar(self) -> None:
+    def _show_key_bar(self) -> None:
         shown = self.size.height > self.KEY_BAR_ABOVE
         for bar in self.query(Footer):
             if bar.display != shown:
