@@ -7,8 +7,8 @@ keys of widgets that are not focused. Textual's public ``Screen.active_bindings`
 gives only the winning binding of each key along the focus chain, so these are read
 from the declarations instead:
 
-* :func:`class_bindings` — the one place gmdesk reads a private Textual attribute
-  (see there: Textual 8.2 has no public accessor for it);
+* :func:`class_bindings` — the one place gmdesk reads Textual's bindings through a
+  private attribute (see there: Textual 8.2 has no public accessor for them);
 * :class:`KeepsKeymap` — the app keeps the keymap it was given through the public
   ``App.set_keymap`` / ``App.update_keymap`` (Textual keeps its own copy private);
 * :func:`key_names` — a key string as Textual's bindings spell it ("?" →
@@ -78,11 +78,12 @@ def node_bindings(node: DOMNode) -> BindingsMap:
 def character_key(character: str) -> str:
     """The key name Textual gives a typed ``character`` ("?" → "question_mark", "r"
     stays "r")."""
-    # the two characters a binding's key string cannot hold (it separates keys by
-    # commas and strips blanks), named as Textual names them
-    if character in (",", " "):
-        return {",": "comma", " ": "space"}[character]
-    return key_names(character)
+    return _UNSPELLABLE.get(character) or key_names(character)
+
+
+#: the two characters a binding's key string cannot hold (it separates keys by commas
+#: and strips blanks), named as Textual names them
+_UNSPELLABLE = {",": "comma", " ": "space"}
 
 
 def key_names(keys: str) -> str:
