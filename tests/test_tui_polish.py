@@ -405,3 +405,25 @@ async def test_tab_out_of_the_character_editor_closes_it_unapplied(tmp_path):
         assert saved(path).characters[ids["Kara"]].name == "Kara"
         await press(pilot, "shift+tab", "enter")  # back on the pane: Enter edits the row again
         assert pane.editing
+
+
+async def test_the_status_line_always_says_whose_turn_it_is(tmp_path):
+    """A long session name pushed whose turn it is off the status line at 80×24 ("The
+    Very Long Campaign Name of the Western Marches · torg-2d10 · Round 1 · ▶"): the
+    session's name is cut first, then the character's, and the line ends "'s turn"."""
+    hero = "Bartholomew the Magnificent of Greyhaven"
+    path, _ = make_save(
+        tmp_path,
+        "torg-2d10",
+        [{"name": hero}, {"name": "Gospog", "side": "NPC"}],
+        initiative={hero: 12, "Gospog": 3},
+        start=True,
+        name="The Very Long Campaign Name of the Western Marches",
+    )
+    async with desk(path) as (app, pilot, _screen):
+        line = screen_text(app).splitlines()[0].rstrip()
+        assert line.endswith("'s turn") and "▶ Bartholomew" in line, line
+        assert line.lstrip().startswith("The Very Long") and "…" in line, line
+        await press(pilot, "n")  # Gospog's turn: only the session's name is cut
+        line = screen_text(app).splitlines()[0].rstrip()
+        assert line.endswith("▶ Gospog's turn") and "Western" not in line, line
