@@ -427,3 +427,21 @@ async def test_the_status_line_always_says_whose_turn_it_is(tmp_path):
         await press(pilot, "n")  # Gospog's turn: only the session's name is cut
         line = screen_text(app).splitlines()[0].rstrip()
         assert line.endswith("▶ Gospog's turn") and "Western" not in line, line
+
+
+async def test_a_long_session_name_on_the_picker_is_cut_with_a_mark(tmp_path):
+    """The picker's Session column cut "The Very Long Campaign Name of th" without a
+    mark, as if that were the name: it ends "…" where it is cut."""
+    from helpers import run, until
+    from test_tui_picker import loaded_picker
+
+    from gmdesk.core.session import SessionStore
+    from gmdesk.tui.app import GmdeskApp
+
+    SessionStore(tmp_path / "saves").create("The Very Long Campaign Name of the Western Marches", "4d2")
+    app = GmdeskApp(tmp_path / "saves", examples_dir=tmp_path / "none")
+    async with run(app) as pilot:
+        await loaded_picker(pilot)
+        await until(pilot, lambda: "The Very Long" in screen_text(app))
+        row = next(r for r in screen_text(app).splitlines() if "The Very Long" in r and "4d2" in r)
+        assert "…" in row.split("4d2")[0], row
