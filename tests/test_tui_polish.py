@@ -445,3 +445,14 @@ async def test_a_long_session_name_on_the_picker_is_cut_with_a_mark(tmp_path):
         await until(pilot, lambda: "The Very Long" in screen_text(app))
         row = next(r for r in screen_text(app).splitlines() if "The Very Long" in r and "4d2" in r)
         assert "…" in row.split("4d2")[0], row
+
+
+async def test_the_initiative_panes_round_line_marks_a_cut_name(tmp_path):
+    """ "Round 1 · ▶ Bartholomew the" — the line wrapped at a word and lost the rest
+    unmarked: it is one line, cut with "…"."""
+    hero = "Bartholomew the Magnificent of Greyhaven"
+    path, _ = make_save(tmp_path, "4d2", [{"name": hero}], initiative={hero: 12}, start=True)
+    async with desk(path) as (app, _pilot, screen):
+        pane = screen.initiative
+        line = screen_text(app).splitlines()[pane.region.y + 1][pane.region.x : pane.region.right]
+        assert "▶ Bartholomew the Magni" in line and "…" in line, line
