@@ -5,13 +5,19 @@ shortcut is pinned to the slow path it stands for."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from types import MappingProxyType
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gmdesk.core.dice import Descriptor, Die, RollRecord, freeze, thaw
+from gmdesk.core.errors import ParamError
 from gmdesk.core.session.storage import BLOCK_EVENTS, EventLog, sidecar_paths
 from gmdesk.core.session.storage import table as table_module
+from gmdesk.core.session.storage.codec import dumps, flat_text
 from gmdesk.core.session.storage.table import RegionWriter
 
 
@@ -102,3 +108,70 @@ def test_a_compaction_still_reads_events_the_journal_does_not_hold(tmp_path):
     with EventLog.open(path, readonly=True) as again:
         assert [d for _, d in again.events()] == docs
     assert sidecar_paths(path)["journal"].stat().st_size < 100  # (all of it in the snapshot now)
+
+
+_FLAT = st.dictionaries(
+    st.text(),
+    st.one_of(st.integers(), st.integers(-(2**70), 2**70), st.text(), st.booleans(), st.none(), st.floats()),
+    max_size=5,
+)
+
+
+@given(_FLAT)
+def test_a_flat_header_change_is_written_as_the_encoder_writes_it(changes):
+    text = flat_text(changes)
+    if text is not None:
+        assert text == dumps(changes)
+    # what it leaves to the encoder: whatever is not text or a whole number
+    simple = all(type(v) is str or (type(v) is int and -(2**63) <= v < 2**63) for v in changes.values())
+    assert (text is not None) == simple
+
+
+def test_a_header_change_with_a_lone_surrogate_is_refused_and_nothing_written(tmp_path):
+    with EventLog.create(tmp_path / "s.gmdesk", {"name": "Docks"}) as log:
+        with pytest.raises(ParamError, match="surrogate"):
+            log.append({"type": "note", "text": "x"}, header={"name": "a\ud800"})
+        assert log.count == 0 and log.header_view["name"] == "Docks"
+        log.append({"type": "note", "text": "y"}, header={"name": "Quay"})
+    with EventLog.open(tmp_path / "s.gmdesk", readonly=True) as again:
+        assert [d["text"] for _, d in again.events()] == ["y"] and again.header_view["name"] == "Quay"
+
+
+_JSON = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text()),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@given(
+    st.dictionaries(st.text(), _JSON, max_size=4),
+    st.dictionaries(st.text(), _JSON, max_size=4),
+    st.booleans(),
+    st.booleans(),
+)
+def test_a_record_is_made_as_the_general_freeze_makes_it(params, extra, as_proxies, as_lists):
+    """A record's parameters and fields are frozen copies (the caller's dicts stay its
+    own), its dice and descriptors tuples, whatever mappings and sequences it is given;
+    a field of the record's own refused."""
+    dice = [Die(1, "positive"), Die(6, "negative")]
+    descs = [Descriptor("Hurt", "target")]
+    given_params = MappingProxyType(dict(params)) if as_proxies else params
+    given_extra = MappingProxyType(dict(extra)) if as_proxies else extra
+    clash = sorted(set(extra) & {"system", "params", "dice", "value", "outcome", "descriptor", "descriptors"})
+    args = ("4d2", given_params, dice if as_lists else tuple(dice), 3, "Hit", given_extra)
+    kwargs = {"descriptors": descs if as_lists else tuple(descs)}
+    if clash:
+        with pytest.raises(ValueError, match="clash"):
+            RollRecord(*args, **kwargs)
+        return
+    rec = RollRecord(*args, **kwargs)
+    assert rec.params == freeze(params) and type(rec.params) is MappingProxyType
+    assert rec.extra == freeze(extra) and type(rec.extra) is MappingProxyType
+    assert thaw(rec.params) == params and thaw(rec.extra) == extra
+    assert rec.params is not given_params and rec.extra is not given_extra
+    assert rec.dice == tuple(dice) and rec.descriptors == tuple(descs)
+    assert RollRecord.from_json(rec.to_json()) == rec
+    assert dataclasses.replace(rec, value=4) == RollRecord(*args[:3], 4, *args[4:], **kwargs)
+    plain = RollRecord("4d2", {}, (), 0, "Nil")
+    assert plain.extra == {} and plain.descriptors == ()

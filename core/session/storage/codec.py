@@ -11,7 +11,7 @@ from typing import Any
 
 from gmdesk.core.errors import ParamError
 
-__all__ = ["SEP", "MAX_DEPTH", "dumps", "json_text", "loads", "read_back", "too_deep"]
+__all__ = ["SEP", "MAX_DEPTH", "dumps", "flat_text", "json_text", "loads", "read_back", "too_deep"]
 
 #: separators of every JSON text the store writes (no spaces)
 SEP = (",", ":")
@@ -68,6 +68,35 @@ def dumps(obj: Any) -> str:
         return _ENCODER.encode(obj)
     # (what JSONEncoder.iterencode makes for a one-shot encode without indent)
     return "".join(_C_ENCODER({}, _ENCODER.default, encode_basestring, None, ":", ",", False, False, False)(obj, 0))
+
+
+#: the JSON text of each key :func:`flat_text` has met (a header's few field names)
+_KEY_TEXTS: dict[str, str] = {}
+_KEYS_KEPT = 256
+
+
+def flat_text(value: Any) -> str | None:
+    """:func:`dumps` of a flat object of text keys and text or whole-number values (the
+    summary fields a header changes with nearly every event), made directly: the same
+    text. None for anything else (then :func:`json_text` makes it)."""
+    if type(value) is not dict:
+        return None
+    parts = []
+    keys = _KEY_TEXTS
+    for k, v in value.items():
+        kt = keys.get(k)
+        if kt is None:
+            if type(k) is not str or len(keys) >= _KEYS_KEPT:
+                return None
+            kt = keys[k] = encode_basestring(k)
+        tv = type(v)
+        if tv is int and -(1 << 63) <= v < 1 << 63:
+            parts.append(f"{kt}:{v}")
+        elif tv is str:
+            parts.append(f"{kt}:{encode_basestring(v)}")
+        else:
+            return None
+    return "{" + ",".join(parts) + "}"
 
 
 def json_text(value: Any, option: str) -> str:

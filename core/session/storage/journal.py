@@ -23,7 +23,7 @@ from gmdesk.core.errors import ParamError
 from gmdesk.core.session.lock import WriterLock
 from gmdesk.core.session.storage import atomic
 from gmdesk.core.session.storage.checksums import seal_bytes
-from gmdesk.core.session.storage.codec import dumps, json_text, read_back
+from gmdesk.core.session.storage.codec import dumps, flat_text, json_text, read_back
 from gmdesk.core.session.storage.compaction import CompactingEngine
 from gmdesk.core.session.storage.errors import (
     CorruptSaveError,
@@ -289,12 +289,17 @@ class JournalEngine(CompactingEngine):
                         # header changes made with it go in its own record (format 3)
                         changes = ops[i][1]
                         i += 1
-                        hs = json_text(changes, "header")
+                        hs = flat_text(changes) or json_text(changes, "header")
                         head = f'{head},"set":{hs}'
                         rec["set"], rec["given"] = hs, changes
                     prefix = f'{head},"doc":'
                     lines.append(f"{prefix}{s}}}")
-                    rec["at"] = len(prefix.encode("utf-8"))
+                    try:
+                        rec["at"] = len(prefix.encode("utf-8"))
+                    except UnicodeEncodeError as e:  # (the header changes made with it)
+                        raise ParamError(
+                            "header", f"must be plain JSON text without lone surrogates ({e.reason})"
+                        ) from None
                     recs.append(rec)
                 elif op[0] == "del":
                     _, tb, given = op
