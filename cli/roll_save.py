@@ -6,6 +6,7 @@ held as its writer, and each roll is printed once it is durable."""
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 from collections.abc import Collection
@@ -112,16 +113,19 @@ class _Unnamed:
         read: frozenset[str],
     ) -> None:
         self._args = (session, system_module, params, combat, given, read)
-        self._key: tuple[str, frozenset[str]] | None = None
+        self._key: tuple[dict[str, Any], frozenset[str]] | None = None
         self._filled: tuple[Any, dict[str, str]] = (params, {})
 
     def filled(self) -> tuple[Any, dict[str, str]]:
         session, system_module, params, combat, given, read = self._args
-        # (the settings' text: equal texts are equal settings, however they were changed)
-        key = (repr(session.state.info.settings), session.sheet_items())
-        if key != self._key:
+        settings = session.state.info.settings
+        items = session.sheet_items()
+        key = self._key
+        # (equal settings are the same settings: each is changed only as its declaration
+        # parses it, a value of one type; the copy compared is the session's as filled)
+        if key is None or settings != key[0] or items != key[1]:
             self._filled = _filled(session, system_module, params, None, None, combat, given, read)
-            self._key = key
+            self._key = (copy.deepcopy(settings), items)
         filled, origins = self._filled
         return filled, dict(origins)
 

@@ -235,7 +235,8 @@ class EventLog:
         storage = self._storage
         with storage._mutex:
             seq = storage.next_id(EVENTS_TABLE)
-            ops: list[Change] = [("put", EVENTS_TABLE, seq, dict(doc))]
+            # (the document is written as JSON text here and now, not kept: no copy)
+            ops: list[Change] = [("put", EVENTS_TABLE, seq, doc if type(doc) is dict else dict(doc))]
             if header:
                 ops.append(("hdr", dict(header)))
             storage.commit(ops)
