@@ -428,7 +428,7 @@ class Session(SessionMoves, SystemMoveCalls):
     def _apply(self, doc: Mapping[str, Any]) -> Event:
         if self._closed:
             raise EventError("the session is closed", doc.get("type") if isinstance(doc, Mapping) else None)
-        if not isinstance(doc, Mapping):
+        if type(doc) is not dict and not isinstance(doc, Mapping):
             raise EventError("an event must be an object with a 'type'")
         etype = doc.get("type")
         if self.readonly:

@@ -228,7 +228,7 @@ class EventLog:
 
         ParamError if ``doc`` is not a mapping of JSON data; StoreWriteError if the
         disk refuses (nothing appended, earlier events intact)."""
-        if not isinstance(doc, Mapping):
+        if type(doc) is not dict and not isinstance(doc, Mapping):
             raise ParamError("doc", f"must be a mapping of JSON data (got {type(doc).__name__})")
         if header and "schema" in header:
             raise ParamError("schema", f"is set by the store ({SCHEMA_VERSION}) and cannot be changed")

@@ -398,13 +398,14 @@ class JournalEngine(CompactingEngine):
     def _apply_in_memory(self, recs: list[dict[str, Any]], n: int, lines: int) -> None:
         state = self._state
         events = state.tables[EVENTS_TABLE]
+        lazy = type(events) is EventTable or isinstance(events, EventTable)
         for rec in recs:
             text = None
             if rec["op"] == "put":
                 text = rec["doc"]
                 if "given" in rec:
                     rec["set"] = read_back(rec.pop("given"), rec["set"])
-                if rec["tb"] == EVENTS_TABLE and rec["id"] == len(events) + 1 and isinstance(events, EventTable):
+                if lazy and rec["tb"] == EVENTS_TABLE and rec["id"] == len(events) + 1:
                     # a new event is kept as where the journal holds it, read and
                     # parsed when asked for: the writer does not hold what it wrote
                     events.append_at(*rec["at"])
