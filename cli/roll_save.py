@@ -55,7 +55,9 @@ def stream_rolls(
     applies its descriptors to them. Raises GmdeskError (one line) on any problem;
     rolls printed before an error are saved."""
     from gmdesk.core.session.session import Session
+    from gmdesk.core.systems import spec_of
 
+    system = spec_of(system_module)  # (resolved once for every roll of the run)
     path = session_store(ns).resolve(ns.save)
     with Session.open(path) as session:
         actor = session.character_or_member(ns.actor, "actor").id if getattr(ns, "actor", None) else None
@@ -66,7 +68,7 @@ def stream_rolls(
         read = frozenset(getattr(ns, "roll_read", None) or ())  # read from the sheets already
         out = sys.stdout
         rolled = 0
-        unnamed = _Unnamed(session, system_module, params, combat, given, read)
+        unnamed = _Unnamed(session, system, params, combat, given, read)
         for _ in range(count):
             # filled afresh for each roll: what a roll changed (a torg condition, a spent
             # use) counts for the next one, as it would in the dialog
@@ -76,9 +78,9 @@ def stream_rolls(
             if who is None and at is None:
                 filled, origins = unnamed.filled()
             else:
-                filled, origins = _filled(session, system_module, params, who, at, combat, given, read)
+                filled, origins = _filled(session, system, params, who, at, combat, given, read)
             event = session.roll(
-                system_module,
+                system,
                 filled,
                 actor=actor,
                 target=target,

@@ -559,7 +559,8 @@ def log_dice_plain(record: RollRecord) -> str:
     if not record.dice:
         return no_dice(record)
     extra = record.extra
-    if not extra.get("damage_dice") and not isinstance(extra.get("opponent"), Mapping):
+    opponent = extra.get("opponent")
+    if not extra.get("damage_dice") and (opponent is None or not isinstance(opponent, Mapping)):
         # no other side's dice nor damage dice: the dice as dice_text writes them,
         # unless the system names the roller's own (what _write_log_dice decides)
         spec = spec_of(record.system)
