@@ -175,3 +175,18 @@ def test_a_record_is_made_as_the_general_freeze_makes_it(params, extra, as_proxi
     assert dataclasses.replace(rec, value=4) == RollRecord(*args[:3], 4, *args[4:], **kwargs)
     plain = RollRecord("4d2", {}, (), 0, "Nil")
     assert plain.extra == {} and plain.descriptors == ()
+
+
+@given(st.dictionaries(st.sampled_from(["type", "time", "summary", "effects", "a", "b", "record"]), st.integers()))
+def test_an_event_is_stored_with_its_keys_in_the_order_they_always_had(data):
+    """(what ``Session._apply`` writes: the event's data, what the fold filled in after
+    the rest; the short way for data without those fields gives the same dict, in the
+    same order)"""
+    filled = {"type": "note", "time": "t", "summary": "s", "effects": []}
+    slow = dict(data)
+    for k in ("time", "summary", "effects"):
+        slow.pop(k, None)
+    slow.update(filled)
+    if not ({"time", "summary", "effects"} & set(data)):
+        fast = {**data, **filled}
+        assert list(fast.items()) == list(slow.items())
