@@ -17,7 +17,7 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session.lock import WriterLock
@@ -289,9 +289,13 @@ class JournalEngine(CompactingEngine):
                         # header changes made with it go in its own record (format 3)
                         changes = ops[i][1]
                         i += 1
-                        hs = flat_text(changes) or json_text(changes, "header")
+                        flat = flat_text(changes)
+                        hs = flat or json_text(changes, "header")
                         head = f'{head},"set":{hs}'
+                        # (what reading its text back gives: a flat one's copy, else read_back's)
                         rec["set"], rec["given"] = hs, changes
+                        if flat:
+                            rec["given"], rec["flat"] = dict(cast("dict[str, Any]", changes)), True
                     prefix = f'{head},"doc":'
                     lines.append(f"{prefix}{s}}}")
                     try:
@@ -404,7 +408,8 @@ class JournalEngine(CompactingEngine):
             if rec["op"] == "put":
                 text = rec["doc"]
                 if "given" in rec:
-                    rec["set"] = read_back(rec.pop("given"), rec["set"])
+                    given = rec.pop("given")
+                    rec["set"] = given if rec.pop("flat", False) else read_back(given, rec["set"])
                 if lazy and rec["tb"] == EVENTS_TABLE and rec["id"] == len(events) + 1:
                     # a new event is kept as where the journal holds it, read and
                     # parsed when asked for: the writer does not hold what it wrote
