@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from types import MappingProxyType
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -17,7 +18,7 @@ from gmdesk.core.dice import Descriptor, Die, RollRecord, freeze, thaw
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session.storage import BLOCK_EVENTS, EventLog, sidecar_paths
 from gmdesk.core.session.storage import table as table_module
-from gmdesk.core.session.storage.codec import dumps, flat_text
+from gmdesk.core.session.storage.codec import dumps, flat_text, json_bytes, json_text
 from gmdesk.core.session.storage.table import RegionWriter
 
 
@@ -190,3 +191,37 @@ def test_an_event_is_stored_with_its_keys_in_the_order_they_always_had(data):
     if not ({"time", "summary", "effects"} & set(data)):
         fast = {**data, **filled}
         assert list(fast.items()) == list(slow.items())
+
+
+def _verdict(f: Any, value: Any) -> Any:
+    try:
+        return f(value, "doc")
+    except ParamError as e:
+        return ("refused", str(e))
+
+
+_DEEP = st.integers(0, 70).map(lambda n: {"a": [[[{}]]] if n % 2 else 1} if n < 3 else _nest(n))
+
+
+def _nest(n: int) -> Any:
+    v: Any = 1
+    for i in range(n):
+        v = [v] if i % 2 else {"k": v}
+    return v
+
+
+@given(st.one_of(_JSON, _DEEP, st.text().map(lambda t: {"t": t + "\ud800"}), st.just(float("nan"))))
+def test_an_events_json_is_written_as_the_text_it_was(value):
+    """What the store writes of a document is its JSON text as UTF-8, refused for the
+    same reasons, in the same order (a lone surrogate, which the text keeps and UTF-8
+    cannot: as a line of the journal refused it before)."""
+    text, data = _verdict(json_text, value), _verdict(json_bytes, value)
+    if isinstance(text, str):
+        try:
+            want: Any = text.encode("utf-8")
+        except UnicodeEncodeError:
+            assert data[0] == "refused" and "lone surrogates" in data[1]
+            return
+        assert data == want
+    else:
+        assert data == text

@@ -11,7 +11,7 @@ from typing import Any
 
 from gmdesk.core.errors import ParamError
 
-__all__ = ["SEP", "MAX_DEPTH", "dumps", "flat_text", "json_text", "loads", "read_back", "too_deep"]
+__all__ = ["SEP", "MAX_DEPTH", "dumps", "flat_text", "json_bytes", "json_text", "loads", "read_back", "too_deep"]
 
 #: separators of every JSON text the store writes (no spaces)
 SEP = (",", ":")
@@ -99,19 +99,46 @@ def flat_text(value: Any) -> str | None:
     return "{" + ",".join(parts) + "}"
 
 
-def json_text(value: Any, option: str) -> str:
-    """``value`` as JSON text; ParamError naming ``option`` when it is not plain JSON data."""
+def _dumps_for(value: Any, option: str) -> str:
+    """:func:`dumps`, or ParamError naming ``option`` ("" when nested too deeply to write)."""
     try:
-        text = dumps(value)
+        return dumps(value)
     except (TypeError, ValueError) as e:
         raise ParamError(
             option, f"must be plain JSON data (objects, lists, strings, numbers, true/false/null): {e}"
         ) from None
     except RecursionError:
-        text = ""
+        return ""
+
+
+def _too_deep_error(option: str) -> ParamError:
+    return ParamError(option, f"must not nest lists and objects more than {MAX_DEPTH} levels deep")
+
+
+def json_text(value: Any, option: str) -> str:
+    """``value`` as JSON text; ParamError naming ``option`` when it is not plain JSON data."""
+    text = _dumps_for(value, option)
     if not text or too_deep(text):
-        raise ParamError(option, f"must not nest lists and objects more than {MAX_DEPTH} levels deep")
+        raise _too_deep_error(option)
     return text
+
+
+def json_bytes(value: Any, option: str) -> bytes:
+    """:func:`json_text` as the UTF-8 written (the same checks, in the same order, its
+    depth counted on the bytes), and ParamError for a lone surrogate, which UTF-8 cannot
+    hold."""
+    text = _dumps_for(value, option)
+    if not text:
+        raise _too_deep_error(option)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        if too_deep(text):
+            raise _too_deep_error(option) from None
+        raise ParamError(option, f"must be plain JSON text without lone surrogates ({e.reason})") from None
+    if too_deep(data):
+        raise _too_deep_error(option)
+    return data
 
 
 #: the values a JSON text gives back as they were written (a float's text is its repr)
