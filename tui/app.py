@@ -36,6 +36,7 @@ from textual.screen import Screen
 from gmdesk.core.dice import RandomSource, make_rng
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session, SessionStore
+from gmdesk.tui.bindings import KeepsKeymap
 from gmdesk.tui.runner import SessionRunner, freeze_app_heap, thaw_app_heap
 from gmdesk.tui.screens.help import HelpScreen
 from gmdesk.tui.screens.main import MainScreen, desk_classes
@@ -104,7 +105,7 @@ class GmdeskCommands(Provider):
                 yield Hit(score, matcher.highlight(title), callback, help=help_text)
 
 
-class GmdeskApp(TypeAhead, TerminalGuard, App[None]):
+class GmdeskApp(KeepsKeymap, TypeAhead, TerminalGuard, App[None]):
     """See the module docstring."""
 
     CSS_PATH = "gmdesk.tcss"
