@@ -35,16 +35,23 @@ Commit = Callable[[Any], Callable[["Session"], Any]]
 
 
 class ConfirmDialog(Dialog[bool]):
-    """Ask a yes/no question; ``True`` when confirmed (Enter on the focused yes, or ``y``)."""
+    """Ask a yes/no question; ``True`` when confirmed (Enter on the focused yes, or ``y``).
+
+    ``undoable=False`` (what is asked cannot be undone, as deleting a session): the
+    dialog opens on its no, so an Enter typed ahead, or out of habit, keeps what the
+    GM has; ``y`` or Tab then Enter still confirm."""
 
     BINDINGS = [
         Binding("y", "confirm", "Yes", show=False, id="dialog.yes"),
         Binding("n", "cancel", "No", show=False, id="dialog.no"),
     ]
 
-    def __init__(self, question: str, *, yes: str = "Yes", no: str = "No", title: str = "Confirm") -> None:
+    def __init__(
+        self, question: str, *, yes: str = "Yes", no: str = "No", title: str = "Confirm", undoable: bool = True
+    ) -> None:
         super().__init__()
         self.question = question
+        self.undoable = undoable
         self.yes_label = yes
         self.no_label = no
         self.dialog_title = title
@@ -63,7 +70,7 @@ class ConfirmDialog(Dialog[bool]):
             )
 
     def on_mount(self) -> None:
-        self.query_one("#yes", Button).focus()
+        self.query_one("#yes" if self.undoable else "#no", Button).focus()
 
     @on(Button.Pressed, "#yes")
     def action_confirm(self) -> None:
