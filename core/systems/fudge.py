@@ -179,7 +179,7 @@ PARAMS = (
         None,
         "trait level: a ladder name (Terrible..Superb) or a number",
         optional=True,
-        placeholder="Good, +1 …",
+        placeholder="e.g. Good or +1",
         metavar="LEVEL",
         remember=True,
     ),
