@@ -3,6 +3,7 @@ in the browser's font, without colour."""
 
 from __future__ import annotations
 
+import pytest
 from helpers import desk, make_save, press, screen_text
 from test_tui_char_fields import to_row
 
@@ -456,3 +457,33 @@ async def test_the_initiative_panes_round_line_marks_a_cut_name(tmp_path):
         pane = screen.initiative
         line = screen_text(app).splitlines()[pane.region.y + 1][pane.region.x : pane.region.right]
         assert "▶ Bartholomew the Magni" in line and "…" in line, line
+
+
+@pytest.mark.parametrize("system", ["4d2", "fudge", "1d6x4", "torg-2d10", "4d6"])
+async def test_every_hint_in_the_roll_and_attack_dialogs_reads_whole_at_80x24(tmp_path, quick_odds, system):
+    """fudge's "Vs trait" hint read "opposed only; empty:" (its "Fair" cut off by the
+    field): each empty field's hint fits its field, in the roll dialog and in an attack."""
+    import random
+
+    from helpers import SMALL, dialog, main_screen, make_app, run, settle
+    from test_tui_snapshots_systems import BUILDERS
+    from textual.widgets import Input
+
+    from gmdesk.tui.screens.roll import RollDialog
+
+    app = make_app(BUILDERS[system](tmp_path), rng=random.Random(1))
+    checked = 0
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        for key in ("r", "a"):
+            await press(pilot, key)
+            dlg = await dialog(pilot, RollDialog)
+            await settle(pilot)
+            hints = [f for f in dlg.query(Input) if f.display and f.placeholder and not f.value]
+            checked += len(hints)
+            for field in hints:
+                room = field.content_region.width
+                assert len(field.placeholder) <= room, (key, field.id, field.placeholder, room)
+            await press(pilot, "escape")
+            await settle(pilot)
+    assert checked or system == "4d2"  # 4d2's dialogs open with every field filled

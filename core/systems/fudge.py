@@ -200,7 +200,7 @@ PARAMS = (
         None,
         "opposed roll: the opponent's trait level (the opponent rolls too)",
         optional=True,
-        placeholder="opposed only; empty: Fair",
+        placeholder="opposed; empty: Fair",
         metavar="LEVEL",
     ),
     Param(

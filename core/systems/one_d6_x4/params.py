@@ -168,7 +168,7 @@ PARAMS = (
         "text",
         "",
         "the defender's descriptors (e.g. Defense), read from the --at character's sheet",
-        placeholder="two-way: e.g. Defense",
+        placeholder="e.g. Defense",
         metavar="NAMES",
         combat_default="Defense",
     ),
