@@ -19,7 +19,7 @@ from gmdesk.core.errors import ParamError
 from gmdesk.core.session.storage import BLOCK_EVENTS, EventLog, sidecar_paths
 from gmdesk.core.session.storage import table as table_module
 from gmdesk.core.session.storage.codec import dumps, flat_text, json_bytes, json_text
-from gmdesk.core.session.storage.table import RegionWriter
+from gmdesk.core.session.storage.region import RegionWriter
 
 
 def _writer_state(w: RegionWriter) -> tuple:

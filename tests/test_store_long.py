@@ -27,7 +27,7 @@ from gmdesk.core.session.storage import (
     sidecar_paths,
     snapshot_open,
 )
-from gmdesk.core.session.storage.table import SnapshotFile
+from gmdesk.core.session.storage.region import SnapshotFile
 
 REPO = Path(__file__).resolve().parent.parent
 

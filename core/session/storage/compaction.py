@@ -19,7 +19,8 @@ from gmdesk.core.session.storage.errors import (
 )
 from gmdesk.core.session.storage.format import EVENTS_TABLE, JOURNAL_VERSION, Tables, snapshot_stream
 from gmdesk.core.session.storage.reader import ReaderEngine
-from gmdesk.core.session.storage.table import EventTable, SnapshotFile
+from gmdesk.core.session.storage.region import SnapshotFile
+from gmdesk.core.session.storage.table import EventTable
 
 __all__ = ["COMPACT_GROWTH", "CompactingEngine"]
 

@@ -19,7 +19,8 @@ from gmdesk.core.errors import ParamError
 from gmdesk.core.session.storage.checksums import BLOCK_EVENTS, block_crcs, seal, unseal
 from gmdesk.core.session.storage.codec import SEP, json_text
 from gmdesk.core.session.storage.errors import CorruptSaveError
-from gmdesk.core.session.storage.table import EventTable, RegionWriter
+from gmdesk.core.session.storage.region import RegionWriter
+from gmdesk.core.session.storage.table import EventTable
 
 __all__ = [
     "FORMAT_TAG",

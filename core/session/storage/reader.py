@@ -16,7 +16,8 @@ from gmdesk.core.session.storage.errors import CorruptSaveError, SessionMissingE
 from gmdesk.core.session.storage.format import EVENTS_TABLE, JOURNAL_VERSION, META_TABLE, SCHEMA_VERSION, State
 from gmdesk.core.session.storage.paths import sidecar_paths
 from gmdesk.core.session.storage.recovery import apply_record, journal_record, load
-from gmdesk.core.session.storage.table import EventTable, SnapshotFile
+from gmdesk.core.session.storage.region import SnapshotFile
+from gmdesk.core.session.storage.table import EventTable
 
 __all__ = ["ReaderEngine"]
 

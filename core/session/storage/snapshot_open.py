@@ -35,7 +35,8 @@ from gmdesk.core.session.storage.format import (
     record_extra,
 )
 from gmdesk.core.session.storage.gcpause import no_gc
-from gmdesk.core.session.storage.table import EventTable, SnapshotFile
+from gmdesk.core.session.storage.region import SnapshotFile
+from gmdesk.core.session.storage.table import EventTable
 
 __all__ = [
     "EAGER_CHECK_BYTES",
