@@ -479,6 +479,54 @@ def test_a_gmdesk_seed_that_is_no_number_is_refused_in_one_line(tmp_path: Path, 
     one_error_line(err, "GMDESK_SEED", "whole number", "'seven'")
 
 
+def cooked(desk: PtyDesk) -> bool:
+    """The terminal is still as the shell left it (gmdesk has not made it raw yet)."""
+    return bool(termios.tcgetattr(desk._child_end)[3] & termios.ICANON)
+
+
+def test_keys_typed_while_gmdesk_starts_act_as_typed(tmp_path: Path) -> None:
+    """Escape, n, Sunday and Enter written the moment gmdesk is started, while its
+    terminal is still cooked: the new session "Sunday" is made and opened, as when
+    the same keys are typed on the picker. (The terminal turned that Enter into
+    Ctrl+J before gmdesk took it raw: the new-session dialog stayed open with
+    "Sunday" in it.)"""
+    path = harness_save(tmp_path / "saves", "4d2")
+    home = tmp_path / "home"
+    home.mkdir()
+    desk = PtyDesk(path.parent, home)
+    try:
+        assert cooked(desk)
+        desk.write(b"\x1bnSunday\r")
+        desk.handled()
+    finally:
+        desk.end()
+    assert sorted(p.name for p in path.parent.glob("*.gmdesk")) == ["Sunday.gmdesk", "Table.gmdesk"]
+
+
+def test_the_terminal_is_given_back_as_it_was(tmp_path: Path) -> None:
+    """After q the terminal is cooked again, as gmdesk found it (it made it raw before
+    Textual did, which gives back what it found)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    desk = PtyDesk(tmp_path / "saves", home)
+    ended = False
+    try:
+        before = termios.tcgetattr(desk._child_end)
+        desk.wait_for(b"from an example")  # a first run: the example dialog is offered
+        assert not cooked(desk)
+        desk.write(b"\x1b")
+        desk.write(b"q")
+        deadline = time.monotonic() + SETTLE_TIMEOUT
+        while not ended and time.monotonic() < deadline:
+            ended = bool(os.waitpid(desk.pid, os.WNOHANG)[0])
+            time.sleep(0.05)
+        assert ended, desk.tail()
+        after = termios.tcgetattr(desk._child_end)
+    finally:
+        desk._close() if ended else desk.end()
+    assert after == before
+
+
 def test_escape_and_the_key_after_it_in_one_read_are_two_keys(tmp_path: Path) -> None:
     """``r`` opens the roll dialog; Escape and ``n`` arrive in one read (as SSH delivers
     them): Escape closes the dialog and ``n`` passes the turn — never Alt+n, which
