@@ -4,12 +4,11 @@ gmdesk runs as the GM runs it: the ``gmdesk`` command on a pseudo-terminal of 80
 its dice fixed by ``GMDESK_SEED``. Per system, a gmdesk process starts on the session
 picker of a copy of the session (:func:`typeahead.harness_save`) and every sequence
 of :data:`typeahead.SEQUENCES` is written to it in order, each in a single
-``write()`` (as SSH delivers a burst). Beside it, the same app on another copy, its
-dice seeded alike, is typed the same keys slowly through Pilot's ``press`` (which
-sends each key through the app's driver, as its terminal reader does), one key at a
-time, each once the app has settled from the one before (no session call, worker,
-message or held key left: ``helpers.settle``, which asks the app instead of guessing
-from a quiet screen). Both save directories
+``write()`` (as SSH delivers a burst), the first at once, as gmdesk starts. Beside it, the same app on another copy, its
+dice seeded alike, is typed the same keys slowly: each key posted to the app as the
+terminal's reader posts it, one key at a time, each once the app has settled from the
+one before (no session call, worker, message or held key left: ``helpers.settle``,
+which asks the app instead of guessing from a quiet screen). Both save directories
 must hold the same sessions (the picker's dialogs make more: a copy, a next night, a
 new session, one from an example), each with the same events, event by event, but
 for when they were made; and the slow run must have logged what each sequence is for.
@@ -54,7 +53,7 @@ from typeahead import (
     readme_keys,
     sessions_of,
     terminal_bytes,
-    tokens,
+    textual_keys,
 )
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -267,8 +266,8 @@ def drive(saves: Path, home: Path, system: str) -> None:
     """Type every sequence of ``system`` into a gmdesk on ``saves``, each in one write."""
     desk = PtyDesk(saves, home)
     try:
-        desk.wait_for(b"Enter opens")  # the picker is up (the terminal in raw mode)
-        desk.settle()
+        # the first sequence is written as gmdesk starts, its terminal still as the
+        # shell left it (cooked): gmdesk reads it as typed (tui/rawmode.py)
         for sequence in for_system(system):
             try:
                 desk.write(b"".join(terminal_bytes(sequence.for_system(system))))
@@ -317,7 +316,7 @@ def differences(system: str, slow: Path, fast: Path) -> list[str]:
 async def type_slowly(saves: Path, system: str) -> None:
     """Type every sequence of ``system`` into the GM's app on ``saves`` (the session
     picker first, the dice seeded as :data:`SEED` seeds the gmdesk on the terminal's):
-    key by key through Pilot, each once the app has settled from the one before."""
+    key by key, each once the app has settled from the one before (:func:`press_slowly`)."""
     from helpers import SMALL, run, settle, until
 
     from gmdesk.core.dice import make_rng
@@ -330,11 +329,31 @@ async def type_slowly(saves: Path, system: str) -> None:
             await until(pilot, lambda: isinstance(app.screen, PickerScreen))
             await settle(pilot)
             for sequence in for_system(system):
-                for key in tokens(sequence.for_system(system)):
-                    await pilot.press(key)
-                    await settle(pilot)
+                for key, char in textual_keys(sequence.for_system(system)):
+                    await press_slowly(pilot, key, char)
     finally:
         app.close_session()
+
+
+async def press_slowly(pilot: Any, key: str, char: str | None) -> None:
+    """One key, as the terminal's reader gives it to the app (``App.post_message`` of
+    the ``events.Key`` it reads), then wait until the app has settled from it
+    (``helpers.settle``, which asks the app: no session call, worker, message or held
+    key left). Until the key has been routed and the desk has moved on from it, the
+    wait only looks at the app's queue and its held keys (cheap); ``settle`` then
+    makes sure, all the way, once. (``Pilot.press`` waits for the process's CPU to
+    fall idle twice per key as well: two fifths of the harness's time, for nothing
+    that ``settle`` does not check.)"""
+    import asyncio
+
+    from helpers import settle
+    from textual import events
+
+    app = pilot.app
+    app.post_message(events.Key(key, char))
+    while app.message_queue_size or app.typing_ahead:
+        await asyncio.sleep(0.005)
+    await settle(pilot)
 
 
 async def test_every_sequence_typed_ahead_matches_typing_it_slowly(tmp_path: Path) -> None:
