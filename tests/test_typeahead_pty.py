@@ -295,11 +295,14 @@ def differences(system: str, slow: Path, fast: Path) -> list[str]:
     slow_sessions = sessions_of(slow.parent)
     fast_sessions = sessions_of(fast.parent)
     types = {e["type"] for e in events_of(slow)}  # the session the desk's keys play
+    deleted = {s.deletes for s in for_system(system)}
     for sequence in for_system(system):
         if sequence.saves and sequence.saves not in types:
             problems.append(f"{system}: the slow run logged no {sequence.saves} ({sequence.name})")
-        if sequence.creates and sequence.creates not in slow_sessions:
+        if sequence.creates and sequence.creates not in slow_sessions and sequence.creates not in deleted:
             problems.append(f"{system}: the slow run made no session {sequence.creates!r} ({sequence.name})")
+        if sequence.deletes and sequence.deletes in slow_sessions:
+            problems.append(f"{system}: the slow run left the session {sequence.deletes!r} ({sequence.name})")
     if sorted(slow_sessions) != sorted(fast_sessions):
         problems.append(f"{system}: sessions typed slowly {sorted(slow_sessions)}, typed ahead {sorted(fast_sessions)}")
     for session in sorted(set(slow_sessions) & set(fast_sessions)):
