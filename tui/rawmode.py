@@ -30,11 +30,9 @@ does, before the half second of imports.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import signal
 import struct
-import termios
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -64,6 +62,8 @@ def taken() -> Taken | None:
 def raw_attributes(attrs: list[Any]) -> list[Any]:
     """``attrs`` as Textual's terminal driver sets them: no echo, no line editing, no
     signal keys, no flow control, Enter read as carriage return, a read returns each byte."""
+    import termios
+
     raw = [*attrs[:6], list(attrs[6])]
     raw[0] &= ~(termios.IXON | termios.IXOFF | termios.ICRNL | termios.INLCR | termios.IGNCR)
     lflag = termios.ECHO | termios.ICANON | termios.IEXTEN
@@ -76,6 +76,9 @@ def raw_attributes(attrs: list[Any]) -> list[Any]:
 
 def unread(fd: int) -> int:
     """Bytes the terminal on ``fd`` holds for reading."""
+    import fcntl
+    import termios
+
     try:
         return int(struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0])
     except OSError:
@@ -83,10 +86,15 @@ def unread(fd: int) -> int:
 
 
 def take(fd: int = 0) -> Taken | None:
-    """Make the terminal on ``fd`` raw now (None when ``fd`` is no terminal)."""
+    """Make the terminal on ``fd`` raw now (None when ``fd`` is no terminal, or the
+    platform has none of POSIX's)."""
     global _taken
     if _taken is not None:
         return _taken
+    try:
+        import termios
+    except ImportError:  # pragma: no cover - not a POSIX platform
+        return None
     try:
         if not os.isatty(fd):
             return None
@@ -105,6 +113,8 @@ def give_back() -> None:
     found, _taken = _taken, None
     if found is None:
         return
+    import termios
+
     with contextlib.suppress(OSError, termios.error):
         termios.tcsetattr(found.fd, termios.TCSANOW, found.before)
 
