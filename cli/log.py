@@ -57,7 +57,7 @@ def event_text(event: Event, record: RollRecord | None = None) -> list[str]:
     when = event.time[11:16] if len(event.time) >= 16 else event.time
     saved = event.data.get("record")
     head = event.summary or event.type
-    if event.type == "roll" and isinstance(saved, Mapping):
+    if event.type == "roll" and (type(saved) is dict or isinstance(saved, Mapping)):
         head = roll_summary(head, saved if record is None else record)
     lines = [f"#{event.seq:<4} {when:5}  {reading(head)}"]
     for ch in event.changes:

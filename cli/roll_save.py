@@ -6,6 +6,7 @@ held as its writer, and each roll is printed once it is durable."""
 
 from __future__ import annotations
 
+import copy
 import json
 import sys
 from collections.abc import Collection
@@ -54,7 +55,9 @@ def stream_rolls(
     applies its descriptors to them. Raises GmdeskError (one line) on any problem;
     rolls printed before an error are saved."""
     from gmdesk.core.session.session import Session
+    from gmdesk.core.systems import spec_of
 
+    system = spec_of(system_module)  # (resolved once for every roll of the run)
     path = session_store(ns).resolve(ns.save)
     with Session.open(path) as session:
         actor = session.character_or_member(ns.actor, "actor").id if getattr(ns, "actor", None) else None
@@ -65,7 +68,7 @@ def stream_rolls(
         read = frozenset(getattr(ns, "roll_read", None) or ())  # read from the sheets already
         out = sys.stdout
         rolled = 0
-        unnamed = _Unnamed(session, system_module, params, combat, given, read)
+        unnamed = _Unnamed(session, system, params, combat, given, read)
         for _ in range(count):
             # filled afresh for each roll: what a roll changed (a torg condition, a spent
             # use) counts for the next one, as it would in the dialog
@@ -75,9 +78,9 @@ def stream_rolls(
             if who is None and at is None:
                 filled, origins = unnamed.filled()
             else:
-                filled, origins = _filled(session, system_module, params, who, at, combat, given, read)
+                filled, origins = _filled(session, system, params, who, at, combat, given, read)
             event = session.roll(
-                system_module,
+                system,
                 filled,
                 actor=actor,
                 target=target,
@@ -112,16 +115,19 @@ class _Unnamed:
         read: frozenset[str],
     ) -> None:
         self._args = (session, system_module, params, combat, given, read)
-        self._key: tuple[str, frozenset[str]] | None = None
+        self._key: tuple[dict[str, Any], frozenset[str]] | None = None
         self._filled: tuple[Any, dict[str, str]] = (params, {})
 
     def filled(self) -> tuple[Any, dict[str, str]]:
         session, system_module, params, combat, given, read = self._args
-        # (the settings' text: equal texts are equal settings, however they were changed)
-        key = (repr(session.state.info.settings), session.sheet_items())
-        if key != self._key:
+        settings = session.state.info.settings
+        items = session.sheet_items()
+        key = self._key
+        # (equal settings are the same settings: each is changed only as its declaration
+        # parses it, a value of one type; the copy compared is the session's as filled)
+        if key is None or settings != key[0] or items != key[1]:
             self._filled = _filled(session, system_module, params, None, None, combat, given, read)
-            self._key = key
+            self._key = (copy.deepcopy(settings), items)
         filled, origins = self._filled
         return filled, dict(origins)
 

@@ -180,6 +180,9 @@ class Descriptor:
 
 
 _CORE_KEYS = ("system", "params", "dice", "value", "outcome", "descriptor", "descriptors")
+_CORE_KEY_SET = frozenset(_CORE_KEYS)
+#: a record's ``extra`` when it has none (read-only: shared)
+_NO_EXTRA: Mapping[str, Any] = MappingProxyType({})
 
 
 @dataclass(frozen=True)
@@ -202,15 +205,42 @@ class RollRecord:
     extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     descriptors: tuple[Descriptor, ...] = ()
 
+    def __init__(
+        self,
+        system: str,
+        params: Mapping[str, Any],
+        dice: tuple[Die, ...],
+        value: int,
+        outcome: str,
+        extra: Mapping[str, Any] = _NO_EXTRA,
+        descriptors: tuple[Descriptor, ...] = (),
+    ) -> None:
+        # (what the generated __init__ does, without a frozen setattr a field: a
+        # system makes a record a roll)
+        self.__dict__.update(
+            system=system,
+            params=params,
+            dice=dice,
+            value=value,
+            outcome=outcome,
+            extra=extra,
+            descriptors=descriptors,
+        )
+        self.__post_init__()
+
     def __post_init__(self) -> None:
-        # (_freeze_json: freeze, faster for the plain JSON values every system records)
-        object.__setattr__(self, "params", _freeze_json(dict(self.params)))
-        object.__setattr__(self, "extra", _freeze_json(dict(self.extra)))
-        object.__setattr__(self, "dice", tuple(self.dice))
-        object.__setattr__(self, "descriptors", tuple(self.descriptors))
-        clash = set(self.extra) & set(_CORE_KEYS)
-        if clash:
-            raise ValueError(f"extra fields clash with record fields: {sorted(clash)}")
+        # (_freeze_json: freeze, faster for the plain JSON values every system records;
+        # a dict is copied by it, anything else made a dict first)
+        d = self.__dict__
+        params, extra = d["params"], d["extra"]
+        d["params"] = _freeze_json(params if type(params) is dict else dict(params))
+        extra = d["extra"] = _freeze_json(extra if type(extra) is dict else dict(extra))
+        if type(d["dice"]) is not tuple:
+            d["dice"] = tuple(d["dice"])
+        if type(d["descriptors"]) is not tuple:
+            d["descriptors"] = tuple(d["descriptors"])
+        if not _CORE_KEY_SET.isdisjoint(extra):
+            raise ValueError(f"extra fields clash with record fields: {sorted(set(extra) & _CORE_KEY_SET)}")
 
     @property
     def descriptor(self) -> Descriptor | None:

@@ -375,6 +375,8 @@ def taken_off(record: RollRecord, d: Descriptor) -> str:
 
 
 def descriptor_plain(record: RollRecord) -> str:
+    if not record.descriptors:  # (a roll outside combat: nothing to tell)
+        return ""
     parts = []
     for d in _told(record):
         who = "target" if d.applies_to == "target" else "roller"
@@ -525,7 +527,7 @@ def opponent_brief(record: RollRecord) -> str:
     system's own ``opponent_brief`` (both ladder levels, ``(Good vs Superb +1)``), else
     ``vs`` and the opponent's total (``vs 11``); "" for a roll without one."""
     opp = record.extra.get("opponent")
-    if not isinstance(opp, Mapping):
+    if opp is None or not isinstance(opp, Mapping):
         return ""
     if opp.get("auto_fail") and not opp.get("dice"):  # why the other side failed
         return f"vs automatic failure: {opp['auto_fail']}"
@@ -557,7 +559,8 @@ def log_dice_plain(record: RollRecord) -> str:
     if not record.dice:
         return no_dice(record)
     extra = record.extra
-    if not extra.get("damage_dice") and not isinstance(extra.get("opponent"), Mapping):
+    opponent = extra.get("opponent")
+    if not extra.get("damage_dice") and (opponent is None or not isinstance(opponent, Mapping)):
         # no other side's dice nor damage dice: the dice as dice_text writes them,
         # unless the system names the roller's own (what _write_log_dice decides)
         spec = spec_of(record.system)

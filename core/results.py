@@ -51,13 +51,23 @@ class _Watched:
             raise StdoutFailed(e.errno, e.strerror or str(e)) from e
 
     def write(self, data: Any) -> Any:
-        return self._call("write", data)
+        try:  # (as _call, without looking the method up by name: a line a roll)
+            return self._stream.write(data)
+        except StdoutFailed:
+            raise
+        except OSError as e:
+            raise StdoutFailed(e.errno, e.strerror or str(e)) from e
 
     def writelines(self, lines: Any) -> Any:
         return self._call("writelines", lines)
 
     def flush(self) -> Any:
-        return self._call("flush")
+        try:
+            return self._stream.flush()
+        except StdoutFailed:
+            raise
+        except OSError as e:
+            raise StdoutFailed(e.errno, e.strerror or str(e)) from e
 
     @property
     def buffer(self) -> Any:

@@ -274,6 +274,24 @@ async def test_delete_asks_first(dirs):
     assert (dirs["saves"] / "Night at the docks.gmdesk").exists()
 
 
+async def test_an_enter_typed_after_delete_keeps_the_session(dirs):
+    """Deleting cannot be undone: the question opens on Cancel, so x and an Enter typed
+    at once (or out of habit) delete nothing; Tab to Delete, then Enter, deletes."""
+    app = app_for(dirs)
+    async with run(app, size=SIZE) as pilot:
+        pk = await loaded_picker(pilot)
+        pk.query_one("DataTable").move_cursor(row=1)  # Torg test
+        await pilot.pause()
+        await pilot.press("x", "enter")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen) and "Nothing deleted." in screen_text(app))
+        assert (dirs["saves"] / "Torg test.gmdesk").exists()
+        await pilot.press("x")
+        await until(pilot, lambda: type(app.screen).__name__ == "ConfirmDialog")
+        await pilot.press("shift+tab", "enter")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen) and len(pk.summaries) == 2)
+    assert not list(dirs["saves"].glob("Torg test*"))
+
+
 # ---------------------------------------------------------------------------
 # examples
 # ---------------------------------------------------------------------------

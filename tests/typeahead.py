@@ -142,9 +142,14 @@ SEQUENCES: list[Sequence] = [
         "<ctrl+p>another<enter>cTable<enter><ctrl+u>Spare<enter>",
         creates="Spare",
     ),
-    # the list read again (the copy stays highlighted), then its deletion asked,
-    # refused with n, asked again, and Enter on Delete
-    Sequence("picker: the list read again, delete refused, then confirmed", "<f5>xnx<enter>", deletes="Spare"),
+    # the list read again (the copy stays highlighted), then its deletion asked and
+    # refused with n, asked and refused with Enter (the question opens on Cancel),
+    # asked again and confirmed with Tab to Delete and Enter
+    Sequence(
+        "picker: the list read again, delete refused twice, then confirmed",
+        "<f5>xnx<enter>x<tab><enter>",
+        deletes="Spare",
+    ),
 ]
 
 #: the README's keys that no sequence types ahead, and why

@@ -23,11 +23,12 @@ typed slowly: each goes on once the desk has settled from the one before
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.dom import DOMNode
@@ -36,6 +37,7 @@ from textual.screen import Screen
 from gmdesk.core.dice import RandomSource, make_rng
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session, SessionStore
+from gmdesk.tui.bindings import KeepsKeymap
 from gmdesk.tui.runner import SessionRunner, freeze_app_heap, thaw_app_heap
 from gmdesk.tui.screens.help import HelpScreen
 from gmdesk.tui.screens.main import MainScreen, desk_classes
@@ -76,10 +78,13 @@ def binding_classes() -> list[type]:
 
 
 class GmdeskCommands(Provider):
-    """The command palette's gmdesk moves: those of the screen it was opened from."""
+    """The command palette's entries: the moves of the screen it was opened from,
+    then the app's, then Textual's own (theme, maximize, screenshot) last — one
+    provider, so the GM's moves come first in the list, in their order."""
 
-    def _commands(self) -> list[tuple[str, str, Any]]:
-        """The moves, each with the keys bound to it now (after the GM's keymap)."""
+    def _commands(self) -> list[tuple[str, str, Any, bool]]:
+        """(title, help, callback, listed before anything is typed): the moves, each
+        with the keys bound to it now (after the GM's keymap), then Textual's."""
         from gmdesk.tui.keymap import with_current_keys
 
         screen = self.screen
@@ -87,30 +92,32 @@ class GmdeskCommands(Provider):
         app = self.app
         if isinstance(app, GmdeskApp):
             out.extend(app.app_commands())
-        return [
-            (title, with_current_keys([screen, app], help_text, callback), callback)
+        moves = [
+            (title, with_current_keys([screen, app], help_text, callback), callback, True)
             for title, help_text, callback in out
         ]
+        return moves + [(c.title, c.help, c.callback, c.discover) for c in app.get_system_commands(screen)]
 
     async def discover(self) -> Hits:
-        for title, help_text, callback in self._commands():
-            yield DiscoveryHit(title, callback, help=help_text)
+        for title, help_text, callback, listed in self._commands():
+            if listed:
+                yield DiscoveryHit(title, callback, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for title, help_text, callback in self._commands():
+        for title, help_text, callback, _ in self._commands():
             score = matcher.match(title)
             if score > 0:
                 yield Hit(score, matcher.highlight(title), callback, help=help_text)
 
 
-class GmdeskApp(TypeAhead, TerminalGuard, App[None]):
+class GmdeskApp(KeepsKeymap, TypeAhead, TerminalGuard, App[None]):
     """See the module docstring."""
 
     CSS_PATH = "gmdesk.tcss"
     TITLE = "gmdesk"
     CURSOR_BLINK = False
-    COMMANDS = App.COMMANDS | {GmdeskCommands}
+    COMMANDS = {GmdeskCommands}  # Textual's own commands last in it (get_system_commands)
     COMMAND_PALETTE_BINDING = "ctrl+p"
 
     BINDINGS = [
@@ -129,7 +136,10 @@ class GmdeskApp(TypeAhead, TerminalGuard, App[None]):
         examples_dir: str | Path | None = None,
         keymap_file: str | Path | None = None,
     ) -> None:
-        super().__init__()
+        # NO_COLOR: the terminal's own colours, text set apart by bold and reverse video
+        # only (Textual strips the colours of an app in ANSI colour; with its grey filter
+        # a mark drawn in magenta or the error colour read dark grey on near-black)
+        super().__init__(ansi_color=True if "NO_COLOR" in os.environ else None)
         self.keymap_file = Path(keymap_file) if keymap_file is not None else None
         self.saves_dir = Path(saves_dir)
         self.open_path = Path(open_path) if open_path is not None else None
@@ -308,6 +318,13 @@ class GmdeskApp(TypeAhead, TerminalGuard, App[None]):
             from gmdesk.tui.screens.help import PALETTE_INTRO
 
             self.push_screen(HelpScreen(shown_keys, intro=PALETTE_INTRO, panes=()))
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's palette commands but its "Quit" and "Keys": gmdesk's own "Quit"
+        and "Keys (help)" do those (each was listed twice, in two words)."""
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Quit", "Keys"):
+                yield command
 
     def app_commands(self) -> list[Command]:
         out: list[Command] = [

@@ -54,10 +54,12 @@ MODIFIERS = {"ctrl", "shift", "alt", "meta", "super", "hyper"}
 
 
 def _key_names() -> set[str]:
-    from textual.keys import Keys, _character_to_key
+    from textual.keys import Keys
+
+    from gmdesk.tui.bindings import character_key
 
     names = {k.value for k in Keys if not k.value.startswith("<")}
-    names |= {_character_to_key(c) for c in string.printable if c.isprintable()}
+    names |= {character_key(c) for c in string.printable if c.isprintable()}
     names |= set(string.printable.strip())
     return names
 
@@ -86,15 +88,17 @@ def _groups(classes: Iterable[type]) -> list[tuple[str, list[Binding]]]:
     from textual.dom import DOMNode
     from textual.screen import ModalScreen, Screen
 
+    from gmdesk.tui.bindings import class_bindings
+
     classes = list(classes)
     keymap_app = classes[0] if classes and issubclass(classes[0], App) else None
     # the keymap is the desk's: its app's keys reach the desk's full screens
-    app_bindings = [b for bs in keymap_app._merge_bindings().key_to_bindings.values() for b in bs] if keymap_app else []
+    app_bindings = [b for _key, b in class_bindings(keymap_app)] if keymap_app else []
     out = []
     for cls in classes:
         if not issubclass(cls, DOMNode) or (issubclass(cls, App) and cls is not keymap_app):
             continue  # only nodes bind keys; of the apps, the desk's
-        bindings = [b for bs in cls._merge_bindings().key_to_bindings.values() for b in bs]
+        bindings = [b for _key, b in class_bindings(cls)]
         if issubclass(cls, Screen) and not issubclass(cls, ModalScreen):
             bindings = bindings + app_bindings
         out.append((cls.__name__, bindings))
@@ -104,9 +108,9 @@ def _groups(classes: Iterable[type]) -> list[tuple[str, list[Binding]]]:
 def clashes(keymap: Mapping[str, str], classes: Iterable[type]) -> list[tuple[str, str, list[str]]]:
     """Keys the keymap binds twice where they are active together: (where, key, ids).
     A key the defaults already share (a dialog's Escape and the app's) is no clash."""
-    from textual.keys import _normalize_key_list
+    from gmdesk.tui.bindings import key_names
 
-    keymap = {k: _normalize_key_list(v) for k, v in keymap.items()}
+    keymap = {k: key_names(v) for k, v in keymap.items()}
     found = []
     for where, bindings in _groups(classes):
         default: dict[str, set[str]] = {}
@@ -180,11 +184,11 @@ def load_keymap(path: Path) -> dict[str, str]:
 
 
 def _norm(key: str) -> str:
-    from textual.keys import _character_to_key
+    from gmdesk.tui.bindings import character_key
 
     key = key.strip()
     if len(key) == 1:
-        return key if key.isalnum() else _character_to_key(key)
+        return key if key.isalnum() else character_key(key)
     return key.lower()
 
 
@@ -197,12 +201,14 @@ def current_keys(
     """The keys bound now (the GM's keymap applied) to the bindings of ``nodes`` whose
     id is ``binding_id`` (when given), else whose action is ``action`` or whose
     default keys include ``default_keys``; None when no binding matches."""
+    from gmdesk.tui.bindings import class_bindings, keymap_of
+
     wanted = {_norm(k) for k in default_keys}
     found: list[str] = []
     matched = False
     for node in nodes:
-        keymap = getattr(node.app, "_keymap", {}) or {}
-        for key, bindings in type(node)._merge_bindings().key_to_bindings.items():
+        keymap = keymap_of(node.app)
+        for key, bindings in class_bindings(type(node)).key_to_bindings.items():
             for b in bindings:
                 if binding_id is not None:
                     if b.id != binding_id:

@@ -158,7 +158,17 @@ class EscapeKeysApart:
 
 
 def _robust_linux_driver() -> type[Driver] | None:
-    """A LinuxDriver whose output survives a hang-up and whose input stops at EOF."""
+    """A LinuxDriver whose output survives a hang-up and whose input stops at EOF.
+
+    The one place gmdesk reaches into Textual's driver: Textual 8.2 has no public way
+    to replace a driver's output stream (``LinuxDriver._file``) or to read its input
+    through its key parser (``textual._xterm_parser.XTermParser``, whose end raises
+    ``textual._parser.ParseError``) in an input loop of one's own; the public API
+    would be a driver option for the stream and a public parser (or an EOF hook).
+    (The attributes it gives the terminal back with, ``attrs_before``, are set
+    after Textual's ``start_application_mode`` to those :mod:`tui.rawmode` found.)
+    ``tests/test_tui_typeahead.py`` (the real terminal harness) and the EOF and
+    hang-up tests of ``tests/test_tui_robust.py`` fail if a Textual upgrade changes them."""
     try:
         from textual._parser import ParseError
         from textual._xterm_parser import XTermParser

@@ -135,6 +135,7 @@ class WriterLock:
     ):
         self.path = Path(path)
         self.session_path = Path(session_path) if session_path is not None else self.path
+        self._session_name = os.fspath(self.session_path)  # (a Path made text once, not a write)
         self.journal_path = Path(journal_path) if journal_path is not None else None
         self._fd: int | None = None
         self._session_fds: list[int] = []  # flocks on the session file's inode(s)
@@ -316,7 +317,7 @@ class WriterLock:
         self._session_fds = self._prune(self._session_fds, self.session_path)
         self._journal_fds = self._prune(self._journal_fds, self.journal_path)
 
-    def _holds(self, fds: list[int], path: Path) -> bool:
+    def _holds(self, fds: list[int], path: Path | str) -> bool:
         try:
             cur = os.stat(path)
         except OSError:
@@ -324,8 +325,9 @@ class WriterLock:
         return (cur.st_dev, cur.st_ino) in [self._inode(fd) for fd in fds]
 
     def holds_session_file(self) -> bool:
-        """True while one of the locked inodes is the one at the session file's name."""
-        return self._holds(self._session_fds, self.session_path)
+        """True while one of the locked inodes is the one at the session file's name
+        (asked before every write)."""
+        return self._holds(self._session_fds, self._session_name)
 
     def release(self) -> None:
         """Empty the lock file and drop the lock; safe to call twice."""

@@ -179,7 +179,7 @@ PARAMS = (
         None,
         "trait level: a ladder name (Terrible..Superb) or a number",
         optional=True,
-        placeholder="Good, +1 …",
+        placeholder="e.g. Good or +1",
         metavar="LEVEL",
         remember=True,
     ),
@@ -200,7 +200,7 @@ PARAMS = (
         None,
         "opposed roll: the opponent's trait level (the opponent rolls too)",
         optional=True,
-        placeholder="opposed only; empty: Fair",
+        placeholder="opposed; empty: Fair",
         metavar="LEVEL",
     ),
     Param(

@@ -35,16 +35,23 @@ Commit = Callable[[Any], Callable[["Session"], Any]]
 
 
 class ConfirmDialog(Dialog[bool]):
-    """Ask a yes/no question; ``True`` when confirmed (Enter on the focused yes, or ``y``)."""
+    """Ask a yes/no question; ``True`` when confirmed (Enter on the focused yes, or ``y``).
+
+    ``undoable=False`` (what is asked cannot be undone, as deleting a session): the
+    dialog opens on its no, so an Enter typed ahead, or out of habit, keeps what the
+    GM has; ``y`` or Tab then Enter still confirm."""
 
     BINDINGS = [
         Binding("y", "confirm", "Yes", show=False, id="dialog.yes"),
         Binding("n", "cancel", "No", show=False, id="dialog.no"),
     ]
 
-    def __init__(self, question: str, *, yes: str = "Yes", no: str = "No", title: str = "Confirm") -> None:
+    def __init__(
+        self, question: str, *, yes: str = "Yes", no: str = "No", title: str = "Confirm", undoable: bool = True
+    ) -> None:
         super().__init__()
         self.question = question
+        self.undoable = undoable
         self.yes_label = yes
         self.no_label = no
         self.dialog_title = title
@@ -63,7 +70,7 @@ class ConfirmDialog(Dialog[bool]):
             )
 
     def on_mount(self) -> None:
-        self.query_one("#yes", Button).focus()
+        self.query_one("#yes" if self.undoable else "#no", Button).focus()
 
     @on(Button.Pressed, "#yes")
     def action_confirm(self) -> None:
@@ -181,6 +188,10 @@ class ChoiceDialog(Dialog[Any]):
             self.dismiss(self.choices[index][0])
 
 
+#: the most columns a form's labels take (a longer label wraps, its field keeps room)
+LABEL_MOST = 30
+
+
 class FormDialog(Dialog[Any]):
     """A few labelled fields. On Enter (from any field), ``validate(values)`` may raise
     ``GmdeskError`` (or ValueError): the message shows inline with the field's label,
@@ -231,9 +242,20 @@ class FormDialog(Dialog[Any]):
             yield Static("", id="dialog-error", classes="inline-error")
             yield DialogHint(self.verb, extra=self.hint)
 
+    def label_width(self) -> int | None:
+        """The labels' column when a label is longer than the forms' 20 columns: as
+        wide as the longest (at most :data:`LABEL_MOST`), each on one line at 80×24
+        ("Initiative descriptors" wrapped); None keeps the stylesheet's."""
+        longest = max((len(f.label.strip()) + 2 for f in self.fields if f.kind != "bool" and not f.same_row), default=0)
+        return min(longest, LABEL_MOST) if longest > 20 else None
+
     def _field(self, f: FormField) -> ComposeResult:
         if f.kind != "bool":
-            yield Label(f.label, classes="form-label" if not f.same_row else "form-label-inline")
+            label = Label(f.label, classes="form-label" if not f.same_row else "form-label-inline")
+            width = None if f.same_row else self.label_width()
+            if width is not None:
+                label.styles.width = width
+            yield label
         yield field_control(f, f"form-{f.key}", f.value)
 
     def on_mount(self) -> None:

@@ -23,6 +23,7 @@ from textual.screen import Screen
 from gmdesk.core.dice import RandomSource
 from gmdesk.core.session import Event, Session, State
 from gmdesk.tui.runner import SessionRunner
+from gmdesk.tui.screens.dialog import DialogKeyBar
 from gmdesk.tui.widgets.character import CharacterPane
 from gmdesk.tui.widgets.initiative import InitiativePane
 from gmdesk.tui.widgets.rolllog import RollLog
@@ -31,7 +32,7 @@ from gmdesk.tui.widgets.rolllog import RollLog
 SessionCall = Callable[[Session], Any]
 
 
-class DeskScreen(Screen[None]):
+class DeskScreen(DialogKeyBar, Screen[None]):
     """The session, its runner and the helpers every move of the desk uses."""
 
     def __init__(

@@ -34,12 +34,13 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from textual import events
-from textual.binding import Binding, BindingsMap, BindingType
+from textual.binding import ActiveBinding, Binding, BindingType
 from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Footer, OptionList, Select, SelectionList, Static, TextArea
 
 from gmdesk.core.errors import GmdeskError
+from gmdesk.tui.bindings import node_bindings
 from gmdesk.tui.widgets.form import Choice
 from gmdesk.tui.wording import field_key, key_name, short_label, ui_message
 
@@ -52,12 +53,8 @@ ResultT = TypeVar("ResultT")
 def bound_keys(node: DOMNode, action: str, *, shown_only: bool = True) -> list[str]:
     """The keys bound to ``action`` on ``node`` now (the GM's keymap applied), in the
     order they were declared."""
-    bindings: BindingsMap = node._bindings.copy()
-    keymap = getattr(node.app, "_keymap", None)
-    if keymap:
-        bindings.apply_keymap(keymap)
     out: list[str] = []
-    for key, key_bindings in bindings.key_to_bindings.items():
+    for key, key_bindings in node_bindings(node).key_to_bindings.items():
         for b in key_bindings:
             if b.action == action and (b.show or not shown_only) and key not in out:
                 out.append(key)
@@ -68,21 +65,6 @@ def keys_text(node: DOMNode, action: str, exclude: Iterable[str] = (), *, shown_
     keys = [k for k in bound_keys(node, action, shown_only=shown_only) if k not in set(exclude)]
     keys.sort(key=lambda k: k not in ("enter", "space"))  # the keys a GM reaches for first
     return "/".join(key_name(node.app, k) for k in keys[:2])
-
-
-def rename_bindings(node: DOMNode, rename: Callable[[Binding], Binding]) -> None:
-    """``node``'s own bindings as ``rename`` makes them (a description, whether the key
-    bar shows it), the key bar told; the class's bindings, shared by every instance,
-    stay as they are. Keys and ids are left alone: the GM's keymap still moves them."""
-    bindings: BindingsMap = node._bindings
-    changed = False
-    for key, found in list(bindings.key_to_bindings.items()):
-        renamed = [rename(b) for b in found]
-        if renamed != found:
-            bindings.key_to_bindings[key] = renamed  # a new list: the class's is shared
-            changed = True
-    if changed and node.is_attached:
-        node.refresh_bindings()
 
 
 # ----------------------------------------------------------------------------------- hint
@@ -233,30 +215,26 @@ class DialogKeys:
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         for hint in self.query(DialogHint):  # type: ignore[attr-defined]
             hint.refresh_hint()
-        self._name_submit_keys()
 
     def say_enter(self, verb: str) -> None:
         """The key bar names what Enter does in this dialog ("⏎ Roll", "⏎ Add"), as its
-        hint line does ("Enter roll"); see :meth:`_name_submit_keys`."""
+        hint line does ("Enter roll"); see :meth:`key_bar_binding`."""
         self._enter_word = enter_word(verb)
-        self._name_submit_keys()
+        if self.is_attached:  # type: ignore[attr-defined]
+            self.refresh_bindings()  # type: ignore[attr-defined]
 
-    def _name_submit_keys(self) -> None:
-        """This dialog's own Enter (and ``ctrl+j``) bindings take the word of
-        :meth:`say_enter` as their description; where the focused field keeps Enter
-        (a dropdown, a button) the bar shows ``ctrl+s`` with it instead ("^s Roll"), as
-        the hint line does. Their keys and ids stay: the GM's keymap still moves them."""
+    def key_bar_binding(self, binding: Binding) -> Binding:
+        """How the key bar (and the help) shows ``binding``, one of this dialog's own:
+        Enter (and ``ctrl+j``) described by the word of :meth:`say_enter`; where the
+        focused field keeps Enter (a dropdown, a button), ``ctrl+s`` shown with it
+        instead ("^s Roll"), as the hint line does. Its key and id stay as bound (the
+        GM's keymap moves them); :class:`DialogKeyBar` asks this of the dialog."""
         word = self._enter_word
-        if word is None:
-            return
-        anywhere = self.owns_enter(self.focused)
-
-        def named(b: Binding) -> Binding:
-            if b.action == "submit_anywhere":
-                return dataclasses.replace(b, description=word, show=anywhere)
-            return dataclasses.replace(b, description=word) if b.action in SUBMIT_ACTIONS else b
-
-        rename_bindings(self, named)  # type: ignore[arg-type]
+        if word is None or binding.action not in SUBMIT_ACTIONS:
+            return binding
+        if binding.action == "submit_anywhere":
+            return dataclasses.replace(binding, description=word, show=self.owns_enter(self.focused))
+        return dataclasses.replace(binding, description=word)
 
     def action_submit(self) -> None:  # pragma: no cover - every dialog says what Enter does
         raise NotImplementedError
@@ -289,7 +267,24 @@ class DialogKeys:
             w.update("")
 
 
-class DialogScreen(ModalScreen[ResultT], Generic[ResultT]):
+class DialogKeyBar:
+    """Mix into a ``Screen`` (before it) whose key bar says what Enter does in the
+    dialog open on it: the bindings in force are Textual's ``active_bindings``, each
+    of a dialog (:class:`DialogKeys`: the screen itself, or an overlay dialog on it)
+    shown as that dialog describes it (:meth:`DialogKeys.key_bar_binding`)."""
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        active: dict[str, ActiveBinding] = super().active_bindings  # type: ignore[misc]
+        for key, (node, binding, enabled, tooltip) in active.items():
+            if isinstance(node, DialogKeys):
+                shown = node.key_bar_binding(binding)
+                if shown is not binding:
+                    active[key] = ActiveBinding(node, shown, enabled, tooltip)
+        return active
+
+
+class DialogScreen(DialogKeyBar, ModalScreen[ResultT], Generic[ResultT]):
     """A dialog on a screen of its own, over the desk (or the session picker), with a
     key bar of its own at the bottom: the dialog's keys, the keys in force, over the
     bar of the screen beneath (whose keys wait while the dialog is up)."""
@@ -300,12 +295,12 @@ class DialogScreen(ModalScreen[ResultT], Generic[ResultT]):
 
     def on_mount(self) -> None:
         self.mount(Footer())
-        self._key_bar()
+        self._show_key_bar()
 
     def on_resize(self) -> None:
-        self._key_bar()
+        self._show_key_bar()
 
-    def _key_bar(self) -> None:
+    def _show_key_bar(self) -> None:
         shown = self.size.height > self.KEY_BAR_ABOVE
         for bar in self.query(Footer):
             if bar.display != shown:
@@ -359,7 +354,7 @@ class Dialog(DialogKeys, DialogScreen[ResultT], Generic[ResultT]):
 __all__ = [
     "DIALOG_BINDINGS",
     "SUBMIT_ACTIONS",
-    "rename_bindings",
+    "DialogKeyBar",
     "enter_word",
     "Dialog",
     "DialogHint",

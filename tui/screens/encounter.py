@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
+
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Event, Session
 from gmdesk.core.session.events.text import num
@@ -27,6 +29,7 @@ from gmdesk.tui.screens.confirm import ConfirmDialog, FormDialog, InputDialog
 from gmdesk.tui.screens.desk import DeskScreen, SessionCall
 from gmdesk.tui.widgets.common import name_of
 from gmdesk.tui.widgets.form import FormField
+from gmdesk.tui.widgets.initiative import fit_group, fit_name
 
 #: one combatant's initiative: (id, modifier, typed value or None to roll)
 InitiativePlan = list[tuple[str, int, int | None]]
@@ -38,6 +41,36 @@ def row_name(state: Any, cid: str) -> str:
     if c is not None and c.group is not None:
         return str(state.group_title(c.group))
     return name_of(state, cid)
+
+
+#: the most cells a name (with its marks) takes in the initiative dialog's label column:
+#: at 80×24 the label, the modifier, "or value" and the value read on one line
+INITIATIVE_NAME_CELLS = 30
+
+
+def initiative_labels(names: list[str], marks: list[str], groups: list[bool]) -> list[str]:
+    """The initiative dialog's labels: each name and its marks (" (pinned)", " +"),
+    the name cut before a copy's number where it is long ("Goblin archer… 12"), a
+    group's before its count, padded to the longest so that every "mod" stands by its
+    field, in a column."""
+    parts = []
+    for name, mark, group in zip(names, marks, groups, strict=True):
+        room = max(8, INITIATIVE_NAME_CELLS - cell_len(mark))
+        parts.append((fit_group(name, room) if group else fit_name(name, room)) + mark)
+    width = max((cell_len(p) for p in parts), default=0)
+    return [f"{p}{' ' * (width - cell_len(p))}  mod" for p in parts]
+
+
+class InitiativeDialog(FormDialog):
+    """Initiative for all: a row a combatant, its label (name and marks, in a column
+    as wide as the longest), its modifier and a value typed instead of rolling."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.labels = {key: " ".join(label.split()) for key, label in self.labels.items()}
+
+    def label_width(self) -> int | None:
+        return None  # the labels are padded to one width (the stylesheet: as wide as they are)
 
 
 class EncounterActions:
@@ -269,13 +302,15 @@ class EncounterActions:
             return
         fields = []
         names = [row_name(state, cid) for cid in ids]  # a group by its row, its lowest modifier
+        marks = [
+            (" (pinned)" if state.characters[cid].pin is not None else "")
+            + ("" if state.encounter.index_of(cid) is not None else " +")
+            for cid in ids
+        ]
+        labels = initiative_labels(names, marks, [state.characters[cid].group is not None for cid in ids])
         for i, cid in enumerate(ids):
-            joins = "" if state.encounter.index_of(cid) is not None else " +"
             pin = state.characters[cid].pin
-            pinned = " (pinned)" if pin is not None else ""
-            fields.append(
-                FormField(f"m{i}", f"{names[i]}{pinned}{joins}  mod", "text", num(self.initiative_modifier(cid)))
-            )
+            fields.append(FormField(f"m{i}", labels[i], "text", num(self.initiative_modifier(cid))))
             # a pinned entry keeps its number (typing another moves the pin)
             kept = "" if pin is None else num(pin)
             fields.append(FormField(f"v{i}", "or value", "text", kept, placeholder="roll", same_row=True))
@@ -293,7 +328,7 @@ class EncounterActions:
                 self._roll_initiative(read(values))
 
         self.desk.app.push_screen(
-            FormDialog(
+            InitiativeDialog(
                 f"Initiative ({', '.join([state.info.system, *self._dice_settings()])})",
                 fields,
                 validate=read,

@@ -64,7 +64,6 @@ from textual.containers import Horizontal
 from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer
 
 from gmdesk.core.dice import RandomSource
 from gmdesk.core.errors import GmdeskError
@@ -82,6 +81,7 @@ from gmdesk.tui.screens.roster import RosterActions
 from gmdesk.tui.screens.sessionmoves import SessionActions, settings_help
 from gmdesk.tui.widgets.character import CharacterPane, counter_event
 from gmdesk.tui.widgets.initiative import InitiativePane
+from gmdesk.tui.widgets.keybar import KeyBar
 from gmdesk.tui.widgets.rolllog import RollLog
 from gmdesk.tui.widgets.sessionbar import SessionBar
 
@@ -97,8 +97,9 @@ UNDO_NAMED = (
 )
 
 
-class DeskFooter(Footer):
-    """The desk's key bar, redrawn only when the keys it shows change. (Textual's
+class DeskFooter(KeyBar):
+    """The desk's key bar (the keys that read whole at its width, :class:`KeyBar`),
+    redrawn only when the keys it shows change. (Textual's
     Footer rebuilds itself at every focus move; each rebuild is sent to the terminal,
     over SSH too.) While the roll dialog is open over the desk the bar shows the
     dialog's keys (the keys in force: the desk's wait); where the dialog hides the bar
@@ -112,9 +113,12 @@ class DeskFooter(Footer):
         dialog = rolls.dialog if isinstance(rolls, RollActions) else None
         if dialog is not None and dialog.covers(self):
             return
-        shown = tuple(
-            (key, active.binding.description, active.enabled, active.binding.show)
-            for key, active in screen.active_bindings.items()
+        shown = (
+            self.size.width,
+            *(
+                (key, active.binding.description, active.enabled, active.binding.show)
+                for key, active in screen.active_bindings.items()
+            ),
         )
         if shown == self._shown and self.children:
             return
@@ -417,7 +421,7 @@ class MainScreen(DeskScreen):
             ("New round", "start the next round (R)", self.action_new_round),
             ("Roll initiative for all…", "the session's system, or typed numbers (i)", self.action_initiative),
             ("Roll initiative for all now", "default modifiers, no questions", self.encounter.initiative_for_all_now),
-            ("Add character…", "name, side, kind, Vitality, Possibilities (c)", self.action_new_character),
+            ("Add character…", "name, side, kind, Vitality and the system's fields (c)", self.action_new_character),
             (
                 "Add from bestiary…",
                 "numbered copies of a stat block join the encounter (B)",
@@ -533,7 +537,7 @@ def add_counter(desk: MainScreen) -> None:
         FormDialog(
             f"A counter for {ch.name}",
             [
-                FormField("label", "Counter", "text", placeholder="Reactions"),
+                FormField("label", "Counter", "text", placeholder="e.g. Reactions"),
                 FormField("max", "Maximum", "text", "1"),
                 FormField("reset", "Full again", "choice", "round", resets),
             ],

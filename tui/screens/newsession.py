@@ -75,6 +75,7 @@ class NewSessionDialog(DialogScreen[tuple[str, str] | None]):
     }
     NewSessionDialog .picker-label { padding-top: 1; }
     NewSessionDialog OptionList { height: auto; max-height: 7; }
+    NewSessionDialog OptionList:focus > .option-list--option-highlighted { text-style: bold reverse; }
     NewSessionDialog #new-error { color: $error; height: auto; min-height: 1; }
     NewSessionDialog .picker-hint { color: $text-muted; }
     """
@@ -105,7 +106,7 @@ class NewSessionDialog(DialogScreen[tuple[str, str] | None]):
             yield Input(self.initial_name, placeholder="name, e.g. Tuesday campaign", id="new-name")
             yield Static("", id="new-error")
             if self.ask_system:
-                yield Label("System", classes="picker-label")
+                yield Label(self.system_line(self.system), id="new-system-label", classes="picker-label")
                 yield OptionList(*[Option(system_label(s), id=s) for s in self.systems], id="new-system")
             hint = "Enter create · Tab systems · Esc cancel" if self.ask_system else "Enter copy · Esc cancel"
             yield Static(hint, classes="picker-hint")
@@ -142,6 +143,17 @@ class NewSessionDialog(DialogScreen[tuple[str, str] | None]):
     def _system_chosen(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.action_create()
+
+    @staticmethod
+    def system_line(system: str) -> str:
+        """The line over the list that names the system Enter creates with, in words
+        (the list's highlight, shown by colour alone, is lost without it)."""
+        return f"System: {system_label(system)}"
+
+    @on(OptionList.OptionHighlighted, "#new-system")
+    def _system_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        self.query_one("#new-system-label", Label).update(self.system_line(self.chosen_system()))
 
     def chosen_system(self) -> str:
         if not self.ask_system:

@@ -88,10 +88,10 @@ def _neg(s: str) -> tuple[int, ...]:
     return tuple(-ord(ch) for ch in s)
 
 
-def _confirm_dialog(question: str, yes: str, title: str) -> ModalScreen[bool]:
+def _confirm_dialog(question: str, yes: str, title: str, *, undoable: bool = True) -> ModalScreen[bool]:
     from gmdesk.tui.screens.confirm import ConfirmDialog
 
-    return ConfirmDialog(question, yes=yes, no="Cancel", title=title)
+    return ConfirmDialog(question, yes=yes, no="Cancel", title=title, undoable=undoable)
 
 
 # ---------------------------------------------------------------------------
@@ -529,7 +529,7 @@ class PickerScreen(Screen[None]):
                 self.show_message("Nothing deleted.")
 
         self._in_dialog = True
-        self.app.push_screen(_confirm_dialog(question, yes="Delete", title="Delete session"), done)
+        self.app.push_screen(_confirm_dialog(question, yes="Delete", title="Delete session", undoable=False), done)
 
     def action_reload(self) -> None:
         self.reload()

@@ -83,12 +83,12 @@ class OddsDialog(OverlayDialog[ResultT]):
         self.stop_odds()
         token = self._odds_token
         if at_once:
-            self._compute_odds(spec, params, token)
+            self._work_out_odds(spec, params, token)
         else:
-            self._odds_timer = self.set_timer(self.ODDS_DELAY, lambda: self._compute_odds(spec, params, token))
+            self._odds_timer = self.set_timer(self.ODDS_DELAY, lambda: self._work_out_odds(spec, params, token))
 
     @work(thread=True, exclusive=True, group="odds")
-    def _compute_odds(self, spec: SystemSpec, params: Any, token: int) -> None:
+    def _work_out_odds(self, spec: SystemSpec, params: Any, token: int) -> None:
         # the curve only when it is the view shown: an open costs nothing more unless
         # the GM looks at the curve (the key asks for it then, :meth:`_want_curve`)
         curve: Curve | None = None
@@ -120,10 +120,10 @@ class OddsDialog(OverlayDialog[ResultT]):
         if self.odds_view == CURVE and self.last_curve is None and self.last_odds is not None and self._odds_of:
             spec, params, token = self._odds_of
             if spec is not None and token == self._odds_token:
-                self._compute_curve(spec, params, self.last_odds, token)
+                self._work_out_curve(spec, params, self.last_odds, token)
 
     @work(thread=True, exclusive=True, group="curve")
-    def _compute_curve(self, spec: SystemSpec, params: Any, odds: Odds, token: int) -> None:
+    def _work_out_curve(self, spec: SystemSpec, params: Any, odds: Odds, token: int) -> None:
         try:
             curve = spec.curve(params, odds=odds)
         except GmdeskError as e:

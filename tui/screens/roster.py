@@ -316,9 +316,12 @@ def character_field(f: CharField) -> FormField:
     if f.type == "choice":
         choices = [("", "—")] + [(c, c) for c in f.choices]
         return FormField(field_key(f), f.label, "choice", "" if f.default is None else str(f.default), choices)
-    hint = f.placeholder or (show_field(f, f.default) if f.default is not None else "")
+    # the declared placeholder is an example (as the character pane says it): "e.g."
+    # tells it from a value typed, also where the dimmed placeholder reads as any text
+    example = f"e.g. {f.placeholder}" if f.placeholder else ""
+    hint = example or (show_field(f, f.default) if f.default is not None else "")
     if f.default is not None and f.placeholder and str(f.default) not in f.placeholder:
-        hint = f"{f.placeholder} (default {show_field(f, f.default)})"
+        hint = f"{example} (default {show_field(f, f.default)})"
     return FormField(field_key(f), f.label, "text", "", placeholder=hint)
 
 

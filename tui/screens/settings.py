@@ -19,6 +19,9 @@ from gmdesk.core.session.settings import Setting, current, declared
 from gmdesk.tui.screens.dialog import Dialog, DialogHint
 from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput, StepSelect
 
+#: the most columns the labels take (a longer label wraps, its field keeps room)
+LABEL_MOST = 34
+
 
 class SettingsDialog(Dialog[Any]):
     """The session's settings as a form; returns the ``session.settings`` event, or
@@ -31,6 +34,11 @@ class SettingsDialog(Dialog[Any]):
         settings_now = declared()
         self.order = sorted(settings_now, key=lambda s: (s.system != system, s.system != ""))
         self.labels = {s.key: s.title for s in settings_now}
+        #: the labels' column: as wide as the longest label beside a field (one line
+        #: each at 80×24: "Skill chance threshold" wrapped in the forms' 20 columns)
+        self.label_width = min(
+            LABEL_MOST, max((len(s.label) + 2 for s in settings_now if s.type != "bool"), default=20)
+        )
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="settings-dialog") as box:
@@ -48,7 +56,9 @@ class SettingsDialog(Dialog[Any]):
             yield EnterCheckbox(s.label, bool(value), id=wid, classes="form-check")
         else:
             with Horizontal(classes="form-row"):
-                yield Label(s.label, classes="form-label")
+                label = Label(s.label, classes="form-label")
+                label.styles.width = self.label_width
+                yield label
                 if s.type == "choice":
                     yield StepSelect(
                         [(c, c) for c in s.choices], value=value, allow_blank=False, id=wid, classes="form-input"

@@ -531,6 +531,21 @@ class CharacterPane(Vertical):
         table = self.table
         self.call_after_refresh(lambda: table.move_cursor(row=table.cursor_row, animate=False))
 
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        """The focus leaving the editor for another part of the desk (Tab, a click)
+        closes it, its value not applied (as Esc): an editor left open, its text not
+        applied, read as if the edit were done. A screen over the desk (the palette)
+        leaves it as it is."""
+        if event.widget.id != "character-editor":
+            return
+
+        def left() -> None:
+            editor = self.query_one("#character-editor", EditorInput)
+            if self.is_attached and self.app.screen is self.screen and editor.display and not editor.has_focus:
+                self.close_editor()
+
+        self.call_after_refresh(left)
+
     def close_editor(self) -> None:
         self._editing = None
         if not self.is_mounted:

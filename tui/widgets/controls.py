@@ -7,6 +7,7 @@ without colour (a monochrome terminal, a screen reader, a screenshot).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from rich.segment import Segment
@@ -105,8 +106,18 @@ class StepSelect(Select[Any]):
         Binding("right", "step(1)", "Next value", show=False, id="choice.next"),
     ]
 
+    def __init__(self, options: Iterable[tuple[Any, Any]], **kwargs: Any) -> None:
+        options = list(options)
+        self._step_values = [v for _, v in options]  # (Select keeps its options to itself)
+        super().__init__(options, **kwargs)
+
+    def set_options(self, options: Iterable[tuple[Any, Any]]) -> None:
+        options = list(options)
+        self._step_values = [v for _, v in options]
+        super().set_options(options)
+
     def action_step(self, delta: int) -> None:
-        values = [v for _, v in self._options if v is not Select.NULL]
+        values = self._step_values
         if not values or self.expanded:
             return
         at = values.index(self.value) if self.value in values else (-1 if delta > 0 else len(values))

@@ -82,7 +82,7 @@ class ChoiceList(OptionList):
         if isinstance(choice, Choice):
             choice.close(refocus=True)
 
-    def _on_blur(self, event: events.Blur) -> None:
+    def on_blur(self, event: events.Blur) -> None:
         choice = self.parent
         if isinstance(choice, Choice):
             choice.close(refocus=False)

@@ -28,6 +28,10 @@ from gmdesk.core.oddstable import distribution_rows
 OUTCOMES, CURVE = "outcomes", "curve"
 
 BAR_WIDTH = 12
+#: the most columns an outcome's label takes, and the fewest its bar keeps: the
+#: labels read whole in the roll dialog's odds pane at 80×24 ("Extraordinary Success")
+LABEL_MOST = 24
+BAR_LEAST = 3
 #: the uncounted chance of very long reroll chains (open-ended dice, under 1e-12) is shown
 #: only when a percentage with two decimals would see it
 TAIL_SHOWN = 0.00005
@@ -56,9 +60,9 @@ def odds_text(odds: Odds, width: int = BAR_WIDTH, line_width: int | None = None)
         rows = [(label, float(p)) for label, p in odds.outcomes if p]
     else:  # the curve, far tails folded ("≤ −20" / "≥ +20")
         rows = [(label, float(p)) for label, p in distribution_rows(odds)]
-    label_w = min(20, max((len(label) for label, _ in rows), default=1))
-    if line_width is not None:
-        label_w = max(6, min(label_w, line_width - 9 - 3))
+    label_w = min(LABEL_MOST, max((len(label) for label, _ in rows), default=1))
+    if line_width is not None:  # the label whole where a bar of BAR_LEAST still fits
+        label_w = max(6, min(label_w, line_width - 9 - BAR_LEAST))
         width = max(0, min(width, line_width - label_w - 9))
     peak = max((p for _, p in rows), default=0.0) or 1.0
     for i, (label, p) in enumerate(rows):

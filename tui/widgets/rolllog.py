@@ -324,17 +324,19 @@ class RollLog(ScrollView, can_focus=True):
         self._line_cache[key] = (entry, entry.record, strip, line)
         return strip
 
-    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
-        # Textual sizes the log in its layout, just before drawing it: a log that
-        # follows the newest roll is scrolled to it there, so that its first frame
-        # draws the newest lines, never the oldest (which, in a long session, are
-        # packed: drawing them would unpack them and read their records from the save)
-        resized = super()._size_updated(size, virtual_size, container_size, layout)
-        if self._view and self.cursor >= len(self._view) - 1 and self.scroll_offset.y < self.max_scroll_y:
-            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
-        return resized
+    def on_mount(self) -> None:
+        # The log follows the newest roll: anchored, Textual keeps it scrolled to its
+        # end as it lays it out, before a line is drawn, so that its first frame (and
+        # the first after a resize) draws the newest lines, never the oldest (which,
+        # in a long session, are packed: drawing them would unpack them and read their
+        # records from the save).
+        self.anchor()
 
     def watch_cursor(self, old: int, new: int) -> None:
+        if new >= len(self._view) - 1:
+            self.anchor()  # on the newest roll: the log follows the rolls to come
+        else:
+            self.release_anchor()  # the GM reads back: the log stays where the cursor is
         self.refresh()
 
     def on_resize(self) -> None:

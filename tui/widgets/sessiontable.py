@@ -18,6 +18,7 @@ from textual.widgets import DataTable
 
 from gmdesk.core.session import SessionSummary
 from gmdesk.core.session.saves import plugin_note
+from gmdesk.tui.widgets.initiative import fit_name
 
 #: (label, key, width); the Session column takes the rest of the width
 COLUMNS = (
@@ -53,9 +54,10 @@ def short_error(summary: SessionSummary) -> str:
     return error[len(prefix) :] if error.startswith(prefix) else error
 
 
-def row_cells(s: SessionSummary) -> tuple[Text | str, ...]:
-    """One session's cells, in the order of :data:`COLUMNS`."""
-    name = Text(str(s.name))
+def row_cells(s: SessionSummary, name_width: int = 0) -> tuple[Text | str, ...]:
+    """One session's cells, in the order of :data:`COLUMNS`; a name longer than
+    ``name_width`` is cut with "…" (the column cut it without a mark)."""
+    name = Text(fit_name(str(s.name), name_width) if name_width else str(s.name))
     if is_damaged(s):
         name.append("\n✗ " + short_error(s), style="italic")
         return (name, Text("DAMAGED", style="bold"), "can't be read", "", "")
@@ -108,7 +110,7 @@ class SessionTable(DataTable[Any]):
             self.add_column(label, key=key, width=w or name_width)
         for s in summaries:
             two_lines = bool(getattr(s, "error", None))  # damaged, or waiting for a plug-in
-            self.add_row(*row_cells(s), key=str(s.path), height=2 if two_lines else 1)
+            self.add_row(*row_cells(s, name_width), key=str(s.path), height=2 if two_lines else 1)
         target_row = 0
         if keep is not None:
             for i, s in enumerate(summaries):

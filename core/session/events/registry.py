@@ -78,6 +78,11 @@ class Event:
     time: str
     summary: str
 
+    def __init__(self, seq: int, type: str, data: Mapping[str, Any], time: str, summary: str) -> None:
+        # (what the generated __init__ does, without a frozen setattr a field: an event
+        # is made for every roll and for every event read back)
+        self.__dict__.update(seq=seq, type=type, data=data, time=time, summary=summary)
+
     @property
     def changes(self) -> list[str]:
         """What the event changed, one line each ("Bruno: Vitality 3 → −1 (Unconscious)")."""

@@ -188,7 +188,8 @@ def _roll(ctx: Ctx, p: dict[str, Any]) -> str:
     target = ctx.opt_char(p.get("target"), "target")
     combat = ctx.boolean(p.get("combat", False), "combat")
     clock = clock_named(ctx, p["clock"]) if p.get("clock") not in (None, "") else None
-    clocks = harm_of(record.system).clocks
+    harm = harm_of(record.system)
+    clocks = harm.clocks
     earned = clocks.earned(record) if clocks is not None else None
     if clock is not None and earned is None:
         raise ctx.fail(f"clock: a {record.system} roll moves no clock")
@@ -196,7 +197,7 @@ def _roll(ctx: Ctx, p: dict[str, Any]) -> str:
         refusal = roll_refusal(actor, target)
         if refusal is not None:
             raise ctx.fail(refusal)
-    cost = _cost(record)
+    cost = harm.spend.at_roll(record) if harm.spend is not None else 0  # (what _cost says)
     if cost and actor is not None:
         _check_spender(ctx, actor, cost)
     rnd, turn = ctx.roll_position()
@@ -240,7 +241,8 @@ def _roll(ctx: Ctx, p: dict[str, Any]) -> str:
         live.changes = [*live.changes, *lines]
     if combat:
         _apply_descriptors(ctx, index)
-    _impose_conditions(ctx, index)
+    if entry.actor is not None:  # (only a roller it tracks has conditions imposed)
+        _impose_conditions(ctx, index)
     if clock is not None:
         live = ctx.tx.roll(index)
         live.clock = clock.name

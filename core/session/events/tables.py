@@ -18,9 +18,12 @@ if TYPE_CHECKING:
 def session_tables(settings: Mapping[str, Any]) -> TableSet:
     """The TableSet a session's settings put in force: ``settings["tables"]`` maps a role
     to a built-in table name or the path of a GM's table file."""
-    from gmdesk.core.tables import TableSet
+    from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
-    overrides = {role: resolve_table(name) for role, name in dict(settings.get("tables") or {}).items()}
+    named = settings.get("tables")
+    if not named:  # (most sessions: the built-in tables, the one TableSet of them)
+        return DEFAULT_TABLES
+    overrides = {role: resolve_table(name) for role, name in dict(named).items()}
     return TableSet(overrides=overrides)
 
 

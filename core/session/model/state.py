@@ -370,7 +370,7 @@ class State:
         (``model.rolllog``): an event newer than them is looked for among the newest
         entries only, so the roll just made is found without unpacking a page."""
         rolls = self.rolls
-        lo = getattr(rolls, "packed_count", 0)
+        lo = rolls.packed_count if isinstance(rolls, RollLog) else 0
         if not (lo < len(rolls) and rolls[lo].seq < seq):
             lo = 0
         lo = bisect_left(rolls, seq, lo=lo, key=attrgetter("seq"))

@@ -56,7 +56,10 @@ def read_file(path: Path) -> tuple[bytes, os.stat_result] | None:
 
 def write_all(fd: int, data: bytes) -> None:
     """Write all of ``data`` to ``fd`` (``os.write`` may write less at a time)."""
-    view = memoryview(data)
+    k = os.write(fd, data)
+    if k == len(data):  # (nearly always: all of it at once)
+        return
+    view = memoryview(data)[k:]
     while view:
         k = os.write(fd, view)
         view = view[k:]

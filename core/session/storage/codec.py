@@ -11,7 +11,7 @@ from typing import Any
 
 from gmdesk.core.errors import ParamError
 
-__all__ = ["SEP", "MAX_DEPTH", "dumps", "json_text", "loads", "read_back", "too_deep"]
+__all__ = ["SEP", "MAX_DEPTH", "dumps", "flat_text", "json_bytes", "json_text", "loads", "read_back", "too_deep"]
 
 #: separators of every JSON text the store writes (no spaces)
 SEP = (",", ":")
@@ -70,19 +70,75 @@ def dumps(obj: Any) -> str:
     return "".join(_C_ENCODER({}, _ENCODER.default, encode_basestring, None, ":", ",", False, False, False)(obj, 0))
 
 
-def json_text(value: Any, option: str) -> str:
-    """``value`` as JSON text; ParamError naming ``option`` when it is not plain JSON data."""
+#: the JSON text of each key :func:`flat_text` has met (a header's few field names)
+_KEY_TEXTS: dict[str, str] = {}
+_KEYS_KEPT = 256
+
+
+def flat_text(value: Any) -> str | None:
+    """:func:`dumps` of a flat object of text keys and text or whole-number values (the
+    summary fields a header changes with nearly every event), made directly: the same
+    text. None for anything else (then :func:`json_text` makes it)."""
+    if type(value) is not dict:
+        return None
+    parts = []
+    keys = _KEY_TEXTS
+    for k, v in value.items():
+        kt = keys.get(k)
+        if kt is None:
+            if type(k) is not str or len(keys) >= _KEYS_KEPT:
+                return None
+            kt = keys[k] = encode_basestring(k)
+        tv = type(v)
+        if tv is int and -(1 << 63) <= v < 1 << 63:
+            parts.append(f"{kt}:{v}")
+        elif tv is str:
+            parts.append(f"{kt}:{encode_basestring(v)}")
+        else:
+            return None
+    return "{" + ",".join(parts) + "}"
+
+
+def _dumps_for(value: Any, option: str) -> str:
+    """:func:`dumps`, or ParamError naming ``option`` ("" when nested too deeply to write)."""
     try:
-        text = dumps(value)
+        return dumps(value)
     except (TypeError, ValueError) as e:
         raise ParamError(
             option, f"must be plain JSON data (objects, lists, strings, numbers, true/false/null): {e}"
         ) from None
     except RecursionError:
-        text = ""
+        return ""
+
+
+def _too_deep_error(option: str) -> ParamError:
+    return ParamError(option, f"must not nest lists and objects more than {MAX_DEPTH} levels deep")
+
+
+def json_text(value: Any, option: str) -> str:
+    """``value`` as JSON text; ParamError naming ``option`` when it is not plain JSON data."""
+    text = _dumps_for(value, option)
     if not text or too_deep(text):
-        raise ParamError(option, f"must not nest lists and objects more than {MAX_DEPTH} levels deep")
+        raise _too_deep_error(option)
     return text
+
+
+def json_bytes(value: Any, option: str) -> bytes:
+    """:func:`json_text` as the UTF-8 written (the same checks, in the same order, its
+    depth counted on the bytes), and ParamError for a lone surrogate, which UTF-8 cannot
+    hold."""
+    text = _dumps_for(value, option)
+    if not text:
+        raise _too_deep_error(option)
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        if too_deep(text):
+            raise _too_deep_error(option) from None
+        raise ParamError(option, f"must be plain JSON text without lone surrogates ({e.reason})") from None
+    if too_deep(data):
+        raise _too_deep_error(option)
+    return data
 
 
 #: the values a JSON text gives back as they were written (a float's text is its repr)

@@ -138,7 +138,7 @@ class CompactingEngine(ReaderEngine):
             problem = f"{self.path.name} was replaced or removed by another program"
         elif self._fd is not None:
             try:
-                cur = os.stat(self.paths["journal"])
+                cur = os.stat(self._journal_name)
             except OSError:
                 problem = f"{self.paths['journal'].name} was removed by another program"
             else:

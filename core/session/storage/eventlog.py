@@ -228,14 +228,15 @@ class EventLog:
 
         ParamError if ``doc`` is not a mapping of JSON data; StoreWriteError if the
         disk refuses (nothing appended, earlier events intact)."""
-        if not isinstance(doc, Mapping):
+        if type(doc) is not dict and not isinstance(doc, Mapping):
             raise ParamError("doc", f"must be a mapping of JSON data (got {type(doc).__name__})")
         if header and "schema" in header:
             raise ParamError("schema", f"is set by the store ({SCHEMA_VERSION}) and cannot be changed")
         storage = self._storage
         with storage._mutex:
             seq = storage.next_id(EVENTS_TABLE)
-            ops: list[Change] = [("put", EVENTS_TABLE, seq, dict(doc))]
+            # (the document is written as JSON text here and now, not kept: no copy)
+            ops: list[Change] = [("put", EVENTS_TABLE, seq, doc if type(doc) is dict else dict(doc))]
             if header:
                 ops.append(("hdr", dict(header)))
             storage.commit(ops)

@@ -17,13 +17,13 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session.lock import WriterLock
 from gmdesk.core.session.storage import atomic
 from gmdesk.core.session.storage.checksums import seal_bytes
-from gmdesk.core.session.storage.codec import dumps, json_text, read_back
+from gmdesk.core.session.storage.codec import dumps, flat_text, json_bytes, json_text, read_back
 from gmdesk.core.session.storage.compaction import CompactingEngine
 from gmdesk.core.session.storage.errors import (
     CorruptSaveError,
@@ -267,7 +267,7 @@ class JournalEngine(CompactingEngine):
         with self._mutex:
             self._check_writable()
             self._check_own_files()
-            lines: list[str] = []
+            lines: list[bytes] = []  # (each encoded once: its checksum is of these bytes, written)
             recs: list[dict[str, Any]] = []
             n = self._state.lsn
             events_count = len(self._state.tables.get(EVENTS_TABLE, {}))
@@ -282,38 +282,43 @@ class JournalEngine(CompactingEngine):
                         if doc_id > events_count + 1:
                             raise ValueError(f"event seq {doc_id} would leave a gap after seq {events_count}")
                         events_count = max(events_count, doc_id)
-                    s = json_text(doc, "doc")
+                    s = json_bytes(doc, "doc")
                     rec: dict[str, Any] = {"n": n, "op": "put", "tb": tb, "id": int(doc_id), "doc": s}
                     head = f'{{"n":{n},"op":"put","tb":{_TABLE_TEXT.get(tb) or dumps(tb)},"id":{int(doc_id)}'
                     if i < count and ops[i][0] == "hdr":
                         # header changes made with it go in its own record (format 3)
                         changes = ops[i][1]
                         i += 1
-                        hs = json_text(changes, "header")
+                        flat = flat_text(changes)
+                        hs = flat or json_text(changes, "header")
                         head = f'{head},"set":{hs}'
+                        # (what reading its text back gives: a flat one's copy, else read_back's)
                         rec["set"], rec["given"] = hs, changes
-                    prefix = f'{head},"doc":'
-                    lines.append(f"{prefix}{s}}}")
-                    rec["at"] = len(prefix.encode("utf-8"))
+                        if flat:
+                            rec["given"], rec["flat"] = dict(cast("dict[str, Any]", changes)), True
+                    try:
+                        prefix = f'{head},"doc":'.encode()
+                    except UnicodeEncodeError as e:  # (the header changes made with it)
+                        raise ParamError(
+                            "header", f"must be plain JSON text without lone surrogates ({e.reason})"
+                        ) from None
+                    lines.append(prefix + s + b"}")
+                    rec["at"] = len(prefix)
                     recs.append(rec)
                 elif op[0] == "del":
                     _, tb, given = op
                     if tb == EVENTS_TABLE:
                         raise ValueError("the event log is append-only: events cannot be removed")
                     ids = [int(i) for i in given]
-                    lines.append(f'{{"n":{n},"op":"del","tb":{dumps(tb)},"ids":{dumps(ids)}}}')
+                    lines.append(_encoded(f'{{"n":{n},"op":"del","tb":{dumps(tb)},"ids":{dumps(ids)}}}'))
                     recs.append({"n": n, "op": "del", "tb": tb, "ids": ids})
                 elif op[0] == "hdr":
-                    s = json_text(op[1], "header")
-                    lines.append(f'{{"n":{n},"op":"hdr","set":{s}}}')
-                    recs.append({"n": n, "op": "hdr", "set": s, "given": op[1]})
+                    hs = json_text(op[1], "header")
+                    lines.append(_encoded(f'{{"n":{n},"op":"hdr","set":{hs}}}'))
+                    recs.append({"n": n, "op": "hdr", "set": hs, "given": op[1]})
                 else:
                     raise ValueError(f"unknown change {op[0]!r}")
-            try:
-                # each line encoded once: its checksum is of these bytes, and these are written
-                encoded = [seal_bytes(line.encode("utf-8")) for line in lines]
-            except UnicodeEncodeError as e:
-                raise ParamError("doc", f"must be plain JSON text without lone surrogates ({e.reason})") from None
+            encoded = [seal_bytes(line) for line in lines]
             data = b"\n".join(encoded) + b"\n"
             start = self._jsize
             # where each new event's text lies in the journal: read back from there
@@ -393,13 +398,15 @@ class JournalEngine(CompactingEngine):
     def _apply_in_memory(self, recs: list[dict[str, Any]], n: int, lines: int) -> None:
         state = self._state
         events = state.tables[EVENTS_TABLE]
+        lazy = type(events) is EventTable or isinstance(events, EventTable)
         for rec in recs:
             text = None
             if rec["op"] == "put":
                 text = rec["doc"]
                 if "given" in rec:
-                    rec["set"] = read_back(rec.pop("given"), rec["set"])
-                if rec["tb"] == EVENTS_TABLE and rec["id"] == len(events) + 1 and isinstance(events, EventTable):
+                    given = rec.pop("given")
+                    rec["set"] = given if rec.pop("flat", False) else read_back(given, rec["set"])
+                if lazy and rec["tb"] == EVENTS_TABLE and rec["id"] == len(events) + 1:
                     # a new event is kept as where the journal holds it, read and
                     # parsed when asked for: the writer does not hold what it wrote
                     events.append_at(*rec["at"])
@@ -496,3 +503,11 @@ def _check_is_session(path: Path) -> None:
         if path.name.endswith(".gmdesk"):
             raise  # a damaged session: say exactly what is wrong
         raise CorruptSaveError(path, "whole file", "not a gmdesk session") from None
+
+
+def _encoded(line: str) -> bytes:
+    """A journal line's record as UTF-8; ParamError for a lone surrogate in it."""
+    try:
+        return line.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise ParamError("doc", f"must be plain JSON text without lone surrogates ({e.reason})") from None

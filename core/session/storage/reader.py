@@ -29,6 +29,8 @@ class ReaderEngine:
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool, compact_at: int, compact_on_close: bool):
         self.path = Path(path)
         self.paths = sidecar_paths(self.path)
+        #: the journal's name as text (stat before every write: no Path made text each time)
+        self._journal_name = os.fspath(self.paths["journal"])
         self.readonly = readonly
         self.compact_at = compact_at
         self.compact_on_close = compact_on_close

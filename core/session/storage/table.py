@@ -8,7 +8,7 @@ import os
 import weakref
 import zlib
 from array import array
-from collections.abc import Callable, ItemsView, Iterator, Mapping, ValuesView
+from collections.abc import Callable, ItemsView, Iterable, Iterator, Mapping, ValuesView
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -27,6 +27,8 @@ __all__ = ["EventTable", "EventCounter", "SnapshotFile", "RegionWriter"]
 TAIL_EVENTS = 1024
 #: bytes read at a time when the region is scanned or copied
 CHUNK = 1 << 20
+#: events after the region laid out (and written) as one piece by a compaction
+TAIL_BATCH = 256
 
 #: where an event appended by the writer lies in its journal: ``offset << 32 | length``
 _LEN_BITS = 32
@@ -103,6 +105,39 @@ class RegionWriter:
         self._add(line)
         self.count = seq
         return line if seq == 1 else b"," + line
+
+    def events(self, first: int, texts: Iterable[bytes]) -> bytes:
+        """:meth:`event` of events ``first``, ``first + 1``, … (``texts``: their JSON
+        texts, in order), as one piece: the same bytes, length, checksums and lines,
+        with one checksum call a block rather than a few an event."""
+        pieces: list[bytes] = []
+        seg: list[bytes] = []
+        length = self.length
+        nl = self.nl
+        seq = first
+        for text in texts:
+            if seq > 1:
+                seg.append(b",")
+                length += 1
+                if seq % BLOCK_EVENTS == 1:  # (the comma ends the block before)
+                    data = b"".join(seg)
+                    self._add(data)
+                    pieces.append(data)
+                    seg = []
+                    self.crcs.append(b"%08x" % self.crc)
+                    self.crc = 0
+            nl.append(length)
+            line = b'\n"%d":%b' % (seq, text)
+            seg.append(line)
+            length += len(line)
+            seq += 1
+        if seg:
+            data = b"".join(seg)
+            self._add(data)
+            pieces.append(data)
+        if seq > first:
+            self.count = seq - 1
+        return pieces[0] if len(pieces) == 1 else b"".join(pieces)
 
     def block(self, data: bytes, first: int, last: int, nl: list[int]) -> None:
         """Account for events ``first..last`` given as their region bytes, ``first``
@@ -608,8 +643,43 @@ class EventTable(Mapping[str, dict[str, Any]]):
             raise self._bad(
                 f"events #1–#{self._base}", "changed since gmdesk saved them (their checksum does not match)"
             )
-        for seq in range(self._base + 1, len(self._docs) + 1):
-            yield out.event(seq, self.text(seq))
+        # the events after the region, a batch at a time (those the writer's journal
+        # holds read together: one read a run of them, not one an event)
+        n = len(self._docs)
+        for first in range(self._base + 1, n + 1, TAIL_BATCH):
+            yield out.events(first, self._tail_texts(first, min(n, first + TAIL_BATCH - 1)))
+
+    def _tail_texts(self, first: int, last: int) -> list[bytes]:
+        """``[text(seq) for seq in first..last]`` (events after the region): a run of
+        them held where the writer's journal has them, in order, is read with one read
+        of the bytes they lie in (at most :data:`CHUNK`, or one event) and cut apart."""
+        out: list[bytes] = []
+        texts, base, read = self._texts, self._base, self._jread
+        seq = first
+        while seq <= last:
+            t = texts[seq - base - 1]
+            if type(t) is not int or read is None:
+                out.append(self.text(seq))
+                seq += 1
+                continue
+            start = t >> _LEN_BITS
+            end = start + (t & _LEN_MASK)
+            spans = [(start, end)]
+            seq += 1
+            while seq <= last:
+                u = texts[seq - base - 1]
+                if type(u) is not int:
+                    break
+                a = u >> _LEN_BITS
+                b = a + (u & _LEN_MASK)
+                if a < end or b - start > CHUNK:
+                    break
+                spans.append((a, b))
+                end = b
+                seq += 1
+            data = read(start, end - start)
+            out.extend([data[a - start : b - start] for a, b in spans])
+        return out
 
     def rebase(self, buf: bytes | SnapshotFile, start: int, end: int, written: RegionWriter | None = None) -> None:
         """The snapshot now holds every event at ``[start, end)`` of ``buf`` (bytes, or

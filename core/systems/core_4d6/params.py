@@ -124,7 +124,7 @@ PARAMS = (
         "text",
         "",
         "advantage sources, each +1, +2, -1 or -2, e.g. +1,+2,-1",
-        placeholder="+1,-2 …",
+        placeholder="e.g. +1,-2",
         metavar="SOURCES",
     ),
     Param(
@@ -145,7 +145,7 @@ PARAMS = (
         "text",
         "",
         "contest: the opponent's advantage sources",
-        placeholder="+1 …",
+        placeholder="e.g. +1",
         metavar="SOURCES",
     ),
     Param(

@@ -136,7 +136,7 @@ PARAMS = (
         "the descriptors tested, e.g. 'Precision+Slingshot Expertise+Slingshot'; with "
         "--save/--as they are read from the roller's sheet (added to --bonus; a missing "
         "Item, Ability or Use fails automatically)",
-        placeholder="Precision, Slingshot",
+        placeholder="e.g. Precision, Bow",
         metavar="NAMES",
         remember=True,
     ),
@@ -168,7 +168,7 @@ PARAMS = (
         "text",
         "",
         "the defender's descriptors (e.g. Defense), read from the --at character's sheet",
-        placeholder="Defense (two-way)",
+        placeholder="e.g. Defense",
         metavar="NAMES",
         combat_default="Defense",
     ),
