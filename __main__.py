@@ -22,14 +22,22 @@ class TerminalApp:
     """The :class:`gmdesk.cli.frontend.FrontEnd` of the Textual app."""
 
     def desk(self, saves_dir: Path, path: Path | None) -> int:
-        from gmdesk import tui
+        # the terminal raw before the app is even loaded: keys typed while gmdesk
+        # starts reach it as typed (tui/rawmode.py)
+        from gmdesk.tui.rawmode import terminal_taken
 
-        return tui.run(saves_dir, path)
+        with terminal_taken():
+            from gmdesk import tui
+
+            return tui.run(saves_dir, path)
 
     def view(self, saves_dir: Path, path: Path) -> int:
-        from gmdesk import tui
+        from gmdesk.tui.rawmode import terminal_taken
 
-        return tui.run_player_view(saves_dir, path)
+        with terminal_taken():
+            from gmdesk import tui
+
+            return tui.run_player_view(saves_dir, path)
 
     def serve(
         self,

@@ -327,3 +327,40 @@ def test_escape_then_a_key_in_one_read_are_two_keys(read: str, keys: list[str]) 
     parser, apart = XTermParser(), EscapeKeysApart()
     events = [e for part in read.split("|") for e in parser.feed(apart(part))] + [*parser.feed("")]
     assert [getattr(e, "key", type(e).__name__) for e in events] == keys
+
+
+def test_the_terminal_is_made_raw_as_textual_makes_it() -> None:
+    """The ``gmdesk`` command makes the terminal raw before Textual is loaded, with the
+    attributes Textual's driver sets (so Textual changes nothing when it starts)."""
+    import termios
+
+    from textual.drivers.linux_driver import LinuxDriver
+
+    from gmdesk.tui.rawmode import raw_attributes
+
+    every = 0xFFFF
+    cc = [b"\x00"] * 32
+    cc[termios.VMIN] = 4
+    attrs = [every, every, every, every, 38400, 38400, cc]
+    raw = raw_attributes(attrs)
+    assert raw[0] == LinuxDriver._patch_iflag(every)
+    assert raw[3] == LinuxDriver._patch_lflag(every)
+    assert raw[6][termios.VMIN] == 1
+    assert raw[1:3] == [every, every] and attrs[6][termios.VMIN] == 4  # the rest kept, the original untouched
+
+
+@pytest.mark.parametrize(
+    ("cooked", "reads", "typed"),
+    [
+        (9, [b"\x1bnSunday\n"], b"\x1bnSunday\r"),  # Enter, as the terminal had cooked it
+        (3, [b"n\n", b"a\n"], b"n\ra\n"),  # only what was cooked: then Ctrl+J stays Ctrl+J
+        (0, [b"x\n"], b"x\n"),
+    ],
+)
+def test_what_the_terminal_cooked_before_gmdesk_took_it_is_read_as_typed(
+    cooked: int, reads: list[bytes], typed: bytes
+) -> None:
+    from gmdesk.tui.rawmode import Uncook
+
+    uncook = Uncook(cooked)
+    assert b"".join(uncook(r) for r in reads) == typed

@@ -16,7 +16,9 @@ the encounter started at Kara's turn; the first is typed on the session picker.
 Each leaves the desk with the initiative list focused, where the next one starts.
 The last ones are the picker's dialogs: back to the sessions through the palette's
 "Open another session…", they make a copy, a next night, a new session and one from
-an example (``creates``), each compared with the slow run's as well.
+an example (``creates``), each compared with the slow run's as well; then dialogs
+cancelled with Escape in the middle of a burst, a name refused and typed over, a
+the list read again (F5) and a deletion refused then confirmed (``deletes``).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class Sequence:
     ``systems``: where it applies (all when empty); ``saves``: an event type the slow
     run must have logged for it (so a sequence that silently does nothing is caught);
     ``creates``: the name of a session the slow run must have made with it (the
-    picker's dialogs)."""
+    picker's dialogs); ``deletes``: one it must have deleted."""
 
     name: str
     keys: str
@@ -47,6 +49,7 @@ class Sequence:
     systems: tuple[str, ...] = ()
     saves: str = ""
     creates: str = ""
+    deletes: str = ""
 
     def for_system(self, system: str) -> str:
         return self.keys.replace("{cond}", "<down>" * ADD_CONDITION_ROW[system])
@@ -126,6 +129,27 @@ SEQUENCES: list[Sequence] = [
         "<ctrl+p>another<enter>e<down><tab><ctrl+u>Demo<enter>",
         creates="Demo",
     ),
+    # Escape closes each dialog and the key after it, in the same read, is the
+    # picker's: the next night's, the example's and the new session's dialogs opened
+    # and cancelled, then a new session named and made
+    Sequence(
+        "picker: back to the sessions, three dialogs cancelled with Escape, then a new session",
+        "<ctrl+p>another<enter>N<escape>e<escape>n<escape>nSunday<enter>",
+        creates="Sunday",
+    ),
+    Sequence(
+        "picker: back to the sessions, a duplicate's name refused (taken), typed over",
+        "<ctrl+p>another<enter>cTable<enter><ctrl+u>Spare<enter>",
+        creates="Spare",
+    ),
+    # the list read again (the copy stays highlighted), then its deletion asked and
+    # refused with n, asked and refused with Enter (the question opens on Cancel),
+    # asked again and confirmed with Tab to Delete and Enter
+    Sequence(
+        "picker: the list read again, delete refused twice, then confirmed",
+        "<f5>xnx<enter>x<tab><enter>",
+        deletes="Spare",
+    ),
 ]
 
 #: the README's keys that no sequence types ahead, and why
@@ -152,9 +176,10 @@ TERMINAL_BYTES = {
     "ctrl+y": b"\x19",
     "ctrl+u": b"\x15",
     "ctrl+t": b"\x14",
+    "f5": b"\x1b[15~",
 }
 
-_TOKEN = re.compile(r"<([a-z+_]+)>|(.)", re.S)
+_TOKEN = re.compile(r"<([a-z0-9+_]+)>|(.)", re.S)
 
 
 def tokens(keys: str) -> list[str]:
@@ -171,7 +196,8 @@ def terminal_bytes(keys: str) -> list[bytes]:
 
 
 def textual_keys(keys: str) -> list[tuple[str, str | None]]:
-    """(key, character) of each key as Textual names them, for ``events.Key``."""
+    """(key, character) of each key as Textual's terminal reader gives them, for
+    ``events.Key`` (Ctrl+letter with its control character, as the terminal sends it)."""
     import unicodedata
 
     from textual.keys import KEY_NAME_REPLACEMENTS
@@ -180,7 +206,8 @@ def textual_keys(keys: str) -> list[tuple[str, str | None]]:
     out: list[tuple[str, str | None]] = []
     for t in tokens(keys):
         if len(t) > 1:
-            out.append((t, chars.get(t)))
+            control = re.fullmatch(r"ctrl\+([a-z])", t)
+            out.append((t, chr(ord(control[1]) & 0x1F) if control else chars.get(t)))
         elif t.isalnum():
             out.append((t, t))
         elif t == " ":

@@ -12,6 +12,10 @@
 * Escape typed ahead stays Escape (:class:`EscapeKeysApart`): in one read, Escape
   followed by a key is the Escape key and then that key, never Alt+key nor a stray
   "^" in the next field.
+* Keys typed while gmdesk starts act as typed: the ``gmdesk`` command makes the
+  terminal raw before it loads the app (:mod:`tui.rawmode`); the driver reads what
+  the terminal had cooked before that with its Enter restored, and gives the
+  terminal back as it was before gmdesk took it.
 * Below :data:`MIN_SIZE` columns × rows a "terminal too small" notice covers the
   screen (``q`` still quits); it goes away by itself once the window is larger.
 """
@@ -35,6 +39,8 @@ from textual.driver import Driver
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from gmdesk.tui import rawmode
 
 # ---------------------------------------------------------------------------
 # Terminal robustness
@@ -159,6 +165,8 @@ def _robust_linux_driver() -> type[Driver] | None:
     through its key parser (``textual._xterm_parser.XTermParser``, whose end raises
     ``textual._parser.ParseError``) in an input loop of one's own; the public API
     would be a driver option for the stream and a public parser (or an EOF hook).
+    (The attributes it gives the terminal back with, ``attrs_before``, are set
+    after Textual's ``start_application_mode`` to those :mod:`tui.rawmode` found.)
     ``tests/test_tui_typeahead.py`` (the real terminal harness) and the EOF and
     hang-up tests of ``tests/test_tui_robust.py`` fail if a Textual upgrade changes them."""
     try:
@@ -173,6 +181,17 @@ def _robust_linux_driver() -> type[Driver] | None:
             super().__init__(app, **kwargs)
             # SafeStream stands in for the file (it passes everything else through)
             self._file = cast(io.TextIOWrapper, SafeStream(self._file))
+            early = rawmode.taken()
+            self._uncook = rawmode.Uncook(early.cooked if early is not None and early.fd == self.fileno else 0)
+
+        def start_application_mode(self) -> None:
+            """Textual's, except that the attributes given back at the end are those the
+            terminal had before the ``gmdesk`` command made it raw (:mod:`tui.rawmode`),
+            not the raw ones Textual finds."""
+            super().start_application_mode()  # type: ignore[no-untyped-call]
+            early = rawmode.taken()
+            if early is not None and early.fd == self.fileno:
+                self.attrs_before = early.before
 
         def run_input_thread(self) -> None:
             """Textual's input loop, except that end of input stops reading.
@@ -200,6 +219,7 @@ def _robust_linux_driver() -> type[Driver] | None:
                         if not data:
                             ended = bool(ended)
                             break
+                        data = self._uncook(data)
                         for event in parser.feed(escape_keys_apart(decode(data))):
                             self.process_message(event)
                     for event in parser.tick():
