@@ -219,6 +219,41 @@ def test_end_of_input_does_not_spin_and_the_writer_lets_go(saves):
     Session.open(path).close()
 
 
+_LEFT_WAITING = """
+import asyncio, threading
+from textual.app import App
+from gmdesk.tui.terminal import _robust_linux_driver
+
+async def main():
+    driver = _robust_linux_driver()(App())
+    thread = threading.Thread(target=driver.run_input_thread, name="textual-input")
+    thread.start()  # stdin at its end: the loop stops reading and waits for the app's end
+    print("waiting", flush=True)
+    # the app ends without its driver's input disabled (an exit on an error path)
+
+asyncio.run(main())
+"""
+
+
+def test_the_input_thread_never_keeps_gmdesk_alive_after_its_app_has_gone():
+    """After the terminal hung up, gmdesk lingered now and then, its process never
+    ending: the input thread, done reading, waited for the driver's word to stop,
+    which an app ending on an error path never gave — and Python waits for that
+    thread before it exits. The thread stops once the main thread has ended."""
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", _LEFT_WAITING],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        cwd=ROOT,
+    )
+    assert done.stdout.strip() == "waiting", done.stderr
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - started < TIMEOUT
+
+
 @pytest.mark.slow
 def test_player_view_keeps_following_with_no_input_and_an_idle_cpu(saves):
     saves_dir, path = saves

@@ -199,7 +199,8 @@ def _robust_linux_driver() -> type[Driver] | None:
             The stock loop selects stdin every 0.1 s and, at EOF, select keeps
             answering "readable" and read keeps returning nothing: a busy loop. Here
             EOF (or EIO from a vanished terminal) tells the app once and then waits
-            for the exit without touching the CPU.
+            for the exit without touching the CPU. Reading or waiting, it stops once
+            the main thread has ended, so that it never keeps gmdesk's process alive.
             """
             selector = selectors.SelectSelector()
             selector.register(self.fileno, selectors.EVENT_READ)
@@ -207,8 +208,11 @@ def _robust_linux_driver() -> type[Driver] | None:
             decode = getincrementaldecoder("utf-8")().decode
             escape_keys_apart = EscapeKeysApart()
             ended: bool | None = None  # None: input open; False: EOF; True: hang-up
+            # Python waits for this thread before it exits: it never outlives the main
+            # thread (an app ended on an error path never disables its driver's input)
+            main = threading.main_thread()
             try:
-                while not self.exit_event.is_set():
+                while not self.exit_event.is_set() and main.is_alive():
                     for _key, mask in selector.select(0.1):
                         if not mask & selectors.EVENT_READ:
                             continue
@@ -238,7 +242,8 @@ def _robust_linux_driver() -> type[Driver] | None:
                     self._app.post_message(StdinClosed(hangup=ended))
                 except Exception:
                     pass
-                self.exit_event.wait()
+                while not self.exit_event.wait(0.5) and main.is_alive():
+                    pass  # (two wake-ups a second while the app ends)
 
     return RobustLinuxDriver
 
