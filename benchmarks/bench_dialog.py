@@ -49,13 +49,15 @@ DEFAULT_EXAMPLE = "Storm over Core Earth"
 OPEN_RATIO = 0.5
 
 
-def _sender(app: Any) -> Callable[[str, str | None], None]:
+def key_sender(app: Any) -> Callable[[str, str | None], None]:
+    """``key(name, char)``: the key event the terminal's reader would give ``app``,
+    posted to it (called on the app's event loop) — the time from the key is timed."""
     from textual import events
 
     def key(name: str, char: str | None) -> None:
         event = events.Key(name, char)
         event.set_sender(app)
-        app._driver.send_message(event)
+        app.post_message(event)
 
     return key
 
@@ -77,7 +79,7 @@ async def _measure_gmdesk(saves: Path, path: Path, opens: int) -> dict[str, list
     app = GmdeskApp(saves, path, rng=random.Random(3))
     out: dict[str, list[float]] = {f"{k} {m}": [] for k in ("r", "a") for m in ("open", "odds")}
     async with app.run_test(size=(80, 24)) as pilot:
-        key = _sender(app)
+        key = key_sender(app)
         await _until(lambda: isinstance(app.screen, MainScreen))
         screen = app.screen
         await _until(lambda: not screen.busy)
@@ -154,7 +156,7 @@ async def _measure_anchor(opens: int) -> list[float]:
     app = Bare()
     out: list[float] = []
     async with app.run_test(size=(80, 24)) as pilot:
-        key = _sender(app)
+        key = key_sender(app)
         await pilot.pause(0.2)
         for i in range(opens + 2):
             t0 = time.perf_counter()

@@ -193,10 +193,9 @@ def _first_frame(
 async def _latencies(saves: Path, path: Path, presses: int) -> list[float]:
     """Seconds from the Enter that rolls (roll dialog open, odds settled) until the
     roll log holds the new roll, ``presses`` times after two warm-ups. The key goes
-    in the way a terminal's does (the driver's queue), and the clock is read by
+    in the way a terminal's does (a key event posted to the app), and the clock is read by
     polling every millisecond — Pilot's own idle waits are not in the figure."""
-    from textual import events
-
+    from benchmarks.bench_dialog import key_sender
     from gmdesk.tui.app import GmdeskApp
     from gmdesk.tui.screens.main import MainScreen
     from gmdesk.tui.screens.roll import open_roll_dialog
@@ -213,10 +212,7 @@ async def _latencies(saves: Path, path: Path, presses: int) -> list[float]:
                     raise RuntimeError("timed out")
                 await asyncio.sleep(0.001)
 
-        def key(name: str, char: str | None) -> None:
-            event = events.Key(name, char)
-            event.set_sender(app)
-            app._driver.send_message(event)
+        key = key_sender(app)
 
         await until(lambda: isinstance(app.screen, MainScreen) and bool(app.screen.query(RollLog)))
         screen = app.screen
