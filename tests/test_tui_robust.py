@@ -219,6 +219,29 @@ def test_end_of_input_does_not_spin_and_the_writer_lets_go(saves):
     Session.open(path).close()
 
 
+def test_a_sigcont_with_no_stop_before_it_leaves_one_reader_of_the_keys(saves):
+    """Textual resumed its terminal at every SIGCONT: one that follows no stop (the
+    kernel sends one with a hang-up's SIGHUP; ``kill -CONT``) started a second input
+    thread reading the same keys. gmdesk's threads stay as they were, and keys typed
+    after it are read once each, in order."""
+    saves_dir, path = saves
+    term = Pty(gmdesk(saves_dir, "Night at the docks"))
+    try:
+        term.wait_for("Bruno")
+        threads = len(os.listdir(f"/proc/{term.proc.pid}/task"))
+        term.proc.send_signal(signal.SIGCONT)
+        time.sleep(1.0)
+        assert len(os.listdir(f"/proc/{term.proc.pid}/task")) == threads
+        for _ in range(4):
+            term.type("n")  # four turns: Kara, (Bruno is down) → round 2 … round 5
+        wait_until(lambda: state_of(path).encounter.round == 5, what="four turns saved")
+        term.type("q")
+        term.proc.wait(TIMEOUT)
+    finally:
+        term.close()
+    assert state_of(path).encounter.round == 5
+
+
 _LEFT_WAITING = """
 import asyncio, threading
 from textual.app import App

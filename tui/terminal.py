@@ -184,6 +184,23 @@ def _robust_linux_driver() -> type[Driver] | None:
             early = rawmode.taken()
             self._uncook = rawmode.Uncook(early.cooked if early is not None and early.fd == self.fileno else 0)
 
+        #: whether application mode was suspended (Ctrl+Z, ``App.suspend``) and not resumed
+        suspended = False
+
+        def suspend_application_mode(self) -> None:
+            super().suspend_application_mode()
+            self.suspended = True
+
+        def resume_application_mode(self) -> None:
+            """Textual's, only after a suspension. Textual resumes at every SIGCONT; one
+            that follows no SIGTSTP (the kernel sends it with the SIGHUP of a terminal
+            hanging up; ``kill -CONT``) started application mode again over the running
+            one: a second input thread reading the same terminal — keys split between
+            two parsers, and at a hang-up a thread left waiting."""
+            if self.suspended:
+                self.suspended = False
+                super().resume_application_mode()
+
         def start_application_mode(self) -> None:
             """Textual's, except that the attributes given back at the end are those the
             terminal had before the ``gmdesk`` command made it raw (:mod:`tui.rawmode`),
