@@ -38,7 +38,7 @@ from gmdesk.core.dice import RandomSource, make_rng
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.tui.bindings import KeepsKeymap
-from gmdesk.tui.runner import SessionRunner, freeze_app_heap, thaw_app_heap
+from gmdesk.tui.runner import SessionRunner, freeze_heap, thaw_heap
 from gmdesk.tui.screens.help import HelpScreen
 from gmdesk.tui.screens.main import MainScreen, desk_classes
 from gmdesk.tui.screens.opening import OpeningScreen
@@ -169,7 +169,7 @@ class GmdeskApp(KeepsKeymap, TypeAhead, TerminalGuard, App[None]):
         return self._store
 
     def on_mount(self) -> None:
-        freeze_app_heap()  # (tui/runner.py: the heap and the garbage collector)
+        freeze_heap()  # (tui/runner.py: the heap and the garbage collector)
         self._apply_keymap()
         if self.open_path is not None:
             self.open_session(self.open_path, first=True)
@@ -277,7 +277,7 @@ class GmdeskApp(KeepsKeymap, TypeAhead, TerminalGuard, App[None]):
 
     def on_unmount(self) -> None:
         self.close_session()
-        thaw_app_heap()
+        thaw_heap()
 
     async def action_quit(self) -> None:
         """Quit at once — after the session calls already under way (a few ms) are written."""

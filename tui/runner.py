@@ -45,7 +45,7 @@ CLOSED = "the session was closed"
 # whichever thread sets it off, it holds the event loop for as long as it walks the
 # objects it looks at. Most of what the desk keeps alive never becomes garbage: the
 # modules, classes and Textual objects the app has made by the time it is up (some
-# 60,000 objects). So the app freezes its heap once it starts (:func:`freeze_app_heap`,
+# 60,000 objects). So the app freezes its heap once it starts (:func:`freeze_heap`,
 # ``gc.freeze``): no collection walks it again. A session's state stays collectable:
 # since a long session keeps its older rolls packed (``model.rolllog``) it is a few
 # thousand objects whatever the length of the history, and leaving it out of the
@@ -61,17 +61,18 @@ CLOSED = "the session was closed"
 #   walk, so that the young collections that follow (on the event loop, as the desk
 #   draws) do not each walk the new state again.
 #
-# When the app ends its heap is thawed (:func:`thaw_app_heap`). The player view,
+# When the app ends its heap is thawed (:func:`thaw_heap`). The player view,
 # which follows one save for its whole life, freezes its session's heap with it
-# (:func:`freeze_session_heap`).
+# (:func:`freeze_heap` too).
 
 
-def freeze_app_heap() -> None:
-    """The app is up: what it has made so far is left out of every collection."""
+def freeze_heap() -> None:
+    """What the process has made so far is left out of every collection (the app once
+    it is up; the player view once its one session is folded)."""
     gc.freeze()
 
 
-def thaw_app_heap() -> None:
+def thaw_heap() -> None:
     """The app ends: its heap is collectable again (another app may run in the process)."""
     gc.unfreeze()
 
@@ -94,17 +95,6 @@ def folding() -> Iterator[None]:
         if was:
             gc.collect(1)
             gc.enable()
-
-
-def freeze_session_heap() -> None:
-    """A session is open and folded: its objects are left out of every collection
-    (the player view, which never opens another)."""
-    gc.freeze()
-
-
-def thaw_session_heap() -> None:
-    """The player view ends: what the session held is collectable again."""
-    gc.unfreeze()
 
 
 #: the newest rolls whose records are read while a session opens: more than a roll log

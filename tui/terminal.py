@@ -226,7 +226,8 @@ def _robust_linux_driver() -> type[Driver] | None:
             escape_keys_apart = EscapeKeysApart()
             ended: bool | None = None  # None: input open; False: EOF; True: hang-up
             # Python waits for this thread before it exits: it never outlives the main
-            # thread (an app ended on an error path never disables its driver's input)
+            # thread (a driver joins only the input thread it started last, and an app
+            # ended on an error path never disables its input)
             main = threading.main_thread()
             try:
                 while not self.exit_event.is_set() and main.is_alive():

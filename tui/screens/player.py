@@ -61,7 +61,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
-from gmdesk.tui.runner import freeze_session_heap, thaw_session_heap
+from gmdesk.tui.runner import freeze_heap, thaw_heap
 from gmdesk.tui.screens.playerpicture import PlayerPicture, build_picture
 from gmdesk.tui.terminal import TerminalGuard
 from gmdesk.tui.widgets.rolllog import RollLog
@@ -356,7 +356,7 @@ class PlayerApp(TerminalGuard, App[None]):
                     return None, None
                 if self._session is None:
                     self._session = Session.open(self.path, readonly=True)
-                    freeze_session_heap()  # the player view never opens another session
+                    freeze_heap()  # the player view never opens another session
                     changed = True
                 else:
                     changed = bool(self._session.refresh())
@@ -412,4 +412,4 @@ class PlayerApp(TerminalGuard, App[None]):
                 session.close()
             except Exception:
                 pass
-            thaw_session_heap()  # the view closes its save only as it ends
+            thaw_heap()  # the view closes its save only as it ends
