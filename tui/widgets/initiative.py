@@ -181,10 +181,9 @@ def fit_words(marks: list[Text], width: int) -> Text:
     cell = _joined(marks)
     if cell.cell_len <= width:
         return cell
-    words = marks
-    for keep in range(len(words) - 1, -1, -1):
-        more = Text(f"+{len(words) - keep}", style="bold")
-        shown = _joined(words[:keep])
+    for keep in range(len(marks) - 1, -1, -1):
+        more = Text(f"+{len(marks) - keep}", style="bold")
+        shown = _joined(marks[:keep])
         fitted = shown + Text(" ") + more if keep else more
         if fitted.cell_len <= width or keep == 0:
             return fitted
