@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -92,7 +92,17 @@ class FixedDice:
         return len(self._faces) - self._i
 
 
+#: ``random.Random``'s own draw below a bound, what its ``randint(1, n)`` returns 1 + of
+_randbelow = random.Random._randbelow  # type: ignore[attr-defined]
+
+
 def roll_die(rng: RandomSource, sides: int) -> int:
+    """``rng.randint(1, sides)``; for a ``random.Random`` itself the draw its randint
+    makes (``randrange``'s: 1 + a number below ``sides``), without its two calls around
+    it: the same number, the same state after."""
+    if type(rng) is random.Random and type(sides) is int and sides > 0:
+        below: int = _randbelow(rng, sides)
+        return 1 + below
     return rng.randint(1, sides)
 
 
@@ -233,7 +243,8 @@ class RollRecord:
         # a dict is copied by it, anything else made a dict first)
         d = self.__dict__
         params, extra = d["params"], d["extra"]
-        d["params"] = _freeze_json(params if type(params) is dict else dict(params))
+        if params is not _TEMPLATE[1]:  # (the template is frozen already: see params_template)
+            d["params"] = _freeze_json(params if type(params) is dict else dict(params))
         extra = d["extra"] = _freeze_json(extra if type(extra) is dict else dict(extra))
         if type(d["dice"]) is not tuple:
             d["dice"] = tuple(d["dice"])
@@ -250,9 +261,11 @@ class RollRecord:
         return self.extra.get(key, default)
 
     def to_json(self) -> dict[str, Any]:
+        params = self.params
         out: dict[str, Any] = {
             "system": self.system,
-            "params": _thaw_json(self.params),
+            # (the template holds text, whole numbers, true/false and null only: a copy thaws it)
+            "params": dict(params) if params is _TEMPLATE[1] else _thaw_json(params),
             "dice": [d.to_json() for d in self.dice],
             "value": self.value,
             "outcome": self.outcome,
@@ -297,6 +310,35 @@ class RollRecord:
 
 
 # --------------------------------------------------------------------------- fast JSON path
+
+
+#: the latest :func:`params_template`: (what it was made for, the frozen params). One
+#: tuple, replaced whole (threads read it safely); it holds its key, so no other
+#: object is ever taken for it.
+_TEMPLATE: tuple[object, Mapping[str, Any] | None] = (None, None)
+#: the exact types of the values a template holds
+_FLAT = frozenset({str, int, bool, type(None)})
+
+
+def params_template(key: object, make: Callable[[], Mapping[str, Any]]) -> Mapping[str, Any]:
+    """A record's ``params`` as :class:`RollRecord` holds them (frozen), made by
+    ``make()`` once for a run of rolls with the same parameters: ``key`` is an
+    immutable value ``make()`` is a function of (a system's frozen Params, its fields
+    plain values); while it is the latest asked for, the same frozen object is given
+    back, and a record given it keeps it as it is (``roll --count N`` freezes its
+    parameters once, not N times). A dict of anything but text keys and text, whole
+    numbers, true/false or null is given back as ``make()`` made it (the record
+    freezes it as any other)."""
+    global _TEMPLATE
+    last = _TEMPLATE
+    if last[0] is key and key is not None:
+        return last[1]  # type: ignore[return-value]
+    data = make()
+    if type(data) is not dict or not all(type(k) is str and type(v) in _FLAT for k, v in data.items()):
+        return data
+    frozen = MappingProxyType(dict(data))
+    _TEMPLATE = (key, frozen)
+    return frozen
 
 
 #: the exact types of the JSON values that freeze and thaw as they are

@@ -57,13 +57,27 @@ def _plain_copy(v: Any, depth: int = 0) -> Any:
             raise _NotPlain
         return v
     if t is RollRecord:
+        global _plain_params
         out = v.to_json()  # (a new object, of new dicts and lists: checked, not copied again)
         if depth + 2 < _PLAIN_DEPTH and _plain_dice(v.dice):
-            _check_plain(out, depth, out["dice"])  # (the dice's JSON known plain: not walked)
+            params, known = v.params, _plain_params
+            if params is known[0] and depth <= known[1]:
+                _check_plain(out, depth, out["dice"], out["params"])  # (neither walked)
+            else:
+                _check_plain(out, depth, out["dice"])  # (the dice's JSON known plain: not walked)
+                _plain_params = (params, depth)
         else:
             _check_plain(out, depth)
         return out
     raise _NotPlain
+
+
+#: the parameters of the latest record whose JSON :func:`_plain_copy` found plain, and
+#: how deep it lay: a record's parameters are frozen (read-only, their dict its own),
+#: and ``roll --count N`` makes N records of the same ones (see
+#: :func:`core.dice.params_template`), checked once. It holds them: no other object
+#: is ever taken for them.
+_plain_params: tuple[object, int] = (None, -1)
 
 
 #: dice whose JSON was found plain (text and whole numbers of the width
@@ -99,10 +113,10 @@ def _plain_dice(dice: tuple[Die, ...]) -> bool:
 _INLINE = frozenset((str, bool, type(None)))
 
 
-def _check_plain(v: dict[str, Any] | list[Any], depth: int, known: object = None) -> None:
+def _check_plain(v: dict[str, Any] | list[Any], depth: int, known: object = None, known2: object = None) -> None:
     """:class:`_NotPlain` unless ``v`` (a dict or list no one else holds, nor its
-    parts) is already what :func:`_plain_copy` would make of it. ``known``: a dict or
-    list among its values known to be so already (not walked)."""
+    parts) is already what :func:`_plain_copy` would make of it. ``known``, ``known2``:
+    dicts or lists among its values known to be so already (not walked)."""
     if depth >= _PLAIN_DEPTH:
         raise _NotPlain
     if type(v) is dict:
@@ -120,7 +134,7 @@ def _check_plain(v: dict[str, Any] | list[Any], depth: int, known: object = None
             if x.bit_length() > _PLAIN_INT_BITS:
                 raise _NotPlain
         elif tx is dict or tx is list:
-            if x is not known:
+            if x is not known and x is not known2:
                 _check_plain(x, depth + 1)
         elif tx is not float or x - x != 0.0:  # (NaN or infinite)
             raise _NotPlain

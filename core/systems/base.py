@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from gmdesk.core.dice import Descriptor
+from gmdesk.core.dice import Descriptor, params_template
 from gmdesk.core.errors import ParamError
 from gmdesk.core.tables import TableSet
 
@@ -121,6 +121,23 @@ def dataclass_to_json(params: DataclassInstance) -> dict[str, Any]:
             return dataclasses.asdict(params)
         out[name] = value
     return out
+
+
+#: whether each Params class is frozen (read once)
+_FROZEN: dict[type, bool] = {}
+
+
+def record_params(params: DataclassInstance) -> Mapping[str, Any]:
+    """:func:`dataclass_to_json` of ``params`` as a roll record holds it (frozen): for a
+    frozen Params, made once for the same Params object (every roll of ``roll --count
+    N``), see :func:`core.dice.params_template`; else made afresh."""
+    cls = type(params)
+    frozen = _FROZEN.get(cls)
+    if frozen is None:
+        frozen = _FROZEN[cls] = bool(dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen)  # type: ignore[attr-defined]
+    if not frozen:
+        return dataclass_to_json(params)
+    return params_template(params, lambda: dataclass_to_json(params))
 
 
 def dataclass_from_json(cls: type[_D], data: Mapping[str, Any]) -> _D:

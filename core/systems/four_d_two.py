@@ -49,6 +49,7 @@ from gmdesk.core.systems.base import (
     dataclass_to_json,
     parse_choice,
     parse_int,
+    record_params,
     shown,
 )
 from gmdesk.core.systems.harm import DESK_VITALITY, WOUND_STATUS, Harm
@@ -261,9 +262,17 @@ SETTINGS = (
 # --------------------------------------------------------------------------- rolls
 
 
+#: the shared dice of each face, 1 to 6, of the positive and of the negative pair
+_POSITIVE = tuple(shared_die(v, "positive") for v in range(1, 7))
+_NEGATIVE = tuple(shared_die(v, "negative") for v in range(1, 7))
+_FACES = range(1, 7)
+
+
 def _roll_pairs(rng: RandomSource) -> tuple[Die, ...]:
     """The positive pair, then the negative pair (each die ``roll_die(rng, 6)``, in turn)."""
     a, b, c, d = roll_die(rng, 6), roll_die(rng, 6), roll_die(rng, 6), roll_die(rng, 6)
+    if type(a) is type(b) is type(c) is type(d) is int and a in _FACES and b in _FACES and c in _FACES and d in _FACES:
+        return (_POSITIVE[a - 1], _POSITIVE[b - 1], _NEGATIVE[c - 1], _NEGATIVE[d - 1])
     return (shared_die(a, "positive"), shared_die(b, "positive"), shared_die(c, "negative"), shared_die(d, "negative"))
 
 
@@ -306,7 +315,7 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
     value = outcome_value(raw, params.shift, params.fold)
     return RollRecord(
         system=ID,
-        params=params_to_json(params),
+        params=record_params(params),  # (frozen once for a run of rolls with the same parameters)
         dice=dice,
         value=value,
         outcome=outcome_label(value, tables),
