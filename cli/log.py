@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gmdesk.cli.common import guard, session_store
@@ -46,14 +46,27 @@ def event_json(event: Event) -> dict[str, Any]:
     return d
 
 
+#: what :func:`event_text` draws with (``core.render.roll_summary``, ``core.text.reading``),
+#: imported when first asked for (``gmdesk log`` starts without Rich)
+_drawing: tuple[Callable[[str, Any], str], Callable[[str], str]] | None = None
+
+
+def _import_drawing() -> tuple[Callable[[str, Any], str], Callable[[str], str]]:
+    """(imported once: an import statement costs two failed attribute lookups each time it runs)"""
+    global _drawing
+    from gmdesk.core.render import roll_summary
+    from gmdesk.core.text import reading
+
+    _drawing = (roll_summary, reading)
+    return _drawing
+
+
 def event_text(event: Event, record: RollRecord | None = None) -> list[str]:
     """An event as ``gmdesk log`` prints it: a roll's line drawn from its record (both
     sides, one notation, whichever gmdesk saved it), then each change once.
     ``record``: the event's record as a RollRecord, when the caller holds it already
     (the session's fold of a roll just made), else it is read from the event."""
-    from gmdesk.core.render import roll_summary
-    from gmdesk.core.text import reading
-
+    roll_summary, reading = _drawing or _import_drawing()
     when = event.time[11:16] if len(event.time) >= 16 else event.time
     saved = event.data.get("record")
     head = event.summary or event.type

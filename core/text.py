@@ -9,6 +9,7 @@ minus sign) instead of keeping its own copy.
 from __future__ import annotations
 
 import re as _re
+import time as _time
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -58,8 +59,6 @@ def now_iso() -> str:
     ``2026-11-21T22:10:05+01:00`` (how the saves record every time). Made once a
     second (and again when the time zone is changed): ``roll --count N --save``
     stamps hundreds of events a second."""
-    import time as _time
-
     global _NOW
     key = (int(_time.time()), _time.timezone, _time.altzone, _time.tzname)
     if _NOW[0] != key:

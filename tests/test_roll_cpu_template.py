@@ -5,9 +5,12 @@ without its two calls around the draw, a 4d2 pair's dice taken from a table."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import dis
 import json
 import random
+import sys
 from typing import Any
 
 from hypothesis import given
@@ -265,3 +268,52 @@ def test_a_session_writes_each_roll_as_the_encoder_writes_it(tmp_path, monkeypat
     assert sum(text is not None for _, text in written) == 35
     with Session.open(path, readonly=True) as again:
         assert [e.to_json() for e in again.events] == live
+
+
+def _imports_run(argv: list[str]) -> collections.Counter[tuple[str, int]]:
+    """The import statements ``main(argv)`` runs (file, line), each time it runs one."""
+    from gmdesk.cli.main import main
+
+    offsets: dict[Any, frozenset[int]] = {}
+    seen: collections.Counter[tuple[str, int]] = collections.Counter()
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        code = frame.f_code
+        at = offsets.get(code)
+        if at is None:
+            at = offsets[code] = frozenset(i.offset for i in dis.get_instructions(code) if i.opname == "IMPORT_NAME")
+        if not at:
+            return None
+        frame.f_trace_opcodes = True
+
+        def local(frame: Any, event: str, arg: Any) -> Any:
+            if event == "opcode" and frame.f_lasti in at:
+                seen[(code.co_filename, frame.f_lineno)] += 1
+            return local
+
+        return local
+
+    sys.settrace(tracer)
+    try:
+        assert main(argv) == 0
+    finally:
+        sys.settrace(None)
+    return seen
+
+
+def test_a_roll_of_a_run_runs_no_import_statement(tmp_path, capsys):
+    """(an import statement costs two failed attribute lookups each time it runs: what
+    a roll needs is imported once, at the first)"""
+    from gmdesk.cli.main import main
+
+    saves = str(tmp_path)
+    assert main(["--saves", saves, "new", "--system", "4d2", "Docks"]) == 0
+    roll = ["--saves", saves, "roll", "4d2", "--save", "Docks", "--count"]
+    assert main([*roll, "1"]) == 0
+    for extra in ([], ["--json"]):
+        few = _imports_run([*roll, "2", *extra])
+        many = _imports_run([*roll, "12", *extra])
+        # (ten rolls more: none runs one a roll; the time told is made again at most once a second)
+        grown = {where: n - few[where] for where, n in many.items() if n - few[where] > 2}
+        assert grown == {}
+    assert len(capsys.readouterr().out.splitlines()) > 20

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import gmdesk.core.systems as _systems
@@ -23,6 +23,19 @@ if TYPE_CHECKING:
     from gmdesk.core.session.params import SystemRef
     from gmdesk.core.systems.spec import SystemSpec
     from gmdesk.core.tables import TableSet
+
+
+#: ``core.session.params.sheet_items``, imported when first asked for
+_sheet_items: Callable[[Iterable[Character]], frozenset[str]] | None = None
+
+
+def _import_sheet_items() -> Callable[[Iterable[Character]], frozenset[str]]:
+    """(imported once: an import statement costs two failed attribute lookups each time it runs)"""
+    global _sheet_items
+    from gmdesk.core.session.params import sheet_items
+
+    _sheet_items = sheet_items
+    return sheet_items
 
 
 class SessionMoves:
@@ -204,9 +217,7 @@ class SessionMoves:
 
     def sheet_items(self) -> frozenset[str]:
         """The Physical Items the session's sheets list (``params.sheet_items``)."""
-        from gmdesk.core.session.params import sheet_items
-
-        return sheet_items(self.state.characters.values())
+        return (_sheet_items or _import_sheet_items())(self.state.characters.values())
 
     def initiative_modifier(self, char_id: str, system: str | None = None) -> int:
         """The character's own initiative modifier, as its system declares it (its

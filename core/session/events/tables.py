@@ -10,16 +10,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.systems.harm import OUT, Harm
+from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
 if TYPE_CHECKING:
-    from gmdesk.core.tables import Table, TableSet
+    from gmdesk.core.tables import Table
 
 
 def session_tables(settings: Mapping[str, Any]) -> TableSet:
     """The TableSet a session's settings put in force: ``settings["tables"]`` maps a role
     to a built-in table name or the path of a GM's table file."""
-    from gmdesk.core.tables import DEFAULT_TABLES, TableSet
-
     named = settings.get("tables")
     if not named:  # (most sessions: the built-in tables, the one TableSet of them)
         return DEFAULT_TABLES
