@@ -313,13 +313,15 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
     raw = _number(dice)
     number = fold_number(raw, params.fold)
     value = outcome_value(raw, params.shift, params.fold)
+    # (system, params, dice, value, outcome, extra, descriptors: given in order, a class
+    # called with names makes a dict of them first)
     return RollRecord(
-        system=ID,
-        params=record_params(params),  # (frozen once for a run of rolls with the same parameters)
-        dice=dice,
-        value=value,
-        outcome=outcome_label(value, tables),
-        extra={
+        ID,
+        record_params(params),  # (frozen once for a run of rolls with the same parameters)
+        dice,
+        value,
+        outcome_label(value, tables),
+        {
             "number": number,
             "raw_number": raw,
             "shift": params.shift,
@@ -327,7 +329,7 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
             "skill_chance": skill_chance(raw, params.fold, params.skill_threshold),
             "maneuver": params.maneuver,
         },
-        descriptors=descriptors_for(value, params, tables),
+        descriptors_for(value, params, tables),
     )
 
 
