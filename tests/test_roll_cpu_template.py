@@ -317,3 +317,51 @@ def test_a_roll_of_a_run_runs_no_import_statement(tmp_path, capsys):
         grown = {where: n - few[where] for where, n in many.items() if n - few[where] > 2}
         assert grown == {}
     assert len(capsys.readouterr().out.splitlines()) > 20
+
+
+def _header_changes_as_before(s: Any, force: bool = False, events: int | None = None) -> dict[str, Any]:
+    """``Session._header_changes`` as it was written: the summary's fields that differ."""
+    summary = s._summary(events)
+    header = s._log.header_view
+    changed = {k: v for k, v in summary.items() if k != "name" and header.get(k) != v}
+    if not changed:
+        return {}
+    n = s._log_seq if events is None else events
+    due = n - s.__dict__.get("_header_seq", 0) >= s.HEADER_EVERY
+    shown = {"round", "characters", "system", "rolls"} & set(changed)
+    if "last_played" in changed and str(header.get("last_played", ""))[:16] != str(summary["last_played"])[:16]:
+        shown.add("last_played")
+    return changed if force or due or shown else {}
+
+
+def test_the_header_changes_an_event_writes_are_the_summarys(tmp_path, monkeypatch):
+    from gmdesk.core.session import Session, SessionStore
+
+    path = SessionStore(tmp_path).create("Docks", "4d2")
+    times = iter(f"2026-11-27T1{h}:{m:02d}:00+00:00" for h in range(10) for m in range(0, 60, 7))
+    monkeypatch.setattr("gmdesk.core.session.session.now_iso", lambda: next(times))
+    compared = 0
+    with Session.open(path) as s:
+        s.apply({"type": "character.add", "character": {"name": "Kara"}})
+        s.apply({"type": "character.add", "character": {"name": "Bruno"}})
+        ids = [c.id for c in s.state.characters.values()]
+        moves: list[dict[str, Any]] = [
+            {"type": "note", "text": "a"},
+            {"type": "initiative.set", "entries": [{"id": ids[0], "value": 10}, {"id": ids[1], "value": 5}]},
+            {"type": "round.new"},
+            {"type": "turn.next"},
+            {"type": "round.new"},
+        ]
+        for i in range(60):
+            if i < len(moves):
+                s.apply(moves[i])
+            elif i % 3:
+                s.roll("4d2", {}, rng=random.Random(i))
+            else:
+                s.apply({"type": "note", "text": str(i)})
+            for events in (None, s._log_seq + 1, s._log_seq + 30):
+                for force in (False, True):
+                    assert s._header_changes(force, events) == _header_changes_as_before(s, force, events)
+                    assert list(s._header_changes(force, events)) == list(_header_changes_as_before(s, force, events))
+                    compared += 1
+    assert compared == 360
