@@ -96,6 +96,28 @@ class FixedDice:
 _randbelow = random.Random._randbelow  # type: ignore[attr-defined]
 
 
+#: whether ``random.Random`` draws below a bound as 3.11's ``_randbelow_with_getrandbits``
+#: does (what :func:`roll_dice` does for it in line)
+_BELOW_BY_BITS = _randbelow is getattr(random.Random, "_randbelow_with_getrandbits", None)
+
+
+def roll_dice(rng: RandomSource, sides: int, count: int) -> list[int]:
+    """``count`` dice of ``sides`` rolled in turn (each :func:`roll_die`); for a
+    ``random.Random`` itself its draws made in line (``getrandbits`` of the bound's
+    width until one is below it): the same numbers, the same state after."""
+    if _BELOW_BY_BITS and type(rng) is random.Random and type(sides) is int and sides > 0:
+        bits = rng.getrandbits
+        width = sides.bit_length()
+        out = []
+        for _ in range(count):
+            r = bits(width)
+            while r >= sides:
+                r = bits(width)
+            out.append(r + 1)
+        return out
+    return [roll_die(rng, sides) for _ in range(count)]
+
+
 def roll_die(rng: RandomSource, sides: int) -> int:
     """``rng.randint(1, sides)``; for a ``random.Random`` itself the draw its randint
     makes (``randrange``'s: 1 + a number below ``sides``), without its two calls around
@@ -343,12 +365,16 @@ def params_template(key: object, make: Callable[[], Mapping[str, Any]]) -> Mappi
 
 #: the exact types of the JSON values that freeze and thaw as they are
 _SCALARS = frozenset({str, int, bool, float, type(None)})
+#: whether every type it is given is one of :data:`_SCALARS` (iterated in C)
+_ALL_SCALARS = _SCALARS.issuperset
 
 
 def _freeze_json(value: Any) -> Any:
     """:func:`freeze` for plain JSON values (same result), by exact type."""
     t = type(value)
     if t is dict:  # (text, numbers, true/false and null inline: most values are)
+        if _ALL_SCALARS(map(type, value.values())):  # (a flat one, as most are: copied whole)
+            return MappingProxyType(dict(value))
         return MappingProxyType({k: v if type(v) in _SCALARS else _freeze_json(v) for k, v in value.items()})
     if t is list or t is tuple:
         return tuple([v if type(v) in _SCALARS else _freeze_json(v) for v in value])
@@ -361,6 +387,8 @@ def _thaw_json(value: Any) -> Any:
     """:func:`thaw` (same result), by exact type for what a record holds."""
     t = type(value)
     if t is MappingProxyType or t is dict:
+        if _ALL_SCALARS(map(type, value.values())):  # (a flat one, as most are: copied whole)
+            return dict(value)
         return {k: v if type(v) in _SCALARS else _thaw_json(v) for k, v in value.items()}
     if t is tuple:
         return [v if type(v) in _SCALARS else _thaw_json(v) for v in value]

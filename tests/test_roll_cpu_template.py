@@ -365,3 +365,21 @@ def test_the_header_changes_an_event_writes_are_the_summarys(tmp_path, monkeypat
                     assert list(s._header_changes(force, events)) == list(_header_changes_as_before(s, force, events))
                     compared += 1
     assert compared == 360
+
+
+@given(st.integers(0, 2**32), st.integers(1, 2**70), st.integers(0, 9))
+def test_dice_drawn_from_random_in_line_are_randints(seed, sides, count):
+    """(the same numbers as ``randint(1, sides)`` one after the other, the same state after)"""
+    a, b = random.Random(seed), random.Random(seed)
+    assert dice_module.roll_dice(a, sides, count) == [b.randint(1, sides) for _ in range(count)]
+    assert a.getstate() == b.getstate()
+
+
+def test_dice_from_any_other_source_are_its_randints_in_turn():
+    assert dice_module.roll_dice(dice_module.FixedDice([2, 5, 1]), 6, 3) == [2, 5, 1]
+
+    class Loaded(random.Random):
+        def randint(self, a: int, b: int) -> int:
+            return b
+
+    assert dice_module.roll_dice(Loaded(1), 6, 2) == [6, 6]
