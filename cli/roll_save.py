@@ -20,7 +20,7 @@ from gmdesk.core.results import saved
 if TYPE_CHECKING:
     from gmdesk.core.dice import RandomSource
     from gmdesk.core.session.events import Event
-    from gmdesk.core.session.model import Character
+    from gmdesk.core.session.model import Character, State
     from gmdesk.core.session.params import SystemRef
     from gmdesk.core.session.session import Session
     from gmdesk.core.tables import TableSet
@@ -72,11 +72,12 @@ def stream_rolls(
         for _ in range(count):
             # filled afresh for each roll: what a roll changed (a torg condition, a spent
             # use) counts for the next one, as it would in the dialog
-            chars = session.state.characters
+            state = session.state  # (the one State a session folds into, read once a roll)
+            chars = state.characters
             who = chars.get(actor) if actor is not None else None
             at = chars.get(target) if target is not None else None
             if who is None and at is None:
-                filled, origins = unnamed.filled()
+                filled, origins = unnamed.filled(state)
             else:
                 filled, origins = _filled(session, system, params, who, at, combat, given, read)
             event = session.roll(
@@ -91,11 +92,11 @@ def stream_rolls(
                 origins={**typed_from, **origins},
             )
             rolled += 1
-            saved("roll", f"{rolled} roll{'s' if rolled != 1 else ''} to {session.state.info.name}")
+            saved("roll", f"{rolled} roll{'s' if rolled != 1 else ''} to {state.info.name}")
             if as_json:
                 out.write(json.dumps(event.data["record"], ensure_ascii=False) + "\n")
             else:
-                out.write("\n".join(event_text(event, _folded_record(session, event))) + "\n")
+                out.write("\n".join(event_text(event, _folded_record(state, event))) + "\n")
             out.flush()
 
 
@@ -118,9 +119,10 @@ class _Unnamed:
         self._key: tuple[dict[str, Any], frozenset[str]] | None = None
         self._filled: tuple[Any, dict[str, str]] = (params, {})
 
-    def filled(self) -> tuple[Any, dict[str, str]]:
+    def filled(self, state: State | None = None) -> tuple[Any, dict[str, str]]:
+        """``state``: the session's, when the caller holds it."""
         session, system_module, params, combat, given, read = self._args
-        settings = session.state.info.settings
+        settings = (session.state if state is None else state).info.settings
         items = session.sheet_items()
         key = self._key
         # (equal settings are the same settings: each is changed only as its declaration
@@ -132,10 +134,11 @@ class _Unnamed:
         return filled, dict(origins)
 
 
-def _folded_record(session: Session, event: Event) -> RollRecord | None:
-    """The record of the roll ``event`` as the session folded it (equal to the one its
-    JSON reads as, and already told in its summary: its line is drawn once), or None."""
-    rolls = session.state.rolls
+def _folded_record(state: State, event: Event) -> RollRecord | None:
+    """The record of the roll ``event`` as the session folded it into ``state`` (equal
+    to the one its JSON reads as, and already told in its summary: its line is drawn
+    once), or None."""
+    rolls = state.rolls
     entry = rolls[-1] if rolls else None
     if entry is None or entry.seq != event.seq or entry.kind != "roll" or type(entry.record) is not RollRecord:
         return None

@@ -288,7 +288,11 @@ class RollRecord:
             "system": self.system,
             # (the template holds text, whole numbers, true/false and null only: a copy thaws it)
             "params": dict(params) if params is _TEMPLATE[1] else _thaw_json(params),
-            "dice": [d.to_json() for d in self.dice],
+            # (a die's JSON made in line: Die.to_json's)
+            "dice": [
+                {"value": d.value, "role": d.role, "sides": d.sides} if type(d) is Die else d.to_json()
+                for d in self.dice
+            ],
             "value": self.value,
             "outcome": self.outcome,
         }

@@ -525,7 +525,7 @@ class Session(SessionMoves, SystemMoveCalls):
         # session holds does not grow with the rolls it made
         if type(rolls) is list and len(rolls) > 2 * self.RECORDS_KEPT + PAGE:
             rolls = fold.state.rolls = RollLog(rolls, self._records)
-        if isinstance(rolls, RollLog):
+        if type(rolls) is not list and isinstance(rolls, RollLog):  # (a list: no abstract class check)
             rolls.pack(self.RECORDS_KEPT)
             self._shed_upto = max(self._shed_upto, rolls.packed_count)
         stop = len(rolls) - self.RECORDS_KEPT
