@@ -16,7 +16,7 @@ from rich.control import STRIP_CONTROL_CODES
 from rich.text import Text
 
 from gmdesk.core import systems
-from gmdesk.core.dice import Descriptor, Die, RollRecord
+from gmdesk.core.dice import SHARED_DIE_IDS, Descriptor, Die, RollRecord
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.systems.spec import SystemSpec
 from gmdesk.core.text import reading, signed
@@ -305,26 +305,42 @@ def _dice_plain(record: RolledDice, groups: list[tuple[str, int]], started: bool
     return "".join(parts)
 
 
+#: how each shared die (core.dice.shared_die: a roll's dice are mostly the few there
+#: are) reads in :func:`_ungrouped_plain`, by identity: (the group its role names,
+#: that group's label, its face), each drawn once
+_DIE_READINGS: dict[int, tuple[str, str, str]] = {}
+
+
+def _die_reading(die: Die) -> tuple[str, str, str]:
+    role = die.role
+    face = f"−{die.value}" if role in NEGATIVE_ROLES else str(die.value)
+    if role == "dropped":
+        face = f"({face})"
+    group = "" if role in UNLABELLED_ROLES else role
+    got = (group, _clean(f"{role} ") if group else "", face if face.isprintable() else face.translate(_CONTROL_CODES))
+    if id(die) in SHARED_DIE_IDS:
+        _DIE_READINGS[id(die)] = got
+    return got
+
+
 def _ungrouped_plain(dice: Sequence[Die]) -> str:
     """:func:`_dice_plain` of dice with no group named and no printed faces."""
     parts: list[str] = []
     add = parts.append
     last_group = None
+    readings = _DIE_READINGS
     for die in dice:
-        role = die.role
-        group = last_group if last_group in ("vs", "damage") else ("" if role in UNLABELLED_ROLES else role)
+        own, label, face = readings.get(id(die)) or _die_reading(die)
+        group = last_group if last_group in ("vs", "damage") else own
         if last_group is None or group != last_group:
             if last_group is not None:
                 add(" | " if (group or last_group) else " ")
-            if group:
-                add(_clean(f"{role} "))
+            if group:  # (then the die's own: a "vs" or "damage" group goes on unlabelled)
+                add(label)
             last_group = group
         else:
             add(" ")
-        face = f"−{die.value}" if role in NEGATIVE_ROLES else str(die.value)
-        if role == "dropped":
-            face = f"({face})"
-        add(face if face.isprintable() else face.translate(_CONTROL_CODES))
+        add(face)
     return "".join(parts)
 
 

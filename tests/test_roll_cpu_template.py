@@ -383,3 +383,18 @@ def test_dice_from_any_other_source_are_its_randints_in_turn():
             return b
 
     assert dice_module.roll_dice(Loaded(1), 6, 2) == [6, 6]
+
+
+@given(st.lists(st.tuples(st.integers(-3, 20), st.sampled_from(dice_module.ROLES), st.integers(1, 20)), max_size=7))
+def test_shared_dice_read_in_a_roll_line_as_dice_made_afresh(faces):
+    """(a shared die's reading is drawn once and kept: the line is the one fresh dice give)"""
+    from gmdesk.core import render
+
+    fresh = tuple(Die(v, role, sides) for v, role, sides in faces)
+    shared = tuple(shared_die(v, role, sides) for v, role, sides in faces)
+    for _ in range(2):
+        assert render._ungrouped_plain(shared) == render._ungrouped_plain(fresh)
+        for system in ("4d2", "fudge"):
+            a, b = RollRecord(system, {}, shared, 0, "x"), RollRecord(system, {}, fresh, 0, "x")
+            assert render.log_dice_plain(a) == render.log_dice_plain(b)
+            assert render.log_dice_plain(a) == (render.log_dice_text(b).plain if fresh else render.no_dice(b))
