@@ -88,6 +88,29 @@ def test_no_built_in_system_loads_the_exact_odds_to_roll(system: str) -> None:
     assert [name for name in EXACT_ODDS if loaded(mods, name)] == []
 
 
+@pytest.mark.parametrize("system", ["4d2", "fudge", "1d6x4", "torg-2d10", "4d6"])
+def test_a_json_roll_of_any_built_in_never_loads_typing(system: str) -> None:
+    """``typing`` is a tenth of a roll's start-up and no roll uses it at run time: the
+    modules a roll loads import it for type checkers only (``if TYPE_CHECKING:``, the
+    flag set without it), and ``RandomSource``, the one Protocol, is loaded when a
+    module asks :mod:`gmdesk.core.dice` for it."""
+    done, mods = run("roll", system, "--seed", "7", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["system"] == system
+    assert not loaded(mods, "typing") and "gmdesk.core.randomsource" not in mods
+
+
+def test_random_source_is_still_read_from_dice() -> None:
+    """What a plug-in imports (docs/PLUGINS.md) is there: the Protocol, loaded when asked."""
+    import typing
+
+    from gmdesk.core.dice import RandomSource, make_rng
+
+    assert RandomSource.__name__ == "RandomSource" and typing.Protocol in RandomSource.__mro__
+    rng: RandomSource = make_rng(1)
+    assert 1 <= rng.randint(1, 6) <= 6
+
+
 def test_odds_json_of_a_built_in_reads_no_metadata() -> None:
     done, mods = run("odds", "4d6", "--bonus", "2", "--vs-bonus", "1", "--json")
     assert done.returncode == 0, done.stderr[-2000:]

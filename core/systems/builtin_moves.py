@@ -27,23 +27,25 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.systems.spec import Move, MoveField
 from gmdesk.core.text import signed
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from gmdesk.core.dice import RandomSource, RollRecord
     from gmdesk.core.tables import TableSet
 
 #: how far back in the log a Possibility looks for the roll to spend on or cancel
 TORG_LOOKBACK = 500
 
-Context = Mapping[str, Any]
+Context = Mapping[str, "Any"]
 
 #: what a move does when it is made: (session, the form's values, the desk's context, dice) → its event
-Run = Callable[[Any, Context, Context, Any], Any]
+Run = Callable[["Any", Context, Context, "Any"], "Any"]
 #: a system's rule for a Possibility spent on one of its rolls: (the roll's record, dice,
 #: tables) → the record with the Possibility's die added
 PossibilityRule = Callable[["RollRecord", "RandomSource", "TableSet"], "RollRecord"]
