@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -98,6 +99,24 @@ def test_a_json_roll_of_any_built_in_never_loads_typing(system: str) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout)["system"] == system
     assert not loaded(mods, "typing") and "gmdesk.core.randomsource" not in mods
+
+
+def test_a_json_roll_loads_exactly_the_standard_library_its_benchmark_floor_imports(monkeypatch) -> None:
+    """benchmarks/bench_cli.py prints the floor under ``gmdesk roll 4d2 --json``: the
+    standard modules it loads, imported alone. The floor stays exact: the roll loads
+    those and no other (a new import on the roll's path shows here first)."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent))
+    from benchmarks.bench_cli import STDLIB
+
+    done, mods = run("roll", "4d2", "--seed", "7", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    floor = subprocess.run(
+        [sys.executable, "-c", f"{STDLIB}\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert sorted(m for m in mods if not loaded({m}, "gmdesk")) == sorted(floor.stdout.split())
 
 
 def test_random_source_is_still_read_from_dice() -> None:
