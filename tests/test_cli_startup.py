@@ -119,6 +119,27 @@ def test_a_json_roll_loads_exactly_the_standard_library_its_benchmark_floor_impo
     assert sorted(m for m in mods if not loaded({m}, "gmdesk")) == sorted(floor.stdout.split())
 
 
+@pytest.mark.parametrize("system", ["4d2", "fudge", "1d6x4"])
+def test_a_roll_makes_no_class_of_a_harm_part_its_system_does_not_declare(system: str) -> None:
+    """Clocks, Possibilities spent, imposed conditions and statuses by descriptor are
+    torg's and 4d6's (:mod:`gmdesk.core.systems.harm_parts`): a roll of a system that
+    declares none of them never loads their classes (each costs a start-up ~0.5 ms)."""
+    done, mods = run("roll", system, "--seed", "7", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "gmdesk.core.systems.harm" in mods and "gmdesk.core.systems.harm_parts" not in mods
+
+
+def test_the_harm_parts_are_still_read_from_harm() -> None:
+    """What a plug-in imports (``from gmdesk.core.systems.harm import Clocks, Harm``) is there."""
+    from gmdesk.core.systems import harm
+
+    assert harm.Clocks().field == "clock" and harm.Spend().param == ""
+    assert {"Clocks", "DescriptorStatus", "Imposed", "Spend", "OUT"} <= set(harm.__all__)
+    assert all(hasattr(harm, name) for name in harm.__all__)
+    with pytest.raises(AttributeError):
+        harm.NoSuchPart  # noqa: B018
+
+
 def test_random_source_is_still_read_from_dice() -> None:
     """What a plug-in imports (docs/PLUGINS.md) is there: the Protocol, loaded when asked."""
     import typing
