@@ -47,6 +47,8 @@ NOT_FOR_A_ROLL = (
     *EXACT_ODDS,
     # the clocks' moves: a declaration gets them only when its rolls move clocks (4d2's do not)
     "gmdesk.core.systems.clock_moves",
+    # what a buy-off offers (a frozen dataclass of its own): read when the GM buys off damage
+    "gmdesk.core.systems.wound_offers",
 )
 
 
