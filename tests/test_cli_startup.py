@@ -4,8 +4,10 @@ What a command loads is what its start-up costs (benchmarks/bench_cli.py measure
 CPU); these tests pin the behaviour behind the figure: ``gmdesk roll 4d2 --json``
 reads no package metadata (the plug-ins' entry points), loads neither Rich nor
 Textual nor the sessions' store nor the exact odds (:data:`NOT_FOR_A_ROLL`), and still
-rolls what it rolled before. A plug-in system named on the command line is still
-found (tests/test_plugin_*.py run them).
+rolls what it rolled before. No built-in's roll loads ``typing``; a system that
+declares no clocks, spends or statuses makes none of their classes; and the standard
+library a roll loads is exactly the floor the benchmark prints under it. A plug-in
+system named on the command line is still found (tests/test_plugin_*.py run them).
 """
 
 from __future__ import annotations
