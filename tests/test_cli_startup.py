@@ -13,6 +13,7 @@ system named on the command line is still found (tests/test_plugin_*.py run them
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -142,6 +143,27 @@ def test_the_harm_parts_are_still_read_from_harm() -> None:
     assert all(hasattr(harm, name) for name in harm.__all__)
     with pytest.raises(AttributeError):
         harm.NoSuchPart  # noqa: B018
+
+
+def test_a_rich_roll_loads_exactly_its_benchmark_floor_and_rich_s_width_table(monkeypatch) -> None:
+    """Under ``gmdesk roll 4d2`` drawn with Rich the benchmark prints the floor of both:
+    the roll's standard library and Rich's console and text. The roll loads those and,
+    of Rich, only the width table of a Unicode version (Rich reads it the first time it
+    measures a character outside ASCII: the dice's minus signs)."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent))
+    from benchmarks.bench_cli import FLOORS
+
+    done, mods = run("roll", "4d2", "--seed", "7", env={**os.environ, "FORCE_COLOR": "1", "COLUMNS": "80"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    floor = subprocess.run(
+        [sys.executable, "-c", f"{FLOORS['floor: both']}\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    beyond = {m for m in mods if not loaded({m}, "gmdesk")} - set(floor.stdout.split())
+    assert {m for m in beyond if not m.startswith("rich._unicode_data.unicode")} == set()
+    assert set(floor.stdout.split()) - mods == set()
 
 
 def test_random_source_is_still_read_from_dice() -> None:
