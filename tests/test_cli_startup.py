@@ -52,6 +52,12 @@ NOT_FOR_A_ROLL = (
     "gmdesk.core.systems.clock_moves",
     # what a buy-off offers (a frozen dataclass of its own): read when the GM buys off damage
     "gmdesk.core.systems.wound_offers",
+    # the other systems: a roll loads the one system it names, and only it
+    "gmdesk.core.systems.fudge",
+    "gmdesk.core.systems.fudge_dice",
+    "gmdesk.core.systems.one_d6_x4",
+    "gmdesk.core.systems.torg_2d10",
+    "gmdesk.core.systems.core_4d6",
 )
 
 
