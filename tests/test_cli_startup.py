@@ -261,3 +261,25 @@ def test_help_is_laid_out_at_the_terminals_width(monkeypatch) -> None:
     monkeypatch.setenv("COLUMNS", "50")
     narrow = system_parser("roll", get_spec("4d6")).format_help()
     assert narrow != ours  # (the width is read)
+
+
+def test_no_class_a_roll_can_load_declares_a_class_variable_by_annotation() -> None:
+    """A module a roll loads reads ``typing`` for type checkers only, so a dataclass it
+    makes may be made before ``typing`` is loaded, when :mod:`dataclasses` cannot tell
+    a ``ClassVar`` annotation from a field: the ``ClassVar`` would become a field of
+    every declaration. No such module annotates one (a constant of a class is
+    assigned without an annotation, or lives at module level)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1]
+    offenders = []
+    for path in sorted([*root.glob("core/**/*.py"), *root.glob("cli/**/*.py")]):
+        text = path.read_text(encoding="utf-8")
+        if "\nTYPE_CHECKING = False" not in text:
+            continue
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, ast.AnnAssign) and "ClassVar" in ast.unparse(item.annotation):
+                        offenders.append(f"{path.relative_to(root)}: {node.name}.{ast.unparse(item.target)}")
+    assert not offenders, offenders
