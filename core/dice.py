@@ -295,15 +295,14 @@ class RollRecord:
 
     def to_json(self) -> dict[str, Any]:
         params = self.params
+        dice = []  # (a die's JSON made in line, Die.to_json's; a loop: a comprehension is a function made at each call)
+        for d in self.dice:
+            dice.append({"value": d.value, "role": d.role, "sides": d.sides} if type(d) is Die else d.to_json())
         out: dict[str, Any] = {
             "system": self.system,
             # (the template holds text, whole numbers, true/false and null only: a copy thaws it)
             "params": dict(params) if params is _TEMPLATE[1] else _thaw_json(params),
-            # (a die's JSON made in line: Die.to_json's)
-            "dice": [
-                {"value": d.value, "role": d.role, "sides": d.sides} if type(d) is Die else d.to_json()
-                for d in self.dice
-            ],
+            "dice": dice,
             "value": self.value,
             "outcome": self.outcome,
         }
@@ -357,20 +356,20 @@ _TEMPLATE: tuple[object, Mapping[str, Any] | None] = (None, None)
 _FLAT = frozenset({str, int, bool, type(None)})
 
 
-def params_template(key: object, make: Callable[[], Mapping[str, Any]]) -> Mapping[str, Any]:
+def params_template(key: Any, make: Callable[[Any], Mapping[str, Any]]) -> Mapping[str, Any]:
     """A record's ``params`` as :class:`RollRecord` holds them (frozen), made by
-    ``make()`` once for a run of rolls with the same parameters: ``key`` is an
-    immutable value ``make()`` is a function of (a system's frozen Params, its fields
+    ``make(key)`` once for a run of rolls with the same parameters: ``key`` is an
+    immutable value ``make(key)`` is a function of (a system's frozen Params, its fields
     plain values); while it is the latest asked for, the same frozen object is given
     back, and a record given it keeps it as it is (``roll --count N`` freezes its
     parameters once, not N times). A dict of anything but text keys and text, whole
-    numbers, true/false or null is given back as ``make()`` made it (the record
+    numbers, true/false or null is given back as ``make(key)`` made it (the record
     freezes it as any other)."""
     global _TEMPLATE
     last = _TEMPLATE
     if last[0] is key and key is not None:
         return last[1]  # type: ignore[return-value]
-    data = make()
+    data = make(key)
     if type(data) is not dict or not all(type(k) is str and type(v) in _FLAT for k, v in data.items()):
         return data
     frozen = MappingProxyType(dict(data))

@@ -79,12 +79,12 @@ def test_a_template_is_read_only_and_never_another_params_objects():
 
 def test_parameters_holding_more_than_plain_values_are_frozen_by_each_record():
     made = {"k": [1, 2]}
-    got = dice_module.params_template(object(), lambda: made)
+    got = dice_module.params_template(object(), lambda _key: made)
     assert got is made  # (not a template: the record freezes it as any other)
     record = RollRecord("4d2", got, (), 0, "x")
     assert record.params == {"k": (1, 2)}
     for odd in ({"x": 1.5}, {1: "one"}, {"x": {"y": 1}}):
-        assert dice_module.params_template(object(), lambda odd=odd: odd) is odd
+        assert dice_module.params_template(object(), lambda _key, odd=odd: odd) is odd
 
 
 def test_unfrozen_parameters_are_made_afresh_for_each_record():

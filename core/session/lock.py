@@ -322,7 +322,11 @@ class WriterLock:
             cur = os.stat(path)
         except OSError:
             return False
-        return (cur.st_dev, cur.st_ino) in [self._inode(fd) for fd in fds]
+        here = (cur.st_dev, cur.st_ino)
+        for fd in fds:  # (a loop: a comprehension is a function made at each call, before each write)
+            if self._inode(fd) == here:
+                return True
+        return False
 
     def holds_session_file(self) -> bool:
         """True while one of the locked inodes is the one at the session file's name

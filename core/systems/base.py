@@ -139,7 +139,7 @@ def record_params(params: DataclassInstance) -> Mapping[str, Any]:
         frozen = _FROZEN[cls] = bool(dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen)  # type: ignore[attr-defined]
     if not frozen:
         return dataclass_to_json(params)
-    return params_template(params, lambda: dataclass_to_json(params))
+    return params_template(params, dataclass_to_json)
 
 
 def dataclass_from_json(cls: type[_D], data: Mapping[str, Any]) -> _D:

@@ -110,7 +110,9 @@ class Txn:
                 entry.hidden = True
         if self._rolls_base is None:
             base = self._rolls_base = len(self.state.rolls)
-            self._once(("rolls",), lambda: ("rolls", base))
+            if ("rolls",) not in self._seen:  # (_once, without a function made at each roll)
+                self._seen.add(("rolls",))
+                self.ops.append(("rolls", base))
         self.state.rolls.append(entry)
 
     def add_note(self, note: Note) -> None:

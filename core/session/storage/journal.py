@@ -320,7 +320,7 @@ class JournalEngine(CompactingEngine):
                     recs.append({"n": n, "op": "hdr", "set": hs, "given": op[1]})
                 else:
                     raise ValueError(f"unknown change {op[0]!r}")
-            encoded = [seal_bytes(line) for line in lines]
+            encoded = list(map(seal_bytes, lines))
             data = b"\n".join(encoded) + b"\n"
             start = self._jsize
             # where each new event's text lies in the journal: read back from there
