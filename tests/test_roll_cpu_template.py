@@ -398,3 +398,10 @@ def test_shared_dice_read_in_a_roll_line_as_dice_made_afresh(faces):
             a, b = RollRecord(system, {}, shared, 0, "x"), RollRecord(system, {}, fresh, 0, "x")
             assert render.log_dice_plain(a) == render.log_dice_plain(b)
             assert render.log_dice_plain(a) == (render.log_dice_text(b).plain if fresh else render.no_dice(b))
+
+
+@given(st.integers(0, 2**32), st.integers(-3, 3), st.sampled_from([None, "positive", "negative"]))
+def test_a_4d2_rolls_number_is_read_from_its_pairs_as_before(seed, shift, fold):
+    record = four_d_two.roll(four_d_two.Params(shift=shift, fold=fold), random.Random(seed))
+    assert record.extra["raw_number"] == four_d_two._number(record.dice)
+    assert record.extra["number"] == four_d_two.fold_number(four_d_two._number(record.dice), fold)

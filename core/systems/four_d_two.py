@@ -312,7 +312,8 @@ def descriptors_for(value: int, params: Params, tables: TableSet = DEFAULT_TABLE
 def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -> RollRecord:
     """Roll the positive pair, then the negative pair, and read the Outcome."""
     dice = _roll_pairs(rng)
-    raw = _number(dice)
+    # (the positive pair, then the negative: _number's, the roles known)
+    raw = dice[0].value + dice[1].value - dice[2].value - dice[3].value
     number = fold_number(raw, params.fold)
     value = outcome_value(raw, params.shift, params.fold)
     # (system, params, dice, value, outcome, extra, descriptors: given in order, a class
