@@ -103,39 +103,7 @@ class FixedDice:
         return len(self._faces) - self._i
 
 
-#: ``random.Random``'s own draw below a bound, what its ``randint(1, n)`` returns 1 + of
-_randbelow = random.Random._randbelow  # type: ignore[attr-defined]
-
-
-#: whether ``random.Random`` draws below a bound as 3.11's ``_randbelow_with_getrandbits``
-#: does (what :func:`roll_dice` does for it in line)
-_BELOW_BY_BITS = _randbelow is getattr(random.Random, "_randbelow_with_getrandbits", None)
-
-
-def roll_dice(rng: RandomSource, sides: int, count: int) -> list[int]:
-    """``count`` dice of ``sides`` rolled in turn (each :func:`roll_die`); for a
-    ``random.Random`` itself its draws made in line (``getrandbits`` of the bound's
-    width until one is below it): the same numbers, the same state after."""
-    if _BELOW_BY_BITS and type(rng) is random.Random and type(sides) is int and sides > 0:
-        bits = rng.getrandbits
-        width = sides.bit_length()
-        out = []
-        for _ in range(count):
-            r = bits(width)
-            while r >= sides:
-                r = bits(width)
-            out.append(r + 1)
-        return out
-    return [roll_die(rng, sides) for _ in range(count)]
-
-
 def roll_die(rng: RandomSource, sides: int) -> int:
-    """``rng.randint(1, sides)``; for a ``random.Random`` itself the draw its randint
-    makes (``randrange``'s: 1 + a number below ``sides``), without its two calls around
-    it: the same number, the same state after."""
-    if type(rng) is random.Random and type(sides) is int and sides > 0:
-        below: int = _randbelow(rng, sides)
-        return 1 + below
     return rng.randint(1, sides)
 
 

@@ -1,7 +1,6 @@
 """What ``gmdesk roll --count N --save`` does once a run rather than once a roll, with
 the same result each roll: the record's parameters frozen once (the same Params
-object every roll), their JSON found plain once, a die drawn from ``random.Random``
-without its two calls around the draw, a 4d2 pair's dice taken from a table."""
+object every roll), their JSON found plain once, a 4d2 pair's dice taken from a table."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ from hypothesis import strategies as st
 from test_roll_save_cost import RECORDS, _typed
 
 from gmdesk.core import dice as dice_module
-from gmdesk.core.dice import Die, RollRecord, roll_die, shared_die
+from gmdesk.core.dice import Die, RollRecord, shared_die
 from gmdesk.core.session import plain
 from gmdesk.core.session.plain import plain_event
 from gmdesk.core.session.storage.codec import dumps
@@ -146,23 +145,6 @@ def _jsonish(v: Any) -> Any:
     if isinstance(v, list):
         return [_jsonish(x) for x in v]
     return v
-
-
-@given(st.integers(0, 2**32), st.lists(st.integers(1, 2**70), min_size=1, max_size=8))
-def test_a_die_drawn_from_random_is_randints(seed, sides):
-    """(the same numbers as ``randint(1, sides)``, and the same state after)"""
-    a, b = random.Random(seed), random.Random(seed)
-    assert [roll_die(a, n) for n in sides] == [b.randint(1, n) for n in sides]
-    assert a.getstate() == b.getstate()
-
-
-def test_a_die_from_any_other_source_is_its_randint():
-    class Loaded(random.Random):
-        def randint(self, a: int, b: int) -> int:
-            return b
-
-    assert roll_die(Loaded(1), 6) == 6
-    assert roll_die(dice_module.FixedDice([2, 5]), 6) == 2
 
 
 @given(st.lists(st.one_of(st.integers(-2, 9), st.just(True)), min_size=4, max_size=4))
@@ -365,24 +347,6 @@ def test_the_header_changes_an_event_writes_are_the_summarys(tmp_path, monkeypat
                     assert list(s._header_changes(force, events)) == list(_header_changes_as_before(s, force, events))
                     compared += 1
     assert compared == 360
-
-
-@given(st.integers(0, 2**32), st.integers(1, 2**70), st.integers(0, 9))
-def test_dice_drawn_from_random_in_line_are_randints(seed, sides, count):
-    """(the same numbers as ``randint(1, sides)`` one after the other, the same state after)"""
-    a, b = random.Random(seed), random.Random(seed)
-    assert dice_module.roll_dice(a, sides, count) == [b.randint(1, sides) for _ in range(count)]
-    assert a.getstate() == b.getstate()
-
-
-def test_dice_from_any_other_source_are_its_randints_in_turn():
-    assert dice_module.roll_dice(dice_module.FixedDice([2, 5, 1]), 6, 3) == [2, 5, 1]
-
-    class Loaded(random.Random):
-        def randint(self, a: int, b: int) -> int:
-            return b
-
-    assert dice_module.roll_dice(Loaded(1), 6, 2) == [6, 6]
 
 
 @given(st.lists(st.tuples(st.integers(-3, 20), st.sampled_from(dice_module.ROLES), st.integers(1, 20)), max_size=7))

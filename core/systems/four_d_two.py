@@ -38,7 +38,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
-from gmdesk.core.dice import Descriptor, Die, RollRecord, roll_dice, shared_die
+from gmdesk.core.dice import Descriptor, Die, RollRecord, roll_die, shared_die
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems import builtin_moves as _moves
 from gmdesk.core.systems.base import (
@@ -272,7 +272,7 @@ _FACES = range(1, 7)
 
 def _roll_pairs(rng: RandomSource) -> tuple[Die, ...]:
     """The positive pair, then the negative pair (each die ``roll_die(rng, 6)``, in turn)."""
-    a, b, c, d = roll_dice(rng, 6, 4)
+    a, b, c, d = roll_die(rng, 6), roll_die(rng, 6), roll_die(rng, 6), roll_die(rng, 6)
     if type(a) is type(b) is type(c) is type(d) is int and a in _FACES and b in _FACES and c in _FACES and d in _FACES:
         return (_POSITIVE[a - 1], _POSITIVE[b - 1], _NEGATIVE[c - 1], _NEGATIVE[d - 1])
     return (shared_die(a, "positive"), shared_die(b, "positive"), shared_die(c, "negative"), shared_die(d, "negative"))
