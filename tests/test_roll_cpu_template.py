@@ -14,13 +14,12 @@ from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
-from test_roll_save_cost import RECORDS, _typed
+from test_roll_save_cost import _typed
 
 from gmdesk.core import dice as dice_module
 from gmdesk.core.dice import Die, RollRecord, shared_die
 from gmdesk.core.session import plain
 from gmdesk.core.session.plain import plain_event
-from gmdesk.core.session.storage.codec import dumps
 from gmdesk.core.systems import base as systems_base
 from gmdesk.core.systems import four_d_two
 
@@ -169,87 +168,6 @@ def test_a_4d2_pairs_dice_are_the_shared_dice_of_their_faces(faces):
     if got != "refused":
         assert all(d is shared_die(d.value, d.role) for d in got if type(d.value) is int)
         assert [type(d.value) for d in got] == [type(v) for v in faces]
-
-
-def _stored(record: RollRecord, **more: Any) -> tuple[dict[str, Any], RollRecord | None]:
-    """A roll event as ``Session.apply`` stores it, and the record plain_event kept."""
-    doc = {"type": "roll", "record": record, "actor": None, "target": None, "combat": False}
-    data, known = plain_event(doc, "roll")
-    stored = {**data, "type": "roll", "time": "2026-11-27T11:15:36+00:00", "effects": [], **more}
-    return stored, known
-
-
-def test_a_roll_events_text_is_the_encoders_for_every_kind_of_record():
-    made = 0
-    for record in (*RECORDS, *RECORDS):  # (twice: the second time from the texts held)
-        stored, known = _stored(record, summary=f"GM rolls: {record.system} [−1] = {record.outcome}")
-        if known is None:
-            continue
-        text = plain.roll_event_text(stored, known)
-        if text is not None:
-            assert text == dumps(stored)
-            made += 1
-    assert made > 200
-
-
-@given(
-    st.dictionaries(st.text(), _PLAIN, max_size=3),
-    st.dictionaries(st.text(min_size=1), _PLAIN, max_size=3),
-    st.lists(st.tuples(st.integers(-(2**70), 2**70), st.sampled_from(dice_module.ROLES)), max_size=5),
-    st.text(),
-    st.sampled_from([plain._PARAMS_MARK, plain._DICE_MARK, "x"]),
-)
-def test_a_roll_events_text_is_the_encoders_or_left_to_it(params, extra, faces, summary, odd):
-    """(whatever a record holds, its event's text is the encoder's, or None where it
-    cannot be made so: values the encoder refuses, a stand-in's text in the event)"""
-    extra = {k: v for k, v in extra.items() if k not in dice_module._CORE_KEY_SET}
-    dice = tuple(shared_die(v, role) for v, role in faces)
-    record = RollRecord("4d2", params, dice, 1, odd, extra)
-    twin = RollRecord("4d2", {}, dice, 2, "y", extra)
-    object.__setattr__(twin, "params", record.params)  # (one params object, as a template shares it)
-    for r in (record, twin):
-        try:
-            stored, known = _stored(r, summary=summary)
-        except Exception:
-            continue  # (refused before the store: not plain)
-        if known is None:
-            continue
-        try:
-            expected: Any = dumps(stored)
-        except (TypeError, ValueError, RecursionError):
-            expected = None
-        text = plain.roll_event_text(stored, known)
-        assert text is None or text == expected
-        if odd == "x" and expected is not None:
-            assert text == expected
-
-
-def test_a_session_writes_each_roll_as_the_encoder_writes_it(tmp_path, monkeypatch):
-    from gmdesk.core.session import Session, SessionStore
-    from gmdesk.core.session import session as session_module
-
-    written: list[tuple[str, str | None]] = []
-    real = plain.roll_event_text
-
-    def spy(stored: dict[str, Any], record: RollRecord) -> str | None:
-        text = real(stored, record)
-        written.append((dumps(stored), text))
-        return text
-
-    monkeypatch.setattr(session_module, "roll_event_text", spy)
-    path = SessionStore(tmp_path).create("Docks", "4d2")
-    with Session.open(path) as s:
-        s.apply({"type": "character.add", "character": {"name": "Kara"}})
-        kara = s.character("Kara").id
-        for i in range(30):
-            s.roll("4d2", {"shift": i % 3 - 1}, rng=random.Random(i))
-        for i in range(5):
-            s.roll("4d2", {"combat": True}, target=kara, rng=random.Random(i))
-        live = [e.to_json() for e in s.events]
-    assert len(written) == 35 and all(text == encoded for encoded, text in written)
-    assert sum(text is not None for _, text in written) == 35
-    with Session.open(path, readonly=True) as again:
-        assert [e.to_json() for e in again.events] == live
 
 
 def _imports_run(argv: list[str]) -> collections.Counter[tuple[str, int]]:

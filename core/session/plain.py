@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from json.encoder import encode_basestring
 from typing import Any
 
 from gmdesk.core.dice import Die, RollRecord
 from gmdesk.core.session.events import Applied, EventError
-from gmdesk.core.session.storage.codec import dumps
 
-__all__ = ["as_saved", "jsonable", "plain_event", "roll_event_text"]
+__all__ = ["as_saved", "jsonable", "plain_event"]
 
 
 class _NotPlain(Exception):
@@ -86,8 +84,7 @@ _plain_params: tuple[object, int] = (None, -1)
 #: :func:`_plain_copy` copies), by identity: a roll's dice are mostly the few shared
 #: ones (:func:`core.dice.shared_die`), each checked once. Held here, so an id is
 #: never another die's; at most :data:`_DICE_KEPT` of them.
-#: Each is kept with its JSON text, as the store's encoder writes it.
-_PLAIN_DICE: dict[int, tuple[Die, str]] = {}
+_PLAIN_DICE: dict[int, Die] = {}
 _DICE_KEPT = 4096
 
 
@@ -96,8 +93,7 @@ def _plain_dice(dice: tuple[Die, ...]) -> bool:
     :func:`_check_plain` passes."""
     known = _PLAIN_DICE
     for d in dice:
-        got = known.get(id(d))
-        if got is not None and got[0] is d:
+        if known.get(id(d)) is d:
             continue
         if (
             type(d) is not Die
@@ -109,55 +105,8 @@ def _plain_dice(dice: tuple[Die, ...]) -> bool:
         ):
             return False
         if len(known) < _DICE_KEPT:
-            # (a whole number's JSON is its repr; text as the encoder writes it)
-            known[id(d)] = (d, f'{{"value":{d.value!r},"role":{encode_basestring(d.role)},"sides":{d.sides!r}}}')
+            known[id(d)] = d
     return True
-
-
-#: stand-ins for the parts of a roll event :func:`roll_event_text` writes from text
-#: it holds (a control character in each: no text a GM types holds them, and where
-#: one does, the text is made as any other)
-_PARAMS_MARK = "\x00gmdesk: the record's parameters\x00"
-_DICE_MARK = "\x00gmdesk: the record's dice\x00"
-_PARAMS_MARK_TEXT = encode_basestring(_PARAMS_MARK)
-_DICE_MARK_TEXT = encode_basestring(_DICE_MARK)
-#: the JSON text of the latest parameters :func:`roll_event_text` wrote: (the record's
-#: frozen parameters, their text). It holds them: no other object is taken for them.
-_params_text: tuple[object, str] = (None, "")
-
-
-def roll_event_text(stored: dict[str, Any], record: RollRecord) -> str | None:
-    """``codec.dumps(stored)`` — the JSON text the store writes — for a roll event whose
-    ``record`` is ``record``'s JSON as :func:`plain_event` made it (found plain): the
-    same text, made with the parts every roll of a run shares written from text held
-    (the parameters' once for the same parameters — a run's, see
-    :func:`core.dice.params_template` —, each die's once), the rest by the encoder.
-    None when it cannot be made so (then the store encodes the event itself)."""
-    global _params_text
-    out = stored.get("record")
-    if type(out) is not dict or type(out.get("params")) is not dict or type(out.get("dice")) is not list:
-        return None
-    known = _PLAIN_DICE
-    texts = []
-    for d in record.dice:
-        got = known.get(id(d))
-        if got is None or got[0] is not d:
-            return None
-        texts.append(got[1])
-    params = record.params
-    last = _params_text
-    try:
-        if last[0] is params:
-            params_text = last[1]
-        else:
-            params_text = dumps(out["params"])
-            _params_text = (params, params_text)
-        text = dumps({**stored, "record": {**out, "params": _PARAMS_MARK, "dice": _DICE_MARK}})
-    except (TypeError, ValueError, RecursionError):
-        return None  # (the store says what is wrong with it)
-    if text.count(_PARAMS_MARK_TEXT) != 1 or text.count(_DICE_MARK_TEXT) != 1:
-        return None
-    return text.replace(_PARAMS_MARK_TEXT, params_text, 1).replace(_DICE_MARK_TEXT, "[" + ",".join(texts) + "]", 1)
 
 
 #: the exact types :func:`_check_plain` passes as they are (text, true/false, null)

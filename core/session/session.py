@@ -48,7 +48,7 @@ from gmdesk.core.session.model import DEFAULT_SETTINGS, Character, State
 from gmdesk.core.session.model.rolllog import PAGE, RollLog
 from gmdesk.core.session.model.rolls import LazyRecord
 from gmdesk.core.session.moves import SessionMoves, params_refusal
-from gmdesk.core.session.plain import as_saved, plain_event, roll_event_text
+from gmdesk.core.session.plain import as_saved, plain_event
 from gmdesk.core.session.storage import FORMAT_TAG, CorruptSaveError, EventLog, sidecar_paths
 from gmdesk.core.session.systemmoves import SystemMoveCalls
 from gmdesk.core.text import now_iso
@@ -449,10 +449,8 @@ class Session(SessionMoves, SystemMoveCalls):
         before = self._log.count
         # the header's summary goes in the same write and fsync as the event
         header = self._header_changes(events=predicted)
-        # (a roll's JSON text made with the parts a run's rolls share written once)
-        text = roll_event_text(stored, record) if record is not None else None
         try:
-            seq = self._log.append(stored, header=header or None, text=text)
+            seq = self._log.append(stored, header=header or None)
         except BaseException:
             # Interrupted (Ctrl-C) or failed: memory must say what the disk says. The
             # store takes back a change it did not finish; one it finished (an

@@ -11,18 +11,7 @@ from typing import Any
 
 from gmdesk.core.errors import ParamError
 
-__all__ = [
-    "SEP",
-    "MAX_DEPTH",
-    "dumps",
-    "flat_text",
-    "json_bytes",
-    "json_text",
-    "text_bytes",
-    "loads",
-    "read_back",
-    "too_deep",
-]
+__all__ = ["SEP", "MAX_DEPTH", "dumps", "flat_text", "json_bytes", "json_text", "loads", "read_back", "too_deep"]
 
 #: separators of every JSON text the store writes (no spaces)
 SEP = (",", ":")
@@ -141,12 +130,6 @@ def json_bytes(value: Any, option: str) -> bytes:
     text = _dumps_for(value, option)
     if not text:
         raise _too_deep_error(option)
-    return text_bytes(text, option)
-
-
-def text_bytes(text: str, option: str) -> bytes:
-    """:func:`json_bytes` of a value whose JSON text ``text`` is (``dumps(value)``, made
-    by the caller): its UTF-8, with the same checks."""
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError as e:

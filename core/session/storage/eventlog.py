@@ -218,17 +218,13 @@ class EventLog:
 
     # ---- events
 
-    def append(
-        self, doc: Mapping[str, Any], *, header: Mapping[str, Any] | None = None, text: str | None = None
-    ) -> int:
+    def append(self, doc: Mapping[str, Any], *, header: Mapping[str, Any] | None = None) -> int:
         """Append one event; returns its seq (1-based, dense). Flushed and fsynced
         before it returns; cost does not grow with the history (except the one append
         in every ``compact_at`` that triggers a compaction).
 
         ``header``: header fields to change with it (as :meth:`set_header`), written in
         the same journal write and the same fsync: both are saved, or neither.
-        ``text``: ``doc``'s JSON text as the store writes it (``codec.dumps(doc)``), when
-        the caller made it (the same checks are made on its bytes).
 
         ParamError if ``doc`` is not a mapping of JSON data; StoreWriteError if the
         disk refuses (nothing appended, earlier events intact)."""
@@ -240,8 +236,7 @@ class EventLog:
         with storage._mutex:
             seq = storage.next_id(EVENTS_TABLE)
             # (the document is written as JSON text here and now, not kept: no copy)
-            put = doc if type(doc) is dict else dict(doc)
-            ops: list[Change] = [("put", EVENTS_TABLE, seq, put, text) if text else ("put", EVENTS_TABLE, seq, put)]
+            ops: list[Change] = [("put", EVENTS_TABLE, seq, doc if type(doc) is dict else dict(doc))]
             if header:
                 ops.append(("hdr", dict(header)))
             storage.commit(ops)

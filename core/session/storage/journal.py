@@ -23,7 +23,7 @@ from gmdesk.core.errors import ParamError
 from gmdesk.core.session.lock import WriterLock
 from gmdesk.core.session.storage import atomic
 from gmdesk.core.session.storage.checksums import seal_bytes
-from gmdesk.core.session.storage.codec import dumps, flat_text, json_bytes, json_text, read_back, text_bytes
+from gmdesk.core.session.storage.codec import dumps, flat_text, json_bytes, json_text, read_back
 from gmdesk.core.session.storage.compaction import CompactingEngine
 from gmdesk.core.session.storage.errors import (
     CorruptSaveError,
@@ -62,7 +62,6 @@ COMPACT_AT = 5000
 #: document), delete documents (table, ids), or set header values.
 Change = (
     tuple[Literal["put"], str, int, Mapping[str, Any]]
-    | tuple[Literal["put"], str, int, Mapping[str, Any], str]  # (and its JSON text: codec.dumps of it)
     | tuple[Literal["del"], str, list[int]]
     | tuple[Literal["hdr"], Mapping[str, Any]]
 )
@@ -278,13 +277,12 @@ class JournalEngine(CompactingEngine):
                 i += 1
                 n += 1
                 if op[0] == "put":
-                    tb, doc_id, doc = op[1], op[2], op[3]
+                    _, tb, doc_id, doc = op
                     if tb == EVENTS_TABLE:
                         if doc_id > events_count + 1:
                             raise ValueError(f"event seq {doc_id} would leave a gap after seq {events_count}")
                         events_count = max(events_count, doc_id)
-                    # (its JSON text, when the caller made it: the same checks on its bytes)
-                    s = json_bytes(doc, "doc") if len(op) == 4 else text_bytes(op[4], "doc")
+                    s = json_bytes(doc, "doc")
                     rec: dict[str, Any] = {"n": n, "op": "put", "tb": tb, "id": int(doc_id), "doc": s}
                     head = f'{{"n":{n},"op":"put","tb":{_TABLE_TEXT.get(tb) or dumps(tb)},"id":{int(doc_id)}'
                     if i < count and ops[i][0] == "hdr":
