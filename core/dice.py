@@ -385,9 +385,6 @@ _new = object.__new__
 
 #: Dice are immutable values: the fast path shares one Die per (value, role, sides)
 _DIE_CACHE: dict[tuple[object, object, object], Die] = {}  # (value, role, sides)
-#: the identities of the shared dice (each kept for good: an identity here is never
-#: another object's)
-SHARED_DIE_IDS: set[int] = set()
 
 
 def shared_die(value: int, role: str, sides: int = 6) -> Die:
@@ -401,7 +398,6 @@ def shared_die(value: int, role: str, sides: int = 6) -> Die:
             die = Die(value, role, sides)
             if len(_DIE_CACHE) < 4096:
                 _DIE_CACHE[key] = die
-                SHARED_DIE_IDS.add(id(die))
         return die
     return Die(value, role, sides)
 
@@ -420,7 +416,6 @@ def _trusted_die(d: Any) -> Die | None:
     die.__dict__.update(value=value, role=role, sides=sides)
     if len(_DIE_CACHE) < 4096:
         _DIE_CACHE[key] = die
-        SHARED_DIE_IDS.add(id(die))
     return die
 
 

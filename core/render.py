@@ -16,7 +16,7 @@ from rich.control import STRIP_CONTROL_CODES
 from rich.text import Text
 
 from gmdesk.core import systems
-from gmdesk.core.dice import SHARED_DIE_IDS, Descriptor, Die, RollRecord
+from gmdesk.core.dice import Descriptor, Die, RollRecord
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.systems.spec import SystemSpec
 from gmdesk.core.text import reading, signed
@@ -305,20 +305,24 @@ def _dice_plain(record: RolledDice, groups: list[tuple[str, int]], started: bool
     return "".join(parts)
 
 
-#: how each shared die (core.dice.shared_die: a roll's dice are mostly the few there
-#: are) reads in :func:`_ungrouped_plain`, by identity: (the group its role names,
-#: that group's label, its face), each drawn once
-_DIE_READINGS: dict[int, tuple[str, str, str]] = {}
+#: how each die reads in :func:`_ungrouped_plain`, by identity: (the die, the group
+#: its role names, that group's label, its face), drawn once a die. A roll's dice are
+#: mostly the few shared ones (:func:`core.dice.shared_die`); a die is immutable, and
+#: held here, so an id is never another die's; at most :data:`_READINGS_KEPT` of them.
+_DIE_READINGS: dict[int, tuple[Die, str, str, str]] = {}
+_READINGS_KEPT = 4096
 
 
-def _die_reading(die: Die) -> tuple[str, str, str]:
+def _die_reading(die: Die) -> tuple[Die, str, str, str]:
+    """How ``die`` reads (drawn afresh; kept in :data:`_DIE_READINGS` while there is room)."""
     role = die.role
     face = f"−{die.value}" if role in NEGATIVE_ROLES else str(die.value)
     if role == "dropped":
         face = f"({face})"
     group = "" if role in UNLABELLED_ROLES else role
-    got = (group, _clean(f"{role} ") if group else "", face if face.isprintable() else face.translate(_CONTROL_CODES))
-    if id(die) in SHARED_DIE_IDS:
+    label = _clean(f"{role} ") if group else ""
+    got = (die, group, label, face if face.isprintable() else face.translate(_CONTROL_CODES))
+    if len(_DIE_READINGS) < _READINGS_KEPT:
         _DIE_READINGS[id(die)] = got
     return got
 
@@ -330,7 +334,8 @@ def _ungrouped_plain(dice: Sequence[Die]) -> str:
     last_group = None
     readings = _DIE_READINGS
     for die in dice:
-        own, label, face = readings.get(id(die)) or _die_reading(die)
+        got = readings.get(id(die))
+        _, own, label, face = got if got is not None and got[0] is die else _die_reading(die)
         group = last_group if last_group in ("vs", "damage") else own
         if last_group is None or group != last_group:
             if last_group is not None:

@@ -269,7 +269,7 @@ def test_the_header_changes_an_event_writes_are_the_summarys(tmp_path, monkeypat
 
 @given(st.lists(st.tuples(st.integers(-3, 20), st.sampled_from(dice_module.ROLES), st.integers(1, 20)), max_size=7))
 def test_shared_dice_read_in_a_roll_line_as_dice_made_afresh(faces):
-    """(a shared die's reading is drawn once and kept: the line is the one fresh dice give)"""
+    """(a die's reading is drawn once and kept: the line is the one Rich's text of fresh dice gives)"""
     from gmdesk.core import render
 
     fresh = tuple(Die(v, role, sides) for v, role, sides in faces)
@@ -280,6 +280,8 @@ def test_shared_dice_read_in_a_roll_line_as_dice_made_afresh(faces):
             a, b = RollRecord(system, {}, shared, 0, "x"), RollRecord(system, {}, fresh, 0, "x")
             assert render.log_dice_plain(a) == render.log_dice_plain(b)
             assert render.log_dice_plain(a) == (render.log_dice_text(b).plain if fresh else render.no_dice(b))
+    # (each reading is kept with its die: an id there is never another die's)
+    assert all(id(kept[0]) == key for key, kept in render._DIE_READINGS.items())
 
 
 @given(st.integers(0, 2**32), st.integers(-3, 3), st.sampled_from([None, "positive", "negative"]))
