@@ -125,7 +125,8 @@ def dataclass_to_json(params: DataclassInstance) -> dict[str, Any]:
     return out
 
 
-#: whether each Params class is frozen (read once)
+#: whether each Params class is frozen, by class (read once a class: a class's
+#: frozenness never changes, and the classes are the few systems declare)
 _FROZEN: dict[type, bool] = {}
 
 
