@@ -11,6 +11,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from gmdesk.cli.common import guard, session_store
@@ -46,19 +47,15 @@ def event_json(event: Event) -> dict[str, Any]:
     return d
 
 
-#: what :func:`event_text` draws with (``core.render.roll_summary``, ``core.text.reading``),
-#: imported when first asked for (``gmdesk log`` starts without Rich)
-_drawing: tuple[Callable[[str, Any], str], Callable[[str], str]] | None = None
-
-
-def _import_drawing() -> tuple[Callable[[str, Any], str], Callable[[str], str]]:
-    """(imported once: an import statement costs two failed attribute lookups each time it runs)"""
-    global _drawing
+@cache
+def _drawing() -> tuple[Callable[[str, Any], str], Callable[[str], str]]:
+    """What :func:`event_text` draws with (``core.render.roll_summary``,
+    ``core.text.reading``), imported at its first call: ``gmdesk log`` starts without
+    Rich, and a run of rolls runs no import statement a roll."""
     from gmdesk.core.render import roll_summary
     from gmdesk.core.text import reading
 
-    _drawing = (roll_summary, reading)
-    return _drawing
+    return roll_summary, reading
 
 
 def event_text(event: Event, record: RollRecord | None = None) -> list[str]:
@@ -66,7 +63,7 @@ def event_text(event: Event, record: RollRecord | None = None) -> list[str]:
     sides, one notation, whichever gmdesk saved it), then each change once.
     ``record``: the event's record as a RollRecord, when the caller holds it already
     (the session's fold of a roll just made), else it is read from the event."""
-    roll_summary, reading = _drawing or _import_drawing()
+    roll_summary, reading = _drawing()
     when = event.time[11:16] if len(event.time) >= 16 else event.time
     saved = event.data.get("record")
     head = event.summary or event.type

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import gmdesk.core.systems as _systems
@@ -25,16 +26,12 @@ if TYPE_CHECKING:
     from gmdesk.core.tables import TableSet
 
 
-#: ``core.session.params.sheet_items``, imported when first asked for
-_sheet_items: Callable[[Iterable[Character]], frozenset[str]] | None = None
-
-
-def _import_sheet_items() -> Callable[[Iterable[Character]], frozenset[str]]:
-    """(imported once: an import statement costs two failed attribute lookups each time it runs)"""
-    global _sheet_items
+@cache
+def _sheet_items() -> Callable[[Iterable[Character]], frozenset[str]]:
+    """``core.session.params.sheet_items``, imported at the first call: a run of rolls
+    runs no import statement a roll."""
     from gmdesk.core.session.params import sheet_items
 
-    _sheet_items = sheet_items
     return sheet_items
 
 
@@ -218,7 +215,7 @@ class SessionMoves:
 
     def sheet_items(self) -> frozenset[str]:
         """The Physical Items the session's sheets list (``params.sheet_items``)."""
-        return (_sheet_items or _import_sheet_items())(self.state.characters.values())
+        return _sheet_items()(self.state.characters.values())
 
     def initiative_modifier(self, char_id: str, system: str | None = None) -> int:
         """The character's own initiative modifier, as its system declares it (its

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
+from functools import cache
 from typing import Any
 
 import gmdesk.core.systems as _systems
@@ -171,16 +172,12 @@ def roll_refusal(actor: Character | None, target: Character | None) -> str | Non
     return None
 
 
-#: ``core.render.record_line`` (which imports Rich), imported at the first roll's summary
-_record_line: Callable[..., str] | None = None
-
-
-def _import_record_line() -> Callable[..., str]:
-    """(imported once: an import statement costs two failed attribute lookups each time it runs)"""
-    global _record_line
+@cache
+def _record_line() -> Callable[..., str]:
+    """``core.render.record_line`` (it imports Rich), imported at the first roll's
+    summary: a run of rolls runs no import statement a roll."""
     from gmdesk.core.render import record_line
 
-    _record_line = record_line
     return record_line
 
 
@@ -268,7 +265,7 @@ def _roll(ctx: Ctx, p: dict[str, Any]) -> str:
         live.changes = [*live.changes, ctx.changes[-1]]
     if ctx.summary is not None:
         return ctx.summary
-    record_line = _record_line or _import_record_line()
+    record_line = _record_line()
     roller = actor.name if actor else (entry.actor_name or "GM")
     at = f" at {target.name}" if target else (f" at {entry.target_name}" if entry.target_name else "")
     return f"{roller} rolls{at}: {record_line(record, hide_secrets=True)}"
