@@ -263,7 +263,7 @@ class RollRecord:
 
     def to_json(self) -> dict[str, Any]:
         params = self.params
-        dice = []  # (a die's JSON made in line, Die.to_json's; a loop: a comprehension is a function made at each call)
+        dice = []  # (each Die's to_json, in line)
         for d in self.dice:
             dice.append({"value": d.value, "role": d.role, "sides": d.sides} if type(d) is Die else d.to_json())
         out: dict[str, Any] = {

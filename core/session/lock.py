@@ -323,7 +323,7 @@ class WriterLock:
         except OSError:
             return False
         here = (cur.st_dev, cur.st_ino)
-        for fd in fds:  # (a loop: a comprehension is a function made at each call, before each write)
+        for fd in fds:
             if self._inode(fd) == here:
                 return True
         return False

@@ -113,9 +113,9 @@ def _plain_dice(dice: tuple[Die, ...]) -> bool:
 _INLINE = frozenset((str, bool, type(None)))
 
 
-def _check_plain(v: dict[str, Any] | list[Any], depth: int, known: object = None, known2: object = None) -> None:
+def _check_plain(v: dict[str, Any] | list[Any], depth: int, known: object = None, also_known: object = None) -> None:
     """:class:`_NotPlain` unless ``v`` (a dict or list no one else holds, nor its
-    parts) is already what :func:`_plain_copy` would make of it. ``known``, ``known2``:
+    parts) is already what :func:`_plain_copy` would make of it. ``known``, ``also_known``:
     dicts or lists among its values known to be so already (not walked)."""
     if depth >= _PLAIN_DEPTH:
         raise _NotPlain
@@ -134,7 +134,7 @@ def _check_plain(v: dict[str, Any] | list[Any], depth: int, known: object = None
             if x.bit_length() > _PLAIN_INT_BITS:
                 raise _NotPlain
         elif tx is dict or tx is list:
-            if x is not known and x is not known2:
+            if x is not known and x is not also_known:
                 _check_plain(x, depth + 1)
         elif tx is not float or x - x != 0.0:  # (NaN or infinite)
             raise _NotPlain
