@@ -289,3 +289,12 @@ def test_a_4d2_rolls_number_is_read_from_its_pairs_as_before(seed, shift, fold):
     record = four_d_two.roll(four_d_two.Params(shift=shift, fold=fold), random.Random(seed))
     assert record.extra["raw_number"] == four_d_two._number(record.dice)
     assert record.extra["number"] == four_d_two.fold_number(four_d_two._number(record.dice), fold)
+
+
+@given(st.lists(st.tuples(st.integers(-3, 20), st.sampled_from(dice_module.ROLES), st.integers(1, 20)), max_size=7))
+def test_a_records_dice_json_is_each_dies_own(faces):
+    """(each Die's JSON is written in line in a record's: the same as its to_json)"""
+    made = (shared_die, Die)
+    dice = tuple(made[i % 2](v, role, sides) for i, (v, role, sides) in enumerate(faces))
+    record = RollRecord("4d2", {}, dice, 0, "x")
+    assert record.to_json()["dice"] == [d.to_json() for d in dice]
