@@ -635,35 +635,19 @@ class Session(SessionMoves, SystemMoveCalls):
     def _header_changes(self, force: bool = False, events: int | None = None) -> dict[str, Any]:
         """The summary fields to write now (empty when none is due), as of ``events``
         events (default: those logged)."""
-        # (what _summary says, but its name, where it differs from the header: field by
-        # field, in its order — asked at every event)
-        st = self.state
-        info = st.info
-        get = self._log.header_view.get
+        summary = self._summary(events)
+        header = self._log.header_view
+        changed = {k: v for k, v in summary.items() if k != "name" and header.get(k) != v}
+        if not changed:
+            return {}
         n = self._log_seq if events is None else events
-        changed: dict[str, Any] = {}
-        if get("system") != info.system:
-            changed["system"] = info.system
-        if get("last_played") != info.last_played:
-            changed["last_played"] = info.last_played
-        if get("round") != st.encounter.round:
-            changed["round"] = st.encounter.round
-        rolls = self._roll_count()
-        if get("rolls") != rolls:
-            changed["rolls"] = rolls
-        if get("characters") != len(st.characters):
-            changed["characters"] = len(st.characters)
-        if get("events") != n:
-            changed["events"] = n
-        if not changed or force or n - self.__dict__.get("_header_seq", 0) >= self.HEADER_EVERY:
-            return changed
+        due = n - self.__dict__.get("_header_seq", 0) >= self.HEADER_EVERY
         # what the session list shows (round, rolls, characters, last played to the
         # minute) is written at once, so that the list agrees with the open session
-        if "rolls" in changed or "round" in changed or "characters" in changed or "system" in changed:
-            return changed
-        if "last_played" in changed and str(get("last_played", ""))[:16] != str(info.last_played)[:16]:
-            return changed
-        return {}
+        shown = {"round", "characters", "system", "rolls"} & set(changed)
+        if "last_played" in changed and str(header.get("last_played", ""))[:16] != str(summary["last_played"])[:16]:
+            shown.add("last_played")
+        return changed if force or due or shown else {}
 
     def close(self) -> None:
         """Write the header summary (writer), release the lock. Idempotent."""
