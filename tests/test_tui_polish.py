@@ -487,3 +487,66 @@ async def test_every_hint_in_the_roll_and_attack_dialogs_reads_whole_at_80x24(tm
             await press(pilot, "escape")
             await settle(pilot)
     assert checked or system == "4d2"  # 4d2's dialogs open with every field filled
+
+
+async def test_fudges_initiative_reads_as_the_ladders_word_on_the_desk_and_the_player_view(tmp_path):
+    """The pane showed "+2" where the roll log said "Initiative +2 (Great)": a fudge
+    initiative reads as its ladder level, left-aligned and whole at 80×24, on the desk,
+    in the player view (the terminal's and the browser's) and in the note after ``i``;
+    the order is the same."""
+    from helpers import dialog, notes, run, settle, until
+    from test_tui_player import CLOCK, SIZE, shown
+    from textual.widgets import Input
+
+    from gmdesk.tui.screens.confirm import FormDialog
+    from gmdesk.tui.screens.player import PlayerApp, build_picture
+
+    people = [{"name": "Mirela"}, {"name": "Aldric"}]
+    people += [{"name": "Bandit", "side": "NPC"}, {"name": "Ogre", "side": "NPC"}]
+    levels = {"Mirela": 4, "Aldric": 0, "Bandit": -1, "Ogre": -3}
+    path, _ = make_save(tmp_path, "fudge", people, initiative=levels, start=True)
+    async with desk(path) as (app, pilot, screen):
+        pane = screen.initiative
+        rows = screen_text(app).splitlines()[pane.region.y : pane.region.bottom]
+        inner = [r[pane.region.x : pane.region.right] for r in rows]
+        for name, word in (("Mirela", "Superb +1"), ("Aldric", "Fair"), ("Bandit", "Mediocre"), ("Ogre", "Terrible")):
+            row = next((r for r in inner if f" {name} " in r and "Round" not in r), "")
+            assert f"{word} " in row and "…" not in row, (name, word, inner)
+        assert not any(num in r for r in inner for num in (" 4 ", " −3 ", " −1 ")), inner
+        assert any(r.startswith("│▶Superb +1 Mirela") for r in inner), inner  # the turn's marker first
+        # the note after rolling everyone's initiative names the same words
+        await press(pilot, "i")
+        await dialog(pilot, FormDialog)
+        await settle(pilot)
+        for i, word in enumerate(("Great", "Fair", "Mediocre", "Poor")):
+            app.screen.query_one(f"#form-v{i}", Input).value = word
+        await press(pilot, "enter")
+        await until(pilot, lambda: any("Initiative:" in n for n in notes(app)))
+        said = next(n for n in notes(app) if "Initiative:" in n)
+        assert "Mirela Great" in said and "Bandit Mediocre" in said and "Ogre Poor" in said, said
+    # the player view: the same words, in the same order
+    levels["Ogre"] = -4
+    path2, _ = make_save(tmp_path / "p", "fudge", people, initiative=levels, start=True)
+    with Session.open(path2, readonly=True) as s:
+        rows = build_picture(s.state).initiative.plain.splitlines()
+    assert rows == ["▶ Superb +1   Mirela", "  Fair        Aldric", "  Mediocre    Bandit", "  Terrible −1 Ogre"], rows
+    app = PlayerApp(path2, clock=lambda: CLOCK)
+    async with run(app, size=SIZE) as pilot:
+        await shown(pilot)
+        text = screen_text(app)
+    assert "Superb +1   Mirela" in text and "Terrible −1 Ogre" in text, text
+
+
+async def test_a_plain_number_initiative_stays_a_number(tmp_path):
+    """4d6's initiative is a number: the pane and the player view keep it, right-aligned."""
+    from gmdesk.tui.screens.player import build_picture
+
+    people = [{"name": "Kara"}, {"name": "Orc", "side": "NPC"}]
+    path, _ = make_save(tmp_path, "4d6", people, initiative={"Kara": 12, "Orc": -1}, start=True)
+    async with desk(path) as (app, _pilot, screen):
+        pane = screen.initiative
+        rows = [r[pane.region.x : pane.region.right] for r in screen_text(app).splitlines()]
+        assert any("▶  12 Kara" in r for r in rows), rows
+        assert any("   −1 Orc" in r for r in rows), rows
+    with Session.open(path, readonly=True) as s:
+        assert build_picture(s.state).initiative.plain.splitlines()[:2] == ["▶  12 Kara", "   −1 Orc"]

@@ -121,6 +121,19 @@ def _num(n: int | None) -> str:
     return f"{MINUS}{-n}" if n is not None and n < 0 else str(n)
 
 
+def initiative_text(value: int, system: str) -> str:
+    """An initiative as the session's system words it (its ``show_initiative``: a
+    ladder level, "Great", as its roll log names it), else the number ("12", "−1")."""
+    from gmdesk.core.errors import ParamError
+    from gmdesk.core.systems import get_spec
+
+    try:
+        show = get_spec(system).show_initiative
+    except ParamError:  # a system that no longer loads: its number
+        show = None
+    return show(value) if show is not None else _num(value)
+
+
 def health_summary(character: Character, system: str) -> str:
     """The compact health cell of the initiative list: Vitality in a system that tracks
     it (its character sections; and whenever a character has taken no descriptor
