@@ -550,3 +550,35 @@ async def test_a_plain_number_initiative_stays_a_number(tmp_path):
         assert any("   −1 Orc" in r for r in rows), rows
     with Session.open(path, readonly=True) as s:
         assert build_picture(s.state).initiative.plain.splitlines()[:2] == ["▶  12 Kara", "   −1 Orc"]
+
+
+async def test_a_refusal_in_a_toast_starts_with_a_capital_and_a_name_keeps_its_own(tmp_path):
+    """``p`` at the first turn said "already at the first turn of round 1": a toast is a
+    sentence, "Already at …". A refusal that starts with a character's name as written
+    ("bob", "d'Artagnan") keeps it; the CLI's line after "gmdesk: " keeps the core's words."""
+    from helpers import notes, select_entry, settle, until
+
+    people = [{"name": "bob"}, {"name": "d'Artagnan"}, {"name": "Orc", "side": "NPC"}]
+    path, ids = make_save(tmp_path, "4d2", people, initiative={"Orc": 7}, start=True)
+    async with desk(path) as (app, pilot, _screen):
+        await press(pilot, "p")
+        await until(pilot, lambda: any("first turn of round 1" in n for n in notes(app)))
+        assert "Already at the first turn of round 1" in notes(app), notes(app)
+        for name in ("bob", "d'Artagnan"):
+            await select_entry(pilot, ids[name])
+            await press(pilot, "d")  # delay: not in the encounter
+            await settle(pilot)
+            assert f"{name} is not in the encounter." in notes(app), notes(app)
+            assert f"{name[0].upper()}{name[1:]} is not" not in " ".join(notes(app))
+
+
+def test_a_sentence_capitalises_only_an_ordinary_first_word():
+    from gmdesk.tui.wording import sentence
+
+    assert sentence("already at the first turn of round 1") == "Already at the first turn of round 1"
+    assert sentence("give one of spend or restore") == "Give one of spend or restore"
+    assert sentence("initiative: must be a whole number") == "Initiative: must be a whole number"
+    for kept in ("fudge roll #3 moves no clock", "4d2: unknown", "gmdesk could not", "/saves/x: gone", "d'Artagnan is"):
+        assert sentence(kept) == kept
+    assert sentence("bob has no wounds", ["bob"]) == "bob has no wounds"
+    assert sentence("Kara has no wounds", ["Kara"]) == "Kara has no wounds"
