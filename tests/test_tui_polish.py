@@ -582,3 +582,29 @@ def test_a_sentence_capitalises_only_an_ordinary_first_word():
         assert sentence(kept) == kept
     assert sentence("bob has no wounds", ["bob"]) == "bob has no wounds"
     assert sentence("Kara has no wounds", ["Kara"]) == "Kara has no wounds"
+
+
+async def test_below_80_columns_the_character_pane_marks_what_it_cuts(tmp_path):
+    """At 66 columns the pane read "[x] Targeting ar  +1" and "Notes  Storm Kn", as if
+    that were all: a cut title or value ends "…" (as a cut name does in the order)."""
+    from helpers import settle
+
+    path, ids = make_save(tmp_path, "4d2", [{"name": "Scrap-7", "side": "NPC", "notes": "Stormchaser of the Wastes"}])
+    with Session.open(path) as s:
+        s.apply({"type": "source.add", "id": ids["Scrap-7"], "kind": "shift", "name": "Targeting array", "value": 1})
+    async with desk(path, size=(66, 24)) as (app, pilot, screen):
+        pane = screen.character
+        await press(pilot, "tab")
+
+        def row_with(word: str) -> str:
+            rows = [r[pane.region.x : pane.region.right] for r in screen_text(app).splitlines()]
+            return next((r for r in rows if word in r), "")
+
+        await to_row(pilot, pane, "shift", 0)
+        await settle(pilot)
+        source = row_with("Targeting")
+        assert "Targeting a…" in source and "+1" in source, source
+        await to_row(pilot, pane, "field", "notes")
+        await settle(pilot)
+        notes_row = row_with(" Notes ")
+        assert "Storm" in notes_row and "…" in notes_row, notes_row

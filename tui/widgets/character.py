@@ -61,6 +61,7 @@ from gmdesk.tui.widgets.charrows import (
 )
 from gmdesk.tui.widgets.common import signed
 from gmdesk.tui.widgets.controls import SteadyInput
+from gmdesk.tui.widgets.initiative import fit_name
 
 if TYPE_CHECKING:
     from gmdesk.core.session import Character, State
@@ -277,24 +278,17 @@ class CharacterPane(Vertical):
         self._summary(summary_text(state, ch, self.size.width or 40))
         rows = pane_rows(state, ch, self.spec, self._name_of)
 
-        # the values' column fits the numbers (notes and names may be cut, not the titles;
-        # a system field's longer text goes under its label)
-        self._layout_columns(
-            max(
-                (
-                    cell_len(str(v))
-                    for r, _, v in rows
-                    if not (r.kind == "field" and r.key in ("notes", "name")) and r.kind != charfields.FIELD
-                ),
-                default=0,
-            )
-        )
+        # the values' column fits the values as far as the titles keep theirs (a longer
+        # name or note is cut with "…"; a system field's longer text goes under its label)
+        self._layout_columns(max((cell_len(str(v)) for r, _, v in rows if r.kind != charfields.FIELD), default=0))
         cells: list[tuple[str | Text, Any, int]] = []
         for row, what, value in rows:
             self._rows.append(row)
             if row.kind == charfields.FIELD and cell_len(value) > self._widths[1] and isinstance(what, str):
                 what, value = f"{what}: {value}", ""
             what, height = _fit(what, self._widths[0], row.kind == "head")
+            if isinstance(value, str) and cell_len(value) > self._widths[1]:  # a long name or note: marked
+                value = fit_name(value, self._widths[1])
             cells.append((what, value, height))
         if self._draw(cells) and table.has_focus:
             table.refresh_bindings()  # the keys the Footer shows follow the row
@@ -643,7 +637,9 @@ class CharacterPane(Vertical):
 
 def _fit(what: str | Text, width: int, head: bool) -> tuple[str | Text, int]:
     """A row's title and its height: a section's title longer than its column, or a
-    system field's ``Label: entry``, takes a second line rather than being cut."""
+    system field's ``Label: entry``, takes a second line rather than being cut; any
+    other title is cut with "…" (:func:`~gmdesk.tui.widgets.initiative.fit_name`, as
+    the order cuts a name: "[x] Targeting a…"), never cut unmarked."""
     plain = what.plain if isinstance(what, Text) else what
     if cell_len(plain) <= width:
         return what, 1
@@ -652,7 +648,11 @@ def _fit(what: str | Text, width: int, head: bool) -> tuple[str | Text, int]:
     label, sep, rest = plain.partition(": ")
     if sep and isinstance(what, str) and cell_len(label) < width:
         return f"{label}:\n  {rest}", 2 if cell_len(rest) + 2 <= width else 3
-    return what, 1
+    if isinstance(what, Text):  # its styles kept
+        cut = what.copy()
+        cut.truncate(width, overflow="ellipsis")
+        return cut, 1
+    return fit_name(what, width), 1
 
 
 # -------------------------------------------------------------------------- sheet rows
