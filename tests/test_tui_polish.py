@@ -608,3 +608,29 @@ async def test_below_80_columns_the_character_pane_marks_what_it_cuts(tmp_path):
         await settle(pilot)
         notes_row = row_with(" Notes ")
         assert "Storm" in notes_row and "…" in notes_row, notes_row
+
+
+async def test_a_forms_label_column_is_measured_once_a_dialog(tmp_path, monkeypatch):
+    """The labels' column was measured again for every field (each time over every
+    field): once a dialog, every label of the new character dialog that width."""
+    from helpers import dialog, settle
+    from textual.widgets import Label
+
+    from gmdesk.tui.screens.confirm import FormDialog
+
+    calls: list[FormDialog] = []
+    measure = FormDialog.label_column
+
+    def counted(self: FormDialog) -> int | None:
+        calls.append(self)
+        return measure(self)
+
+    monkeypatch.setattr(FormDialog, "label_column", counted)
+    path, _ = make_save(tmp_path, "torg-2d10", [{"name": "Kara"}])
+    async with desk(path) as (_app, pilot, _screen):
+        await press(pilot, "c")
+        dlg = await dialog(pilot, FormDialog)
+        await settle(pilot)
+        assert len(calls) == 1 and calls[0] is dlg
+        widths = {label.styles.width for label in dlg.query(Label).filter(".form-label")}
+        assert len(widths) == 1 and len(dlg.fields) > 5, widths

@@ -220,6 +220,8 @@ class FormDialog(Dialog[Any]):
         self.verb = verb
         self.commit_fn = commit
         self.labels = {f.key: f.label.strip() for f in self.fields}
+        #: the labels' column, computed once for the dialog (:meth:`label_column`)
+        self.label_width = self.label_column()
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="form-dialog") as box:
@@ -242,7 +244,7 @@ class FormDialog(Dialog[Any]):
             yield Static("", id="dialog-error", classes="inline-error")
             yield DialogHint(self.verb, extra=self.hint)
 
-    def label_width(self) -> int | None:
+    def label_column(self) -> int | None:
         """The labels' column when a label is longer than the forms' 20 columns: as
         wide as the longest (at most :data:`LABEL_MOST`), each on one line at 80×24
         ("Initiative descriptors" wrapped); None keeps the stylesheet's."""
@@ -252,7 +254,7 @@ class FormDialog(Dialog[Any]):
     def _field(self, f: FormField) -> ComposeResult:
         if f.kind != "bool":
             label = Label(f.label, classes="form-label" if not f.same_row else "form-label-inline")
-            width = None if f.same_row else self.label_width()
+            width = None if f.same_row else self.label_width
             if width is not None:
                 label.styles.width = width
             yield label

@@ -69,7 +69,7 @@ class InitiativeDialog(FormDialog):
         super().__init__(*args, **kwargs)
         self.labels = {key: " ".join(label.split()) for key, label in self.labels.items()}
 
-    def label_width(self) -> int | None:
+    def label_column(self) -> int | None:
         return None  # the labels are padded to one width (the stylesheet: as wide as they are)
 
 
