@@ -278,9 +278,17 @@ class CharacterPane(Vertical):
         self._summary(summary_text(state, ch, self.size.width or 40))
         rows = pane_rows(state, ch, self.spec, self._name_of)
 
-        # the values' column fits the values as far as the titles keep theirs (a longer
-        # name or note is cut with "…"; a system field's longer text goes under its label)
-        self._layout_columns(max((cell_len(str(v)) for r, _, v in rows if r.kind != charfields.FIELD), default=0))
+        # the values' column fits the numbers; a name or a note only as far as the titles
+        # keep their room (a longer one is cut with "…"; a system field's longer text
+        # goes under its label)
+        def is_text(row: Any) -> bool:  # a name or a note: cut, not fitted
+            return bool(row.kind == "field" and row.key in ("notes", "name"))
+
+        self._layout_columns(
+            max((cell_len(str(v)) for r, _, v in rows if not is_text(r) and r.kind != charfields.FIELD), default=0),
+            max((cell_len(str(v)) for r, _, v in rows if is_text(r)), default=0),
+            max((cell_len(w.plain if isinstance(w, Text) else w) for r, w, _ in rows if r.kind != "head"), default=0),
+        )
         cells: list[tuple[str | Text, Any, int]] = []
         for row, what, value in rows:
             self._rows.append(row)
@@ -344,14 +352,17 @@ class CharacterPane(Vertical):
         if layout:  # asked during a layout (a resize), the new height is only taken by the next one
             self.call_after_refresh(summary.refresh, layout=True)
 
-    def _layout_columns(self, longest_value: int) -> None:
+    def _layout_columns(self, longest_value: int, longest_text: int = 0, longest_title: int = 0) -> None:
         """Two columns that fit the pane (no sideways scrolling): the values get what
-        the longest of them needs (8 to 18 columns, at most half the pane)."""
+        the longest of them needs (8 to 18 columns, at most half the pane); a name or
+        a note (``longest_text``) widens them only into room no title needs
+        (``longest_title``)."""
         table = self.table
         inner = max(24, (self.size.width or 40) - 2 - 2 - 4)  # border, scrollbar, cell padding
         value = min(18, inner // 2, max(8, longest_value))
         if inner - value < 18:  # the titles ("── Advantage sources") first
             value = max(8, inner - 18)
+        value = max(value, min(longest_text, 18, inner - max(18, longest_title)))
         widths = (inner - value, value)
         if widths == self._widths and table.columns:
             return
