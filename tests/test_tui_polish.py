@@ -634,3 +634,21 @@ async def test_a_forms_label_column_is_measured_once_a_dialog(tmp_path, monkeypa
         assert len(calls) == 1 and calls[0] is dlg
         widths = {label.styles.width for label in dlg.query(Label).filter(".form-label")}
         assert len(widths) == 1 and len(dlg.fields) > 5, widths
+
+
+async def test_the_bestiary_names_vitality_only_where_the_system_tracks_it(tmp_path):
+    """A fudge session's "Add from bestiary" listed "Bandit  NPC  Vitality   0":
+    fudge keeps no Vitality; its rows say none, 4d2's (which have some) keep theirs."""
+    from test_tui_bestiary import open_dialog
+
+    from gmdesk.core.campaign.bestiary import Bestiary
+    from gmdesk.core.campaign.statblock import StatBlock
+
+    for system, shown in (("fudge", False), ("4d2", True)):
+        path, _ = make_save(tmp_path / system, system, [{"name": "Kara"}])
+        Bestiary(path.parent).add_many([StatBlock("Bandit", system, vitality=5 * shown, tags=("human",))])
+        async with desk(path) as (app, pilot, _screen):
+            await open_dialog(pilot)
+            row = next(r for r in screen_text(app).splitlines() if "Bandit" in r and "NPC" in r)
+            assert ("Vitality" in row) == shown, row
+            assert "human" in row, row
