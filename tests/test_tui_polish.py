@@ -652,3 +652,36 @@ async def test_the_bestiary_names_vitality_only_where_the_system_tracks_it(tmp_p
             row = next(r for r in screen_text(app).splitlines() if "Bandit" in r and "NPC" in r)
             assert ("Vitality" in row) == shown, row
             assert "human" in row, row
+
+
+async def test_the_pickers_dialogs_name_enter_in_the_key_bar(tmp_path):
+    """The new session, example and duplicate dialogs' key bar said only "esc Cancel"
+    (every other dialog names Enter: "⏎ Roll", "⏎ Add"): it says "⏎ Create" (a
+    duplicate's "⏎ Copy", as its hint line), and Enter still creates with the list's
+    highlighted system, the keys typed in one go."""
+    from helpers import run, until
+    from test_tui_picker import loaded_picker
+
+    from gmdesk.core.session import SessionStore
+    from gmdesk.tui.app import GmdeskApp
+    from gmdesk.tui.screens.main import MainScreen
+    from gmdesk.tui.screens.picker import ExampleDialog, NewSessionDialog, default_examples_dir
+
+    store = SessionStore(tmp_path / "saves")
+    store.create("Old", "4d2")
+    app = GmdeskApp(tmp_path / "saves", examples_dir=default_examples_dir())
+    async with run(app) as pilot:
+        await loaded_picker(pilot)
+        for key, kind, word in (("c", NewSessionDialog, "⏎ Copy"), ("e", ExampleDialog, "⏎ Create")):
+            await press(pilot, key)
+            await until(pilot, lambda kind=kind: isinstance(app.screen, kind))
+            bar = screen_text(app).splitlines()[-1]
+            assert word in bar and "esc Cancel" in bar, bar
+            await press(pilot, "escape")
+            await until(pilot, lambda: not isinstance(app.screen, (NewSessionDialog, ExampleDialog)))
+        await press(pilot, "n")
+        await until(pilot, lambda: isinstance(app.screen, NewSessionDialog))
+        bar = screen_text(app).splitlines()[-1]
+        assert "⏎ Create" in bar and "esc Cancel" in bar, bar
+        await pilot.press(*"Tuesday", "tab", "down", "down", "enter")  # 4d2 → fudge → 1d6x4
+        await until(pilot, lambda: isinstance(app.screen, MainScreen) and "Tuesday · 1d6x4" in screen_text(app))
