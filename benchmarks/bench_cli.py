@@ -12,8 +12,11 @@ Targets (issue 22): ``gmdesk roll 4d2 --json`` ≤ 2.5× ``python -c pass``; wit
 Rich output ≤ 5×. ``python -m gmdesk`` is measured too (the same command, the other
 way in). Beside them, without a target, the floors no gmdesk code can go below
 (:data:`FLOORS`: the standard library and Rich modules a roll stands on, imported
-alone) and the 4d2 declaration's part (:data:`PARTS`). Then, in process, building a
-system's generated options and reading a command line back (≤ 20 ms each).
+alone), the 4d2 declaration's part (:data:`PARTS`), and where each row's CPU goes
+(:func:`explain`): whether its target lies below its floor, and gmdesk's own part over
+the floor, of which making the declaration's frozen dataclasses (timed inside the roll,
+:data:`CLASSES_PROBE`). Then, in process, building a system's generated options and
+reading a command line back (≤ 20 ms each).
 
     python -m benchmarks.bench_cli [--rounds N] [--quick]
 """
@@ -53,18 +56,25 @@ def commands() -> dict[str, list[str]]:
     }
 
 
+#: the standard modules ``gmdesk roll 4d2 --json`` loads, exactly (tests/test_cli_startup.py
+#: checks the roll loads no other): argparse reads the command line (and gettext's
+#: ``locale`` with it: argparse looks its messages up as a parser is made; ``errno``
+#: names a closed pipe), the declarations are typed frozen dataclasses (``dataclasses``
+#: imports ``inspect``, and ``ast``, ``dis``, ``tokenize`` with it), the record is JSON,
+#: the dice are ``random``; ``__future__`` is what ``from __future__ import annotations``
+#: loads. ``typing`` is not among them: a roll imports it for type checkers only.
+STDLIB_MODULES = "__future__, argparse, dataclasses, errno, json, locale, random"
+STDLIB = f"import {STDLIB_MODULES}"
+
 #: what no gmdesk code can go below, measured in the same rounds (no target: the floor
-#: under a target): the standard library a roll's code stands on (argparse reads the
-#: command line, and gettext's ``locale`` with it: argparse looks its messages up as a
-#: parser is made; the declarations are typed dataclasses, the record is JSON, the dice
-#: are ``random``), imported alone — exactly the standard modules ``gmdesk roll 4d2
-#: --json`` loads; of it, what any roll printed as JSON needs, typed declarations or not
-#: (the command line, the shipped tables and the record as JSON, the dice); Rich's own
-#: modules that draw a roll; and both, the floor under the Rich row
-STDLIB = "import argparse, dataclasses, json, locale, random, typing"
+#: under a target): the standard library a roll stands on, imported alone; of it, what
+#: any roll printed as JSON needs, typed declarations or not (the command line, the
+#: record as JSON, the dice); Rich's own modules that draw a roll; and both, the floor
+#: under the Rich row (the Rich roll loads exactly those, and Rich's width table of a
+#: Unicode version as it measures the dice's minus signs, ~0.4 ms: tests/test_cli_startup.py)
 FLOORS = {
     "floor: the standard library a roll stands on": STDLIB,
-    "floor: of it, without dataclasses and typing": "import argparse, json, locale, random",
+    "floor: of it, without dataclasses": "import __future__, argparse, errno, json, locale, random",
     "floor: Rich's console and text": "import rich.console, rich.text",
     "floor: both": f"{STDLIB}, rich.console, rich.text",
 }
@@ -75,6 +85,46 @@ FLOORS = {
 PARTS = {
     "part: the 4d2 declaration over the floor": f"{STDLIB}, gmdesk.core.systems.four_d_two",
 }
+
+#: of gmdesk's own start-up, the CPU ``dataclasses`` spends making the frozen dataclasses
+#: the roll's modules declare (on Python 3.11, one ``exec`` for each generated method:
+#: ``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, and a frozen class's
+#: ``__setattr__`` and ``__delattr__``), timed inside the roll itself: ``classes fields ms``
+#: on stdout (nothing when this Python's ``dataclasses`` has no ``_process_class`` to time)
+CLASSES_PROBE = f"""\
+import dataclasses, io, sys, time
+from contextlib import redirect_stdout
+made = getattr(dataclasses, "_process_class", None)
+spent = [0, 0, 0.0]
+def timed(cls, *args, **kwargs):
+    t0 = time.process_time()
+    out = made(cls, *args, **kwargs)
+    spent[2] += time.process_time() - t0
+    spent[0] += 1
+    spent[1] += len(out.__dataclass_fields__)
+    return out
+if made is not None:
+    dataclasses._process_class = timed
+from gmdesk.__main__ import main
+with redirect_stdout(io.StringIO()):
+    code = main({[*ROLL, "--json"]!r})
+if made is not None:
+    print(spent[0], spent[1], spent[2] * 1000)
+sys.exit(code)
+"""
+
+
+def declaration_classes(runs: int) -> tuple[int, int, float] | None:
+    """``(classes, fields, median ms)`` that making the roll's frozen dataclasses costs
+    (:data:`CLASSES_PROBE`, ``runs`` fresh processes); None when it cannot be timed."""
+    got = []
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", CLASSES_PROBE], capture_output=True, text=True, check=True)
+        if not out.stdout.split():
+            return None
+        classes, fields, ms = out.stdout.split()
+        got.append((int(classes), int(fields), float(ms)))
+    return got[0][0], got[0][1], statistics.median(ms for _, _, ms in got)
 
 
 #: target of each command, as a multiple of the anchor's CPU
@@ -131,6 +181,48 @@ def rows(cpu: dict[str, list[float]]) -> list[Row]:
     return out
 
 
+#: each target row and the floor under it (:data:`FLOORS`)
+FLOOR_UNDER = {
+    "gmdesk roll 4d2 --json": "floor: the standard library a roll stands on",
+    "gmdesk roll 4d2 (Rich)": "floor: both",
+}
+
+
+def explain(cpu: dict[str, list[float]], classes: tuple[int, int, float] | None) -> list[str]:
+    """Where each target row's CPU goes, in the same rounds' medians: the floor under it,
+    whether the target lies below that floor, and gmdesk's own part over it (of which
+    making the declaration's frozen dataclasses, ``classes``: :func:`declaration_classes`)."""
+    anchor = statistics.median(cpu[ANCHOR])
+    bare = statistics.median(cpu["floor: of it, without dataclasses"])
+    typed = statistics.median(cpu["floor: the standard library a roll stands on"])
+    lines = []
+    for name, floor_name in FLOOR_UNDER.items():
+        floor, med, limit = statistics.median(cpu[floor_name]), statistics.median(cpu[name]), TARGETS[name] * anchor
+        verdict = (
+            f"below that floor: no gmdesk code meets it (the floor itself is {floor / anchor:.2f}×)"
+            if limit < floor
+            else f"{limit - floor:.1f} ms over that floor"
+        )
+        own = med - floor
+        lines.append(
+            f"{name}: its target, ≤ {TARGETS[name]:g}× = {limit:.1f} ms, lies {verdict}; "
+            f"over the floor ({floor:.1f} ms) gmdesk's own {own:.1f} ms ({own / anchor:.2f}× {ANCHOR})"
+        )
+    json_own = statistics.median(cpu["gmdesk roll 4d2 --json"]) - typed
+    lines.append(
+        f"the typed declaration's price: importing dataclasses, {typed - bare:.1f} ms of the floor "
+        f"(without it the floor is {bare / anchor:.2f}×)"
+        + (
+            f", and making the {classes[0]} frozen dataclasses ({classes[1]} fields) the roll's modules declare, "
+            f"{classes[2]:.1f} ms ({classes[2] / anchor:.2f}×) of gmdesk's own {json_own:.1f} ms; the rest of it, "
+            f"{json_own - classes[2]:.1f} ms, is gmdesk's modules loaded and run, the options built and read, the roll"
+            if classes is not None
+            else ""
+        )
+    )
+    return lines
+
+
 def parser_rows(repeat: int) -> list[Row]:
     """Median ms to build ``gmdesk roll SYSTEM``'s parser and read a command line back."""
     from gmdesk.cli.rolls import parse_system_args
@@ -161,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, code in (FLOORS | PARTS).items():
         med = statistics.median(cpu[name])
         print(f"  {name} ({code}): {med:.1f} ms, {med / anchor:.2f}× {ANCHOR}")
+    for line in explain(cpu, declaration_classes(3 if ns.quick else 7)):
+        print(f"  {line}")
     print()
     parser_ = print_table("generated options, in process (median)", parser_rows(50 if ns.quick else 200))
     return 0 if all(r.met for r in (*rows_, *parser_)) else 1

@@ -10,11 +10,13 @@ import argparse
 import sys
 from collections.abc import Callable
 from functools import wraps
-from typing import TYPE_CHECKING, Any, NoReturn
 
 from gmdesk.core.errors import GmdeskError, ParamError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
     from gmdesk.core.session import Session, SessionStore
     from gmdesk.core.systems.spec import SystemSpec
 

@@ -29,12 +29,14 @@ import errno
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
 from gmdesk.cli.common import EXIT_USAGE, Parser, UsageError
 from gmdesk.core.errors import GmdeskError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from gmdesk.cli.frontend import FrontEnd
 
 SESSION_COMMANDS = (

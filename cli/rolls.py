@@ -10,13 +10,15 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
 from gmdesk.cli.common import Parser, UsageError, int_option
 from gmdesk.cli.systems import installed
 from gmdesk.core.errors import ParamError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from gmdesk.core.systems.spec import SystemSpec
     from gmdesk.core.tables import TableSet
 

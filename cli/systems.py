@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING
 
 from gmdesk.cli.common import Parser
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
     from gmdesk.core.systems.declare import Param
 

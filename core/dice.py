@@ -13,7 +13,23 @@ import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gmdesk.core.randomsource import RandomSource as RandomSource
+else:
+
+    def __getattr__(name: str) -> object:
+        """:class:`~gmdesk.core.randomsource.RandomSource`, the type of a roll's dice
+        (a typing Protocol), loaded when asked: a roll itself never loads typing."""
+        if name == "RandomSource":
+            from gmdesk.core.randomsource import RandomSource
+
+            return RandomSource
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: Every role a die can play in a record.
 ROLES = (
@@ -28,11 +44,6 @@ ROLES = (
     "possibility",  # torg Possibility die
     "die",  # a plain die (fudge, 1d6x4, d4 of generation, vitality adjustment)
 )
-
-
-class RandomSource(Protocol):
-    def randint(self, a: int, b: int) -> int:  # pragma: no cover - protocol
-        ...
 
 
 def make_rng(seed: int | None = None) -> random.Random:

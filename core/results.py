@@ -14,7 +14,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["StdoutFailed", "saved", "saved_text", "unwatched_stdout", "watched_stdout"]
 

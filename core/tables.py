@@ -30,12 +30,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.errors import TableError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
 
 @dataclass(frozen=True)

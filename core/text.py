@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re as _re
 from functools import cache
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
     import datetime as _dt
 

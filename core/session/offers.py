@@ -1,8 +1,8 @@
 """What the desk offers as a default, read from the state (the UI only shows it).
 
 The rules live with the moves of the built-in systems
-(:mod:`core.systems.builtin_moves`, :mod:`core.systems.clock_moves`); this module
-names them for the session's side:
+(:mod:`core.systems.builtin_moves`, :mod:`core.systems.wound_offers`,
+:mod:`core.systems.clock_moves`); this module names them for the session's side:
 
 * :func:`pending_clock_progress`: the clock progress the latest roll of a system
   whose rolls move clocks earned and that no clock has taken yet — the default of
@@ -15,15 +15,15 @@ names them for the session's side:
 
 from __future__ import annotations
 
-from gmdesk.core.systems.builtin_moves import (
+from gmdesk.core.systems.builtin_moves import nothing_to_buy_off
+from gmdesk.core.systems.clock_moves import ClockOffer, pending_clock_progress
+from gmdesk.core.systems.wound_offers import (
     WoundChoice,
     buyoff_choices,
     damage_just_taken,
     latest_wound_index,
-    nothing_to_buy_off,
     wound_age,
 )
-from gmdesk.core.systems.clock_moves import ClockOffer, pending_clock_progress
 
 __all__ = [
     "ClockOffer",

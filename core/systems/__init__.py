@@ -19,10 +19,13 @@ import importlib
 from collections.abc import Mapping
 from functools import cache
 from types import ModuleType
-from typing import Any
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems.spec import SECTIONS, SystemSpec
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from typing import Any
 
 #: the entry-point group plug-in systems register under
 ENTRY_POINT_GROUP = "gmdesk.systems"

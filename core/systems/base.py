@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from gmdesk.core.dice import Descriptor
 from gmdesk.core.errors import ParamError
 from gmdesk.core.tables import TableSet
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from _typeshed import DataclassInstance
 
-_D = TypeVar("_D", bound="DataclassInstance")
+    _D = TypeVar("_D", bound=DataclassInstance)
 
 KINDS = ("organic", "inorganic")
 

@@ -11,39 +11,35 @@ Possibility's die, a Healing d6) is made by the system from its own rule
 (:func:`spend_run_with`, :func:`heal_run_with`), so each system imports this module
 and nothing imports back.
 
-What the desk offers as a default lives here too (:mod:`core.session.offers`
-re-exports it): the wounds a buy-off can take, newest first, with their age. The
-clocks' moves, which a declaration with clocks is given, are
-:mod:`core.systems.clock_moves`.
-
-* :func:`buyoff_choices`: a character's wounds for a torg buy-off, newest first,
-  each with how old it is ("round 1, 3 rolls ago"). The default is the first one:
-  the damage just taken (the latest wound, from the last roll that wounded the
-  character).
+What the desk offers a buy-off (a character's wounds, newest first, with their age;
+the damage just taken) is :mod:`core.systems.wound_offers`, which :mod:`core.session.offers`
+re-exports with the clocks' offers. The clocks' moves, which a declaration with clocks
+is given, are :mod:`core.systems.clock_moves`.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.systems.spec import Move, MoveField
 from gmdesk.core.text import signed
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from gmdesk.core.dice import RandomSource, RollRecord
     from gmdesk.core.tables import TableSet
 
 #: how far back in the log a Possibility looks for the roll to spend on or cancel
 TORG_LOOKBACK = 500
 
-Context = Mapping[str, Any]
+Context = Mapping[str, "Any"]
 
 #: what a move does when it is made: (session, the form's values, the desk's context, dice) → its event
-Run = Callable[[Any, Context, Context, Any], Any]
+Run = Callable[["Any", Context, Context, "Any"], "Any"]
 #: a system's rule for a Possibility spent on one of its rolls: (the roll's record, dice,
 #: tables) → the record with the Possibility's die added
 PossibilityRule = Callable[["RollRecord", "RandomSource", "TableSet"], "RollRecord"]
@@ -59,89 +55,6 @@ def _name(state: Any, cid: Any) -> str:
 
 def _rng(rng: Any) -> Any:
     return rng if rng is not None else random.Random()
-
-
-# --------------------------------------------------------------------------- offers
-
-
-@dataclass(frozen=True)
-class WoundChoice:
-    """A wound a character can buy off, as a move offers it."""
-
-    index: int  # the wound's index on the character (the damage.buyoff payload)
-    text: str
-    roll_seq: int | None
-    age: str  # "this round, the last roll" / "round 1, 3 rolls ago"
-    latest: bool
-
-
-def latest_wound_index(character: Any) -> int | None:
-    """The damage just taken: the wound from the most recent roll (the last one listed
-    among equals); None without wounds."""
-    best = None
-    for i, w in enumerate(character.wounds):
-        key = w.roll_seq if w.roll_seq is not None else -1
-        if best is None or key >= best[0]:
-            best = (key, i)
-    return None if best is None else best[1]
-
-
-def last_roll_against(state: Any, char_id: str) -> Any:
-    """The latest roll made against the character (its target), or None."""
-    for entry in reversed(state.rolls):
-        if entry.kind == "roll" and entry.target == char_id:
-            return entry
-    return None
-
-
-def damage_just_taken(state: Any, char_id: str) -> tuple[Any, int | None]:
-    """What a buy-off without an explicit pick applies to: ``(the last roll against
-    the character, the index of the wound it dealt that the character still
-    carries)``; the index is None when that roll missed (or its damage is already
-    gone), and the roll None when nobody rolled against the character. Only the
-    damage of the last roll is "just taken" (RULES: a Possibility buys off damage
-    just taken); an older wound is bought off only when the GM picks it."""
-    entry = last_roll_against(state, char_id)
-    if entry is None:
-        return None, None
-    c = state.characters[char_id]
-    found = [i for i, w in enumerate(c.wounds) if w.roll_seq == entry.seq]
-    return entry, (found[-1] if found else None)
-
-
-def _rolls_after(state: Any, seq: int) -> int:
-    return sum(1 for e in state.rolls if e.kind == "roll" and e.seq > seq)
-
-
-def wound_age(state: Any, wound: Any) -> str:
-    """How old a wound is: the round of the roll that dealt it and how many rolls came after."""
-    if wound.roll_seq is None:
-        return "age unknown"
-    entry = state.roll_entry(wound.roll_seq)
-    if entry is None:
-        return "age unknown"
-    after = _rolls_after(state, entry.seq)
-    rolls = "the last roll" if after == 0 else f"{after} roll{'s' if after != 1 else ''} ago"
-    if entry.round:
-        where = "this round" if entry.round == state.encounter.round else f"round {entry.round}"
-    else:
-        where = "out of combat"
-    return f"{where}, {rolls} (#{entry.seq})"
-
-
-def buyoff_choices(state: Any, char_id: str) -> list[WoundChoice]:
-    """The character's wounds, newest first (the damage just taken first)."""
-    c = state.characters[char_id]
-    latest = latest_wound_index(c)
-    order = sorted(
-        range(len(c.wounds)),
-        key=lambda i: (c.wounds[i].roll_seq if c.wounds[i].roll_seq is not None else -1, i),
-        reverse=True,
-    )
-    return [
-        WoundChoice(i, c.wounds[i].text, c.wounds[i].roll_seq, wound_age(state, c.wounds[i]), i == latest)
-        for i in order
-    ]
 
 
 # --------------------------------------------------------------------------- torg-2d10: Possibilities
@@ -274,6 +187,8 @@ def buyoff_form(state: Any, context: Context) -> list[MoveField]:
     """Buy off damage just taken: the latest wound, one Enter away; older wounds are
     listed below it with their age, for the GM who means one of them."""
     c = _buyoff_character(state, {}, context)
+    from gmdesk.core.systems.wound_offers import buyoff_choices, damage_just_taken
+
     _entry, just = damage_just_taken(state, c.id)
     if just is None:
         raise GmdeskError(nothing_to_buy_off(state, c.id))
@@ -289,6 +204,8 @@ def buyoff_run(session: Any, values: Context, context: Context, rng: Any) -> Any
     c = _buyoff_character(session.state, values, context)
     doc: dict[str, Any] = {"type": "damage.buyoff", "id": c.id}
     wound = values.get("wound")
+    from gmdesk.core.systems.wound_offers import damage_just_taken
+
     if wound is not None and wound != damage_just_taken(session.state, c.id)[1]:
         doc["wound"] = wound  # an older wound, picked explicitly
     return session.apply(doc)
@@ -298,6 +215,8 @@ def nothing_to_buy_off(state: Any, char_id: str) -> str:
     """Why a buy-off without a pick finds nothing: the last roll against the
     character missed (or its damage is gone), or nobody rolled against it."""
     c = state.characters[char_id]
+    from gmdesk.core.systems.wound_offers import damage_just_taken
+
     entry, _ = damage_just_taken(state, char_id)
     if entry is None:
         return f"{c.name} has taken no damage from a roll: nothing to buy off (pick a wound on the pane to buy it off)"

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.systems.declare import Move, MoveField
 from gmdesk.core.systems.harm import harm_of
 
-Context = Mapping[str, Any]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from typing import Any
+
+Context = Mapping[str, "Any"]
 
 
 @dataclass(frozen=True)

@@ -43,9 +43,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
-from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord
+from gmdesk.core.dice import Descriptor, Die, RollRecord
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems import builtin_moves as _moves
 from gmdesk.core.systems.base import (
@@ -70,10 +69,13 @@ from gmdesk.core.systems.spec import CharField, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 from gmdesk.core.text import signed
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
     from fractions import Fraction
+    from typing import Any
 
     from gmdesk.core.curve import Curve
+    from gmdesk.core.dice import RandomSource
     from gmdesk.core.odds import Odds
 
 ID = "fudge"

@@ -11,17 +11,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import cache
-from typing import TYPE_CHECKING, Any
 
-from gmdesk.core.dice import Die, RandomSource, shared_die
+from gmdesk.core.dice import Die, shared_die
 from gmdesk.core.errors import ParamError, TableError
 from gmdesk.core.systems.base import parse_choice, shown
 from gmdesk.core.tables import BandTable, load_builtin
 from gmdesk.core.text import MINUS
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
     from fractions import Fraction
+    from typing import Any
 
+    from gmdesk.core.dice import RandomSource
     from gmdesk.core.odds import Dist
 
 __all__ = [
@@ -114,7 +116,7 @@ def _read(name: str, x: int) -> int:
     return int(_table(name).lookup(x))
 
 
-Rolled = tuple[list[Die], int, dict[str, Any]]  # dice, r, extra fields of the method
+Rolled = tuple[list[Die], int, dict[str, "Any"]]  # dice, r, extra fields of the method
 
 
 def _roll_2d3(rng: RandomSource) -> Rolled:

@@ -12,49 +12,47 @@ plug-in does::
     from gmdesk.core.systems.harm import Harm, Vitality
 
     HARM = Harm(vitality=Vitality(hurt_by_amount=True, unconscious_at=-1, dead_at=-5))
+
+The parts only some systems declare (:class:`DescriptorStatus`, :class:`Clocks`,
+:class:`Spend`, :class:`Imposed`, and :data:`OUT`) are read from here too; they live in
+:mod:`core.systems.harm_parts`, loaded when a module asks for one, so that a system
+declaring none of them never makes their classes.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import gmdesk.core.systems as _systems  # (its get_spec, read when asked: it imports this module)
-from gmdesk.core.dice import RollRecord
 from gmdesk.core.errors import ParamError
-from gmdesk.core.tables import TableSet
 
-#: the statuses a descriptor or a Vitality threshold may give (besides ``ok``)
-OUT = ("unconscious", "dead")
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from gmdesk.core.systems.harm_parts import OUT as OUT
+    from gmdesk.core.systems.harm_parts import Clocks as Clocks
+    from gmdesk.core.systems.harm_parts import DescriptorStatus as DescriptorStatus
+    from gmdesk.core.systems.harm_parts import Imposed as Imposed
+    from gmdesk.core.systems.harm_parts import Spend as Spend
+else:
+
+    def __getattr__(name: str) -> object:
+        """The parts of a Harm only some systems declare (:mod:`core.systems.harm_parts`),
+        loaded when a module asks for one: a system declaring none never makes them."""
+        if name in _PARTS:
+            from gmdesk.core.systems import harm_parts
+
+            return getattr(harm_parts, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: what :mod:`core.systems.harm_parts` holds, read here as if it were this module's own
+_PARTS = ("OUT", "Clocks", "DescriptorStatus", "Imposed", "Spend")
 
 #: the built-in table role of the descriptors that change a status ("Fatal Wound",
 #: "Incapacitated"…: ``core/data/wound-status.json``); a session may point it at a
 #: GM's own table (its ``tables`` setting)
 WOUND_STATUS = "wound-status"
-
-
-@dataclasses.dataclass(frozen=True)
-class DescriptorStatus:
-    """A descriptor that makes whoever takes it Unconscious or Dead while they carry
-    it (a buy-off or the GM taking the wound off lifts it again).
-
-    ``text``: the descriptor's text, matched ignoring case; ``status``:
-    ``"unconscious"`` or ``"dead"``; ``column``: only a descriptor read from that
-    column of its table (``organic`` / ``inorganic``, the receiver's kind), ``"*"``
-    from any."""
-
-    text: str
-    status: str
-    column: str = "*"
-
-    def __post_init__(self) -> None:
-        if not self.text.strip():
-            raise ValueError("a DescriptorStatus names its descriptor's text")
-        if self.status not in OUT:
-            raise ValueError(f"descriptor {self.text!r}: status must be one of {', '.join(OUT)}")
-
-    def matches(self, text: str, column: str) -> bool:
-        return self.text.casefold() == text.casefold() and self.column.casefold() in ("*", "", column.casefold())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,63 +92,6 @@ class Vitality:
         was_out = unconscious or self.out(current)
         kills = (self.hurt_while_out_kills and was_out) or (self.dead_at is not None and new <= self.dead_at)
         return new, kills
-
-
-@dataclasses.dataclass(frozen=True)
-class Clocks:
-    """How a roll of the system moves a progress clock: ``field`` names the record's
-    own field (``RollRecord.extra``) holding the progress the roll earned, in half
-    segments (``0``: none). The GM picks the clock (the roll dialog asks which); the
-    roll's function computes the progress, so that replaying the log never decides
-    it again."""
-
-    field: str = "clock"
-
-    def earned(self, record: RollRecord) -> int | None:
-        """The progress the roll earned (half segments), or None when its record holds
-        none (such a roll moves no clock)."""
-        value = record.get(self.field)
-        return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-@dataclasses.dataclass(frozen=True)
-class Spend:
-    """What a roll of the system spends of its roller's Possibilities (a reality-rated
-    character's; torg's).
-
-    ``param``: the roll parameter that counts the Possibilities spent as the roll is
-    made (the roller pays them; refused before any die is rolled if it has too few).
-    ``after``: whether a Possibility may be spent on the roll once it is made (the
-    system's move rolls the record again and the session applies the new one).
-    ``cancel(record, tables)``: the record with the latest spend cancelled, when
-    another reality-rated character cancels it (None: spends cannot be cancelled)."""
-
-    param: str = ""
-    after: bool = False
-    cancel: Callable[[RollRecord, TableSet], RollRecord] | None = None
-
-    def at_roll(self, record: RollRecord) -> int:
-        """How many Possibilities the roll's parameters spend as it is made."""
-        if not self.param:
-            return 0
-        try:
-            return max(0, int(record.params.get(self.param, 0) or 0))
-        except (TypeError, ValueError):
-            return 0
-
-
-@dataclasses.dataclass(frozen=True)
-class Imposed:
-    """A condition a roll imposes on its roller when its record's own field ``field``
-    is set (true): torg's Disconnected. A later re-read of the roll (a Possibility
-    spent or cancelled) lifts it again when the new record no longer sets it."""
-
-    condition: str
-    field: str
-
-    def __post_init__(self) -> None:
-        if not self.condition.strip() or not self.field.strip():
-            raise ValueError("an Imposed condition names the condition and the record field")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -202,15 +143,27 @@ def check_harm(harm: Harm, where: str, param_names: Sequence[str] = (), clocks: 
     _need(where, isinstance(harm, Harm), f"must be a gmdesk.core.systems.harm.Harm (got {type(harm).__name__})")
     _need(where, isinstance(harm.vitality, Vitality), "vitality must be a Vitality")
     _need(where, isinstance(harm.statuses, tuple), "statuses must be a tuple of DescriptorStatus")
-    for s in harm.statuses:
-        _need(where, isinstance(s, DescriptorStatus), f"statuses holds {s!r}, not a DescriptorStatus")
+    # (the parts only some systems declare are loaded only when declared: harm_parts)
+    if harm.statuses:
+        from gmdesk.core.systems.harm_parts import DescriptorStatus
+
+        for s in harm.statuses:
+            _need(where, isinstance(s, DescriptorStatus), f"statuses holds {s!r}, not a DescriptorStatus")
     _need(where, isinstance(harm.status_table, str), "status_table must be a table role (text)")
-    _need(where, harm.clocks is None or isinstance(harm.clocks, Clocks), "clocks must be a Clocks or None")
+    if harm.clocks is not None:
+        from gmdesk.core.systems.harm_parts import Clocks
+
+        _need(where, isinstance(harm.clocks, Clocks), "clocks must be a Clocks or None")
     _need(where, isinstance(harm.imposes, tuple), "imposes must be a tuple of Imposed")
-    for x in harm.imposes:
-        _need(where, isinstance(x, Imposed), f"imposes holds {x!r}, not an Imposed")
+    if harm.imposes:
+        from gmdesk.core.systems.harm_parts import Imposed
+
+        for x in harm.imposes:
+            _need(where, isinstance(x, Imposed), f"imposes holds {x!r}, not an Imposed")
     spend = harm.spend
     if spend is not None:
+        from gmdesk.core.systems.harm_parts import Spend
+
         _need(where, isinstance(spend, Spend), "spend must be a Spend or None")
         _need(
             where,
@@ -219,6 +172,8 @@ def check_harm(harm: Harm, where: str, param_names: Sequence[str] = (), clocks: 
         )
         _need(where, spend.cancel is None or callable(spend.cancel), "spend.cancel must be a function")
     if harm.clocks is None and clocks:
+        from gmdesk.core.systems.harm_parts import Clocks
+
         harm = dataclasses.replace(harm, clocks=Clocks())
     return harm
 

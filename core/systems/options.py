@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping
-from typing import Any
 
 from gmdesk.core.systems.spec import COMMON_PARAMS, Param, SystemSpec
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from typing import Any
 
 #: the prefix of every generated option's destination in the parsed namespace
 DEST_PREFIX = "param:"

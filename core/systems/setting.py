@@ -10,9 +10,12 @@ A dice system declares its own settings with it (``SETTINGS`` in its declaration
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from gmdesk.core.errors import GmdeskError
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class SettingError(GmdeskError):

@@ -25,7 +25,6 @@ import functools
 import inspect
 from collections.abc import Callable, Mapping
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.systems.declare import (
     COMMON_PARAMS,
@@ -48,8 +47,10 @@ from gmdesk.core.systems.harm import NO_HARM, Harm, check_harm
 from gmdesk.core.systems.setting import INITIATIVE_TIES, Setting, SettingError
 from gmdesk.core.systems.values import check_value, find_stat, params_class, parse_field, parse_stats, show_field
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
     from fractions import Fraction
+    from typing import Any
 
     from gmdesk.core.curve import Curve
     from gmdesk.core.dice import RollRecord

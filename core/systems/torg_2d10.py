@@ -52,9 +52,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from functools import cache, lru_cache
-from typing import TYPE_CHECKING, Any
 
-from gmdesk.core.dice import Die, RandomSource, RollRecord, shared_die, thaw
+from gmdesk.core.dice import Die, RollRecord, shared_die, thaw
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems import builtin_moves as _moves
 from gmdesk.core.systems.base import (
@@ -71,10 +70,13 @@ from gmdesk.core.systems.spec import CharField, Move, Param, Setting
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 from gmdesk.core.text import MINUS, signed
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
     from fractions import Fraction
+    from typing import Any
 
     from gmdesk.core.curve import Curve
+    from gmdesk.core.dice import RandomSource
     from gmdesk.core.odds import Odds
 
 ID = "torg-2d10"

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems.declare import CharField, Param
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def check_value(p: Param | CharField, value: Any) -> Any:
@@ -150,6 +153,8 @@ def params_class(spec_params: Sequence[Param], check: Callable[[Any], None] | No
     """A frozen dataclass validating ``spec_params`` (and the common combat
     parameters) by their declared types, for a system that declares no ``Params`` of
     its own; ``check(params)`` adds the system's rules across parameters."""
+    from typing import Any  # (a field's type: a plug-in's Params only, never a built-in's)
+
     from gmdesk.core.systems.base import CombatFields
 
     spec_params = [p for p in spec_params if not p.form_only]

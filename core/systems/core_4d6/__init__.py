@@ -67,8 +67,6 @@ Decisions where the rules are silent:
 
 from __future__ import annotations
 
-from typing import Any
-
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.systems import builtin_moves as _moves
 from gmdesk.core.systems.core_4d6.character import (
@@ -132,6 +130,10 @@ from gmdesk.core.systems.core_4d6.tables import (
     TIERS,
 )
 from gmdesk.core.systems.harm import DESK_VITALITY, WOUND_STATUS, Clocks, Harm
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from typing import Any
 
 NAME = "Core 4d6 vs DC"
 #: what a character of this system uses: advantage sources (advantage / disadvantage), conditions, wounds

@@ -5,12 +5,15 @@ sessions."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems.core_4d6.rules import parse_dc
 from gmdesk.core.systems.rest import default_rest
 from gmdesk.core.systems.spec import CharField
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from typing import Any
 
 # What a 4d6 GM keeps on a character sheet: its skill bonuses (a roll is 4d6 + the
 # bonus against a DC), the skill it attacks with, the DC an attack on it must beat (its

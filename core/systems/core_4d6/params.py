@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems.base import (
@@ -23,6 +22,10 @@ from gmdesk.core.systems.core_4d6.tables import (
     POSITIONS,
 )
 from gmdesk.core.systems.spec import Param
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from typing import Any
 
 #: the system's id, which every record of these parameters names
 ID = "4d6"

@@ -8,9 +8,8 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import cache
-from typing import TYPE_CHECKING, Any
 
-from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die, shared_die
+from gmdesk.core.dice import Descriptor, Die, RollRecord, roll_die, shared_die
 from gmdesk.core.errors import TableError
 from gmdesk.core.systems.base import (
     combat_descriptor,
@@ -35,10 +34,13 @@ from gmdesk.core.systems.core_4d6.tables import (
 )
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
     from fractions import Fraction
+    from typing import Any
 
     from gmdesk.core.curve import Curve
+    from gmdesk.core.dice import RandomSource
     from gmdesk.core.odds import Odds
 
 

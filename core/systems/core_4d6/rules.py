@@ -5,7 +5,6 @@ earns (the ladders and bands are data, in :mod:`.tables`)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems.base import (
@@ -29,6 +28,10 @@ from gmdesk.core.systems.core_4d6.tables import (
     TIER_EFFECT_STEP,
     TIER_RANK,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def parse_sources(option: str, value: Any) -> tuple[int, ...]:

@@ -4,9 +4,11 @@ degrees and the effect ladder (the rules that read them are in
 
 from __future__ import annotations
 
-from typing import Any
-
 from gmdesk.core.tables import BandTable, parse_table
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The DC ladder, easiest first.
 DC_LADDER: tuple[tuple[int, str], ...] = (

@@ -5,10 +5,13 @@ sessions (a new day)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from gmdesk.core.systems.one_d6_x4.sheet import read_test
 from gmdesk.core.systems.spec import CharField
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from typing import Any
 
 # A 1d6x4 character's numbers are its descriptor sheet (the sheet section). What a GM
 # adds for the roll is which descriptors its Tests name: those an attack tests (the

@@ -4,11 +4,15 @@ Adjustment rolled after the Test dice, and the descriptor the receiver gets ("Wo
 
 from __future__ import annotations
 
-from gmdesk.core.dice import Descriptor, Die, RandomSource
+from gmdesk.core.dice import Descriptor, Die
 from gmdesk.core.systems.one_d6_x4.damage import roll_damage
 from gmdesk.core.systems.one_d6_x4.params import DEFENDER, Params
 from gmdesk.core.systems.one_d6_x4.texts import text_for
 from gmdesk.core.tables import TableSet
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from gmdesk.core.dice import RandomSource
 
 
 def _hurt(

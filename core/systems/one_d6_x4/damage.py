@@ -5,13 +5,16 @@ rolled and their exact distribution."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
 
-from gmdesk.core.dice import Die, RandomSource, roll_die, shared_die
+from gmdesk.core.dice import Die, roll_die, shared_die
 from gmdesk.core.errors import ParamError
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
     from fractions import Fraction
+    from typing import Any
+
+    from gmdesk.core.dice import RandomSource
 
 _FORMULA = re.compile(r"(?:(\d*)d(\d+))?\s*(?:([+\-\u2212])\s*(\d+))?")
 

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.systems.base import CombatFields, dataclass_from_json, dataclass_to_json, parse_int, shown
 from gmdesk.core.systems.one_d6_x4.damage import format_damage, parse_damage
 from gmdesk.core.systems.spec import Param
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from typing import Any
 
 #: the system's id, which every record of these parameters names
 ID = "1d6x4"

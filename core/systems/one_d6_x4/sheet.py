@@ -8,12 +8,14 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
 
 from gmdesk.core.dice import RollRecord
 from gmdesk.core.systems.base import parse_int
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
+    from typing import Any
+
     from gmdesk.core.sheet import Sheet
 
 

@@ -4,19 +4,21 @@ attack, an initiative (a Reflex Test) — with every die in order, and its exact
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
 
-from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord
+from gmdesk.core.dice import Descriptor, Die, RollRecord
 from gmdesk.core.systems.base import parse_int
 from gmdesk.core.systems.one_d6_x4.combat import attack_result
 from gmdesk.core.systems.one_d6_x4.damage import die
 from gmdesk.core.systems.one_d6_x4.params import ATTACKER, BONUS_RANGE, DEFENDER, ID, Params, params_to_json
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
     from fractions import Fraction
+    from typing import Any
 
     from gmdesk.core.curve import Curve
+    from gmdesk.core.dice import RandomSource
     from gmdesk.core.odds import Dist, Odds
 
 #: the d6 is multiplied by this

@@ -4,10 +4,12 @@ may override under the same role name."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from gmdesk.core.errors import TableError
 from gmdesk.core.tables import DEFAULT_TABLES, DescriptorTable, TableSet, load_builtin
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from typing import Any
 
 #: the table role (and built-in table name) of the combat / healing texts
 TEXT_ROLE = "1d6x4-combat"

@@ -4,13 +4,17 @@ gives back. This module only computes; the session applies both."""
 
 from __future__ import annotations
 
-from gmdesk.core.dice import Descriptor, RandomSource, RollRecord
+from gmdesk.core.dice import Descriptor, RollRecord
 from gmdesk.core.systems.base import parse_int
 from gmdesk.core.systems.harm import Harm, Vitality
 from gmdesk.core.systems.one_d6_x4.damage import die
 from gmdesk.core.systems.one_d6_x4.params import ID
 from gmdesk.core.systems.one_d6_x4.texts import text_for
 from gmdesk.core.tables import DEFAULT_TABLES, TableSet
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
+if TYPE_CHECKING:
+    from gmdesk.core.dice import RandomSource
 
 #: Vitality at or below this: Unconscious
 UNCONSCIOUS_AT = -5
