@@ -118,7 +118,7 @@ def sentence(text: str, names: Iterable[str] = ()) -> str:
     → "Already at …". Only an ordinary first word (lower-case letters only) is
     capitalised; one that starts in lower case by design is left as it is: one of
     ``names`` (the session's characters and groups: "bob has no wounds", "d'Artagnan"),
-    a system's id ("fudge", "4d2"), "gmdesk", a path, a flag. The CLI keeps the core's
+    an installed system's id, "gmdesk", a path, a flag. The CLI keeps the core's
     words after its "gmdesk: " (not a sentence)."""
     m = _FIRST_WORD.match(text)
     if m is None or m.group(1) == "gmdesk" or m.group(1) in _system_ids():
