@@ -685,3 +685,25 @@ async def test_the_pickers_dialogs_name_enter_in_the_key_bar(tmp_path):
         assert "⏎ Create" in bar and "esc Cancel" in bar, bar
         await pilot.press(*"Tuesday", "tab", "down", "down", "enter")  # 4d2 → fudge → 1d6x4
         await until(pilot, lambda: isinstance(app.screen, MainScreen) and "Tuesday · 1d6x4" in screen_text(app))
+
+
+@pytest.mark.parametrize("system", ["4d2", "fudge", "1d6x4", "torg-2d10", "4d6"])
+async def test_the_palette_offers_a_descriptor_sheet_only_where_the_system_keeps_them(tmp_path, system):
+    """A torg GM typing "poss" in the palette was offered "Import a descriptor sheet…",
+    which no pane of a torg character shows: only a system whose characters carry a
+    descriptor sheet (1d6x4) offers it."""
+    from helpers import dialog, until
+    from textual.command import CommandPalette
+    from textual.widgets import Input
+
+    from gmdesk.core.systems import character_sections
+
+    path, _ = make_save(tmp_path, system, [{"name": "Kara"}])
+    async with desk(path) as (app, pilot, _screen):
+        await press(pilot, "ctrl+p")
+        found = await dialog(pilot, CommandPalette)
+        found.query_one(Input).value = "sheet"
+        await until(pilot, lambda: "Open another session" not in screen_text(app) or "sheet" in screen_text(app))
+        await pilot.pause(0.3)  # (every provider has answered)
+        offered = "Import a descriptor sheet" in screen_text(app)
+        assert offered == ("sheet" in character_sections(system)), screen_text(app)
