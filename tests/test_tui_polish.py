@@ -707,3 +707,37 @@ async def test_the_palette_offers_a_descriptor_sheet_only_where_the_system_keeps
         await pilot.pause(0.3)  # (every provider has answered)
         offered = "Import a descriptor sheet" in screen_text(app)
         assert offered == ("sheet" in character_sections(system)), screen_text(app)
+
+
+async def test_a_name_with_brackets_reads_whole_in_toasts_titles_and_lists(tmp_path):
+    """ "Sir [x] Knight" read "Sir  Knight" in the toasts, the log filter's list and
+    the group dialog, and the pane's title and the log's filter title lost their
+    bracketed words: what a GM typed is text everywhere, never markup."""
+    from helpers import dialog, notes, notifications, select_entry, settle, until
+
+    from gmdesk.tui.screens.confirm import ChoiceDialog, FormDialog
+
+    knight = "Sir [x] Knight"
+    path, ids = make_save(tmp_path, "4d2", [{"name": knight}, {"name": "Orc [b]", "side": "NPC"}])
+    async with desk(path) as (app, pilot, screen):
+        await select_entry(pilot, ids[knight])
+        await settle(pilot)
+        assert f"─ {knight} ─" in screen_text(app)  # the character pane's title
+        await press(pilot, "d")  # not in the encounter: a toast naming it
+        await until(pilot, lambda: any("not in the encounter" in n for n in notes(app)))
+        await settle(pilot)
+        said = next(n for n in notifications(app) if "not in the encounter" in n.message)
+        assert said.message.startswith(knight) and not said.markup  # drawn as typed
+        await press(pilot, "g")
+        await dialog(pilot, FormDialog)
+        await settle(pilot)
+        assert f"[x] {knight}" in screen_text(app) and "Orc [b]" in screen_text(app), screen_text(app)
+        await press(pilot, "escape")
+        await settle(pilot)
+        await press(pilot, "f")
+        await dialog(pilot, ChoiceDialog)
+        await settle(pilot)
+        assert f"Character: {knight}" in screen_text(app), screen_text(app)
+        await press(pilot, "down", "enter")
+        await settle(pilot)
+        assert f"Rolls [{knight}]" in screen_text(app), screen_text(app)

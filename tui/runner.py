@@ -348,7 +348,9 @@ class SessionRunner:
         one of the session's characters or groups, a system's id)."""
         if error:
             message = sentence(message, self._names())
-        self.app.notify(message, severity="error" if error else "information", timeout=6 if error else 4)
+        self.app.notify(
+            message, severity="error" if error else "information", timeout=6 if error else 4, markup=False
+        )  # names are text, never markup ("Sir [x] Knight")
 
     def _names(self) -> list[str]:
         """The open session's character names and group labels (a refusal may start with one)."""

@@ -24,6 +24,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.widgets import Checkbox, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
@@ -180,7 +181,7 @@ class BestiaryDialog(Dialog[Any]):
         options = self.query_one("#bestiary-list", OptionList)
         options.clear_options()
         self.marked = None
-        options.add_options([Option(self.row_text(d)) for d in self.shown])
+        options.add_options([Option(Content(self.row_text(d))) for d in self.shown])
         if self.shown:
             options.highlighted = 0
             self.mark(0)
@@ -214,10 +215,10 @@ class BestiaryDialog(Dialog[Any]):
             return
         options = self.query_one("#bestiary-list", OptionList)
         if self.marked is not None and self.marked < len(self.shown):
-            options.replace_option_prompt_at_index(self.marked, self.row_text(self.shown[self.marked]))
+            options.replace_option_prompt_at_index(self.marked, Content(self.row_text(self.shown[self.marked])))
         self.marked = None
         if index is not None and 0 <= index < len(self.shown):
-            options.replace_option_prompt_at_index(index, self.row_text(self.shown[index], picked=True))
+            options.replace_option_prompt_at_index(index, Content(self.row_text(self.shown[index], picked=True)))
             self.marked = index
             self.default_seen(self.shown[index])
 

@@ -12,6 +12,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, Label, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
@@ -107,7 +108,7 @@ class NewSessionDialog(DialogScreen[tuple[str, str] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = self.dialog_title
+            box.border_title = Content(self.dialog_title)  # a session's name: text, never markup
             yield Input(self.initial_name, placeholder="name, e.g. Tuesday campaign", id="new-name")
             yield Static("", id="new-error")
             if self.ask_system:
@@ -223,7 +224,7 @@ class ExampleDialog(DialogScreen[tuple[Path, str] | None]):
                 yield Static("No example sessions are installed.")
             else:
                 yield OptionList(
-                    *[Option(f"{e.name}  ({e.system})", id=str(i)) for i, e in enumerate(self.examples)],
+                    *[Option(Content(f"{e.name}  ({e.system})"), id=str(i)) for i, e in enumerate(self.examples)],
                     id="example-list",
                 )
                 with Horizontal(classes="picker-row"):
@@ -349,7 +350,7 @@ class NextNightDialog(DialogScreen[tuple[str, bool, list[str]] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = f"Next night from {self.source}"
+            box.border_title = Content(f"Next night from {self.source}")
             party = ", ".join(self.pcs) if self.pcs else "no player characters"
             yield Static(f"Carries {party}, as they stand.", id="next-party")
             yield Label("Name", classes="picker-label")
@@ -358,7 +359,7 @@ class NextNightDialog(DialogScreen[tuple[str, bool, list[str]] | None]):
             yield EnterCheckbox("Rest first (the system's recovery between sessions)", id="next-rest", compact=True)
             if self.npcs:
                 yield Label("Take along (Space ticks)", classes="picker-label")
-                yield ReadableSelectionList(*[(n, n) for n in self.npcs], id="next-npcs", compact=True)
+                yield ReadableSelectionList(*[(Content(n), n) for n in self.npcs], id="next-npcs", compact=True)
             yield Button("Start the night", id="next-start", variant="primary", compact=True)
             yield Static("Enter start · Space tick · Tab next field · Esc cancel", classes="picker-hint")
 

@@ -41,6 +41,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
@@ -297,7 +298,8 @@ class CharacterPane(Vertical):
             what, height = _fit(what, self._widths[0], row.kind == "head")
             if isinstance(value, str) and cell_len(value) > self._widths[1]:  # a long name or note: marked
                 value = fit_name(value, self._widths[1])
-            cells.append((what, value, height))
+            # text, never markup: a name or a note may hold brackets ("Sir [x] Knight")
+            cells.append((Text(what) if isinstance(what, str) else what, _text(value), height))
         if self._draw(cells) and table.has_focus:
             table.refresh_bindings()  # the keys the Footer shows follow the row
         wanted, self._cursor_to = self._cursor_to, None
@@ -336,7 +338,7 @@ class CharacterPane(Vertical):
     def _title(self, title: str) -> None:
         if self._shown.get("title") != title:  # setting it repaints the whole pane
             self._shown["title"] = title
-            self.border_title = title
+            self.border_title = Content(title)  # a name is text, never markup
 
     def _summary(self, text: str | Text) -> None:
         """The lines above the table; a new layout only if their height may change."""
@@ -644,6 +646,11 @@ class CharacterPane(Vertical):
                 self._cursor_to = row
             self.show_message("")
             self.close_editor()
+
+
+def _text(value: Any) -> Any:
+    """A value cell as text (a table reads a str as markup)."""
+    return Text(value) if isinstance(value, str) else value
 
 
 def _fit(what: str | Text, width: int, head: bool) -> tuple[str | Text, int]:
