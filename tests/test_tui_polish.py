@@ -741,3 +741,29 @@ async def test_a_name_with_brackets_reads_whole_in_toasts_titles_and_lists(tmp_p
         await press(pilot, "down", "enter")
         await settle(pilot)
         assert f"Rolls [{knight}]" in screen_text(app), screen_text(app)
+
+
+async def test_home_and_end_go_to_the_first_and_last_row_of_the_order_and_the_pane(tmp_path):
+    """End in the initiative list or the character pane did nothing (a table's own
+    Home / End scroll sideways): they go to the first and last row, as in the roll
+    log, and the pane follows the character selected."""
+    from helpers import settle
+
+    names = [f"Guard {i}" for i in range(12)]
+    path, ids = make_save(tmp_path, "4d6", [{"name": n} for n in names], initiative={n: i for i, n in enumerate(names)})
+    async with desk(path) as (_app, pilot, screen):
+        order = screen.initiative.table
+        await press(pilot, "end")
+        await settle(pilot)
+        assert order.cursor_row == order.row_count - 1 and screen.selected == ids["Guard 0"]
+        await press(pilot, "home")
+        await settle(pilot)
+        assert order.cursor_row == 0 and screen.selected == ids["Guard 11"]
+        await press(pilot, "tab")  # the character pane
+        pane = screen.character.table
+        await press(pilot, "end")
+        await settle(pilot)
+        assert pane.row_count > 10 and pane.cursor_row == pane.row_count - 1
+        await press(pilot, "home")
+        await settle(pilot)
+        assert pane.cursor_row == 0

@@ -102,6 +102,9 @@ class CharacterTable(DataTable[Any]):
         Binding("b", "buyoff", "Buy off", id="character.buyoff"),
         Binding("s", "use", "Use", tooltip="Spend one use of the sheet row or counter", id="character.use"),
         Binding("S", "restore", "Restore", tooltip="Give back one use of the counter", id="character.restore"),
+        # the first / last row, as in the roll log (a table's own Home / End scroll sideways)
+        Binding("home", "scroll_top", "First row", show=False, id="character.first"),
+        Binding("end", "scroll_bottom", "Last row", show=False, id="character.last"),
     ]
 
     #: the rows each of the pane's keys acts on: the key bar names a key where the row

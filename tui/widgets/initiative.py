@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
@@ -214,6 +215,12 @@ def group_health(state: State, label: str) -> str:
 
 class InitiativeTable(DataTable[Any]):
     """The combatant list (row cursor)."""
+
+    # the first / last row, as in the roll log (a table's own Home / End scroll sideways)
+    BINDINGS = [
+        Binding("home", "scroll_top", "First row", show=False, id="initiative.first"),
+        Binding("end", "scroll_bottom", "Last row", show=False, id="initiative.last"),
+    ]
 
 
 class InitiativePane(Vertical):
