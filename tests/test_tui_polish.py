@@ -767,3 +767,21 @@ async def test_home_and_end_go_to_the_first_and_last_row_of_the_order_and_the_pa
         await press(pilot, "home")
         await settle(pilot)
         assert pane.cursor_row == 0
+
+
+async def test_below_80_columns_a_dropdown_marks_the_value_it_cuts(tmp_path, quick_odds):
+    """At 66 columns the attack's Target read "Bandit Capt ▼", as if that were the
+    name: a value longer than its box ends "…"."""
+    from helpers import dialog, settle
+
+    from gmdesk.tui.screens.roll import RollDialog
+
+    people = [{"name": "Mirela"}, {"name": "Bandit Captain", "side": "NPC"}]
+    path, _ = make_save(tmp_path, "4d6", people, initiative={"Mirela": 12, "Bandit Captain": 3}, start=True)
+    async with desk(path, size=(66, 24)) as (app, pilot, _screen):
+        await press(pilot, "a")
+        await dialog(pilot, RollDialog)
+        await settle(pilot)
+        row = next(r for r in screen_text(app).splitlines() if "Target" in r)
+        assert "Bandit Cap…" in row or "Bandit Captain" in row, row
+        assert "Bandit Capt " not in row and "Bandit Capt▼" not in row, row

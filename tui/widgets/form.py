@@ -25,6 +25,7 @@ from textual.widgets.option_list import Option
 
 from gmdesk.core.session.model import VISIBILITY_LEVELS, VISIBILITY_WORDS
 from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput, StepSelect
+from gmdesk.tui.widgets.initiative import fit_name
 
 
 @dataclass(frozen=True)
@@ -202,7 +203,8 @@ class Choice(Widget, can_focus=True):
     def render(self) -> Text:
         label = next((label for label, v in self._options if v == self._value), "")
         width = max(self.content_size.width, 2)
-        text = Text(label[: max(width - 2, 0)], no_wrap=True, overflow="ellipsis")
+        # a value longer than the box is cut with "…" (as a name in the order: "Bandit Ca…")
+        text = Text(fit_name(label, max(width - 2, 1)), no_wrap=True)
         text.pad_right(max(width - 1 - text.cell_len, 1))
         text.append("▼")
         return text
