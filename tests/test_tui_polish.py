@@ -809,3 +809,28 @@ async def test_undoing_a_turn_moves_the_selection_back_with_it(tmp_path):
         await until(pilot, lambda: saved(path).encounter.turn == 1)
         await settle(pilot)
         assert screen.selected == ids["Castle Guard"]
+
+
+async def test_a_negative_source_reads_with_the_desks_minus_sign(tmp_path):
+    """ "Exhausted -1" (a hyphen) stood beside "V−9/0" and "−2" in the order: a
+    source's value reads "−1" in the character pane, the roll dialog and the player
+    view, as every number the desk shows (the forms' own fields keep what they parse)."""
+    from helpers import dialog, settle
+
+    from gmdesk.tui.screens.player import build_picture
+    from gmdesk.tui.screens.roll import RollDialog
+
+    path, ids = make_save(tmp_path, "4d6", [{"name": "Osric"}])
+    with Session.open(path) as s:
+        source = {"kind": "advantage", "name": "Exhausted", "value": -1, "rounds": 2}
+        s.apply({"type": "source.add", "id": ids["Osric"], **source})
+    async with desk(path) as (app, pilot, _screen):
+        await settle(pilot)
+        assert any("[x] Exhausted" in r and "−1 2 rd" in r for r in screen_text(app).splitlines())
+        await press(pilot, "r")
+        await dialog(pilot, RollDialog)
+        await settle(pilot)
+        assert "Exhausted −1 (advantage)" in screen_text(app), screen_text(app)
+        assert "-1" not in screen_text(app).split("Exhausted")[1].split("\n")[0]
+    with Session.open(path, readonly=True) as s:
+        assert "Exhausted −1 (2 rd)" in build_picture(s.state).party.plain

@@ -60,7 +60,7 @@ from gmdesk.tui.widgets.charrows import (
     sheet_value,
     summary_text,
 )
-from gmdesk.tui.widgets.common import signed
+from gmdesk.tui.widgets.common import bonus
 from gmdesk.tui.widgets.controls import SteadyInput
 from gmdesk.tui.widgets.initiative import fit_name
 
@@ -606,7 +606,7 @@ class CharacterPane(Vertical):
             name, value, rounds = parse_source(text, row.key)
             return (
                 {"type": "source.add", "id": cid, "kind": row.key, "name": name, "value": value, "rounds": rounds},
-                f"{ch.name}: {name} {signed(value)} added",
+                f"{ch.name}: {name} {bonus(value)} added",
             )
         if row.kind == "add" and row.key == "sheet":
             return sheet_rows.add_event(cid, text), f"{ch.name}: {text} added to the sheet"

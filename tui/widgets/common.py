@@ -102,6 +102,12 @@ def signed(n: Any) -> str:
     return core_signed(n, zero="+0", minus="-")
 
 
+def bonus(n: Any) -> str:
+    """A bonus as the GM reads it (never read back): ``+2``, ``−1``, ``+0``, the
+    minus sign the typographic one, as every number the desk shows."""
+    return core_signed(n, zero="+0")
+
+
 def gauge(current: int | None, default: int | None, width: int = 10) -> Text:
     """``████████░░ 4/5``: a bar of current over default (empty at or below 0)."""
     text = Text()
@@ -155,7 +161,7 @@ def health_summary(character: Character, system: str) -> str:
 def source_label(source: Source) -> str:
     rounds = getattr(source, "rounds", None)
     dur = "" if rounds is None else f" ({rounds} rd)"
-    return f"{source.name} {signed(source.value)}{dur}"
+    return f"{source.name} {bonus(source.value)}{dur}"
 
 
 def attack_sentence(entry: RollEntry, state: State) -> str:

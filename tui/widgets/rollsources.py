@@ -18,7 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Label, SelectionList
 
 from gmdesk.core.session.params import RollSource
-from gmdesk.tui.widgets.common import signed
+from gmdesk.tui.widgets.common import bonus
 from gmdesk.tui.widgets.controls import ReadableSelectionList
 
 
@@ -38,7 +38,7 @@ def _boxes(sources: Iterable[RollSource]) -> tuple[list[SourceBox], list[Widget]
         i = counts[src.owner] = counts.get(src.owner, -1) + 1
         boxes.append(SourceBox(f"src-{src.owner}-{i}", src))
         who = "" if src.owner == "own" else f"{src.who}: "
-        options.append((Content(f"{who}{src.name} {signed(src.value)} ({src.kind})"), len(options), src.active))
+        options.append((Content(f"{who}{src.name} {bonus(src.value)} ({src.kind})"), len(options), src.active))
     if not options:
         return [], []
     return boxes, [
