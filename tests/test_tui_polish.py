@@ -787,30 +787,6 @@ async def test_below_80_columns_a_dropdown_marks_the_value_it_cuts(tmp_path, qui
         assert "Bandit Capt " not in row and "Bandit Capt▼" not in row, row
 
 
-async def test_undoing_a_turn_moves_the_selection_back_with_it(tmp_path):
-    """``n`` selects whose turn it becomes; ``u`` took the turn back but left the pane
-    on the character whose turn was undone: it follows the turn back (and ``U``
-    forward again), as ``n`` does."""
-    from helpers import saved, settle, until
-
-    people = [{"name": "Osric"}, {"name": "Castle Guard", "side": "NPC"}]
-    path, ids = make_save(tmp_path, "4d6", people, initiative={"Osric": 17, "Castle Guard": 15}, start=True)
-    async with desk(path) as (_app, pilot, screen):
-        assert screen.selected == ids["Osric"]
-        await press(pilot, "n")
-        await until(pilot, lambda: saved(path).encounter.turn == 1)
-        await settle(pilot)
-        assert screen.selected == ids["Castle Guard"]
-        await press(pilot, "u")
-        await until(pilot, lambda: saved(path).encounter.turn == 0)
-        await settle(pilot)
-        assert screen.selected == ids["Osric"] and screen.character.border_title == "Osric"
-        await press(pilot, "U")
-        await until(pilot, lambda: saved(path).encounter.turn == 1)
-        await settle(pilot)
-        assert screen.selected == ids["Castle Guard"]
-
-
 async def test_a_negative_source_reads_with_the_desks_minus_sign(tmp_path):
     """ "Exhausted -1" (a hyphen) stood beside "V−9/0" and "−2" in the order: a
     source's value reads "−1" in the character pane, the roll dialog and the player

@@ -25,36 +25,20 @@ class SessionActions:
     def undo(self) -> None:
         """``u``: the latest change is reverted (an event too)."""
         desk = self.desk
-        turn = self._turn()
 
         def done(ev: Event | None) -> None:
             desk.say("Nothing to undo." if ev is None else f"Undone: {reverted(ev)}", error=ev is None)
-            self._follow_turn(turn)
 
         desk.submit(lambda s: s.undo(), done)
 
     def redo(self) -> None:
         """``U``: what was undone is applied again."""
         desk = self.desk
-        turn = self._turn()
 
         def done(ev: Event | None) -> None:
             desk.say("Nothing to redo." if ev is None else f"Redone: {reverted(ev)}", error=ev is None)
-            self._follow_turn(turn)
 
         desk.submit(lambda s: s.redo(), done)
-
-    def _turn(self) -> tuple[int, int]:
-        enc = self.desk.state.encounter
-        return enc.round, enc.turn
-
-    def _follow_turn(self, before: tuple[int, int]) -> None:
-        """An undone (or redone) turn moves the selection with it, as ``n`` does: the
-        pane shows whose turn it is again, not who had the turn undone."""
-        cur = self.desk.state.encounter.current
-        if cur is not None and self._turn() != before:
-            self.desk.selected = cur.char_id
-            self.desk.remember_selection()
 
     def note(self) -> None:
         """A line of the GM's in the session's log."""
