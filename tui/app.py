@@ -188,17 +188,20 @@ class GmdeskApp(KeepsKeymap, TypeAhead, TerminalGuard, App[None]):
         if named and not path.exists():
             source = "$GMDESK_KEYMAP" if self.keymap_file is None else "the keymap"
             self.notify(
-                f"{source} names {path}, which does not exist: the default keys stay", severity="error", timeout=10
+                f"{source} names {path}, which does not exist: the default keys stay",
+                severity="error",
+                timeout=10,
+                markup=False,
             )
             return
         try:
             keymap = load_keymap(path)
         except GmdeskError as e:
-            self.notify(str(e), severity="error", timeout=10)
+            self.notify(str(e), severity="error", timeout=10, markup=False)
             return
         keymap, problems = check_keymap(keymap, binding_classes())
         if problems:
-            self.notify(f"{path}: " + "; ".join(problems), severity="error", timeout=10)
+            self.notify(f"{path}: " + "; ".join(problems), severity="error", timeout=10, markup=False)
         if keymap:
             self.set_keymap(keymap)
 
@@ -257,7 +260,7 @@ class GmdeskApp(KeepsKeymap, TypeAhead, TerminalGuard, App[None]):
             screen.show_error(error)
         else:
             self.show_picker(error)
-        self.notify(error, severity="error", timeout=8)
+        self.notify(error, severity="error", timeout=8, markup=False)
 
     # -- end -----------------------------------------------------------------------------
 

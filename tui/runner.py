@@ -35,7 +35,7 @@ from textual.message_pump import MessagePump
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session
-from gmdesk.tui.wording import ui_message
+from gmdesk.tui.wording import sentence, ui_message
 
 #: what a call for a session that is no longer open says
 CLOSED = "the session was closed"
@@ -342,5 +342,19 @@ class SessionRunner:
             self._pump()
 
     def say(self, message: str, *, error: bool = False) -> None:
-        """Tell the GM (a notification; errors stay a little longer)."""
-        self.app.notify(message, severity="error" if error else "information", timeout=6 if error else 4)
+        """Tell the GM (a notification; errors stay a little longer). Every toast the
+        desk shows is said here; a refusal as a sentence, its first word capitalised
+        unless it starts in lower case by design (:func:`~gmdesk.tui.wording.sentence`:
+        one of the session's characters or groups, a system's id)."""
+        if error:
+            message = sentence(message, self._names())
+        self.app.notify(
+            message, severity="error" if error else "information", timeout=6 if error else 4, markup=False
+        )  # names are text, never markup ("Sir [x] Knight")
+
+    def _names(self) -> list[str]:
+        """The open session's character names and group labels (a refusal may start with one)."""
+        if self.session is None:
+            return []
+        characters = self.session.state.characters.values()
+        return [c.name for c in characters] + [c.group for c in characters if c.group is not None]

@@ -1,4 +1,4 @@
-"""The GM's words for what the desk says: a core error as one line with every field
+"""The GM's words for what the desk says: a core error as one sentence with every field
 named by the label the GM sees (never a CLI flag or an event type), and a key as the
 hint lines and the palette write it.
 
@@ -11,7 +11,7 @@ Dialogs, the session runner, the keymap and the palette all say things this way.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from textual.app import App
@@ -71,7 +71,8 @@ def ui_message(error: BaseException | str, labels: Mapping[str, str] | None = No
 
     The names a core error uses are the parameter names (``ParamError.option``,
     ``--difficulty``) or the event's payload keys (``EventError.reason`` starts with
-    ``halves: …``); the dialog passes the labels it shows."""
+    ``halves: …``); the dialog passes the labels it shows. A toast then makes it a
+    sentence (:func:`sentence`)."""
     labels = {field_key(k): v for k, v in (labels or {}).items()}
     head: str | None = None
     if isinstance(error, ParamError):
@@ -106,3 +107,28 @@ def ui_message(error: BaseException | str, labels: Mapping[str, str] | None = No
         if head and not text.startswith(f"{head}: "):  # (a message naming its field already)
             return f"{head}: {text}"
     return text
+
+
+#: an ordinary first word: lower-case letters only, then a space, a colon, a comma or the end
+_FIRST_WORD = re.compile(r"^([a-z]+)(?=[ :,;]|$)")
+
+
+def sentence(text: str, names: Iterable[str] = ()) -> str:
+    """``text`` as a toast says it, a sentence: "already at the first turn of round 1"
+    → "Already at …". Only an ordinary first word (lower-case letters only) is
+    capitalised; one that starts in lower case by design is left as it is: one of
+    ``names`` (the session's characters and groups: "bob has no wounds", "d'Artagnan"),
+    an installed system's id, "gmdesk", a path, a flag. The CLI keeps the core's
+    words after its "gmdesk: " (not a sentence)."""
+    m = _FIRST_WORD.match(text)
+    if m is None or m.group(1) == "gmdesk" or m.group(1) in _system_ids():
+        return text
+    if any(name and text.startswith(name) for name in names):
+        return text
+    return text[0].upper() + text[1:]
+
+
+def _system_ids() -> tuple[str, ...]:
+    from gmdesk.core.systems import system_ids
+
+    return system_ids()

@@ -266,6 +266,12 @@ def parse_initiative(option: str, text: Any) -> int:
     return int(parse_level(option, text))
 
 
+def show_initiative(value: int) -> str:
+    """An initiative as the desk words it: its ladder level ("Great", "Superb +1"), as
+    the roll log names it ("Initiative +2 (Great)")."""
+    return ladder_name(value)
+
+
 def read_form(
     data: dict[str, Any], actor: Any = None, target: Any = None, combat: bool = False
 ) -> tuple[dict[str, Any], list[str]]:

@@ -233,6 +233,9 @@ class SystemSpec:
     #: ``parse_initiative(option, text) -> int``
     parse_initiative: Callable[[str, Any], int] | None = _hook("parse_initiative")
     initiative_hint: str = _member("INITIATIVE_HINT", "text", _is_text, "a number")
+    #: ``show_initiative(value) -> str``: an initiative as the system words it on the
+    #: desk and the player views (fudge: its ladder level, "Great"; default: the number)
+    show_initiative: Callable[[int], str] | None = _hook("show_initiative")
     #: who goes first when initiatives are equal, the default of a session of the
     #: system (the setting "Initiative ties"; None: RULES.md's, keep order)
     initiative_ties: str | None = _member(

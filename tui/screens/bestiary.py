@@ -24,12 +24,14 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.widgets import Checkbox, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session
 from gmdesk.core.session.model import VISIBILITY_WORDS
+from gmdesk.core.systems import character_sections
 from gmdesk.tui.screens.dialog import Dialog, DialogHint
 from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput
 from gmdesk.tui.widgets.form import VISIBILITY_FIELD, field_control
@@ -45,15 +47,16 @@ def clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def row_text(doc: Mapping[str, Any], picked: bool = False) -> str:
-    """One stat block as a row of the list: name, side, Vitality, tags; the picked
-    one marked (it reads without colour)."""
+def row_text(doc: Mapping[str, Any], picked: bool = False, *, vitality: bool = True) -> str:
+    """One stat block as a row of the list: name, side, Vitality (in a system that
+    tracks it: "Vitality 0" meant nothing in one that does not), tags; the picked one
+    marked (it reads without colour)."""
     name = clip(str(doc.get("name", "")), NAME_WIDTH)
     side = str(doc.get("side", "NPC"))
-    vitality = doc.get("vitality", 0)
     tags = clip(", ".join(str(t) for t in doc.get("tags") or ()), TAGS_WIDTH)
     mark = "▸" if picked else " "
-    return f"{mark}{name:<{NAME_WIDTH}} {side:<3}  Vitality {vitality!s:>3}  {tags}".rstrip()
+    vitality_cell = f"Vitality {doc.get('vitality', 0)!s:>3}  " if vitality else ""
+    return f"{mark}{name:<{NAME_WIDTH}} {side:<3}  {vitality_cell}{tags}".rstrip()
 
 
 def matches(doc: Mapping[str, Any], words: Sequence[str]) -> bool:
@@ -107,6 +110,14 @@ class BestiaryDialog(Dialog[Any]):
         self.marked: int | None = None  # the row drawn with the mark
         self.labels = {"count": "Count", "--count": "Count"}
         self.seen_default = VISIBILITY_FIELD.choices[0][1]  # how "Players see" names its default
+        self.tracks_vitality = "vitality" in character_sections(system)
+
+    def row_text(self, doc: Mapping[str, Any], picked: bool = False) -> str:
+        """The list shows Vitality where the system tracks it or a stat block has some
+        (as the character pane does)."""
+        docs = self.loaded.docs if self.loaded is not None else ()
+        vitality = self.tracks_vitality or any(d.get("vitality") for d in docs)
+        return row_text(doc, picked, vitality=vitality)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="bestiary-dialog") as box:
@@ -170,7 +181,7 @@ class BestiaryDialog(Dialog[Any]):
         options = self.query_one("#bestiary-list", OptionList)
         options.clear_options()
         self.marked = None
-        options.add_options([Option(row_text(d)) for d in self.shown])
+        options.add_options([Option(Content(self.row_text(d))) for d in self.shown])
         if self.shown:
             options.highlighted = 0
             self.mark(0)
@@ -204,10 +215,10 @@ class BestiaryDialog(Dialog[Any]):
             return
         options = self.query_one("#bestiary-list", OptionList)
         if self.marked is not None and self.marked < len(self.shown):
-            options.replace_option_prompt_at_index(self.marked, row_text(self.shown[self.marked]))
+            options.replace_option_prompt_at_index(self.marked, Content(self.row_text(self.shown[self.marked])))
         self.marked = None
         if index is not None and 0 <= index < len(self.shown):
-            options.replace_option_prompt_at_index(index, row_text(self.shown[index], picked=True))
+            options.replace_option_prompt_at_index(index, Content(self.row_text(self.shown[index], picked=True)))
             self.marked = index
             self.default_seen(self.shown[index])
 

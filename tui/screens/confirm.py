@@ -19,6 +19,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
@@ -58,7 +59,7 @@ class ConfirmDialog(Dialog[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="confirm-dialog") as box:
-            box.border_title = self.dialog_title
+            box.border_title = Content(self.dialog_title)
             yield Static(self.question, classes="dialog-text")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.yes_label} (y)", id="yes", variant="primary")
@@ -113,7 +114,7 @@ class InputDialog(Dialog[Any]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="input-dialog") as box:
-            box.border_title = self.dialog_title or "Input"
+            box.border_title = Content(self.dialog_title or "Input")
             yield Label(self.prompt, classes="dialog-text")
             yield SteadyInput(self.value, placeholder=self.placeholder, id="dialog-input")
             yield Static("", id="dialog-error", classes="inline-error")
@@ -159,10 +160,10 @@ class ChoiceDialog(Dialog[Any]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="choice-dialog") as box:
-            box.border_title = self.dialog_title or "Choose"
+            box.border_title = Content(self.dialog_title or "Choose")
             yield Label(self.prompt, classes="dialog-text")
             yield OptionList(
-                *[Option(label, id=str(i)) for i, (_, label) in enumerate(self.choices)], id="dialog-options"
+                *[Option(Content(label), id=str(i)) for i, (_, label) in enumerate(self.choices)], id="dialog-options"
             )
             yield DialogHint("choose")
 
@@ -220,10 +221,12 @@ class FormDialog(Dialog[Any]):
         self.verb = verb
         self.commit_fn = commit
         self.labels = {f.key: f.label.strip() for f in self.fields}
+        #: the labels' column, computed once for the dialog (:meth:`label_column`)
+        self.label_width = self.label_column()
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="form-dialog") as box:
-            box.border_title = self.dialog_title
+            box.border_title = Content(self.dialog_title)
             with VerticalScroll(id="form-fields"):
                 rows: list[list[FormField]] = []
                 for f in self.fields:
@@ -242,7 +245,7 @@ class FormDialog(Dialog[Any]):
             yield Static("", id="dialog-error", classes="inline-error")
             yield DialogHint(self.verb, extra=self.hint)
 
-    def label_width(self) -> int | None:
+    def label_column(self) -> int | None:
         """The labels' column when a label is longer than the forms' 20 columns: as
         wide as the longest (at most :data:`LABEL_MOST`), each on one line at 80×24
         ("Initiative descriptors" wrapped); None keeps the stylesheet's."""
@@ -251,8 +254,8 @@ class FormDialog(Dialog[Any]):
 
     def _field(self, f: FormField) -> ComposeResult:
         if f.kind != "bool":
-            label = Label(f.label, classes="form-label" if not f.same_row else "form-label-inline")
-            width = None if f.same_row else self.label_width()
+            label = Label(f.label, classes="form-label" if not f.same_row else "form-label-inline", markup=False)
+            width = None if f.same_row else self.label_width
             if width is not None:
                 label.styles.width = width
             yield label

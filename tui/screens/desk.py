@@ -125,8 +125,9 @@ class DeskScreen(DialogKeyBar, Screen[None]):
             self.say(message, error=True)
 
     def say(self, message: str, *, error: bool = False) -> None:
-        """Tell the GM (a notification; errors stay a little longer)."""
-        self.notify(message, severity="error" if error else "information", timeout=6 if error else 4)
+        """Tell the GM (a notification; errors stay a little longer): the runner's
+        :meth:`~gmdesk.tui.runner.SessionRunner.say`, where a refusal becomes a sentence."""
+        self.runner.say(message, error=error)
 
     def apply(
         self,

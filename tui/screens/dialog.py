@@ -258,7 +258,7 @@ class DialogKeys:
         if w is not None:
             w.update(f"✗ {text}" if text else "")
         elif text:
-            self.notify(text, severity="error")  # type: ignore[attr-defined]
+            self.notify(text, severity="error", markup=False)  # type: ignore[attr-defined]
         return text
 
     def clear_error(self) -> None:

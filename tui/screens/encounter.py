@@ -27,7 +27,7 @@ from gmdesk.core.systems import get_spec
 from gmdesk.core.systems.base import parse_int
 from gmdesk.tui.screens.confirm import ConfirmDialog, FormDialog, InputDialog
 from gmdesk.tui.screens.desk import DeskScreen, SessionCall
-from gmdesk.tui.widgets.common import name_of
+from gmdesk.tui.widgets.common import initiative_text, name_of
 from gmdesk.tui.widgets.form import FormField
 from gmdesk.tui.widgets.initiative import fit_group, fit_name
 
@@ -69,7 +69,7 @@ class InitiativeDialog(FormDialog):
         super().__init__(*args, **kwargs)
         self.labels = {key: " ".join(label.split()) for key, label in self.labels.items()}
 
-    def label_width(self) -> int | None:
+    def label_column(self) -> int | None:
         return None  # the labels are padded to one width (the stylesheet: as wide as they are)
 
 
@@ -117,10 +117,10 @@ class EncounterActions:
 
             def joined(value: Any) -> None:
                 if value is not None:
-                    self.desk.say(f"{name} joins the encounter at initiative {num(value)}")
+                    self.desk.say(f"{name} joins the encounter at initiative {self._shown(value)}")
 
             pin = state.characters[cid].pin
-            empty = "empty rolls it" if pin is None else f"pinned: empty joins at {num(pin)}"
+            empty = "empty rolls it" if pin is None else f"pinned: empty joins at {self._shown(pin)}"
             self.desk.app.push_screen(
                 InputDialog(
                     f"Initiative for {name} ({self._initiative_hint()}; {empty})",
@@ -138,6 +138,10 @@ class EncounterActions:
     def _initiative_hint(self) -> str:
         """What the GM may type for an initiative in this session's system."""
         return get_spec(self.desk.state.info.system).initiative_hint
+
+    def _shown(self, value: int) -> str:
+        """An initiative as the pane shows it (the system's words: a ladder level, "Great")."""
+        return initiative_text(value, self.desk.state.info.system)
 
     def _typed_initiative(self, text: str, label: str = "initiative") -> int | None:
         """A typed initiative (or modifier), read the system's way when it declares one
@@ -312,7 +316,7 @@ class EncounterActions:
             pin = state.characters[cid].pin
             fields.append(FormField(f"m{i}", labels[i], "text", num(self.initiative_modifier(cid))))
             # a pinned entry keeps its number (typing another moves the pin)
-            kept = "" if pin is None else num(pin)
+            kept = "" if pin is None else self._shown(pin)
             fields.append(FormField(f"v{i}", "or value", "text", kept, placeholder="roll", same_row=True))
 
         def read(values: dict[str, Any]) -> InitiativePlan:
@@ -365,8 +369,8 @@ class EncounterActions:
         def done(ev: Any) -> None:
             state = self.desk.state
             order = ", ".join(
-                f"{row_name(state, state.encounter.order[a].char_id)} {num(state.encounter.order[a].initiative)}"
-                for a, _ in state.units()
+                f"{row_name(state, x.char_id)} {self._shown(x.initiative)}"
+                for x in (state.encounter.order[a] for a, _ in state.units())
             )
             ties = [x for x in getattr(ev, "changes", ()) if x.startswith("Tie at ")]
             self.desk.say("\n".join([f"Initiative: {order}", *ties]))

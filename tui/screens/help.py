@@ -27,6 +27,7 @@ INTRO = PALETTE_INTRO + "\nTab moves between the initiative list, the character 
 PANE_KEYS_BY_SECTION: Sequence[tuple[str, str, str]] = (
     ("Initiative list", "", ""),
     ("enter", "open a group's row to its members, or close it", ""),
+    ("home / end", "the first / last row (in each pane)", ""),
     ("Character pane", "", ""),
     ("enter / e", "edit the row (or toggle a source, or add on a '+ add' row)", ""),
     ("space", "switch a source on / off", ""),

@@ -477,9 +477,11 @@ class MainScreen(DeskScreen):
             ("Add a note", "a line in the session's log", self.action_note),
             ("Session settings…", settings_help(self.state.info.system), self.action_settings),
             ("End the encounter…", "empty the initiative order, round back to 0", self.action_end_encounter),
-            ("Import a descriptor sheet…", "read a sheet file for the selected character", self.action_import_sheet),
         ]
-        if "sheet" in character_sections(self.state.info.system):
+        if "sheet" in character_sections(self.state.info.system):  # the system keeps descriptor sheets
+            out.append(
+                ("Import a descriptor sheet…", "read a sheet file for the selected character", self.action_import_sheet)
+            )
             out.append(("Spend a use", "s on a sheet row of the character pane", self.action_focus_character))
         out.extend(self._counter_commands())
         return out

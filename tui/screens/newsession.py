@@ -4,13 +4,15 @@ name as it is typed."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.widgets import Button, Checkbox, Input, Label, OptionList, SelectionList, Static
 from textual.widgets.option_list import Option
 
@@ -81,8 +83,12 @@ class NewSessionDialog(DialogScreen[tuple[str, str] | None]):
     """
 
     # a dialog screen: the key bar under it names its own keys, not the picker's,
-    # which wait while it is up (the name and the list take Enter themselves)
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel")]
+    # which wait while it is up; Enter creates from the name and from the list alike
+    # (the list's highlight is the system), and the bar says so ("⏎ Create")
+    BINDINGS = [
+        Binding("enter", "create", "Create", priority=True, id="picker.dialog.create"),
+        Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel"),
+    ]
 
     def __init__(
         self,
@@ -102,7 +108,7 @@ class NewSessionDialog(DialogScreen[tuple[str, str] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = self.dialog_title
+            box.border_title = Content(self.dialog_title)  # a session's name: text, never markup
             yield Input(self.initial_name, placeholder="name, e.g. Tuesday campaign", id="new-name")
             yield Static("", id="new-error")
             if self.ask_system:
@@ -110,6 +116,16 @@ class NewSessionDialog(DialogScreen[tuple[str, str] | None]):
                 yield OptionList(*[Option(system_label(s), id=s) for s in self.systems], id="new-system")
             hint = "Enter create · Tab systems · Esc cancel" if self.ask_system else "Enter copy · Esc cancel"
             yield Static(hint, classes="picker-hint")
+
+    @property
+    def active_bindings(self) -> dict[str, ActiveBinding]:
+        """The key bar names Enter as the hint line does: "Copy" for a duplicate."""
+        active = super().active_bindings
+        shown = active.get("enter")
+        if not self.ask_system and shown is not None and shown.binding.id == "picker.dialog.create":
+            copy = dataclasses.replace(shown.binding, description="Copy")
+            active["enter"] = ActiveBinding(shown.node, copy, shown.enabled, shown.tooltip)
+        return active
 
     def on_mount(self) -> None:
         if self.ask_system:
@@ -189,7 +205,11 @@ class ExampleDialog(DialogScreen[tuple[Path, str] | None]):
     ExampleDialog .picker-hint { color: $text-muted; }
     """
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel")]
+    # Enter creates from the list (its highlight is the example) and from the name alike
+    BINDINGS = [
+        Binding("enter", "create", "Create", priority=True, id="picker.dialog.create"),
+        Binding("escape", "cancel", "Cancel", id="picker.dialog.cancel"),
+    ]
 
     def __init__(self, examples: Sequence[SessionSummary], taken: Iterable[str]) -> None:
         super().__init__()
@@ -204,7 +224,7 @@ class ExampleDialog(DialogScreen[tuple[Path, str] | None]):
                 yield Static("No example sessions are installed.")
             else:
                 yield OptionList(
-                    *[Option(f"{e.name}  ({e.system})", id=str(i)) for i, e in enumerate(self.examples)],
+                    *[Option(Content(f"{e.name}  ({e.system})"), id=str(i)) for i, e in enumerate(self.examples)],
                     id="example-list",
                 )
                 with Horizontal(classes="picker-row"):
@@ -330,7 +350,7 @@ class NextNightDialog(DialogScreen[tuple[str, bool, list[str]] | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
-            box.border_title = f"Next night from {self.source}"
+            box.border_title = Content(f"Next night from {self.source}")
             party = ", ".join(self.pcs) if self.pcs else "no player characters"
             yield Static(f"Carries {party}, as they stand.", id="next-party")
             yield Label("Name", classes="picker-label")
@@ -339,7 +359,7 @@ class NextNightDialog(DialogScreen[tuple[str, bool, list[str]] | None]):
             yield EnterCheckbox("Rest first (the system's recovery between sessions)", id="next-rest", compact=True)
             if self.npcs:
                 yield Label("Take along (Space ticks)", classes="picker-label")
-                yield ReadableSelectionList(*[(n, n) for n in self.npcs], id="next-npcs", compact=True)
+                yield ReadableSelectionList(*[(Content(n), n) for n in self.npcs], id="next-npcs", compact=True)
             yield Button("Start the night", id="next-start", variant="primary", compact=True)
             yield Static("Enter start · Space tick · Tab next field · Esc cancel", classes="picker-hint")
 

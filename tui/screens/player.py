@@ -58,6 +58,7 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
@@ -264,7 +265,7 @@ class PlayerRollDetails(ModalScreen[None]):
         if entry.target is not None:
             who += f" → {self.names.get(entry.target, '?')}"
         with VerticalScroll() as box:
-            box.border_title = f"Roll #{entry.seq} · {who}"
+            box.border_title = Content(f"Roll #{entry.seq} · {who}")
             yield Static(render_record(public_record(entry.record), hide_secrets=True))
             yield Static("Esc / Enter closes", classes="player-hint")
 

@@ -112,7 +112,9 @@ def _title(state: State) -> Text:
 
 
 def _initiative(state: State) -> Text:
-    from gmdesk.tui.widgets.common import PIN_MARKER, TURN_MARKER
+    from rich.cells import cell_len
+
+    from gmdesk.tui.widgets.common import PIN_MARKER, TURN_MARKER, initiative_text
 
     enc = state.encounter
     current = enc.current
@@ -121,6 +123,11 @@ def _initiative(state: State) -> Text:
     shown = [(i, comb) for i, comb in enumerate(enc.order) if comb.char_id in chars and not chars[comb.char_id].hidden]
     if not shown:
         init.append("No encounter.", style="dim")
+    # each initiative as the desk words it (a ladder level, "Great", left-aligned; a number right-aligned)
+    texts = {comb.initiative: initiative_text(comb.initiative, state.info.system) for _, comb in shown}
+    align = "<" if any(ch.isalpha() for text in texts.values() for ch in text) else ">"
+    width = max((cell_len(text) for text in texts.values()), default=0)
+    width = width if align == "<" else max(width, 3)
     rows_done: set[str] = set()
     n = 0
     for i, comb in shown:
@@ -133,7 +140,7 @@ def _initiative(state: State) -> Text:
         a, b = state.unit(i)
         acting = current is not None and a <= enc.turn < b
         init.append(f"{TURN_MARKER} " if acting else "  ", style="bold")
-        init.append(reading(f"{comb.initiative:>3} "))
+        init.append(f"{texts[comb.initiative]:{align}{width}} ")
         if c.group is not None:
             rows_done.add(c.group)
             name, up = _group_row(state, c.group)

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, SelectionList, Static
 
@@ -251,7 +252,7 @@ class RollDialog(OddsDialog[RollRequest]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="roll-dialog") as box:
-            box.border_title = self.dialog_title
+            box.border_title = Content(self.dialog_title)
             with Horizontal(id="roll-body"):
                 with VerticalScroll(id="roll-form"):
                     with Grid(id="rd-who", classes="form-grid"):
@@ -308,7 +309,7 @@ class RollDialog(OddsDialog[RollRequest]):
         self.opening(done)
         # the values set here are the dialog's own, not the GM's changes
         quiet = (Choice.Changed, Input.Changed, Checkbox.Changed, SelectionList.SelectedChanged)
-        self.query_one("#roll-dialog").border_title = self.dialog_title
+        self.query_one("#roll-dialog").border_title = Content(self.dialog_title)
         with self.prevent(*quiet):
             self.query_one("#rd-system", Choice).value = self.system
             roller = self.query_one("#rd-actor", Choice)

@@ -41,6 +41,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
@@ -59,8 +60,9 @@ from gmdesk.tui.widgets.charrows import (
     sheet_value,
     summary_text,
 )
-from gmdesk.tui.widgets.common import signed
+from gmdesk.tui.widgets.common import bonus
 from gmdesk.tui.widgets.controls import SteadyInput
+from gmdesk.tui.widgets.initiative import fit_name
 
 if TYPE_CHECKING:
     from gmdesk.core.session import Character, State
@@ -100,6 +102,9 @@ class CharacterTable(DataTable[Any]):
         Binding("b", "buyoff", "Buy off", id="character.buyoff"),
         Binding("s", "use", "Use", tooltip="Spend one use of the sheet row or counter", id="character.use"),
         Binding("S", "restore", "Restore", tooltip="Give back one use of the counter", id="character.restore"),
+        # the first / last row, as in the roll log (a table's own Home / End scroll sideways)
+        Binding("home", "scroll_top", "First row", show=False, id="character.first"),
+        Binding("end", "scroll_bottom", "Last row", show=False, id="character.last"),
     ]
 
     #: the rows each of the pane's keys acts on: the key bar names a key where the row
@@ -277,17 +282,16 @@ class CharacterPane(Vertical):
         self._summary(summary_text(state, ch, self.size.width or 40))
         rows = pane_rows(state, ch, self.spec, self._name_of)
 
-        # the values' column fits the numbers (notes and names may be cut, not the titles;
-        # a system field's longer text goes under its label)
+        # the values' column fits the numbers; a name or a note only as far as the titles
+        # keep their room (a longer one is cut with "…"; a system field's longer text
+        # goes under its label)
+        def is_text(row: Any) -> bool:  # a name or a note: cut, not fitted
+            return bool(row.kind == "field" and row.key in ("notes", "name"))
+
         self._layout_columns(
-            max(
-                (
-                    cell_len(str(v))
-                    for r, _, v in rows
-                    if not (r.kind == "field" and r.key in ("notes", "name")) and r.kind != charfields.FIELD
-                ),
-                default=0,
-            )
+            max((cell_len(str(v)) for r, _, v in rows if not is_text(r) and r.kind != charfields.FIELD), default=0),
+            max((cell_len(str(v)) for r, _, v in rows if is_text(r)), default=0),
+            max((cell_len(w.plain if isinstance(w, Text) else w) for r, w, _ in rows if r.kind != "head"), default=0),
         )
         cells: list[tuple[str | Text, Any, int]] = []
         for row, what, value in rows:
@@ -295,7 +299,10 @@ class CharacterPane(Vertical):
             if row.kind == charfields.FIELD and cell_len(value) > self._widths[1] and isinstance(what, str):
                 what, value = f"{what}: {value}", ""
             what, height = _fit(what, self._widths[0], row.kind == "head")
-            cells.append((what, value, height))
+            if isinstance(value, str) and cell_len(value) > self._widths[1]:  # a long name or note: marked
+                value = fit_name(value, self._widths[1])
+            # text, never markup: a name or a note may hold brackets ("Sir [x] Knight")
+            cells.append((Text(what) if isinstance(what, str) else what, _text(value), height))
         if self._draw(cells) and table.has_focus:
             table.refresh_bindings()  # the keys the Footer shows follow the row
         wanted, self._cursor_to = self._cursor_to, None
@@ -334,7 +341,7 @@ class CharacterPane(Vertical):
     def _title(self, title: str) -> None:
         if self._shown.get("title") != title:  # setting it repaints the whole pane
             self._shown["title"] = title
-            self.border_title = title
+            self.border_title = Content(title)  # a name is text, never markup
 
     def _summary(self, text: str | Text) -> None:
         """The lines above the table; a new layout only if their height may change."""
@@ -350,14 +357,17 @@ class CharacterPane(Vertical):
         if layout:  # asked during a layout (a resize), the new height is only taken by the next one
             self.call_after_refresh(summary.refresh, layout=True)
 
-    def _layout_columns(self, longest_value: int) -> None:
+    def _layout_columns(self, longest_value: int, longest_text: int = 0, longest_title: int = 0) -> None:
         """Two columns that fit the pane (no sideways scrolling): the values get what
-        the longest of them needs (8 to 18 columns, at most half the pane)."""
+        the longest of them needs (8 to 18 columns, at most half the pane); a name or
+        a note (``longest_text``) widens them only into room no title needs
+        (``longest_title``)."""
         table = self.table
         inner = max(24, (self.size.width or 40) - 2 - 2 - 4)  # border, scrollbar, cell padding
         value = min(18, inner // 2, max(8, longest_value))
         if inner - value < 18:  # the titles ("── Advantage sources") first
             value = max(8, inner - 18)
+        value = max(value, min(longest_text, 18, inner - max(18, longest_title)))
         widths = (inner - value, value)
         if widths == self._widths and table.columns:
             return
@@ -596,7 +606,7 @@ class CharacterPane(Vertical):
             name, value, rounds = parse_source(text, row.key)
             return (
                 {"type": "source.add", "id": cid, "kind": row.key, "name": name, "value": value, "rounds": rounds},
-                f"{ch.name}: {name} {signed(value)} added",
+                f"{ch.name}: {name} {bonus(value)} added",
             )
         if row.kind == "add" and row.key == "sheet":
             return sheet_rows.add_event(cid, text), f"{ch.name}: {text} added to the sheet"
@@ -641,9 +651,16 @@ class CharacterPane(Vertical):
             self.close_editor()
 
 
+def _text(value: Any) -> Any:
+    """A value cell as text (a table reads a str as markup)."""
+    return Text(value) if isinstance(value, str) else value
+
+
 def _fit(what: str | Text, width: int, head: bool) -> tuple[str | Text, int]:
     """A row's title and its height: a section's title longer than its column, or a
-    system field's ``Label: entry``, takes a second line rather than being cut."""
+    system field's ``Label: entry``, takes a second line rather than being cut; any
+    other title is cut with "…" (:func:`~gmdesk.tui.widgets.initiative.fit_name`, as
+    the order cuts a name: "[x] Targeting a…"), never cut unmarked."""
     plain = what.plain if isinstance(what, Text) else what
     if cell_len(plain) <= width:
         return what, 1
@@ -652,7 +669,11 @@ def _fit(what: str | Text, width: int, head: bool) -> tuple[str | Text, int]:
     label, sep, rest = plain.partition(": ")
     if sep and isinstance(what, str) and cell_len(label) < width:
         return f"{label}:\n  {rest}", 2 if cell_len(rest) + 2 <= width else 3
-    return what, 1
+    if isinstance(what, Text):  # its styles kept
+        cut = what.copy()
+        cut.truncate(width, overflow="ellipsis")
+        return cut, 1
+    return fit_name(what, width), 1
 
 
 # -------------------------------------------------------------------------- sheet rows

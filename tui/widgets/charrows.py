@@ -21,7 +21,7 @@ from rich.text import Text
 
 from gmdesk.core.systems import character_sections
 from gmdesk.tui.widgets import charfields
-from gmdesk.tui.widgets.common import STATUS_MARKERS, gauge, markers_text, signed
+from gmdesk.tui.widgets.common import STATUS_MARKERS, bonus, gauge, markers_text, signed
 
 if TYPE_CHECKING:
     from gmdesk.core.session import Character, State
@@ -133,7 +133,7 @@ def pane_rows(state: State, ch: Character, spec: SystemSpec | None, name_of: Cal
             add(
                 Row(kind, i),
                 Text(f"{mark} {src.name}", style="" if src.active else "dim"),
-                f"{signed(src.value)} {dur}".strip(),
+                f"{bonus(src.value)} {dur}".strip(),
             )
         add(Row("add", kind), Text(f"+ add {kind}", style="dim italic"), "")
     head("Conditions")

@@ -102,6 +102,12 @@ def signed(n: Any) -> str:
     return core_signed(n, zero="+0", minus="-")
 
 
+def bonus(n: Any) -> str:
+    """A bonus as the GM reads it (never read back): ``+2``, ``−1``, ``+0``, the
+    minus sign the typographic one, as every number the desk shows."""
+    return core_signed(n, zero="+0")
+
+
 def gauge(current: int | None, default: int | None, width: int = 10) -> Text:
     """``████████░░ 4/5``: a bar of current over default (empty at or below 0)."""
     text = Text()
@@ -119,6 +125,19 @@ def gauge(current: int | None, default: int | None, width: int = 10) -> Text:
 def _num(n: int | None) -> str:
     """A number as the GM reads it: the minus sign is a real one (−1)."""
     return f"{MINUS}{-n}" if n is not None and n < 0 else str(n)
+
+
+def initiative_text(value: int, system: str) -> str:
+    """An initiative as the session's system words it (its ``show_initiative``: a
+    ladder level, "Great", as its roll log names it), else the number ("12", "−1")."""
+    from gmdesk.core.errors import ParamError
+    from gmdesk.core.systems import get_spec
+
+    try:
+        show = get_spec(system).show_initiative
+    except ParamError:  # a system that no longer loads: its number
+        show = None
+    return show(value) if show is not None else _num(value)
 
 
 def health_summary(character: Character, system: str) -> str:
@@ -142,7 +161,7 @@ def health_summary(character: Character, system: str) -> str:
 def source_label(source: Source) -> str:
     rounds = getattr(source, "rounds", None)
     dur = "" if rounds is None else f" ({rounds} rd)"
-    return f"{source.name} {signed(source.value)}{dur}"
+    return f"{source.name} {bonus(source.value)}{dur}"
 
 
 def attack_sentence(entry: RollEntry, state: State) -> str:

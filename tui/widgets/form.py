@@ -17,6 +17,7 @@ from typing import Any
 from rich.text import Text
 from textual import events, on
 from textual.binding import Binding
+from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import OptionList, Select
@@ -24,6 +25,7 @@ from textual.widgets.option_list import Option
 
 from gmdesk.core.session.model import VISIBILITY_LEVELS, VISIBILITY_WORDS
 from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput, StepSelect
+from gmdesk.tui.widgets.initiative import fit_name
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,7 @@ def field_control(f: FormField, widget_id: str, value: Any, *, check_classes: st
     """The control editing ``f``, showing ``value``: a checkbox for "bool", a dropdown
     of ``f.choices`` for "choice", a text input otherwise."""
     if f.kind == "bool":
-        return EnterCheckbox(f.label, bool(value), id=widget_id, classes=check_classes)
+        return EnterCheckbox(Content(f.label), bool(value), id=widget_id, classes=check_classes)  # a name: text
     if f.kind == "choice":
         return choice_control(f.choices, value, widget_id)
     return SteadyInput(str(value), placeholder=f.placeholder, id=widget_id, classes="form-input")
@@ -201,7 +203,8 @@ class Choice(Widget, can_focus=True):
     def render(self) -> Text:
         label = next((label for label, v in self._options if v == self._value), "")
         width = max(self.content_size.width, 2)
-        text = Text(label[: max(width - 2, 0)], no_wrap=True, overflow="ellipsis")
+        # a value longer than the box is cut with "…" (as a name in the order: "Bandit Ca…")
+        text = Text(fit_name(label, max(width - 2, 1)), no_wrap=True)
         text.pad_right(max(width - 1 - text.cell_len, 1))
         text.append("▼")
         return text
@@ -209,7 +212,7 @@ class Choice(Widget, can_focus=True):
     def action_show_overlay(self) -> None:
         if self.expanded:
             return
-        options = ChoiceList(*[Option(label) for label, _ in self._options])
+        options = ChoiceList(*[Option(Content(label)) for label, _ in self._options])
         index = next((i for i, (_, v) in enumerate(self._options) if v == self._value), 0)
         self.mount(options)
         options.highlighted = index

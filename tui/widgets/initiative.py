@@ -38,12 +38,19 @@ from typing import TYPE_CHECKING, Any
 from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from gmdesk.core.text import reading
-from gmdesk.tui.widgets.common import PIN_MARKER, STATUS_STYLE, TURN_MARKER, health_summary, markers
+from gmdesk.tui.widgets.common import (
+    PIN_MARKER,
+    STATUS_STYLE,
+    TURN_MARKER,
+    health_summary,
+    initiative_text,
+    markers,
+)
 
 if TYPE_CHECKING:
     from gmdesk.core.session import Character, State
@@ -209,6 +216,12 @@ def group_health(state: State, label: str) -> str:
 class InitiativeTable(DataTable[Any]):
     """The combatant list (row cursor)."""
 
+    # the first / last row, as in the roll log (a table's own Home / End scroll sideways)
+    BINDINGS = [
+        Binding("home", "scroll_top", "First row", show=False, id="initiative.first"),
+        Binding("end", "scroll_bottom", "Last row", show=False, id="initiative.last"),
+    ]
+
 
 class InitiativePane(Vertical):
     """Round, turn order and the roster."""
@@ -231,6 +244,7 @@ class InitiativePane(Vertical):
         self._drawn: list[list[Text]] = []  # the cells in the table, row by row
         self._lines: dict[str, Text | str] = {}  # what the round and clocks lines show
         self._open: set[str] = set()  # the groups listed with their members
+        self._words = False  # the initiatives read as words (the system words them)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="round-line")
@@ -242,8 +256,12 @@ class InitiativePane(Vertical):
         self.border_title = "Initiative"
         self.table.cell_padding = 0
 
-    def _layout_columns(self, status_width: int = 0, name_width: int = MAX_NAME, status_least: int = 0) -> None:
-        """(Re)build the columns: the name first takes what its longest row title needs
+    def _layout_columns(
+        self, status_width: int = 0, name_width: int = MAX_NAME, status_least: int = 0, init_width: int = 0
+    ) -> None:
+        """(Re)build the columns: the initiative's widens to its longest value as the
+        system words it (``init_width``: a ladder level, "Mediocre") as far as the name keeps
+        :data:`MIN_NAME`; the name first takes what its longest row title needs
         (``name_width``, a group's "▸ Gospog ×3" counted whole) up to
         :data:`NAME_FIRST`, leaving the status column at least ``status_least`` (a
         cell's first word and "+N"); the status column then fits ``status_width`` (its
@@ -251,15 +269,20 @@ class InitiativePane(Vertical):
         table = self.table
         inner = (table.size.width or max(0, self.size.width - 2) or 38) - 1  # scrollbar slack
         columns: tuple[tuple[str, str, int], ...] = COLUMNS if inner >= 36 else COMPACT
-        fixed = sum(w for key, _, w in columns if key not in ("name", "status"))
-        base = {key: w for key, _, w in columns}["status"]
+        widths = {key: w for key, _, w in columns}
+        base = widths["status"]
+        others = widths["side"] + widths["health"]
+        # the turn marker, the value, a space
+        init = max(widths["init"], min(init_width + 2, inner - others - base - 1 - MIN_NAME))
+        fixed = others + init
         first = max(MIN_NAME, min(name_width, NAME_FIRST))  # the name's room before the status widens
         room = max(0, inner - fixed - 1 - first)  # what the status may take
         # a marker and "+N" ("HID +2") before the name's last cells
         least = min(status_least + 1, max(0, inner - fixed - 1 - MIN_NAME))
         status = max(base, least, min(status_width + 1, room))
         width = max(MIN_NAME, min(MAX_NAME, inner - fixed - status - 1))
-        columns = tuple((key, label, status if key == "status" else w) for key, label, w in columns)
+        sized = {"status": status, "init": init}
+        columns = tuple((key, label, sized.get(key, w)) for key, label, w in columns)
         if (width, columns) == (self._name_width, self._columns) and table.columns:
             return
         self._name_width, self._columns = width, columns
@@ -323,14 +346,18 @@ class InitiativePane(Vertical):
         self._state = state
         columns = self._columns
         cells = [_status_marks(ch) for ch in state.characters.values()]
+        enc = state.encounter
+        system = state.info.system
+        order = list(enc.order)
+        inits = {x.initiative: initiative_text(x.initiative, system) for x in order}
+        # a system that words its initiatives (a ladder level) reads them as words, left-aligned
+        self._words = any(any(ch.isalpha() for ch in text) for text in inits.values())
         self._layout_columns(
             max((_joined(cell).cell_len for cell in cells), default=0),
             max((_title_width(state, ch) for ch in state.characters.values()), default=0),
             max((_least_width(cell) for cell in cells), default=0),
+            max((cell_len(text) for text in inits.values()), default=0),
         )
-        enc = state.encounter
-        system = state.info.system
-        order = list(enc.order)
         current = order[enc.turn].char_id if enc.round and 0 <= enc.turn < len(order) else None
         if enc.round:
             who = state.characters[current].name if current in state.characters else "—"
@@ -354,7 +381,7 @@ class InitiativePane(Vertical):
             if ch is None:
                 continue
             turns += 1
-            init = reading(str(order[a].initiative))
+            init = inits[order[a].initiative]
             if ch.group is not None:
                 label = ch.group
                 members = [state.characters[x.char_id] for x in order[a:b] if x.char_id in state.characters]
@@ -428,7 +455,7 @@ class InitiativePane(Vertical):
         name = "\n".join([f"{mark} {lines[0]}", *lines[1:]])
         sides = {m.side for m in members}
         init_cell = Text(TURN_MARKER if turn else " ", style="bold")
-        init_cell.append(f"{init:>{self._columns[0][2] - 2}} ", style=style)
+        init_cell.append(self._init_text(init), style=style)
         status = [Text(PIN_MARKER, style="bold")] * any(m.pin is not None for m in members) + [
             Text(HIDDEN_MARKER, style="italic")
         ] * all(m.hidden for m in members)
@@ -440,6 +467,17 @@ class InitiativePane(Vertical):
             fit_words(status, self._columns[-1][2] - 1),
         ]
 
+    def _init_text(self, init: str) -> str:
+        """The initiative cell after the turn marker: a number right-aligned under
+        "Init", a word left-aligned under it ("▶Great"), cut with "…" at a word's end
+        if the column is too narrow ("Terrible…")."""
+        room = self._columns[0][2] - 2
+        if not self._words:
+            return f"{fit_name(init, room):>{room}} "
+        if cell_len(init) > room:
+            init = _cut(init, room - 1).rstrip() + "…"
+        return f"{init:<{room}} "
+
     def _cells(
         self, ch: Character, init: str, is_turn: bool, system: str, dim: bool = False, member: bool = False
     ) -> list[Text]:
@@ -449,7 +487,7 @@ class InitiativePane(Vertical):
         indent = "  " if member else ""
         name = "\n".join(indent + line for line in wrap_name(ch.name, self._name_width - len(indent)))
         init_cell = Text(TURN_MARKER if is_turn else " ", style="bold")
-        init_cell.append(f"{init:>{self._columns[0][2] - 2}} ", style=style)
+        init_cell.append(self._init_text(init), style=style)
         return [
             init_cell,
             Text(name, style=style),

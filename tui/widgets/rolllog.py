@@ -22,6 +22,7 @@ from rich.segment import Segment
 from rich.text import Text
 from textual.binding import Binding
 from textual.cache import LRUCache
+from textual.content import Content
 from textual.events import Click
 from textual.geometry import Size
 from textual.message import Message
@@ -248,7 +249,7 @@ class RollLog(ScrollView, can_focus=True):
         title = f"Rolls{flt} {len(self._view)}" + (f"/{len(self._rolls)}" if parts else "")
         if title != self._shown_title:  # setting it repaints the whole log
             self._shown_title = title
-            self.border_title = title
+            self.border_title = Content(title)  # a name is text, never markup ("[Kara]")
 
     # -- queries -----------------------------------------------------------------------
 

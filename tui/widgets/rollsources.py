@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from textual.containers import Vertical
+from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Label, SelectionList
 
 from gmdesk.core.session.params import RollSource
-from gmdesk.tui.widgets.common import signed
+from gmdesk.tui.widgets.common import bonus
 from gmdesk.tui.widgets.controls import ReadableSelectionList
 
 
@@ -31,13 +32,13 @@ class SourceBox:
 
 def _boxes(sources: Iterable[RollSource]) -> tuple[list[SourceBox], list[Widget]]:
     boxes: list[SourceBox] = []
-    options: list[tuple[str, int, bool]] = []
+    options: list[tuple[Content, int, bool]] = []
     counts: dict[str, int] = {}
     for src in sources:
         i = counts[src.owner] = counts.get(src.owner, -1) + 1
         boxes.append(SourceBox(f"src-{src.owner}-{i}", src))
         who = "" if src.owner == "own" else f"{src.who}: "
-        options.append((f"{who}{src.name} {signed(src.value)} ({src.kind})", len(options), src.active))
+        options.append((Content(f"{who}{src.name} {bonus(src.value)} ({src.kind})"), len(options), src.active))
     if not options:
         return [], []
     return boxes, [
