@@ -378,3 +378,20 @@ def test_who_cannot_act_rolls_nothing_in_a_roll_off_and_goes_after(store):
         assert [[e["id"] for e in r] for r in tie["rolls"]] == [[ids["Thug"], ids["Kara"]]]
         assert order(s) == [("Kara", 9), ("Thug", 9), ("Gospog", 9)]
         same_as_replay(s)
+
+
+def test_a_fudge_initiative_reads_as_its_ladder_word_in_the_log_and_the_refusals(store):
+    """fudge words an initiative as its ladder (its declaration's ``show_initiative``):
+    the log's change lines, the summaries and the refusals say "Great", as the desk's
+    initiative column and the roll log do, where a system of plain numbers says 2."""
+    s, ids = table(store, "Kara", "Lair", system="fudge")
+    with s:
+        ev = s.roll_initiative([ids["Lair"]], values={ids["Lair"]: 2}, pins={ids["Lair"]: True})
+        assert ev.summary == "Initiative: Lair Great (pinned)"
+        assert "Lair: initiative Great (pinned)" in ev.changes
+        with pytest.raises(EventError, match="Lair's initiative is pinned at Great: unpin it to roll it"):
+            s.roll_initiative([ids["Lair"]])
+        ev = s.roll_initiative([ids["Lair"]], pins={ids["Lair"]: False})
+        assert "Lair: initiative no longer pinned (it keeps Great until initiative is rolled again)" in ev.changes
+        ev = s.roll_initiative([ids["Kara"]], values={ids["Kara"]: -1})
+        assert "Kara: initiative Mediocre" in ev.changes

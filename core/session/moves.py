@@ -15,6 +15,7 @@ from gmdesk.core.dice import RandomSource, RollRecord
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events import MAX_INITIATIVE, Event, EventError, roll_refusal
 from gmdesk.core.session.events.encounter import pinned_refusal
+from gmdesk.core.session.events.text import initiative_words
 from gmdesk.core.session.model import Character, State
 
 if TYPE_CHECKING:
@@ -364,7 +365,7 @@ class SessionMoves:
                 if seat is None:
                     entries.append({"id": cid, "value": c.pin})  # joins at its pin
                 else:
-                    why_not.append(pinned_refusal(c.name, c.pin))
+                    why_not.append(pinned_refusal(c.name, initiative_words(self.state.info.system, c.pin)))
                 continue
             record = self.initiative_record(cid, rng, (modifiers or {}).get(cid), system)
             entries.append({"id": cid, "value": record.value, "record": record.to_json(), **flag})

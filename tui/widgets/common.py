@@ -130,14 +130,9 @@ def _num(n: int | None) -> str:
 def initiative_text(value: int, system: str) -> str:
     """An initiative as the session's system words it (its ``show_initiative``: a
     ladder level, "Great", as its roll log names it), else the number ("12", "−1")."""
-    from gmdesk.core.errors import ParamError
-    from gmdesk.core.systems import get_spec
+    from gmdesk.core.session.events import initiative_words
 
-    try:
-        show = get_spec(system).show_initiative
-    except ParamError:  # a system that no longer loads: its number
-        show = None
-    return show(value) if show is not None else _num(value)
+    return initiative_words(system, value)
 
 
 def health_summary(character: Character, system: str) -> str:

@@ -142,7 +142,7 @@ from gmdesk.core.session.events.sheets import (
     sheet_vitality,
 )
 from gmdesk.core.session.events.tables import descriptor_status, resolve_table, session_tables
-from gmdesk.core.session.events.text import num, signed, status_word
+from gmdesk.core.session.events.text import initiative_words, num, signed, status_word
 from gmdesk.core.session.storage.gcpause import no_gc
 
 __all__ = [
@@ -158,6 +158,7 @@ __all__ = [
     "MAX_INITIATIVE",
     "EventError",
     "Event",
+    "initiative_words",
     "num",
     "signed",
     "status_word",

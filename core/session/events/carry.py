@@ -21,7 +21,7 @@ from gmdesk.core.session.events.context import MAX_INITIATIVE, MAX_TEXT, Ctx
 from gmdesk.core.session.events.counters import MAX_COUNTER, MAX_COUNTERS, reset_counters
 from gmdesk.core.session.events.registry import handler
 from gmdesk.core.session.events.sheets import sheet_parse
-from gmdesk.core.session.events.text import num, signed
+from gmdesk.core.session.events.text import initiative_words, num, signed
 from gmdesk.core.session.model import (
     COUNTER_RESETS,
     STATUSES,
@@ -242,7 +242,7 @@ def standing(c: Character, system: str = "", name_of: NameOf | None = None) -> s
     if c.hidden:
         parts.append("hidden from the players")
     if c.pin is not None:
-        parts.append(f"initiative pinned at {num(c.pin)}")
+        parts.append(f"initiative pinned at {initiative_words(system, c.pin)}")
     if c.group is not None:
         parts.append(f"in the group {c.group}")
     parts.extend(x.shown() for x in c.counters)

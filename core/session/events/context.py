@@ -10,6 +10,7 @@ from gmdesk.core.dice import RollRecord
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events.records import Txn
 from gmdesk.core.session.events.sheets import sheet_set_current, sheet_vitality
+from gmdesk.core.session.events.text import initiative_words
 from gmdesk.core.session.model import Character, State
 
 MAX_NAME = 200
@@ -165,6 +166,10 @@ class Ctx:
         elif new != live.vitality_default:
             # a missing descriptor that changes is written with its Default and new Current
             live.sheet = live.sheet.set_values("Vitality", default=live.vitality_default, current=new)
+
+    def initiative(self, value: int) -> str:
+        """An initiative as the session's system words it (:func:`.text.initiative_words`)."""
+        return initiative_words(self.state.info.system, value)
 
     def roll_position(self) -> tuple[int, int]:
         enc = self.state.encounter

@@ -39,12 +39,13 @@ def _encounter_add(ctx: Ctx, p: dict[str, Any]) -> str:
     c = ctx.char(p["id"])
     record = ctx.record(p["record"]) if p.get("record") is not None else None
     if record is not None and c.pin is not None and ctx.strict:
-        raise ctx.fail(pinned_refusal(c.name, c.pin))
+        raise ctx.fail(pinned_refusal(c.name, ctx.initiative(c.pin)))
     default = record.value if record is not None else c.pin if c.pin is not None else 0
     ini = ctx.integer(p.get("initiative", default), "initiative", -MAX_INITIATIVE, MAX_INITIATIVE)
     seated = group_initiative(ctx, c)
     if seated is not None and ini != seated and ctx.strict:
-        raise ctx.fail(f"{c.name} is in the group {c.group}: it joins at the group's initiative {num(seated)}")
+        at = ctx.initiative(seated)
+        raise ctx.fail(f"{c.name} is in the group {c.group}: it joins at the group's initiative {at}")
     if ctx.state.encounter.index_of(c.id) is not None:
         raise ctx.fail(f"{c.name} is already in the encounter")
     enc = ctx.tx.encounter()
@@ -56,7 +57,7 @@ def _encounter_add(ctx: Ctx, p: dict[str, Any]) -> str:
         ctx.tx.char(c.id).pin = ini
     if record is not None:
         group = f" for the group {c.group} (rolled with the group's lowest modifier)" if c.group else ""
-        change = f"{c.name}: initiative {num(ini)}{group}"
+        change = f"{c.name}: initiative {ctx.initiative(ini)}{group}"
         ctx.changes.append(change)
         rnd, turn = ctx.roll_position()
         ctx.tx.add_roll(
@@ -65,7 +66,7 @@ def _encounter_add(ctx: Ctx, p: dict[str, Any]) -> str:
     gather(ctx)
     settle_ties(ctx, p.get("ties"))
     pinned = " (pinned)" if c.pin is not None else ""
-    return f"{c.name} joins the encounter (initiative {num(ini)}{pinned})"
+    return f"{c.name} joins the encounter (initiative {ctx.initiative(ini)}{pinned})"
 
 
 def group_initiative(ctx: Ctx, c: Character) -> int | None:
@@ -104,9 +105,10 @@ def group_followers(
     return out
 
 
-def pinned_refusal(name: str, pin: int) -> str:
-    """Why a pinned entry is not rolled (in the GM's words)."""
-    return f"{name}'s initiative is pinned at {num(pin)}: unpin it to roll it"
+def pinned_refusal(name: str, pin: str) -> str:
+    """Why a pinned entry is not rolled (in the GM's words; ``pin``: its initiative
+    as the system words it)."""
+    return f"{name}'s initiative is pinned at {pin}: unpin it to roll it"
 
 
 def encounter_drop(ctx: Ctx, cid: str) -> None:
@@ -312,13 +314,13 @@ def _initiative_set(ctx: Ctx, p: dict[str, Any]) -> str:
         whose = f" (rolled with {c.name}'s modifier, the group's lowest)" if c.group and record is not None else ""
         if v is not None:
             mark = " (pinned)" if new_pin is not None else " (no longer pinned)" if c.pin is not None else ""
-            change = f"{who}: initiative {num(v)}{mark}{whose}"
-            names.append(f"{who} {num(v)}{mark}")
+            change = f"{who}: initiative {ctx.initiative(v)}{mark}{whose}"
+            names.append(f"{who} {ctx.initiative(v)}{mark}")
         elif new_pin is not None:
-            change = f"{who}: initiative pinned at {num(new_pin)}"
-            names.append(f"{who} pinned at {num(new_pin)}")
+            change = f"{who}: initiative pinned at {ctx.initiative(new_pin)}"
+            names.append(f"{who} pinned at {ctx.initiative(new_pin)}")
         else:
-            shown = f" (it keeps {num(now)} until initiative is rolled again)" if now is not None else ""
+            shown = f" (it keeps {ctx.initiative(now)} until initiative is rolled again)" if now is not None else ""
             change = f"{who}: initiative no longer pinned{shown}"
             names.append(f"{who} no longer pinned")
         ctx.changes.append(change)
@@ -335,14 +337,14 @@ def _check_pin(ctx: Ctx, c: Character, value: int | None, record: RollRecord | N
     same entry); a pin with no value needs the entry in the order; a pin or a
     release that changes nothing is refused."""
     if record is not None and c.pin is not None and pin is not False:
-        raise ctx.fail(pinned_refusal(c.name, c.pin))
+        raise ctx.fail(pinned_refusal(c.name, ctx.initiative(c.pin)))
     if value is not None:
         return
     i = ctx.state.encounter.index_of(c.id)
     if pin and i is None:
         raise ctx.fail(f"{c.name} is not in the encounter: give the initiative to pin it at")
     if pin and c.pin is not None:
-        raise ctx.fail(f"{c.name}'s initiative is already pinned at {num(c.pin)}")
+        raise ctx.fail(f"{c.name}'s initiative is already pinned at {ctx.initiative(c.pin)}")
     if pin is False and c.pin is None:
         raise ctx.fail(f"{c.name}'s initiative is not pinned")
 
@@ -482,7 +484,7 @@ class _Reroll:
             if c.id in seen or ctx.state.encounter.index_of(c.id) is None:
                 raise ctx.fail(f"initiative[{k}]: {c.name} is not in the encounter or appears twice")
             if c.pin is not None and ctx.strict:
-                raise ctx.fail(pinned_refusal(c.name, c.pin))
+                raise ctx.fail(pinned_refusal(c.name, ctx.initiative(c.pin)))
             seen.add(c.id)
             value = ctx.integer(e["value"], f"initiative[{k}].value", -MAX_INITIATIVE, MAX_INITIATIVE)
             record = ctx.record(e["record"], f"initiative[{k}].record") if e.get("record") is not None else None
@@ -510,7 +512,7 @@ class _Reroll:
         for c, v, record in self.entries:
             who = c.name if c.group is None else ctx.state.group_title(c.group)
             whose = f" (rolled with {c.name}'s modifier, the group's lowest)" if c.group and record is not None else ""
-            change = f"{who}: initiative {num(old[c.id])} → {num(v)}{whose}"
+            change = f"{who}: initiative {ctx.initiative(old[c.id])} → {ctx.initiative(v)}{whose}"
             ctx.changes.append(change)
             if record is not None:
                 ctx.tx.add_roll(

@@ -25,7 +25,6 @@ from typing import Any
 
 from gmdesk.core.session.events.context import Ctx
 from gmdesk.core.session.events.registry import handler
-from gmdesk.core.session.events.text import num
 from gmdesk.core.session.model import Character, Combatant
 from gmdesk.core.session.model.state import id_shape_refusal
 
@@ -124,7 +123,7 @@ def _group_set(ctx: Ctx, p: dict[str, Any]) -> str:
                 ctx.tx.char(c.id).pin = lead.pin
         gather(ctx)
         pinned = " (pinned)" if lead.pin is not None else ""
-        where = f", initiative {num(ini)}{pinned} (where {lead.name} stood)"
+        where = f", initiative {ctx.initiative(ini)}{pinned} (where {lead.name} stood)"
     return f"{ctx.state.group_title(label)} is one group: {', '.join(c.name for c in members)}{where}"
 
 

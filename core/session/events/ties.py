@@ -113,12 +113,12 @@ def settle_ties(ctx: Ctx, ties: Any, follow: bool = True) -> None:
             for cid, record in rolled:
                 name = _unit_name(ctx, cid)
                 again = f" {r + 1}" if len(rolls) > 1 else ""
-                change = f"{name}: roll-off{again} for the tie at {num(at)}: {num(record.value)}"
+                change = f"{name}: roll-off{again} for the tie at {ctx.initiative(at)}: {num(record.value)}"
                 ctx.changes.append(change)
                 ctx.tx.add_roll(
                     RollEntry(ctx.seq, record, cid, None, rnd, turn, [change], kind="initiative", actor_name=name)
                 )
-        ctx.changes.append(f"Tie at {num(at)} ({rule}): {', '.join(names)}")
+        ctx.changes.append(f"Tie at {ctx.initiative(at)} ({rule}): {', '.join(names)}")
     at_now = enc.index_of(current) if current is not None and follow else None
     if at_now is not None:
         enc.turn = at_now
