@@ -12,7 +12,7 @@ def num(n: int) -> str:
 
 def initiative_words(system: str, n: int) -> str:
     """An initiative as the GM reads it in ``system``: as the system words one (its
-    declaration's ``show_initiative``: fudge's ladder level, "Great"), else the number."""
+    declaration's ``show_initiative``: a ladder level, "Great"), else the number."""
     from gmdesk.core.errors import ParamError
     from gmdesk.core.systems import get_spec
 
