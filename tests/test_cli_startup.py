@@ -112,6 +112,17 @@ def test_a_json_roll_of_any_built_in_never_loads_typing(system: str) -> None:
     assert not loaded(mods, "typing") and "gmdesk.core.randomsource" not in mods
 
 
+def _loaded_by(imports: str) -> list[str]:
+    """The modules a fresh Python has loaded after ``imports`` (a benchmark floor's), sorted."""
+    done = subprocess.run(
+        [sys.executable, "-c", f"{imports}\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return sorted(done.stdout.split())
+
+
 def test_a_json_roll_loads_exactly_the_standard_library_its_benchmark_floor_imports(monkeypatch) -> None:
     """benchmarks/bench_cli.py prints the floor under ``gmdesk roll 4d2 --json``: the
     standard modules it loads, imported alone. The floor stays exact: the roll loads
@@ -121,13 +132,7 @@ def test_a_json_roll_loads_exactly_the_standard_library_its_benchmark_floor_impo
 
     done, mods = run("roll", "4d2", "--seed", "7", "--json")
     assert done.returncode == 0, done.stderr[-2000:]
-    floor = subprocess.run(
-        [sys.executable, "-c", f"{STDLIB}\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert sorted(m for m in mods if not loaded({m}, "gmdesk")) == sorted(floor.stdout.split())
+    assert sorted(m for m in mods if not loaded({m}, "gmdesk")) == _loaded_by(STDLIB)
 
 
 #: run one command as the ``gmdesk`` entry point does, then list the dataclasses the
@@ -192,15 +197,10 @@ def test_a_rich_roll_loads_exactly_its_benchmark_floor_and_rich_s_width_table(mo
 
     done, mods = run("roll", "4d2", "--seed", "7", env={**os.environ, "FORCE_COLOR": "1", "COLUMNS": "80"})
     assert done.returncode == 0, done.stderr[-2000:]
-    floor = subprocess.run(
-        [sys.executable, "-c", f"{FLOORS['floor: both']}\nimport sys\nprint('\\n'.join(sorted(sys.modules)))"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    beyond = {m for m in mods if not loaded({m}, "gmdesk")} - set(floor.stdout.split())
+    floor = set(_loaded_by(FLOORS["floor: both"]))
+    beyond = {m for m in mods if not loaded({m}, "gmdesk")} - floor
     assert {m for m in beyond if not m.startswith("rich._unicode_data.unicode")} == set()
-    assert set(floor.stdout.split()) - mods == set()
+    assert floor - mods == set()
 
 
 def test_random_source_is_still_read_from_dice() -> None:

@@ -219,54 +219,6 @@ def test_a_roll_of_a_run_runs_no_import_statement(tmp_path, capsys):
     assert len(capsys.readouterr().out.splitlines()) > 20
 
 
-def _header_changes_as_before(s: Any, force: bool = False, events: int | None = None) -> dict[str, Any]:
-    """``Session._header_changes`` as it was written: the summary's fields that differ."""
-    summary = s._summary(events)
-    header = s._log.header_view
-    changed = {k: v for k, v in summary.items() if k != "name" and header.get(k) != v}
-    if not changed:
-        return {}
-    n = s._log_seq if events is None else events
-    due = n - s.__dict__.get("_header_seq", 0) >= s.HEADER_EVERY
-    shown = {"round", "characters", "system", "rolls"} & set(changed)
-    if "last_played" in changed and str(header.get("last_played", ""))[:16] != str(summary["last_played"])[:16]:
-        shown.add("last_played")
-    return changed if force or due or shown else {}
-
-
-def test_the_header_changes_an_event_writes_are_the_summarys(tmp_path, monkeypatch):
-    from gmdesk.core.session import Session, SessionStore
-
-    path = SessionStore(tmp_path).create("Docks", "4d2")
-    times = iter(f"2026-11-27T1{h}:{m:02d}:00+00:00" for h in range(10) for m in range(0, 60, 7))
-    monkeypatch.setattr("gmdesk.core.session.session.now_iso", lambda: next(times))
-    compared = 0
-    with Session.open(path) as s:
-        s.apply({"type": "character.add", "character": {"name": "Kara"}})
-        s.apply({"type": "character.add", "character": {"name": "Bruno"}})
-        ids = [c.id for c in s.state.characters.values()]
-        moves: list[dict[str, Any]] = [
-            {"type": "note", "text": "a"},
-            {"type": "initiative.set", "entries": [{"id": ids[0], "value": 10}, {"id": ids[1], "value": 5}]},
-            {"type": "round.new"},
-            {"type": "turn.next"},
-            {"type": "round.new"},
-        ]
-        for i in range(60):
-            if i < len(moves):
-                s.apply(moves[i])
-            elif i % 3:
-                s.roll("4d2", {}, rng=random.Random(i))
-            else:
-                s.apply({"type": "note", "text": str(i)})
-            for events in (None, s._log_seq + 1, s._log_seq + 30):
-                for force in (False, True):
-                    assert s._header_changes(force, events) == _header_changes_as_before(s, force, events)
-                    assert list(s._header_changes(force, events)) == list(_header_changes_as_before(s, force, events))
-                    compared += 1
-    assert compared == 360
-
-
 @given(st.lists(st.tuples(st.integers(-3, 20), st.sampled_from(dice_module.ROLES), st.integers(1, 20)), max_size=7))
 def test_shared_dice_read_in_a_roll_line_as_dice_made_afresh(faces):
     """(a die's reading is drawn once and kept: the line is the one Rich's text of fresh dice gives)"""
@@ -282,13 +234,6 @@ def test_shared_dice_read_in_a_roll_line_as_dice_made_afresh(faces):
             assert render.log_dice_plain(a) == (render.log_dice_text(b).plain if fresh else render.no_dice(b))
     # (each reading is kept with its die: an id there is never another die's)
     assert all(id(kept[0]) == key for key, kept in render._DIE_READINGS.items())
-
-
-@given(st.integers(0, 2**32), st.integers(-3, 3), st.sampled_from([None, "positive", "negative"]))
-def test_a_4d2_rolls_number_is_read_from_its_pairs_as_before(seed, shift, fold):
-    record = four_d_two.roll(four_d_two.Params(shift=shift, fold=fold), random.Random(seed))
-    assert record.extra["raw_number"] == four_d_two._number(record.dice)
-    assert record.extra["number"] == four_d_two.fold_number(four_d_two._number(record.dice), fold)
 
 
 @given(st.lists(st.tuples(st.integers(-3, 20), st.sampled_from(dice_module.ROLES), st.integers(1, 20)), max_size=7))

@@ -92,8 +92,7 @@ class SessionMoves:
             raise EventError(f"target: no character {target!r} in this session", "roll")
         origins = dict(origins or {})
         self.check_roll(a, t)
-        # (a system's Params is a dataclass: no abstract class check)
-        if type(params) is dict or (not dataclasses.is_dataclass(params) and isinstance(params, Mapping)):
+        if isinstance(params, Mapping):
             data = dict(params)
             if combat:  # before validation: some combat-only options need it (a mutual melee)
                 data.setdefault("combat", True)

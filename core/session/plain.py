@@ -183,8 +183,4 @@ def plain_event(doc: Mapping[str, Any], etype: Any) -> tuple[dict[str, Any], Rol
 def as_saved(applied: Applied) -> bool:
     """True when what the fold adds to an event's plain data (its summary, its changes,
     no fields of its own) reads back from the log as it is."""
-    return not applied.extra and type(applied.summary) is str and _ONLY_TEXT(map(type, applied.changes))
-
-
-#: whether every type it is given is text (iterated in C: no generator made at each event)
-_ONLY_TEXT = frozenset((str,)).issuperset
+    return not applied.extra and type(applied.summary) is str and all(type(c) is str for c in applied.changes)

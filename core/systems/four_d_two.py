@@ -312,19 +312,16 @@ def descriptors_for(value: int, params: Params, tables: TableSet = DEFAULT_TABLE
 def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -> RollRecord:
     """Roll the positive pair, then the negative pair, and read the Outcome."""
     dice = _roll_pairs(rng)
-    # (the positive pair, then the negative: _number's, the roles known)
-    raw = dice[0].value + dice[1].value - dice[2].value - dice[3].value
+    raw = _number(dice)
     number = fold_number(raw, params.fold)
     value = outcome_value(raw, params.shift, params.fold)
-    # (system, params, dice, value, outcome, extra, descriptors: given in order, a class
-    # called with names makes a dict of them first)
     return RollRecord(
-        ID,
-        record_params(params),  # (frozen once for a run of rolls with the same parameters)
-        dice,
-        value,
-        outcome_label(value, tables),
-        {
+        system=ID,
+        params=record_params(params),  # (frozen once for a run of rolls with the same parameters)
+        dice=dice,
+        value=value,
+        outcome=outcome_label(value, tables),
+        extra={
             "number": number,
             "raw_number": raw,
             "shift": params.shift,
@@ -332,7 +329,7 @@ def roll(params: Params, rng: RandomSource, tables: TableSet = DEFAULT_TABLES) -
             "skill_chance": skill_chance(raw, params.fold, params.skill_threshold),
             "maneuver": params.maneuver,
         },
-        descriptors_for(value, params, tables),
+        descriptors=descriptors_for(value, params, tables),
     )
 
 

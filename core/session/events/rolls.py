@@ -211,7 +211,6 @@ def _roll(ctx: Ctx, p: dict[str, Any]) -> str:
     if cost and actor is not None:
         _check_spender(ctx, actor, cost)
     rnd, turn = ctx.roll_position()
-    # (its fields in order, up to target_name: a class called with names makes a dict of them first)
     entry = RollEntry(
         ctx.seq,
         record,
@@ -220,12 +219,11 @@ def _roll(ctx: Ctx, p: dict[str, Any]) -> str:
         rnd,
         turn,
         [],
-        "roll",  # kind
-        combat,
-        [actor.id if actor else None] * cost,  # spends
-        [],  # cancels
-        actor.name if actor else str(p.get("actor_name") or ""),  # actor_name
-        target.name if target else str(p.get("target_name") or ""),  # target_name
+        kind="roll",
+        combat=combat,
+        spends=[actor.id if actor else None] * cost,
+        actor_name=actor.name if actor else str(p.get("actor_name") or ""),
+        target_name=target.name if target else str(p.get("target_name") or ""),
     )
     ctx.tx.add_roll(entry)
     index = len(ctx.state.rolls) - 1
