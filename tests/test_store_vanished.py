@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from gmdesk.core.session import Session, SessionStore
-from gmdesk.core.session.storage import sidecar_paths
+from gmdesk.core.session.storage import EventLog, sidecar_paths
 from gmdesk.core.session.storage.errors import SessionChangedError
 
 
@@ -107,7 +107,7 @@ def test_a_rescue_that_cannot_be_written_says_where_the_changes_are(tmp_path, mo
     def full(*_a, **_k):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(SessionStore, "create_filled", full)
+    monkeypatch.setattr(EventLog, "create", full)
     with pytest.raises(SessionChangedError) as err:
         s.apply({"type": "note", "text": "not saved"})
     said = str(err.value)

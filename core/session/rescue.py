@@ -31,7 +31,7 @@ def keep_lost(log: EventLog, path: Path) -> Path | None:
     open read-only, holding it)."""
     if not log.lost_on_disk:
         return None
-    from gmdesk.core.session.saves import SessionStore
+    from gmdesk.core.session.storage import EventLog, session_files
 
     try:
         header = {k: v for k, v in log.header.items() if k != "schema"}
@@ -39,13 +39,28 @@ def keep_lost(log: EventLog, path: Path) -> Path | None:
         meta = [(d.get("key"), d.get("value")) for d in log.db.table("meta").all()]
         base = str(header.get("name") or path.stem)
         path.parent.mkdir(parents=True, exist_ok=True)  # (the saves directory itself may be gone)
-        store = SessionStore(path.parent)
-        taken = {s.name.casefold() for s in store.list()}
-        name, k = f"{base} (rescued)", 2
-        while name.casefold() in taken:
-            name, k = f"{base} (rescued {k})", k + 1
+        k = 1
+        while True:  # the first free "(rescued)", "(rescued 2)"…: never another file
+            tail = " (rescued)" if k == 1 else f" (rescued {k})"
+            dst = path.with_name(f"{path.stem}{tail}{path.suffix}")
+            if not session_files(dst):
+                break
+            k += 1
+        name = base + tail
         header["name"] = name
-        dst = store.create_filled(name, header, docs, meta)
+        out = EventLog.create(dst, header)  # (refuses a file that appeared meanwhile)
+        try:
+            if docs:
+                out.append_many(docs)
+            for key, value in meta:
+                if isinstance(key, str) and key:
+                    out.meta_set(key, value)
+        except BaseException:
+            out.close()
+            for f in session_files(dst):
+                f.unlink(missing_ok=True)
+            raise
+        out.close()
     except (GmdeskError, OSError) as e:
         log.kept_elsewhere(None, str(e.strerror if isinstance(e, OSError) and e.strerror else e))
         return None
