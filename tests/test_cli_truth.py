@@ -172,3 +172,33 @@ def test_a_durable_change_exits_0_when_its_report_cannot_be_printed(desk: Path, 
     # a verb that changes nothing still reports the lost output as an error
     with FULL.open("w") as full:
         one_line(gmdesk(desk, "char", "Docks", "list", stdout=full), "No space left on device")
+
+
+def test_view_and_serve_refuse_a_file_that_is_no_sound_session(tmp_path):
+    """``gmdesk view notes.txt`` (or a damaged session) is one line, exit 2, at once:
+    no player view that shows only an error, no server offering it to every browser,
+    nothing written beside the file. (In-process: the check comes before the terminal
+    app, which a run without one would refuse anyway.)"""
+    from gmdesk.core.session import Session, SessionStore
+
+    saves = tmp_path / "saves"
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Kara owes Bruno 3 gold\n")
+    path = SessionStore(saves).create("Docks", "4d2")
+    with Session.open(path) as s:
+        s.apply({"type": "note", "text": "kept"})
+    damaged = SessionStore(saves).create("Harbour", "4d2")
+    data = bytearray(damaged.read_bytes())
+    data[data.index(b'"4d2"') + 1] = ord("5")  # one edited byte: the header's checksum disagrees
+    damaged.write_bytes(bytes(data))
+    before = {p.name: p.read_bytes() for p in [*tmp_path.iterdir(), *saves.iterdir()] if p.is_file()}
+    for target in (str(notes), "Harbour"):
+        for verb in (["view"], ["serve", "--port", "0"]):
+            proc = gmdesk_run("--saves", str(saves), *verb, target)
+            assert proc.returncode == 2, proc.stderr
+            assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+            assert "terminal app" not in proc.stderr, proc.stderr  # refused for the file, not for the app
+    after = {p.name: p.read_bytes() for p in [*tmp_path.iterdir(), *saves.iterdir()] if p.is_file()}
+    assert after == before
+    proc = gmdesk_run("--saves", str(saves), "view", "Docks")  # a sound one gets as far as the app
+    assert proc.returncode == 2 and "terminal app is not available" in proc.stderr
