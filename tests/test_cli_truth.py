@@ -202,3 +202,25 @@ def test_view_and_serve_refuse_a_file_that_is_no_sound_session(tmp_path):
     assert after == before
     proc = gmdesk_run("--saves", str(saves), "view", "Docks")  # a sound one gets as far as the app
     assert proc.returncode == 2 and "terminal app is not available" in proc.stderr
+
+
+def test_ctrl_c_while_gmdesk_is_still_loading_shows_no_traceback():
+    """A Ctrl-C that lands while the gmdesk command is still importing its modules
+    (before its main, which answers Ctrl-C with 130) ends it without a traceback. (The
+    interrupt is raised right after the entry point's module is loaded: the moment a
+    real Ctrl-C cannot be timed to hit.)"""
+    proc = subprocess.run(
+        [sys.executable, "-c", "import gmdesk.__main__\nraise KeyboardInterrupt"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert proc.returncode in (130, -2), proc.stderr
+    assert "Traceback" not in proc.stderr and "KeyboardInterrupt" not in proc.stderr, proc.stderr
+    other = subprocess.run(  # anything else is still said as Python says it
+        [sys.executable, "-c", "import gmdesk.__main__\nraise ValueError('kept')"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert "ValueError: kept" in other.stderr
