@@ -15,6 +15,7 @@ from gmdesk.core.errors import GmdeskError, ParamError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any, NoReturn
 
     from gmdesk.core.session import Session, SessionStore
@@ -112,15 +113,26 @@ def error_text(e: Exception) -> str:
     return f"unexpected error ({type(e).__name__}{': ' + text[0] if text else ''}); please report it"
 
 
-def session_store(ns: Any) -> SessionStore:
-    """The saves directory the command names (``ns.saves``: ``--saves`` or
-    ``$GMDESK_SAVES``), else the platform's."""
+def saves_dir(saves: str | None) -> Path:
+    """The saves directory ``saves`` names (``--saves`` or ``$GMDESK_SAVES``), else the
+    platform's. One that is a file (``--saves notes.txt``) is refused in one line
+    (UsageError): no command lists it as empty or writes beside it."""
     from pathlib import Path
 
-    from gmdesk.core.session.saves import SessionStore, default_saves_dir
+    from gmdesk.core.session.saves import default_saves_dir
 
-    saves = getattr(ns, "saves", None)
-    return SessionStore(Path(saves).expanduser() if saves else default_saves_dir())
+    path = Path(saves).expanduser() if saves else default_saves_dir()
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"gmdesk: the saves directory {path} is a file; --saves (or $GMDESK_SAVES) names a directory")
+    return path
+
+
+def session_store(ns: Any) -> SessionStore:
+    """The saves directory the command names (``ns.saves``: ``--saves`` or
+    ``$GMDESK_SAVES``), else the platform's (see :func:`saves_dir`)."""
+    from gmdesk.core.session.saves import SessionStore
+
+    return SessionStore(saves_dir(getattr(ns, "saves", None)))
 
 
 def open_session(ns: Any, readonly: bool = False) -> Session:

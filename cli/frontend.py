@@ -45,10 +45,11 @@ def _needs(front_end: FrontEnd | None) -> FrontEnd:
 
 
 def resolve_saves(saves: str | None) -> Path:
-    """The saves directory: ``--saves`` / ``$GMDESK_SAVES`` if given, else the platform's."""
-    from gmdesk.core.session.saves import default_saves_dir
+    """The saves directory: ``--saves`` / ``$GMDESK_SAVES`` if given, else the platform's
+    (one that is a file is refused: :func:`gmdesk.cli.common.saves_dir`)."""
+    from gmdesk.cli.common import saves_dir
 
-    return Path(saves) if saves else default_saves_dir()
+    return saves_dir(saves)
 
 
 def open_path(saves: str | None, save: str) -> Path:
@@ -79,10 +80,11 @@ def sound_path(saves: str | None, save: str) -> Path:
 
 def cmd_desk(saves: str | None, save: str | None, front_end: FrontEnd | None) -> int:
     """``gmdesk [SAVE]``: the session picker, or the session ``save`` where play stopped."""
+    directory = resolve_saves(saves)
     opened = open_path(saves, save) if save else None
     _check_seed()
     with unwatched_stdout():
-        return _needs(front_end).desk(resolve_saves(saves), opened)
+        return _needs(front_end).desk(directory, opened)
 
 
 def _check_seed() -> None:

@@ -178,7 +178,8 @@ def cmd_list(ns: Any) -> int:
             print(json.dumps(s.to_json(), ensure_ascii=False))
         return 0
     if not summaries:
-        print(f"No sessions in {store.dir} (`gmdesk new NAME` makes one)")
+        missing = "" if store.dir.is_dir() else ", no such directory yet"
+        print(f"No sessions in {store.dir} (`gmdesk new NAME` makes one{missing})")
         return 0
     rows = [("Session", "System", "Last played", "Round", "Rolls")]
     notes: dict[int, str] = {}

@@ -224,3 +224,29 @@ def test_ctrl_c_while_gmdesk_is_still_loading_shows_no_traceback():
         timeout=TIMEOUT,
     )
     assert "ValueError: kept" in other.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["list"],
+        ["new", "Docks"],
+        ["bestiary", "list"],
+        ["log", "Docks"],
+        ["roll", "4d2", "--save", "Docks"],
+        ["view", "Docks"],
+        [],
+    ],
+)
+def test_a_saves_directory_that_is_a_file_is_refused_in_one_line(tmp_path, args):
+    """``--saves notes.txt`` (a slip of the finger): refused in one line, exit 2 — never
+    listed as "No sessions", never a session or a bestiary written beside it — and the
+    file is left as it was."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Kara owes Bruno 3 gold\n")
+    proc = gmdesk_run("--saves", str(notes), *args)
+    assert proc.returncode == 2, proc.stdout
+    assert proc.stderr.count("\n") == 1 and "is a file" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    assert notes.read_text() == "Kara owes Bruno 3 gold\n"
