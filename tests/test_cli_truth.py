@@ -250,3 +250,37 @@ def test_a_saves_directory_that_is_a_file_is_refused_in_one_line(tmp_path, args)
     assert proc.stdout == ""
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
     assert notes.read_text() == "Kara owes Bruno 3 gold\n"
+
+
+@pytest.fixture
+def read_only_saves(tmp_path):
+    """A saves directory with a session, that the disk refuses to write into (chmod; as
+    root, which chmod does not stop, the immutable flag)."""
+    saves = tmp_path / "saves"
+    assert gmdesk_run("--saves", str(saves), "new", "Docks").returncode == 0
+    if os.geteuid() == 0:
+        if subprocess.run(["chattr", "+i", str(saves)], capture_output=True).returncode != 0:
+            pytest.skip("no way to make a directory read-only for root here (chattr)")
+        yield saves
+        subprocess.run(["chattr", "-i", str(saves)], check=True)
+    else:
+        saves.chmod(0o555)
+        yield saves
+        saves.chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["new", "Harbour"], ["repair", "Docks"], ["new", "Night 2", "--from", "Docks"]],
+    ids=["new", "repair", "from"],
+)
+def test_a_session_that_cannot_be_created_in_a_read_only_directory_says_so(read_only_saves, args):
+    """A new session (new, repair's copy, the next night) in a directory the disk will
+    not write: one line saying it could not be created there — not "open it read-only
+    instead", which means nothing for a session that does not exist yet."""
+    before = sorted(p.name for p in read_only_saves.iterdir())
+    proc = gmdesk_run("--saves", str(read_only_saves), *args)
+    assert proc.returncode == 2, proc.stdout
+    assert proc.stderr.count("\n") == 1 and "cannot create the session" in proc.stderr, proc.stderr
+    assert "read-only instead" not in proc.stderr
+    assert sorted(p.name for p in read_only_saves.iterdir()) == before
