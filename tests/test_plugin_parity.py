@@ -1,0 +1,103 @@
+"""A plug-in can do what a built-in does, by declaration: here, what torg-2d10 does with
+Possibilities. A plug-in installed by entry point declares a ``Spend`` (paid as the roll
+is made, spent after it, cancelled by another) and takes the moves gmdesk makes for it
+(``spend_run_with`` with its own die rule, ``cancel_form`` / ``cancel_run``), as
+torg-2d10 does; the moves find the plug-in's rolls, not only torg-2d10's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from coin_plugin import registered
+from helpers import make_save
+from plugin_site import plugin_site
+
+from gmdesk.core.dice import FixedDice
+from gmdesk.core.session import EventError, Session
+from gmdesk.core.systems import get_spec
+
+#: "luck": a d6 plus a Luck die (a d6) for each Luck point spent as it is rolled, or after
+LUCK = """
+import dataclasses
+
+from gmdesk.core.systems import builtin_moves as moves
+from gmdesk.core.systems.harm import Harm, Spend
+from gmdesk.core.systems.spec import Move
+
+PARAMS = PARAMS + (Param("luck", "Luck spent", "int", 0, "Luck dice added", lo=0, hi=3),)
+CHARACTER_SECTIONS = frozenset({"possibilities", "wounds", "conditions"})
+_plain = roll
+
+
+def roll(params, rng, tables=DEFAULT_TABLES):
+    record = _plain(params, rng, tables)
+    luck = tuple(Die(roll_die(rng, 6), "possibility", 6) for _ in range(params.luck))
+    total = record.value + sum(d.value for d in luck)
+    return dataclasses.replace(record, dice=record.dice + luck, value=total, outcome=f"Total {total}")
+
+
+def add_luck(record, rng, tables):
+    die = Die(roll_die(rng, 6), "possibility", 6)
+    return dataclasses.replace(record, dice=record.dice + (die,), value=record.value + die.value,
+                               outcome=f"Total {record.value + die.value}")
+
+
+def cancel_luck(record, tables):
+    dice = list(record.dice)
+    last = max(i for i, d in enumerate(dice) if d.role == "possibility")
+    gone = dice.pop(last)
+    return dataclasses.replace(record, dice=tuple(dice), value=record.value - gone.value,
+                               outcome=f"Total {record.value - gone.value}")
+
+
+HARM = Harm(spend=Spend(param="luck", after=True, cancel=cancel_luck))
+MOVES = (
+    Move("luck_spend", "Spend Luck", "a Luck die on the roll", run=moves.spend_run_with(add_luck),
+         said=moves.spend_said),
+    Move("luck_cancel", "Cancel Luck", "another's Luck die", form=moves.cancel_form, run=moves.cancel_run,
+         said=moves.cancel_said),
+)
+"""
+
+
+@pytest.fixture
+def luck(tmp_path: Path):
+    with registered(plugin_site(tmp_path, "luck", LUCK)):
+        yield
+
+
+@pytest.mark.usefixtures("luck")
+def test_a_plug_in_s_possibilities_are_spent_after_the_roll_and_cancelled_by_another(tmp_path: Path) -> None:
+    path, ids = make_save(
+        tmp_path,
+        "luck",
+        [
+            {"name": "Kara", "reality_rated": True, "possibilities": 3},
+            {"name": "Baron", "side": "NPC", "reality_rated": True, "possibilities": 2},
+        ],
+    )
+    kara, baron = ids["Kara"], ids["Baron"]
+    spec = get_spec("luck")
+    with Session.open(path) as s:
+        with pytest.raises(EventError, match="No roll to spend a Possibility on"):
+            s.move("luck_spend", {}, {"selected": kara}, FixedDice([4]))
+        s.roll("4d2", get_spec("4d2").Params(), kara, rng=FixedDice([1, 2, 3, 4]))
+        with pytest.raises(EventError, match="is a 4d2 roll; no Possibility is spent on it"):
+            s.move("luck_spend", {"roll": s.state.rolls[-1].seq}, {"selected": kara}, FixedDice([4]))
+        s.roll("luck", spec.Params(sides=6, luck=1), kara, rng=FixedDice([2, 5]))  # one paid as it is rolled
+        seq = s.state.rolls[-1].seq
+        assert s.state.characters[kara].possibilities == 2
+        # the palette's "Spend Luck" finds the plug-in's roll (it looked only for torg-2d10 rolls)
+        spent = s.move("luck_spend", {}, {"selected": kara}, FixedDice([4]))
+        assert s.state.roll_entry(seq).record.value == 11
+        assert s.state.characters[kara].possibilities == 1
+        assert s.said("luck_spend", spent).startswith(f"Kara spends a Possibility on #{seq}: now +11")
+        # another reality-rated character cancels the latest spend: both lose one
+        assert [f.name for f in s.move_form("luck_cancel", {"selected": baron})] == ["id"]
+        s.move("luck_cancel", {"id": baron}, {"selected": baron})
+        assert s.state.roll_entry(seq).record.value == 7
+        assert (s.state.characters[kara].possibilities, s.state.characters[baron].possibilities) == (1, 1)
+    with Session.open(path) as s:  # as saved, and replayed
+        assert s.state.roll_entry(seq).record.value == 7
+        assert s.state.characters[kara].possibilities == 1
