@@ -53,7 +53,7 @@ def cancel_luck(record, tables):
 
 HARM = Harm(spend=Spend(param="luck", after=True, cancel=cancel_luck))
 MOVES = (
-    Move("luck_spend", "Spend Luck", "a Luck die on the roll", run=moves.spend_run_with(add_luck),
+    Move("luck_spend", "Spend Luck", "a Luck die on the roll", run=moves.spend_run_with(add_luck, system=ID),
          said=moves.spend_said),
     Move("luck_cancel", "Cancel Luck", "another's Luck die", form=moves.cancel_form, run=moves.cancel_run,
          said=moves.cancel_said),
@@ -80,10 +80,10 @@ def test_a_plug_in_s_possibilities_are_spent_after_the_roll_and_cancelled_by_ano
     kara, baron = ids["Kara"], ids["Baron"]
     spec = get_spec("luck")
     with Session.open(path) as s:
-        with pytest.raises(EventError, match="No roll to spend a Possibility on"):
+        with pytest.raises(EventError, match="No luck roll to spend a Possibility on"):
             s.move("luck_spend", {}, {"selected": kara}, FixedDice([4]))
         s.roll("4d2", get_spec("4d2").Params(), kara, rng=FixedDice([1, 2, 3, 4]))
-        with pytest.raises(EventError, match="is a 4d2 roll; no Possibility is spent on it"):
+        with pytest.raises(EventError, match="is a 4d2 roll; this move spends Possibilities on luck rolls"):
             s.move("luck_spend", {"roll": s.state.rolls[-1].seq}, {"selected": kara}, FixedDice([4]))
         s.roll("luck", spec.Params(sides=6, luck=1), kara, rng=FixedDice([2, 5]))  # one paid as it is rolled
         seq = s.state.rolls[-1].seq
@@ -93,6 +93,9 @@ def test_a_plug_in_s_possibilities_are_spent_after_the_roll_and_cancelled_by_ano
         assert s.state.roll_entry(seq).record.value == 11
         assert s.state.characters[kara].possibilities == 1
         assert s.said("luck_spend", spent).startswith(f"Kara spends a Possibility on #{seq}: now +11")
+        # torg-2d10's own Spend (its d10 rule) never goes on a roll of another system
+        with pytest.raises(EventError, match="this move spends Possibilities on torg-2d10 rolls"):
+            s.spend_possibility(kara, seq, rng=FixedDice([10, 3]))
         # another reality-rated character cancels the latest spend: both lose one
         assert [f.name for f in s.move_form("luck_cancel", {"selected": baron})] == ["id"]
         s.move("luck_cancel", {"id": baron}, {"selected": baron})

@@ -71,27 +71,30 @@ def _spend_of(system_id: str) -> Any:
         return None
 
 
-def takes_spends(entry: Any) -> bool:
+def takes_spends(entry: Any, system: str | None = None) -> bool:
     """Whether a log entry is a roll a Possibility may be spent on once it is made: its
-    system's ``Spend`` says ``after`` (torg-2d10's, or a plug-in's that declares it)."""
+    system's ``Spend`` says ``after`` (torg-2d10's, or a plug-in's that declares it);
+    with ``system``, only a roll of that system."""
     if entry is None or getattr(entry, "kind", "roll") != "roll":
+        return False
+    if system is not None and entry.record.system != system:
         return False
     spend = _spend_of(entry.record.system)
     return spend is not None and bool(spend.after)
 
 
-def spend_entry(state: Any, context: Context) -> Any:
+def spend_entry(state: Any, context: Context, system: str | None = None) -> Any:
     """The roll a Possibility goes on: the one under the log cursor when a Possibility
-    may be spent on it (:func:`takes_spends`), else the latest such roll (among the
-    last few hundred: reading an entry's record parses it, and the history can be
-    long); None without one."""
+    may be spent on it (:func:`takes_spends`; with ``system``, a roll of that system),
+    else the latest such roll (among the last few hundred: reading an entry's record
+    parses it, and the history can be long); None without one."""
     seq = context.get("roll")
     entry = state.roll_entry(seq) if seq is not None else None
-    if takes_spends(entry):
+    if takes_spends(entry, system):
         return entry
     rolls = state.rolls
     for e in reversed(rolls[-TORG_LOOKBACK:] if len(rolls) > TORG_LOOKBACK else rolls):
-        if takes_spends(e):
+        if takes_spends(e, system):
             return e
     return None
 
@@ -100,16 +103,16 @@ def spend_entry(state: Any, context: Context) -> Any:
 torg_entry = spend_entry
 
 
-def _spend_entry(state: Any, values: Context, context: Context) -> Any:
+def _spend_entry(state: Any, values: Context, context: Context, system: str) -> Any:
     seq = values.get("roll")
     if seq is not None:
         entry = state.roll_entry(int(seq))
         if entry is None:
             raise ParamError("roll", f"no roll #{seq} in the log (or it was undone)")
         return entry
-    entry = spend_entry(state, context)
+    entry = spend_entry(state, context, system)
     if entry is None:
-        raise GmdeskError("No roll to spend a Possibility on.")
+        raise GmdeskError(f"No {system} roll to spend a Possibility on.")
     return entry
 
 
@@ -120,17 +123,21 @@ def _spender(entry: Any, values: Context, context: Context) -> str:
     return str(spender)
 
 
-def spend_run_with(spend_possibility: PossibilityRule) -> Run:
-    """The Spend-a-Possibility move, adding the die by the system's rule
-    ``spend_possibility``: the spender (the roll's roller) spends a Possibility on the
-    roll, a positive progressive d10 added to it."""
+def spend_run_with(spend_possibility: PossibilityRule, *, system: str) -> Run:
+    """The Spend-a-Possibility move of ``system`` (whose ``HARM.spend`` says ``after``),
+    adding the die by its rule ``spend_possibility`` (torg-2d10: a positive
+    progressive d10): the spender (the roll's roller) spends a Possibility on a roll of
+    ``system``, the one under the log cursor or the latest; a roll of another system is
+    refused (its own rule, not this one, adds its die)."""
 
     def spend_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
         state = session.state
-        entry = _spend_entry(state, values, context)
+        entry = _spend_entry(state, values, context, system)
         seq = entry.seq
-        if not takes_spends(entry):
-            raise GmdeskError(f"roll #{seq} is a {entry.record.system} roll; no Possibility is spent on it")
+        if not takes_spends(entry, system):
+            raise GmdeskError(
+                f"roll #{seq} is a {entry.record.system} roll; this move spends Possibilities on {system} rolls"
+            )
         spender = _spender(entry, values, context)
         c = state.characters.get(spender)
         if c is None:
