@@ -104,3 +104,51 @@ def test_a_plug_in_s_possibilities_are_spent_after_the_roll_and_cancelled_by_ano
     with Session.open(path) as s:  # as saved, and replayed
         assert s.state.roll_entry(seq).record.value == 7
         assert s.state.characters[kara].possibilities == 1
+
+
+#: "duel": the roller's die against the defender's die + its guard; the number it
+#: needs is the GM's secret. The defender's side is the record's ``opponent``
+#: (docs/PLUGINS.md, "A few of a record's own fields are read by gmdesk itself").
+DUEL = """
+PARAMS = PARAMS + (
+    Param("guard", "Guard", "int", 0, "the defender's", lo=-5, hi=5),
+    Param("need", "Need", "int", 7, "the GM's secret", lo=2, hi=12, secret=True),
+)
+
+
+def roll(params, rng, tables=DEFAULT_TABLES):
+    mine = Die(roll_die(rng, params.sides), "die", params.sides)
+    theirs = Die(roll_die(rng, params.sides), "die", params.sides)
+    total = theirs.value + params.guard
+    won = mine.value > total
+    return RollRecord(system=ID, params=dataclass_to_json(params), dice=(mine, theirs), value=mine.value,
+        outcome="Wins" if won else "Loses",
+        extra={"opponent": {"dice": [theirs.to_json()], "total": total}, "need": params.need, "success": won})
+"""
+
+
+def test_a_plug_in_s_defender_side_and_secret_read_as_a_built_in_s_everywhere(tmp_path: Path, capsys) -> None:
+    """The record fields PLUGINS.md names do for a plug-in what they do for the built-ins:
+    the defender's dice and total are part of the line in the log, the players' log and
+    the chronicles; the secret parameter is the GM's only."""
+    from helpers import gmdesk_cli
+
+    with registered(plugin_site(tmp_path, "duel", DUEL)):
+        path, ids = make_save(tmp_path, "duel", [{"name": "Kara"}, {"name": "Gus", "side": "NPC"}])
+        with Session.open(path) as s:
+            s.roll("duel", get_spec("duel").Params(guard=1), ids["Kara"], ids["Gus"], rng=FixedDice([5, 3]))
+        saves = path.parent
+        read = {
+            what: gmdesk_cli(capsys, saves, *args)
+            for what, args in {
+                "log": ("log", "Table"),
+                "log --public": ("log", "Table", "--public"),
+                "md": ("export", "Table"),
+                "md --gm": ("export", "Table", "--gm"),
+            }.items()
+        }
+    for what, (rc, out, err) in read.items():
+        assert rc == 0, err
+        out = out.replace("\\", "")  # (Markdown's escapes)
+        assert "5 | vs 3" in out and "Wins vs 4" in out, (what, out)
+        assert ("need 7" in out) == (what == "md --gm"), (what, out)  # as 1d6x4's target number
