@@ -152,3 +152,49 @@ def test_a_plug_in_s_defender_side_and_secret_read_as_a_built_in_s_everywhere(tm
         out = out.replace("\\", "")  # (Markdown's escapes)
         assert "5 | vs 3" in out and "Wins vs 4" in out, (what, out)
         assert ("need 7" in out) == (what == "md --gm"), (what, out)  # as 1d6x4's target number
+
+
+#: "mend": a plug-in whose move heals by its own rule (d4 + 1), with no descriptor sheet
+MEND = """
+from gmdesk.core.systems import builtin_moves as moves
+from gmdesk.core.systems.harm import Harm, Vitality
+from gmdesk.core.systems.spec import Move
+
+CHARACTER_SECTIONS = frozenset({"vitality", "wounds", "conditions"})
+HARM = Harm(vitality=Vitality(hurt_by_amount=True, unconscious_at=-1, dead_at=-5))
+
+
+def patch_up(rng, current, default):
+    die = Die(roll_die(rng, 4), "die", 4)
+    record = RollRecord(system=ID, params={}, dice=(die,), value=die.value + 1, outcome=f"Mends {die.value + 1}")
+    return record, max(current, min(default, current + die.value + 1))
+
+
+MOVES = (Move("mend_patch", "Patch up", "d4 + 1 Vitality back", form=moves.heal_form,
+              run=moves.heal_run_with(patch_up, use=None), said=moves.heal_said),)
+"""
+
+
+def test_a_plug_in_heals_by_its_own_rule_without_a_descriptor_sheet(tmp_path: Path) -> None:
+    """The heal a 1d6x4 Healing Ability makes is a plug-in's too: its own rule, no
+    descriptor sheet and no use spent (the heal refused "has no Healing Ability (no
+    descriptor sheet)"); never above the Default; the Dead stay dead; saved and replayed."""
+    with registered(plugin_site(tmp_path, "mend", MEND)):
+        path, ids = make_save(tmp_path, "mend", [{"name": "Ann", "vitality": 5}, {"name": "Bob", "vitality": 6}])
+        ann, bob = ids["Ann"], ids["Bob"]
+        with Session.open(path) as s:
+            s.apply({"type": "character.edit", "id": bob, "fields": {"vitality_current": 1}})
+            assert [f.name for f in s.move_form("mend_patch", {"acting": ann, "selected": bob})] == ["healer", "target"]
+            e = s.move("mend_patch", {"healer": ann, "target": bob}, {}, FixedDice([3]))
+            assert s.state.characters[bob].vitality_current == 5
+            assert e.changes == ["Bob: Vitality 1 → 5"]
+            assert s.said("mend_patch", e) == "Ann heals Bob: Vitality 5/6"
+            s.move("mend_patch", {"healer": ann, "target": bob}, {}, FixedDice([4]))
+            assert s.state.characters[bob].vitality_current == 6  # never above its Default
+            assert [r.kind for r in s.state.rolls] == ["heal", "heal"]
+            s.apply({"type": "character.status", "id": bob, "status": "dead"})
+            with pytest.raises(EventError, match="the Dead stay dead"):
+                s.move("mend_patch", {"healer": ann, "target": bob}, {}, FixedDice([4]))
+        with Session.open(path) as s:
+            assert s.state.characters[bob].vitality_current == 6
+            assert s.state.characters[bob].status == "dead"

@@ -298,9 +298,11 @@ def heal_form(state: Any, context: Context) -> list[MoveField]:
     ]
 
 
-def heal_run_with(heal: HealRule) -> Run:
-    """The Healing move, by the system's rule ``heal``: d6 back onto the patient's
-    Vitality (never above its Default); the healer's use is spent."""
+def heal_run_with(heal: HealRule, *, use: str | None = "Healing Ability") -> Run:
+    """The Healing move, by the system's rule ``heal`` (1d6x4: d6) back onto the
+    patient's Vitality (never above its Default); the healer spends a use of ``use`` on
+    its descriptor sheet (1d6x4's Healing Ability; None: a heal that spends nothing
+    and needs no sheet, a plug-in's)."""
 
     def heal_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
         st = session.state
@@ -313,9 +315,10 @@ def heal_run_with(heal: HealRule) -> Run:
         if t.status == "dead":
             raise GmdeskError(f"{t.name} is dead; the Dead stay dead")
         record, new = heal(_rng(rng), t.vitality_current, t.vitality_default)
-        return session.apply(
-            {"type": "heal", "healer": healer, "target": target, "record": record.to_json(), "vitality": new}
-        )
+        doc = {"type": "heal", "healer": healer, "target": target, "record": record.to_json(), "vitality": new}
+        if use != "Healing Ability":  # (an event without it spends a Healing Ability, as before)
+            doc["use"] = use
+        return session.apply(doc)
 
     return heal_run
 
