@@ -7,8 +7,9 @@ margin and the kept dice, hits and wounds from the relative degree, prevailing f
 the totals), not by the system's code, so a rule read wrongly in both the roll and
 the odds fails here too.
 
-The enumeration walks the tree of dice: a source that answers from a path and stops
-at the first die past it (:class:`PathDice`) makes the roll tell which die comes next.
+The enumeration walks the tree of dice (:func:`gmdesk.testing.every_roll`, which the
+conformance suite runs on every system's defaults): a source that answers from a path
+and stops at the first die past it makes the roll tell which die comes next.
 torg's progressive rerolls are cut after three tens; the mass cut off bounds the
 difference allowed.
 """
@@ -27,49 +28,17 @@ from hypothesis import strategies as st
 
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.systems import get_spec
+from gmdesk.testing import every_roll as _every_roll
 
 # ----------------------------------------------------------------- every roll
 
 
-class _Next(BaseException):
-    """The roll asked for a die past the path (a BaseException: no roll catches it)."""
-
-    def __init__(self, a: int, b: int) -> None:
-        self.a, self.b = a, b
-
-
-class PathDice:
-    """A random source answering the dice of ``path`` in order; its ``weight`` is the
-    chance of the path so far."""
-
-    def __init__(self, path: list[int]) -> None:
-        self.path, self.i, self.weight = path, 0, Fraction(1)
-
-    def randint(self, a: int, b: int) -> int:
-        if self.i == len(self.path):
-            raise _Next(a, b)
-        v = self.path[self.i]
-        self.i += 1
-        self.weight /= b - a + 1
-        return v
-
-
-def every_roll(roll: Callable[[PathDice], Any], cut: Callable[[list[int]], bool] | None = None):
-    """``([(record, chance)…], mass cut off)`` over every dice sequence of ``roll``."""
-    out, cut_mass, stack = [], Fraction(0), [[]]
-    while stack:
-        path = stack.pop()
-        rng = PathDice(path)
-        try:
-            record = roll(rng)
-        except _Next as n:
-            if cut is not None and cut(path):
-                cut_mass += rng.weight
-            else:
-                stack.extend(path + [v] for v in range(n.a, n.b + 1))
-            continue
-        out.append((record, rng.weight))
-    return out, cut_mass
+def every_roll(roll, cut=None):
+    """``([(record, chance)…], mass cut off)`` over every dice sequence of ``roll``
+    (:func:`gmdesk.testing.every_roll`, without a limit)."""
+    found = _every_roll(roll, cut=cut)
+    assert found is not None
+    return found
 
 
 def tally(pairs, key: Callable[[Any], Any]) -> dict[Any, Fraction]:
