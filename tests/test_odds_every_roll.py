@@ -272,7 +272,11 @@ def _torg_events(skill: int | None, difficulty: int | None, contradiction: str |
             if combat:
                 assert r.descriptor is not None and r.descriptor.row == _torg_row(points), (points, r.descriptor)
                 got.add(r.descriptor.text)
-        if contradiction is not None and bonus <= (-7 if contradiction == "1-case" else -4):
+        disconnected = contradiction is not None and bonus <= (-7 if contradiction == "1-case" else -4)
+        assert bool(r.get("disconnection")) == disconnected, (r.to_json(), contradiction)
+        if difficulty is not None:
+            assert r.get("success") == ((skill or 0) + bonus >= difficulty)
+        if disconnected:
             got.add("Disconnection")
         return got
 
