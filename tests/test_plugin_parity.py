@@ -198,3 +198,43 @@ def test_a_plug_in_heals_by_its_own_rule_without_a_descriptor_sheet(tmp_path: Pa
         with Session.open(path) as s:
             assert s.state.characters[bob].vitality_current == 6
             assert s.state.characters[bob].status == "dead"
+
+
+#: "nerve": initiative is a d6 + Nerve; a Shaken character's initiative fails (no die)
+NERVE = """
+CHARACTER_FIELDS = (CharField("nerve", "Nerve", "int", help="added to initiative", lo=-3, hi=5),
+                    CharField("shaken", "Shaken", "bool", help="cannot act first"))
+
+
+def initiative_modifier(character):
+    return int((character.fields or {}).get("nerve") or 0)
+
+
+def INITIATIVE_FAILS(character):
+    return "Shaken" if (character.fields or {}).get("shaken") else None
+
+
+def initiative(rng, modifier=0, auto_fail=None):
+    if auto_fail:
+        return RollRecord(system=ID, params={"modifier": modifier}, dice=(), value=0,
+                          outcome="Initiative fails", extra={"auto_fail": auto_fail})
+    d = Die(roll_die(rng, 6), "die", 6)
+    return RollRecord(system=ID, params={"modifier": modifier}, dice=(d,), value=d.value + modifier,
+                      outcome=f"Initiative {d.value + modifier}")
+"""
+
+
+def test_a_plug_in_s_own_initiative_modifier_and_automatic_failure_seat_as_a_built_in_s(tmp_path: Path) -> None:
+    """As 1d6x4's Reflex at −5: a plug-in's ``initiative_modifier`` is added, and one
+    whose ``INITIATIVE_FAILS`` gives a reason rolls no die and is seated after everyone
+    who rolled, the record saying why."""
+    with registered(plugin_site(tmp_path, "nerve", NERVE)):
+        path, ids = make_save(tmp_path, "nerve", [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cat"}])
+        with Session.open(path) as s:
+            s.apply({"type": "character.fields", "id": ids["Ann"], "set": {"nerve": 3}})
+            s.apply({"type": "character.fields", "id": ids["Bob"], "set": {"nerve": 5, "shaken": True}})
+            assert s.initiative_modifier(ids["Ann"]) == 3
+            s.roll_initiative([ids["Bob"], ids["Ann"], ids["Cat"]], rng=FixedDice([1, 2]))
+            order = [(s.state.characters[x.char_id].name, x.initiative) for x in s.state.encounter.order]
+            assert order == [("Ann", 4), ("Cat", 2), ("Bob", 1)]
+            assert [r.record.get("auto_fail") for r in s.state.rolls] == ["Shaken", None, None]
