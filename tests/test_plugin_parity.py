@@ -238,3 +238,25 @@ def test_a_plug_in_s_own_initiative_modifier_and_automatic_failure_seat_as_a_bui
             order = [(s.state.characters[x.char_id].name, x.initiative) for x in s.state.encounter.order]
             assert order == [("Ann", 4), ("Cat", 2), ("Bob", 1)]
             assert [r.record.get("auto_fail") for r in s.state.rolls] == ["Shaken", None, None]
+
+
+def test_a_plug_in_names_its_dice_its_opponent_and_its_breakdown_as_1d6x4_does(tmp_path: Path) -> None:
+    """``dice_labels``, ``opponent_brief`` and ``BREAKDOWN_PARAMS`` of an installed
+    plug-in word its log line and its breakdown, as 1d6x4's ``attack … | defense …``."""
+    from rich.console import Console
+
+    from gmdesk.core import render
+
+    labelled = DUEL + (
+        "\nBREAKDOWN_PARAMS = (('guard', 'Parry bonus'),)\n"
+        "def dice_labels(record):\n    return {'own': 'thrust', 'vs': 'parry'}\n"
+        "def opponent_brief(record):\n    return f\"vs parry {record.extra['opponent']['total']}\"\n"
+    )
+    with registered(plugin_site(tmp_path, "duel", labelled)):
+        record = get_spec("duel").roll(get_spec("duel").Params(guard=1), FixedDice([5, 3]))
+        line = render.record_line(record)
+        console = Console(width=80, no_color=True, record=True)
+        console.print(render.render_record(record))
+        told = console.export_text()
+    assert line.startswith("duel [thrust 5 | parry 3] = 5 Wins vs parry 4"), line
+    assert "Parry bonus: 1" in told, told
