@@ -99,10 +99,6 @@ def spend_entry(state: Any, context: Context, system: str | None = None) -> Any:
     return None
 
 
-#: (its name before any system but torg-2d10 could take a Possibility)
-torg_entry = spend_entry
-
-
 def _spend_entry(state: Any, values: Context, context: Context, system: str) -> Any:
     seq = values.get("roll")
     if seq is not None:
