@@ -284,3 +284,17 @@ def test_a_session_that_cannot_be_created_in_a_read_only_directory_says_so(read_
     assert proc.stderr.count("\n") == 1 and "cannot create the session" in proc.stderr, proc.stderr
     assert "read-only instead" not in proc.stderr
     assert sorted(p.name for p in read_only_saves.iterdir()) == before
+
+
+@pytest.mark.parametrize("extra", [[], ["--from", "Docks"]], ids=["new", "next night"])
+def test_new_echoes_the_name_as_kept_never_a_terminal_control_sequence(tmp_path, extra):
+    """A name typed (or pasted) with a line break or a terminal control sequence is kept
+    without them; "Created …" says it as kept, in one line — never the sequence itself,
+    which the GM's terminal would obey (a title set, colours changed)."""
+    saves = tmp_path / "saves"
+    if extra:
+        assert gmdesk_run("--saves", str(saves), "new", "Docks").returncode == 0
+    proc = gmdesk_run("--saves", str(saves), "new", "\x1b]0;owned\x07Night\nat the docks\x1b[31m", *extra)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("Created ]0;ownedNight at the docks[31m") and proc.stdout.count("\n") == 1
+    assert "\x1b" not in proc.stdout and "\x07" not in proc.stdout
