@@ -73,9 +73,20 @@ class Parser(argparse.ArgumentParser):
 
 def fail(message: str) -> int:
     """Say ``message`` on stderr in one line (``gmdesk: …``); the exit status 2."""
-    message = " ".join(str(message).split())
+    message = one_line(message)
     print(message if message.startswith("gmdesk") else f"gmdesk: {message}", file=sys.stderr)
     return EXIT_USAGE
+
+
+def one_line(message: object) -> str:
+    """``message`` as one line a terminal shows as it is: runs of white space (line
+    breaks included) are one space, and any other control character (an argument
+    pasted with an escape sequence) is written as its escape (``\\x1b``), never
+    obeyed by the terminal."""
+    text = " ".join(str(message).split())
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def guard(fn: Callable[[Any], int]) -> Callable[[Any], int]:

@@ -298,3 +298,24 @@ def test_new_echoes_the_name_as_kept_never_a_terminal_control_sequence(tmp_path,
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Created ]0;ownedNight at the docks[31m") and proc.stdout.count("\n") == 1
     assert "\x1b" not in proc.stdout and "\x07" not in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["roll", "4d2", "--note", "\x1b[2J\x1b]0;owned\x07"],
+        ["roll", "4d2", "line one\nline two"],
+        ["\x1b[31mDocks"],
+        ["char", "Docks\x07", "list"],
+        ["--bogus\x1b[2J"],
+    ],
+)
+def test_a_refusal_is_one_line_the_terminal_shows_as_it_is(tmp_path, args):
+    """An argument pasted with a line break or a terminal control sequence: the refusal
+    that quotes it is still one line, and the sequence is written as its escape
+    (``\\x1b``), never sent raw to the GM's terminal (which would clear the screen,
+    set the window's title…)."""
+    proc = gmdesk_run("--saves", str(tmp_path / "saves"), *args)
+    assert proc.returncode == 2, proc.stdout
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert all(ch.isprintable() for ch in proc.stderr.rstrip("\n")), repr(proc.stderr)
