@@ -125,8 +125,8 @@ def new_header(
 
 def header_problems(header: Mapping[str, Any]) -> list[str]:
     """What makes a stored header unusable, one plain line each (empty when fine): a
-    missing name, system or settings, or a dice system this gmdesk does not know.
-    Such a save is refused, never opened and rewritten with defaults."""
+    missing name, system or settings, text holding control characters (a terminal
+    obeys them), an unknown dice system. Refused, never opened and rewritten."""
     from gmdesk.core.session.settings import SettingError, settings_of
     from gmdesk.core.systems import BUILTIN_IDS, system_ids
 
@@ -144,6 +144,9 @@ def header_problems(header: Mapping[str, Any]) -> list[str]:
             out.append(f"the header's {key!r} is not {what}")
         elif kind is str and not header[key].strip():
             out.append(f"the header's {key!r} is empty")
+    for key in (k for k in ("name", "created", "last_played") if isinstance(header.get(k), str)):
+        if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in header[key]):
+            out.append(f"the header's {key!r} holds control characters (gmdesk never writes them)")
     settings = header.get("settings")
     if isinstance(settings, dict):
         # the session's own and its system's: another system's does nothing here
