@@ -319,3 +319,15 @@ def test_a_refusal_is_one_line_the_terminal_shows_as_it_is(tmp_path, args):
     assert proc.returncode == 2, proc.stdout
     assert proc.stderr.count("\n") == 1, proc.stderr
     assert all(ch.isprintable() for ch in proc.stderr.rstrip("\n")), repr(proc.stderr)
+
+
+def test_a_group_of_one_is_refused_in_the_commands_words(tmp_path):
+    """`char SAVE group Kara --label G1` (one name, or one twice): said in the command's
+    words, never by the event's field name ("ids: …")."""
+    saves = tmp_path / "saves"
+    for args in (["new", "Docks"], ["char", "Docks", "add", "Kara"], ["char", "Docks", "add", "Bruno"]):
+        assert gmdesk_run("--saves", str(saves), *args).returncode == 0
+    for names in (["Kara"], ["Kara", "kara"], ["Kara", "c1"]):
+        proc = gmdesk_run("--saves", str(saves), "char", "Docks", "group", *names, "--label", "G1")
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+        assert "two characters or more" in proc.stderr and "ids" not in proc.stderr, proc.stderr
