@@ -155,3 +155,44 @@ async def test_the_desk_says_where_what_was_deleted_under_it_is_kept(tmp_path):
         assert len(said) == 1 and "read-only" in said[0] and '"Table (rescued)"' in said[0], said
     rescued = path.with_name(f"{path.stem} (rescued).gmdesk")
     assert _summaries(rescued) == acked
+
+
+@pytest.mark.parametrize("fault", ["directory deleted", "renamed over"])
+def test_a_streaming_writer_keeps_every_roll_it_acknowledged_when_its_files_go(tmp_path, fault):
+    """A real ``gmdesk roll --save --count N`` streams rolls; another program deletes
+    the saves directory (or renames a copy over the session) under it. The writer
+    stops in one line, exit 2, and every roll it printed is in ``Docks (rescued)``."""
+    import subprocess
+    import sys
+
+    from helpers import TIMEOUT
+
+    saves = tmp_path / "saves"
+    gmdesk = [sys.executable, "-m", "gmdesk", "--saves", str(saves)]
+    subprocess.run([*gmdesk, "new", "Docks"], check=True, capture_output=True, timeout=TIMEOUT)
+    proc = subprocess.Popen(
+        [*gmdesk, "roll", "4d2", "--save", "Docks", "--count", "5000"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        acked = [proc.stdout.readline() for _ in range(20)]
+        path = saves / "Docks.gmdesk"
+        if fault == "directory deleted":
+            shutil.rmtree(saves)
+        else:
+            (saves / "sync.tmp").write_bytes(path.read_bytes())
+            os.replace(saves / "sync.tmp", path)
+        out, err = proc.communicate(timeout=TIMEOUT * 4)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    acked += out.splitlines(keepends=True)
+    seqs = [int(line.split()[0][1:]) for line in acked if line.startswith("#")]
+    assert proc.returncode == 2 and err.count("\n") == 1 and '"Docks (rescued)"' in err, err
+    with Session.open(saves / "Docks (rescued).gmdesk", readonly=True) as s:
+        kept = {e.seq for e in s.events}
+    assert len(seqs) >= 20 and set(seqs) <= kept
