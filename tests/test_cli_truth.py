@@ -331,3 +331,17 @@ def test_a_group_of_one_is_refused_in_the_commands_words(tmp_path):
         proc = gmdesk_run("--saves", str(saves), "char", "Docks", "group", *names, "--label", "G1")
         assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
         assert "two characters or more" in proc.stderr and "ids" not in proc.stderr, proc.stderr
+
+
+def test_another_programs_json_as_the_bestiary_is_said_as_what_it_holds(tmp_path):
+    """A bestiary.json some other program wrote (its own JSON, no stat blocks): refused,
+    left as it is, and the line says what it holds — not that it holds stat blocks."""
+    saves = tmp_path / "saves"
+    saves.mkdir()
+    foreign = b'{"settings": {"1": {"theme": "dark"}}}\n'
+    (saves / "bestiary.json").write_bytes(foreign)
+    for args in (["bestiary", "list"], ["bestiary", "add", "Ogre", "--system", "4d6"]):
+        proc = gmdesk_run("--saves", str(saves), *args)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+        assert "'settings'" in proc.stderr and "stat_blocks" not in proc.stderr, proc.stderr
+    assert (saves / "bestiary.json").read_bytes() == foreign
