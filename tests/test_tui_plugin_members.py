@@ -98,7 +98,8 @@ async def test_the_attack_dialog_fills_reads_and_spends_as_the_built_ins_do(tmp_
     entry = state.rolls[-1]
     assert entry.record.value == 3 + 2 + 1 + 2
     assert entry.record.extra["omen"] == "Owls"  # TABLE_ROLES: the session's own table for the role
-    assert (entry.record.params["edge"], entry.record.params["bold"], entry.record.params["trick_bonus"]) == (2, True, 2)
+    rolled = entry.record.params
+    assert (rolled["edge"], rolled["bold"], rolled["trick"], rolled["trick_bonus"]) == (2, True, "Lucky Charm", 2)
     assert state.characters[ids["Ann"]].sheet.uses("Lucky Charm") == 1  # roll_uses: one use spent
 
 
