@@ -173,3 +173,13 @@ def test_the_named_moves_are_those_of_the_installed_system_that_declares_them(tm
             s.apply({"type": "character.status", "id": ids["Bob"], "status": "dead"})
             with pytest.raises(EventError, match="the Dead stay dead"):
                 s.heal(ids["Ann"], ids["Bob"], rng=FixedDice([3]))
+
+
+def test_a_typed_initiative_on_the_command_line_is_read_as_the_desk_reads_it_for_a_built_in_too(
+    tmp_path: Path, capsys
+) -> None:
+    """fudge's ``parse_initiative``: ``Ann=Great`` is +2, as the desk's initiative dialog takes it."""
+    path, ids = make_save(tmp_path, "fudge", [{"name": "Ann"}])
+    rc, out, err = gmdesk_cli(capsys, path.parent, "char", "Table", "initiative", "Ann=Great")
+    assert rc == 0, err
+    assert saved(path).encounter.order[0].initiative == 2
