@@ -101,6 +101,8 @@ async def test_the_attack_dialog_fills_reads_and_spends_as_the_built_ins_do(tmp_
     rolled = entry.record.params
     assert (rolled["edge"], rolled["bold"], rolled["trick"], rolled["trick_bonus"]) == (2, True, "Lucky Charm", 2)
     assert state.characters[ids["Ann"]].sheet.uses("Lucky Charm") == 1  # roll_uses: one use spent
+    # where the edge came from, kept with the roll as gmdesk roll --save keeps it
+    assert entry.record.extra["from"]["edge"] == "Ann's Kick +2, Dodge +1; Bob's Block +1"
 
 
 @pytest.mark.usefixtures("kit")
@@ -156,3 +158,34 @@ async def test_the_initiative_dialog_takes_its_word_its_modifier_and_its_failure
     order = [(state.characters[x.char_id].name, x.initiative) for x in state.encounter.order]
     assert order == [("Bob", 5), ("Ann", 3), ("Cat", 2)]  # Cat's initiative fails: seated after all who rolled
     assert [r.record.get("auto_fail") for r in state.rolls if r.actor == ids["Cat"]] == ["Stunned"]
+
+
+async def test_a_built_in_s_sources_are_kept_with_its_roll_at_the_desk_too(tmp_path: Path) -> None:
+    """4d2's shift from Vex's skills: the record says where it came from, as
+    ``gmdesk roll 4d2 --save … --as Vex`` does; a shift the GM typed says nothing."""
+    from gmdesk.tui.screens.roll import RollDialog
+
+    path, ids = make_save(
+        tmp_path,
+        "4d2",
+        [{"name": "Vex", "fields": {"skills": {"Pistol": 1, "DEX": 1}}}, {"name": "Thug", "side": "NPC"}],
+        initiative={"Vex": 3, "Thug": 1},
+        start=True,
+    )
+    app = make_app(path, rng=FixedDice([6, 4, 1, 1, 6, 4, 1, 1]))
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        await press(pilot, "a")
+        dlg = await dialog(pilot, RollDialog)
+        await until(pilot, lambda: dlg.last_odds is not None)
+        await press(pilot, "enter")
+        await settle(pilot)
+        await press(pilot, "a")
+        dlg = await dialog(pilot, RollDialog)
+        await until(pilot, lambda: dlg.last_odds is not None)
+        dlg.query_one("#p-shift", Input).value = "1"
+        await press(pilot, "enter")
+        await settle(pilot)
+    first, second = (entry.record for entry in saved(path).rolls[-2:])
+    assert (first.params["shift"], first.extra["from"]["shift"]) == (2, "Vex's Pistol +1, DEX +1")
+    assert second.params["shift"] == 1 and "shift" not in second.extra.get("from", {})
