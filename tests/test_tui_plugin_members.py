@@ -189,3 +189,28 @@ async def test_a_built_in_s_sources_are_kept_with_its_roll_at_the_desk_too(tmp_p
     first, second = (entry.record for entry in saved(path).rolls[-2:])
     assert (first.params["shift"], first.extra["from"]["shift"]) == (2, "Vex's Pistol +1, DEX +1")
     assert second.params["shift"] == 1 and "shift" not in second.extra.get("from", {})
+
+
+@pytest.mark.usefixtures("kit")
+async def test_joining_the_encounter_asks_for_its_initiative_in_its_own_words(tmp_path: Path) -> None:
+    """``INITIATIVE_HINT`` names what may be typed (as fudge's "a number or a ladder
+    level"), and ``parse_initiative`` reads it: Bob joins at Steady, 3."""
+    from helpers import burst, select_entry
+
+    from gmdesk.tui.screens.confirm import InputDialog
+
+    path, ids = make_save(tmp_path, "kit", [{"name": "Ann"}, {"name": "Bob"}], initiative={"Ann": 4}, start=True)
+    app = make_app(path)
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        await select_entry(pilot, ids["Bob"])
+        await press(pilot, "+")
+        await dialog(pilot, InputDialog)
+        assert "Initiative for Bob (a number, or Slow, Steady or Swift;" in screen_text(app)
+        await burst(pilot, "Steady")
+        await press(pilot, "enter")
+        await until(pilot, lambda: not isinstance(app.screen, InputDialog))
+        await settle(pilot)
+        assert "Bob joins the encounter at initiative 3" in notes(app)
+    state = saved(path)
+    assert [(state.characters[x.char_id].name, x.initiative) for x in state.encounter.order] == [("Ann", 4), ("Bob", 3)]
