@@ -188,7 +188,7 @@ def session_options(ns: Any, system_module: Any, saves: Any = None) -> None:
         except ParamError as e:
             param = next((p for p in spec.params if p.label == e.option), None)
             option = param.cli_option if param is not None else e.option
-            raise ParamError(option, str(e).partition(": ")[2]) from None
+            raise ParamError(option, e.message) from None
         combat = bool(getattr(ns, _dest(ns, "combat") or "combat", False))
         filled = set()
         replaced = spec.replaced_by(typed)  # a typed value stands in for these: nothing filled

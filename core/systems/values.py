@@ -173,7 +173,7 @@ def params_class(spec_params: Sequence[Param], check: Callable[[Any], None] | No
                 named = next((p for p in spec_params if p.name == e.option), None)
                 if named is None:
                     raise
-                raise ParamError(named.cli_option, str(e).partition(": ")[2]) from None
+                raise ParamError(named.cli_option, e.message) from None
 
     return dataclasses.make_dataclass(
         "Params", fields, bases=(CombatFields,), frozen=True, namespace={"__post_init__": __post_init__}
