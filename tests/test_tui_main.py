@@ -32,7 +32,7 @@ from textual.widgets import Input, OptionList, Select
 from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session
 from gmdesk.tui.app import GmdeskApp
-from gmdesk.tui.screens.confirm import ChoiceDialog, FormDialog, InputDialog
+from gmdesk.tui.screens.confirm import ChoiceDialog, ConfirmDialog, FormDialog, InputDialog
 from gmdesk.tui.screens.help import HelpScreen
 from gmdesk.tui.screens.main import MainScreen
 from gmdesk.tui.screens.roll import RollDialog
@@ -508,10 +508,11 @@ async def test_a_locked_save_is_refused_with_who_holds_it(tmp_path: Path) -> Non
     try:
         app = make_app(path)
         async with run(app, size=SMALL) as pilot:
-            await until(pilot, lambda: any("pid" in n for n in notes(app)))
-            message = " ".join(notes(app))
-            assert "pid" in message and str(__import__("os").getpid()) in message
-            assert not isinstance(app.screen, MainScreen)
+            # said on the picker's status line, with an offer to open it read-only
+            await until(pilot, lambda: isinstance(app.screen, ConfirmDialog) and "Open read-only" in screen_text(app))
+            message = screen_text(app)
+            assert "is open in another gmdesk" in message and f"pid {__import__('os').getpid()}" in message
+            assert not any(isinstance(s, MainScreen) for s in app.screen_stack)
     finally:
         holder.close()
 

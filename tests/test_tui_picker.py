@@ -8,10 +8,11 @@ import random
 from pathlib import Path
 
 import pytest
-from helpers import files_of, killed_after, main_screen, run, screen_text, until
+from helpers import files_of, killed_after, main_screen, notes, run, screen_text, until
 
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.tui.app import GmdeskApp
+from gmdesk.tui.screens.confirm import ConfirmDialog
 from gmdesk.tui.screens.main import MainScreen
 from gmdesk.tui.screens.picker import (
     ExampleDialog,
@@ -332,17 +333,40 @@ async def test_a_save_open_elsewhere_is_refused_with_who_holds_it(dirs):
         async with run(app, size=SIZE) as pilot:
             pk = await loaded_picker(pilot)
             await pilot.press("enter")
-            await until(pilot, lambda: "is open in gmdesk" in pk.status_text)
+            await until(pilot, lambda: "is open in another gmdesk" in pk.status_text)
             status = pk.status_text
             assert f"pid {os.getpid()}" in status
             assert "since" in status
-            assert isinstance(app.screen, PickerScreen)  # still usable
+            await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))  # read-only is offered
+            await pilot.press("n")
+            await until(pilot, lambda: isinstance(app.screen, PickerScreen))  # still usable
             assert "pid" in screen_text(app)
             holder.close()
             await pilot.press("enter")  # the other window closed it: now it opens
             await until(pilot, lambda: isinstance(app.screen, MainScreen) and "Bruno" in screen_text(app))
+            assert not app.screen.readonly
     finally:
         holder.close()
+
+
+async def test_a_save_open_elsewhere_opens_read_only_when_the_gm_takes_the_offer(dirs):
+    """The refusal names who holds the session and offers to open it here read-only:
+    everything shows, nothing can be changed, the other gmdesk keeps its lock."""
+    with Session.open(dirs["docks"]):  # another gmdesk (here: this process) is writing it
+        before = files_of(dirs["saves"])
+        app = app_for(dirs)
+        async with run(app, size=SIZE) as pilot:
+            await loaded_picker(pilot)
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            offer = screen_text(app)
+            assert f"pid {os.getpid()}" in offer and "Open read-only" in offer
+            await pilot.press("y")
+            await until(pilot, lambda: isinstance(app.screen, MainScreen) and "Bruno" in screen_text(app))
+            assert app.screen.readonly and "READ-ONLY" in screen_text(app)
+            await pilot.press("n")  # the next turn: refused, nothing written
+            await until(pilot, lambda: any("read-only" in n for n in notes(app)))
+        assert files_of(dirs["saves"]) == before
 
 
 # ---------------------------------------------------------------------------

@@ -15,7 +15,9 @@ import fcntl
 import os
 import random
 import re
+import shlex
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -25,7 +27,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import TIMEOUT, run, screen_text, until, wait_until
+from helpers import TIMEOUT, files_of, run, screen_text, until, wait_until
 
 from gmdesk.core.session import Session, SessionStore
 from gmdesk.core.session.lock import LockedError
@@ -370,3 +372,37 @@ async def test_player_view_too_small(saves):
         await until(pilot, lambda: isinstance(app.screen, TooSmallScreen))
         await pilot.resize_terminal(80, 24)
         await until(pilot, lambda: "Bruno" in screen_text(app))
+
+
+def test_a_save_open_elsewhere_with_no_input_is_one_line_never_a_traceback(saves):
+    """``gmdesk SAVE </dev/null`` on a session another gmdesk holds: the refusal came
+    back while the end of input was ending the app, and the picker it opened to say
+    so crashed (every time with no input, now and then in a terminal). The GM reads
+    who has the session and how to follow it, in one line, and nothing is changed."""
+    saves_dir, path = saves
+    with Session.open(path):  # another gmdesk (here: this process) is writing it
+        before = files_of(saves_dir)
+        for _ in range(3):
+            term = Pty(gmdesk(saves_dir, str(path)), stdin_null=True)
+            try:
+                assert term.proc.wait(TIMEOUT) == 2, term.text[-2000:]
+                wait_until(lambda t=term: "follows it read-only" in t.text, what="the refusal")
+            finally:
+                term.close()
+            text = term.text
+            assert "Traceback" not in text and "Error" not in text, text[-2000:]
+            said = [line for line in text.splitlines() if line.startswith("gmdesk:")]
+            assert said == [
+                f"gmdesk: Night at the docks is open in another gmdesk (pid {os.getpid()} on "
+                f"{socket.gethostname()}, since {holder_since(path)}); `gmdesk view {shlex.quote(str(path))}` "
+                "follows it read-only"
+            ], text[-2000:]
+        assert files_of(saves_dir) == before  # the lock file too: still the holder's
+
+
+def holder_since(path: Path) -> str:
+    import json
+
+    from gmdesk.core.text import short_time
+
+    return short_time(json.loads(lock_text(path).splitlines()[0])["since"])

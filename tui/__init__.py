@@ -25,6 +25,17 @@ def run(
         app.run()
     finally:
         app.close_session()
+    untold = app.runner.open_failure
+    if untold is not None:
+        # the session could not be opened and the app ended before it could say so
+        # (the end of input, ``gmdesk SAVE </dev/null``): one line, as the CLI says it
+        import shlex
+        import sys
+
+        if app.runner.open_locked and path is not None:
+            untold += f"; `gmdesk view {shlex.quote(str(path))}` follows it read-only"
+        print(f"gmdesk: {untold}", file=sys.stderr)
+        return int(app.return_code or 2)
     return int(app.return_code or 0)
 
 

@@ -233,17 +233,18 @@ class GmdeskApp(KeepsKeymap, TypeAhead, TerminalGuard, App[None]):
             self.pop_screen()
 
     def on_picker_screen_open(self, message: PickerScreen.Open) -> None:
-        self.open_session(message.path)
+        self.open_session(message.path, readonly=message.readonly)
 
-    def open_session(self, path: str | Path, first: bool = False) -> None:
+    def open_session(self, path: str | Path, first: bool = False, *, readonly: bool = False) -> None:
         """Open ``path`` in the session runner (after closing the session open now),
         then show it (or say why not). ``first``: the app was started on this save
-        (``gmdesk SAVE``), nothing is on screen yet."""
+        (``gmdesk SAVE``), nothing is on screen yet. ``readonly``: only to read it
+        (the app's own ``readonly`` opens every session so)."""
         path = Path(path)
         if first:
             # gmdesk SAVE: the first frame already names the table while it is read
             self.push_screen(OpeningScreen(path.stem))
-        self.runner.open(path, readonly=self.readonly)
+        self.runner.open(path, readonly=self.readonly or readonly)
 
     def on_session_runner_finished(self, message: SessionRunner.Finished) -> None:
         self.runner.finished(message)
@@ -251,16 +252,31 @@ class GmdeskApp(KeepsKeymap, TypeAhead, TerminalGuard, App[None]):
     def on_session_runner_opened(self, message: SessionRunner.Opened) -> None:
         if self._ending or self.draining:  # the app ends: the final close releases the session
             return
-        self._show(MainScreen.for_session(message.session, self.runner, rng=self.rng, readonly=self.readonly))
+        self._show(
+            MainScreen.for_session(
+                message.session, self.runner, rng=self.rng, readonly=self.readonly or message.readonly
+            )
+        )
 
     def on_session_runner_open_failed(self, message: SessionRunner.OpenFailed) -> None:
+        if self._ending or self.draining or not self.is_running:
+            # the app ends (the end of input, a hang-up, q typed ahead): no screen to
+            # show it on; :func:`gmdesk.tui.run` says it on stderr once the app is gone
+            return
+        self.runner.open_failure = None  # said here
         error = message.error
-        screen = self.screen
-        if isinstance(screen, PickerScreen):
-            screen.show_error(error)
+        if isinstance(self.screen, PickerScreen):
+            self.screen.show_error(error)
         else:
             self.show_picker(error)
-        self.notify(error, severity="error", timeout=8, markup=False)
+        if message.locked:  # whose it is, and an offer to open it read-only
+            self.call_after_refresh(self._offer_read_only, message.path, error)
+        else:
+            self.notify(error, severity="error", timeout=8, markup=False)
+
+    def _offer_read_only(self, path: Path, error: str) -> None:
+        if isinstance(self.screen, PickerScreen):
+            self.screen.offer_read_only(path, error)
 
     # -- end -----------------------------------------------------------------------------
 

@@ -35,6 +35,7 @@ from textual.message_pump import MessagePump
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Session
+from gmdesk.core.session.lock import LockedError
 from gmdesk.tui.wording import sentence, ui_message
 
 #: what a call for a session that is no longer open says
@@ -123,6 +124,11 @@ class Job:
     session: Session | None = None  # the session the call is for (None: no session needed)
 
 
+def locked_text(path: Path, error: LockedError) -> str:
+    """The GM's answer when ``path`` is open in another gmdesk: whose it is."""
+    return f"{path.stem} is open in another gmdesk ({error.holder})"
+
+
 class SessionRunner:
     """See the module docstring. ``app`` receives the runner's messages and hands
     :class:`Finished` back to :meth:`finished`."""
@@ -137,20 +143,24 @@ class SessionRunner:
             self.error = error
 
     class Opened(Message):
-        """``session`` (from ``path``) is open and is the runner's session."""
+        """``session`` (from ``path``) is open and is the runner's session
+        (``readonly``: opened only to be read)."""
 
-        def __init__(self, session: Session, path: Path) -> None:
+        def __init__(self, session: Session, path: Path, readonly: bool = False) -> None:
             super().__init__()
             self.session = session
             self.path = path
+            self.readonly = readonly
 
     class OpenFailed(Message):
-        """``path`` could not be opened: ``error`` says why, in one line."""
+        """``path`` could not be opened: ``error`` says why, in one line; ``locked``:
+        because another gmdesk has it open (it can still be opened read-only)."""
 
-        def __init__(self, path: Path, error: str) -> None:
+        def __init__(self, path: Path, error: str, locked: bool = False) -> None:
             super().__init__()
             self.path = path
             self.error = error
+            self.locked = locked
 
     def __init__(self, app: App[Any]) -> None:
         self.app = app
@@ -161,6 +171,10 @@ class SessionRunner:
         self._idle: list[Callable[[], object]] = []
         self._closing: list[Session] = []  # closes queued or under way
         self._ended = False
+        #: why the last open failed, until the app has said it on screen (the app
+        #: that ends first — end of input, a hang-up — says it on stderr instead)
+        self.open_failure: str | None = None
+        self.open_locked = False  # ... because another gmdesk has it open
 
     # -- submitting ------------------------------------------------------------------------
 
@@ -213,27 +227,38 @@ class SessionRunner:
         with :class:`Opened` or :class:`OpenFailed`."""
         self.close()
         path = Path(path)
+        self.open_failure = None
+        self.open_locked = False
+        locked: list[bool] = []
 
         def work() -> Session | str:
             settle_heap()
             try:
                 with folding():
                     session = Session.open(path, readonly=readonly)
+            except LockedError as e:
+                self.open_failure = locked_text(path, e)
+                locked.append(True)
+                self.open_locked = True
+                return self.open_failure
             except GmdeskError as e:
-                return str(e)
+                self.open_failure = str(e)
+                return self.open_failure
             except OSError as e:
-                return f"{path}: {e.strerror or e}"
+                self.open_failure = f"{path}: {e.strerror or e}"
+                return self.open_failure
             self.session = session  # in the worker: the final close sees it even if the app ends now
             read_newest_rolls(session)
             return session
 
         def opened(result: Session | str) -> None:
             if isinstance(result, str):
-                self.app.post_message(self.OpenFailed(path, result))
+                self.app.post_message(self.OpenFailed(path, result, bool(locked)))
             elif self.session is result:
-                self.app.post_message(self.Opened(result, path))
+                self.app.post_message(self.Opened(result, path, readonly))
 
         def failed(error: str) -> None:
+            self.open_failure = error
             self.app.post_message(self.OpenFailed(path, error))
 
         self._push(Job(work, opened, failed))

@@ -129,11 +129,13 @@ class PickerScreen(Screen[None]):
     ]
 
     class Open(Message):
-        """The GM chose a session to open (an existing one or one just created)."""
+        """The GM chose a session to open (an existing one or one just created);
+        ``readonly``: only to read it (another gmdesk has it open)."""
 
-        def __init__(self, path: Path) -> None:
+        def __init__(self, path: Path, readonly: bool = False) -> None:
             super().__init__()
             self.path = Path(path)
+            self.readonly = readonly
 
     class Listed(Message):
         """The list of sessions was (re)loaded; ``count`` rows, ``damaged`` of them damaged."""
@@ -346,6 +348,19 @@ class PickerScreen(Screen[None]):
             return
         self.show_message(f"Opening {s.name}…")
         self.post_message(self.Open(Path(s.path)))
+
+    def offer_read_only(self, path: Path, error: str) -> None:
+        """``path`` is open in another gmdesk (``error`` says whose): offer to open it
+        here read-only — every roll and character shows, nothing can be changed."""
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.show_message(f"Opening {path.stem} read-only…")
+                self.post_message(self.Open(path, readonly=True))
+
+        question = f"{error}.\n\nRead-only, the desk shows the session as it stands now; nothing can be changed here."
+        self._in_dialog = True
+        self.app.push_screen(_confirm_dialog(question, yes="Open read-only", title="Open in another gmdesk"), done)
 
     def offer_repair(self, s: SessionSummary) -> None:
         """A damaged session: check it (in the session runner; reads only), show what is
