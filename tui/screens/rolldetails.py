@@ -14,8 +14,8 @@ from textual.widgets import Static
 
 from gmdesk.core.render import render_record
 from gmdesk.tui.screens.dialog import DialogScreen
-from gmdesk.tui.widgets.common import name_of
-from gmdesk.tui.widgets.rolllog import public_record
+from gmdesk.tui.widgets.common import names_of, roll_name
+from gmdesk.tui.widgets.rolllog import public_record, who_rolled
 
 if TYPE_CHECKING:
     from gmdesk.core.session import RollEntry, State
@@ -42,9 +42,8 @@ class RollDetails(DialogScreen[None]):
         record = public_record(e.record) if self.hide_secrets else e.record
         head = Text()
         head.append(f"#{e.seq} ", style="bold")
-        head.append(name_of(self.state, e.actor, "GM"))
-        if e.target is not None:
-            head.append(f" → {name_of(self.state, e.target)}")
+        names = names_of(self.state)
+        head.append(who_rolled(e, names))
         kind = getattr(e, "kind", "roll")
         if kind != "roll":
             head.append(f"  ({kind})", style="dim")
@@ -54,9 +53,9 @@ class RollDetails(DialogScreen[None]):
             head.append(f"  round {e.round}", style="dim")
         parts: list[RenderableType] = [head, render_record(record, hide_secrets=self.hide_secrets)]
         for who in getattr(e, "spends", ()) or ():
-            parts.append(Text(f"Possibility spent by {name_of(self.state, who, 'the roller')}"))
+            parts.append(Text(f"Possibility spent by {roll_name(e, who, names, 'the roller')}"))
         for who in getattr(e, "cancels", ()) or ():
-            parts.append(Text(f"Possibility cancelled by {name_of(self.state, who)}"))
+            parts.append(Text(f"Possibility cancelled by {roll_name(e, who, names)}"))
         if e.changes:
             parts.append(Text("Changes:", style="bold"))
             parts.extend(Text(f"  {c}") for c in e.changes)

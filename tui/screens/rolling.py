@@ -22,7 +22,7 @@ from gmdesk.core.render import headline
 from gmdesk.core.session import Event, Session
 from gmdesk.tui.screens.desk import DeskScreen
 from gmdesk.tui.screens.roll import RollDialog, RollOpening, RollRequest
-from gmdesk.tui.widgets.common import attack_sentence, name_of
+from gmdesk.tui.widgets.common import attack_sentence, names_of, roll_name
 
 
 class RollActions:
@@ -154,7 +154,7 @@ class RollActions:
             if req.combat:
                 lines = [attack_sentence(entry, state), *entry.changes]
             else:
-                who = name_of(state, entry.actor, "GM")
+                who = roll_name(entry, entry.actor, names_of(state))
                 lines = [f"{who}: {headline(entry.record)} {entry.record.outcome}", *entry.changes]
             desk.say("\n".join(lines))
 

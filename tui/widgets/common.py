@@ -63,6 +63,27 @@ def name_of(state: State, cid: str | None, default: str = "—") -> str:
     return c.name if c is not None else str(cid)
 
 
+#: a character a roll names who has left the session and whose name the roll never kept
+LEFT = "someone since removed"
+
+
+def roll_name(entry: RollEntry, cid: str | None, names: Mapping[str, str], default: str = "GM") -> str:
+    """The name of ``cid`` as a roll tells it: by ``names`` (the characters now), else
+    as it was when rolled — the roll keeps its roller's and its target's names, so a
+    character removed since is still named, never shown by its id ("c1") nor as "GM";
+    ``default`` when the roll names nobody there (the GM's own roll)."""
+    if cid is None:
+        return default
+    name = names.get(cid)
+    if name:
+        return name
+    if cid == entry.actor and entry.actor_name:
+        return entry.actor_name
+    if cid == entry.target and entry.target_name:
+        return entry.target_name
+    return LEFT
+
+
 def condition_marker(name: str) -> str:
     """A condition's marker: a well-known one's short word, else its own name whole
     (a name cut to "Dodgin" reads as a typo)."""
@@ -161,8 +182,9 @@ def source_label(source: Source) -> str:
 
 def attack_sentence(entry: RollEntry, state: State) -> str:
     """What a combat roll did, in plain words: "Kara hits Bruno: Severe Wound"."""
-    actor = name_of(state, entry.actor, "Someone")
-    target = name_of(state, entry.target, "the target")
+    names = names_of(state)
+    actor = roll_name(entry, entry.actor, names, "Someone")
+    target = roll_name(entry, entry.target, names, "the target")
     record = entry.record
     parts = []
     for d in record.descriptors:

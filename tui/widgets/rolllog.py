@@ -39,6 +39,7 @@ from gmdesk.core.render import (
     secret_note,
 )
 from gmdesk.core.text import reading
+from gmdesk.tui.widgets.common import roll_name
 
 __all__ = ["HIDDEN_ROLL", "RollLog", "RollsView", "entry_line", "public_record", "roll_label"]
 
@@ -77,9 +78,9 @@ def who_rolled(entry: RollEntry, names: Mapping[str, str]) -> str:
     """``Kara → Bruno``: the roller and the target by ``names``, else as they were named
     when rolled (a character removed since keeps its name in the log, never its id);
     "GM" for a roll nobody made."""
-    who = (names.get(entry.actor) or entry.actor_name or "GM") if entry.actor is not None else "GM"
+    who = roll_name(entry, entry.actor, names)
     if entry.target is not None:
-        who += f" → {names.get(entry.target) or entry.target_name or 'someone'}"
+        who += f" → {roll_name(entry, entry.target, names)}"
     return who
 
 
