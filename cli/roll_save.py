@@ -219,8 +219,9 @@ def session_params(ns: Any, system_module: SystemRef, params: Any, given: Collec
     with Session.open(path, readonly=True) as session:
         actor = session.character_or_member(ns.actor, "actor") if getattr(ns, "actor", None) else None
         target = session.character_or_member(ns.target, "target") if getattr(ns, "target", None) else None
-        session.check_roll(actor, target)  # an Unconscious / Dead roller, a Dead target: refused before rolling
         combat = bool(getattr(params, "combat", False))
+        # an Unconscious / Dead roller, a Dead target, an attack on oneself: refused before rolling
+        session.check_roll(actor, target, combat=combat)
         return _filled(session, system_module, params, actor, target, combat, given)[0]
 
 

@@ -91,7 +91,8 @@ class SessionMoves:
         if target is not None and t is None:
             raise EventError(f"target: no character {target!r} in this session", "roll")
         origins = dict(origins or {})
-        self.check_roll(a, t)
+        aimed = params.get("combat") if isinstance(params, Mapping) else getattr(params, "combat", False)
+        self.check_roll(a, t, combat=bool(combat or aimed))
         if isinstance(params, Mapping):
             data = dict(params)
             if combat:  # before validation: some combat-only options need it (a mutual melee)
@@ -174,10 +175,13 @@ class SessionMoves:
             raise GmdeskError(f"no one in the group {label} {what}")
         return member
 
-    def check_roll(self, actor: Character | None = None, target: Character | None = None) -> None:
+    def check_roll(
+        self, actor: Character | None = None, target: Character | None = None, *, combat: bool = False
+    ) -> None:
         """Refuse, before any die is rolled, a roll the session would refuse to log: an
-        Unconscious or Dead roller, a Dead target (EventError naming the status)."""
-        refusal = roll_refusal(actor, target)
+        Unconscious or Dead roller, a Dead target (EventError naming the status), an
+        attack on the attacker itself."""
+        refusal = roll_refusal(actor, target, combat)
         if refusal is not None:
             raise EventError(refusal, "roll")
 

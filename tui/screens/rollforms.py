@@ -177,20 +177,16 @@ def set_value(w: Widget, value: Any) -> None:
 def check_as_session(spec: SystemSpec, params: Any, actor: Character | None, target: Character | None) -> None:
     """Refuse here, in the form, what the session would refuse after Enter (the
     same core checks ``Session.roll`` makes): an Unconscious or Dead roller, a Dead
-    target, Possibilities the roller does not have."""
+    target, an attack on the roller itself, Possibilities the roller does not have."""
     from gmdesk.core.session import EventError
     from gmdesk.core.session.events import roll_refusal
     from gmdesk.core.session.session import params_refusal
 
-    refusal = roll_refusal(actor, target)
+    refusal = roll_refusal(actor, target, bool(getattr(params, "combat", False)))
     if refusal is not None:
-        raise EventError(
-            refusal,
-            "roll",
-            field="target"
-            if target is not None and target.status == "dead" and (actor is None or actor.can_act)
-            else "actor",
-        )
+        able = actor is None or actor.can_act
+        at_target = target is not None and (target.status == "dead" or (actor is not None and target.id == actor.id))
+        raise EventError(refusal, "roll", field="target" if at_target and able else "actor")
     refused = params_refusal(spec.id, params, actor)
     if refused is not None:
         raise refused

@@ -162,13 +162,17 @@ def _check_spender(ctx: Ctx, c: Character, n: int = 1) -> None:
         raise ctx.fail(f"{c.name} has {c.possibilities} Possibilit{'y' if c.possibilities == 1 else 'ies'}, needs {n}")
 
 
-def roll_refusal(actor: Character | None, target: Character | None) -> str | None:
+def roll_refusal(actor: Character | None, target: Character | None, combat: bool = False) -> str | None:
     """Why this roll may not be made (RULES "Who can act"), or None: an Unconscious or
-    Dead roller takes no action; the Dead cannot be targeted."""
+    Dead roller takes no action; the Dead cannot be targeted; nobody attacks themself
+    (a combat roll's target is the other side of a fight: the attacker's own roll would
+    be its defense too. A heal is no attack: a healer heals itself, 1d6x4)."""
     if actor is not None and not actor.can_act:
         return f"{actor.name} is {status_word(actor.status)} and cannot act"
     if target is not None and target.status == "dead":
         return f"{target.name} is Dead and cannot be targeted"
+    if combat and actor is not None and target is not None and actor.id == target.id:
+        return f"{actor.name} cannot attack {target.name}"
     return None
 
 
@@ -204,7 +208,7 @@ def _roll(ctx: Ctx, p: dict[str, Any]) -> str:
     if clock is not None and earned is None:
         raise ctx.fail(f"clock: a {record.system} roll moves no clock")
     if ctx.strict:
-        refusal = roll_refusal(actor, target)
+        refusal = roll_refusal(actor, target, combat)
         if refusal is not None:
             raise ctx.fail(refusal)
     cost = harm.spend.at_roll(record) if harm.spend is not None else 0  # (what _cost says)
