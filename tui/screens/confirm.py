@@ -115,7 +115,8 @@ class InputDialog(Dialog[Any]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="input-dialog") as box:
             box.border_title = Content(self.dialog_title or "Input")
-            yield Label(self.prompt, classes="dialog-text")
+            # wrapped inside the box (a Label stays one line, cut at its edge), as typed
+            yield Static(Content(self.prompt), classes="dialog-text")
             yield SteadyInput(self.value, placeholder=self.placeholder, id="dialog-input")
             yield Static("", id="dialog-error", classes="inline-error")
             yield DialogHint(self.verb)
@@ -161,7 +162,8 @@ class ChoiceDialog(Dialog[Any]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="choice-dialog") as box:
             box.border_title = Content(self.dialog_title or "Choose")
-            yield Label(self.prompt, classes="dialog-text")
+            # wrapped inside the box (a Label stays one line, cut at its edge), as typed
+            yield Static(Content(self.prompt), classes="dialog-text")
             yield OptionList(
                 *[Option(Content(label), id=str(i)) for i, (_, label) in enumerate(self.choices)], id="dialog-options"
             )
