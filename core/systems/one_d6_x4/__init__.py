@@ -114,6 +114,9 @@ from gmdesk.core.systems.one_d6_x4.texts import TEXT_ROLE, status_text, text_for
 from gmdesk.core.systems.one_d6_x4.vitality import HARM, UNCONSCIOUS_AT, heal, vitality_after
 from gmdesk.core.systems.spec import Move
 
+#: the table its rolls read, which a session may replace with the GM's own
+TABLE_ROLES = (TEXT_ROLE,)
+
 NAME = "OneDeeSixTimesFour"
 #: what a character of this system uses: Vitality, the descriptor sheet and its uses, conditions, wounds
 #: (the sections are listed in core.systems.spec.SECTIONS)
@@ -191,6 +194,7 @@ __all__ = [
     "DEFENSELESS",
     "EXTRA_LABELS",
     "HARM",
+    "TABLE_ROLES",
     "ID",
     "INITIATIVE_FAILS",
     "MOVES",
