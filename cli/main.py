@@ -49,6 +49,7 @@ SESSION_COMMANDS = (
     "check",
     "repair",
     "char",
+    "table",
     "bestiary",
 )
 COMMANDS = ("roll", "odds", "systems", "view", "serve", *SESSION_COMMANDS)
@@ -204,13 +205,14 @@ def _session_command(args: list[str], saves: str | None) -> int:
 def register(subparsers: Any) -> None:
     """Add the session commands to ``gmdesk``'s subparsers, in the order ``--help``
     lists them; each sets ``func``, the function that runs it."""
-    from gmdesk.cli import bestiary, chars, check, log, sessions
+    from gmdesk.cli import bestiary, chars, check, log, sessions, tables
 
     sessions.register(subparsers, ("new", "list"))
     log.register(subparsers)
     sessions.register(subparsers, ("export", "import-sheet"))
     check.register(subparsers)
     chars.register(subparsers)
+    tables.register(subparsers)
     bestiary.register(subparsers)
     sessions.register(subparsers, ("export-sheet",))
 
