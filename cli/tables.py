@@ -66,7 +66,15 @@ def read_assignment(system: str, text: str, option: str = "--table") -> tuple[st
     role, sep, path = text.partition("=")
     if not sep or not role or not path:
         raise ParamError(option, f"must be ROLE=FILE, e.g. combat=my-combat.json (got {text!r})")
-    return _role(system, role, option), load_table(path)
+    from gmdesk.core.session.events import fits_role
+
+    role = _role(system, role, option)
+    table = load_table(path)
+    try:
+        fits_role(role, table)
+    except ValueError as e:
+        raise ParamError(option, f"{path}: {e}") from None
+    return role, table
 
 
 def tables_for_new(system: str, specs: list[str]) -> dict[str, Any]:
@@ -108,13 +116,13 @@ def cmd_list(ns: Any) -> int:
 
 def _change(ns: Any, role_text: str, path: str | None) -> int:
     from gmdesk.core.session.events import EventError, own_tables, table_change
-    from gmdesk.core.tables import load_table
 
     with open_session(ns) as session:
         info = session.state.info
         option = "ROLE=FILE" if path is not None else "ROLE"
         role = _role(info.system, role_text, option)
-        table = load_table(path) if path is not None else None  # the file read and checked before anything is saved
+        # the file read and checked before anything is saved
+        table = read_assignment(info.system, f"{role}={path}", option)[1] if path is not None else None
         if table is None and role not in own_tables(info.settings):
             print(f"{role}: the built-in table is in force already (nothing saved)")
             return 0

@@ -65,7 +65,7 @@ def test_the_event_carries_the_table_and_the_fold_never_reads_the_file(store, tm
         e = s.apply(table_change(s.state.info.settings, "combat", load_table(path)))
         assert e.data["changes"]["tables"]["combat"]["rows"]["10"] == ["Grim", "Grim metal"]
         assert str(path) not in json.dumps(e.data)  # the content, never the path
-        assert "tables: combat: built-in → own table 'Grim wounds'" in e.changes
+        assert "Combat table: built-in → own table 'Grim wounds'" in e.changes
         _attack(s, a, b)
         assert _wounds(s, b)[-1] == "Grim"
         first = _wounds(s, b)[0]
@@ -100,7 +100,7 @@ def test_undo_puts_the_built_in_table_back_and_back_to_built_in_is_an_event(stor
         s.redo()
         assert s.tables().get("combat").name == "grim"
         e = s.apply(table_change(s.state.info.settings, "combat", None))
-        assert "tables: combat: own table 'Grim wounds' → built-in" in e.changes
+        assert "Combat table: own table 'Grim wounds' → built-in" in e.changes
         assert s.tables().get("combat").name == "4d2-combat"
         s.undo()
         assert s.tables().get("combat").name == "grim"
@@ -127,6 +127,9 @@ def test_descriptor_statuses_read_the_sessions_own_status_table(store, tmp_path)
         ({"combat": {"name": "grim", "columns": ["a"], "rows": {"x": ["y"]}}}, "row key 'x'"),
         ({"combat": 7}, "must be a built-in table's name or a table"),
         ({"dragons": GRIM}, "unknown role 'dragons'"),
+        ({"outcomes": GRIM}, "has the columns organic, inorganic; the table for outcomes needs outcome"),
+        ({"combat": {"name": "b", "kind": "bands", "bands": [{"lo": None, "hi": None, "value": 1}]}}, "has rows of"),
+        ({"fudge-wounds": GRIM}, "is ranges of numbers"),
     ],
 )
 def test_a_bad_table_is_refused_and_nothing_is_written(store, tables, words):

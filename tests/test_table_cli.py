@@ -78,6 +78,7 @@ def test_the_next_night_keeps_the_tables_and_refuses_new_ones(capsys, saves, tmp
         ("combat={f}", None, ["missing.json", "cannot read table"]),
         ("dragons={f}", "{}", ["--table", "unknown role 'dragons'", "roles: outcomes, combat, maneuver"]),
         ("combat", None, ["--table", "must be ROLE=FILE"]),
+        ("outcomes={f}", json.dumps(GRIM), ["--table", "bad.json", "the table for outcomes needs outcome"]),
     ],
 )
 def test_new_with_a_bad_table_saves_nothing(capsys, saves, tmp_path, spec, content, words):
@@ -93,7 +94,7 @@ def test_table_set_and_clear_change_an_existing_session_undoably(capsys, saves, 
     table = _file(tmp_path, GRIM)
     rc, out, err = run(capsys, saves, "table", "Docks", "set", f"Combat table={table}")  # its words do too
     assert rc == 0, err
-    assert "tables: combat: built-in → own table 'Grim wounds'" in out
+    assert "Combat table: built-in → own table 'Grim wounds'" in out
     rc, out, _err = run(capsys, saves, "table", "Docks", "list")
     assert "Combat table" in out and "own table grim (Grim wounds)" in out
     table.unlink()

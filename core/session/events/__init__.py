@@ -143,6 +143,7 @@ from gmdesk.core.session.events.sheets import (
 )
 from gmdesk.core.session.events.tables import (
     descriptor_status,
+    fits_role,
     own_tables,
     resolve_table,
     session_tables,
@@ -172,6 +173,7 @@ __all__ = [
     "session_tables",
     "resolve_table",
     "own_tables",
+    "fits_role",
     "table_change",
     "table_roles",
     "descriptor_status",

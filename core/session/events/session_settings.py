@@ -72,7 +72,7 @@ def _settings(ctx: Ctx, p: dict[str, Any]) -> str:
             parts.append(s.title)
             continue
         if key == "tables":
-            ctx.changes.extend(_tables_changes(old or {}, value))
+            ctx.changes.extend(_tables_changes(old or {}, value, _role_labels(info.system)))
         else:
             ctx.changes.append(f"{key}: {old!r} → {value!r}" if key != "system" else f"system: {old} → {value}")
         parts.append(key)
@@ -118,12 +118,21 @@ def _table_name(value: Any) -> str:
     return f"own table {value.get('title') or value.get('name')!r}" if isinstance(value, Mapping) else "built-in"
 
 
-def _tables_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    """What changed, a role at a time: "tables: combat: built-in → own table 'House wounds'"."""
+def _role_labels(system: str) -> dict[str, str]:
+    from gmdesk.core.session.events.tables import table_roles
+
+    try:
+        return dict(table_roles(system))
+    except GmdeskError:  # a system not installed here
+        return {}
+
+
+def _tables_changes(old: Mapping[str, Any], new: Mapping[str, Any], labels: Mapping[str, str]) -> list[str]:
+    """What changed, a role at a time, in its words: "Combat table: built-in → own table 'House wounds'"."""
     out = []
     for role in sorted({*old, *new}):
         if old.get(role) != new.get(role):
             before = _table_name(old[role]) if role in old else "built-in"
             after = _table_name(new[role]) if role in new else "built-in"
-            out.append(f"tables: {role}: {before} → {after}")
+            out.append(f"{labels.get(role, f'tables: {role}')}: {before} → {after}")
     return out

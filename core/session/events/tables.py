@@ -93,8 +93,38 @@ def table_value(role: str, value: Any, *, read_files: bool) -> str | dict[str, A
             raise ValueError(f"{value!r} is no built-in table (a GM's own table is set by its content)")
         return load_table(Path(value).expanduser()).to_json()
     if isinstance(value, Mapping):
-        return parse_table(value, f"the table for {role}").to_json()
+        table = parse_table(value, f"the table for {role}")
+        fits_role(role, table)
+        return table.to_json()
     raise ValueError("must be a built-in table's name or a table (an object)")
+
+
+def fits_role(role: str, table: Table, what: str = "") -> None:
+    """Refuse (ValueError) a table of another shape than the built-in one for ``role``:
+    a band table for a table of rows or the other way round, or rows read by columns
+    it does not have (one column serves them all). ``what``: the role in words
+    ("the Combat table"), else "the table for ROLE"."""
+    from gmdesk.core.errors import TableError
+    from gmdesk.core.tables import BandTable, DescriptorTable, builtin_names, load_builtin
+
+    name = TableSet.DEFAULTS.get(role, role)
+    if name not in builtin_names():
+        return  # a plug-in's own role: its system reads it
+    try:
+        builtin = load_builtin(name)
+    except TableError:
+        return
+    what = what or f"the table for {role}"
+    if isinstance(builtin, BandTable) and not isinstance(table, BandTable):
+        raise ValueError(f'{table.name!r} has rows; {what} is ranges of numbers ("kind": "bands")')
+    if isinstance(builtin, DescriptorTable):
+        if not isinstance(table, DescriptorTable):
+            raise ValueError(f"{table.name!r} is ranges of numbers; {what} has rows of texts")
+        if len(table.columns) > 1 and table.columns != builtin.columns:
+            raise ValueError(
+                f"{table.name!r} has the columns {', '.join(table.columns)}; {what} needs "
+                f"{', '.join(builtin.columns)} (or one column)"
+            )
 
 
 def table_roles(system: str) -> list[tuple[str, str]]:
