@@ -76,6 +76,7 @@ CHARACTER_SECTIONS = frozenset({"shift", "conditions", "wounds"})
 HARM = Harm(status_table=WOUND_STATUS, vitality=DESK_VITALITY)
 #: the tables its rolls read, each of which a session may replace with the GM's own
 TABLE_ROLES = ("outcomes", "combat", "maneuver")
+TABLE_LABELS = (("outcomes", "Outcome table"), ("combat", "Combat table"), ("maneuver", "Maneuver table"))
 
 #: The Outcome scale, best first.
 VALUE_MIN, VALUE_MAX = -10, 10

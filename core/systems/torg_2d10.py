@@ -389,6 +389,7 @@ HARM = Harm(
 )
 #: the tables its rolls read, each of which a session may replace with the GM's own
 TABLE_ROLES = ("combat", "torg-combat-rows")
+TABLE_LABELS = (("combat", "Combat table"), ("torg-combat-rows", "Combat results (success to row)"))
 
 
 def initiative(

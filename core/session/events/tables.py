@@ -25,16 +25,12 @@ from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 if TYPE_CHECKING:
     from gmdesk.core.tables import Table
 
-#: what a GM reads for each of gmdesk's own table roles (a plug-in's role reads as
-#: its own words)
+#: what a GM reads for a table role every system may read (a system names its own:
+#: ``TABLE_LABELS``; a role named by neither reads as its words)
 ROLE_LABELS = {
     "outcomes": "Outcome table",
     "combat": "Combat table",
     "maneuver": "Maneuver table",
-    "fudge-wounds": "Wound levels (damage to wound)",
-    "torg-combat-rows": "Combat results (success to row)",
-    "4d6-combat-rows": "Combat results (margin to row)",
-    "1d6x4-combat": "Combat and healing texts",
     "wound-status": "Wound statuses (Unconscious, Dead)",
 }
 
@@ -130,15 +126,17 @@ def fits_role(role: str, table: Table, what: str = "") -> None:
 def table_roles(system: str) -> list[tuple[str, str]]:
     """The table roles a session of ``system`` rolls with, each with what a GM reads
     for it: the roles its declaration names (``TABLE_ROLES``) and the role of its
-    wound statuses (``HARM.status_table``)."""
+    wound statuses (``HARM.status_table``); each in the words its declaration gives
+    it (``TABLE_LABELS``)."""
     from gmdesk.core.systems import get_spec
 
     spec = get_spec(system)
     roles = list(spec.table_roles)
     if spec.harm.status_table and spec.harm.status_table not in roles:
         roles.append(spec.harm.status_table)
-    # a plug-in's own role reads as its words: "coin-bruise" → "Coin bruise"
-    return [(role, ROLE_LABELS.get(role) or role.replace("-", " ").replace("_", " ").capitalize()) for role in roles]
+    labels = {**ROLE_LABELS, **dict(spec.table_labels)}
+    # a role named nowhere reads as its words: "coin-bruise" → "Coin bruise"
+    return [(role, labels.get(role) or role.replace("-", " ").replace("_", " ").capitalize()) for role in roles]
 
 
 @lru_cache(maxsize=8)

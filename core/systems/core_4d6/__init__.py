@@ -146,6 +146,7 @@ CLOCKS = True
 HARM = Harm(status_table=WOUND_STATUS, clocks=Clocks("clock"), vitality=DESK_VITALITY)
 #: the tables its rolls read, each of which a session may replace with the GM's own
 TABLE_ROLES = ("4d6-combat-rows", "combat")
+TABLE_LABELS = (("4d6-combat-rows", "Combat results (margin to row)"), ("combat", "Combat table"))
 
 #: the record's own fields the breakdown shows, in order, with their labels
 EXTRA_LABELS = (
@@ -208,6 +209,7 @@ __all__ = [
     "EXTRA_LABELS",
     "HARM",
     "TABLE_ROLES",
+    "TABLE_LABELS",
     "ID",
     "KEEP",
     "MOVES",

@@ -116,6 +116,7 @@ from gmdesk.core.systems.spec import Move
 
 #: the table its rolls read, which a session may replace with the GM's own
 TABLE_ROLES = (TEXT_ROLE,)
+TABLE_LABELS = ((TEXT_ROLE, "Combat and healing texts"),)
 
 NAME = "OneDeeSixTimesFour"
 #: what a character of this system uses: Vitality, the descriptor sheet and its uses, conditions, wounds
@@ -195,6 +196,7 @@ __all__ = [
     "EXTRA_LABELS",
     "HARM",
     "TABLE_ROLES",
+    "TABLE_LABELS",
     "ID",
     "INITIATIVE_FAILS",
     "MOVES",
