@@ -19,6 +19,7 @@ from helpers import (
     make_app,
     make_save,
     notes,
+    odds_ready,
     palette,
     press,
     run,
@@ -148,3 +149,29 @@ async def test_back_to_the_built_in_table_from_the_palette(tmp_path: Path) -> No
         assert saved(path).info.settings["tables"] == {}
         await press(pilot, "u")
         assert saved(path).info.settings["tables"]["combat"]["name"] == "grim"
+
+
+async def test_the_roll_dialogs_odds_and_outcome_read_the_sessions_own_table(tmp_path: Path) -> None:
+    """The roll dialog's odds name the outcomes of the GM's own Outcome table, and
+    the roll's outcome is read from it."""
+    from gmdesk.core.session import Session
+    from gmdesk.core.session.events import table_change
+    from gmdesk.core.tables import load_builtin, parse_table
+
+    path, _ids = make_save(tmp_path, "4d2", [{"name": "Kara"}])
+    house = load_builtin("4d2-outcomes").to_json()
+    house = {**house, "name": "house", "rows": {k: [f"House {v[0]}"] for k, v in house["rows"].items()}}
+    with Session.open(path) as s:
+        s.apply(table_change(s.state.info.settings, "outcomes", parse_table(house)))
+    app = make_app(path, rng=FixedDice([5, 4, 2, 1]))
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        await press(pilot, "r")
+        dlg = await dialog(pilot, RollDialog)
+        odds = await odds_ready(pilot, dlg)
+        assert odds.outcomes and all(name.startswith("House ") for name, _p in odds.outcomes), odds.outcomes
+        assert "House Solid Success     9.65%" in screen_text(app)
+        await press(pilot, "enter")
+        await settle(pilot)
+        assert saved(path).rolls[-1].record.outcome == "House Masterful Success"
+        assert "House Masterful Success" in screen_text(app)
