@@ -459,7 +459,9 @@ def cmd_initiative(ns: Any) -> int:
 
 def cmd_group(ns: Any) -> int:
     with open_session(ns) as session:
-        ids = [session.character(name).id for name in ns.names]
+        ids = list(dict.fromkeys(session.character(name).id for name in ns.names))
+        if len(ids) < 2:  # (said here in the command's words, not the event's field)
+            raise GmdeskError("a group needs two characters or more: name each one (NAME NAME …)")
         _print_event(_apply(session, {"type": "group.set", "label": ns.label, "ids": ids}))
     return 0
 
