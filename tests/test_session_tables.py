@@ -200,3 +200,19 @@ def test_the_next_night_keeps_the_gms_tables(store, tmp_path):
     got = store.next_night("Night 1", "Night 2")
     with Session.open(got.path) as s:
         assert s.tables().get("combat").name == "grim"
+
+
+def test_a_plug_ins_table_role_reads_in_its_words_and_takes_the_gms_table(store):
+    from coin_plugin import coin_site, registered
+
+    with registered(coin_site()):
+        assert table_roles("coin") == [("coin-bruise", "Bruise table")]
+        with Session.open(store.create("Coins", "coin")) as s:
+            a, b = _add(s, "Ann"), _add(s, "Bo")
+            own = {"name": "welt", "title": "Welts", "columns": ["text"], "rows": {"1": ["Welt"]}}
+            s.apply({"type": "session.settings", "changes": {"tables": {"coin-bruise": own}}})
+            from gmdesk.core.systems import get_spec
+
+            params = get_spec("coin").Params(combat=True)
+            s.roll("coin", params, actor=a, target=b, combat=True, rng=FixedDice([2, 2, 2]))
+            assert _wounds(s, b) == ["Welt"]
