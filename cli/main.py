@@ -14,6 +14,7 @@ is one line on stderr and exit status 2, never a traceback.
     gmdesk new | list | log | export | import-sheet | export-sheet   (sessions)
     gmdesk check SAVE | repair SAVE      what is wrong with a session; a new one from what can be trusted
     gmdesk char SAVE VERB …              a session's characters
+    gmdesk table SAVE list|set|clear     the session's own tables (ROLE=FILE) or the built-in ones
     gmdesk bestiary add|save|list|show|remove|export|import   the library of reusable stat blocks
 
 Each command lives in its own module of :mod:`gmdesk.cli`, imported when it is run:
