@@ -136,9 +136,18 @@ async def test_back_to_the_built_in_table_from_the_palette(tmp_path: Path) -> No
 
     with Session.open(path) as s:
         s.apply(table_change(s.state.info.settings, "combat", parse_table(GRIM)))
+    grim = tmp_path / "grim.json"
+    grim.write_text(json.dumps(GRIM))
     app = make_app(path)
     async with run(app, size=SMALL) as pilot:
         await main_screen(pilot)
+        # the same table again: said in the dialog, nothing saved
+        dlg = await _use_table_file(pilot, grim)
+        assert choices(dlg.query_one("#form-role", StepSelect))[1] == "Combat table (own table 'Grim wounds')"
+        await press(pilot, "tab", "right", "ctrl+s")
+        assert app.screen is dlg and dialog_error(dlg) == "✗ Table file: this table is the Combat table already"
+        await press(pilot, "escape")
+        assert len(saved(path).info.settings["tables"]) == 1
         await palette(pilot, "Back to the built-in table")
         choice = await dialog(pilot, ChoiceDialog)
         assert choice.choices == [("combat", "Combat table — own table 'Grim wounds'")]
