@@ -369,6 +369,20 @@ async def test_a_save_open_elsewhere_opens_read_only_when_the_gm_takes_the_offer
         assert files_of(dirs["saves"]) == before
 
 
+async def test_a_save_open_elsewhere_named_on_the_command_line_stays_highlighted(dirs):
+    """``gmdesk SAVE`` on a session another gmdesk holds: the picker it falls back to
+    highlights that session (not the first row), under the offer to open it read-only."""
+    torg = dirs["saves"] / "Torg test.gmdesk"
+    with Session.open(torg):
+        app = GmdeskApp(dirs["saves"], torg, examples_dir=dirs["examples"], rng=random.Random(7))
+        async with run(app, size=SIZE) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+            await pilot.press("n")
+            pk = await loaded_picker(pilot)
+            await until(pilot, lambda: pk.selected_summary() is not None and pk.selected_summary().name == "Torg test")
+            assert "Torg test is open in another gmdesk" in pk.status_text
+
+
 # ---------------------------------------------------------------------------
 # snapshot (a fixed list: no temporary paths, no clock)
 # ---------------------------------------------------------------------------

@@ -220,8 +220,9 @@ class GmdeskApp(KeepsKeymap, TypeAhead, TerminalGuard, App[None]):
         else:
             self.push_screen(screen)
 
-    def show_picker(self, error: str | None = None) -> None:
-        picker = PickerScreen(self.store, self.runner, self.examples_dir)
+    def show_picker(self, error: str | None = None, select: Path | None = None) -> None:
+        """The list of sessions (``select`` highlighted), saying ``error`` if given."""
+        picker = PickerScreen(self.store, self.runner, self.examples_dir, select=select)
         self._show(picker)
         if error:
             self.call_after_refresh(picker.show_error, error)
@@ -268,7 +269,7 @@ class GmdeskApp(KeepsKeymap, TypeAhead, TerminalGuard, App[None]):
         if isinstance(self.screen, PickerScreen):
             self.screen.show_error(error)
         else:
-            self.show_picker(error)
+            self.show_picker(error, select=message.path)
         if message.locked:  # whose it is, and an offer to open it read-only
             self.call_after_refresh(self._offer_read_only, message.path, error)
         else:

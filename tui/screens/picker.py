@@ -151,9 +151,11 @@ class PickerScreen(Screen[None]):
         runner: SessionRunner,
         examples_dir: Path | str | None = None,
         *,
+        select: Path | None = None,
         name: str | None = None,
         id: str | None = None,
     ) -> None:
+        """``select``: the session to highlight once listed (one that could not be opened)."""
         super().__init__(name=name, id=id)
         self.store = store
         self.runner = runner
@@ -161,7 +163,7 @@ class PickerScreen(Screen[None]):
         self.summaries: list[SessionSummary] = []
         self.examples: list[SessionSummary] = []
         self.loaded = False
-        self._select_after_load: Path | None = None
+        self._select_after_load: Path | None = Path(select) if select is not None else None
         self._picker_notice: str | None = None
         self._picker_error: str | None = None  # a failure to keep on show after the next listing
         self._generation = 0
