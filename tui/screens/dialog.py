@@ -191,6 +191,17 @@ class DialogKeys:
     #: the key bar's word for what Enter does (:meth:`say_enter`)
     _enter_word: str | None = None
 
+    @staticmethod
+    def picks_on_enter(focused: Any) -> bool:
+        """Whether ``focused`` is a list whose Enter picks the highlighted line and so
+        does what the dialog's Enter does (a :class:`ChoiceDialog`'s options), not a
+        dropdown's open list."""
+        return (
+            isinstance(focused, OptionList)
+            and not isinstance(focused, SelectionList)
+            and not isinstance(focused.parent, (Select, Choice))
+        )
+
     def owns_enter(self, focused: Any) -> bool:
         """Whether ``focused`` keeps Enter to itself: a dropdown opens, a button
         presses, a list picks, a text area starts a line (``ctrl+s`` submits). Its
@@ -227,13 +238,20 @@ class DialogKeys:
         """How the key bar (and the help) shows ``binding``, one of this dialog's own:
         Enter (and ``ctrl+j``) described by the word of :meth:`say_enter`; where the
         focused field keeps Enter (a dropdown, a button), ``ctrl+s`` shown with it
-        instead ("^s Roll"), as the hint line does. Its key and id stay as bound (the
+        instead ("^s Roll"), as the hint line does. On a list whose Enter picks
+        (:meth:`picks_on_enter`) the list's own Enter is shown with the word instead
+        ("⏎ Choose", as the hint's "Enter choose"). Its key and id stay as bound (the
         GM's keymap moves them); :class:`DialogKeyBar` asks this of the dialog."""
         word = self._enter_word
-        if word is None or binding.action not in SUBMIT_ACTIONS:
+        if word is None:
+            return binding
+        if binding.action == "select" and self.picks_on_enter(self.focused):
+            return dataclasses.replace(binding, description=word, show=True)
+        if binding.action not in SUBMIT_ACTIONS:
             return binding
         if binding.action == "submit_anywhere":
-            return dataclasses.replace(binding, description=word, show=self.owns_enter(self.focused))
+            shown = self.owns_enter(self.focused) and not self.picks_on_enter(self.focused)
+            return dataclasses.replace(binding, description=word, show=shown)
         return dataclasses.replace(binding, description=word)
 
     def action_submit(self) -> None:  # pragma: no cover - every dialog says what Enter does
@@ -277,8 +295,12 @@ class DialogKeyBar:
     def active_bindings(self) -> dict[str, ActiveBinding]:
         active: dict[str, ActiveBinding] = super().active_bindings  # type: ignore[misc]
         for key, (node, binding, enabled, tooltip) in active.items():
-            if isinstance(node, DialogKeys):
-                shown = node.key_bar_binding(binding)
+            # a dialog's own keys; and the Enter of its focused list, which picks
+            owner = node if isinstance(node, DialogKeys) else None
+            if owner is None and DialogKeys.picks_on_enter(node):
+                owner = next((a for a in node.ancestors_with_self if isinstance(a, DialogKeys)), None)
+            if owner is not None:
+                shown = owner.key_bar_binding(binding)
                 if shown is not binding:
                     active[key] = ActiveBinding(node, shown, enabled, tooltip)
         return active

@@ -293,6 +293,7 @@ class CharacterPane(Vertical):
             max((cell_len(str(v)) for r, _, v in rows if is_text(r)), default=0),
             max((cell_len(w.plain if isinstance(w, Text) else w) for r, w, _ in rows if r.kind != "head"), default=0),
         )
+        rows = self._one_line_fields(rows)
         cells: list[tuple[str | Text, Any, int]] = []
         for row, what, value in rows:
             self._rows.append(row)
@@ -313,6 +314,30 @@ class CharacterPane(Vertical):
                 cursor -= 1
             self._move_cursor(cursor)
         self._after_remove = False
+
+    def _one_line_fields(self, rows: list[Any]) -> list[Any]:
+        """The system's ``Label: entry`` rows each on one line: where one of them is
+        longer than the titles' column ("Initiative trait: Perception" at 80×24), all of
+        them name their field without the word of its table ("Initiative: Perception",
+        "Attack: Sword"), alike under "Rolls with" (:func:`charfields.short_label`)."""
+        spec = self.spec
+        width = self._widths[0]
+        if spec is None:
+            return rows
+        picked = [
+            (i, row, what)
+            for i, (row, what, _) in enumerate(rows)
+            if row.kind == charfields.FIELD and isinstance(what, str) and ": " in what
+        ]
+        if all(cell_len(what) <= width for _, _, what in picked):
+            return rows
+        out = list(rows)
+        for i, row, what in picked:
+            short = charfields.short_label(spec, row.key)
+            label, _, entry = what.partition(": ")
+            if short is not None and label != short:
+                out[i] = (row, f"{short}: {entry}", rows[i][2])
+        return out
 
     def _draw(self, cells: list[tuple[str | Text, Any, int]]) -> bool:
         """The table's rows as ``cells`` (what, value, height); returns whether anything

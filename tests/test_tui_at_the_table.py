@@ -1,0 +1,92 @@
+"""What a new GM meets at 80×24, keys only (Pilot): the key bar agrees with the hint
+line and with what Enter really does; a ladder system's initiative dialog speaks in
+its ladder's words; a field of the character pane reads on one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers import SMALL, desk, dialog, make_save, press, saved_when, screen_text, select_entry, settle, until
+from textual.widgets import Input
+
+from gmdesk.core.dice import FixedDice
+from gmdesk.tui.screens.confirm import ChoiceDialog
+from gmdesk.tui.screens.encounter import InitiativeDialog
+
+
+def key_bar(app: object) -> str:
+    return screen_text(app).splitlines()[-1]
+
+
+def night(tmp_path: Path, system: str = "4d2", **kw: object) -> Path:
+    path, _ = make_save(
+        tmp_path,
+        system,
+        [{"name": "Kara"}, {"name": "Bruno", "side": "NPC"}],
+        initiative={"Kara": 12, "Bruno": 9},
+        start=True,
+        **kw,  # type: ignore[arg-type]
+    )
+    return path
+
+
+async def test_the_log_filter_bar_names_enter_as_its_hint_does_and_enter_chooses(tmp_path: Path) -> None:
+    async with desk(night(tmp_path), size=SMALL) as (app, pilot, screen):
+        await press(pilot, "a", "enter")  # a roll in the log, Kara's
+        await press(pilot, "f")
+        await dialog(pilot, ChoiceDialog)
+        await until(pilot, lambda: "Enter choose" in screen_text(app))
+        await settle(pilot)
+        bar = key_bar(app)
+        # Enter picks in the list (the hint says so): the bar says the same, not "^s Choose"
+        assert "⏎ Choose" in bar and "^s" not in bar, bar
+        await press(pilot, "down", "down")  # Character: Bruno
+        await press(pilot, "enter")
+        await until(pilot, lambda: not isinstance(app.screen, ChoiceDialog))
+        assert "Bruno" in screen_text(app).split("Rolls", 1)[1].splitlines()[0], screen_text(app)
+
+
+def ladder_night(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    return make_save(
+        tmp_path,
+        "fudge",
+        [
+            {
+                "name": "Kara",
+                "fields": {"traits": {"Sword": 2, "Perception": 1}, "initiative_trait": "Perception"},
+            },
+            {"name": "Bruno", "side": "NPC", "fields": {"traits": {"Alertness": -1}, "initiative_trait": "Alertness"}},
+        ],
+    )
+
+
+async def test_a_ladder_systems_initiative_dialog_shows_its_modifiers_as_ladder_words(tmp_path: Path) -> None:
+    path, ids = ladder_night(tmp_path)
+    # 2d3's dice cancel out (+2 +2 −2 −2): each initiative is its modifier's level
+    async with desk(path, rng=FixedDice([2, 2, 2, 2] * 2), size=SMALL) as (app, pilot, screen):
+        await press(pilot, "i")
+        dlg = await dialog(pilot, InitiativeDialog)
+        await settle(pilot)
+        # the pane says "Perception  Good" and "Alertness  Mediocre": so does the dialog
+        assert [dlg.query_one(f"#form-m{i}", Input).value for i in (0, 1)] == ["Good", "Mediocre"]
+        rows = [line for line in screen_text(app).splitlines() if " mod " in line]
+        assert "Good" in rows[0] and "Mediocre" in rows[1], rows
+        await press(pilot, "enter")  # the words are read back as the levels they name
+        state = await saved_when(pilot, path, lambda s: len(s.encounter.order) == 2)
+    by_id = {e.char_id: e.initiative for e in state.encounter.order}
+    assert by_id == {ids["Kara"]: 1, ids["Bruno"]: -1}
+
+
+async def test_a_field_of_the_pane_reads_on_one_line_at_80x24(tmp_path: Path) -> None:
+    path, ids = ladder_night(tmp_path)
+    async with desk(path, size=SMALL) as (app, pilot, screen):
+        await select_entry(pilot, ids["Kara"])
+        pane = screen.character
+        pane.table.focus()
+        await settle(pilot)
+        text = screen_text(app)
+        # "Initiative trait: Perception" took two lines at 80×24 ("Initiative trait:" over
+        # "  Perception"): the field, the trait and its level read on one line
+        row = next((line for line in text.splitlines() if "Perception" in line and "Initiative" in line), "")
+        assert "Initiative: Perception" in row and "Good" in row, text
+        assert not any(line.strip(" │▌").strip() == "Perception" for line in text.splitlines()), text
