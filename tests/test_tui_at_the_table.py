@@ -90,3 +90,40 @@ async def test_a_field_of_the_pane_reads_on_one_line_at_80x24(tmp_path: Path) ->
         row = next((line for line in text.splitlines() if "Perception" in line and "Initiative" in line), "")
         assert "Initiative: Perception" in row and "Good" in row, text
         assert not any(line.strip(" │▌").strip() == "Perception" for line in text.splitlines()), text
+
+
+async def test_a_long_hint_line_breaks_between_keys_never_inside_one(tmp_path: Path) -> None:
+    path, _ = ladder_night(tmp_path)
+    async with desk(path, size=SMALL) as (app, pilot, screen):
+        await press(pilot, "i")
+        await dialog(pilot, InitiativeDialog)
+        await until(pilot, lambda: "Esc cancel" in screen_text(app))
+        await settle(pilot)
+        rows = screen_text(app).splitlines()
+        at = next((i for i, row in enumerate(rows) if "Enter roll" in row), None)
+        assert at is not None, screen_text(app)
+        left = rows[at].index("Enter roll")  # the dialog's inside, between its borders
+        hint = [row[left:].split("│")[0].strip() for row in rows[at : at + 2]]
+        # it read "… + joins the encounter · Tab" over "next field · Esc cancel"
+        assert hint[0].endswith("+ joins the encounter ·"), hint
+        assert hint[1].startswith("Tab next field · Esc cancel"), hint
+
+
+async def test_an_open_dropdown_list_says_enter_picks_not_attack(tmp_path: Path) -> None:
+    from gmdesk.tui.screens.roll import RollDialog
+
+    async with desk(night(tmp_path), size=SMALL) as (app, pilot, screen):
+        await press(pilot, "a")
+        dlg = await dialog(pilot, RollDialog)
+        await settle(pilot)
+        target = dlg.query_one("#rd-target")
+        target.focus()
+        await settle(pilot)
+        await until(pilot, lambda: "Enter open list" in screen_text(app))
+        await press(pilot, "enter")  # the list opens: Enter picks in it, Escape closes it
+        await until(pilot, lambda: "Enter pick" in screen_text(app))
+        text = screen_text(app)
+        assert "Enter attack" not in text and "Esc close the list" in text and "Esc cancel" not in text, text
+        await press(pilot, "escape")  # the list closes, the dialog stays
+        await until(pilot, lambda: "Enter open list" in screen_text(app))
+        assert dlg.is_open

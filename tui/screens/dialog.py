@@ -33,6 +33,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from rich.cells import cell_len
 from textual import events
 from textual.binding import ActiveBinding, Binding, BindingType
 from textual.dom import DOMNode
@@ -105,6 +106,10 @@ class DialogHint(Static):
         return next((n for n in self.ancestors if isinstance(n, DialogKeys)), self.screen)
 
     def hint_text(self) -> str:
+        """The hint's keys, one line: ``Enter roll · Tab next field · Esc cancel``."""
+        return " · ".join(self.hint_parts())
+
+    def hint_parts(self) -> list[str]:
         screen = self.dialog()
         parts: list[str] = []
         focused = screen.focused
@@ -112,6 +117,13 @@ class DialogHint(Static):
         # where Enter belongs to the field, the key that submits from anywhere
         anywhere = keys_text(screen, "submit_anywhere", shown_only=False)
         own = ""
+        if isinstance(focused, OptionList) and isinstance(focused.parent, (Select, Choice)):
+            # a dropdown's open list: Enter picks in it and Escape closes it (the dialog stays)
+            pick = keys_text(focused, "select", shown_only=False).split("/")[0] or "Enter"
+            close = next(
+                (k for a in ("close", "dismiss") if (k := keys_text(focused, a, shown_only=False).split("/")[0])), "Esc"
+            )
+            return [f"{pick} pick · ↑↓ move", f"{close} close the list"]
         if isinstance(focused, SelectionList):
             pass
         elif isinstance(focused, OptionList) and not isinstance(focused.parent, (Select, Choice)):
@@ -144,11 +156,33 @@ class DialogHint(Static):
         cancel = keys_text(screen, "cancel")
         if cancel:
             parts.append(f"{cancel} cancel")
-        return " · ".join(parts)
+        return parts
+
+    def laid_out(self, parts: list[str], width: int) -> str:
+        """``parts`` in lines of ``width`` cells, broken only between two keys: "Tab
+        next field" is never split over two lines (as the text's own wrapping did at
+        80×24, "… · Tab" over "next field · Esc cancel")."""
+        if width <= 0:
+            return " · ".join(parts)
+        lines: list[str] = []
+        line = ""
+        for n, part in enumerate(parts):
+            joined = f"{line} · {part}" if line else part
+            last = n == len(parts) - 1  # a line broken after it ends with " ·"
+            if line and cell_len(joined) + (0 if last else 2) > width:
+                lines.append(f"{line} ·")
+                line = part
+            else:
+                line = joined
+        lines.append(line)
+        return "\n".join(lines)
 
     def refresh_hint(self) -> None:
         if self.is_mounted:
-            self.update(self.hint_text())
+            self.update(self.laid_out(self.hint_parts(), self.content_size.width))
+
+    def on_resize(self) -> None:
+        self.refresh_hint()
 
 
 # --------------------------------------------------------------------------------- dialog
