@@ -56,6 +56,7 @@ def ladder_night(tmp_path: Path) -> tuple[Path, dict[str, str]]:
                 "fields": {"traits": {"Sword": 2, "Perception": 1}, "initiative_trait": "Perception"},
             },
             {"name": "Bruno", "side": "NPC", "fields": {"traits": {"Alertness": -1}, "initiative_trait": "Alertness"}},
+            {"name": "Gob", "side": "NPC", "fields": {"traits": {"Club": 0}, "attack_trait": "Club"}},
         ],
     )
 
@@ -63,18 +64,18 @@ def ladder_night(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 async def test_a_ladder_systems_initiative_dialog_shows_its_modifiers_as_ladder_words(tmp_path: Path) -> None:
     path, ids = ladder_night(tmp_path)
     # 2d3's dice cancel out (+2 +2 −2 −2): each initiative is its modifier's level
-    async with desk(path, rng=FixedDice([2, 2, 2, 2] * 2), size=SMALL) as (app, pilot, screen):
+    async with desk(path, rng=FixedDice([2, 2, 2, 2] * 3), size=SMALL) as (app, pilot, screen):
         await press(pilot, "i")
         dlg = await dialog(pilot, InitiativeDialog)
         await settle(pilot)
         # the pane says "Perception  Good" and "Alertness  Mediocre": so does the dialog
-        assert [dlg.query_one(f"#form-m{i}", Input).value for i in (0, 1)] == ["Good", "Mediocre"]
+        assert [dlg.query_one(f"#form-m{i}", Input).value for i in (0, 1, 2)] == ["Good", "Mediocre", "Fair"]
         rows = [line for line in screen_text(app).splitlines() if " mod " in line]
         assert "Good" in rows[0] and "Mediocre" in rows[1], rows
         await press(pilot, "enter")  # the words are read back as the levels they name
-        state = await saved_when(pilot, path, lambda s: len(s.encounter.order) == 2)
+        state = await saved_when(pilot, path, lambda s: len(s.encounter.order) == 3)
     by_id = {e.char_id: e.initiative for e in state.encounter.order}
-    assert by_id == {ids["Kara"]: 1, ids["Bruno"]: -1}
+    assert by_id == {ids["Kara"]: 1, ids["Bruno"]: -1, ids["Gob"]: 0}
 
 
 async def test_a_field_of_the_pane_reads_on_one_line_at_80x24(tmp_path: Path) -> None:
@@ -90,6 +91,12 @@ async def test_a_field_of_the_pane_reads_on_one_line_at_80x24(tmp_path: Path) ->
         row = next((line for line in text.splitlines() if "Perception" in line and "Initiative" in line), "")
         assert "Initiative: Perception" in row and "Good" in row, text
         assert not any(line.strip(" │▌").strip() == "Perception" for line in text.splitlines()), text
+        # every character's pane names the fields alike, one whose entries would fit too
+        await select_entry(pilot, ids["Gob"])
+        pane.table.focus()
+        await settle(pilot)
+        text = screen_text(app)
+        assert "Attack: Club" in text and "Attack trait: Club" not in text, text
 
 
 async def test_a_long_hint_line_breaks_between_keys_never_inside_one(tmp_path: Path) -> None:

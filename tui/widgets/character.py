@@ -316,21 +316,23 @@ class CharacterPane(Vertical):
         self._after_remove = False
 
     def _one_line_fields(self, rows: list[Any]) -> list[Any]:
-        """The system's ``Label: entry`` rows each on one line: where one of them is
-        longer than the titles' column ("Initiative trait: Perception" at 80×24), all of
-        them name their field without the word of its table ("Initiative: Perception",
-        "Attack: Sword"), alike under "Rolls with" (:func:`charfields.short_label`)."""
+        """The system's ``Label: entry`` rows each on one line: where the titles' column
+        is too narrow for its longest label and an entry's name
+        (:data:`ENTRY_ROOM`; "Initiative trait: Perception" at 80×24), every such row
+        names its field without the word of its table ("Initiative: Perception",
+        "Attack: Sword"), alike for every character of the session
+        (:func:`charfields.short_label`)."""
         spec = self.spec
-        width = self._widths[0]
         if spec is None:
+            return rows
+        labels = [f.label for f in spec.character_fields if f.type == "stat"]
+        if not labels or max(cell_len(x) for x in labels) + 2 + ENTRY_ROOM <= self._widths[0]:
             return rows
         picked = [
             (i, row, what)
             for i, (row, what, _) in enumerate(rows)
             if row.kind == charfields.FIELD and isinstance(what, str) and ": " in what
         ]
-        if all(cell_len(what) <= width for _, _, what in picked):
-            return rows
         out = list(rows)
         for i, row, what in picked:
             short = charfields.short_label(spec, row.key)
@@ -679,6 +681,11 @@ class CharacterPane(Vertical):
 def _text(value: Any) -> Any:
     """A value cell as text (a table reads a str as markup)."""
     return Text(value) if isinstance(value, str) else value
+
+
+#: the cells a system field's entry ("Perception", "Fire Combat") is given beside its
+#: label before the label is shortened (:meth:`CharacterPane._one_line_fields`)
+ENTRY_ROOM = 11
 
 
 def _fit(what: str | Text, width: int, head: bool) -> tuple[str | Text, int]:
