@@ -6,7 +6,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import SMALL, desk, dialog, make_save, press, saved_when, screen_text, select_entry, settle, until
+from helpers import (
+    SMALL,
+    burst,
+    desk,
+    dialog,
+    make_save,
+    notes,
+    press,
+    saved_when,
+    screen_text,
+    select_entry,
+    settle,
+    until,
+)
 from textual.widgets import Input
 
 from gmdesk.core.dice import FixedDice
@@ -134,3 +147,36 @@ async def test_an_open_dropdown_list_says_enter_picks_not_attack(tmp_path: Path)
         await press(pilot, "escape")  # the list closes, the dialog stays
         await until(pilot, lambda: "Enter open list" in screen_text(app))
         assert dlg.is_open
+
+
+async def test_a_vitality_typed_in_the_pane_is_told_in_the_gms_words(tmp_path: Path) -> None:
+    from test_tui_char_fields import to_row
+
+    path, ids = make_save(tmp_path, "1d6x4", [{"name": "Kara", "vitality": 12}])
+    async with desk(path, size=SMALL) as (app, pilot, screen):
+        pane = screen.character
+        await press(pilot, "tab")
+        await to_row(pilot, pane, "field", "vitality")
+        await press(pilot, "enter")
+        await burst(pilot, "9")
+        await press(pilot, "enter")
+        state = await saved_when(pilot, path, lambda s: s.characters[ids["Kara"]].vitality_current == 9)
+        assert state.characters[ids["Kara"]].vitality_default == 12
+        said = notes(app)[-1]
+        # it said "Kara: vitality_current changed" (the stored field's name)
+        assert "Kara: Vitality 12 → 9" in said and "_" not in said, said
+
+
+async def test_a_long_value_under_its_label_keeps_its_indent_on_every_line(tmp_path: Path) -> None:
+    path, ids = make_save(
+        tmp_path, "1d6x4", [{"name": "Kara", "fields": {"attack_test": "Fitness, Knife Expertise, Stealth"}}]
+    )
+    async with desk(path, size=SMALL) as (app, pilot, screen):
+        await press(pilot, "tab")
+        await settle(pilot)
+        lines = [line.split("││", 1)[-1] for line in screen_text(app).splitlines()]
+        at = next(i for i, line in enumerate(lines) if "Attack descriptors:" in line)
+        under = [line.strip("│▁▇ ") for line in lines[at + 1 : at + 3]]
+        # "Expertise" came back to the pane's edge under "  Fitness, Knife"
+        assert all(line.startswith("   ") and line.strip() for line in lines[at + 1 : at + 3]), lines[at : at + 3]
+        assert " ".join(under) == "Fitness, Knife Expertise, Stealth", under

@@ -628,7 +628,9 @@ class CharacterPane(Vertical):
                 fields = {"name": text}
             else:
                 fields = {row.key: text}
-            return {"type": "character.edit", "id": cid, "fields": fields}, f"{ch.name}: {', '.join(fields)} changed"
+            # told in the session's words for the change ("Kara: Vitality 12 → 9"), never
+            # by the stored field's name ("vitality_current changed")
+            return {"type": "character.edit", "id": cid, "fields": fields}, ""
         if row.kind == "add" and row.key in ("advantage", "shift"):
             name, value, rounds = parse_source(text, row.key)
             return (
@@ -700,12 +702,31 @@ def _fit(what: str | Text, width: int, head: bool) -> tuple[str | Text, int]:
         return what, 2
     label, sep, rest = plain.partition(": ")
     if sep and isinstance(what, str) and cell_len(label) < width:
-        return f"{label}:\n  {rest}", 2 if cell_len(rest) + 2 <= width else 3
+        # the value under its label, each of its lines indented alike ("Attack
+        # descriptors:" over "  Fitness, Knife" over "  Expertise")
+        lines = _indented(rest, width)
+        return "\n".join([f"{label}:", *lines]), 1 + len(lines)
     if isinstance(what, Text):  # its styles kept
         cut = what.copy()
         cut.truncate(width, overflow="ellipsis")
         return cut, 1
     return fit_name(what, width), 1
+
+
+def _indented(text: str, width: int, indent: str = "  ") -> list[str]:
+    """``text`` in lines of ``width`` cells, each after ``indent``, broken at spaces
+    (a word longer than a line is cut with "…")."""
+    room = max(1, width - cell_len(indent))
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        joined = f"{line} {word}" if line else word
+        if line and cell_len(joined) > room:
+            lines.append(line)
+            joined = word
+        line = joined if cell_len(joined) <= room else fit_name(joined, room)
+    lines.append(line)
+    return [indent + x for x in lines]
 
 
 # -------------------------------------------------------------------------- sheet rows
