@@ -14,6 +14,7 @@ from helpers import (
     make_save,
     notes,
     press,
+    run,
     saved_when,
     screen_text,
     select_entry,
@@ -180,3 +181,24 @@ async def test_a_long_value_under_its_label_keeps_its_indent_on_every_line(tmp_p
         # "Expertise" came back to the pane's edge under "  Fitness, Knife"
         assert all(line.startswith("   ") and line.strip() for line in lines[at + 1 : at + 3]), lines[at : at + 3]
         assert " ".join(under) == "Fitness, Knife Expertise, Stealth", under
+
+
+async def test_the_new_session_hint_follows_the_focus(tmp_path: Path) -> None:
+    from test_tui_picker import loaded_picker
+
+    from gmdesk.core.session import SessionStore
+    from gmdesk.tui.app import GmdeskApp
+    from gmdesk.tui.screens.newsession import NewSessionDialog
+
+    SessionStore(tmp_path / "saves").create("Tuesday", "4d2")
+    app = GmdeskApp(tmp_path / "saves", examples_dir=tmp_path / "none")
+    async with run(app, size=SMALL) as pilot:
+        await loaded_picker(pilot)
+        await press(pilot, "n")
+        await dialog(pilot, NewSessionDialog)
+        await until(pilot, lambda: "Tab systems" in screen_text(app))
+        await press(pilot, "tab")  # in the systems: it said "Tab systems" there too
+        await until(pilot, lambda: "Tab name" in screen_text(app))
+        assert "Tab systems" not in screen_text(app) and "↑↓ system" in screen_text(app)
+        await press(pilot, "tab")
+        await until(pilot, lambda: "Tab systems" in screen_text(app))
