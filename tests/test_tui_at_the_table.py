@@ -202,3 +202,16 @@ async def test_the_new_session_hint_follows_the_focus(tmp_path: Path) -> None:
         assert "Tab systems" not in screen_text(app) and "↑↓ system" in screen_text(app)
         await press(pilot, "tab")
         await until(pilot, lambda: "Tab systems" in screen_text(app))
+
+
+async def test_tab_into_the_pane_lands_on_a_row_that_takes_enter(tmp_path: Path) -> None:
+    path, ids = make_save(
+        tmp_path, "fudge", [{"name": "Gob", "side": "NPC", "fields": {"traits": {"Club": 1}, "attack_trait": "Club"}}]
+    )
+    async with desk(path, size=SMALL) as (app, pilot, screen):
+        pane = screen.character
+        await press(pilot, "tab")  # the pane's first row is a section's title, "── Rolls with"
+        row = pane.current_row()
+        assert row is not None and row.kind != "head", row
+        await press(pilot, "enter")  # it did nothing there: now it edits the row under the title
+        assert pane.editing

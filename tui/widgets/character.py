@@ -149,6 +149,12 @@ class CharacterTable(DataTable[Any]):
             event.stop()
             self.notify("Enter (or e) opens the editor for the new entry", timeout=3)
 
+    def on_focus(self, event: events.Focus) -> None:
+        """The cursor leaves a section's title for the row under it as the pane takes
+        the focus: Enter, Space and the row's keys act there at once (Tab then Enter
+        did nothing on "── Rolls with")."""
+        self.parent_pane.off_title()
+
     def action_select_cursor(self) -> None:
         """Enter acts on the row under the cursor within this key's own handling (the
         table's RowSelected would reach the pane as a message later): the editor it
@@ -314,6 +320,8 @@ class CharacterPane(Vertical):
                 cursor -= 1
             self._move_cursor(cursor)
         self._after_remove = False
+        if changed_char and table.has_focus:  # another character's rows, under the focus
+            self.off_title()
 
     def _one_line_fields(self, rows: list[Any]) -> list[Any]:
         """The system's ``Label: entry`` rows each on one line: where the titles' column
@@ -360,6 +368,20 @@ class CharacterPane(Vertical):
                 table.add_row(what, value, key=str(i), height=height)
         self._drawn = cells
         return True
+
+    def off_title(self, step: int = 1) -> None:
+        """Move the cursor from a section's title to the nearest row that takes a key,
+        the way it was going (``step``: 1 down, −1 up), else the other way (a title
+        is never acted on)."""
+        r = self.table.cursor_row
+        rows = self._rows
+        if not (0 <= r < len(rows)) or rows[r].kind != "head":
+            return
+        ahead = range(r + step, len(rows) if step > 0 else -1, step)
+        behind = range(r - step, -1 if step > 0 else len(rows), -step)
+        found = next((i for i in [*ahead, *behind] if rows[i].kind != "head"), None)
+        if found is not None:
+            self._move_cursor(found)
 
     def _move_cursor(self, row: int) -> None:
         if self.table.cursor_row != row:
