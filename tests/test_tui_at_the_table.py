@@ -11,6 +11,8 @@ from helpers import (
     burst,
     desk,
     dialog,
+    main_screen,
+    make_app,
     make_save,
     notes,
     press,
@@ -215,3 +217,22 @@ async def test_tab_into_the_pane_lands_on_a_row_that_takes_enter(tmp_path: Path)
         assert row is not None and row.kind != "head", row
         await press(pilot, "enter")  # it did nothing there: now it edits the row under the title
         assert pane.editing
+
+
+async def test_a_notification_under_a_dialog_stays_off_the_roll_log(tmp_path: Path) -> None:
+    from textual.widgets._toast import Toast
+
+    from gmdesk.tui.screens.encounter import InitiativeDialog
+
+    app = make_app(night(tmp_path))
+    async with run(app, size=SMALL, notifications=True) as pilot:
+        screen = await main_screen(pilot)
+        await press(pilot, "n")  # "Round 1: Bruno's turn", told in a notification
+        await press(pilot, "i")
+        await dialog(pilot, InitiativeDialog)
+        await until(pilot, lambda: bool(app.screen.query(Toast)))
+        await settle(pilot)
+        log_top = screen.rolllog.region.y
+        shown = [t.region for t in app.screen.query(Toast)]
+        # it was drawn at the bottom right of the dialog's screen, over the log's newest lines
+        assert shown and all(r.bottom <= log_top for r in shown), (shown, log_top)
