@@ -9,9 +9,23 @@ it, so ``gmdesk roll`` never loads Textual.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 
-from gmdesk.cli.main import main as run_command
+
+def _quiet_interrupt(kind: type[BaseException], value: BaseException, tb: object) -> None:
+    """Ctrl-C while gmdesk is still loading its modules, before :func:`main` runs (which
+    answers a Ctrl-C with exit status 130 and no traceback): no traceback then either;
+    the process ends as Ctrl-C ends it. Anything else is said as Python says it."""
+    if issubclass(kind, KeyboardInterrupt):
+        print(file=sys.stderr)  # (the shell's prompt on a line of its own after "^C")
+        return
+    sys.__excepthook__(kind, value, tb)  # type: ignore[arg-type]
+
+
+sys.excepthook = _quiet_interrupt  # (first: the imports below take most of a start-up)
+
+from collections.abc import Sequence  # noqa: E402
+
+from gmdesk.cli.main import main as run_command  # noqa: E402
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:

@@ -38,12 +38,16 @@ from gmdesk.core.tables import DEFAULT_TABLES
 
 __all__ = [
     "CHECKS",
+    "EVERY_ROLL_DICE",
+    "EVERY_ROLL_LIMIT",
+    "PathDice",
     "check_cli",
     "check_declaration",
     "check_odds",
     "check_rolls",
     "check_system",
     "conformance_tests",
+    "every_roll",
     "spec_of",
 ]
 
@@ -163,6 +167,96 @@ def _curve_exact(spec: SystemSpec, params: Any, what: str) -> None:
     _expect(curve.success is None or isinstance(curve.success, int), f"{sid}: the curve of {what} marks a whole number")
 
 
+class _NextDie(BaseException):
+    """The roll asked for a die past the path (a BaseException: no roll catches it)."""
+
+    def __init__(self, low: int, high: int) -> None:
+        self.low, self.high = low, high
+
+
+class PathDice:
+    """A random source answering the dice of ``path`` in order, and stopping at the
+    first die past it (:class:`_NextDie`, which :func:`every_roll` catches); ``weight``
+    is the chance of the dice answered so far."""
+
+    def __init__(self, path: list[int]) -> None:
+        self.path, self.used, self.weight = path, 0, Fraction(1)
+
+    def randint(self, a: int, b: int) -> int:
+        if self.used == len(self.path):
+            raise _NextDie(a, b)
+        value = self.path[self.used]
+        self.used += 1
+        self.weight /= b - a + 1
+        return value
+
+
+#: how many dice sequences :func:`check_odds` reads at most, and how many dice a
+#: sequence may run to before it is cut (its chance then bounds the difference allowed)
+EVERY_ROLL_LIMIT, EVERY_ROLL_DICE = 200_000, 12
+
+
+def every_roll(
+    roll: Callable[[PathDice], Any], *, cut: Callable[[list[int]], bool] | None = None, limit: int | None = None
+) -> tuple[list[tuple[Any, Fraction]], Fraction] | None:
+    """Every dice sequence ``roll`` (given a random source) can meet, each with its
+    chance: ``([(what roll returned, chance)…], the chance of the sequences cut)``, a
+    sequence cut where ``cut(dice so far)`` says so (an unbounded reroll); None past
+    ``limit`` sequences."""
+    out: list[tuple[Any, Fraction]] = []
+    cut_off, stack = Fraction(0), [list[int]()]
+    while stack:
+        path = stack.pop()
+        rng = PathDice(path)
+        try:
+            result = roll(rng)
+        except _NextDie as need:
+            if cut is not None and cut(path):
+                cut_off += rng.weight
+            else:
+                stack.extend(path + [v] for v in range(need.low, need.high + 1))
+            continue
+        out.append((result, rng.weight))
+        if limit is not None and len(out) > limit:
+            return None
+    return out, cut_off
+
+
+def _odds_are_every_roll(spec: SystemSpec, params: Any, what: str) -> None:
+    """The odds of ``params`` are the roll's own: every dice sequence ``roll`` meets,
+    weighted by its chance, gives each value the odds' chance, and each named outcome
+    a roll reads (``outcome``) the chance the odds give it (within what was cut off).
+    A roll of more sequences than :data:`EVERY_ROLL_LIMIT` is not enumerated."""
+    sid = spec.id
+    found = every_roll(
+        lambda rng: spec.roll(params, rng, DEFAULT_TABLES),
+        cut=lambda path: len(path) >= EVERY_ROLL_DICE,
+        limit=EVERY_ROLL_LIMIT,
+    )
+    if found is None:
+        return
+    rolls, cut_off = found
+    odds = spec.odds(params, DEFAULT_TABLES)
+    allowed = cut_off + odds.tail
+    values: dict[int, Fraction] = {}
+    labels: dict[str, Fraction] = {}
+    for record, p in rolls:
+        values[record.value] = values.get(record.value, Fraction(0)) + p
+        labels[record.outcome] = labels.get(record.outcome, Fraction(0)) + p
+    for value in sorted(set(values) | {v for v, _ in odds.distribution}):
+        got, said = values.get(value, Fraction(0)), odds.p(value)
+        _expect(
+            abs(got - said) <= allowed,
+            f"{sid}: the odds of {what} give {value} the chance {said}, its rolls {got} (every dice sequence read)",
+        )
+    for label, said in odds.outcomes:
+        if label in labels:
+            _expect(
+                abs(labels[label] - said) <= allowed,
+                f"{sid}: the odds of {what} give {label!r} the chance {said}, its rolls {labels[label]}",
+            )
+
+
 def check_odds(system: str | ModuleType | SystemSpec) -> None:
     """``odds`` is exact (Fractions summing to 1 − tail) for the defaults, and for an
     attack on them when the system takes one; so is the curve of its value."""
@@ -195,12 +289,17 @@ def _rolls_round_trip(spec: SystemSpec, params: Any, what: str) -> None:
 
 def check_rolls(system: str | ModuleType | SystemSpec) -> None:
     """Seeded rolls (the defaults, and an attack when the system takes one) round-trip
-    through JSON and replay the same; initiative is a whole number that round-trips."""
+    through JSON and replay the same; the odds are the roll's own: every dice sequence
+    the roll meets (up to :data:`EVERY_ROLL_LIMIT` of them, each cut after
+    :data:`EVERY_ROLL_DICE` dice) gives each value, and each outcome the odds name,
+    the chance the odds give it; initiative is a whole number that round-trips."""
     spec = spec_of(system)
     _rolls_round_trip(spec, spec.Params(), "a plain roll")
+    _odds_are_every_roll(spec, spec.Params(), "a plain roll")
     attack = _attack_params(spec)
     if attack is not None:
         _rolls_round_trip(spec, attack, "an attack")
+        _odds_are_every_roll(spec, attack, "an attack")
     init = spec.initiative(make_rng(SEEDS[0]), 1)
     _expect(isinstance(init.value, int), f"{spec.id}: initiative's value is a whole number")
     _expect(RollRecord.from_json(json.loads(init.dumps())) == init, f"{spec.id}: initiative reads back from its JSON")

@@ -86,6 +86,9 @@ def register(subparsers: Any) -> None:
     v.add_argument("file", metavar="FILE")
     v.add_argument("--system", default=None, metavar="SYSTEM", help="only this system's")
     v.add_argument("--tag", default=None, metavar="TAG", help="only those with this tag")
+    v.add_argument(
+        "--replace", action="store_true", help="write over FILE when it already holds stat blocks (else refused)"
+    )
     v.set_defaults(func=guard(cmd_export))
 
     v = verbs.add_parser("import", help="add the stat blocks of a TOML file")
@@ -286,7 +289,9 @@ def cmd_export(ns: Any) -> int:
 
     saves = session_store(ns).dir
     if ns.file != "-":
-        check_output(ns.file, saves)  # never gmdesk's own files: refused before the bestiary is read
+        # never gmdesk's own files, nor stat blocks shared as TOML unless --replace:
+        # refused before the bestiary is read
+        check_output(ns.file, saves, ns.replace)
     blocks = bestiary(ns).blocks(_system(ns.system), ns.tag)
     text = to_toml(blocks)
     if ns.file == "-":
@@ -294,7 +299,7 @@ def cmd_export(ns: Any) -> int:
         return 0
     out = Path(ns.file).expanduser()
     try:  # whole or not at all: a temporary file beside it, fsynced, then renamed
-        write_output(out, text.encode("utf-8"), saves)
+        write_output(out, text.encode("utf-8"), saves, ns.replace)
         saved("export", f"{out}")
     except OSError as e:
         raise GmdeskError(f"cannot write {out}: {e.strerror or e}") from None

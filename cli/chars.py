@@ -412,6 +412,7 @@ def cmd_initiative(ns: Any) -> int:
     as typed; those not in the encounter join it."""
     from gmdesk.core.dice import make_rng
     from gmdesk.core.session.events import EventError
+    from gmdesk.core.systems import get_spec
     from gmdesk.core.systems.base import parse_int
 
     seed = None if ns.seed is None else parse_int("--seed", ns.seed, -(2**63), 2**63)
@@ -424,8 +425,10 @@ def cmd_initiative(ns: Any) -> int:
             if c.id in ids:
                 raise GmdeskError(f"{c.name} is named twice")
             ids.append(c.id)
-            if sep:
-                values[c.id] = parse_int(f"{c.name}'s initiative", value)
+            if sep:  # read the system's way (a fudge ladder level, a plug-in's word), else a number
+                parse = get_spec(session.state.info.system).parse_initiative
+                label = f"{c.name}'s initiative"
+                values[c.id] = int(parse(label, value)) if parse is not None else parse_int(label, value)
         pins = dict.fromkeys(ids, True) if ns.pin else dict.fromkeys(ids, False) if ns.unpin else None
         if ns.unpin:
             bare = [session.state.characters[cid] for cid in ids if cid not in values]
@@ -456,7 +459,9 @@ def cmd_initiative(ns: Any) -> int:
 
 def cmd_group(ns: Any) -> int:
     with open_session(ns) as session:
-        ids = [session.character(name).id for name in ns.names]
+        ids = list(dict.fromkeys(session.character(name).id for name in ns.names))
+        if len(ids) < 2:  # (said here in the command's words, not the event's field)
+            raise GmdeskError("a group needs two characters or more: name each one (NAME NAME …)")
         _print_event(_apply(session, {"type": "group.set", "label": ns.label, "ids": ids}))
     return 0
 

@@ -15,6 +15,7 @@ from gmdesk.core.errors import GmdeskError, ParamError
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, read as True by type checkers: a roll never loads typing
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any, NoReturn
 
     from gmdesk.core.session import Session, SessionStore
@@ -72,9 +73,20 @@ class Parser(argparse.ArgumentParser):
 
 def fail(message: str) -> int:
     """Say ``message`` on stderr in one line (``gmdesk: …``); the exit status 2."""
-    message = " ".join(str(message).split())
+    message = one_line(message)
     print(message if message.startswith("gmdesk") else f"gmdesk: {message}", file=sys.stderr)
     return EXIT_USAGE
+
+
+def one_line(message: object) -> str:
+    """``message`` as one line a terminal shows as it is: runs of white space (line
+    breaks included) are one space, and any other control character (an argument
+    pasted with an escape sequence) is written as its escape (``\\x1b``), never
+    obeyed by the terminal."""
+    text = " ".join(str(message).split())
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def guard(fn: Callable[[Any], int]) -> Callable[[Any], int]:
@@ -112,15 +124,26 @@ def error_text(e: Exception) -> str:
     return f"unexpected error ({type(e).__name__}{': ' + text[0] if text else ''}); please report it"
 
 
-def session_store(ns: Any) -> SessionStore:
-    """The saves directory the command names (``ns.saves``: ``--saves`` or
-    ``$GMDESK_SAVES``), else the platform's."""
+def saves_dir(saves: str | None) -> Path:
+    """The saves directory ``saves`` names (``--saves`` or ``$GMDESK_SAVES``), else the
+    platform's. One that is a file (``--saves notes.txt``) is refused in one line
+    (UsageError): no command lists it as empty or writes beside it."""
     from pathlib import Path
 
-    from gmdesk.core.session.saves import SessionStore, default_saves_dir
+    from gmdesk.core.session.saves import default_saves_dir
 
-    saves = getattr(ns, "saves", None)
-    return SessionStore(Path(saves).expanduser() if saves else default_saves_dir())
+    path = Path(saves).expanduser() if saves else default_saves_dir()
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"gmdesk: the saves directory {path} is a file; --saves (or $GMDESK_SAVES) names a directory")
+    return path
+
+
+def session_store(ns: Any) -> SessionStore:
+    """The saves directory the command names (``ns.saves``: ``--saves`` or
+    ``$GMDESK_SAVES``), else the platform's (see :func:`saves_dir`)."""
+    from gmdesk.core.session.saves import SessionStore
+
+    return SessionStore(saves_dir(getattr(ns, "saves", None)))
 
 
 def open_session(ns: Any, readonly: bool = False) -> Session:

@@ -45,10 +45,11 @@ def _needs(front_end: FrontEnd | None) -> FrontEnd:
 
 
 def resolve_saves(saves: str | None) -> Path:
-    """The saves directory: ``--saves`` / ``$GMDESK_SAVES`` if given, else the platform's."""
-    from gmdesk.core.session.saves import default_saves_dir
+    """The saves directory: ``--saves`` / ``$GMDESK_SAVES`` if given, else the platform's
+    (one that is a file is refused: :func:`gmdesk.cli.common.saves_dir`)."""
+    from gmdesk.cli.common import saves_dir
 
-    return Path(saves) if saves else default_saves_dir()
+    return saves_dir(saves)
 
 
 def open_path(saves: str | None, save: str) -> Path:
@@ -62,12 +63,28 @@ def open_path(saves: str | None, save: str) -> Path:
     return Path(path)
 
 
+def sound_path(saves: str | None, save: str) -> Path:
+    """The file of the session ``save`` names, when it can be opened: a file that is no
+    gmdesk session (``gmdesk view notes.txt``), a damaged one or one whose plug-in is
+    missing is refused in one line (UsageError) — the players' view of it would show
+    nothing but an error, and ``serve`` would offer that to every browser."""
+    from gmdesk.core.session.saves import SessionStore
+
+    path = open_path(saves, save)
+    summary = SessionStore(resolve_saves(saves)).summary(path)
+    if summary.error is not None:
+        hint = "" if summary.needs_plugin else " (`gmdesk check` says more)" if summary.known else ""
+        raise UsageError(f"gmdesk: {summary.error}{hint}")
+    return path
+
+
 def cmd_desk(saves: str | None, save: str | None, front_end: FrontEnd | None) -> int:
     """``gmdesk [SAVE]``: the session picker, or the session ``save`` where play stopped."""
+    directory = resolve_saves(saves)
     opened = open_path(saves, save) if save else None
     _check_seed()
     with unwatched_stdout():
-        return _needs(front_end).desk(resolve_saves(saves), opened)
+        return _needs(front_end).desk(directory, opened)
 
 
 def _check_seed() -> None:
@@ -85,7 +102,7 @@ def cmd_view(argv: list[str], saves: str | None, front_end: FrontEnd | None) -> 
     parser = Parser(prog="gmdesk view")
     parser.add_argument("save", metavar="SAVE", help="session name or path")
     ns = parser.parse_args(argv)
-    path = open_path(saves, ns.save)
+    path = sound_path(saves, ns.save)
     with unwatched_stdout():
         return _needs(front_end).view(resolve_saves(saves), path)
 
@@ -93,7 +110,7 @@ def cmd_view(argv: list[str], saves: str | None, front_end: FrontEnd | None) -> 
 def cmd_serve(argv: list[str], saves: str | None, front_end: FrontEnd | None) -> int:
     """``gmdesk serve SAVE``: the read-only player view for browsers."""
     parser = Parser(prog="gmdesk serve")
-    parser.add_argument("save")
+    parser.add_argument("save", metavar="SAVE", help="session name or path")
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for the table's network)"
     )
@@ -118,7 +135,7 @@ def cmd_serve(argv: list[str], saves: str | None, front_end: FrontEnd | None) ->
         keys = Path(ns.authorized_keys).expanduser()
         if not keys.is_file():
             raise UsageError(f"gmdesk serve: --authorized-keys: no file {str(keys)!r}")
-    path = open_path(saves, ns.save)
+    path = sound_path(saves, ns.save)
     with unwatched_stdout():
         return _needs(front_end).serve(
             path,

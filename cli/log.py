@@ -90,15 +90,18 @@ def _players(session: Session, events: Sequence[Event]) -> list[Event]:
     """What of ``events`` the players may read, as the player view shows the session
     now: no GM's note, nothing of a character hidden from them, no hidden roll, and
     each roll's GM secrets taken out of its JSON."""
-    from gmdesk.core.session.events.visibility import public_event
+    from gmdesk.core.session.events.visibility import gone_hidden, public_event
+    from gmdesk.core.session.export import in_effect
 
     state = session.state
     by_seq = {e.seq: e for e in session.events}
+    live = in_effect(session.events)
+    gone = gone_hidden(e for e in session.events if e.seq in live)
     out = []
     for e in events:
         if e.type == "note":
             continue
-        shown = public_event(state, e, by_seq)
+        shown = public_event(state, e, by_seq, gone)
         if shown is not None:
             out.append(_without_secrets(shown))
     return out

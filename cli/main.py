@@ -76,6 +76,9 @@ def main(argv: Sequence[str] | None = None, front_end: FrontEnd | None = None) -
 
 
 def _fail(message: str) -> int:
+    from gmdesk.cli.common import one_line
+
+    message = one_line(message)
     print(f"gmdesk: {message}" if not message.startswith("gmdesk") else message, file=sys.stderr)
     return EXIT_USAGE
 
@@ -99,8 +102,7 @@ def _run(args: list[str], front_end: FrontEnd | None) -> int:
             return 0  # `gmdesk roll … | head`: the reader left; not an error worth a line
         return _fail(f"output: {e.strerror or e}")
     except UsageError as e:
-        print(str(e), file=sys.stderr)
-        return EXIT_USAGE
+        return _fail(str(e))
     except GmdeskError as e:
         return _fail(str(e))
     except KeyboardInterrupt:

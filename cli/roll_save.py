@@ -188,7 +188,7 @@ def session_options(ns: Any, system_module: Any, saves: Any = None) -> None:
         except ParamError as e:
             param = next((p for p in spec.params if p.label == e.option), None)
             option = param.cli_option if param is not None else e.option
-            raise ParamError(option, str(e).partition(": ")[2]) from None
+            raise ParamError(option, e.message) from None
         combat = bool(getattr(ns, _dest(ns, "combat") or "combat", False))
         filled = set()
         replaced = spec.replaced_by(typed)  # a typed value stands in for these: nothing filled
@@ -199,7 +199,7 @@ def session_options(ns: Any, system_module: Any, saves: Any = None) -> None:
                 filled.add(name)
         read = spec.read_filled
         if read is not None and filled:
-            data = read(data, filled, actor, target, items=session.sheet_items())
+            data = read(data, filled, actor, target, **spec.offered("read_filled", items=session.sheet_items()))
         for name, value in data.items():
             dest = _dest(ns, name)
             if dest is not None and value is not typed.get(name):
@@ -241,7 +241,8 @@ def _filled(
     params, origins = session.fill_params_from(system_module, params, actor, target, combat, given)
     from gmdesk.core.systems import spec_of
 
-    hook = spec_of(system_module).read_sheets
-    if hook is not None:
-        params = hook(params, actor, target, read, items=session.sheet_items())
+    spec = spec_of(system_module)
+    if spec.read_sheets is not None:  # (offered ``items`` only if it takes it)
+        items = spec.offered("read_sheets", items=session.sheet_items())
+        params = spec.read_sheets(params, actor, target, read, **items)
     return params, origins

@@ -50,12 +50,27 @@ def _command_options(parser: argparse.ArgumentParser, *, rolling: bool) -> None:
         parser.add_argument("--at", dest="target", default=None, metavar="TARGET", help="at whom (with --save)")
 
 
+class SystemParser(Parser):
+    """The parser of one system's options: a value that opens with a minus sign and a
+    digit is its option's value (``--adv -1,+2``, :func:`signed_values`)."""
+
+    value_options: frozenset[str] = frozenset()
+
+    def parse_known_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:
+        from gmdesk.core.systems.options import signed_values
+
+        if args is not None:
+            args = signed_values(args, self.value_options)
+        return super().parse_known_args(args, namespace)
+
+
 def system_parser(command: str, spec: SystemSpec) -> Parser:
     """The parser of ``gmdesk roll|odds SYSTEM``: the system's declared parameters
     (:mod:`gmdesk.core.systems.options`), then the command's own options."""
-    from gmdesk.core.systems.options import add_options
+    from gmdesk.core.systems.options import add_options, value_options
 
-    parser = Parser(prog=f"gmdesk {command} {spec.id}", add_help=True)
+    parser = SystemParser(prog=f"gmdesk {command} {spec.id}", add_help=True)
+    parser.value_options = value_options(spec)
     try:
         add_options(parser, spec)
         _command_options(parser, rolling=(command == "roll"))

@@ -133,6 +133,7 @@ COMMANDS: dict[str, Callable[[Any], None]] = {
 
 @guard
 def cmd_new(ns: Any) -> int:
+    from gmdesk.core.session.saves import clean_name
     from gmdesk.core.session.settings import by_key, parse_assignment
     from gmdesk.core.systems import DEFAULT_SYSTEM, get_system
 
@@ -146,24 +147,28 @@ def cmd_new(ns: Any) -> int:
     settings = dict(parse_assignment(text) for text in ns.setting)
     store = session_store(ns)
     path = store.create(ns.name, system, settings or None)
-    saved("new", f"new session {ns.name.strip()}: {path}")
+    name = clean_name(ns.name)  # as kept: no line break or terminal control sequence echoed back
+    saved("new", f"new session {name}: {path}")
     shown = ", ".join(f"{by_key()[k].title} {by_key()[k].show(v)}" for k, v in settings.items())
-    print(f"Created {ns.name.strip()} ({system}{'; ' + shown if shown else ''}): {path}")
+    print(f"Created {name} ({system}{'; ' + shown if shown else ''}): {path}")
     return 0
 
 
 def _new_from(ns: Any) -> int:
     """``gmdesk new NAME --from SAVE [--rest] [--with NAME …]``: the next night."""
+    from gmdesk.core.session.saves import clean_name
+
     if ns.system is not None or ns.setting:
         raise ParamError(
             "--system" if ns.system is not None else "--setting",
             "a next night keeps the system and settings of the session it follows (change them once it is made)",
         )
     got = session_store(ns).next_night(ns.source, ns.name, rest=ns.rest, npcs=ns.npcs)
-    saved("new", f"new session {ns.name.strip()}: {got.path}")
+    name = clean_name(ns.name)
+    saved("new", f"new session {name}: {got.path}")
     who = ", ".join(got.names) or "nobody"
     how = "after a rest" if got.rest else "as they stood"
-    print(f"Created {ns.name.strip()}, the next night of {got.source} ({who}, {how}): {got.path}")
+    print(f"Created {name}, the next night of {got.source} ({who}, {how}): {got.path}")
     for line in got.changes:
         print(f"  {line}")
     return 0
@@ -178,7 +183,8 @@ def cmd_list(ns: Any) -> int:
             print(json.dumps(s.to_json(), ensure_ascii=False))
         return 0
     if not summaries:
-        print(f"No sessions in {store.dir} (`gmdesk new NAME` makes one)")
+        missing = "" if store.dir.is_dir() else ", no such directory yet"
+        print(f"No sessions in {store.dir} (`gmdesk new NAME` makes one{missing})")
         return 0
     rows = [("Session", "System", "Last played", "Round", "Rolls")]
     notes: dict[int, str] = {}

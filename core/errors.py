@@ -10,6 +10,7 @@ class ParamError(GmdeskError, ValueError):
 
     def __init__(self, option: str, message: str):
         self.option = option
+        self.message = message
         super().__init__(f"{option}: {message}")
 
 

@@ -10,6 +10,10 @@ or changed) a target that is, by file identity (``samefile`` after symlinks and
   journal, checkpoint, lock, temp file or upgrade backup, the bestiary or its lock;
 * any existing file whose first bytes show it is a gmdesk session, journal,
   checkpoint or bestiary, wherever it is;
+* an existing file of stat blocks shared as TOML (what ``gmdesk bestiary export``
+  writes, or one edited by hand: a ``format = "gmdesk-bestiary"`` line or a
+  ``[[stat_block]]`` table), unless the verb was told to replace it (``bestiary
+  export --replace``): a bestiary is never overwritten without being asked;
 * a file (existing or new) in a saves directory (the one in use, the default one,
   the shipped examples, or any directory holding a gmdesk session or bestiary)
   named like gmdesk's own: ``*.gmdesk``, ``*.gmdesk.*``, ``bestiary.json``,
@@ -17,7 +21,10 @@ or changed) a target that is, by file identity (``samefile`` after symlinks and
 
 Anything else is written whole or not at all: a temp file beside the target,
 fsynced, renamed over it (a symlink is written through, to the file it names; an
-existing file keeps its permissions).
+existing file keeps its permissions). A target that is a pipe or a character device
+(``-o /dev/stdout``, ``-o >(less)``, ``-o /dev/null``) is written into as it is, never
+replaced by a file; a block device or a socket is refused. A failure names the file
+the GM typed, never gmdesk's temp file.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from pathlib import Path
 
 from gmdesk.core.errors import GmdeskError
 
-__all__ = ["OutputRefused", "check_output", "write_output", "gmdesk_kind", "is_own_name"]
+__all__ = ["OutputRefused", "check_output", "write_output", "gmdesk_kind", "holds_stat_blocks", "is_own_name"]
 
 #: how much of an existing file is read to tell whether it is one of gmdesk's
 SNIFF_BYTES = 4096
@@ -57,12 +64,8 @@ def is_own_name(name: str) -> bool:
 def gmdesk_kind(path: str | os.PathLike[str]) -> str | None:
     """What gmdesk file the first bytes of ``path`` show it is ("a gmdesk session"…),
     or None (not one of gmdesk's, or not a readable regular file)."""
-    try:
-        with open(path, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                return None
-            head = f.read(SNIFF_BYTES)
-    except OSError:
+    head = _head(path, SNIFF_BYTES)
+    if head is None:
         return None
     head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
     if not head.startswith(b"{"):
@@ -71,6 +74,38 @@ def gmdesk_kind(path: str | os.PathLike[str]) -> str | None:
         if pattern.search(head):
             return kind
     return None
+
+
+#: a TOML file of stat blocks (what ``bestiary export`` writes, or one written by hand)
+_SHARED_BESTIARY = re.compile(rb'(?m)^[ \t]*(format[ \t]*=[ \t]*"gmdesk-bestiary"|\[\[[ \t]*stat_block[ \t]*\]\])')
+
+#: how much of an existing file is read to tell whether it holds stat blocks as TOML
+SNIFF_TOML_BYTES = 1 << 16
+
+
+def holds_stat_blocks(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` is a regular file of stat blocks shared as TOML (a bestiary
+    exported or written by hand), told by its first bytes."""
+    head = _head(path, SNIFF_TOML_BYTES)
+    return head is not None and _SHARED_BESTIARY.search(head) is not None
+
+
+def _head(path: str | os.PathLike[str], size: int) -> bytes | None:
+    """The first ``size`` bytes of ``path`` when it is a regular file, else None. Never
+    opens anything else: opening a named pipe to read would wait for a writer."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read(size)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _ident(path: str | os.PathLike[str]) -> tuple[int, int] | None:
@@ -120,15 +155,24 @@ def _same_dir(a: Path, b: Path) -> bool:
     return ia is not None and ia == ib
 
 
-def check_output(target: str | os.PathLike[str], saves_dir: str | os.PathLike[str] | None) -> Path:
+def check_output(
+    target: str | os.PathLike[str], saves_dir: str | os.PathLike[str] | None, replace: bool | None = None
+) -> Path:
     """The file to write for ``target`` (symlinks and ``..`` resolved), or
-    :class:`OutputRefused` when it is one of gmdesk's own (see the module)."""
+    :class:`OutputRefused` when it is one of gmdesk's own (see the module).
+
+    ``replace`` is the verb's word on an existing file of stat blocks: None, the verb
+    has no way to be asked (refused: choose another file); False, not asked (refused,
+    naming ``--replace``); True, asked to replace it."""
     given = Path(target).expanduser()
     real = Path(os.path.realpath(given))
     saves = Path(saves_dir).expanduser() if saves_dir is not None else None
 
     def refuse(why: str) -> OutputRefused:
         return OutputRefused(f"{given}: {why}; gmdesk never writes over its own files: choose another file")
+
+    if _stream(given) is not None:
+        return given  # a pipe or a character device: written into, never replaced (write_output)
 
     ident = _ident(real)
     if ident is not None:
@@ -141,6 +185,14 @@ def check_output(target: str | os.PathLike[str], saves_dir: str | os.PathLike[st
         kind = gmdesk_kind(real)
         if kind is not None:
             raise refuse(f"is {kind}")
+        if replace is not True and holds_stat_blocks(real):
+            if replace is None:
+                raise OutputRefused(
+                    f"{given}: holds a bestiary's stat blocks; choose another file (it was not changed)"
+                )
+            raise OutputRefused(
+                f"{given}: already holds a bestiary's stat blocks; --replace writes over them (it was not changed)"
+            )
     parent = real.parent
     if is_own_name(real.name) or is_own_name(given.name):
         in_saves = any(_same_dir(parent, d) for d in _saves_dirs(saves))
@@ -149,11 +201,71 @@ def check_output(target: str | os.PathLike[str], saves_dir: str | os.PathLike[st
     return real
 
 
-def write_output(target: str | os.PathLike[str], data: bytes, saves_dir: str | os.PathLike[str] | None) -> Path:
+def write_output(
+    target: str | os.PathLike[str],
+    data: bytes,
+    saves_dir: str | os.PathLike[str] | None,
+    replace: bool | None = None,
+) -> Path:
     """Write ``data`` to the file the GM named, whole or not at all, unless it is one
-    of gmdesk's own (:class:`OutputRefused`, nothing written). Returns the file
-    written. OSError when the disk refuses (the target is then unchanged)."""
-    real = check_output(target, saves_dir)
+    of gmdesk's own or a bestiary not to be replaced (:class:`OutputRefused`, nothing
+    written; ``replace``: see :func:`check_output`). Returns the file written. OSError
+    naming ``target`` when the disk refuses (the target is then unchanged)."""
+    given = Path(target).expanduser()
+    stream = _stream(given)
+    if stream is not None:
+        return _write_stream(given, stream, data)
+    real = check_output(target, saves_dir, replace)
+    try:
+        _write_whole(target, real, data, saves_dir, replace)
+    except OSError as e:
+        raise _named(e, given) from None
+    return real
+
+
+def _stream(given: Path) -> os.stat_result | None:
+    """The status of ``given`` when it is a pipe or a character device (written into
+    as it is); OutputRefused for a block device or a socket; None for anything else."""
+    try:
+        st = os.stat(given)
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISFIFO(st.st_mode) or stat.S_ISCHR(st.st_mode):
+        return st
+    if stat.S_ISBLK(st.st_mode) or stat.S_ISSOCK(st.st_mode):
+        raise OutputRefused(f"{given}: not a file (a disk or a socket); name a file to write")
+    return None
+
+
+def _write_stream(given: Path, st: os.stat_result, data: bytes) -> Path:
+    """Write into a pipe or a character device the GM named, as the shell's ``>`` would
+    (nothing to rename: the device or the pipe stays what it is)."""
+    try:
+        fd = os.open(given, os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+    except OSError as e:
+        raise _named(e, given) from None
+    return given
+
+
+def _named(e: OSError, given: Path) -> OSError:
+    """The disk's refusal said of the file the GM typed (never of gmdesk's temp file)."""
+    return OSError(e.errno, e.strerror or str(e), str(given))
+
+
+def _write_whole(
+    target: str | os.PathLike[str],
+    real: Path,
+    data: bytes,
+    saves_dir: str | os.PathLike[str] | None,
+    replace: bool | None,
+) -> None:
+    """A temp file beside ``real``, fsynced, renamed over it: whole or not at all."""
     try:
         mode = stat.S_IMODE(os.stat(real).st_mode)
     except OSError:
@@ -173,7 +285,7 @@ def write_output(target: str | os.PathLike[str], data: bytes, saves_dir: str | o
         raise
     os.close(fd)
     try:
-        check_output(target, saves_dir)  # still not one of gmdesk's (the name may have moved meanwhile)
+        check_output(target, saves_dir, replace)  # still not one of gmdesk's (the name may have moved meanwhile)
         os.replace(tmp, real)
     except BaseException:
         _unlink(tmp)
@@ -186,7 +298,6 @@ def write_output(target: str | os.PathLike[str], data: bytes, saves_dir: str | o
             os.close(dfd)
     except OSError:
         pass  # the file is written; a directory that cannot be fsynced is the file system's
-    return real
 
 
 def _unlink(path: Path) -> None:

@@ -172,3 +172,176 @@ def test_a_durable_change_exits_0_when_its_report_cannot_be_printed(desk: Path, 
     # a verb that changes nothing still reports the lost output as an error
     with FULL.open("w") as full:
         one_line(gmdesk(desk, "char", "Docks", "list", stdout=full), "No space left on device")
+
+
+def test_view_and_serve_refuse_a_file_that_is_no_sound_session(tmp_path):
+    """``gmdesk view notes.txt`` (or a damaged session) is one line, exit 2, at once:
+    no player view that shows only an error, no server offering it to every browser,
+    nothing written beside the file. (In-process: the check comes before the terminal
+    app, which a run without one would refuse anyway.)"""
+    from gmdesk.core.session import Session, SessionStore
+
+    saves = tmp_path / "saves"
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Kara owes Bruno 3 gold\n")
+    path = SessionStore(saves).create("Docks", "4d2")
+    with Session.open(path) as s:
+        s.apply({"type": "note", "text": "kept"})
+    damaged = SessionStore(saves).create("Harbour", "4d2")
+    data = bytearray(damaged.read_bytes())
+    data[data.index(b'"4d2"') + 1] = ord("5")  # one edited byte: the header's checksum disagrees
+    damaged.write_bytes(bytes(data))
+    before = {p.name: p.read_bytes() for p in [*tmp_path.iterdir(), *saves.iterdir()] if p.is_file()}
+    for target in (str(notes), "Harbour"):
+        for verb in (["view"], ["serve", "--port", "0"]):
+            proc = gmdesk_run("--saves", str(saves), *verb, target)
+            assert proc.returncode == 2, proc.stderr
+            assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+            assert "terminal app" not in proc.stderr, proc.stderr  # refused for the file, not for the app
+    after = {p.name: p.read_bytes() for p in [*tmp_path.iterdir(), *saves.iterdir()] if p.is_file()}
+    assert after == before
+    proc = gmdesk_run("--saves", str(saves), "view", "Docks")  # a sound one gets as far as the app
+    assert proc.returncode == 2 and "terminal app is not available" in proc.stderr
+
+
+def test_ctrl_c_while_gmdesk_is_still_loading_shows_no_traceback():
+    """A Ctrl-C that lands while the gmdesk command is still importing its modules
+    (before its main, which answers Ctrl-C with 130) ends it without a traceback. (The
+    interrupt is raised right after the entry point's module is loaded: the moment a
+    real Ctrl-C cannot be timed to hit.)"""
+    proc = subprocess.run(
+        [sys.executable, "-c", "import gmdesk.__main__\nraise KeyboardInterrupt"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert proc.returncode in (130, -2), proc.stderr
+    assert "Traceback" not in proc.stderr and "KeyboardInterrupt" not in proc.stderr, proc.stderr
+    other = subprocess.run(  # anything else is still said as Python says it
+        [sys.executable, "-c", "import gmdesk.__main__\nraise ValueError('kept')"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert "ValueError: kept" in other.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["list"],
+        ["new", "Docks"],
+        ["bestiary", "list"],
+        ["log", "Docks"],
+        ["roll", "4d2", "--save", "Docks"],
+        ["view", "Docks"],
+        [],
+    ],
+)
+def test_a_saves_directory_that_is_a_file_is_refused_in_one_line(tmp_path, args):
+    """``--saves notes.txt`` (a slip of the finger): refused in one line, exit 2 — never
+    listed as "No sessions", never a session or a bestiary written beside it — and the
+    file is left as it was."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Kara owes Bruno 3 gold\n")
+    proc = gmdesk_run("--saves", str(notes), *args)
+    assert proc.returncode == 2, proc.stdout
+    assert proc.stderr.count("\n") == 1 and "is a file" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+    assert notes.read_text() == "Kara owes Bruno 3 gold\n"
+
+
+@pytest.fixture
+def read_only_saves(tmp_path):
+    """A saves directory with a session, that the disk refuses to write into (chmod; as
+    root, which chmod does not stop, the immutable flag)."""
+    saves = tmp_path / "saves"
+    assert gmdesk_run("--saves", str(saves), "new", "Docks").returncode == 0
+    if os.geteuid() == 0:
+        if subprocess.run(["chattr", "+i", str(saves)], capture_output=True).returncode != 0:
+            pytest.skip("no way to make a directory read-only for root here (chattr)")
+        yield saves
+        subprocess.run(["chattr", "-i", str(saves)], check=True)
+    else:
+        saves.chmod(0o555)
+        yield saves
+        saves.chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["new", "Harbour"], ["repair", "Docks"], ["new", "Night 2", "--from", "Docks"]],
+    ids=["new", "repair", "from"],
+)
+def test_a_session_that_cannot_be_created_in_a_read_only_directory_says_so(read_only_saves, args):
+    """A new session (new, repair's copy, the next night) in a directory the disk will
+    not write: one line saying it could not be created there — not "open it read-only
+    instead", which means nothing for a session that does not exist yet."""
+    before = sorted(p.name for p in read_only_saves.iterdir())
+    proc = gmdesk_run("--saves", str(read_only_saves), *args)
+    assert proc.returncode == 2, proc.stdout
+    assert proc.stderr.count("\n") == 1 and "cannot create the session" in proc.stderr, proc.stderr
+    assert "read-only instead" not in proc.stderr
+    assert sorted(p.name for p in read_only_saves.iterdir()) == before
+
+
+@pytest.mark.parametrize("extra", [[], ["--from", "Docks"]], ids=["new", "next night"])
+def test_new_echoes_the_name_as_kept_never_a_terminal_control_sequence(tmp_path, extra):
+    """A name typed (or pasted) with a line break or a terminal control sequence is kept
+    without them; "Created …" says it as kept, in one line — never the sequence itself,
+    which the GM's terminal would obey (a title set, colours changed)."""
+    saves = tmp_path / "saves"
+    if extra:
+        assert gmdesk_run("--saves", str(saves), "new", "Docks").returncode == 0
+    proc = gmdesk_run("--saves", str(saves), "new", "\x1b]0;owned\x07Night\nat the docks\x1b[31m", *extra)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("Created ]0;ownedNight at the docks[31m") and proc.stdout.count("\n") == 1
+    assert "\x1b" not in proc.stdout and "\x07" not in proc.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["roll", "4d2", "--note", "\x1b[2J\x1b]0;owned\x07"],
+        ["roll", "4d2", "line one\nline two"],
+        ["\x1b[31mDocks"],
+        ["char", "Docks\x07", "list"],
+        ["--bogus\x1b[2J"],
+    ],
+)
+def test_a_refusal_is_one_line_the_terminal_shows_as_it_is(tmp_path, args):
+    """An argument pasted with a line break or a terminal control sequence: the refusal
+    that quotes it is still one line, and the sequence is written as its escape
+    (``\\x1b``), never sent raw to the GM's terminal (which would clear the screen,
+    set the window's title…)."""
+    proc = gmdesk_run("--saves", str(tmp_path / "saves"), *args)
+    assert proc.returncode == 2, proc.stdout
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert all(ch.isprintable() for ch in proc.stderr.rstrip("\n")), repr(proc.stderr)
+
+
+def test_a_group_of_one_is_refused_in_the_commands_words(tmp_path):
+    """`char SAVE group Kara --label G1` (one name, or one twice): said in the command's
+    words, never by the event's field name ("ids: …")."""
+    saves = tmp_path / "saves"
+    for args in (["new", "Docks"], ["char", "Docks", "add", "Kara"], ["char", "Docks", "add", "Bruno"]):
+        assert gmdesk_run("--saves", str(saves), *args).returncode == 0
+    for names in (["Kara"], ["Kara", "kara"], ["Kara", "c1"]):
+        proc = gmdesk_run("--saves", str(saves), "char", "Docks", "group", *names, "--label", "G1")
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+        assert "two characters or more" in proc.stderr and "ids" not in proc.stderr, proc.stderr
+
+
+def test_another_programs_json_as_the_bestiary_is_said_as_what_it_holds(tmp_path):
+    """A bestiary.json some other program wrote (its own JSON, no stat blocks): refused,
+    left as it is, and the line says what it holds — not that it holds stat blocks."""
+    saves = tmp_path / "saves"
+    saves.mkdir()
+    foreign = b'{"settings": {"1": {"theme": "dark"}}}\n'
+    (saves / "bestiary.json").write_bytes(foreign)
+    for args in (["bestiary", "list"], ["bestiary", "add", "Ogre", "--system", "4d6"]):
+        proc = gmdesk_run("--saves", str(saves), *args)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+        assert "'settings'" in proc.stderr and "stat_blocks" not in proc.stderr, proc.stderr
+    assert (saves / "bestiary.json").read_bytes() == foreign

@@ -68,6 +68,20 @@ def test_a_roll_that_does_not_replay_is_named() -> None:
         check_system(copy_of(four_d_two, roll=roll), cli=False)
 
 
+def test_odds_that_are_not_the_roll_s_own_are_named() -> None:
+    """Odds that sum to one but are not what the roll does (a die read off by one) fail:
+    every dice sequence of the roll is read against them."""
+
+    def roll(params: Any, rng: Any, tables: Any = None) -> Any:
+        record = four_d_two.roll(params, rng)
+        return dataclasses.replace(record, value=9) if record.value == 10 else record
+
+    with pytest.raises(
+        AssertionError, match=r"^4d2: the odds of a plain roll give 9 the chance 1/324, its rolls 5/1296"
+    ):
+        check_system(copy_of(four_d_two, roll=roll), cli=False)
+
+
 def test_a_declaration_error_names_the_module_and_what_is_missing() -> None:
     fake = copy_of(four_d_two)
     del fake.NAME

@@ -8,7 +8,9 @@ Real ``gmdesk`` processes, real files."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -159,13 +161,14 @@ def test_refused_while_a_writer_holds_the_session(desk: Path) -> None:
 
 def test_an_ordinary_file_is_written_whole_and_rewritten(desk: Path, tmp_path: Path) -> None:
     """The guard does not get in the way: a chronicle beside the sessions, a TOML export
-    written twice over itself, a file reached through a symlink (written through)."""
+    written over itself when asked to (``--replace``), a file reached through a symlink
+    (written through)."""
     out = tmp_path / "out"
     out.mkdir()
     assert gmdesk("--saves", str(desk), "export", "Docks", "-o", str(desk / "chronicle.md")).returncode == 0
     assert (desk / "chronicle.md").read_text().startswith("# Docks")
-    for _ in range(2):
-        proc = gmdesk("--saves", str(desk), "bestiary", "export", str(out / "foes.toml"))
+    for again in (False, True):
+        proc = gmdesk("--saves", str(desk), "bestiary", "export", str(out / "foes.toml"), *(["--replace"] * again))
         assert proc.returncode == 0, proc.stderr
     assert "[[stat_block]]" in (out / "foes.toml").read_text()
     (out / "real.json").write_text("old")
@@ -174,6 +177,92 @@ def test_an_ordinary_file_is_written_whole_and_rewritten(desk: Path, tmp_path: P
     assert (out / "link.json").is_symlink() and '"gmdesk-chronicle"' in (out / "real.json").read_text()
     assert gmdesk("--saves", str(desk), "export", "Docks", "-o", str(out / "real.json")).returncode == 0
     assert sorted(p.name for p in out.iterdir()) == ["foes.toml", "link.json", "real.json"]  # no temp file left
+
+
+def test_a_bestiary_shared_as_toml_is_written_over_only_when_asked(desk: Path, tmp_path: Path) -> None:
+    """Stat blocks shared as TOML — exported before, or written by hand — are a
+    bestiary: ``bestiary export`` writes over them only with ``--replace`` (a partial
+    export, ``--system 4d6``, would drop the rest), and the chronicle's ``export -o``
+    never does. Each refusal is one line, exit 2, the file byte for byte as it was."""
+    shared = tmp_path / "foes.toml"
+    assert gmdesk("--saves", str(desk), "bestiary", "export", str(shared)).returncode == 0
+    by_hand = tmp_path / "friends.toml"
+    by_hand.write_text('[[stat_block]]\nname = "Ghoul"\nsystem = "4d2"\n')
+    for target in (shared, by_hand):
+        before = target.read_bytes()
+        for argv, words in (
+            (["bestiary", "export", str(target), "--system", "4d6"], "--replace writes over them"),
+            (["export", "Docks", "-o", str(target)], "choose another file"),
+            (["export", "Docks", "--format", "json", "-o", str(target)], "choose another file"),
+        ):
+            proc = gmdesk("--saves", str(desk), *argv)
+            assert proc.returncode == 2, proc.stdout
+            assert proc.stderr.count("\n") == 1 and "stat blocks" in proc.stderr and words in proc.stderr, proc.stderr
+            assert target.read_bytes() == before
+    proc = gmdesk("--saves", str(desk), "bestiary", "export", str(by_hand), "--system", "4d2", "--replace")
+    assert proc.returncode == 0, proc.stderr
+    assert "Ghoul" not in by_hand.read_text() and "[[stat_block]]" in by_hand.read_text()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_a_device_named_for_output_is_written_into_never_replaced_by_a_file(desk: Path, tmp_path: Path) -> None:
+    """``-o /dev/null`` (here: a null device made in the test's directory, and a link
+    to it) writes into the device as the shell's ``>`` would; renaming a temp file over
+    it would replace the device with a file (as root, /dev/null itself). A block device
+    is refused."""
+    null = tmp_path / "null"
+    os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    (tmp_path / "to-null.md").symlink_to(null)
+    disk = tmp_path / "disk"
+    os.mknod(disk, 0o600 | stat.S_IFBLK, os.makedev(7, 0))
+    for target in (null, tmp_path / "to-null.md"):
+        for argv in _verbs(desk, str(target)):
+            proc = gmdesk(*argv)
+            assert proc.returncode == 0, proc.stderr
+    assert stat.S_ISCHR(os.lstat(null).st_mode) and (tmp_path / "to-null.md").is_symlink()
+    for argv in _verbs(desk, str(disk)):
+        proc = gmdesk(*argv)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "not a file" in proc.stderr, proc.stderr
+    assert stat.S_ISBLK(os.lstat(disk).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["disk", "null", "saves", "to-null.md"]  # no temp file left
+
+
+def test_a_named_pipe_is_written_into_and_stays_a_pipe(desk: Path, tmp_path: Path) -> None:
+    """``-o FIFO`` (a reader on the other end, as ``-o >(less)`` gives): the chronicle
+    goes down the pipe; gmdesk never opens it to read (which would wait for a writer
+    for ever) nor renames a file over it. A real process: a hang is a failure."""
+    import threading
+
+    fifo = tmp_path / "chronicle.pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "gmdesk", "--saves", str(desk), "export", "Docks", "-o", str(fifo)],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
+    finally:
+        if reader.is_alive():  # release the reader if gmdesk never opened the pipe to write
+            with contextlib.suppress(OSError):
+                os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(TIMEOUT)
+    assert proc.returncode == 0, proc.stderr
+    assert got and got[0].startswith(b"# Docks")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_failed_write_names_the_file_the_gm_typed(desk: Path, tmp_path: Path) -> None:
+    """A missing directory (or any refusal of the disk) is said of the file the GM
+    typed, never of gmdesk's temp file beside it."""
+    for argv in _verbs(desk, str(tmp_path / "no" / "such" / "chronicle.md")):
+        proc = gmdesk(*argv)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+        assert "chronicle.md" in proc.stderr and ".part" not in proc.stderr, proc.stderr
+        assert "No such file or directory" in proc.stderr
 
 
 # --------------------------------------------------------------------------- one way to write

@@ -32,6 +32,7 @@ from gmdesk.core.dice import FixedDice
 from gmdesk.core.session import Session
 from gmdesk.tui.screens.confirm import FormDialog
 from gmdesk.tui.screens.roll import RollDialog
+from gmdesk.tui.widgets.controls import StepSelect
 from gmdesk.tui.widgets.form import Choice
 
 pytestmark = pytest.mark.usefixtures("quick_odds")
@@ -59,7 +60,51 @@ def test_its_rules_and_declaration(brawl: Any) -> None:
     assert (miss.outcome, miss.get("clock"), miss.descriptors) == ("Miss", 0, ())
     odds = brawl.module.odds(brawl.Params())
     assert odds.outcomes == (("Strong hit", Fraction(1, 6)), ("Hit", Fraction(5, 12)), ("Miss", Fraction(5, 12)))
-    assert [m.id for m in brawl.moves] == ["brawl_shove", "clock_add", "clock_tick"]
+    assert [m.id for m in brawl.moves] == ["brawl_shove", "brawl_patch", "clock_add", "clock_tick"]
+
+
+async def test_at_the_desk_patch_up_heals_by_its_own_rule_and_wakes_the_down(brawl: Any, tmp_path: Path) -> None:
+    """*Patch up*, gmdesk's heal move with brawl's own d3: from the palette, a Down
+    character gets Vitality back and is up again, never above its usual; the Dead are
+    not offered; no descriptor sheet is needed, and the save holds it as a roll."""
+    path, ids = make_save(
+        tmp_path,
+        "brawl",
+        [
+            {"name": "Ann", "vitality": 6},
+            {"name": "Bob", "side": "NPC", "vitality": 3},
+            {"name": "Cid", "side": "NPC", "vitality": 1},
+        ],
+        initiative={"Ann": 10, "Bob": 5, "Cid": 3},
+        start=True,
+    )
+    with Session.open(path) as s:
+        s.apply({"type": "character.edit", "id": ids["Bob"], "fields": {"vitality_current": -3}})
+        s.apply({"type": "character.status", "id": ids["Cid"], "status": "dead"})
+        assert s.state.characters[ids["Bob"]].status == "unconscious"
+        patients = dict(s.move_form("brawl_patch", {"acting": ids["Ann"]})[1].choices)
+        assert set(patients) == {ids["Ann"], ids["Bob"]}  # the Dead stay dead: not offered
+    app = make_app(path, rng=FixedDice([3, 3]))
+    async with run(app, size=SMALL) as pilot:
+        await main_screen(pilot)
+        await palette(pilot, "Patch up")
+        form = await dialog(pilot, FormDialog)
+        target = form.query_one("#form-target", StepSelect)
+        assert form.query_one("#form-healer", StepSelect).value == ids["Ann"]  # the one acting
+        target.value = ids["Bob"]
+        await press(pilot, "ctrl+s")
+        await settle(pilot)
+        assert notes(app)[-1] == "Ann heals Bob: Vitality 0/3"
+        assert "V0/3" in row(app, "Bob") and "UNC" not in row(app, "Bob")  # up again
+        await palette(pilot, "Patch up")
+        form = await dialog(pilot, FormDialog)
+        form.query_one("#form-target", StepSelect).value = ids["Bob"]
+        await press(pilot, "ctrl+s")
+        await settle(pilot)
+        assert "V3/3" in row(app, "Bob")  # 0 + 3, never above the usual 3
+    state = saved(path)
+    assert state.characters[ids["Bob"]].vitality_current == 3
+    assert [(e.kind, e.record.outcome) for e in state.rolls] == [("heal", "Patched up +3 Vitality")] * 2
 
 
 def row(app: Any, name: str) -> str:

@@ -476,7 +476,7 @@ def test_viewers_run_gmdesk_view_read_only_without_a_shell(tmp_path):
 @pytest.mark.parametrize(
     "args, words",
     [
-        (["serve"], "the following arguments are required: save"),
+        (["serve"], "the following arguments are required: SAVE"),
         (["serve", "Festival Infiltration", "--port", "70000"], "--port"),
         (["serve", "Festival Infiltration", "--port", "http"], "--port"),
         (["serve", "Festival Infiltration", "--max-viewers", "0"], "--max-viewers"),

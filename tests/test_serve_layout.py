@@ -74,3 +74,46 @@ def test_a_die_list_that_does_not_fit_takes_a_line_of_its_own():
     console = Console(width=40, record=True, color_system=None)
     console.print(_RollText("Failure → Nil", "[5 1 2 1]"))
     assert console.export_text().splitlines() == ["Failure → Nil [5 1 2 1]"]
+
+
+@pytest.mark.parametrize("size", [(40, 20), (40, 22), (40, 24), (43, 28)])
+async def test_a_phone_shows_each_roll_whole_or_not_at_all(tmp_path, size):
+    """On a short phone screen the rolls that do not fit are left out whole: a roll is
+    never cut at the box's bottom edge ("Castle Guard → Renna: 4d6 16" with its
+    outcome and dice below the fold); the newest roll always shows."""
+    path = example(tmp_path, "Festival Infiltration")
+    app = PlayerApp(path, clock=lambda: "21:00:00")
+    async with run(app, size=size) as pilot:
+        screen = await shown(pilot)
+        assert screen.has_class("-narrow")
+        lines = screen_text(app).splitlines()
+    top = next(i for i, line in enumerate(lines) if "Last rolls" in line)
+    bottom = next(i for i in range(top + 1, len(lines)) if lines[i].lstrip().startswith("╰"))
+    box = "\n".join(line.strip("│ ") for line in lines[top + 1 : bottom])
+    rolls = re.split(r"\n(?=#\d)", box.strip())
+    assert rolls[0].startswith("#23 R2 Renna → Castle Guard"), box  # the newest
+    for roll in rolls:
+        assert roll.rstrip().endswith("]"), box  # each ends with its dice: nothing cut below
+
+
+@pytest.mark.parametrize("size", [(80, 24), (40, 30)])
+async def test_a_character_removed_since_keeps_its_name_in_the_rolls(tmp_path, size):
+    """Renna rolled, then left the session: the players' rolls still say "Renna" — never
+    her internal id ("→ c1") nor "GM" as if nobody had rolled — in the roll log, the
+    phone's last rolls and a roll's breakdown."""
+    from gmdesk.core.session import Session
+
+    path = example(tmp_path, "Festival Infiltration")
+    with Session.open(path) as session:
+        session.apply({"type": "character.remove", "id": session.character("Renna").id})
+    app = PlayerApp(path, clock=lambda: "21:00:00")
+    async with run(app, size=size) as pilot:
+        await shown(pilot)
+        text = screen_text(app)
+        if size[0] >= 60:
+            await pilot.press("enter")  # the breakdown of the roll under the cursor (#23, Renna's)
+            await until(pilot, lambda: "Roll #23" in screen_text(app))
+            assert "Roll #23 · Renna → Castle Guard" in screen_text(app)
+    assert "#23 R2 Renna → Castle Guard" in text
+    assert not re.search(r"\bc\d+\b", text), text
+    assert "GM →" not in text and "GM:" not in text

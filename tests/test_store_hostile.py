@@ -239,3 +239,30 @@ def test_a_header_gmdesk_never_writes_is_refused_even_with_fitting_checksums(tmp
     report = check(path)
     assert not report.ok and any(words in p for p in report.problems)
     assert path.read_bytes() == edited
+
+
+@pytest.mark.parametrize("key", ["name", "created", "last_played"])
+def test_a_header_with_control_characters_is_damage_never_shown_raw(tmp_path, key):
+    """A session file from elsewhere (a synced folder, a file another GM shared) whose
+    header text holds a terminal control sequence: gmdesk never writes one (names are
+    kept without them), so it is damage — `list`, `check`, `log` and the desk never
+    print it, which the GM's terminal would obey."""
+    import contextlib
+    import io
+
+    from gmdesk.cli.main import main
+    from gmdesk.core.session.session import new_header
+
+    saves = tmp_path / "saves"
+    saves.mkdir()
+    header = new_header("Evil", "4d2", None)
+    header[key] = f"{header[key]}\x1b]0;owned\x07\x1b[2J"
+    EventLog.create(saves / "Evil.gmdesk", header).close()
+    for args in (["list"], ["check", "Evil"], ["log", "Evil"], ["char", "Evil", "list"]):
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            main(["--saves", str(saves), *args])
+        said = out.getvalue() + err.getvalue()
+        assert "\x1b" not in said and "\x07" not in said, (args, said)
+    with pytest.raises(Exception, match="control characters"):
+        Session.open(saves / "Evil.gmdesk", readonly=True)

@@ -278,6 +278,26 @@ def test_mutual_melee_the_winner_hurts_the_loser():
     assert tie.outcome == "Tie: nobody hurt" and not tie.descriptor.wound and tie.get("damage") is None
 
 
+def test_mutual_melee_a_defender_who_prevails_hurts_with_its_own_weapon():
+    """The loser's Vitality Adjustment is the winner's weapon's (d6 unless it names
+    another): a defender who prevails with its knife deals d6, not the attacker's
+    sword's 2d6+1 (which the attacker's own win deals)."""
+    sword = {"bonus": 1, "vs_bonus": 1, "combat": True, "mutual": True, "damage": "2d6+1"}
+    lose = roll([2, 5, 4], **sword)  # 9 against 21: one d6 of the defender's knife
+    assert lose.get("prevails") == "defender" and lose.get("damage") == 4
+    assert [d.sides for d in lose.dice] == [6, 6, 6]
+    assert (lose.descriptor.applies_to, lose.descriptor.text) == ("attacker", "Wound −4 Vitality")
+    win = roll([5, 2, 4, 3], **sword)  # the attacker prevails: its sword, 2d6+1
+    assert (win.descriptor.applies_to, win.descriptor.amount) == ("target", 8)
+    axe = roll([1, 6, 6, 6, 6], **sword, vs_damage="3d6")  # the defender's named formula
+    assert (axe.descriptor.applies_to, axe.descriptor.amount) == ("attacker", 18)
+    automatic = roll([3], **sword, auto_fail="Sword is missing")  # the defender prevails over a failing side
+    assert (automatic.descriptor.applies_to, automatic.descriptor.amount) == ("attacker", 3)
+    assert Params(vs_damage=" 1D8 ").vs_damage == "d8" and Params().vs_damage == "d6"
+    with pytest.raises(ParamError, match="--vs-damage"):
+        Params(vs_damage="lots")
+
+
 def test_damage_formulas():
     r = roll([6, 1, 2, 4], bonus=0, vs_bonus=0, combat=True, damage="2d4+1")
     assert r.descriptor.amount == 7 and [d.sides for d in r.dice] == [6, 6, 4, 4]

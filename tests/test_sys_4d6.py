@@ -461,10 +461,28 @@ def test_cli_options_become_params():
     assert roll_params(m.ID, []) == m.Params()
 
 
+def test_sources_that_open_with_a_disadvantage_are_read_after_their_option(tmp_path, capsys):
+    """``--adv -1,+2`` is the GM's sources, as ``--adv +2,-1`` is (argparse took it for
+    an unknown option: "argument --adv: expected one argument")."""
+    from helpers import gmdesk_cli
+
+    assert roll_params(m.ID, ["--adv", "-1,+2", "--vs-bonus", "1", "--vs-adv", "-1,-1"]) == m.Params(
+        adv=(-1, 2), vs_bonus=1, vs_adv=(-1, -1)
+    )
+    rc, out, err = gmdesk_cli(capsys, tmp_path, "odds", "4d6", "--adv", "-2,+1", "--json")
+    assert rc == 0 and '"adv": [-2, 1]' in out, err
+    rc, out, err = gmdesk_cli(capsys, tmp_path, "roll", "4d6", "--adv", "-1,-1,+1", "--seed", "3", "--json")
+    assert rc == 0 and '"advantage": -1' in out, err
+    rc, out, err = gmdesk_cli(capsys, tmp_path, "roll", "4d6", "--adv", "-1,x")
+    assert rc == 2 and err.count("\n") == 1 and "--adv" in err and "expected one argument" not in err
+
+
 @pytest.mark.parametrize(
     "argv,option",
     [
         (["--adv", "+3"], "--adv"),
+        (["--adv", "-1,-3"], "--adv"),
+        (["--bonus", "-3,4"], "--bonus"),
         (["--adv", "+1,x"], "--adv"),
         (["--bonus", "1.5"], "--bonus"),
         (["--vs-bonus", "?"], "--vs-bonus"),

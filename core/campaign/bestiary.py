@@ -163,8 +163,10 @@ def _check_about(path: Path, data: dict[str, Any]) -> int:
 
     about = data.get(ABOUT_TABLE)
     if about is None:
-        if any(data.get(name) for name in data):
-            raise damaged(f"it holds {TABLE!r} but no {ABOUT_TABLE!r} record saying it is a gmdesk bestiary")
+        held = [name for name in data if data.get(name)]
+        if held:
+            what = f"stat blocks ({TABLE!r})" if held == [TABLE] else ", ".join(repr(name) for name in held[:3])
+            raise damaged(f"it holds {what} but no {ABOUT_TABLE!r} record saying it is a gmdesk bestiary")
         return 1
     if list(about) != ["1"]:
         raise damaged(f"its {ABOUT_TABLE!r} record is damaged")

@@ -102,21 +102,22 @@ def _chronicle(
 ) -> list[tuple[str, Told, int]]:
     """Everything told, in log order: ("roll", RollEntry, round), ("note", Note, round),
     ("event", Event, round)."""
-    from gmdesk.core.session.events.visibility import public_event
+    from gmdesk.core.session.events.visibility import gone_hidden, public_event, public_roll
 
+    live = in_effect(events)
+    gone = gone_hidden(e for e in events if e.seq in live) if public else {}
     items: list[tuple[int, int, str, Told, int]] = []
     for i, r in enumerate(state.rolls):
-        if not public or state.public_roll(r):
+        if not public or public_roll(state, r, gone):
             items.append((r.seq, i, "roll", r, r.round))
     if not public:
         for i, n in enumerate(state.notes):
             items.append((n.seq, i, "note", n, n.round))
     rounds = rounds or {}
-    live = in_effect(events)
     told = {r.seq for r in state.rolls}  # rolled initiative is told by its rolls
     for e in events:
         if e.seq in live and e.type not in _NOT_TOLD and e.seq not in told:
-            shown = public_event(state, e) if public else e
+            shown = public_event(state, e, gone=gone) if public else e
             if shown is not None:
                 items.append((e.seq, -1, "event", shown, rounds.get(e.seq, 0)))
     items.sort(key=lambda x: (x[0], x[1]))

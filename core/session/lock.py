@@ -328,6 +328,17 @@ class WriterLock:
                 return True
         return False
 
+    def session_file_linked(self) -> bool:
+        """Whether a session file this writer holds still has a name somewhere (it was
+        moved, not deleted or renamed over): what it holds is still on disk."""
+        for fd in self._session_fds:
+            try:
+                if os.fstat(fd).st_nlink > 0:
+                    return True
+            except OSError:
+                pass
+        return False
+
     def holds_session_file(self) -> bool:
         """True while one of the locked inodes is the one at the session file's name
         (asked before every write)."""

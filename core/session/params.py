@@ -120,7 +120,7 @@ def sources_params(system: SystemRef, sources: Iterable[RollSource]) -> dict[str
     return dict(spec.sources_params(list(sources)))
 
 
-def _sources_origin(sources: list[RollSource]) -> str:
+def sources_origin(sources: list[RollSource]) -> str:
     """ "Vex's Pistol +2, DEX +1; Bar Thug's PSTR +1" (the sources a roll counted)."""
     from gmdesk.core.text import signed
 
@@ -290,7 +290,7 @@ def _session_values(
     for name, value in sources_params(spec, on).items():
         out[name] = value
         if on:
-            origins[name] = _sources_origin(on)
+            origins[name] = sources_origin(on)
     declared_settings = spec.setting_defaults()
     for p in spec.params:
         if p.setting:

@@ -49,7 +49,9 @@ from gmdesk.core.session.model.rolllog import PAGE, RollLog
 from gmdesk.core.session.model.rolls import LazyRecord
 from gmdesk.core.session.moves import SessionMoves, params_refusal
 from gmdesk.core.session.plain import as_saved, plain_event
+from gmdesk.core.session.rescue import keep_lost
 from gmdesk.core.session.storage import FORMAT_TAG, CorruptSaveError, EventLog, sidecar_paths
+from gmdesk.core.session.storage.errors import SessionChangedError
 from gmdesk.core.session.systemmoves import SystemMoveCalls
 from gmdesk.core.text import now_iso
 
@@ -123,8 +125,8 @@ def new_header(
 
 def header_problems(header: Mapping[str, Any]) -> list[str]:
     """What makes a stored header unusable, one plain line each (empty when fine): a
-    missing name, system or settings, or a dice system this gmdesk does not know.
-    Such a save is refused, never opened and rewritten with defaults."""
+    missing name, system or settings, text holding control characters (a terminal
+    obeys them), an unknown dice system. Refused, never opened and rewritten."""
     from gmdesk.core.session.settings import SettingError, settings_of
     from gmdesk.core.systems import BUILTIN_IDS, system_ids
 
@@ -142,6 +144,9 @@ def header_problems(header: Mapping[str, Any]) -> list[str]:
             out.append(f"the header's {key!r} is not {what}")
         elif kind is str and not header[key].strip():
             out.append(f"the header's {key!r} is empty")
+    for key in (k for k in ("name", "created", "last_played") if isinstance(header.get(k), str)):
+        if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in header[key]):
+            out.append(f"the header's {key!r} holds control characters (gmdesk never writes them)")
     settings = header.get("settings")
     if isinstance(settings, dict):
         # the session's own and its system's: another system's does nothing here
@@ -215,6 +220,7 @@ class Session(SessionMoves, SystemMoveCalls):
         self._mutex = threading.RLock()  # the UI may write from a worker thread
         self.readonly = readonly
         self.path = Path(path) if path is not None else None
+        self.rescued: Path | None = None  # what was saved, kept as a new session (core.session.rescue)
         self.warnings: list[str] = list(log.warnings)
         self._ui: dict[str, Any] = {}
         self._log_seq = 0
@@ -298,8 +304,8 @@ class Session(SessionMoves, SystemMoveCalls):
         """Writers: save the fold as the checkpoint (when it covers the whole log and the
         one on disk does not already say the same). A failure costs only speed at the
         next open, so it is noted in ``warnings`` and otherwise ignored."""
-        if self.readonly or self._closed or not self.CHECKPOINTS:
-            return
+        if self.readonly or self._closed or not self.CHECKPOINTS or self._log.changed_on_disk:
+            return  # (beside files another program put there, a checkpoint of this log is not theirs)
         fold = self._fold
         n = self._log_seq  # every event up to here is folded (applied, or refused and skipped)
         if n == 0 or n == self._ckpt_seq or n != self._log.count or fold.last_seq > n:
@@ -423,7 +429,11 @@ class Session(SessionMoves, SystemMoveCalls):
         EventError (one line) when refused: nothing is written, nothing changes.
         Thread-safe (one event at a time)."""
         with self._mutex:
-            return self._apply(doc)
+            try:
+                return self._apply(doc)
+            except SessionChangedError as e:
+                self.rescued = keep_lost(self._log, self.path or self._log.path) or self.rescued
+                raise SessionChangedError(self._log.changed_on_disk or str(e)) from None
 
     def _apply(self, doc: Mapping[str, Any]) -> Event:
         if self._closed:
@@ -666,6 +676,9 @@ class Session(SessionMoves, SystemMoveCalls):
                 # the store compacts first: the checkpoint's digest of the events is then
                 # the one the new snapshot records (a long history is not read again)
                 self._log.compact_for_close()
+                if self.rescued is None and (kept := keep_lost(self._log, self.path or self._log.path)):
+                    self.rescued = kept
+                    self.warnings.append(self._log.changed_on_disk or "")
                 self._save_checkpoint()
         finally:
             self._closed = True

@@ -4,7 +4,8 @@ by their declared types, runs the system's rules (which append one event) and tu
 a refusal into an :class:`EventError` with one line. The desk asks
 :meth:`SystemMoveCalls.move_form` what to ask first; the CLI and the tests call
 ``move`` directly, or the named conveniences kept from before moves were declared
-(:meth:`spend_possibility`, :meth:`cancel_possibility`, :meth:`heal`).
+(:meth:`spend_possibility`, :meth:`cancel_possibility`, :meth:`heal`), each found
+among the declarations of the session's systems (:meth:`declared_move`).
 
 ``context`` is what the desk knows besides the form: ``selected`` and ``acting``
 (character ids or None) and ``roll`` (the seq of the roll under the log cursor, or
@@ -124,34 +125,57 @@ class SystemMoveCalls:
             return move.said(self.state, event)
         return event.summary or move.title
 
-    # ---- the named moves of the built-in systems
+    # ---- the named moves, whichever installed system declares them
 
     def spend_possibility(self, char_id: str, roll_seq: int, rng: RandomSource | None = None) -> Event:
-        """``char_id`` spends a Possibility on roll ``roll_seq`` (the built-in move of the
-        system whose rolls take one after they are made)."""
-        return self._builtin("spend_possibility", {"id": char_id, "roll": roll_seq}, rng)
+        """``char_id`` spends a Possibility on roll ``roll_seq``: the move
+        ``spend_possibility`` of the system that rolled it (else of any installed
+        system that declares it, :meth:`declared_move`), by that system's rule."""
+        return self._declared("spend_possibility", {"id": char_id, "roll": roll_seq}, rng, roll_seq)
 
     def cancel_possibility(self, char_id: str, roll_seq: int) -> Event:
         """``char_id`` cancels the latest Possibility spent on roll ``roll_seq``."""
-        return self._builtin("cancel_possibility", {"id": char_id, "roll": roll_seq})
+        return self._declared("cancel_possibility", {"id": char_id, "roll": roll_seq}, None, roll_seq)
 
     def heal(self, healer: str, target: str, rng: RandomSource | None = None) -> Event:
-        """A Healing Ability of a descriptor sheet: d6 back onto ``target``'s Vitality
-        (capped at its Default)."""
-        return self._builtin("heal", {"healer": healer, "target": target}, rng)
+        """The move ``heal`` (a Healing Ability of a descriptor sheet: d6 back onto
+        ``target``'s Vitality, capped at its Default) of the session's system, else of
+        any installed system that declares it, by that system's rule."""
+        return self._declared("heal", {"healer": healer, "target": target}, rng)
 
-    def _builtin(self, move_id: str, values: Mapping[str, Any], rng: RandomSource | None = None) -> Event:
-        """A built-in move by its rules, whatever the session's system (a roll of another system
-        may be logged in any session)."""
-        from gmdesk.core.systems import BUILTIN_IDS, get_spec
+    def declared_move(self, move_id: str, roll_seq: int | None = None) -> Move | None:
+        """The action move ``move_id`` as the systems of the session declare it: the
+        system of roll ``roll_seq`` (a roll of another system may be logged in any
+        session), the session's own, then every installed system in turn (the
+        built-ins first); None when none declares it."""
+        from gmdesk.core.systems import get_spec, system_ids
 
-        # the move as the built-in system that has it declares it (with its own rule)
-        declared = (get_spec(system_id).move(move_id) for system_id in BUILTIN_IDS)
-        run = next(move.run for move in declared if move is not None and move.run is not None)
+        first: list[str] = []
+        entry = self.state.roll_entry(roll_seq) if roll_seq is not None else None
+        if entry is not None:
+            first.append(entry.record.system)
+        first.append(self.state.info.system)
+        for system_id in dict.fromkeys([*first, *system_ids()]):
+            try:
+                move = get_spec(system_id).move(move_id)
+            except GmdeskError:  # a roll of a system no longer installed
+                continue
+            if move is not None and move.kind == "action" and move.run is not None:
+                return move
+        return None
+
+    def _declared(
+        self, move_id: str, values: Mapping[str, Any], rng: RandomSource | None = None, roll_seq: int | None = None
+    ) -> Event:
+        """Make the move ``move_id`` by the rule of the system that declares it
+        (:meth:`declared_move`); EventError when no installed system does."""
+        move = self.declared_move(move_id, roll_seq)
+        if move is None or move.run is None:
+            raise EventError(f"no installed system has the move {move_id!r}")
         if self.readonly:
             raise EventError("this session is open read-only")
         try:
-            done: Event = run(self, values, {}, rng)
+            done: Event = move.run(self, values, {}, rng)
             return done
         except ParamError as e:
             raise EventError(str(e)) from None

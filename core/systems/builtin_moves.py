@@ -57,38 +57,58 @@ def _rng(rng: Any) -> Any:
     return rng if rng is not None else random.Random()
 
 
-# --------------------------------------------------------------------------- torg-2d10: Possibilities
+# ------------------------------------------------ Possibilities (torg-2d10's, or any system's Spend)
 
 
-def _torg_roll(entry: Any) -> bool:
-    return entry is not None and getattr(entry, "kind", "roll") == "roll" and entry.record.system == "torg-2d10"
+def _spend_of(system_id: str) -> Any:
+    """The ``Spend`` a system's ``HARM`` declares (None: its rolls spend nothing, or it
+    is not installed)."""
+    from gmdesk.core.systems import get_spec
+
+    try:
+        return get_spec(system_id).harm.spend
+    except GmdeskError:
+        return None
 
 
-def torg_entry(state: Any, context: Context) -> Any:
-    """The roll a Possibility goes on: the one under the log cursor when it is a
-    torg-2d10 roll, else the latest torg-2d10 roll (among the last few hundred: reading
-    an entry's record parses it, and the history can be long); None without one."""
+def takes_spends(entry: Any, system: str | None = None) -> bool:
+    """Whether a log entry is a roll a Possibility may be spent on once it is made: its
+    system's ``Spend`` says ``after`` (torg-2d10's, or a plug-in's that declares it);
+    with ``system``, only a roll of that system."""
+    if entry is None or getattr(entry, "kind", "roll") != "roll":
+        return False
+    if system is not None and entry.record.system != system:
+        return False
+    spend = _spend_of(entry.record.system)
+    return spend is not None and bool(spend.after)
+
+
+def spend_entry(state: Any, context: Context, system: str | None = None) -> Any:
+    """The roll a Possibility goes on: the one under the log cursor when a Possibility
+    may be spent on it (:func:`takes_spends`; with ``system``, a roll of that system),
+    else the latest such roll (among the last few hundred: reading an entry's record
+    parses it, and the history can be long); None without one."""
     seq = context.get("roll")
     entry = state.roll_entry(seq) if seq is not None else None
-    if _torg_roll(entry):
+    if takes_spends(entry, system):
         return entry
     rolls = state.rolls
     for e in reversed(rolls[-TORG_LOOKBACK:] if len(rolls) > TORG_LOOKBACK else rolls):
-        if _torg_roll(e):
+        if takes_spends(e, system):
             return e
     return None
 
 
-def _spend_entry(state: Any, values: Context, context: Context) -> Any:
+def _spend_entry(state: Any, values: Context, context: Context, system: str) -> Any:
     seq = values.get("roll")
     if seq is not None:
         entry = state.roll_entry(int(seq))
         if entry is None:
             raise ParamError("roll", f"no roll #{seq} in the log (or it was undone)")
         return entry
-    entry = torg_entry(state, context)
+    entry = spend_entry(state, context, system)
     if entry is None:
-        raise GmdeskError("No torg-2d10 roll to spend a Possibility on.")
+        raise GmdeskError(f"No {system} roll to spend a Possibility on.")
     return entry
 
 
@@ -99,17 +119,21 @@ def _spender(entry: Any, values: Context, context: Context) -> str:
     return str(spender)
 
 
-def spend_run_with(spend_possibility: PossibilityRule) -> Run:
-    """The Spend-a-Possibility move, adding the die by the system's rule
-    ``spend_possibility``: the spender (the roll's roller) spends a Possibility on the
-    roll, a positive progressive d10 added to it."""
+def spend_run_with(spend_possibility: PossibilityRule, *, system: str) -> Run:
+    """The Spend-a-Possibility move of ``system`` (whose ``HARM.spend`` says ``after``),
+    adding the die by its rule ``spend_possibility`` (torg-2d10: a positive
+    progressive d10): the spender (the roll's roller) spends a Possibility on a roll of
+    ``system``, the one under the log cursor or the latest; a roll of another system is
+    refused (its own rule, not this one, adds its die)."""
 
     def spend_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
         state = session.state
-        entry = _spend_entry(state, values, context)
+        entry = _spend_entry(state, values, context, system)
         seq = entry.seq
-        if entry.record.system != "torg-2d10":
-            raise GmdeskError(f"roll #{seq} is a {entry.record.system} roll; Possibilities are for torg-2d10")
+        if not takes_spends(entry, system):
+            raise GmdeskError(
+                f"roll #{seq} is a {entry.record.system} roll; this move spends Possibilities on {system} rolls"
+            )
         spender = _spender(entry, values, context)
         c = state.characters.get(spender)
         if c is None:
@@ -136,9 +160,26 @@ def spend_said(state: Any, event: Any) -> str:
     return f"{name} spends a Possibility on #{seq}: now {signed(rec.value, zero='+0', minus='-')} {rec.outcome}"
 
 
+def _cancellable(entry: Any) -> bool:
+    """Whether the roll has a Possibility spent on it, not yet cancelled, that its
+    system lets another cancel (its ``Spend.cancel``)."""
+    if entry is None or len(getattr(entry, "spends", ())) <= len(getattr(entry, "cancels", ())):
+        return False
+    spend = _spend_of(entry.record.system)
+    return spend is not None and spend.cancel is not None
+
+
+def _cancel_entry(state: Any, context: Context) -> Any:
+    """The roll a cancel goes on: the one under the log cursor, else the latest one a
+    Possibility may be spent on (:func:`spend_entry`)."""
+    seq = context.get("roll")
+    entry = state.roll_entry(seq) if seq is not None else None
+    return entry if _cancellable(entry) else spend_entry(state, context)
+
+
 def cancel_form(state: Any, context: Context) -> list[MoveField]:
-    entry = torg_entry(state, context)
-    if entry is None or not entry.record.get("possibilities"):
+    entry = _cancel_entry(state, context)
+    if not _cancellable(entry):
         raise GmdeskError("No Possibility to cancel: only a spent Possibility can be cancelled.")
     choices = tuple(
         (cid, f"{c.name} ({c.possibilities} left)")
@@ -157,8 +198,8 @@ def cancel_run(session: Any, values: Context, context: Context, rng: Any) -> Any
     roll: both lose one, the Possibility die is voided."""
     seq = values.get("roll")
     if seq is None:
-        entry = torg_entry(session.state, context)
-        if entry is None:
+        entry = _cancel_entry(session.state, context)
+        if not _cancellable(entry):
             raise GmdeskError("No Possibility to cancel: only a spent Possibility can be cancelled.")
         seq = entry.seq
     canceller = values.get("id")
@@ -253,9 +294,11 @@ def heal_form(state: Any, context: Context) -> list[MoveField]:
     ]
 
 
-def heal_run_with(heal: HealRule) -> Run:
-    """The Healing move, by the system's rule ``heal``: d6 back onto the patient's
-    Vitality (never above its Default); the healer's use is spent."""
+def heal_run_with(heal: HealRule, *, use: str | None = "Healing Ability") -> Run:
+    """The Healing move, by the system's rule ``heal`` (1d6x4: d6) back onto the
+    patient's Vitality (never above its Default); the healer spends a use of ``use`` on
+    its descriptor sheet (1d6x4's Healing Ability; None: a heal that spends nothing
+    and needs no sheet, a plug-in's)."""
 
     def heal_run(session: Any, values: Context, context: Context, rng: Any) -> Any:
         st = session.state
@@ -268,9 +311,10 @@ def heal_run_with(heal: HealRule) -> Run:
         if t.status == "dead":
             raise GmdeskError(f"{t.name} is dead; the Dead stay dead")
         record, new = heal(_rng(rng), t.vitality_current, t.vitality_default)
-        return session.apply(
-            {"type": "heal", "healer": healer, "target": target, "record": record.to_json(), "vitality": new}
-        )
+        doc = {"type": "heal", "healer": healer, "target": target, "record": record.to_json(), "vitality": new}
+        if use != "Healing Ability":  # (an event without it spends a Healing Ability, as before)
+            doc["use"] = use
+        return session.apply(doc)
 
     return heal_run
 

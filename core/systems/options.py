@@ -16,7 +16,8 @@ for the command line, the roll dialog and the saves.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 
 from gmdesk.core.systems.spec import COMMON_PARAMS, Param, SystemSpec
 
@@ -56,6 +57,37 @@ def add_options(parser: argparse.ArgumentParser, spec: SystemSpec) -> None:
             )
 
 
+#: a value that opens with a minus sign and a digit ("-1,+2", "-3"): argparse takes
+#: "-1,+2" for an unknown option unless it is joined to its option
+_SIGNED = re.compile(r"-\d")
+
+
+def value_options(spec: SystemSpec) -> frozenset[str]:
+    """The generated options that take a value (every one but the flags)."""
+    return frozenset(p.cli_option for p in cli_params(spec) if p.type != "bool")
+
+
+def signed_values(argv: Sequence[str], options: frozenset[str]) -> list[str]:
+    """``argv`` with every value of ``options`` that opens with a minus sign and a digit
+    joined to its option (``--adv -1,+2`` → ``--adv=-1,+2``), so that a signed list or
+    number a GM types after its option is that option's value, as ``--adv +2,-1`` is,
+    and never argparse's "expected one argument"."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in options and i + 1 < len(argv) and _SIGNED.match(argv[i + 1]):
+            out.append(f"{arg}={argv[i + 1]}")
+            i += 2
+            continue
+        if arg == "--":
+            out.extend(argv[i:])
+            break
+        out.append(arg)
+        i += 1
+    return out
+
+
 def typed(ns: argparse.Namespace | Mapping[str, Any]) -> dict[str, Any]:
     """Parameter name → the raw value typed on the command line, for the generated
     options that were typed (a flag: ``True``); what was not typed is left out, so an
@@ -74,4 +106,4 @@ def params_from_options(spec: SystemSpec, ns: argparse.Namespace | Mapping[str, 
     return spec.params_from_json(typed(ns))
 
 
-__all__ = ["DEST_PREFIX", "add_options", "cli_params", "params_from_options", "typed"]
+__all__ = ["DEST_PREFIX", "add_options", "cli_params", "params_from_options", "signed_values", "typed", "value_options"]

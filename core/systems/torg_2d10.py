@@ -641,7 +641,7 @@ MOVES = (
         "Spend a Possibility",
         "on the roll under the log cursor or the latest torg roll; its roller spends it",
         key="P",
-        run=_moves.spend_run_with(spend_possibility),
+        run=_moves.spend_run_with(spend_possibility, system=ID),
         said=_moves.spend_said,
     ),
     Move(

@@ -167,7 +167,13 @@ def params_class(spec_params: Sequence[Param], check: Callable[[Any], None] | No
             raise ParamError("--combat", f"must be true or false (got {self.combat!r})")
         self._check_combat()
         if check is not None:
-            check(self)
+            try:
+                check(self)
+            except ParamError as e:  # a parameter named by its name reads as its option, as the types' refusals
+                named = next((p for p in spec_params if p.name == e.option), None)
+                if named is None:
+                    raise
+                raise ParamError(named.cli_option, e.message) from None
 
     return dataclasses.make_dataclass(
         "Params", fields, bases=(CombatFields,), frozen=True, namespace={"__post_init__": __post_init__}

@@ -100,9 +100,15 @@ class DeskScreen(DialogKeyBar, Screen[None]):
                     # another program replaced the session's files: nothing more is
                     # saved; the desk says so once and stays open read-only
                     self.readonly = True
+                    rescued = self.session.rescued
                     self.say(
                         "The session was changed on disk by another program; this desk is now "
-                        "read-only (everything saved before is kept). Close it and check the session.",
+                        + (
+                            f'read-only. Everything saved is kept as the new session "{rescued.stem}": '
+                            "close this one and open it."
+                            if rescued is not None
+                            else "read-only (everything saved before is kept). Close it and check the session."
+                        ),
                         error=True,
                     )
                     return

@@ -131,22 +131,52 @@ def recent_rolls_text(
     ``#seq`` in a column of its own and the rest of the roll log's line (players'
     view: no secrets) wrapped beside it, its dice list kept whole, so a roll reads
     whole at 40 columns."""
-    from rich.table import Table
 
     from gmdesk.tui.widgets.rolllog import entry_line
 
     if not rolls:
         return Text("No rolls yet.", style="dim")
     names = {cid: c.name for cid, c in characters.items()}
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(style="bold", no_wrap=True)
-    grid.add_column(ratio=1)
+    rows = []
     for entry in reversed(rolls[-count:]):
         head, _, rest = entry_line(entry, names, hide_secrets=True).partition(" ")
         text, bracket, dice = rest.rpartition(" [")  # the line ends with its dice: "… [6 4 (3) 1]"
         text, dice = (text, bracket.strip() + dice) if bracket and rest.endswith("]") else (rest, "")
-        grid.add_row(Text(head), _RollText(text, dice))  # plain text: a "[dice]" is not markup
-    return grid
+        rows.append((head, text, dice))
+    return _WholeRolls(rows)
+
+
+class _WholeRolls:
+    """The narrow layout's rolls, newest first, as many as fit the height they are
+    given *whole*: a roll that would be cut at the box's bottom edge (its outcome
+    below the fold: "Castle Guard → Renna: 16" and no more) is left out instead.
+    The newest roll always shows, cut only when even it alone does not fit."""
+
+    def __init__(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        self.rows = rows
+
+    def grid(self, count: int) -> RenderableType:
+        from rich.table import Table
+
+        grid = Table.grid(padding=(0, 1))
+        grid.add_column(style="bold", no_wrap=True)
+        grid.add_column(ratio=1)
+        for head, text, dice in self.rows[:count]:
+            grid.add_row(Text(head), _RollText(text, dice))  # plain text: a "[dice]" is not markup
+        return grid
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        count = len(self.rows)
+        if options.height is not None:
+            fit = options.update(height=None)
+            while count > 1 and len(console.render_lines(self.grid(count), fit, pad=False)) > options.height:
+                count -= 1
+        yield self.grid(count)
+
+    def __rich_measure__(self, console: Any, options: Any) -> Any:
+        from rich.measure import Measurement
+
+        return Measurement.get(console, options, self.grid(len(self.rows)))
 
 
 class PlayerScreen(Screen[None]):
@@ -158,7 +188,8 @@ class PlayerScreen(Screen[None]):
     cut at the edge, then the characters (up to 45 % of the height, scrolling
     beyond). The rolls take the room that is left, losing the oldest first: on a
     phone the latest roll is what a player looks for, and it must not hide below
-    the fold. A roll's dice list is never cut in two (:class:`_RollText`).
+    the fold. A roll's dice list is never cut in two (:class:`_RollText`), and a roll
+    is shown whole or not at all (:class:`_WholeRolls`).
 
     Short wide layout (at least :data:`NARROW_BELOW` columns, fewer than
     :data:`SHORT_BELOW` rows — a phone held sideways): the initiative and the
@@ -196,6 +227,7 @@ class PlayerScreen(Screen[None]):
     PlayerScreen.-narrow #player-recent-box {
         display: block; width: 100%; height: 1fr; min-height: 4; overflow-y: hidden;
     }
+    PlayerScreen.-narrow #player-recent { height: 100%; }
     PlayerScreen.-narrow #player-party-box { width: 100%; height: auto; max-height: 45%; }
     PlayerScreen.-narrow #player-log { display: none; }
     """
@@ -204,6 +236,7 @@ class PlayerScreen(Screen[None]):
         super().__init__()
         self.save_name = save_name
         self.characters: Mapping[str, Character] = {}
+        self._recent: RenderableType | None = None  # the narrow layout's rolls, as last shown
 
     def compose(self) -> ComposeResult:
         yield Static(Text("PLAYER VIEW", style="reverse") + Text(f"  {self.save_name}  opening…"), id="player-title")
@@ -229,8 +262,27 @@ class PlayerScreen(Screen[None]):
         self.query_one("#player-title", Static).update(picture.title)
         self.query_one("#player-initiative", Static).update(picture.initiative)
         self.query_one("#player-party", Static).update(picture.party)
-        self.query_one("#player-recent", Static).update(recent_rolls_text(picture.rolls, picture.characters))
+        recent = recent_rolls_text(picture.rolls, picture.characters)
+        self.query_one("#player-recent", Static).update(recent)
+        self._recent = recent
+        self._room_for_the_newest_roll()
         self.query_one("#player-log", RollLog).set_state(_RollsView(picture.characters, picture.rolls))
+
+    def on_resize(self) -> None:
+        self._room_for_the_newest_roll()
+
+    def _room_for_the_newest_roll(self) -> None:
+        """The narrow layout's rolls box is at least as tall as the newest roll, whole
+        (on a short phone the characters' box scrolls sooner instead)."""
+        box = self.query_one("#player-recent-box")
+        recent = self._recent
+        width = box.size.width or self.size.width - 4  # (before the first layout: the screen's less the borders)
+        if not isinstance(recent, _WholeRolls) or width <= 0:
+            box.styles.min_height = 4
+            return
+        options = self.app.console.options.update_width(width)
+        lines = len(self.app.console.render_lines(recent.grid(1), options, pad=False))
+        box.styles.min_height = max(4, lines + 2)  # (the border's two rows)
 
     def show_status(self, text: str) -> None:
         self.query_one("#player-status", Static).update(text)
@@ -258,12 +310,10 @@ class PlayerRollDetails(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         from gmdesk.core.render import render_record
-        from gmdesk.tui.widgets.rolllog import public_record
+        from gmdesk.tui.widgets.rolllog import public_record, who_rolled
 
         entry = self.entry
-        who = self.names.get(entry.actor, "GM") if entry.actor is not None else "GM"
-        if entry.target is not None:
-            who += f" → {self.names.get(entry.target, '?')}"
+        who = who_rolled(entry, self.names)
         with VerticalScroll() as box:
             box.border_title = Content(f"Roll #{entry.seq} · {who}")
             yield Static(render_record(public_record(entry.record), hide_secrets=True))

@@ -47,6 +47,7 @@ from gmdesk.core.session.params import (
     resolve_names,
     roll_sources,
     sheet_items,
+    sources_origin,
     sources_params,
 )
 from gmdesk.core.systems import get_spec, system_ids
@@ -443,6 +444,17 @@ class RollDialog(OddsDialog[RollRequest]):
                 if w.value != text:
                     w.value = text
 
+    def _sources_origins(self, values: dict[str, Any]) -> dict[str, str]:
+        """Parameter → "Vex's Pistol +1, DEX +1" for each value the checked sources gave
+        and the GM left as it is: the record keeps it, as ``gmdesk roll --save`` does."""
+        sources = self.query_one(RollSources)
+        checked = sources.checked() if sources.boxes else []
+        if not checked:
+            return {}
+        told = sources_origin(checked)
+        made = sources_params(self.system, checked)
+        return {name: told for name in made if name in values and values[name] == self._fill.auto.get(name)}
+
     # -- reading the form -------------------------------------------------------------------
 
     def form_values(self) -> dict[str, Any]:
@@ -462,7 +474,7 @@ class RollDialog(OddsDialog[RollRequest]):
         actor = self._character(self.actor)
         target = self._character(self.target)
         notes = self._fill.notes(self._fields, values, actor)
-        origins = self._fill.kept_origins(self._fields, values)
+        origins = self._fill.kept_origins(self._fields, values) | self._sources_origins(values)
         data = typed_data(spec, values, self.combat)
         data, named = resolve_names(spec, data, actor, target)
         for key, origin in named.items():

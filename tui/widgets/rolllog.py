@@ -73,6 +73,16 @@ def roll_label(rolls: Sequence[RollEntry], i: int) -> str:
     return f"#{seq}.{i - first + 1}"
 
 
+def who_rolled(entry: RollEntry, names: Mapping[str, str]) -> str:
+    """``Kara → Bruno``: the roller and the target by ``names``, else as they were named
+    when rolled (a character removed since keeps its name in the log, never its id);
+    "GM" for a roll nobody made."""
+    who = (names.get(entry.actor) or entry.actor_name or "GM") if entry.actor is not None else "GM"
+    if entry.target is not None:
+        who += f" → {names.get(entry.target) or entry.target_name or 'someone'}"
+    return who
+
+
 def entry_line(
     entry: RollEntry,
     names: Mapping[str, str],
@@ -87,9 +97,7 @@ def entry_line(
     A descriptor that lands on the target needs no "(target)" after ``Kara → Bruno``.
     ``hidden`` (a roll the players do not see) puts :data:`HIDDEN_ROLL` after the number."""
     record = public_record(entry.record) if hide_secrets else entry.record
-    who = names.get(entry.actor, "GM") if entry.actor is not None else "GM"
-    if entry.target is not None:
-        who += f" → {names.get(entry.target, entry.target)}"
+    who = who_rolled(entry, names)
     rnd = f"R{entry.round} " if getattr(entry, "round", 0) else ""
     mark = f"{HIDDEN_ROLL} " if hidden else ""
     line = f"{label or f'#{entry.seq}'} {mark}{rnd}{who}: {record.system} {headline(record)} {record.outcome}"

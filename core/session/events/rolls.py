@@ -293,25 +293,31 @@ def _use(ctx: Ctx, p: dict[str, Any]) -> str:
 
 @handler("heal")
 def _heal(ctx: Ctx, p: dict[str, Any]) -> str:
-    """A Healing Ability: the record's value back onto the target's Vitality, never
+    """A healing roll: the record's value back onto the target's Vitality, never
     above its Default (a Vitality already above Default is left alone); the healer
-    spends a use of Healing Ability. The Dead cannot be healed."""
-    ctx.fields(p, ("healer", "target", "record"), ("vitality",))
+    spends a use of ``use`` on its descriptor sheet (absent: ``Healing Ability``, as
+    every heal saved before it had; ``null``: nothing is spent, a system whose heal
+    needs no sheet). The Dead cannot be healed."""
+    ctx.fields(p, ("healer", "target", "record"), ("vitality", "use"))
     healer = ctx.char(p["healer"], "healer")
     target = ctx.char(p["target"], "target")
     record = ctx.record(p["record"])
+    use = p.get("use", "Healing Ability")
+    if use is not None and (not isinstance(use, str) or not use.strip()):
+        raise ctx.fail("use: must be the name of a descriptor, or null")
     if target.status == "dead":
         raise ctx.fail(f"{target.name} is dead; the Dead stay dead")
     if healer.status != "ok":
         raise ctx.fail(f"{healer.name} is {status_word(healer.status)} and cannot heal")
-    if healer.sheet is None:
-        raise ctx.fail(f"{healer.name} has no Healing Ability (no descriptor sheet)")
+    if use is not None and healer.sheet is None:
+        raise ctx.fail(f"{healer.name} has no {use} (no descriptor sheet)")
     old = target.vitality_current
     if "vitality" in p:
         new = ctx.integer(p["vitality"], "vitality", -MAX_VITALITY, MAX_VITALITY)
     else:
         new = max(old, min(target.vitality_default, old + record.value))
-    _spend(ctx, healer, "Healing Ability", 1)
+    if use is not None:
+        _spend(ctx, healer, use, 1)
     before = target.status
     ctx.set_vitality(target, new)
     after = ctx.state.characters[target.id].status

@@ -8,7 +8,7 @@ and stays so when the character is revealed, unless the reveal names it in
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from gmdesk.core.session.events.context import Ctx
@@ -102,10 +102,56 @@ def _named_ids(value: Any, out: set[str], key: str | None = None) -> None:
         out.add(value)
 
 
-def public_event(state: State, event: Event, by_seq: Mapping[Any, Event] | None = None) -> Event | None:
+def gone_hidden(events: Iterable[Event]) -> dict[str, str]:
+    """The characters that left the session while hidden from the players (id → name),
+    read from ``events`` (those in effect, in order: the caller leaves out what was
+    undone). Leaving does not reveal: the players never read of them, as while they
+    were there (:func:`public_event`'s ``gone``, :func:`public_roll`)."""
+    hidden: dict[str, bool] = {}
+    gone: dict[str, str] = {}
+    for e in events:
+        data = e.data
+        if e.type == "character.add":
+            ch, cid = data.get("character"), data.get("id")
+            if isinstance(cid, str) and isinstance(ch, Mapping):
+                hidden[cid] = bool(ch.get("hidden"))
+        elif e.type == "characters.add":
+            ids, entries = data.get("ids"), data.get("entries")
+            ids = ids if isinstance(ids, list) else []
+            entries = entries if isinstance(entries, list) else []
+            for cid, entry in zip(ids, entries, strict=False):
+                ch = entry.get("character") if isinstance(entry, Mapping) else None
+                if isinstance(cid, str) and isinstance(ch, Mapping):
+                    hidden[cid] = bool(ch.get("hidden"))
+        elif e.type in ("character.hide", "character.reveal"):
+            cid = data.get("id")
+            if isinstance(cid, str):
+                hidden[cid] = e.type == "character.hide"
+        elif e.type == "character.remove":
+            cid = data.get("id")
+            if isinstance(cid, str) and hidden.get(cid):
+                gone[cid] = (e.summary or "").removesuffix(" leaves the session").strip()
+    return gone
+
+
+def public_roll(state: State, entry: RollEntry, gone: Mapping[str, str] | None = None) -> bool:
+    """``State.public_roll``, and never a roll by or at a character that left the
+    session while hidden (``gone``: :func:`gone_hidden`)."""
+    if gone and (entry.actor in gone or entry.target in gone):
+        return False
+    return state.public_roll(entry)
+
+
+def public_event(
+    state: State,
+    event: Event,
+    by_seq: Mapping[Any, Event] | None = None,
+    gone: Mapping[str, str] | None = None,
+) -> Event | None:
     """``event`` as the players may read it (the players' log, the public chronicle),
     or None when it is not theirs to see: it hides a character; it names a hidden
-    character (by id in its payload, or by name in its summary); its rolls are all
+    character (by id in its payload, or by name in its summary), or one that left
+    the session while hidden (``gone``: :func:`gone_hidden`); its rolls are all
     hidden (``State.public_roll``); it undoes or redoes an event they cannot see
     (``by_seq``: seq → event, to look that one up). Lines of its changes that name a
     hidden character are left out, and an initiative with hidden combatants among
@@ -123,12 +169,14 @@ def public_event(state: State, event: Event, by_seq: Mapping[Any, Event] | None 
     if event.type in ("roll", "heal"):
         event = seen_roll_event(state, event)
     hidden = {cid: c.name for cid, c in state.characters.items() if c.hidden}
+    if gone:
+        hidden.update((cid, name) for cid, name in gone.items() if cid not in state.characters and name)
     if event.type in ("undo", "redo") and by_seq is not None:
         target = by_seq.get(event.data.get("target"))
-        if target is not None and public_event(state, target) is None:
+        if target is not None and public_event(state, target, gone=gone) is None:
             return None
     entries = _entries(state, event.seq)
-    if entries and not any(state.public_roll(e) for e in entries):
+    if entries and not any(public_roll(state, e, gone) for e in entries):
         return None
     unseen = _hidden_seqs(state)
     if unseen and _names_a_roll(event, unseen):

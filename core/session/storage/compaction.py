@@ -33,6 +33,14 @@ __all__ = ["COMPACT_GROWTH", "CompactingEngine"]
 COMPACT_GROWTH = 8
 
 
+def _unlinked(fd: int) -> bool:
+    """Whether the file open as ``fd`` has no name left on disk (deleted, or renamed over)."""
+    try:
+        return os.fstat(fd).st_nlink == 0
+    except OSError:
+        return False
+
+
 class CompactingEngine(ReaderEngine):
     """What a writer does to keep its files short: :meth:`compact` and the journal
     it swaps in (see :class:`core.session.storage.journal.JournalEngine`)."""
@@ -135,26 +143,57 @@ class CompactingEngine(ReaderEngine):
         appended to the journal). Otherwise nothing is rewritten and the session
         refuses further writes: a compaction never discards records it did not write."""
         problem = None
+        lost = False  # what this writer saved is no longer on disk under any name
         if self._lock is None or not self._lock.holds_session_file():
-            problem = f"{self.path.name} was replaced or removed by another program"
+            lost = self._lock is None or not self._lock.session_file_linked()
+            if not os.path.lexists(self.path):
+                how = "deleted" if lost else "moved away"
+            else:
+                how = "replaced" if lost else "replaced (the file it held was kept under another name)"
+            problem = f"{self.path.name} was {how} by another program"
         elif self._fd is not None:
+            lost = _unlinked(self._fd)
             try:
                 cur = os.stat(self._journal_name)
             except OSError:
-                problem = f"{self.paths['journal'].name} was removed by another program"
+                problem = f"{self.paths['journal'].name} was {'deleted' if lost else 'moved away'} by another program"
             else:
                 if (cur.st_dev, cur.st_ino) != self._jinode:
                     problem = f"{self.paths['journal'].name} was replaced by another program"
                 elif cur.st_size != self._jsize:  # (the size of the very file this writer appends to)
                     problem = f"{self.paths['journal'].name} was written by another program"
         if problem:
-            self._broken = (
-                f"{self.path}: the session was changed on disk: {problem} while this gmdesk had it "
-                f"open; nothing more is saved here, everything saved before is kept (close it, "
-                f"then `gmdesk check` the session)"
-            )
+            self._broken_head = f"{self.path}: the session was changed on disk: {problem} while this gmdesk had it open"
             self._changed = True
+            self._lost = lost
+            self._broken = self._changed_text(
+                # what this writer saved lives on only in the files it holds open: the
+                # session (:mod:`core.session.rescue`) keeps it as a new session, then says where
+                "everything saved before is only in this open gmdesk"
+                if lost
+                else "everything saved before is kept (close it, then `gmdesk check` the session)"
+            )
             raise SessionChangedError(self._broken)
+
+    def _changed_text(self, kept: str) -> str:
+        return f"{self._broken_head}; nothing more is saved here, {kept}"
+
+    def kept_elsewhere(self, where: str | None, failed: str = "") -> None:
+        """What this writer had saved, lost on disk, was written again as a new
+        session at ``where`` (:mod:`core.session.rescue`), or could not be
+        (``failed``; tried again at the next change or at close): say so."""
+        if not (self._broken and self._lost):
+            return
+        if where is not None:
+            self._lost = False
+            self._broken = self._changed_text(
+                f"everything saved before is kept as {where} (close it and play on there)"
+            )
+        else:
+            self._broken = self._changed_text(
+                f"everything saved before is only in this open gmdesk: it could not be kept as a new session "
+                f"({failed}); keep it open, make room, and it tries again at the next change or when closed"
+            )
 
     def _note_journal(self, fd: int) -> None:
         """Remember which file the journal descriptor ``fd`` is, for the lock file and

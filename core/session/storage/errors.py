@@ -64,8 +64,11 @@ class StoreWriteError(StoreError):
 
 class SessionChangedError(StoreWriteError):
     """Another program replaced or wrote the session's files while this gmdesk had it
-    open for writing: nothing more is saved through this writer (everything it
-    acknowledged before is on disk); the GM closes it and checks the session."""
+    open for writing: nothing more is saved through this writer; the GM closes it
+    and checks the session. Everything it acknowledged before is on disk: where the
+    files went (moved), or — deleted, or renamed over — in a new session the writer
+    wrote from the files it held open (:mod:`core.session.rescue`; the message says
+    which, and where)."""
 
 
 class StoreReadError(StoreError):

@@ -140,6 +140,18 @@ class EventLog:
         storage = self._storage
         return storage._broken if storage._changed else None
 
+    @property
+    def lost_on_disk(self) -> bool:
+        """Writers: whether what was saved has no name left on disk (another program
+        deleted the session's files, or renamed another file over them) and has not
+        been kept elsewhere yet (:mod:`core.session.rescue`)."""
+        return self._storage._changed and self._storage._lost
+
+    def kept_elsewhere(self, where: str | None, failed: str = "") -> None:
+        """What was lost on disk was kept as the new session ``where`` (or could not
+        be: ``failed``); :attr:`changed_on_disk` says so from now on."""
+        self._storage.kept_elsewhere(where, failed)
+
     def take_notices(self) -> list[str]:
         """Problems found since the last call (a compaction that could not be written,
         and that it works again), each reported once; empty when all is well."""

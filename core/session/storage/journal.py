@@ -114,7 +114,7 @@ class JournalEngine(CompactingEngine):
         if os.path.lexists(self.path):
             raise SessionExistsError(f"{self.path} already exists; choose another name")
         made = False
-        lock = self._take_lock()
+        lock = self._take_lock(creating=True)
         try:
             if self.path.exists():
                 raise SessionExistsError(f"{self.path} already exists; choose another name")
@@ -150,13 +150,18 @@ class JournalEngine(CompactingEngine):
             self._drop_fds()
             raise
 
-    def _take_lock(self) -> WriterLock:
+    def _take_lock(self, creating: bool = False) -> WriterLock:
         lock = self._lock = WriterLock(self.paths["lock"], self.path, self.paths["journal"])
         try:
             lock.acquire()
         except OSError as e:
             if e.filename is not None and Path(e.filename) in (self.path, self.paths["journal"]):
                 raise StoreReadError(f"{e.filename}: cannot read ({e.strerror or e})") from None
+            if creating:  # (a new session: there is nothing to open read-only)
+                raise StoreWriteError(
+                    f"{self.path}: cannot create the session in {self.path.parent} ({e.strerror or e}); "
+                    "nothing was created"
+                ) from None
             raise StoreWriteError(
                 f"{self.path}: cannot open for writing ({e.strerror or e}); open it read-only instead"
             ) from None

@@ -54,6 +54,8 @@ class ReaderEngine:
         self._next_auto = compact_at  # journal length that triggers auto-compaction
         self._broken: str | None = None  # set when a failed write could not be cut back
         self._changed = False  # another program replaced or wrote the session's files
+        self._lost = False  # ... and what this writer saved has no name left on disk
+        self._broken_head = ""  # what changed on disk, said once (see CompactingEngine)
         self._closed = False
         self._maxid: dict[str, int] = {}
         self._snap_ident: tuple[int, int, int, int] | tuple[()] = ()  # readers: which snapshot they loaded

@@ -25,7 +25,7 @@ def _dc(option: str, value: Any) -> int | None:
     try:
         return parse_dc(value)
     except ParamError as e:
-        raise ParamError(option, str(e).partition(": ")[2]) from None
+        raise ParamError(option, e.message) from None
 
 
 CHARACTER_FIELDS = (

@@ -33,8 +33,9 @@ def attack_result(
     params: Params, hit: bool, prevails: str | None, tie: bool, rng: RandomSource, tables: TableSet
 ) -> tuple[tuple[Die, ...], int | None, Descriptor]:
     """An attack's ``(damage dice, amount or None, descriptor)``: the attacker's Test
-    ``hit`` (it prevailed, or reached the GM's target) hurts the target; in a mutual
-    melee whoever prevails hurts the loser, also over a side that fails automatically;
+    ``hit`` (it prevailed, or reached the GM's target) hurts the target by the
+    attacker's ``damage``; in a mutual melee whoever prevails hurts the loser, by its
+    own weapon's formula (a defender who prevails: ``vs_damage``), also over a side that fails automatically;
     a tie, or both sides failing automatically, is a stalemate (nobody attempted
     anything); one who cannot act hurts nobody."""
     both_fail = bool(params.auto_fail and params.vs_auto_fail)
@@ -43,5 +44,5 @@ def attack_result(
     if (
         params.mutual and params.two_way and prevails == DEFENDER and not tie and not both_fail
     ) and not params.defenseless:  # one who cannot act hurts nobody
-        return _hurt("attacker", params.damage, rng, tables)
+        return _hurt("attacker", params.vs_damage, rng, tables)  # the defender's weapon
     return (), None, _no_hurt("stalemate" if (params.mutual and (tie or both_fail)) else "miss", tables)

@@ -24,10 +24,11 @@ def die(rng: RandomSource, sides: int = 6) -> Die:
     return shared_die(roll_die(rng, sides), "die", sides)
 
 
-def parse_damage(formula: Any) -> tuple[int, int, int]:
-    """``"d6"`` → (1, 6, 0); ``"2d4+1"`` → (2, 4, 1); ``"3"`` → (0, 0, 3)."""
+def parse_damage(formula: Any, option: str = "--damage") -> tuple[int, int, int]:
+    """``"d6"`` → (1, 6, 0); ``"2d4+1"`` → (2, 4, 1); ``"3"`` → (0, 0, 3); a bad one
+    is a ``ParamError`` naming ``option``."""
     text = str(formula).strip().lower().replace(" ", "")
-    err = ParamError("--damage", f"must be a dice formula like d6, 2d6, d6+2, 2d4-1 or a number (got {formula!r})")
+    err = ParamError(option, f"must be a dice formula like d6, 2d6, d6+2, 2d4-1 or a number (got {formula!r})")
     if not text:
         raise err
     if text.isdigit():
@@ -41,7 +42,7 @@ def parse_damage(formula: Any) -> tuple[int, int, int]:
     if m.group(3) in ("-", "\u2212"):
         mod = -mod
     if not 1 <= count <= 20 or not 2 <= sides <= 100 or abs(mod) > 100:
-        raise ParamError("--damage", f"dice 1..20 of 2..100 sides, modifier within ±100 (got {formula!r})")
+        raise ParamError(option, f"dice 1..20 of 2..100 sides, modifier within ±100 (got {formula!r})")
     return count, sides, mod
 
 

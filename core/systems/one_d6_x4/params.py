@@ -58,7 +58,9 @@ class Params(CombatFields):
     number (or None); ``vs_bonus`` makes a two-way Test (the defender's descriptors);
     ``defender_takes_14`` has the defender take 14 instead of rolling; ``auto_fail`` /
     ``vs_auto_fail`` say why a side cannot perform its Test; ``mutual`` makes a combat
-    roll a mutual melee; ``damage`` is the Vitality Adjustment formula; ``test`` /
+    roll a mutual melee; ``damage`` is the Vitality Adjustment formula of the roller's
+    item, use or ability, ``vs_damage`` the defender's, dealt when it prevails in a
+    mutual melee (each d6 unless its weapon names another); ``test`` /
     ``vs_test`` name the descriptors added, for the log.
     """
 
@@ -70,6 +72,7 @@ class Params(CombatFields):
     vs_auto_fail: str | None = None
     mutual: bool = False
     damage: str = "d6"
+    vs_damage: str = "d6"
     test: str = ""
     vs_test: str = ""
     defenseless: bool = False
@@ -95,6 +98,8 @@ class Params(CombatFields):
         set_(self, "auto_fail", _opt_reason("--auto-fail", self.auto_fail))
         set_(self, "vs_auto_fail", _opt_reason("--vs-auto-fail", self.vs_auto_fail))
         set_(self, "damage", format_damage(*parse_damage(self.damage if self.damage not in (None, "") else "d6")))
+        vs_damage = self.vs_damage if self.vs_damage not in (None, "") else "d6"
+        set_(self, "vs_damage", format_damage(*parse_damage(vs_damage, "--vs-damage")))
         self._check_combat()
         if self.vs_bonus is not None and self.target is not None:
             raise ParamError(
@@ -210,6 +215,16 @@ PARAMS = (
         "the Vitality Adjustment: d6 (default), 2d6, d6+2, …",
         metavar="FORMULA",
         remember=True,
+        offered="attack",
+    ),
+    Param(
+        "vs_damage",
+        "Defender deals",
+        "text",
+        "d6",
+        "mutual melee: the Vitality Adjustment the defender deals if it prevails (its own weapon's)",
+        metavar="FORMULA",
+        remember=False,
         offered="attack",
     ),
     Param(

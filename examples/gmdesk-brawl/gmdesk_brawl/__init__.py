@@ -14,7 +14,9 @@
 * **Initiative**: 1d6 + the modifier.
 * **Characters**: *Skill* fills ``skill`` when the character rolls; *Guard* fills
   ``guard`` when it is attacked; *Fists* its ``damage``. Vitality is gmdesk's own.
-* **Moves**: *Shove through*, the roll dialog against a guard of 9 (palette).
+* **Moves**: *Shove through*, the roll dialog against a guard of 9 (palette);
+  *Patch up*, a d3 of Vitality back onto a hurt character, never above its usual
+  Vitality (the Dead stay dead), logged as a roll like 1d6x4's Healing Ability.
 
 All of it is declared below (``gmdesk.core.systems.spec`` and
 ``gmdesk.core.systems.harm``); gmdesk does the rest.
@@ -27,6 +29,7 @@ from typing import Any
 from gmdesk.core.curve import Curve, curve_of
 from gmdesk.core.dice import Descriptor, Die, RandomSource, RollRecord, roll_die
 from gmdesk.core.odds import Odds, die, outcomes_by, repeat, shift
+from gmdesk.core.systems import builtin_moves
 from gmdesk.core.systems.base import dataclass_to_json, parse_int
 from gmdesk.core.systems.harm import Clocks, Harm, Vitality
 from gmdesk.core.systems.spec import CharField, Move, Param
@@ -63,6 +66,15 @@ CHARACTER_FIELDS = (
 #: the parts of a character this system uses: Vitality is what its attacks hurt
 CHARACTER_SECTIONS = frozenset({"vitality", "conditions", "wounds"})
 
+
+def patch_up(rng: RandomSource, current: int, default: int) -> tuple[RollRecord, int]:
+    """*Patch up*: a d3 of Vitality back, never above the usual (``default``); a
+    Vitality already above it is left alone. The roll's record and the new Vitality."""
+    d = Die(roll_die(rng, 3), "die", 3)
+    new = max(current, min(default, current + d.value))
+    return RollRecord(ID, {}, (d,), d.value, f"Patched up +{d.value} Vitality"), new
+
+
 MOVES = (
     Move(
         "brawl_shove",
@@ -70,6 +82,17 @@ MOVES = (
         "the roll dialog against a guard of 9 (a crowd, a doorway)",
         kind="preset",
         preset={"guard": 9},
+    ),
+    # gmdesk's own heal move with this system's rule; a brawl needs no descriptor
+    # sheet and spends no use (use=None)
+    Move(
+        "brawl_patch",
+        "Patch up",
+        "a d3 of Vitality back onto a hurt character (never above its usual)",
+        form=builtin_moves.heal_form,
+        run=builtin_moves.heal_run_with(patch_up, use=None),
+        said=builtin_moves.heal_said,
+        verb="patch up d3",
     ),
 )
 
