@@ -236,3 +236,23 @@ async def test_a_notification_under_a_dialog_stays_off_the_roll_log(tmp_path: Pa
         shown = [t.region for t in app.screen.query(Toast)]
         # it was drawn at the bottom right of the dialog's screen, over the log's newest lines
         assert shown and all(r.bottom <= log_top for r in shown), (shown, log_top)
+
+
+async def test_a_new_npc_is_an_ordinary_one_unless_the_gm_ticks_reality_rated(tmp_path: Path) -> None:
+    from gmdesk.tui.screens.roster import NewCharacterDialog
+
+    path, _ = make_save(tmp_path, "torg-2d10", [])
+    async with desk(path, size=SMALL) as (app, pilot, screen):
+        for name, keys, rated in (
+            ("Kara", [], True),  # a player character: reality-rated
+            ("Thug", ["tab", "right"], False),  # Side → NPC: an ord (it stayed ticked)
+            ("Mobius", ["tab", "right", "tab", "tab", "tab", "tab", "space"], True),  # ticked by hand
+        ):
+            await press(pilot, "c")
+            await dialog(pilot, NewCharacterDialog)
+            await burst(pilot, name)
+            await press(pilot, *keys)
+            await press(pilot, "ctrl+s")
+            state = await saved_when(pilot, path, lambda s, n=name: any(c.name == n for c in s.characters.values()))
+            added = next(c for c in state.characters.values() if c.name == name)
+            assert added.reality_rated is rated, (name, added.side, added.reality_rated)
