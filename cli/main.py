@@ -14,6 +14,7 @@ is one line on stderr and exit status 2, never a traceback.
     gmdesk new | list | log | export | import-sheet | export-sheet   (sessions)
     gmdesk check SAVE | repair SAVE      what is wrong with a session; a new one from what can be trusted
     gmdesk char SAVE VERB …              a session's characters
+    gmdesk table SAVE list|set|clear     the session's own tables (ROLE=FILE) or the built-in ones
     gmdesk bestiary add|save|list|show|remove|export|import   the library of reusable stat blocks
 
 Each command lives in its own module of :mod:`gmdesk.cli`, imported when it is run:
@@ -49,6 +50,7 @@ SESSION_COMMANDS = (
     "check",
     "repair",
     "char",
+    "table",
     "bestiary",
 )
 COMMANDS = ("roll", "odds", "systems", "view", "serve", *SESSION_COMMANDS)
@@ -206,13 +208,14 @@ def _session_command(args: list[str], saves: str | None) -> int:
 def register(subparsers: Any) -> None:
     """Add the session commands to ``gmdesk``'s subparsers, in the order ``--help``
     lists them; each sets ``func``, the function that runs it."""
-    from gmdesk.cli import bestiary, chars, check, log, sessions
+    from gmdesk.cli import bestiary, chars, check, log, sessions, tables
 
     sessions.register(subparsers, ("new", "list"))
     log.register(subparsers)
     sessions.register(subparsers, ("export", "import-sheet"))
     check.register(subparsers)
     chars.register(subparsers)
+    tables.register(subparsers)
     bestiary.register(subparsers)
     sessions.register(subparsers, ("export-sheet",))
 

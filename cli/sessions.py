@@ -46,11 +46,20 @@ def _add_new(subparsers: Any) -> None:
         help="a session setting, e.g. skill_threshold=8, ord_positive_reroll=off, fudge_method=d20-open (repeatable)",
     )
     p.add_argument(
+        "--table",
+        action="append",
+        default=[],
+        metavar="ROLE=FILE",
+        help="use a GM's own table (JSON) for a role all session, e.g. combat=my-combat.json (repeatable; "
+        "gmdesk table SAVE set|clear|list changes them later)",
+    )
+    p.add_argument(
         "--from",
         dest="source",
         default=None,
         metavar="SAVE",
-        help="the next night of SAVE: its player characters as they stood, its system and settings (SAVE is only read)",
+        help="the next night of SAVE: its player characters as they stood, its system, settings and own tables "
+        "(SAVE is only read)",
     )
     p.add_argument(
         "--rest",
@@ -145,11 +154,17 @@ def cmd_new(ns: Any) -> int:
     get_system(system)
     # every setting is checked before anything is written (a bad one names its label)
     settings = dict(parse_assignment(text) for text in ns.setting)
+    if ns.table:  # each file read and checked before anything is written; the session keeps the tables themselves
+        from gmdesk.cli.tables import tables_for_new
+
+        settings["tables"] = tables_for_new(system, ns.table)
     store = session_store(ns)
     path = store.create(ns.name, system, settings or None)
     name = clean_name(ns.name)  # as kept: no line break or terminal control sequence echoed back
     saved("new", f"new session {name}: {path}")
-    shown = ", ".join(f"{by_key()[k].title} {by_key()[k].show(v)}" for k, v in settings.items())
+    shown = ", ".join(f"{by_key()[k].title} {by_key()[k].show(v)}" for k, v in settings.items() if k in by_key())
+    if ns.table:
+        shown = ", ".join(filter(None, (shown, f"own tables: {', '.join(settings['tables'])}")))
     print(f"Created {name} ({system}{'; ' + shown if shown else ''}): {path}")
     return 0
 
@@ -158,9 +173,9 @@ def _new_from(ns: Any) -> int:
     """``gmdesk new NAME --from SAVE [--rest] [--with NAME …]``: the next night."""
     from gmdesk.core.session.saves import clean_name
 
-    if ns.system is not None or ns.setting:
+    if ns.system is not None or ns.setting or ns.table:
         raise ParamError(
-            "--system" if ns.system is not None else "--setting",
+            "--system" if ns.system is not None else "--setting" if ns.setting else "--table",
             "a next night keeps the system and settings of the session it follows (change them once it is made)",
         )
     got = session_store(ns).next_night(ns.source, ns.name, rest=ns.rest, npcs=ns.npcs)

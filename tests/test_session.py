@@ -303,7 +303,9 @@ def test_a_gm_table_in_the_settings(s, tmp_path):
     table = tmp_path / "grim.json"
     rows = {str(k): ["Grim", "Grim metal"] for k in range(-10, 11)}
     table.write_text(json.dumps({"name": "grim", "columns": ["organic", "inorganic"], "rows": rows}))
-    s.apply({"type": "session.settings", "changes": {"tables": {"combat": str(table)}}})
+    # the event carries the table itself, read from its file as it is set (a path is refused)
+    refused(s, {"type": "session.settings", "changes": {"tables": {"combat": str(table)}}}, "no built-in table")
+    s.apply({"type": "session.settings", "changes": {"tables": {"combat": json.loads(table.read_text())}}})
     a, b = add(s, "Ann"), add(s, "Bo")
     s.roll("4d2", FOUR_D_TWO.Params(), actor=a, target=b, combat=True, rng=FixedDice([4, 4, 1, 1]))
     assert [w.text for w in s.state.characters[b].wounds] == ["Grim"]

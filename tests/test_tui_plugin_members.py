@@ -63,7 +63,8 @@ def fight(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     owls.write_text(json.dumps({**OMENS, "name": "owls", "bands": [{"lo": None, "hi": None, "value": "Owls"}]}))
     with Session.open(path) as s:
         s.apply({"type": "condition.add", "id": ids["Ann"], "name": "Bold"})
-        s.apply({"type": "session.settings", "changes": {"tables": {"kit-omens": str(owls)}}})
+        # the session keeps the table itself (its content), never the file
+        s.apply({"type": "session.settings", "changes": {"tables": {"kit-omens": json.loads(owls.read_text())}}})
     return path, ids
 
 

@@ -74,6 +74,9 @@ CHARACTER_SECTIONS = frozenset({"shift", "conditions", "wounds"})
 #: what its rolls do: a descriptor of the wound-status table ("Mortal Wound", "Fatal
 #: Wound") knocks out or kills whoever carries it; nothing else changes a status
 HARM = Harm(status_table=WOUND_STATUS, vitality=DESK_VITALITY)
+#: the tables its rolls read, each of which a session may replace with the GM's own
+TABLE_ROLES = ("outcomes", "combat", "maneuver")
+TABLE_LABELS = (("outcomes", "Outcome table"), ("combat", "Combat table"), ("maneuver", "Maneuver table"))
 
 #: The Outcome scale, best first.
 VALUE_MIN, VALUE_MAX = -10, 10

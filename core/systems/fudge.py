@@ -86,6 +86,9 @@ CHARACTER_SECTIONS = frozenset({"conditions", "wounds"})
 #: what its rolls do: the wound track's "Incapacitated" and "Near Death" knock out
 #: whoever carries them (the wound-status table)
 HARM = Harm(status_table=WOUND_STATUS, vitality=DESK_VITALITY)
+#: the tables its rolls read, each of which a session may replace with the GM's own
+TABLE_ROLES = ("fudge-wounds",)
+TABLE_LABELS = (("fudge-wounds", "Wound levels (damage to wound)"),)
 
 #: The level an opposed or combat roll assumes for a trait nobody gave: Fair.
 FAIR = 0

@@ -170,6 +170,11 @@ class SystemSpec:
     )
     settings: tuple[Setting, ...] = _member("SETTINGS", "a tuple of Setting", _all(Setting), (), read=tuple)
     table_roles: tuple[str, ...] = _member("TABLE_ROLES", "a tuple of table roles (text)", _all(str), (), read=tuple)
+    #: ``TABLE_LABELS``: (role, label) pairs: what a GM reads for each of its table roles
+    #: where it chooses one ("Combat table"; a role without one reads as its words)
+    table_labels: tuple[tuple[str, str], ...] = _member(
+        "TABLE_LABELS", "(role, label) pairs of text", _pairs, (), read=_pairs_tuple
+    )
     clocks: bool = _member("CLOCKS", "True or False", lambda v: isinstance(v, bool), False)
     #: what its rolls do to characters: Vitality, Unconscious and Dead, clocks,
     #: Possibilities spent, conditions imposed (:mod:`core.systems.harm`); a

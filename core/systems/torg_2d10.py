@@ -387,6 +387,9 @@ HARM = Harm(
     spend=Spend(param="possibilities", after=True, cancel=cancel_possibility),
     imposes=(Imposed("Disconnected", "disconnection"),),
 )
+#: the tables its rolls read, each of which a session may replace with the GM's own
+TABLE_ROLES = ("combat", "torg-combat-rows")
+TABLE_LABELS = (("combat", "Combat table"), ("torg-combat-rows", "Combat results (success to row)"))
 
 
 def initiative(

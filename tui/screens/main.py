@@ -79,6 +79,7 @@ from gmdesk.tui.screens.rolldetails import RollDetails
 from gmdesk.tui.screens.rolling import RollActions
 from gmdesk.tui.screens.roster import RosterActions
 from gmdesk.tui.screens.sessionmoves import SessionActions, settings_help
+from gmdesk.tui.screens.tables import table_commands
 from gmdesk.tui.widgets.character import CharacterPane, counter_event
 from gmdesk.tui.widgets.initiative import InitiativePane
 from gmdesk.tui.widgets.keybar import KeyBar
@@ -484,6 +485,7 @@ class MainScreen(DeskScreen):
             ("Focus the roll log", "", self.action_focus_log),
             ("Add a note", "a line in the session's log", self.action_note),
             ("Session settings…", settings_help(self.state.info.system), self.action_settings),
+            *table_commands(self),
             ("End the encounter…", "empty the initiative order, round back to 0", self.action_end_encounter),
         ]
         if "sheet" in character_sections(self.state.info.system):  # the system keeps descriptor sheets

@@ -19,7 +19,9 @@ from textual.timer import Timer
 from gmdesk.core.curve import Curve
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.odds import Odds
+from gmdesk.core.session.events import session_tables
 from gmdesk.core.systems.spec import SystemSpec
+from gmdesk.core.tables import DEFAULT_TABLES, TableSet
 from gmdesk.tui.screens.dialog import DialogHint, keys_text, ui_message
 from gmdesk.tui.screens.overlay import OverlayDialog, ResultT
 from gmdesk.tui.widgets.oddspreview import CURVE, OUTCOMES, OddsPreview
@@ -76,6 +78,11 @@ class OddsDialog(OverlayDialog[ResultT]):
         self.query_one(OddsPreview).show_none(why)
         self._odds_token += 1
 
+    def odds_tables(self) -> TableSet:
+        """The tables the odds are of: the session's (a GM's own in force), else the built-in ones."""
+        state = getattr(self, "state", None)
+        return session_tables(state.info.settings) if state is not None else DEFAULT_TABLES
+
     def start_odds(self, spec: SystemSpec, params: Any, at_once: bool = False) -> None:
         """Compute the odds of ``params``: ``at_once`` (the dialog just opened), else a
         moment after the last change."""
@@ -93,9 +100,10 @@ class OddsDialog(OverlayDialog[ResultT]):
         # the GM looks at the curve (the key asks for it then, :meth:`_want_curve`)
         curve: Curve | None = None
         try:
-            odds = spec.odds(params)
+            tables = self.odds_tables()
+            odds = spec.odds(params, tables)
             if self.odds_view == CURVE:
-                curve = spec.curve(params, odds=odds)
+                curve = spec.curve(params, tables, odds=odds)
         except GmdeskError as e:
             self.app.call_from_thread(self._odds_failed, token, ui_message(e, self.labels))
             return
@@ -125,7 +133,7 @@ class OddsDialog(OverlayDialog[ResultT]):
     @work(thread=True, exclusive=True, group="curve")
     def _work_out_curve(self, spec: SystemSpec, params: Any, odds: Odds, token: int) -> None:
         try:
-            curve = spec.curve(params, odds=odds)
+            curve = spec.curve(params, self.odds_tables(), odds=odds)
         except GmdeskError as e:
             self.app.call_from_thread(self._odds_failed, token, ui_message(e, self.labels))
             return

@@ -17,6 +17,7 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.settings import Setting, current, declared
 from gmdesk.tui.screens.dialog import Dialog, DialogHint
+from gmdesk.tui.screens.tables import tables_line
 from gmdesk.tui.widgets.controls import EnterCheckbox, SteadyInput, StepSelect
 
 #: the most columns the labels take (a longer label wraps, its field keeps room)
@@ -34,6 +35,7 @@ class SettingsDialog(Dialog[Any]):
         settings_now = declared()
         self.order = sorted(settings_now, key=lambda s: (s.system != system, s.system != ""))
         self.labels = {s.key: s.title for s in settings_now}
+        self.tables = tables_line(settings, system)
         #: the labels' column: as wide as the longest label beside a field (one line
         #: each at 80×24: "Skill chance threshold" wrapped in the forms' 20 columns)
         self.label_width = min(
@@ -44,6 +46,8 @@ class SettingsDialog(Dialog[Any]):
         with Vertical(classes="dialog", id="settings-dialog") as box:
             box.border_title = "Session settings"
             with VerticalScroll(id="settings-fields"):
+                if self.tables:  # which tables are the GM's own (tui.screens.tables)
+                    yield Static(self.tables, id="settings-tables", classes="form-note", markup=False)
                 for s in self.order:
                     yield from self._field(s)
             yield Static("", id="dialog-error", classes="inline-error")

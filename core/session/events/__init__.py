@@ -141,7 +141,15 @@ from gmdesk.core.session.events.sheets import (
     sheet_spend_use,
     sheet_vitality,
 )
-from gmdesk.core.session.events.tables import descriptor_status, resolve_table, session_tables
+from gmdesk.core.session.events.tables import (
+    descriptor_status,
+    fits_role,
+    own_tables,
+    resolve_table,
+    session_tables,
+    table_change,
+    table_roles,
+)
 from gmdesk.core.session.events.text import initiative_words, num, signed, status_word
 from gmdesk.core.session.storage.gcpause import no_gc
 
@@ -164,6 +172,10 @@ __all__ = [
     "status_word",
     "session_tables",
     "resolve_table",
+    "own_tables",
+    "fits_role",
+    "table_change",
+    "table_roles",
     "descriptor_status",
     "sheet_parse",
     "sheet_new",

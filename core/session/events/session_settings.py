@@ -10,7 +10,7 @@ from typing import Any
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session.events.context import Ctx
 from gmdesk.core.session.events.registry import handler
-from gmdesk.core.session.events.tables import resolve_table
+from gmdesk.core.session.events.tables import table_value
 from gmdesk.core.session.model import DEFAULT_SETTINGS
 
 #: what a ``session.settings`` event may change besides the declared settings
@@ -53,18 +53,7 @@ def _settings(ctx: Ctx, p: dict[str, Any]) -> str:
         elif key == "tie_rule":
             clean[key] = ctx.choice(value, "tie_rule", TIE_RULES)
         elif key == "tables":
-            if not isinstance(value, Mapping):
-                raise ctx.fail("tables: must be an object of role -> table name or file")
-            tables = {}
-            for role, name in value.items():
-                if not isinstance(role, str) or not role or not isinstance(name, str) or not name:
-                    raise ctx.fail("tables: each role must name a table (built-in name or file path)")
-                try:
-                    resolve_table(name)
-                except GmdeskError as e:
-                    raise ctx.fail(f"tables: {role}: {e}") from None
-                tables[role] = name
-            clean[key] = tables
+            clean[key] = _tables(ctx, value)
     info = ctx.tx.info()
     parts = []
     for key, value in clean.items():
@@ -82,6 +71,68 @@ def _settings(ctx: Ctx, p: dict[str, Any]) -> str:
             ctx.changes.append(f"{s.title}: {s.show(old)} → {s.show(value)}")
             parts.append(s.title)
             continue
-        ctx.changes.append(f"{key}: {old!r} → {value!r}" if key != "system" else f"system: {old} → {value}")
+        if key == "tables":
+            ctx.changes.extend(_tables_changes(old or {}, value, _role_labels(info.system)))
+        else:
+            ctx.changes.append(f"{key}: {old!r} → {value!r}" if key != "system" else f"system: {old} → {value}")
         parts.append(key)
     return f"Settings changed: {', '.join(parts)}"
+
+
+def _tables(ctx: Ctx, value: Any) -> dict[str, Any]:
+    """The ``tables`` setting checked: role -> a built-in table's name or a GM's own
+    table's content (never a file: the fold reads none). An event of a save written
+    before the content was stored names a file; read back, it is read once here."""
+    if not isinstance(value, Mapping):
+        raise ctx.fail("tables: must be an object of role -> table name or table")
+    tables: dict[str, Any] = {}
+    known = _known_roles(ctx) if ctx.strict else None
+    for role, given in value.items():
+        if not isinstance(role, str) or not role:
+            raise ctx.fail("tables: each role must be a name")
+        if known is not None and role not in known:
+            raise ctx.fail(f"tables: unknown role {role!r}; roles: {', '.join(known)}")
+        try:
+            tables[role] = table_value(role, given, read_files=not ctx.strict)
+        except (GmdeskError, ValueError) as e:
+            raise ctx.fail(f"tables: {role}: {e}") from None
+    return tables
+
+
+def _known_roles(ctx: Ctx) -> list[str]:
+    """The roles a new event may set: the session system's, gmdesk's own, those set already."""
+    from gmdesk.core.session.events.tables import table_roles
+    from gmdesk.core.tables import TableSet
+
+    info = ctx.state.info
+    try:
+        own = [role for role, _label in table_roles(info.system)]
+    except GmdeskError:  # a system not installed here
+        own = []
+    return list(dict.fromkeys([*own, *TableSet.DEFAULTS, *dict(info.settings.get("tables") or {})]))
+
+
+def _table_name(value: Any) -> str:
+    if isinstance(value, str):
+        return f"built-in {value}"
+    return f"own table {value.get('title') or value.get('name')!r}" if isinstance(value, Mapping) else "built-in"
+
+
+def _role_labels(system: str) -> dict[str, str]:
+    from gmdesk.core.session.events.tables import table_roles
+
+    try:
+        return dict(table_roles(system))
+    except GmdeskError:  # a system not installed here
+        return {}
+
+
+def _tables_changes(old: Mapping[str, Any], new: Mapping[str, Any], labels: Mapping[str, str]) -> list[str]:
+    """What changed, a role at a time, in its words: "Combat table: built-in → own table 'House wounds'"."""
+    out = []
+    for role in sorted({*old, *new}):
+        if old.get(role) != new.get(role):
+            before = _table_name(old[role]) if role in old else "built-in"
+            after = _table_name(new[role]) if role in new else "built-in"
+            out.append(f"{labels.get(role, f'tables: {role}')}: {before} → {after}")
+    return out

@@ -152,13 +152,16 @@ class CompactingEngine(ReaderEngine):
                 how = "replaced" if lost else "replaced (the file it held was kept under another name)"
             problem = f"{self.path.name} was {how} by another program"
         elif self._fd is not None:
-            lost = _unlinked(self._fd)
+            # (whether the journal it appends to is gone from disk is asked only once a
+            # change is seen: a commit looks at each of the session's files once)
             try:
                 cur = os.stat(self._journal_name)
             except OSError:
+                lost = _unlinked(self._fd)
                 problem = f"{self.paths['journal'].name} was {'deleted' if lost else 'moved away'} by another program"
             else:
                 if (cur.st_dev, cur.st_ino) != self._jinode:
+                    lost = _unlinked(self._fd)
                     problem = f"{self.paths['journal'].name} was replaced by another program"
                 elif cur.st_size != self._jsize:  # (the size of the very file this writer appends to)
                     problem = f"{self.paths['journal'].name} was written by another program"

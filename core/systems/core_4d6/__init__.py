@@ -144,6 +144,9 @@ CLOCKS = True
 #: half segments) goes to the clock the GM picks; the wound-status table's descriptors
 #: knock out or kill
 HARM = Harm(status_table=WOUND_STATUS, clocks=Clocks("clock"), vitality=DESK_VITALITY)
+#: the tables its rolls read, each of which a session may replace with the GM's own
+TABLE_ROLES = ("4d6-combat-rows", "combat")
+TABLE_LABELS = (("4d6-combat-rows", "Combat results (margin to row)"), ("combat", "Combat table"))
 
 #: the record's own fields the breakdown shows, in order, with their labels
 EXTRA_LABELS = (
@@ -205,6 +208,8 @@ __all__ = [
     "EFFECT_LADDER",
     "EXTRA_LABELS",
     "HARM",
+    "TABLE_ROLES",
+    "TABLE_LABELS",
     "ID",
     "KEEP",
     "MOVES",

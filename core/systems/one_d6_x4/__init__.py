@@ -114,6 +114,10 @@ from gmdesk.core.systems.one_d6_x4.texts import TEXT_ROLE, status_text, text_for
 from gmdesk.core.systems.one_d6_x4.vitality import HARM, UNCONSCIOUS_AT, heal, vitality_after
 from gmdesk.core.systems.spec import Move
 
+#: the table its rolls read, which a session may replace with the GM's own
+TABLE_ROLES = (TEXT_ROLE,)
+TABLE_LABELS = ((TEXT_ROLE, "Combat and healing texts"),)
+
 NAME = "OneDeeSixTimesFour"
 #: what a character of this system uses: Vitality, the descriptor sheet and its uses, conditions, wounds
 #: (the sections are listed in core.systems.spec.SECTIONS)
@@ -191,6 +195,8 @@ __all__ = [
     "DEFENSELESS",
     "EXTRA_LABELS",
     "HARM",
+    "TABLE_ROLES",
+    "TABLE_LABELS",
     "ID",
     "INITIATIVE_FAILS",
     "MOVES",

@@ -78,6 +78,8 @@ CHARACTER_SECTIONS = frozenset({"conditions", "wounds"})
 #: the system's own table: its role is also its file's name in this package
 BRUISE_ROLE = "coin-bruise"
 TABLE_ROLES = (BRUISE_ROLE,)
+#: the role in the GM's words, where the desk offers it ("Use a table file…")
+TABLE_LABELS = ((BRUISE_ROLE, "Bruise table"),)
 
 HEADS, TAILS = 2, 1
 INITIATIVE_COINS = 3
