@@ -101,9 +101,9 @@ async def test_a_keymap_moves_the_key_and_keeps_the_word(tmp_path: Path) -> None
         assert "^o Group" in bar and "⏎" not in bar, bar
 
 
-async def test_a_list_of_choices_keeps_its_enter_and_the_bar_names_ctrl_s(tmp_path: Path) -> None:
+async def test_a_list_of_choices_keeps_its_enter_and_the_bar_names_it(tmp_path: Path) -> None:
     """The log filter: Enter picks in the list (after the arrows typed before it, in
-    order), so the bar names the key that chooses from there, "^s Choose"."""
+    order), and the bar says so as the hint does, "⏎ Choose" ("Enter choose")."""
     from gmdesk.tui.screens.confirm import ChoiceDialog
 
     app = make_app(night(tmp_path))
@@ -113,7 +113,7 @@ async def test_a_list_of_choices_keeps_its_enter_and_the_bar_names_ctrl_s(tmp_pa
         await dialog(pilot, ChoiceDialog)
         await until(pilot, lambda: "Enter choose" in screen_text(app) and "Choose" in key_bar(app))
         bar = key_bar(app)
-        assert "^s Choose" in bar and "Accept" not in bar, bar
+        assert "⏎ Choose" in bar and "^s" not in bar and "Accept" not in bar, bar
         await press(pilot, "down", "enter")  # Kara's rolls: picked with Enter
         await until(pilot, lambda: not isinstance(app.screen, ChoiceDialog))
 

@@ -33,6 +33,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from rich.cells import cell_len
 from textual import events
 from textual.binding import ActiveBinding, Binding, BindingType
 from textual.dom import DOMNode
@@ -105,6 +106,10 @@ class DialogHint(Static):
         return next((n for n in self.ancestors if isinstance(n, DialogKeys)), self.screen)
 
     def hint_text(self) -> str:
+        """The hint's keys, one line: ``Enter roll · Tab next field · Esc cancel``."""
+        return " · ".join(self.hint_parts())
+
+    def hint_parts(self) -> list[str]:
         screen = self.dialog()
         parts: list[str] = []
         focused = screen.focused
@@ -112,6 +117,13 @@ class DialogHint(Static):
         # where Enter belongs to the field, the key that submits from anywhere
         anywhere = keys_text(screen, "submit_anywhere", shown_only=False)
         own = ""
+        if isinstance(focused, OptionList) and isinstance(focused.parent, (Select, Choice)):
+            # a dropdown's open list: Enter picks in it and Escape closes it (the dialog stays)
+            pick = keys_text(focused, "select", shown_only=False).split("/")[0] or "Enter"
+            close = next(
+                (k for a in ("close", "dismiss") if (k := keys_text(focused, a, shown_only=False).split("/")[0])), "Esc"
+            )
+            return [f"{pick} pick · ↑↓ move", f"{close} close the list"]
         if isinstance(focused, SelectionList):
             pass
         elif isinstance(focused, OptionList) and not isinstance(focused.parent, (Select, Choice)):
@@ -144,11 +156,33 @@ class DialogHint(Static):
         cancel = keys_text(screen, "cancel")
         if cancel:
             parts.append(f"{cancel} cancel")
-        return " · ".join(parts)
+        return parts
+
+    def laid_out(self, parts: list[str], width: int) -> str:
+        """``parts`` in lines of ``width`` cells, broken only between two keys: "Tab
+        next field" is never split over two lines (as the text's own wrapping did at
+        80×24, "… · Tab" over "next field · Esc cancel")."""
+        if width <= 0:
+            return " · ".join(parts)
+        lines: list[str] = []
+        line = ""
+        for n, part in enumerate(parts):
+            joined = f"{line} · {part}" if line else part
+            last = n == len(parts) - 1  # a line broken after it ends with " ·"
+            if line and cell_len(joined) + (0 if last else 2) > width:
+                lines.append(f"{line} ·")
+                line = part
+            else:
+                line = joined
+        lines.append(line)
+        return "\n".join(lines)
 
     def refresh_hint(self) -> None:
         if self.is_mounted:
-            self.update(self.hint_text())
+            self.update(self.laid_out(self.hint_parts(), self.content_size.width))
+
+    def on_resize(self) -> None:
+        self.refresh_hint()
 
 
 # --------------------------------------------------------------------------------- dialog
@@ -191,6 +225,17 @@ class DialogKeys:
     #: the key bar's word for what Enter does (:meth:`say_enter`)
     _enter_word: str | None = None
 
+    @staticmethod
+    def picks_on_enter(focused: Any) -> bool:
+        """Whether ``focused`` is a list whose Enter picks the highlighted line and so
+        does what the dialog's Enter does (a :class:`ChoiceDialog`'s options), not a
+        dropdown's open list."""
+        return (
+            isinstance(focused, OptionList)
+            and not isinstance(focused, SelectionList)
+            and not isinstance(focused.parent, (Select, Choice))
+        )
+
     def owns_enter(self, focused: Any) -> bool:
         """Whether ``focused`` keeps Enter to itself: a dropdown opens, a button
         presses, a list picks, a text area starts a line (``ctrl+s`` submits). Its
@@ -227,13 +272,20 @@ class DialogKeys:
         """How the key bar (and the help) shows ``binding``, one of this dialog's own:
         Enter (and ``ctrl+j``) described by the word of :meth:`say_enter`; where the
         focused field keeps Enter (a dropdown, a button), ``ctrl+s`` shown with it
-        instead ("^s Roll"), as the hint line does. Its key and id stay as bound (the
+        instead ("^s Roll"), as the hint line does. On a list whose Enter picks
+        (:meth:`picks_on_enter`) the list's own Enter is shown with the word instead
+        ("⏎ Choose", as the hint's "Enter choose"). Its key and id stay as bound (the
         GM's keymap moves them); :class:`DialogKeyBar` asks this of the dialog."""
         word = self._enter_word
-        if word is None or binding.action not in SUBMIT_ACTIONS:
+        if word is None:
+            return binding
+        if binding.action == "select" and self.picks_on_enter(self.focused):
+            return dataclasses.replace(binding, description=word, show=True)
+        if binding.action not in SUBMIT_ACTIONS:
             return binding
         if binding.action == "submit_anywhere":
-            return dataclasses.replace(binding, description=word, show=self.owns_enter(self.focused))
+            shown = self.owns_enter(self.focused) and not self.picks_on_enter(self.focused)
+            return dataclasses.replace(binding, description=word, show=shown)
         return dataclasses.replace(binding, description=word)
 
     def action_submit(self) -> None:  # pragma: no cover - every dialog says what Enter does
@@ -277,8 +329,12 @@ class DialogKeyBar:
     def active_bindings(self) -> dict[str, ActiveBinding]:
         active: dict[str, ActiveBinding] = super().active_bindings  # type: ignore[misc]
         for key, (node, binding, enabled, tooltip) in active.items():
-            if isinstance(node, DialogKeys):
-                shown = node.key_bar_binding(binding)
+            # a dialog's own keys; and the Enter of its focused list, which picks
+            owner = node if isinstance(node, DialogKeys) else None
+            if owner is None and DialogKeys.picks_on_enter(node):
+                owner = next((a for a in node.ancestors_with_self if isinstance(a, DialogKeys)), None)
+            if owner is not None:
+                shown = owner.key_bar_binding(binding)
                 if shown is not binding:
                     active[key] = ActiveBinding(node, shown, enabled, tooltip)
         return active

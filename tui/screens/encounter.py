@@ -22,7 +22,6 @@ from rich.cells import cell_len
 
 from gmdesk.core.errors import GmdeskError
 from gmdesk.core.session import Event, Session
-from gmdesk.core.session.events.text import num
 from gmdesk.core.systems import get_spec
 from gmdesk.core.systems.base import parse_int
 from gmdesk.tui.screens.confirm import ConfirmDialog, FormDialog, InputDialog
@@ -142,6 +141,13 @@ class EncounterActions:
     def _shown(self, value: int) -> str:
         """An initiative as the pane shows it (the system's words: a ladder level, "Great")."""
         return initiative_text(value, self.desk.state.info.system)
+
+    def _shown_modifier(self, cid: str) -> str:
+        """A combatant's initiative modifier as the initiative dialog prefills it: in
+        the system's words for an initiative where it declares them
+        (``show_initiative``: a ladder level, read back by ``parse_initiative``), else
+        the number."""
+        return self._shown(self.initiative_modifier(cid))
 
     def _typed_initiative(self, text: str, label: str = "initiative") -> int | None:
         """A typed initiative (or modifier), read the system's way when it declares one
@@ -314,7 +320,9 @@ class EncounterActions:
         labels = initiative_labels(names, marks, [state.characters[cid].group is not None for cid in ids])
         for i, cid in enumerate(ids):
             pin = state.characters[cid].pin
-            fields.append(FormField(f"m{i}", labels[i], "text", num(self.initiative_modifier(cid))))
+            # the modifier in the words the GM reads elsewhere (a ladder level: "Fair", as the
+            # pane's "Initiative trait" shows it), else the number ("+2", "−1")
+            fields.append(FormField(f"m{i}", labels[i], "text", self._shown_modifier(cid)))
             # a pinned entry keeps its number (typing another moves the pin)
             kept = "" if pin is None else self._shown(pin)
             fields.append(FormField(f"v{i}", "or value", "text", kept, placeholder="roll", same_row=True))

@@ -67,7 +67,7 @@ from textual.widget import Widget
 
 from gmdesk.core.dice import RandomSource
 from gmdesk.core.errors import GmdeskError
-from gmdesk.core.session import Session
+from gmdesk.core.session import Event, Session
 from gmdesk.core.systems import character_sections, get_spec, system_ids
 from gmdesk.tui.runner import SessionRunner
 from gmdesk.tui.screens.confirm import ChoiceDialog
@@ -275,6 +275,14 @@ class MainScreen(DeskScreen):
     def on_character_pane_apply(self, message: CharacterPane.Apply) -> None:
         pane = self.character
         what = message.what
+        if not what:  # told in the session's words for what changed ("Kara: Vitality 12 → 9")
+
+            def told(ev: Event) -> None:
+                self.say("\n".join(getattr(ev, "changes", ()) or ()) or ev.summary)
+                pane.edit_result(None)
+
+            self.submit(lambda s: s.apply(message.event), told, lambda err: pane.edit_result(err))
+            return
         if message.event.get("type") in UNDO_NAMED:
             what = f"{what} — {self.undo_hint()}"
         self.apply(

@@ -114,8 +114,7 @@ class NewSessionDialog(DialogScreen[tuple[str, str] | None]):
             if self.ask_system:
                 yield Label(self.system_line(self.system), id="new-system-label", classes="picker-label")
                 yield OptionList(*[Option(system_label(s), id=s) for s in self.systems], id="new-system")
-            hint = "Enter create · Tab systems · Esc cancel" if self.ask_system else "Enter copy · Esc cancel"
-            yield Static(hint, classes="picker-hint")
+            yield Static(self.hint_text(), classes="picker-hint", id="new-hint")
 
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]:
@@ -126,6 +125,19 @@ class NewSessionDialog(DialogScreen[tuple[str, str] | None]):
             copy = dataclasses.replace(shown.binding, description="Copy")
             active["enter"] = ActiveBinding(shown.node, copy, shown.enabled, shown.tooltip)
         return active
+
+    def hint_text(self) -> str:
+        """The hint line, for where the focus is: in the name, Tab goes to the
+        systems; in the systems, ↑↓ pick one and Tab goes back to the name."""
+        if not self.ask_system:
+            return "Enter copy · Esc cancel"
+        if isinstance(self.focused, OptionList):
+            return "Enter create · ↑↓ system · Tab name · Esc cancel"
+        return "Enter create · Tab systems · Esc cancel"
+
+    def on_descendant_focus(self) -> None:
+        if self.is_mounted:
+            self.query_one("#new-hint", Static).update(self.hint_text())
 
     def on_mount(self) -> None:
         if self.ask_system:

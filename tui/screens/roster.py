@@ -18,6 +18,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual import on
+from textual.widgets import Checkbox, Select
+
 from gmdesk.core.errors import GmdeskError, ParamError
 from gmdesk.core.session import Event, Session
 from gmdesk.core.session.events.visibility import hidden_rolls
@@ -31,6 +34,33 @@ from gmdesk.tui.widgets.common import name_of
 from gmdesk.tui.widgets.form import VISIBILITY_FIELD, FormField
 
 
+class NewCharacterDialog(FormDialog):
+    """The new-character dialog. Where the system keeps Possibilities, Reality-rated
+    follows the Side until the GM ticks or unticks it: a player character is
+    reality-rated, an NPC is an ordinary one (a villain gets the tick by hand)."""
+
+    _rated_set = False  # the GM's own tick or untick: the Side no longer moves it
+    _following = False  # the box is being set from the Side
+
+    @on(Select.Changed, "#form-side")
+    def _side_changed(self, event: Select.Changed) -> None:
+        boxes = self.query("#form-reality_rated")
+        if self._rated_set or not boxes:
+            return
+        box = boxes.first(Checkbox)
+        rated = event.value == "PC"
+        if box.value != rated:
+            self._following = True
+            box.value = rated
+
+    @on(Checkbox.Changed, "#form-reality_rated")
+    def _rated_changed(self, event: Checkbox.Changed) -> None:
+        if self._following:
+            self._following = False
+        else:
+            self._rated_set = True
+
+
 class RosterActions:
     """The character moves of the main screen (see the module docstring)."""
 
@@ -40,8 +70,8 @@ class RosterActions:
     def new_character(self) -> None:
         """``c``: the new-character dialog; the character is added (and joins) in one event."""
         state = self.desk.state
-        # a system that keeps Possibilities (its character sections) makes the new
-        # character a reality-rated one by default and names the field's use
+        # a system that keeps Possibilities (its character sections) makes a new player
+        # character a reality-rated one by default (an NPC follows its Side: an ordinary one)
         possibilities = "possibilities" in character_sections(state.info.system)
         declared = declared_fields(state.info.system)
         system_fields = [character_field(f) for f in declared]
@@ -112,7 +142,7 @@ class RosterActions:
 
         # the dialog stays open until the session accepted the character (a refused
         # name keeps everything typed)
-        form = FormDialog("New character", fields, validate=validate, commit=commit, verb="add")
+        form = NewCharacterDialog("New character", fields, validate=validate, commit=commit, verb="add")
         # a refused field (the event names it) is named by its label, as in the pane
         form.labels.update({f.name: f.label for f in declared})
         self.desk.app.push_screen(form, done)

@@ -149,6 +149,12 @@ class CharacterTable(DataTable[Any]):
             event.stop()
             self.notify("Enter (or e) opens the editor for the new entry", timeout=3)
 
+    def on_focus(self, event: events.Focus) -> None:
+        """The cursor leaves a section's title for the row under it as the pane takes
+        the focus: Enter, Space and the row's keys act there at once (Tab then Enter
+        did nothing on "── Rolls with")."""
+        self.parent_pane.off_title()
+
     def action_select_cursor(self) -> None:
         """Enter acts on the row under the cursor within this key's own handling (the
         table's RowSelected would reach the pane as a message later): the editor it
@@ -293,6 +299,7 @@ class CharacterPane(Vertical):
             max((cell_len(str(v)) for r, _, v in rows if is_text(r)), default=0),
             max((cell_len(w.plain if isinstance(w, Text) else w) for r, w, _ in rows if r.kind != "head"), default=0),
         )
+        rows = self._one_line_fields(rows)
         cells: list[tuple[str | Text, Any, int]] = []
         for row, what, value in rows:
             self._rows.append(row)
@@ -313,6 +320,34 @@ class CharacterPane(Vertical):
                 cursor -= 1
             self._move_cursor(cursor)
         self._after_remove = False
+        if changed_char and table.has_focus:  # another character's rows, under the focus
+            self.off_title()
+
+    def _one_line_fields(self, rows: list[Any]) -> list[Any]:
+        """The system's ``Label: entry`` rows each on one line: where the titles' column
+        is too narrow for its longest label and an entry's name
+        (:data:`ENTRY_ROOM`; "Initiative trait: Perception" at 80×24), every such row
+        names its field without the word of its table ("Initiative: Perception",
+        "Attack: Sword"), alike for every character of the session
+        (:func:`charfields.short_label`)."""
+        spec = self.spec
+        if spec is None:
+            return rows
+        labels = [f.label for f in spec.character_fields if f.type == "stat"]
+        if not labels or max(cell_len(x) for x in labels) + 2 + ENTRY_ROOM <= self._widths[0]:
+            return rows
+        picked = [
+            (i, row, what)
+            for i, (row, what, _) in enumerate(rows)
+            if row.kind == charfields.FIELD and isinstance(what, str) and ": " in what
+        ]
+        out = list(rows)
+        for i, row, what in picked:
+            short = charfields.short_label(spec, row.key)
+            label, _, entry = what.partition(": ")
+            if short is not None and label != short:
+                out[i] = (row, f"{short}: {entry}", rows[i][2])
+        return out
 
     def _draw(self, cells: list[tuple[str | Text, Any, int]]) -> bool:
         """The table's rows as ``cells`` (what, value, height); returns whether anything
@@ -333,6 +368,20 @@ class CharacterPane(Vertical):
                 table.add_row(what, value, key=str(i), height=height)
         self._drawn = cells
         return True
+
+    def off_title(self, step: int = 1) -> None:
+        """Move the cursor from a section's title to the nearest row that takes a key,
+        the way it was going (``step``: 1 down, −1 up), else the other way (a title
+        is never acted on)."""
+        r = self.table.cursor_row
+        rows = self._rows
+        if not (0 <= r < len(rows)) or rows[r].kind != "head":
+            return
+        ahead = range(r + step, len(rows) if step > 0 else -1, step)
+        behind = range(r - step, -1 if step > 0 else len(rows), -step)
+        found = next((i for i in [*ahead, *behind] if rows[i].kind != "head"), None)
+        if found is not None:
+            self._move_cursor(found)
 
     def _move_cursor(self, row: int) -> None:
         if self.table.cursor_row != row:
@@ -601,7 +650,9 @@ class CharacterPane(Vertical):
                 fields = {"name": text}
             else:
                 fields = {row.key: text}
-            return {"type": "character.edit", "id": cid, "fields": fields}, f"{ch.name}: {', '.join(fields)} changed"
+            # told in the session's words for the change ("Kara: Vitality 12 → 9"), never
+            # by the stored field's name ("vitality_current changed")
+            return {"type": "character.edit", "id": cid, "fields": fields}, ""
         if row.kind == "add" and row.key in ("advantage", "shift"):
             name, value, rounds = parse_source(text, row.key)
             return (
@@ -656,6 +707,11 @@ def _text(value: Any) -> Any:
     return Text(value) if isinstance(value, str) else value
 
 
+#: the cells a system field's entry ("Perception", "Fire Combat") is given beside its
+#: label before the label is shortened (:meth:`CharacterPane._one_line_fields`)
+ENTRY_ROOM = 11
+
+
 def _fit(what: str | Text, width: int, head: bool) -> tuple[str | Text, int]:
     """A row's title and its height: a section's title longer than its column, or a
     system field's ``Label: entry``, takes a second line rather than being cut; any
@@ -668,12 +724,31 @@ def _fit(what: str | Text, width: int, head: bool) -> tuple[str | Text, int]:
         return what, 2
     label, sep, rest = plain.partition(": ")
     if sep and isinstance(what, str) and cell_len(label) < width:
-        return f"{label}:\n  {rest}", 2 if cell_len(rest) + 2 <= width else 3
+        # the value under its label, each of its lines indented alike ("Attack
+        # descriptors:" over "  Fitness, Knife" over "  Expertise")
+        lines = _indented(rest, width)
+        return "\n".join([f"{label}:", *lines]), 1 + len(lines)
     if isinstance(what, Text):  # its styles kept
         cut = what.copy()
         cut.truncate(width, overflow="ellipsis")
         return cut, 1
     return fit_name(what, width), 1
+
+
+def _indented(text: str, width: int, indent: str = "  ") -> list[str]:
+    """``text`` in lines of ``width`` cells, each after ``indent``, broken at spaces
+    (a word longer than a line is cut with "…")."""
+    room = max(1, width - cell_len(indent))
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        joined = f"{line} {word}" if line else word
+        if line and cell_len(joined) > room:
+            lines.append(line)
+            joined = word
+        line = joined if cell_len(joined) <= room else fit_name(joined, room)
+    lines.append(line)
+    return [indent + x for x in lines]
 
 
 # -------------------------------------------------------------------------- sheet rows

@@ -84,6 +84,23 @@ def entries(ch: Character, field: CharField) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def short_label(spec: SystemSpec, name: str) -> str | None:
+    """A ``stat`` field's label without the word that names its table, for a pane too
+    narrow for ``Initiative trait: Perception`` on one line: "Initiative" (its table is
+    "Traits"), "Attack" ("Attack skill", its table "Attributes and skills"); None when
+    the label has no such word."""
+    by_name = {f.name: f for f in spec.character_fields}
+    field = by_name.get(name)
+    table = by_name.get(field.stats or "") if field is not None and field.type == "stat" else None
+    if field is None or table is None:
+        return None
+    head, _, last = field.label.rpartition(" ")
+    kind = table.label.split()[-1].lower() if table.label.split() else ""
+    if head and last.lower() in (kind, kind.removesuffix("s")):
+        return head
+    return None
+
+
 def lines(spec: SystemSpec, ch: Character) -> list[Line]:
     """The section's rows for ``ch``: the declared single-valued fields under
     "Rolls with", then one block per ``stats`` field; then, so that nothing entered ever
