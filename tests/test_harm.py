@@ -138,14 +138,14 @@ def test_the_wound_status_table_is_only_for_the_systems_that_read_it(tmp_path: P
     path, ids = fighters(tmp_path, "4d2")
     with Session.open(path) as s:
         s.apply({"type": "session.settings", "changes": {"tables": {"wound-status": json.loads(own.read_text())}}})
+        # a plug-in that declares no status table takes no status from it
+        attack(s, "t-quiet", ids["Ann"], ids["Bob"], hit="Stun")
+        assert s.state.characters[ids["Bob"]].status == "ok"
         # 4d2: positive pair 3 2, negative 1 1 = +3: Stun, dead by the GM's own table
         s.roll(
             "4d2", get_spec("4d2").Params(combat=True), ids["Ann"], ids["Bob"], combat=True, rng=FixedDice([3, 2, 1, 1])
         )
         assert s.state.characters[ids["Bob"]].status == "dead"
-        # a plug-in that declares no status table takes no status from it
-        attack(s, "t-quiet", ids["Ann"], ids["Ann"], hit="Stun")
-        assert s.state.characters[ids["Ann"]].status == "ok"
     assert saved(path).characters[ids["Bob"]].status == "dead"
 
 

@@ -122,7 +122,7 @@ async def test_a_table_file_from_the_palette_rolls_and_undoes(tmp_path: Path) ->
 
         await press(pilot, "u")  # the attack
         await press(pilot, "u")  # the table
-        assert notes(app)[-1].startswith("Undone: Settings changed: tables"), notes(app)[-1]
+        assert notes(app)[-1].startswith("Undone: Settings changed: Combat table"), notes(app)[-1]
         assert saved(path).info.settings.get("tables") == {}
         await _attack(pilot)  # the built-in table again
         assert _wounds(path, ids["Bruno"]) == ["Severe Wound", "Severe Wound"]

@@ -166,7 +166,7 @@ def roll_refusal(actor: Character | None, target: Character | None, combat: bool
     """Why this roll may not be made (RULES "Who can act"), or None: an Unconscious or
     Dead roller takes no action; the Dead cannot be targeted; nobody attacks themself
     (a combat roll's target is the other side of a fight: the attacker's own roll would
-    be its defense too. A heal is no attack: a healer heals itself, 1d6x4)."""
+    be its defense too. A heal is no attack: a healer may heal itself)."""
     if actor is not None and not actor.can_act:
         return f"{actor.name} is {status_word(actor.status)} and cannot act"
     if target is not None and target.status == "dead":

@@ -71,10 +71,12 @@ def _settings(ctx: Ctx, p: dict[str, Any]) -> str:
             ctx.changes.append(f"{s.title}: {s.show(old)} → {s.show(value)}")
             parts.append(s.title)
             continue
-        if key == "tables":
-            ctx.changes.extend(_tables_changes(old or {}, value, _role_labels(info.system)))
-        else:
-            ctx.changes.append(f"{key}: {old!r} → {value!r}" if key != "system" else f"system: {old} → {value}")
+        if key == "tables":  # each table in its words: "Combat table: built-in → own table 'Grim'"
+            changed = _tables_changes(old or {}, value, _role_labels(info.system))
+            ctx.changes.extend(f"{label}: {how}" for label, how in changed)
+            parts.extend([label for label, _how in changed] or ["tables (unchanged)"])
+            continue
+        ctx.changes.append(f"{key}: {old!r} → {value!r}" if key != "system" else f"system: {old} → {value}")
         parts.append(key)
     return f"Settings changed: {', '.join(parts)}"
 
@@ -127,12 +129,13 @@ def _role_labels(system: str) -> dict[str, str]:
         return {}
 
 
-def _tables_changes(old: Mapping[str, Any], new: Mapping[str, Any], labels: Mapping[str, str]) -> list[str]:
-    """What changed, a role at a time, in its words: "Combat table: built-in → own table 'House wounds'"."""
+def _tables_changes(old: Mapping[str, Any], new: Mapping[str, Any], labels: Mapping[str, str]) -> list[tuple[str, str]]:
+    """What changed, a role at a time: its words and how ("Combat table",
+    "built-in → own table 'House wounds'")."""
     out = []
     for role in sorted({*old, *new}):
         if old.get(role) != new.get(role):
             before = _table_name(old[role]) if role in old else "built-in"
             after = _table_name(new[role]) if role in new else "built-in"
-            out.append(f"{labels.get(role, f'tables: {role}')}: {before} → {after}")
+            out.append((labels.get(role, f"tables: {role}"), f"{before} → {after}"))
     return out
