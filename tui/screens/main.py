@@ -80,7 +80,8 @@ from gmdesk.tui.screens.rolling import RollActions
 from gmdesk.tui.screens.roster import RosterActions
 from gmdesk.tui.screens.sessionmoves import SessionActions, settings_help
 from gmdesk.tui.screens.tables import table_commands
-from gmdesk.tui.widgets.character import CharacterPane, counter_event
+from gmdesk.tui.widgets.character import CharacterPane
+from gmdesk.tui.widgets.charedit import counter_event
 from gmdesk.tui.widgets.initiative import InitiativePane
 from gmdesk.tui.widgets.keybar import KeyBar
 from gmdesk.tui.widgets.rolllog import RollLog

@@ -10,7 +10,8 @@ descriptor sheet with its uses (``+1/+3 (2/3)``: current/default value, then cur
 default uses). Only the parts the session's system uses are shown — each system module
 declares them (``CHARACTER_SECTIONS``, core/systems) — plus any part this character
 already has something in. What is listed is :mod:`gmdesk.tui.widgets.charrows`'s;
-this module lays it out and edits it.
+this module shows it (laid out by :mod:`~gmdesk.tui.widgets.charlayout`) and edits it
+(the events of :mod:`~gmdesk.tui.widgets.charedit`).
 
 Keys on the list: Enter edits the row (or toggles a source, or starts an "add" row;
 on Status it sets the next status by hand: OK → Unconscious → Dead → OK),
@@ -47,10 +48,10 @@ from textual.widgets import DataTable, Static
 
 from gmdesk.core.errors import ParamError
 from gmdesk.core.session.events import sheet_rows
-from gmdesk.core.session.typed import parse_condition, parse_sheet_value, parse_source, parse_vitality
 from gmdesk.core.systems import character_sections, get_spec
-from gmdesk.core.systems.base import parse_int
 from gmdesk.tui.widgets import charfields
+from gmdesk.tui.widgets.charedit import NEXT_STATUS, counter_event, edit_event
+from gmdesk.tui.widgets.charlayout import cell_text, fit_title, one_line_fields
 from gmdesk.tui.widgets.charrows import (
     STATUS_WORDS,
     SYSTEM_ROWS,
@@ -60,29 +61,12 @@ from gmdesk.tui.widgets.charrows import (
     sheet_value,
     summary_text,
 )
-from gmdesk.tui.widgets.common import bonus
 from gmdesk.tui.widgets.controls import SteadyInput
 from gmdesk.tui.widgets.initiative import fit_name
 
 if TYPE_CHECKING:
     from gmdesk.core.session import Character, State
-    from gmdesk.core.sheet import Sheet
     from gmdesk.core.systems.spec import SystemSpec
-
-#: the status Enter on the Status row sets by hand
-NEXT_STATUS = {"ok": "unconscious", "unconscious": "dead", "dead": "ok"}
-
-
-def counter_event(ch: Character, index: int, what: str) -> tuple[dict[str, Any], str]:
-    """The event (and what it does, in words) that spends one use of ``ch``'s counter
-    ``index`` (``what``: "use"), gives one back ("restore") or takes it off ("remove")."""
-    x = ch.counters[index]
-    if what == "remove":
-        return {"type": "counter.remove", "id": ch.id, "label": x.label}, f"{ch.name}: {x.label} removed"
-    key, verb, left = ("spend", "spends", x.left - 1) if what == "use" else ("restore", "restores", x.left + 1)
-    said = f"{ch.name} {verb} 1 {x.label} ({left}/{x.maximum} left)"
-    return {"type": "counter.change", "id": ch.id, "label": x.label, key: 1}, said
-
 
 # ------------------------------------------------------------------------------ the pane
 
@@ -299,17 +283,17 @@ class CharacterPane(Vertical):
             max((cell_len(str(v)) for r, _, v in rows if is_text(r)), default=0),
             max((cell_len(w.plain if isinstance(w, Text) else w) for r, w, _ in rows if r.kind != "head"), default=0),
         )
-        rows = self._one_line_fields(rows)
+        rows = one_line_fields(self.spec, rows, self._widths[0])
         cells: list[tuple[str | Text, Any, int]] = []
         for row, what, value in rows:
             self._rows.append(row)
             if row.kind == charfields.FIELD and cell_len(value) > self._widths[1] and isinstance(what, str):
                 what, value = f"{what}: {value}", ""
-            what, height = _fit(what, self._widths[0], row.kind == "head")
+            what, height = fit_title(what, self._widths[0], row.kind == "head")
             if isinstance(value, str) and cell_len(value) > self._widths[1]:  # a long name or note: marked
                 value = fit_name(value, self._widths[1])
             # text, never markup: a name or a note may hold brackets ("Sir [x] Knight")
-            cells.append((Text(what) if isinstance(what, str) else what, _text(value), height))
+            cells.append((Text(what) if isinstance(what, str) else what, cell_text(value), height))
         if self._draw(cells) and table.has_focus:
             table.refresh_bindings()  # the keys the Footer shows follow the row
         wanted, self._cursor_to = self._cursor_to, None
@@ -322,32 +306,6 @@ class CharacterPane(Vertical):
         self._after_remove = False
         if changed_char and table.has_focus:  # another character's rows, under the focus
             self.off_title()
-
-    def _one_line_fields(self, rows: list[Any]) -> list[Any]:
-        """The system's ``Label: entry`` rows each on one line: where the titles' column
-        is too narrow for its longest label and an entry's name
-        (:data:`ENTRY_ROOM`; "Initiative trait: Perception" at 80×24), every such row
-        names its field without the word of its table ("Initiative: Perception",
-        "Attack: Sword"), alike for every character of the session
-        (:func:`charfields.short_label`)."""
-        spec = self.spec
-        if spec is None:
-            return rows
-        labels = [f.label for f in spec.character_fields if f.type == "stat"]
-        if not labels or max(cell_len(x) for x in labels) + 2 + ENTRY_ROOM <= self._widths[0]:
-            return rows
-        picked = [
-            (i, row, what)
-            for i, (row, what, _) in enumerate(rows)
-            if row.kind == charfields.FIELD and isinstance(what, str) and ": " in what
-        ]
-        out = list(rows)
-        for i, row, what in picked:
-            short = charfields.short_label(spec, row.key)
-            label, _, entry = what.partition(": ")
-            if short is not None and label != short:
-                out[i] = (row, f"{short}: {entry}", rows[i][2])
-        return out
 
     def _draw(self, cells: list[tuple[str | Text, Any, int]]) -> bool:
         """The table's rows as ``cells`` (what, value, height); returns whether anything
@@ -509,7 +467,7 @@ class CharacterPane(Vertical):
             self._post(*counter_event(ch, row.key, what))
         elif row.kind == "sheet" and what == "use":
             assert ch.sheet is not None  # a sheet row is listed only for a character with a sheet
-            path = _sheet_path(ch.sheet, row.key)
+            path = ch.sheet.path(row.key)
             self._post({"type": "use", "id": cid, "descriptor": path, "amount": 1}, f"{ch.name} uses {path}")
         elif row.kind == "wound" and what == "buyoff":
             wound = ch.wounds[row.key]
@@ -628,53 +586,11 @@ class CharacterPane(Vertical):
             return
         text = value.strip()
         try:
-            ev, what = self._event_for(row, ch, text)
+            ev, what = edit_event(self.spec, self._state, row, ch, text)
         except ParamError as e:
             self.show_message(str(e))
             return
         self._post(ev, what)
-
-    def _event_for(self, row: Row, ch: Character, text: str) -> tuple[dict[str, Any], str]:
-        cid = ch.id
-        spec = self.spec
-        if (row.kind in SYSTEM_ROWS or isinstance(row.key, tuple)) and spec is not None:
-            return charfields.edit(spec, ch, row.kind, row.key, text)
-        if row.kind == "field":
-            if row.key == "vitality":
-                fields = parse_vitality(text)
-            elif row.key == "possibilities":
-                fields = {"possibilities": parse_int("possibilities", text, 0)}
-            elif row.key == "name":
-                if not text:
-                    raise ParamError("name", "must not be empty")
-                fields = {"name": text}
-            else:
-                fields = {row.key: text}
-            # told in the session's words for the change ("Kara: Vitality 12 → 9"), never
-            # by the stored field's name ("vitality_current changed")
-            return {"type": "character.edit", "id": cid, "fields": fields}, ""
-        if row.kind == "add" and row.key in ("advantage", "shift"):
-            name, value, rounds = parse_source(text, row.key)
-            return (
-                {"type": "source.add", "id": cid, "kind": row.key, "name": name, "value": value, "rounds": rounds},
-                f"{ch.name}: {name} {bonus(value)} added",
-            )
-        if row.kind == "add" and row.key == "sheet":
-            return sheet_rows.add_event(cid, text), f"{ch.name}: {text} added to the sheet"
-        if row.kind == "add":
-            others = self._state.characters.values() if self._state is not None else ()
-            name, rounds, until = parse_condition(text, others)
-            doc: dict[str, Any] = {"type": "condition.add", "id": cid, "name": name, "rounds": rounds}
-            if until is not None:
-                doc["until"] = until
-            return doc, f"{ch.name}: {name} added"
-        assert ch.sheet is not None  # what is left is a sheet row: its character has a sheet
-        r = ch.sheet.rows[row.key]
-        changes = parse_sheet_value(text)
-        return (
-            {"type": "sheet.set", "id": cid, "descriptor": _sheet_path(ch.sheet, row.key), **changes},
-            f"{ch.name}: {r.name} changed",
-        )
 
     def show_message(self, message: str) -> None:
         text = f"✗ {message}" if message else ""
@@ -700,60 +616,3 @@ class CharacterPane(Vertical):
                 self._cursor_to = row
             self.show_message("")
             self.close_editor()
-
-
-def _text(value: Any) -> Any:
-    """A value cell as text (a table reads a str as markup)."""
-    return Text(value) if isinstance(value, str) else value
-
-
-#: the cells a system field's entry ("Perception", "Fire Combat") is given beside its
-#: label before the label is shortened (:meth:`CharacterPane._one_line_fields`)
-ENTRY_ROOM = 11
-
-
-def _fit(what: str | Text, width: int, head: bool) -> tuple[str | Text, int]:
-    """A row's title and its height: a section's title longer than its column, or a
-    system field's ``Label: entry``, takes a second line rather than being cut; any
-    other title is cut with "…" (:func:`~gmdesk.tui.widgets.initiative.fit_name`, as
-    the order cuts a name: "[x] Targeting a…"), never cut unmarked."""
-    plain = what.plain if isinstance(what, Text) else what
-    if cell_len(plain) <= width:
-        return what, 1
-    if head:
-        return what, 2
-    label, sep, rest = plain.partition(": ")
-    if sep and isinstance(what, str) and cell_len(label) < width:
-        # the value under its label, each of its lines indented alike ("Attack
-        # descriptors:" over "  Fitness, Knife" over "  Expertise")
-        lines = _indented(rest, width)
-        return "\n".join([f"{label}:", *lines]), 1 + len(lines)
-    if isinstance(what, Text):  # its styles kept
-        cut = what.copy()
-        cut.truncate(width, overflow="ellipsis")
-        return cut, 1
-    return fit_name(what, width), 1
-
-
-def _indented(text: str, width: int, indent: str = "  ") -> list[str]:
-    """``text`` in lines of ``width`` cells, each after ``indent``, broken at spaces
-    (a word longer than a line is cut with "…")."""
-    room = max(1, width - cell_len(indent))
-    lines: list[str] = []
-    line = ""
-    for word in text.split():
-        joined = f"{line} {word}" if line else word
-        if line and cell_len(joined) > room:
-            lines.append(line)
-            joined = word
-        line = joined if cell_len(joined) <= room else fit_name(joined, room)
-    lines.append(line)
-    return [indent + x for x in lines]
-
-
-# -------------------------------------------------------------------------- sheet rows
-
-
-def _sheet_path(sheet: Sheet, index: int) -> str:
-    """The descriptor's name as ``sheet.set`` finds it (``Parent/Child`` when nested)."""
-    return sheet.path(index)
