@@ -34,9 +34,7 @@ def keep_lost(log: EventLog, path: Path) -> Path | None:
     from gmdesk.core.session.storage import EventLog, session_files
 
     try:
-        header = {k: v for k, v in log.header.items() if k != "schema"}
-        docs = [doc for _, doc in log.events()]
-        meta = [(d.get("key"), d.get("value")) for d in log.db.table("meta").all()]
+        header, docs, meta = log.contents()
         base = str(header.get("name") or path.stem)
         path.parent.mkdir(parents=True, exist_ok=True)  # (the saves directory itself may be gone)
         k = 1
@@ -49,18 +47,7 @@ def keep_lost(log: EventLog, path: Path) -> Path | None:
         name = base + tail
         header["name"] = name
         out = EventLog.create(dst, header)  # (refuses a file that appeared meanwhile)
-        try:
-            if docs:
-                out.append_many(docs)
-            for key, value in meta:
-                if isinstance(key, str) and key:
-                    out.meta_set(key, value)
-        except BaseException:
-            out.close()
-            for f in session_files(dst):
-                f.unlink(missing_ok=True)
-            raise
-        out.close()
+        out.fill(docs, meta)
     except (GmdeskError, OSError) as e:
         log.kept_elsewhere(None, str(e.strerror if isinstance(e, OSError) and e.strerror else e))
         return None

@@ -510,9 +510,7 @@ class SessionStore:
         new_name = self._check_name(new_name)
         log = EventLog.open(src, readonly=True)
         try:
-            header = {k: v for k, v in log.header.items() if k != "schema"}
-            docs = [doc for _, doc in log.events()]
-            meta = [(d.get("key"), d.get("value")) for d in log.db.table("meta").all()]
+            header, docs, meta = log.contents()
         finally:
             log.close()
         when = now_iso()
@@ -533,17 +531,7 @@ class SessionStore:
         with self._creating():
             dst = self._new_path(name)
             out = EventLog.create(dst, header)
-        try:
-            if events:
-                out.append_many(events)
-            for key, value in meta:
-                if isinstance(key, str) and key:
-                    out.meta_set(key, value)
-        except BaseException:
-            out.close()
-            _discard(dst)
-            raise
-        out.close()
+        out.fill(events, meta)
         return dst
 
     def delete(self, path: str | os.PathLike[str]) -> None:

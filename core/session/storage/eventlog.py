@@ -18,7 +18,7 @@ from gmdesk.core.session.storage.errors import StoreReadError
 from gmdesk.core.session.storage.format import CHECKPOINT_TAG, EVENTS_TABLE, META_TABLE, SCHEMA_VERSION
 from gmdesk.core.session.storage.gcpause import no_gc
 from gmdesk.core.session.storage.journal import COMPACT_AT, Change
-from gmdesk.core.session.storage.paths import sidecar_paths
+from gmdesk.core.session.storage.paths import session_files, sidecar_paths
 from gmdesk.core.session.storage.tinydb_adapter import JournalStorage, SessionDB
 
 __all__ = ["EventLog"]
@@ -403,6 +403,34 @@ class EventLog:
     def close(self) -> None:
         """Compact (see ``open``), release the lock. Idempotent."""
         self.db.close()
+
+    def contents(self) -> tuple[dict[str, Any], list[dict[str, Any]], list[tuple[Any, Any]]]:
+        """What this session holds, to be written again as another session
+        (:meth:`fill`): its header (without the store's own schema), its events'
+        documents in order, its meta entries (key, value)."""
+        header = {k: v for k, v in self.header.items() if k != "schema"}
+        docs = [doc for _, doc in self.events()]
+        meta = [(d.get("key"), d.get("value")) for d in self.db.table("meta").all()]
+        return header, docs, meta
+
+    def fill(self, events: Iterable[Mapping[str, Any]], meta: Iterable[tuple[Any, Any]]) -> None:
+        """A session just created: write the ``events`` (their documents, in order) and
+        the ``meta`` entries (key, value; one whose key is not text is left out), then
+        close it. A write that fails removes the session's files again (and is raised):
+        no half-made session is left behind."""
+        try:
+            docs = list(events)
+            if docs:
+                self.append_many(docs)
+            for key, value in meta:
+                if isinstance(key, str) and key:
+                    self.meta_set(key, value)
+        except BaseException:
+            self.close()
+            for f in session_files(self.path):
+                f.unlink(missing_ok=True)
+            raise
+        self.close()
 
     def __enter__(self) -> EventLog:
         return self
