@@ -133,22 +133,6 @@ def test_a_pin_survives_reopening_from_the_checkpoint_and_so_do_the_rolls_of_a_r
 # ------------------------------------------------------------------ tie-break rules
 
 
-def test_the_initiative_line_reads_in_turn_order(store):
-    """The log's "Initiative: …" line and its change lines name the fighters as they
-    will act, not as they were rolled; each roll keeps its own line."""
-    s, ids = table(store, "Kara", "Gospog", "Lair")
-    with s:
-        ev = s.roll_initiative([ids["Kara"], ids["Gospog"], ids["Lair"]], FixedDice(four_d6(9, 23, 14)))
-        assert ev.summary == "Initiative: Gospog 23, Lair 14, Kara 9"
-        assert ev.changes[:3] == ["Gospog: initiative 23", "Lair: initiative 14", "Kara: initiative 9"]
-        assert [e.changes for e in s.state.rolls[-3:]] == [
-            ["Kara: initiative 9"],
-            ["Gospog: initiative 23"],
-            ["Lair: initiative 14"],
-        ]
-        same_as_replay(s)
-
-
 def test_ties_keep_the_earlier_entry_by_default(store):
     s, ids = table(store, "Gospog", "Kara")
     with s:

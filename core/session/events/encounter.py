@@ -296,7 +296,7 @@ def _initiative_set(ctx: Ctx, p: dict[str, Any]) -> str:
         enc.turn = at
     gather(ctx)
     rnd, turn = ctx.roll_position()
-    told: list[tuple[int, str, str]] = []  # (place in the order, change, name), said in turn order
+    names = []
     for c, v, record, pin in parsed:
         i = enc.index_of(c.id)
         now = enc.order[i].initiative if i is not None else None
@@ -315,23 +315,21 @@ def _initiative_set(ctx: Ctx, p: dict[str, Any]) -> str:
         if v is not None:
             mark = " (pinned)" if new_pin is not None else " (no longer pinned)" if c.pin is not None else ""
             change = f"{who}: initiative {ctx.initiative(v)}{mark}{whose}"
-            name = f"{who} {ctx.initiative(v)}{mark}"
+            names.append(f"{who} {ctx.initiative(v)}{mark}")
         elif new_pin is not None:
             change = f"{who}: initiative pinned at {ctx.initiative(new_pin)}"
-            name = f"{who} pinned at {ctx.initiative(new_pin)}"
+            names.append(f"{who} pinned at {ctx.initiative(new_pin)}")
         else:
             shown = f" (it keeps {ctx.initiative(now)} until initiative is rolled again)" if now is not None else ""
             change = f"{who}: initiative no longer pinned{shown}"
-            name = f"{who} no longer pinned"
-        told.append((len(enc.order) if i is None else i, change, name))
+            names.append(f"{who} no longer pinned")
+        ctx.changes.append(change)
         if record is not None:
             ctx.tx.add_roll(
                 RollEntry(ctx.seq, record, c.id, None, rnd, turn, [change], kind="initiative", actor_name=c.name)
             )
-    told.sort(key=lambda t: t[0])  # (stable: who has no place keeps the order typed)
-    ctx.changes.extend(change for _, change, _ in told)
     settle_ties(ctx, p.get("ties"))
-    return f"Initiative: {', '.join(name for _, _, name in told)}"
+    return f"Initiative: {', '.join(names)}"
 
 
 def _check_pin(ctx: Ctx, c: Character, value: int | None, record: RollRecord | None, pin: bool | None) -> None:
