@@ -44,9 +44,13 @@ def session_tables(settings: Mapping[str, Any]) -> TableSet:
     return TableSet(overrides=overrides)
 
 
-def _key(value: Any) -> str:
-    """One text for a table's setting: its name, or its content as canonical JSON."""
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+def _key(value: Any) -> tuple[str, str]:
+    """One key for a table's setting: ``("name", its name)``, or ``("content", its
+    content as canonical JSON)`` — never taken for one another (a file's path may
+    start with "{")."""
+    if isinstance(value, str):
+        return ("name", value)
+    return ("content", json.dumps(value, sort_keys=True, ensure_ascii=False))
 
 
 def table_of(value: str | Mapping[str, Any]) -> Table:
@@ -55,14 +59,13 @@ def table_of(value: str | Mapping[str, Any]) -> Table:
 
 
 @lru_cache(maxsize=32)
-def _table(key: str) -> Table:
-    from gmdesk.core.tables import builtin_names, load_builtin, load_table, parse_table
+def _table(key: tuple[str, str]) -> Table:
+    from gmdesk.core.tables import parse_table
 
-    if key.startswith("{"):
-        return parse_table(json.loads(key), "the session's own table")
-    if key in builtin_names():
-        return load_builtin(key)
-    return load_table(Path(key).expanduser())  # a header written before contents were stored
+    kind, text = key
+    if kind == "content":
+        return parse_table(json.loads(text), "the session's own table")
+    return resolve_table(text)  # a built-in's name, or a file a header written before contents were stored names
 
 
 def resolve_table(name: str) -> Table:
@@ -140,7 +143,7 @@ def table_roles(system: str) -> list[tuple[str, str]]:
 
 
 @lru_cache(maxsize=8)
-def _status_rules(key: str) -> tuple[tuple[str, str, str], ...]:
+def _status_rules(key: tuple[str, str]) -> tuple[tuple[str, str, str], ...]:
     from gmdesk.core.tables import DescriptorTable
 
     table = _table(key)
